@@ -2,6 +2,7 @@
 # Every path is checked so that a typo fails at configure time with the line that holds it.
 function(talb_read_file_list list_file)
   file(STRINGS "${list_file}" lines)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${list_file}")
   set(kinds source header test example)
   foreach(kind ${kinds})
     set(out_${kind} "")

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Proves the in-tree build: fetches ns-3 3.37's source from Debian's source packages, places this
+# module at contrib/talb, builds only the modules talb needs (with examples and tests), and runs
+# every talb suite through ns-3's own test.py. Not run in CI (it builds ns-3: ~15 min on 2 cores).
+#
+# usage: scripts/check-in-tree.sh [WORKDIR]     (default /tmp/talb-in-tree; reused if present)
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+WORK=${1:-/tmp/talb-in-tree}
+PROFILE=${TALB_NS3_PROFILE:-release}
+start=$(date +%s)
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+NS3=$WORK/ns3-3.37/ns-3.37
+if [ ! -x "$NS3/ns3" ]; then
+  if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src .*bookworm' /etc/apt/sources.list; then
+    echo "check-in-tree: adding a deb-src entry for bookworm main"
+    $SUDO tee /etc/apt/sources.list.d/talb-deb-src.sources >/dev/null <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  fi
+  $SUDO apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dpkg-dev >/dev/null
+  mkdir -p "$WORK"
+  (cd "$WORK" && apt-get source ns3)
+fi
+[ -x "$NS3/ns3" ] || { echo "check-in-tree: no ns-3 source tree at $NS3" >&2; exit 1; }
+
+echo "check-in-tree: copying the module to $NS3/contrib/talb"
+rm -rf "$NS3/contrib/talb"
+mkdir -p "$NS3/contrib/talb"
+(cd "$TOP" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) |
+  tar -xf - -C "$NS3/contrib/talb"
+
+cd "$NS3"
+./ns3 configure -d "$PROFILE" --enable-examples --enable-tests --enable-modules=talb \
+  --disable-python-bindings --disable-werror -G Ninja >/dev/null
+./ns3 build
+suites=$(./build/utils/ns3.37-test-runner-$PROFILE --print-test-name-list | grep '^talb' || true)
+[ -n "$suites" ] || { echo "check-in-tree: no talb suites registered in-tree" >&2; exit 1; }
+failed=0
+for s in $suites; do
+  python3 test.py --no-build -s "$s" || failed=1
+done
+echo "check-in-tree: $(echo $suites | wc -w) suites, $([ $failed -eq 0 ] && echo all passed || echo FAILURES), wall time $(( $(date +%s) - start )) s"
+exit $failed

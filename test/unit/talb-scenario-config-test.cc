@@ -1,0 +1,120 @@
+// TalbScenarioConfig: typed parameters, config files and command-line overrides, clear errors.
+#include "ns3/talb-scenario-config.h"
+
+#include <cstdio>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <string>
+
+using ns3::TalbScenarioConfig;
+
+namespace
+{
+
+TalbScenarioConfig
+MakeConfig()
+{
+    TalbScenarioConfig c;
+    c.Declare("leaves", TalbScenarioConfig::UINT, "4", "leaf switches");
+    c.Declare("load", TalbScenarioConfig::DOUBLE, "0.3", "background load");
+    c.Declare("rate", TalbScenarioConfig::RATE, "100Gbps", "host link rate");
+    c.Declare("delay", TalbScenarioConfig::TIME, "1us", "link delay");
+    c.Declare("lb", TalbScenarioConfig::CHOICE, "ecmp", "selector", "ecmp,talb");
+    c.Declare("progress", TalbScenarioConfig::BOOL, "false", "progress bar");
+    c.Declare("name", TalbScenarioConfig::STRING, "a \"q\"", "a label");
+    return c;
+}
+
+std::string
+WriteTemp(const std::string& text)
+{
+    std::string path = testing::TempDir() + "talb-config-test.cfg";
+    std::ofstream(path) << text;
+    return path;
+}
+
+TEST(TalbScenarioConfig, DefaultsAreTyped)
+{
+    TalbScenarioConfig c = MakeConfig();
+    EXPECT_EQ(c.GetUint("leaves"), 4u);
+    EXPECT_DOUBLE_EQ(c.GetDouble("load"), 0.3);
+    EXPECT_EQ(c.GetRate("rate").GetBitRate(), 100000000000ull);
+    EXPECT_EQ(c.GetTime("delay"), ns3::MicroSeconds(1));
+    EXPECT_EQ(c.GetString("lb"), "ecmp");
+    EXPECT_FALSE(c.GetBool("progress"));
+}
+
+TEST(TalbScenarioConfig, RejectsBadValuesNamingTheOrigin)
+{
+    TalbScenarioConfig c = MakeConfig();
+    EXPECT_NE(c.Set("leaves", "-2", "--leaves").find("--leaves: leaves='-2' is not a non-negative"),
+              std::string::npos);
+    EXPECT_NE(c.Set("load", "lots", "x").find("is not a number"), std::string::npos);
+    EXPECT_NE(c.Set("rate", "fast", "x").find("data rate"), std::string::npos);
+    EXPECT_NE(c.Set("delay", "5", "x").find("with a unit"), std::string::npos);
+    EXPECT_NE(c.Set("lb", "conga", "x").find("one of: ecmp talb"), std::string::npos);
+    EXPECT_NE(c.Set("progres", "1", "x").find("unknown parameter 'progres'"), std::string::npos);
+    // A rejected value leaves the old one in place.
+    EXPECT_EQ(c.GetUint("leaves"), 4u);
+    EXPECT_EQ(c.GetString("lb"), "ecmp");
+}
+
+TEST(TalbScenarioConfig, ParsesTimeUnits)
+{
+    ns3::Time t;
+    ASSERT_TRUE(TalbScenarioConfig::ParseTime("1.5ms", &t));
+    EXPECT_EQ(t, ns3::MicroSeconds(1500));
+    ASSERT_TRUE(TalbScenarioConfig::ParseTime("20ns", &t));
+    EXPECT_EQ(t, ns3::NanoSeconds(20));
+    ASSERT_TRUE(TalbScenarioConfig::ParseTime("2s", &t));
+    EXPECT_EQ(t, ns3::Seconds(2));
+    EXPECT_FALSE(TalbScenarioConfig::ParseTime("ms", &t));
+    EXPECT_FALSE(TalbScenarioConfig::ParseTime("-1s", &t));
+    EXPECT_FALSE(TalbScenarioConfig::ParseTime("1 hour", &t));
+}
+
+TEST(TalbScenarioConfig, LoadsFilesAndReportsTheLine)
+{
+    TalbScenarioConfig c = MakeConfig();
+    EXPECT_EQ(c.LoadFile(WriteTemp("# comment\nleaves = 8  # inline\n\nlb=talb\n")), "");
+    EXPECT_EQ(c.GetUint("leaves"), 8u);
+    EXPECT_EQ(c.GetString("lb"), "talb");
+
+    std::string err = c.LoadFile(WriteTemp("leaves = 2\nthis line has no equals\n"));
+    EXPECT_NE(err.find("talb-config-test.cfg:2: expected 'name = value'"), std::string::npos)
+        << err;
+    err = c.LoadFile(WriteTemp("load = 0.5\ndelay = soon\n"));
+    EXPECT_NE(err.find("talb-config-test.cfg:2: delay='soon'"), std::string::npos) << err;
+    EXPECT_NE(c.LoadFile("/nonexistent/x.cfg").find("cannot open"), std::string::npos);
+}
+
+TEST(TalbScenarioConfig, CommandLineOverridesTheFileAndCollectsErrors)
+{
+    TalbScenarioConfig c = MakeConfig();
+    ns3::CommandLine cmd;
+    c.AddToCommandLine(cmd);
+    std::string cfg = "--config=" + WriteTemp("leaves = 8\nload = 0.1\n");
+    std::vector<std::string> args = {"prog", cfg, "--load=0.7", "--lb=nope", "--rate=1Gbps"};
+    std::vector<char*> argv;
+    for (auto& a : args)
+    {
+        argv.push_back(a.data());
+    }
+    cmd.Parse(static_cast<int>(argv.size()), argv.data());
+    EXPECT_EQ(c.GetUint("leaves"), 8u);
+    EXPECT_DOUBLE_EQ(c.GetDouble("load"), 0.7);
+    EXPECT_EQ(c.GetRate("rate").GetBitRate(), 1000000000ull);
+    std::vector<std::string> errors = c.TakeErrors();
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_NE(errors[0].find("--lb: lb='nope'"), std::string::npos) << errors[0];
+}
+
+TEST(TalbScenarioConfig, WritesJsonWithTypedValues)
+{
+    TalbScenarioConfig c = MakeConfig();
+    EXPECT_EQ(c.ToJson(),
+              "{\"leaves\": 4, \"load\": 0.3, \"rate\": \"100Gbps\", \"delay\": \"1us\", "
+              "\"lb\": \"ecmp\", \"progress\": false, \"name\": \"a \\\"q\\\"\"}");
+}
+
+} // namespace

@@ -119,7 +119,7 @@ def read_run_json(folder):
     clash = sorted(set(params) & set(RUN_COLUMNS))
     # The run's own scheme and seed are authoritative; a parameter of the same name must agree.
     for name in clash:
-        if name in ('scheme', 'seed') and params[name] != meta[name]:
+        if name in ('scheme', 'seed') and str(params[name]) != str(meta[name]):
             raise TalbDataError('%s: parameters.%s=%r disagrees with %s=%r'
                                 % (path, name, params[name], name, meta[name]))
     row = {k: v for k, v in params.items() if k not in RUN_COLUMNS}
@@ -241,10 +241,21 @@ def load(path):
             out.append(table)
     runs = pd.DataFrame(rows)
     runs.index.name = 'run_id'
+    for name in runs.columns:
+        if name not in RUN_COLUMNS:
+            runs[name] = _numbers_if_all(runs[name])
     order = list(RUN_COLUMNS) + [c for c in runs.columns if c not in RUN_COLUMNS]
     return Dataset(root=path, runs=runs[order], flows=pd.concat(flows, ignore_index=True),
                    tensors=pd.concat(tensors, ignore_index=True),
                    iterations=pd.concat(iterations, ignore_index=True))
+
+
+def _numbers_if_all(values):
+    """A parameter column as numbers when every run's value is one (runners may write "0.5")."""
+    if values.map(lambda v: isinstance(v, bool)).any():
+        return values
+    numbers = pd.to_numeric(values, errors='coerce')
+    return numbers if numbers.notna().all() else values
 
 
 def read_sweep_axes(path):

@@ -114,7 +114,13 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    warnings.showwarning = _show_warning
+    with warnings.catch_warnings():
+        warnings.simplefilter('always', loading.TalbDataWarning)
+        warnings.showwarning = _show_warning  # restored when the block ends
+        return _report(args)
+
+
+def _report(args):
     try:
         data = loading.load(args.path)
         requested = None

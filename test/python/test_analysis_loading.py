@@ -1,0 +1,128 @@
+"""talb_analysis.loading: finding run folders, the column contract, partial files."""
+import json
+import os
+
+import pytest
+
+from conftest import FIXTURES
+from talb_analysis import loading
+from talb_analysis.loading import TalbDataError, TalbDataWarning
+
+SWEEP = os.path.join(FIXTURES, 'sweep')
+
+
+def test_sweep_folder_finds_every_run_and_tags_rows_with_their_run():
+    data = loading.load(SWEEP)
+    assert len(data.runs) == 4
+    assert sorted(zip(data.runs['scheme'], data.runs['seed'])) == [
+        ('ecmp', 1), ('ecmp', 2), ('talb', 1), ('talb', 2)]
+    assert len(data.flows) == 20 and len(data.tensors) == 24 and len(data.iterations) == 24
+    for table in (data.flows, data.tensors, data.iterations):
+        merged = table.join(data.runs[['scheme', 'seed']], on='run_id', rsuffix='_run')
+        assert (merged['scheme'] == merged['scheme_run']).all()
+        assert (merged['seed'] == merged['seed_run']).all()
+    assert data.flows['fct_ns'].dtype == 'int64'
+    assert data.flows['slowdown'].dtype == 'float64'
+    assert data.runs['load'].tolist() == [0.5] * 4
+    assert data.parameter_names() == ['lb', 'load', 'model', 'out']
+
+
+def test_single_run_folder_is_one_run():
+    data = loading.load(os.path.join(FIXTURES, 'single'))
+    assert len(data.runs) == 1 and len(data.flows) == 10
+    assert data.runs.loc[0, 'scheme'] == 'ecmp' and data.runs.loc[0, 'seed'] == 7
+
+
+def test_hidden_folders_are_not_searched(fixture_copy):
+    sweep = fixture_copy('sweep')
+    os.rename(sweep / 'lb=talb,load=0.5,seed=2', sweep / '.tmp')
+    assert len(loading.load(str(sweep)).runs) == 3
+
+
+def test_folder_without_runs_is_an_error(tmp_path):
+    with pytest.raises(TalbDataError, match='no run folder'):
+        loading.load(str(tmp_path))
+
+
+def test_truncated_last_line_is_dropped_with_a_warning():
+    with pytest.warns(TalbDataWarning, match=r'truncated/flows.csv:5: dropped a truncated last'):
+        data = loading.load(os.path.join(FIXTURES, 'truncated'))
+    assert data.flows['fct_ns'].tolist() == [100000, 200000, 300000]
+
+
+def test_missing_column_names_file_and_column():
+    with pytest.raises(TalbDataError, match=r'missing_column/flows.csv: missing column slowdown'):
+        loading.load(os.path.join(FIXTURES, 'missing_column'))
+
+
+def test_unexpected_column_names_file_and_column(fixture_copy):
+    run = fixture_copy('single')
+    text = (run / 'iterations.csv').read_text().splitlines()
+    text[0] += ',gpu'
+    (run / 'iterations.csv').write_text('\n'.join([text[0]] + [l + ',1' for l in text[1:]]) + '\n')
+    with pytest.raises(TalbDataError, match=r'iterations.csv: unexpected column gpu'):
+        loading.load(str(run))
+
+
+@pytest.mark.parametrize('old,new,error', [
+    (',300000,100000,3,', ',3e5x,100000,3,', r'flows.csv:4: column fct_ns: not a number'),
+    (',300000,100000,3,', ',300000.5,100000,3,', r'flows.csv:4: column fct_ns: not an integer'),
+    (',300000,100000,3,', ',,100000,3,', r'flows.csv:4: column fct_ns: missing value'),
+    ('3,2,tensor,ecmp,7', '3,2,bulk,ecmp,7', r'flows.csv:4: column kind: expected one of'),
+    ('3,2,tensor,ecmp,7', '3,2,tensor,talb,7', r'flows.csv:4: column scheme: disagrees with run'),
+])
+def test_bad_value_names_file_line_and_column(fixture_copy, old, new, error):
+    run = fixture_copy('single')
+    text = (run / 'flows.csv').read_text()
+    assert text.count(old) == 1
+    (run / 'flows.csv').write_text(text.replace(old, new))
+    with pytest.raises(TalbDataError, match=error):
+        loading.load(str(run))
+
+
+def test_short_row_in_the_middle_is_an_error_not_a_silent_nan(fixture_copy):
+    run = fixture_copy('single')
+    lines = (run / 'flows.csv').read_text().splitlines()
+    lines[3] = ','.join(lines[3].split(',')[:10])
+    (run / 'flows.csv').write_text('\n'.join(lines) + '\n')
+    with pytest.raises(TalbDataError, match=r'flows.csv:4: column iteration: missing value'):
+        loading.load(str(run))
+
+
+def test_empty_file_warns_and_gives_no_rows(fixture_copy):
+    run = fixture_copy('single')
+    (run / 'tensors.csv').write_text('')
+    with pytest.warns(TalbDataWarning, match='tensors.csv: empty file'):
+        data = loading.load(str(run))
+    assert data.tensors.empty and len(data.flows) == 10
+
+
+def test_missing_file_is_named(fixture_copy):
+    run = fixture_copy('single')
+    os.remove(run / 'tensors.csv')
+    with pytest.raises(TalbDataError, match=r'tensors.csv: missing'):
+        loading.load(str(run))
+
+
+@pytest.mark.parametrize('meta,error', [
+    ('{"scheme": "ecmp", "seed": 7}', 'missing key "parameters"'),
+    ('{"scheme": "ecmp", "seed": "7", "parameters": {}}', '"seed" must be an integer'),
+    ('{"scheme": "ecmp", "seed": 7, "parameters": {"seed": 8}}', 'parameters.seed=8 disagrees'),
+    ('{"scheme": "ecmp", "seed": 7, ', 'not valid JSON'),
+])
+def test_bad_run_json_is_named(fixture_copy, meta, error):
+    run = fixture_copy('single')
+    (run / 'run.json').write_text(meta)
+    with pytest.raises(TalbDataError, match='run.json: .*' + error):
+        loading.load(str(run))
+
+
+def test_nested_and_string_parameters_are_flattened_and_typed(fixture_copy):
+    run = fixture_copy('single')
+    (run / 'run.json').write_text(json.dumps({
+        'scheme': 'ecmp', 'seed': 7,
+        'parameters': {'load': '0.3', 'topo': {'leaves': 4}, 'models': ['a', 'b']}}))
+    runs = loading.load(str(run)).runs
+    assert runs.loc[0, 'load'] == 0.3
+    assert runs.loc[0, 'topo.leaves'] == 4
+    assert runs.loc[0, 'models'] == '["a", "b"]'

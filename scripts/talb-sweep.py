@@ -129,7 +129,8 @@ def _read_json_grid(path, text):
             values = [values]
         axes[name] = _axis(name, values, path + ': grid')
     for name, value in grid.get('fixed', {}).items():
-        fixed[check_name(name, path + ': fixed')] = value_text(value, '%s: fixed: %s' % (path, name))
+        check_name(name, path + ': fixed')
+        fixed[name] = value_text(value, '%s: fixed: %s' % (path, name))
     seeds = parse_seeds(grid['seeds'], path + ': seeds') if 'seeds' in grid else None
     return axes, fixed, seeds
 

@@ -12,7 +12,8 @@ from . import loading, plots, stats
 SECTIONS = [
     # (key, CSV file, title)
     ('fct', 'fct_summary.csv',
-     'FCT per scheme and group (FCT in us; slowdown = FCT / ideal FCT; reduction vs baseline in %)'),
+     'FCT per scheme and group (FCT in us; slowdown = FCT / ideal FCT; '
+     'reduction vs baseline in %)'),
     ('fct_priority', 'fct_by_priority.csv',
      'FCT per priority class (us; priority -1 = background flows)'),
     ('fct_size', 'fct_by_size.csv',
@@ -158,5 +159,6 @@ def _report(args):
     else:
         written = []
     print()
-    print('%d CSV tables and %d plots saved in %s' % (len(SECTIONS) + len(EXTRA_CSVS), len(written), out))
+    print('%d CSV tables and %d plots saved in %s'
+          % (len(SECTIONS) + len(EXTRA_CSVS), len(written), out))
     return 0

@@ -304,7 +304,8 @@ def headline(fct, iterations, keys, baseline):
         f = fct[(fct['scheme'] == scheme) & fct['fct_reduction_pct'].notna()]
         if scheme != baseline and not f.empty:
             best = f.loc[f['fct_reduction_pct'].idxmax()]
-            row.update(max_fct_reduction_pct=best['fct_reduction_pct'], fct_reduction_at=where(best))
+            row.update(max_fct_reduction_pct=best['fct_reduction_pct'],
+                       fct_reduction_at=where(best))
         i = iterations[(iterations['scheme'] == scheme) & iterations['speedup'].notna()]
         if scheme != baseline and not i.empty:
             best = i.loc[i['speedup'].idxmax()]

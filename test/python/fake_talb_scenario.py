@@ -64,14 +64,16 @@ def main(argv):
             for t in range(2):
                 ready = it * iter_ns + t * 1000
                 f.write('0,%d,%d,layer%d.weight,%d,%d,%d,%d,%d,%s,%d\n'
-                        % (it, t, t, 4000 * (t + 1), t, ready, ready + fct_ns, fct_ns, scheme, seed))
+                        % (it, t, t, 4000 * (t + 1), t, ready, ready + fct_ns, fct_ns, scheme,
+                           seed))
     with open(os.path.join(out, 'iterations.csv'), 'w') as f:
         f.write('job,worker,iteration,start_ns,end_ns,compute_ns,exposed_comm_ns,scheme,seed\n')
         for it in range(3):
             for w in range(2):
                 start = it * iter_ns
-                f.write('0,%d,%d,%d,%d,%d,%d,%s,%d\n' % (w, it, start, start + iter_ns, iter_ns // 2,
-                                                         iter_ns - iter_ns // 2, scheme, seed))
+                compute = iter_ns // 2
+                f.write('0,%d,%d,%d,%d,%d,%d,%s,%d\n' % (w, it, start, start + iter_ns, compute,
+                                                         iter_ns - compute, scheme, seed))
     with open(os.path.join(out, 'run.json'), 'w') as f:
         json.dump({'talb_version': 'fake', 'scheme': scheme, 'seed': seed,
                    'parameters': dict(params, out=out)}, f)

@@ -197,8 +197,9 @@ def test_runner_exiting_0_without_output_is_a_failure(tmp_path):
     runner = tmp_path / 'quiet'
     runner.write_text('#!/bin/sh\necho nothing to do >&2\nexit 0\n')
     runner.chmod(0o755)
-    r = subprocess.run([sys.executable, SWEEP, '--runner=%s' % runner, '--out=%s' % (tmp_path / 'o'),
-                        '--param', 'lb=ecmp'], capture_output=True, text=True, timeout=60)
+    r = subprocess.run([sys.executable, SWEEP, '--runner=%s' % runner,
+                        '--out=%s' % (tmp_path / 'o'), '--param', 'lb=ecmp'],
+                       capture_output=True, text=True, timeout=60)
     assert r.returncode == 1
     assert 'no run.json' in r.stdout and '| nothing to do' in r.stdout
     assert not (tmp_path / 'o' / 'lb=ecmp,seed=1').exists()

@@ -155,12 +155,40 @@ def read_table(path, schema=None):
         warnings.warn('%s: empty file (no header) - interrupted run?' % path, TalbDataWarning,
                       stacklevel=2)
         return _empty(schema)
+    header = data.split(b'\n', 1)[0].decode('utf-8', 'replace').strip().split(',')
+    _check_columns(path, header, schema)
+    fast = _read_typed(data, schema)
+    if fast is not None:
+        return fast
+    # Something in the file is off: parse everything as text to find and name it.
     try:
         raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, na_filter=False,
                           skip_blank_lines=False)
     except pd.errors.ParserError as e:
         raise TalbDataError('%s: %s' % (path, e)) from None
-    columns = list(raw.columns)
+    _check_columns(path, list(raw.columns), schema)
+    table = pd.DataFrame(index=raw.index)
+    for column, kind in schema.items():
+        table[column] = _convert(raw[column], kind, path, column)
+    return table
+
+
+PANDAS_TYPES = {INT: 'int64', FLOAT: 'float64', STR: 'object'}
+
+
+def _read_typed(data, schema):
+    """The table parsed with its types by pandas' C parser, or None if any row is not clean."""
+    try:
+        table = pd.read_csv(io.BytesIO(data), dtype={c: PANDAS_TYPES[k] for c, k in schema.items()},
+                            skip_blank_lines=False)
+    except (ValueError, OverflowError, pd.errors.ParserError):
+        return None
+    if table.isna().any().any():
+        return None
+    return table[list(schema)]
+
+
+def _check_columns(path, columns, schema):
     missing = [c for c in schema if c not in columns]
     if missing:
         raise TalbDataError('%s: missing column%s %s' % (path, 's' if len(missing) > 1 else '',
@@ -170,15 +198,10 @@ def read_table(path, schema=None):
         raise TalbDataError('%s: unexpected column%s %s (expected: %s)'
                             % (path, 's' if len(unexpected) > 1 else '', ', '.join(unexpected),
                                ','.join(schema)))
-    table = pd.DataFrame(index=raw.index)
-    for column, kind in schema.items():
-        table[column] = _convert(raw[column], kind, path, column)
-    return table
 
 
 def _empty(schema):
-    dtypes = {INT: 'int64', FLOAT: 'float64', STR: 'object'}
-    return pd.DataFrame({c: pd.Series(dtype=dtypes[k]) for c, k in schema.items()})
+    return pd.DataFrame({c: pd.Series(dtype=PANDAS_TYPES[k]) for c, k in schema.items()})
 
 
 def _bad(values, mask, path, column, what):

@@ -126,3 +126,22 @@ def test_nested_and_string_parameters_are_flattened_and_typed(fixture_copy):
     assert runs.loc[0, 'load'] == 0.3
     assert runs.loc[0, 'topo.leaves'] == 4
     assert runs.loc[0, 'models'] == '["a", "b"]'
+
+
+def test_header_only_file_gives_no_rows_without_a_warning(fixture_copy, recwarn):
+    run = fixture_copy('single')
+    header = (run / 'tensors.csv').read_text().splitlines()[0]
+    (run / 'tensors.csv').write_text(header + '\n')
+    data = loading.load(str(run))
+    assert data.tensors.empty and list(data.tensors.columns)[1:] == list(
+        loading.SCHEMAS['tensors.csv'])
+    assert not [w for w in recwarn if issubclass(w.category, TalbDataWarning)]
+
+
+def test_row_with_an_extra_field_is_an_error(fixture_copy):
+    run = fixture_copy('single')
+    lines = (run / 'flows.csv').read_text().splitlines()
+    lines[5] += ',extra'
+    (run / 'flows.csv').write_text('\n'.join(lines) + '\n')
+    with pytest.raises(TalbDataError, match=r'flows.csv: .*Expected 16 fields in line 6, saw 17'):
+        loading.load(str(run))

@@ -253,6 +253,10 @@ class Sweep:
         self.running = {}  # Popen -> (point, start time, tmp folder)
         self.failed = []
         self.t0 = time.monotonic()
+        self.interrupted = False  # set by the SIGINT/SIGTERM handler, checked between steps
+
+    def interrupt(self, signum, frame):
+        self.interrupted = True
 
     def start(self, point):
         tmp = os.path.join(self.out, TMP, point.name)
@@ -306,15 +310,18 @@ class Sweep:
                  clock(time.monotonic() - self.t0)), flush=True)
 
     def run(self, points):
+        """Runs ``points``; False if interrupted (the runners still going are left to stop())."""
         queue = collections.deque(points)
-        while queue or self.running:
-            while queue and len(self.running) < self.jobs:
+        while (queue or self.running) and not self.interrupted:
+            while queue and len(self.running) < self.jobs and not self.interrupted:
                 self.start(queue.popleft())
             time.sleep(POLL_S)
             self.reap()
+        return not self.interrupted
 
     def stop(self):
         """Terminate every running runner (its process group), then kill what is left."""
+        self.reap()  # a runner that finished just now keeps its result
         for proc in self.running:
             _signal_group(proc, signal.SIGTERM)
         deadline = time.monotonic() + STOP_GRACE_S
@@ -393,19 +400,21 @@ def main(argv=None):
                   indent=1)
         f.write('\n')
     sweep = Sweep(runner, out, args.jobs, len(points), len(done))
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    # Signals only set a flag: the sweep never stops half-way through starting or finishing a point.
+    previous = {sig: signal.signal(sig, sweep.interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        sweep.run(todo)
-    except KeyboardInterrupt:
-        stopped = sweep.stop()
+        finished = sweep.run(todo)
+        stopped = [] if finished else sweep.stop()  # a second Ctrl-C does not cut this short
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if not finished:
         print('talb-sweep: interrupted after %s: stopped %d running point%s (%s); their partial '
               'output is in %s; rerun the same command to resume'
               % (clock(time.monotonic() - sweep.t0), len(stopped),
                  '' if len(stopped) == 1 else 's', ', '.join(stopped) or 'none',
                  os.path.join(out, TMP)), file=sys.stderr)
         return EXIT_INTERRUPTED
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     ok = len(todo) - len(sweep.failed)
     print('sweep: %d ran ok, %d failed, %d were done before; elapsed %s'
           % (ok, len(sweep.failed), len(done), clock(time.monotonic() - sweep.t0)))
@@ -414,10 +423,6 @@ def main(argv=None):
               % (os.path.join(out, TMP), '\n  '.join(sweep.failed)), file=sys.stderr)
         return EXIT_FAILED
     return 0
-
-
-def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt
 
 
 if __name__ == '__main__':

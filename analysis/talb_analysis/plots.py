@@ -1,7 +1,7 @@
 """PNG plots of a talb run or sweep (matplotlib, Agg backend: no display needed).
 
 One figure per combination of the non-scheme grouping keys that the figure does not put on an
-axis; the file name carries that combination (``fct_cdf_load=0.5.png``).
+axis; the file name carries that combination (``fct_cdf_load=0.5.png``). No data, no figure.
 """
 import os
 
@@ -39,6 +39,8 @@ def fct_cdf(data, keys, out):
     flows = attach(data.flows, data.runs, keys)
     paths = []
     for values, part in groups(flows, others):
+        if part.empty:
+            continue
         fig, ax = plt.subplots(figsize=(6, 4))
         for scheme, f in part.groupby('scheme', sort=True):
             fct_us = np.sort(f['fct_ns'].to_numpy() / 1e3)
@@ -61,6 +63,8 @@ def iteration_time(iterations, keys, out, x='load'):
     table = iterations.dropna(subset=['iter_ms_mean'])
     paths = []
     for values, part in groups(table, others):
+        if part.empty:
+            continue
         fig, ax = plt.subplots(figsize=(6, 4))
         has_x = x in part.columns
         schemes = sorted(part['scheme'].unique())
@@ -95,6 +99,8 @@ def priority_tail(by_priority, keys, out):
     others = [k for k in keys if k != 'scheme']
     paths = []
     for values, part in groups(by_priority, others):
+        if part.empty:
+            continue
         fig, ax = plt.subplots(figsize=(6, 4))
         priorities = sorted(part['priority'].unique())
         schemes = sorted(part['scheme'].unique())

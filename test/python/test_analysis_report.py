@@ -101,3 +101,14 @@ def test_bad_input_exits_2_with_the_file_and_column(tmp_path, report):
     assert 'Traceback' not in r.stderr
     r = report(SWEEP, '--out=%s' % tmp_path, '--group-by=hosts')
     assert r.returncode == 2 and 'no run parameter named hosts' in r.stderr
+
+
+def test_run_without_rows_reports_empty_tables_and_no_plots(fixture_copy, report):
+    run = fixture_copy('single')
+    for name in ('flows.csv', 'tensors.csv', 'iterations.csv'):
+        header = (run / name).read_text().splitlines()[0]
+        (run / name).write_text(header + '\n')
+    r = report(run)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count('(no rows)') == 6
+    assert not list((run / 'report').glob('*.png'))

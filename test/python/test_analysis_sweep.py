@@ -222,7 +222,8 @@ def test_missing_runner_is_an_error(tmp_path):
     assert r.returncode == 2 and 'not an executable file' in r.stderr
 
 
-def test_ctrl_c_stops_runners_and_keeps_finished_points(tmp_path):
+@pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_stops_runners_and_keeps_finished_points(tmp_path, sig):
     out, log = tmp_path / 'out', tmp_path / 'log'
     env = dict(os.environ, FAKE_LOG=str(log), FAKE_SLEEP='30')
     proc = subprocess.Popen([sys.executable, SWEEP, '--runner=' + FAKE_RUNNER, '--out=%s' % out,
@@ -232,7 +233,7 @@ def test_ctrl_c_stops_runners_and_keeps_finished_points(tmp_path):
     while len(log_lines(log, 'start')) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(log_lines(log, 'start')) == 2
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     stdout, stderr = proc.communicate(timeout=20)
     assert proc.returncode == 130, stderr
     assert 'interrupted' in stderr and 'stopped 2 running points' in stderr

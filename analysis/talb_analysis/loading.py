@@ -274,11 +274,14 @@ def load(path):
 
 
 def _numbers_if_all(values):
-    """A parameter column as numbers when every run's value is one (runners may write "0.5")."""
-    if values.map(lambda v: isinstance(v, bool)).any():
-        return values
-    numbers = pd.to_numeric(values, errors='coerce')
-    return numbers if numbers.notna().all() else values
+    """A parameter column as numbers when every run's value is one (runners may write "0.5"),
+    else as text, so that it sorts; runs without the parameter keep NaN."""
+    given = values.notna()
+    if not values.map(lambda v: isinstance(v, bool)).any():
+        numbers = pd.to_numeric(values, errors='coerce')
+        if (numbers.notna() == given).all():
+            return numbers
+    return values.where(~given, values.astype(str))
 
 
 def read_sweep_axes(path):

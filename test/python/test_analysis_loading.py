@@ -145,3 +145,15 @@ def test_row_with_an_extra_field_is_an_error(fixture_copy):
     (run / 'flows.csv').write_text('\n'.join(lines) + '\n')
     with pytest.raises(TalbDataError, match=r'flows.csv: .*Expected 16 fields in line 6, saw 17'):
         loading.load(str(run))
+
+
+def test_parameters_of_mixed_type_become_text_and_missing_ones_stay_nan(fixture_copy):
+    sweep = fixture_copy('sweep')
+    for name, params in (('lb=ecmp,load=0.5,seed=1', {'load': 'high', 'hosts': 16}),
+                         ('lb=ecmp,load=0.5,seed=2', {'load': 0.5})):
+        meta = json.loads((sweep / name / 'run.json').read_text())
+        meta['parameters'].update(params)
+        (sweep / name / 'run.json').write_text(json.dumps(meta))
+    runs = loading.load(str(sweep)).runs
+    assert runs['load'].tolist() == ['high', '0.5', '0.5', '0.5']
+    assert runs['hosts'].iloc[0] == 16 and runs['hosts'].iloc[1:].isna().all()

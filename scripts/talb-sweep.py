@@ -355,14 +355,12 @@ def parse_args(argv):
     p.add_argument('--seeds', help='seeds: 1,2,3 or 1-5 (default: the grid file\'s, else 1)')
     p.add_argument('--jobs', type=int, default=os.cpu_count() or 1,
                    help='runners at a time (default: number of cores, %(default)s here)')
-    p.add_argument('--out', help='sweep folder (one subfolder per point)')
+    p.add_argument('--out', required=True, help='sweep folder (one subfolder per point)')
     p.add_argument('--dry-run', action='store_true',
                    help='list the points, their status and command lines; run nothing')
     args = p.parse_args(argv)
     if args.jobs < 1:
         p.error('--jobs must be >= 1, got %d' % args.jobs)
-    if not args.out:
-        p.error('--out=DIR is required')
     return args
 
 

@@ -1,0 +1,297 @@
+"""Find and load talb run folders (flows.csv, tensors.csv, iterations.csv, run.json).
+
+A run folder is any folder holding a run.json. A sweep folder is any folder with run folders below
+it (hidden folders such as a sweep's .tmp are skipped). Every table gets a ``run_id`` column that
+indexes ``Dataset.runs``, which holds each run's path, scheme, seed and parameters.
+
+Files written by an interrupted run may end in a partial line: a last line without its newline is
+dropped with a :class:`TalbDataWarning`. Anything else that does not match the column contract is a
+:class:`TalbDataError` naming the file, the line and the column.
+"""
+import io
+import json
+import os
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+INT = 'int'
+FLOAT = 'float'
+STR = 'str'
+
+# The output contract of the simulator (and of the testbed's converters): column -> type.
+SCHEMAS = {
+    'flows.csv': {
+        'src_ip': STR, 'dst_ip': STR, 'src_port': INT, 'dst_port': INT, 'size_bytes': INT,
+        'start_ns': INT, 'fct_ns': INT, 'ideal_fct_ns': INT, 'slowdown': FLOAT, 'job': INT,
+        'iteration': INT, 'tensor': INT, 'priority': INT, 'kind': STR, 'scheme': STR, 'seed': INT,
+    },
+    'tensors.csv': {
+        'job': INT, 'iteration': INT, 'tensor': INT, 'name': STR, 'bytes': INT, 'priority': INT,
+        'ready_ns': INT, 'done_ns': INT, 'comm_ns': INT, 'scheme': STR, 'seed': INT,
+    },
+    'iterations.csv': {
+        'job': INT, 'worker': INT, 'iteration': INT, 'start_ns': INT, 'end_ns': INT,
+        'compute_ns': INT, 'exposed_comm_ns': INT, 'scheme': STR, 'seed': INT,
+    },
+}
+FLOW_KINDS = ('tensor', 'background')
+RUN_JSON = 'run.json'
+
+
+class TalbDataError(Exception):
+    """Input that does not follow the run folder contract (message names file, line, column)."""
+
+
+class TalbDataWarning(UserWarning):
+    """Input that was usable after dropping something (e.g. a truncated last line)."""
+
+
+@dataclass
+class Dataset:
+    """All runs found under one path: ``runs`` (index run_id) and the three tables."""
+
+    root: str
+    runs: pd.DataFrame
+    flows: pd.DataFrame
+    tensors: pd.DataFrame
+    iterations: pd.DataFrame
+
+    def parameter_names(self):
+        """Names of the run parameters (run.json "parameters"), in first-seen order."""
+        return [c for c in self.runs.columns if c not in RUN_COLUMNS]
+
+
+RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version')
+
+
+def find_run_folders(path):
+    """Run folders at or below ``path``, sorted; hidden folders are not searched."""
+    if not os.path.isdir(path):
+        raise TalbDataError('%s: not a folder' % path)
+    if os.path.isfile(os.path.join(path, RUN_JSON)):
+        return [path]
+    found = []
+    for top, dirs, files in os.walk(path):
+        if RUN_JSON in files:
+            found.append(top)
+            dirs[:] = []  # a run folder is a leaf
+            continue
+        dirs[:] = sorted(d for d in dirs if not d.startswith('.'))
+    if not found:
+        raise TalbDataError('%s: no run folder (a folder holding %s) found' % (path, RUN_JSON))
+    return sorted(found)
+
+
+def _flatten(params, prefix=''):
+    flat = {}
+    for key, value in params.items():
+        name = prefix + str(key)
+        if isinstance(value, dict):
+            flat.update(_flatten(value, name + '.'))
+        elif isinstance(value, list):
+            flat[name] = json.dumps(value)  # hashable, so it can be grouped on
+        else:
+            flat[name] = value
+    return flat
+
+
+def read_run_json(folder):
+    """run.json of one folder as a flat dict: scheme, seed, talb_version and the parameters."""
+    path = os.path.join(folder, RUN_JSON)
+    try:
+        with open(path) as f:
+            meta = json.load(f)
+    except json.JSONDecodeError as e:
+        raise TalbDataError('%s: not valid JSON (%s)' % (path, e)) from None
+    if not isinstance(meta, dict):
+        raise TalbDataError('%s: expected a JSON object' % path)
+    for key in ('scheme', 'seed', 'parameters'):
+        if key not in meta:
+            raise TalbDataError('%s: missing key "%s"' % (path, key))
+    if not isinstance(meta['parameters'], dict):
+        raise TalbDataError('%s: "parameters" must be an object' % path)
+    if isinstance(meta['seed'], bool) or not isinstance(meta['seed'], int):
+        raise TalbDataError('%s: "seed" must be an integer, not %r' % (path, meta['seed']))
+    params = _flatten(meta['parameters'])
+    clash = sorted(set(params) & set(RUN_COLUMNS))
+    # The run's own scheme and seed are authoritative; a parameter of the same name must agree.
+    for name in clash:
+        if name in ('scheme', 'seed') and str(params[name]) != str(meta[name]):
+            raise TalbDataError('%s: parameters.%s=%r disagrees with %s=%r'
+                                % (path, name, params[name], name, meta[name]))
+    row = {k: v for k, v in params.items() if k not in RUN_COLUMNS}
+    row.update(path=folder, scheme=str(meta['scheme']), seed=meta['seed'],
+               talb_version=str(meta.get('talb_version', '')))
+    return row
+
+
+def _complete_lines(path):
+    """The file's bytes up to its last newline; warns when a partial last line is dropped."""
+    with open(path, 'rb') as f:
+        data = f.read()
+    if data and not data.endswith(b'\n'):
+        cut = data.rfind(b'\n') + 1
+        if cut > 0:
+            lineno = data.count(b'\n', 0, cut) + 1
+            warnings.warn('%s:%d: dropped a truncated last line (%r) - interrupted run?'
+                          % (path, lineno, data[cut:cut + 60].decode('utf-8', 'replace')),
+                          TalbDataWarning, stacklevel=3)
+            data = data[:cut]
+        # else: a header without its newline is still a header: keep it.
+    return data
+
+
+def read_table(path, schema=None):
+    """One CSV of the contract as a typed DataFrame (errors name the file, line and column)."""
+    name = os.path.basename(path)
+    schema = schema or SCHEMAS[name]
+    if not os.path.isfile(path):
+        raise TalbDataError('%s: missing (a run folder holds %s)' % (path, ', '.join(SCHEMAS)))
+    data = _complete_lines(path)
+    if not data.strip():
+        warnings.warn('%s: empty file (no header) - interrupted run?' % path, TalbDataWarning,
+                      stacklevel=2)
+        return _empty(schema)
+    header = data.split(b'\n', 1)[0].decode('utf-8', 'replace').strip().split(',')
+    _check_columns(path, header, schema)
+    fast = _read_typed(data, schema)
+    if fast is not None:
+        return fast
+    # Something in the file is off: parse everything as text to find and name it.
+    try:
+        raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, na_filter=False,
+                          skip_blank_lines=False)
+    except pd.errors.ParserError as e:
+        raise TalbDataError('%s: %s' % (path, e)) from None
+    _check_columns(path, list(raw.columns), schema)
+    table = pd.DataFrame(index=raw.index)
+    for column, kind in schema.items():
+        table[column] = _convert(raw[column], kind, path, column)
+    return table
+
+
+PANDAS_TYPES = {INT: 'int64', FLOAT: 'float64', STR: 'object'}
+
+
+def _read_typed(data, schema):
+    """The table parsed with its types by pandas' C parser, or None if any row is not clean."""
+    try:
+        table = pd.read_csv(io.BytesIO(data), dtype={c: PANDAS_TYPES[k] for c, k in schema.items()},
+                            skip_blank_lines=False)
+    except (ValueError, OverflowError, pd.errors.ParserError):
+        return None
+    if table.isna().any().any():
+        return None
+    return table[list(schema)]
+
+
+def _check_columns(path, columns, schema):
+    missing = [c for c in schema if c not in columns]
+    if missing:
+        raise TalbDataError('%s: missing column%s %s' % (path, 's' if len(missing) > 1 else '',
+                                                         ', '.join(missing)))
+    unexpected = [c for c in columns if c not in schema]
+    if unexpected:
+        raise TalbDataError('%s: unexpected column%s %s (expected: %s)'
+                            % (path, 's' if len(unexpected) > 1 else '', ', '.join(unexpected),
+                               ','.join(schema)))
+
+
+def _empty(schema):
+    return pd.DataFrame({c: pd.Series(dtype=PANDAS_TYPES[k]) for c, k in schema.items()})
+
+
+def _bad(values, mask, path, column, what):
+    row = int(np.flatnonzero(mask.to_numpy())[0])
+    # line 1 is the header; blank lines are kept as rows, so row i is on line i + 2.
+    raise TalbDataError('%s:%d: column %s: %s %r' % (path, row + 2, column, what, values.iloc[row]))
+
+
+def _convert(values, kind, path, column):
+    empty = values.str.strip() == ''
+    if empty.any():
+        _bad(values, empty, path, column, 'missing value')
+    if kind == STR:
+        return values
+    numbers = pd.to_numeric(values, errors='coerce')
+    bad = numbers.isna()
+    if bad.any():
+        _bad(values, bad, path, column, 'not a number:')
+    if kind == INT:
+        fractional = numbers != np.floor(numbers)
+        if fractional.any():
+            _bad(values, fractional, path, column, 'not an integer:')
+        return numbers.astype('int64')
+    return numbers.astype('float64')
+
+
+def _check_run_columns(table, path, run):
+    """The scheme/seed columns must match run.json (a mismatch means mixed-up files)."""
+    for column in ('scheme', 'seed'):
+        wrong = table[column] != run[column]
+        if wrong.any():
+            _bad(table[column].astype(str), wrong, path, column,
+                 'disagrees with run.json (%s=%r):' % (column, run[column]))
+
+
+def load_run(folder):
+    """(run dict, flows, tensors, iterations) of one run folder."""
+    run = read_run_json(folder)
+    tables = []
+    for name in SCHEMAS:
+        path = os.path.join(folder, name)
+        table = read_table(path)
+        _check_run_columns(table, path, run)
+        if name == 'flows.csv':
+            bad = ~table['kind'].isin(FLOW_KINDS)
+            if bad.any():
+                _bad(table['kind'], bad, path, 'kind', 'expected one of %s, got' % (FLOW_KINDS,))
+        tables.append(table)
+    return (run,) + tuple(tables)
+
+
+def load(path):
+    """Every run at or below ``path`` as one :class:`Dataset`."""
+    rows, flows, tensors, iterations = [], [], [], []
+    for run_id, folder in enumerate(find_run_folders(path)):
+        run, f, t, i = load_run(folder)
+        rows.append(run)
+        for table, out in ((f, flows), (t, tensors), (i, iterations)):
+            table.insert(0, 'run_id', run_id)
+            out.append(table)
+    runs = pd.DataFrame(rows)
+    runs.index.name = 'run_id'
+    for name in runs.columns:
+        if name not in RUN_COLUMNS:
+            runs[name] = _numbers_if_all(runs[name])
+    order = list(RUN_COLUMNS) + [c for c in runs.columns if c not in RUN_COLUMNS]
+    return Dataset(root=path, runs=runs[order], flows=pd.concat(flows, ignore_index=True),
+                   tensors=pd.concat(tensors, ignore_index=True),
+                   iterations=pd.concat(iterations, ignore_index=True))
+
+
+def _numbers_if_all(values):
+    """A parameter column as numbers when every run's value is one (runners may write "0.5"),
+    else as text, so that it sorts; runs without the parameter keep NaN."""
+    given = values.notna()
+    if not values.map(lambda v: isinstance(v, bool)).any():
+        numbers = pd.to_numeric(values, errors='coerce')
+        if (numbers.notna() == given).all():
+            return numbers
+    return values.where(~given, values.astype(str))
+
+
+def read_sweep_axes(path):
+    """The grid axes recorded by talb-sweep.py in ``path``/sweep.json, or None."""
+    sweep = os.path.join(path, 'sweep.json')
+    if not os.path.isfile(sweep):
+        return None
+    try:
+        with open(sweep) as f:
+            axes = json.load(f).get('axes')
+    except (json.JSONDecodeError, AttributeError) as e:
+        raise TalbDataError('%s: not a sweep description (%s)' % (sweep, e)) from None
+    return list(axes) if isinstance(axes, list) else None

@@ -1,0 +1,121 @@
+"""PNG plots of a talb run or sweep (matplotlib, Agg backend: no display needed).
+
+One figure per combination of the non-scheme grouping keys that the figure does not put on an
+axis; the file name carries that combination (``fct_cdf_load=0.5.png``). No data, no figure.
+"""
+import os
+
+import matplotlib
+
+matplotlib.use('Agg')
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+import numpy as np  # noqa: E402
+
+from .stats import attach, groups  # noqa: E402
+
+
+def _suffix(names, values):
+    parts = ['%s=%s' % (k, v) for k, v in zip(names, values)]
+    text = ('_' + ','.join(parts)) if parts else ''
+    return ''.join(c if c.isalnum() or c in '=,._+-' else '_' for c in text)
+
+
+def _title(base, names, values):
+    extra = ', '.join('%s=%s' % (k, v) for k, v in zip(names, values))
+    return base + (' (%s)' % extra if extra else '')
+
+
+def _save(fig, out, name):
+    path = os.path.join(out, name)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def fct_cdf(data, keys, out):
+    """Empirical CDF of flow completion time per scheme, log x axis."""
+    others = [k for k in keys if k != 'scheme']
+    flows = attach(data.flows, data.runs, keys)
+    paths = []
+    for values, part in groups(flows, others):
+        if part.empty:
+            continue
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for scheme, f in part.groupby('scheme', sort=True):
+            fct_us = np.sort(f['fct_ns'].to_numpy() / 1e3)
+            cdf = np.arange(1, fct_us.size + 1) / fct_us.size
+            ax.step(fct_us, cdf, where='post', label=scheme)
+        ax.set_xscale('log')
+        ax.set_xlabel('flow completion time (us)')
+        ax.set_ylabel('fraction of flows')
+        ax.set_ylim(0, 1.0)
+        ax.grid(True, which='both', alpha=0.3)
+        ax.legend()
+        ax.set_title(_title('FCT CDF', others, values))
+        paths.append(_save(fig, out, 'fct_cdf%s.png' % _suffix(others, values)))
+    return paths
+
+
+def iteration_time(iterations, keys, out, x='load'):
+    """Mean iteration time per scheme against ``x`` (or per scheme), 95 % CI error bars."""
+    others = [k for k in keys if k not in ('scheme', x)]
+    table = iterations.dropna(subset=['iter_ms_mean'])
+    paths = []
+    for values, part in groups(table, others):
+        if part.empty:
+            continue
+        fig, ax = plt.subplots(figsize=(6, 4))
+        has_x = x in part.columns
+        schemes = sorted(part['scheme'].unique())
+        for i, scheme in enumerate(schemes):
+            p = part[part['scheme'] == scheme]
+            if has_x:
+                p = p.sort_values(x)
+            err = p['iter_ms_ci95'].fillna(0).to_numpy()
+            if has_x:
+                ax.errorbar(p[x], p['iter_ms_mean'], yerr=err, marker='o', capsize=3,
+                            label=scheme)
+            else:
+                ax.bar(i, p['iter_ms_mean'], yerr=err, capsize=3, label=scheme)
+        if has_x:
+            ax.set_xlabel(x)
+            ax.legend()
+        else:
+            ax.set_xticks(range(len(schemes)))
+            ax.set_xticklabels(schemes)
+            ax.set_xlabel('scheme')
+        ax.set_ylabel('mean iteration time (ms), 95 % CI')
+        ax.set_ylim(bottom=0)
+        ax.grid(True, axis='y', alpha=0.3)
+        ax.set_title(_title('Iteration time', others, values))
+        name = 'iteration_time_vs_%s' % x if has_x else 'iteration_time'
+        paths.append(_save(fig, out, '%s%s.png' % (name, _suffix(others, values))))
+    return paths
+
+
+def priority_tail(by_priority, keys, out):
+    """p99 FCT per priority class (-1 = background), one bar per scheme."""
+    others = [k for k in keys if k != 'scheme']
+    paths = []
+    for values, part in groups(by_priority, others):
+        if part.empty:
+            continue
+        fig, ax = plt.subplots(figsize=(6, 4))
+        priorities = sorted(part['priority'].unique())
+        schemes = sorted(part['scheme'].unique())
+        width = 0.8 / max(len(schemes), 1)
+        for i, scheme in enumerate(schemes):
+            p = part[part['scheme'] == scheme].set_index('priority').reindex(priorities)
+            pos = np.arange(len(priorities)) + (i - (len(schemes) - 1) / 2) * width
+            ax.bar(pos, p['fct_p99_us'], width, label=scheme)
+        ax.set_xticks(range(len(priorities)))
+        ax.set_xticklabels(['bg' if p < 0 else str(p) for p in priorities])
+        ax.set_xlabel('priority class (0 = most urgent, bg = background)')
+        ax.set_ylabel('p99 FCT (us)')
+        ax.set_yscale('log')
+        ax.grid(True, axis='y', which='both', alpha=0.3)
+        ax.legend()
+        ax.set_title(_title('p99 FCT per priority', others, values))
+        paths.append(_save(fig, out, 'fct_p99_by_priority%s.png' % _suffix(others, values)))
+    return paths

@@ -1,0 +1,164 @@
+"""talb-report: tables, CSVs and plots of a talb run folder or sweep folder."""
+import argparse
+import math
+import os
+import sys
+import warnings
+
+import pandas as pd
+
+from . import loading, plots, stats
+
+SECTIONS = [
+    # (key, CSV file, title)
+    ('fct', 'fct_summary.csv',
+     'FCT per scheme and group (FCT in us; slowdown = FCT / ideal FCT; '
+     'reduction vs baseline in %)'),
+    ('fct_priority', 'fct_by_priority.csv',
+     'FCT per priority class (us; priority -1 = background flows)'),
+    ('fct_size', 'fct_by_size.csv',
+     'FCT per size bin (us; 1 KB = 1000 B, bins closed on the left)'),
+    ('tensor', 'tensor_completion.csv',
+     'Tensor completion time comm_ns = done - ready, per priority (us)'),
+    ('iteration', 'iteration_time.csv',
+     'Iteration time (ms: mean over iterations of the slowest worker; 95 % CI across seeds) '
+     'and speedup = baseline / scheme'),
+    ('headline', 'headline.csv',
+     'Best figures per scheme over the groups (avg FCT reduction in %, training speedup)'),
+]
+EXTRA_CSVS = [('tensor_detail', 'tensor_per_tensor.csv'), ('runs', 'runs.csv')]
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog='talb-report.py',
+        description='Summarise a talb run folder or a sweep folder (searched recursively for '
+                    'folders holding run.json): FCT, tensor completion, iteration time, speedup.')
+    p.add_argument('path', metavar='RUN_OR_SWEEP_DIR')
+    p.add_argument('--out', help='folder for the CSVs and PNGs (default: RUN_OR_SWEEP_DIR/report)')
+    p.add_argument('--baseline', default='ecmp', help='scheme to compare against (default: ecmp)')
+    p.add_argument('--group-by', help='comma-separated run parameters to group by besides the '
+                   "scheme (default: the sweep's grid axes, else the parameters that vary); "
+                   'an empty value groups by scheme only')
+    p.add_argument('--warmup', type=int, default=1,
+                   help='iterations per job skipped as warm-up for iteration time (default: 1)')
+    p.add_argument('--plot-x', default='load',
+                   help='parameter on the x axis of the iteration-time plot (default: load)')
+    p.add_argument('--no-plots', action='store_true', help='do not draw PNG plots')
+    p.add_argument('--format', choices=('table', 'csv', 'markdown'), default='table',
+                   help='how tables are printed (default: table); CSV files are always saved')
+    args = p.parse_args(argv)
+    if args.warmup < 0:
+        p.error('--warmup must be >= 0, got %d' % args.warmup)
+    return args
+
+
+def build(data, keys, baseline, warmup):
+    """Every table of the report, by section key."""
+    fct, by_priority, by_size = stats.fct_tables(data, keys)
+    fct = stats.add_fct_reduction(fct, keys, baseline)
+    tensor, tensor_detail = stats.tensor_tables(data, keys)
+    iteration = stats.iteration_table(data, keys, baseline, warmup)
+    runs = data.runs.join(stats.run_iteration_times(data, warmup))
+    return {
+        'fct': fct, 'fct_priority': by_priority, 'fct_size': by_size, 'tensor': tensor,
+        'iteration': iteration, 'headline': stats.headline(fct, iteration, keys, baseline),
+        'tensor_detail': tensor_detail, 'runs': runs,
+    }
+
+
+def _cell(value):
+    if isinstance(value, float):
+        return '-' if math.isnan(value) else '%.3f' % value
+    return str(value)
+
+
+def format_table(table, fmt):
+    if fmt == 'csv':
+        return table.to_csv(index=False, float_format='%.10g').rstrip('\n')
+    if table.empty:
+        return '(no rows)'
+    if fmt == 'markdown':
+        lines = ['| ' + ' | '.join(map(str, table.columns)) + ' |',
+                 '|' + '|'.join('---:' if pd.api.types.is_numeric_dtype(table[c]) else '---'
+                                for c in table.columns) + '|']
+        for row in table.itertuples(index=False):
+            lines.append('| ' + ' | '.join(_cell(v) for v in row) + ' |')
+        return '\n'.join(lines)
+    return table.to_string(index=False, na_rep='-', float_format=lambda v: '%.3f' % v)
+
+
+def headline_sentences(headline, baseline):
+    lines = []
+    for row in headline.itertuples(index=False):
+        parts = []
+        if not _nan(row.max_fct_reduction_pct):
+            parts.append('up to %.1f %% lower average FCT than %s (%s)'
+                         % (row.max_fct_reduction_pct, baseline, row.fct_reduction_at))
+        if not _nan(row.max_speedup):
+            ci = ('' if _nan(row.speedup_lo) else
+                  ', 95 %% CI [%.2f, %.2f]' % (row.speedup_lo, row.speedup_hi))
+            parts.append('up to %.2fx training speedup over %s (%s%s)'
+                         % (row.max_speedup, baseline, row.speedup_at, ci))
+        if parts:
+            lines.append('%s: %s' % (row.scheme, '; '.join(parts)))
+    return lines
+
+
+def _nan(value):
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print('talb-report: warning: %s' % message, file=sys.stderr)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    with warnings.catch_warnings():
+        warnings.simplefilter('always', loading.TalbDataWarning)
+        warnings.showwarning = _show_warning  # restored when the block ends
+        return _report(args)
+
+
+def _report(args):
+    try:
+        data = loading.load(args.path)
+        requested = None
+        if args.group_by is not None:
+            requested = [k.strip() for k in args.group_by.split(',') if k.strip()]
+        keys = stats.group_keys(data, requested, loading.read_sweep_axes(args.path))
+        tables = build(data, keys, args.baseline, args.warmup)
+    except loading.TalbDataError as e:
+        print('talb-report: error: %s' % e, file=sys.stderr)
+        return 2
+    out = args.out or os.path.join(args.path, 'report')
+    os.makedirs(out, exist_ok=True)
+
+    schemes = sorted(data.runs['scheme'].unique())
+    print('%d run%s under %s; schemes: %s; seeds: %s; grouped by: %s'
+          % (len(data.runs), '' if len(data.runs) == 1 else 's', args.path, ', '.join(schemes),
+             ', '.join(map(str, sorted(data.runs['seed'].unique()))), ', '.join(keys)))
+    if args.baseline not in schemes:
+        print('baseline scheme %r is not among the runs: no FCT reduction or speedup'
+              % args.baseline)
+    for key, filename, title in SECTIONS:
+        print()
+        print(('# ' if args.format == 'csv' else '== ') + title)
+        print(format_table(tables[key], args.format))
+        if key == 'headline':
+            for line in headline_sentences(tables[key], args.baseline):
+                print(('# ' if args.format == 'csv' else '') + line)
+    for key, filename in [(k, f) for k, f, _ in SECTIONS] + EXTRA_CSVS:
+        tables[key].to_csv(os.path.join(out, filename), index=key == 'runs',
+                           float_format='%.10g')
+    if not args.no_plots:
+        written = plots.fct_cdf(data, keys, out)
+        written += plots.iteration_time(tables['iteration'], keys, out, args.plot_x)
+        written += plots.priority_tail(tables['fct_priority'], keys, out)
+    else:
+        written = []
+    print()
+    print('%d CSV tables and %d plots saved in %s'
+          % (len(SECTIONS) + len(EXTRA_CSVS), len(written), out))
+    return 0

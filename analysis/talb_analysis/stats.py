@@ -1,0 +1,316 @@
+"""Statistics of talb runs: FCT and slowdown, tensor completion, iteration time, speedup.
+
+Definitions (doc/talb-analysis.rst repeats them):
+
+- Percentiles use numpy's 'linear' method (Hyndman-Fan type 7, also pandas' default): the p-th
+  percentile of n sorted values x[0..n-1] sits at position (n-1)*p/100, interpolated linearly.
+- Size bins use decimal units (1 KB = 1000 bytes), closed on the left: <10KB, 10KB-100KB,
+  100KB-1MB, 1MB-10MB, >=10MB.
+- FCT statistics pool every flow of every run (every seed) in a group.
+- Iteration time of a run: for each (job, iteration) after the warm-up, the longest worker
+  iteration (max over workers of end_ns - start_ns); the run's value is the mean of those.
+- Confidence intervals: 95 %, two-sided Student t over the per-run values in a group (one run per
+  seed), mean +- t(0.975, n-1) * s / sqrt(n).
+- Speedup of a scheme = baseline mean iteration time / scheme mean iteration time (ratio of
+  means). Its CI comes from the per-seed ratios baseline/scheme when both have the same seeds.
+- FCT reduction = 100 * (1 - avg FCT of the scheme / avg FCT of the baseline), per group.
+"""
+import math
+
+import numpy as np
+import pandas as pd
+
+from .loading import TalbDataError
+
+PERCENTILE_METHOD = 'linear'
+CONFIDENCE = 0.95
+
+# Two-sided 95 % Student t critical values t(0.975, df). Degrees of freedom between two entries use
+# the smaller one, which widens the interval slightly (conservative); beyond 120 the normal value.
+T95 = {
+    1: 12.7062, 2: 4.3027, 3: 3.1824, 4: 2.7764, 5: 2.5706, 6: 2.4469, 7: 2.3646, 8: 2.3060,
+    9: 2.2622, 10: 2.2281, 11: 2.2010, 12: 2.1788, 13: 2.1604, 14: 2.1448, 15: 2.1314,
+    16: 2.1199, 17: 2.1098, 18: 2.1009, 19: 2.0930, 20: 2.0860, 21: 2.0796, 22: 2.0739,
+    23: 2.0687, 24: 2.0639, 25: 2.0595, 26: 2.0555, 27: 2.0518, 28: 2.0484, 29: 2.0452,
+    30: 2.0423, 40: 2.0211, 60: 2.0003, 120: 1.9799,
+}
+Z975 = 1.9600
+
+SIZE_BIN_EDGES = [0, 10_000, 100_000, 1_000_000, 10_000_000, np.inf]
+SIZE_BIN_LABELS = ['<10KB', '10KB-100KB', '100KB-1MB', '1MB-10MB', '>=10MB']
+BACKGROUND_PRIORITY = -1
+
+
+def percentile(values, q):
+    """The q-th percentile (0..100) of ``values`` by :data:`PERCENTILE_METHOD`; NaN if empty."""
+    values = np.asarray(values, dtype=float)
+    if values.size == 0:
+        return math.nan
+    return float(np.percentile(values, q, method=PERCENTILE_METHOD))
+
+
+def t_critical(df):
+    """t(0.975, df) from :data:`T95` (largest tabulated df <= df; 1.96 beyond 120)."""
+    if df < 1:
+        raise ValueError('degrees of freedom must be >= 1, got %r' % df)
+    if df > 120:
+        return Z975
+    return T95[max(d for d in T95 if d <= df)]
+
+
+def mean_ci(values):
+    """(mean, half width of the 95 % CI, n); the half width is NaN for fewer than two values."""
+    values = np.asarray(values, dtype=float)
+    n = values.size
+    if n == 0:
+        return math.nan, math.nan, 0
+    mean = float(values.mean())
+    if n < 2:
+        return mean, math.nan, n
+    return mean, t_critical(n - 1) * float(values.std(ddof=1)) / math.sqrt(n), n
+
+
+def size_bin(sizes):
+    """Size bin label of each flow size (categorical, ordered as :data:`SIZE_BIN_LABELS`)."""
+    return pd.cut(sizes, SIZE_BIN_EDGES, right=False, labels=SIZE_BIN_LABELS)
+
+
+# Run parameters that differ between runs without being an experiment factor.
+NOT_FACTORS = {'seed', 'out', 'config', 'rngrun', 'rngseed'}
+
+
+def group_keys(data, requested=None, axes=None):
+    """The grouping keys: 'scheme' first, then run parameters.
+
+    ``requested`` (--group-by) names them; otherwise a sweep's grid ``axes``; otherwise every
+    parameter that varies between the runs, except :data:`NOT_FACTORS`. The seed never groups (runs
+    of a group are the seeds), and a parameter that maps one-to-one onto the scheme (such as the
+    ``lb`` that selects it) is left out, so that groups of different schemes line up.
+    """
+    runs = data.runs
+    if requested is not None:
+        unknown = [k for k in requested if k not in runs.columns]
+        if unknown:
+            raise TalbDataError('--group-by: no run parameter named %s (parameters: %s)'
+                                % (', '.join(unknown), ', '.join(data.parameter_names())))
+        names = requested
+    elif axes is not None:
+        names = [a for a in axes if a in runs.columns]
+    else:
+        names = [p for p in data.parameter_names()
+                 if p.lower() not in NOT_FACTORS and runs[p].astype(str).nunique() > 1]
+    keys = ['scheme']
+    for name in names:
+        if name in keys or name == 'seed' or _same_as_scheme(runs, name):
+            continue
+        keys.append(name)
+    return keys
+
+
+def _same_as_scheme(runs, name):
+    values = runs[name].astype(str)
+    return (values.groupby(runs['scheme']).nunique().max() == 1
+            and runs['scheme'].groupby(values).nunique().max() == 1)
+
+
+def attach(table, runs, keys):
+    """``table`` with the run columns in ``keys`` that it lacks, joined on run_id."""
+    extra = [k for k in keys if k not in table.columns]
+    if not extra:
+        return table
+    return table.join(runs[extra], on='run_id')
+
+
+def _grouped(table, keys):
+    return table.groupby(list(keys), sort=True, dropna=False, observed=True)
+
+
+def groups(table, keys):
+    """(tuple of key values, sub-table) per group of ``keys``; one group of all when empty."""
+    keys = list(keys)
+    if not keys:
+        return [((), table)]
+    # A one-key list would make pandas 1.5 warn about a future change of the key's type.
+    by = keys[0] if len(keys) == 1 else keys
+    return [(k if isinstance(k, tuple) else (k,), part)
+            for k, part in table.groupby(by, sort=True, dropna=False, observed=True)]
+
+
+def _pct(q):
+    return lambda v: percentile(v, q)
+
+
+def fct_summary(flows, keys):
+    """count, avg/p50/p95/p99 FCT (us) and avg/p99 slowdown per group of ``keys``."""
+    fct_us = flows['fct_ns'] / 1e3
+    frame = flows[list(keys)].assign(fct_us=fct_us, slowdown=flows['slowdown'])
+    g = _grouped(frame, keys)
+    out = g['fct_us'].agg(count='size', fct_avg_us='mean', fct_p50_us=_pct(50),
+                          fct_p95_us=_pct(95), fct_p99_us=_pct(99))
+    out = out.join(g['slowdown'].agg(slowdown_avg='mean', slowdown_p99=_pct(99)))
+    return out.reset_index()
+
+
+def fct_tables(data, keys):
+    """The three FCT tables: by group, by group and priority, by group and size bin."""
+    flows = attach(data.flows, data.runs, keys)
+    by_group = fct_summary(flows, keys)
+    by_priority = fct_summary(flows, list(keys) + ['priority'])
+    flows = flows.assign(size_bin=size_bin(flows['size_bytes']))
+    by_size = fct_summary(flows, list(keys) + ['size_bin'])
+    by_size['size_bin'] = by_size['size_bin'].astype(str)
+    return by_group, by_priority, by_size
+
+
+def tensor_tables(data, keys):
+    """Tensor completion (comm_ns = done - ready): per group and priority, and per tensor."""
+    tensors = attach(data.tensors, data.runs, keys)
+    frame = tensors.assign(comm_us=tensors['comm_ns'] / 1e3)
+
+    def summary(by):
+        return _grouped(frame, by)['comm_us'].agg(
+            count='size', comm_avg_us='mean', comm_p50_us=_pct(50), comm_p99_us=_pct(99),
+            comm_max_us='max').reset_index()
+
+    per_priority = summary(list(keys) + ['priority'])
+    per_tensor = summary(list(keys) + ['job', 'tensor', 'name', 'priority', 'bytes'])
+    return per_priority, per_tensor
+
+
+def run_iteration_times(data, warmup=1):
+    """Per run: mean iteration time (ms) after ``warmup`` iterations and how many were counted.
+
+    An iteration's time is its longest worker (max over workers of end_ns - start_ns); each job
+    skips its first ``warmup`` iteration numbers. Runs without counted iterations get NaN.
+    """
+    it = data.iterations
+    first = it.groupby(['run_id', 'job'])['iteration'].transform('min')
+    it = it[it['iteration'] >= first + warmup]
+    per_iteration = (it.assign(duration=it['end_ns'] - it['start_ns'])
+                     .groupby(['run_id', 'job', 'iteration'])['duration'].max())
+    per_run = per_iteration.groupby(level='run_id').agg(['mean', 'size'])
+    out = pd.DataFrame(index=data.runs.index)
+    out['iter_ms'] = per_run['mean'] / 1e6
+    out['iterations'] = per_run['size']
+    out['iterations'] = out['iterations'].fillna(0).astype('int64')
+    return out
+
+
+def iteration_table(data, keys, baseline, warmup=1):
+    """Mean iteration time with 95 % CI per group, and speedup over ``baseline`` per group."""
+    per_run = data.runs[list(dict.fromkeys(list(keys) + ['seed']))].join(
+        run_iteration_times(data, warmup)).dropna(subset=['iter_ms'])
+    rows = []
+    for group, runs in groups(per_run, keys):
+        mean, half, n = mean_ci(runs['iter_ms'])
+        row = dict(zip(keys, group))
+        row.update(runs=n, iterations=int(runs['iterations'].sum()), iter_ms_mean=mean,
+                   iter_ms_ci95=half, iter_ms_lo=mean - half, iter_ms_hi=mean + half)
+        rows.append(row)
+    table = pd.DataFrame(rows, columns=list(keys) + [
+        'runs', 'iterations', 'iter_ms_mean', 'iter_ms_ci95', 'iter_ms_lo', 'iter_ms_hi'])
+    return _add_speedup(table, per_run, keys, baseline)
+
+
+def _others(keys):
+    return [k for k in keys if k != 'scheme']
+
+
+def _baseline_rows(table, keys, baseline, columns):
+    """For each row of ``table``, the ``columns`` of the baseline scheme's row in the same group."""
+    others = _others(keys)
+    base = table.loc[table['scheme'] == baseline, others + columns]
+    base = base.rename(columns={c: 'base_' + c for c in columns})
+    if others:
+        return table[others].merge(base, on=others, how='left').drop(columns=others)
+    if base.empty:
+        return pd.DataFrame({'base_' + c: [math.nan] * len(table) for c in columns})
+    return pd.DataFrame({'base_' + c: [base.iloc[0]['base_' + c]] * len(table)
+                         for c in columns})
+
+
+def _add_speedup(table, per_run, keys, baseline):
+    base = _baseline_rows(table, keys, baseline, ['iter_ms_mean']).set_index(table.index)
+    table['speedup'] = base['base_iter_ms_mean'] / table['iter_ms_mean']
+    lo, hi, paired = [], [], []
+    for _, row in table.iterrows():
+        mine = _select(per_run, keys, row)
+        theirs = _select(per_run, keys, dict(row, scheme=baseline))
+        ratios = _paired_ratios(theirs, mine)
+        if ratios is None or len(ratios) < 2:
+            lo.append(math.nan)
+            hi.append(math.nan)
+            paired.append(ratios is not None)
+            continue
+        mean, half, _ = mean_ci(ratios)
+        lo.append(mean - half)
+        hi.append(mean + half)
+        paired.append(True)
+    table['speedup_lo'] = lo
+    table['speedup_hi'] = hi
+    table['paired_seeds'] = paired
+    return table
+
+
+def _select(per_run, keys, row):
+    mask = np.ones(len(per_run), dtype=bool)
+    for k in keys:
+        value = row[k]
+        column = per_run[k]
+        mask &= (column.isna().to_numpy() if _isnan(value) else (column == value).to_numpy())
+    return per_run[mask]
+
+
+def _isnan(value):
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _paired_ratios(base, mine):
+    """base/mine iteration time per seed when both have the same seeds once each, else None."""
+    if base.empty or mine.empty:
+        return None
+    if base['seed'].duplicated().any() or mine['seed'].duplicated().any():
+        return None
+    if set(base['seed']) != set(mine['seed']):
+        return None
+    b = base.set_index('seed')['iter_ms']
+    m = mine.set_index('seed')['iter_ms']
+    return (b / m.reindex(b.index)).to_numpy()
+
+
+def add_fct_reduction(fct, keys, baseline):
+    """``fct`` (a per-group FCT table) with the baseline's avg FCT and the reduction in %."""
+    base = _baseline_rows(fct, keys, baseline, ['fct_avg_us']).set_index(fct.index)
+    fct = fct.copy()
+    fct['baseline_fct_avg_us'] = base['base_fct_avg_us']
+    fct['fct_reduction_pct'] = 100.0 * (1.0 - fct['fct_avg_us'] / fct['baseline_fct_avg_us'])
+    return fct
+
+
+def headline(fct, iterations, keys, baseline):
+    """Per scheme: the best FCT reduction and the best speedup over the groups, and where.
+
+    These are the two figures the TaLB paper reports ("up to 55 % lower average FCT", "up to
+    2.37x" training speedup), measured the same way over this run or sweep.
+    """
+    others = _others(keys)
+
+    def where(row):
+        return ','.join('%s=%s' % (k, row[k]) for k in others) or 'all'
+
+    rows = []
+    for scheme in sorted(set(fct['scheme']) | set(iterations['scheme'])):
+        row = {'scheme': scheme}
+        f = fct[(fct['scheme'] == scheme) & fct['fct_reduction_pct'].notna()]
+        if scheme != baseline and not f.empty:
+            best = f.loc[f['fct_reduction_pct'].idxmax()]
+            row.update(max_fct_reduction_pct=best['fct_reduction_pct'],
+                       fct_reduction_at=where(best))
+        i = iterations[(iterations['scheme'] == scheme) & iterations['speedup'].notna()]
+        if scheme != baseline and not i.empty:
+            best = i.loc[i['speedup'].idxmax()]
+            row.update(max_speedup=best['speedup'], speedup_lo=best['speedup_lo'],
+                       speedup_hi=best['speedup_hi'], speedup_at=where(best))
+        rows.append(row)
+    return pd.DataFrame(rows, columns=['scheme', 'max_fct_reduction_pct', 'fct_reduction_at',
+                                       'max_speedup', 'speedup_lo', 'speedup_hi', 'speedup_at'])

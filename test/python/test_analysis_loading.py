@@ -1,0 +1,159 @@
+"""talb_analysis.loading: finding run folders, the column contract, partial files."""
+import json
+import os
+
+import pytest
+
+from conftest import FIXTURES
+from talb_analysis import loading
+from talb_analysis.loading import TalbDataError, TalbDataWarning
+
+SWEEP = os.path.join(FIXTURES, 'sweep')
+
+
+def test_sweep_folder_finds_every_run_and_tags_rows_with_their_run():
+    data = loading.load(SWEEP)
+    assert len(data.runs) == 4
+    assert sorted(zip(data.runs['scheme'], data.runs['seed'])) == [
+        ('ecmp', 1), ('ecmp', 2), ('talb', 1), ('talb', 2)]
+    assert len(data.flows) == 20 and len(data.tensors) == 24 and len(data.iterations) == 24
+    for table in (data.flows, data.tensors, data.iterations):
+        merged = table.join(data.runs[['scheme', 'seed']], on='run_id', rsuffix='_run')
+        assert (merged['scheme'] == merged['scheme_run']).all()
+        assert (merged['seed'] == merged['seed_run']).all()
+    assert data.flows['fct_ns'].dtype == 'int64'
+    assert data.flows['slowdown'].dtype == 'float64'
+    assert data.runs['load'].tolist() == [0.5] * 4
+    assert data.parameter_names() == ['lb', 'load', 'model', 'out']
+
+
+def test_single_run_folder_is_one_run():
+    data = loading.load(os.path.join(FIXTURES, 'single'))
+    assert len(data.runs) == 1 and len(data.flows) == 10
+    assert data.runs.loc[0, 'scheme'] == 'ecmp' and data.runs.loc[0, 'seed'] == 7
+
+
+def test_hidden_folders_are_not_searched(fixture_copy):
+    sweep = fixture_copy('sweep')
+    os.rename(sweep / 'lb=talb,load=0.5,seed=2', sweep / '.tmp')
+    assert len(loading.load(str(sweep)).runs) == 3
+
+
+def test_folder_without_runs_is_an_error(tmp_path):
+    with pytest.raises(TalbDataError, match='no run folder'):
+        loading.load(str(tmp_path))
+
+
+def test_truncated_last_line_is_dropped_with_a_warning():
+    with pytest.warns(TalbDataWarning, match=r'truncated/flows.csv:5: dropped a truncated last'):
+        data = loading.load(os.path.join(FIXTURES, 'truncated'))
+    assert data.flows['fct_ns'].tolist() == [100000, 200000, 300000]
+
+
+def test_missing_column_names_file_and_column():
+    with pytest.raises(TalbDataError, match=r'missing_column/flows.csv: missing column slowdown'):
+        loading.load(os.path.join(FIXTURES, 'missing_column'))
+
+
+def test_unexpected_column_names_file_and_column(fixture_copy):
+    run = fixture_copy('single')
+    text = (run / 'iterations.csv').read_text().splitlines()
+    text[0] += ',gpu'
+    (run / 'iterations.csv').write_text('\n'.join([text[0]] + [l + ',1' for l in text[1:]]) + '\n')
+    with pytest.raises(TalbDataError, match=r'iterations.csv: unexpected column gpu'):
+        loading.load(str(run))
+
+
+@pytest.mark.parametrize('old,new,error', [
+    (',300000,100000,3,', ',3e5x,100000,3,', r'flows.csv:4: column fct_ns: not a number'),
+    (',300000,100000,3,', ',300000.5,100000,3,', r'flows.csv:4: column fct_ns: not an integer'),
+    (',300000,100000,3,', ',,100000,3,', r'flows.csv:4: column fct_ns: missing value'),
+    ('3,2,tensor,ecmp,7', '3,2,bulk,ecmp,7', r'flows.csv:4: column kind: expected one of'),
+    ('3,2,tensor,ecmp,7', '3,2,tensor,talb,7', r'flows.csv:4: column scheme: disagrees with run'),
+])
+def test_bad_value_names_file_line_and_column(fixture_copy, old, new, error):
+    run = fixture_copy('single')
+    text = (run / 'flows.csv').read_text()
+    assert text.count(old) == 1
+    (run / 'flows.csv').write_text(text.replace(old, new))
+    with pytest.raises(TalbDataError, match=error):
+        loading.load(str(run))
+
+
+def test_short_row_in_the_middle_is_an_error_not_a_silent_nan(fixture_copy):
+    run = fixture_copy('single')
+    lines = (run / 'flows.csv').read_text().splitlines()
+    lines[3] = ','.join(lines[3].split(',')[:10])
+    (run / 'flows.csv').write_text('\n'.join(lines) + '\n')
+    with pytest.raises(TalbDataError, match=r'flows.csv:4: column iteration: missing value'):
+        loading.load(str(run))
+
+
+def test_empty_file_warns_and_gives_no_rows(fixture_copy):
+    run = fixture_copy('single')
+    (run / 'tensors.csv').write_text('')
+    with pytest.warns(TalbDataWarning, match='tensors.csv: empty file'):
+        data = loading.load(str(run))
+    assert data.tensors.empty and len(data.flows) == 10
+
+
+def test_missing_file_is_named(fixture_copy):
+    run = fixture_copy('single')
+    os.remove(run / 'tensors.csv')
+    with pytest.raises(TalbDataError, match=r'tensors.csv: missing'):
+        loading.load(str(run))
+
+
+@pytest.mark.parametrize('meta,error', [
+    ('{"scheme": "ecmp", "seed": 7}', 'missing key "parameters"'),
+    ('{"scheme": "ecmp", "seed": "7", "parameters": {}}', '"seed" must be an integer'),
+    ('{"scheme": "ecmp", "seed": 7, "parameters": {"seed": 8}}', 'parameters.seed=8 disagrees'),
+    ('{"scheme": "ecmp", "seed": 7, ', 'not valid JSON'),
+])
+def test_bad_run_json_is_named(fixture_copy, meta, error):
+    run = fixture_copy('single')
+    (run / 'run.json').write_text(meta)
+    with pytest.raises(TalbDataError, match='run.json: .*' + error):
+        loading.load(str(run))
+
+
+def test_nested_and_string_parameters_are_flattened_and_typed(fixture_copy):
+    run = fixture_copy('single')
+    (run / 'run.json').write_text(json.dumps({
+        'scheme': 'ecmp', 'seed': 7,
+        'parameters': {'load': '0.3', 'topo': {'leaves': 4}, 'models': ['a', 'b']}}))
+    runs = loading.load(str(run)).runs
+    assert runs.loc[0, 'load'] == 0.3
+    assert runs.loc[0, 'topo.leaves'] == 4
+    assert runs.loc[0, 'models'] == '["a", "b"]'
+
+
+def test_header_only_file_gives_no_rows_without_a_warning(fixture_copy, recwarn):
+    run = fixture_copy('single')
+    header = (run / 'tensors.csv').read_text().splitlines()[0]
+    (run / 'tensors.csv').write_text(header + '\n')
+    data = loading.load(str(run))
+    assert data.tensors.empty and list(data.tensors.columns)[1:] == list(
+        loading.SCHEMAS['tensors.csv'])
+    assert not [w for w in recwarn if issubclass(w.category, TalbDataWarning)]
+
+
+def test_row_with_an_extra_field_is_an_error(fixture_copy):
+    run = fixture_copy('single')
+    lines = (run / 'flows.csv').read_text().splitlines()
+    lines[5] += ',extra'
+    (run / 'flows.csv').write_text('\n'.join(lines) + '\n')
+    with pytest.raises(TalbDataError, match=r'flows.csv: .*Expected 16 fields in line 6, saw 17'):
+        loading.load(str(run))
+
+
+def test_parameters_of_mixed_type_become_text_and_missing_ones_stay_nan(fixture_copy):
+    sweep = fixture_copy('sweep')
+    for name, params in (('lb=ecmp,load=0.5,seed=1', {'load': 'high', 'hosts': 16}),
+                         ('lb=ecmp,load=0.5,seed=2', {'load': 0.5})):
+        meta = json.loads((sweep / name / 'run.json').read_text())
+        meta['parameters'].update(params)
+        (sweep / name / 'run.json').write_text(json.dumps(meta))
+    runs = loading.load(str(sweep)).runs
+    assert runs['load'].tolist() == ['high', '0.5', '0.5', '0.5']
+    assert runs['hosts'].iloc[0] == 16 and runs['hosts'].iloc[1:].isna().all()

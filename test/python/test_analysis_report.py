@@ -1,0 +1,114 @@
+"""analysis/talb-report.py end to end on the fixture sweep (numbers in test_analysis_stats.py)."""
+import os
+import subprocess
+import sys
+import types
+
+import pandas as pd
+import pytest
+
+from conftest import FIXTURES, REPORT
+from talb_analysis.report import main as report_main
+
+SWEEP = os.path.join(FIXTURES, 'sweep')
+PNG_MAGIC = b'\x89PNG\r\n\x1a\n'
+
+
+def run_script(*args):
+    # sys.executable is the interpreter running the tests (ctest uses /usr/bin/python3).
+    return subprocess.run([sys.executable, REPORT] + [str(a) for a in args], capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.fixture
+def report(capsys):
+    """talb-report's main() in this process (a fresh interpreter per call would be slow)."""
+    def run(*args):
+        code = report_main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return types.SimpleNamespace(returncode=code, stdout=out, stderr=err)
+    return run
+
+
+def test_script_prints_tables_and_headline_and_saves_csvs_and_plots(tmp_path):
+    r = run_script(SWEEP, '--out=%s' % tmp_path, '--group-by=load')
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert '4 runs under' in out and 'grouped by: scheme, load' in out
+    assert ('talb: up to 17.4 % lower average FCT than ecmp (load=0.5); up to 2.24x training '
+            'speedup over ecmp (load=0.5, 95 % CI [-0.93, 5.43])') in out
+    for title in ('FCT per scheme', 'FCT per priority class', 'FCT per size bin',
+                  'Tensor completion', 'Iteration time', 'Best figures'):
+        assert title in out
+    fct = pd.read_csv(tmp_path / 'fct_summary.csv')
+    talb = fct[fct['scheme'] == 'talb'].iloc[0]
+    assert talb['fct_p99_us'] == pytest.approx(1082.0)
+    assert talb['fct_reduction_pct'] == pytest.approx(100 * (1 - 380 / 460))
+    it = pd.read_csv(tmp_path / 'iteration_time.csv')
+    assert it.set_index('scheme').loc['talb', 'speedup'] == pytest.approx(12 / 5.35)
+    runs = pd.read_csv(tmp_path / 'runs.csv')
+    assert sorted(runs['iter_ms']) == pytest.approx([5.2, 5.5, 11.0, 13.0])
+    for name in ('fct_by_priority.csv', 'fct_by_size.csv', 'tensor_completion.csv',
+                 'tensor_per_tensor.csv', 'headline.csv'):
+        assert (tmp_path / name).stat().st_size > 0
+    pngs = sorted(p.name for p in tmp_path.glob('*.png'))
+    assert pngs == ['fct_cdf_load=0.5.png', 'fct_p99_by_priority_load=0.5.png',
+                    'iteration_time_vs_load.png']
+    for png in pngs:
+        assert (tmp_path / png).read_bytes()[:8] == PNG_MAGIC
+
+
+def test_default_out_is_report_folder_inside_the_input(fixture_copy, report):
+    run = fixture_copy('single')
+    r = report(run, '--no-plots')
+    assert r.returncode == 0, r.stderr
+    assert (run / 'report' / 'fct_summary.csv').is_file()
+    assert not list((run / 'report').glob('*.png'))
+    # one seed: no confidence interval, and no baseline other than itself
+    it = pd.read_csv(run / 'report' / 'iteration_time.csv')
+    assert it.loc[0, 'iter_ms_mean'] == pytest.approx(3.0)  # iteration 1: workers 2 and 3 ms
+    assert pd.isna(it.loc[0, 'iter_ms_ci95'])
+
+
+def test_csv_and_markdown_formats(tmp_path, report):
+    r = report(SWEEP, '--out=%s' % tmp_path, '--no-plots', '--format=csv')
+    assert r.returncode == 0, r.stderr
+    assert '\nscheme,count,fct_avg_us,fct_p50_us' in r.stdout
+    assert '\ntalb,10,380,275,1010,1082,7.6,21.64,460,17.3913043' in r.stdout
+    r = report(SWEEP, '--out=%s' % tmp_path, '--no-plots', '--format=markdown')
+    assert r.returncode == 0, r.stderr
+    assert '| scheme | count | fct_avg_us |' in r.stdout
+    assert '| talb | 10 | 380.000 | 275.000 |' in r.stdout
+
+
+def test_missing_baseline_is_said_not_fatal(tmp_path, report):
+    r = report(SWEEP, '--out=%s' % tmp_path, '--no-plots', '--baseline=conga')
+    assert r.returncode == 0, r.stderr
+    assert "baseline scheme 'conga' is not among the runs" in r.stdout
+
+
+def test_truncated_run_warns_and_reports(tmp_path, report):
+    r = report(os.path.join(FIXTURES, 'truncated'), '--out=%s' % tmp_path, '--no-plots')
+    assert r.returncode == 0, r.stderr
+    assert 'warning:' in r.stderr and 'dropped a truncated last line' in r.stderr
+    assert pd.read_csv(tmp_path / 'fct_summary.csv').loc[0, 'count'] == 3
+
+
+def test_bad_input_exits_2_with_the_file_and_column(tmp_path, report):
+    r = run_script(os.path.join(FIXTURES, 'missing_column'), '--out=%s' % tmp_path)
+    assert r.returncode == 2
+    assert 'missing_column/flows.csv: missing column slowdown' in r.stderr
+    assert 'Traceback' not in r.stderr
+    r = report(SWEEP, '--out=%s' % tmp_path, '--group-by=hosts')
+    assert r.returncode == 2 and 'no run parameter named hosts' in r.stderr
+
+
+def test_run_without_rows_reports_empty_tables_and_no_plots(fixture_copy, report):
+    run = fixture_copy('single')
+    for name in ('flows.csv', 'tensors.csv', 'iterations.csv'):
+        header = (run / name).read_text().splitlines()[0]
+        (run / name).write_text(header + '\n')
+    r = report(run)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count('(no rows)') == 6
+    assert not list((run / 'report').glob('*.png'))

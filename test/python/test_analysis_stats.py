@@ -1,0 +1,203 @@
+"""talb_analysis.stats against numbers worked out by hand from the fixtures.
+
+fixtures/sweep holds ecmp and talb at load 0.5, seeds 1 and 2; per run 4 tensor flows (sizes 9999,
+10000, 999999, 1000000 B; priorities 0, 0, 1, 1) and one 10 MB background flow (priority -1):
+  FCT (us)  ecmp s1: 100 200 300 400 | 1000     talb s1:  50 100 250 400 |  900
+            ecmp s2: 200 300 400 500 | 1200     talb s2: 100 150 300 450 | 1100
+ideal FCT 50 us, so slowdown = FCT / 50. Iteration times (ms; slowest worker; iteration 0 is the
+warm-up): ecmp s1 10, 12 (mean 11); s2 13, 13 (13); talb s1 5, 6 (5.5); s2 5.0, 5.4 (5.2).
+"""
+import math
+import os
+
+import numpy as np
+import pytest
+
+from conftest import FIXTURES
+from talb_analysis import loading, stats
+
+SWEEP = os.path.join(FIXTURES, 'sweep')
+
+
+@pytest.fixture(scope='module')
+def data():
+    return loading.load(SWEEP)
+
+
+def row(table, **where):
+    mask = np.ones(len(table), dtype=bool)
+    for k, v in where.items():
+        mask &= (table[k] == v).to_numpy()
+    assert mask.sum() == 1, 'expected one row for %s' % where
+    return table[mask].iloc[0]
+
+
+def test_percentile_is_linear_interpolation_between_order_statistics():
+    # position (n-1)*p/100: for 1..100, p99 sits at 98.01 -> 99 + 0.01 * (100 - 99)
+    assert stats.percentile(range(1, 101), 99) == pytest.approx(99.01)
+    # 100..1000 step 100: p99 at 8.91 -> 900 + 0.91 * 100; p50 at 4.5 -> 550; p95 at 8.55 -> 955
+    values = [100 * i for i in range(10, 0, -1)]  # order must not matter
+    assert stats.percentile(values, 99) == pytest.approx(991.0)
+    assert stats.percentile(values, 50) == pytest.approx(550.0)
+    assert stats.percentile(values, 95) == pytest.approx(955.0)
+    assert stats.percentile([42], 99) == 42.0
+    assert math.isnan(stats.percentile([], 99))
+
+
+def test_t_table_values_and_conservative_lookup():
+    assert stats.t_critical(1) == 12.7062
+    assert stats.t_critical(4) == 2.7764
+    assert stats.t_critical(35) == stats.T95[30]  # between 30 and 40: the wider one
+    assert stats.t_critical(1000) == 1.96
+    with pytest.raises(ValueError):
+        stats.t_critical(0)
+
+
+def test_t_table_matches_scipy_where_available():
+    scipy_stats = pytest.importorskip('scipy.stats')
+    for df, t in stats.T95.items():
+        assert t == pytest.approx(scipy_stats.t.ppf(0.975, df), abs=6e-5)
+
+
+def test_mean_ci_by_hand():
+    # [11, 13]: s = sqrt(2), s/sqrt(2) = 1, half width = t(1) = 12.7062
+    mean, half, n = stats.mean_ci([11, 13])
+    assert (mean, n) == (12, 2) and half == pytest.approx(12.7062)
+    # [2, 4, 6]: s = 2, half = 4.3027 * 2 / sqrt(3)
+    assert stats.mean_ci([2, 4, 6])[1] == pytest.approx(4.3027 * 2 / math.sqrt(3))
+    mean, half, n = stats.mean_ci([5.0])
+    assert mean == 5.0 and math.isnan(half) and n == 1
+
+
+def test_size_bins_are_decimal_and_closed_on_the_left():
+    bins = stats.size_bin(np.array([0, 9999, 10000, 99999, 100000, 999999, 1000000, 9999999,
+                                    10000000, 10 ** 9]))
+    assert list(bins) == ['<10KB', '<10KB', '10KB-100KB', '10KB-100KB', '100KB-1MB', '100KB-1MB',
+                          '1MB-10MB', '1MB-10MB', '>=10MB', '>=10MB']
+
+
+def test_fct_per_scheme(data):
+    fct, _, _ = stats.fct_tables(data, ['scheme'])
+    ecmp = row(fct, scheme='ecmp')
+    # sorted ecmp FCTs: 100 200 200 300 300 400 400 500 1000 1200
+    assert ecmp['count'] == 10
+    assert ecmp['fct_avg_us'] == pytest.approx(460.0)
+    assert ecmp['fct_p50_us'] == pytest.approx(350.0)    # 300 + 0.5 * 100
+    assert ecmp['fct_p95_us'] == pytest.approx(1110.0)   # 1000 + 0.55 * 200
+    assert ecmp['fct_p99_us'] == pytest.approx(1182.0)   # 1000 + 0.91 * 200
+    assert ecmp['slowdown_avg'] == pytest.approx(9.2)
+    assert ecmp['slowdown_p99'] == pytest.approx(23.64)  # 20 + 0.91 * 4
+    talb = row(fct, scheme='talb')
+    assert talb['fct_avg_us'] == pytest.approx(380.0)
+    assert talb['fct_p99_us'] == pytest.approx(1082.0)   # 900 + 0.91 * 200
+
+
+def test_fct_per_priority_and_size_bin(data):
+    _, by_priority, by_size = stats.fct_tables(data, ['scheme'])
+    p0 = row(by_priority, scheme='ecmp', priority=0)     # 100 200 200 300
+    assert (p0['count'], p0['fct_avg_us']) == (4, 200.0)
+    assert p0['fct_p99_us'] == pytest.approx(297.0)      # 200 + 0.97 * 100
+    bg = row(by_priority, scheme='ecmp', priority=-1)    # 1000 1200
+    assert bg['fct_p99_us'] == pytest.approx(1198.0)
+    assert sorted(by_priority['priority'].unique()) == [-1, 0, 1]
+    # 10000 B is 10KB-100KB, 1000000 B is 1MB-10MB, 10 MB is >=10MB
+    assert row(by_size, scheme='ecmp', size_bin='<10KB')['fct_avg_us'] == pytest.approx(150.0)
+    assert row(by_size, scheme='ecmp', size_bin='10KB-100KB')['fct_avg_us'] == pytest.approx(250.0)
+    assert row(by_size, scheme='talb', size_bin='1MB-10MB')['fct_avg_us'] == pytest.approx(425.0)
+    assert row(by_size, scheme='talb', size_bin='>=10MB')['count'] == 2
+
+
+def test_fct_reduction_vs_baseline(data):
+    fct = stats.add_fct_reduction(stats.fct_tables(data, ['scheme'])[0], ['scheme'], 'ecmp')
+    assert row(fct, scheme='talb')['fct_reduction_pct'] == pytest.approx(100 * (1 - 380 / 460))
+    assert row(fct, scheme='ecmp')['fct_reduction_pct'] == 0.0
+
+
+def test_tensor_completion_per_priority(data):
+    per_priority, per_tensor = stats.tensor_tables(data, ['scheme'])
+    p0 = row(per_priority, scheme='ecmp', priority=0)    # 10 20 30 20 30 40 us
+    assert p0['count'] == 6 and p0['comm_avg_us'] == pytest.approx(25.0)
+    assert p0['comm_p99_us'] == pytest.approx(39.5)      # 30 + 0.95 * 10
+    assert row(per_priority, scheme='talb', priority=1)['comm_avg_us'] == pytest.approx(175.0)
+    fc = row(per_tensor, scheme='ecmp', name='fc.weight')
+    assert fc['bytes'] == 8192000 and fc['comm_max_us'] == 400.0
+
+
+def test_iteration_time_per_run_skips_warmup_and_takes_slowest_worker(data):
+    per_run = data.runs[['scheme', 'seed']].join(stats.run_iteration_times(data, warmup=1))
+    got = {(r.scheme, r.seed): r.iter_ms for r in per_run.itertuples()}
+    assert got == pytest.approx({('ecmp', 1): 11.0, ('ecmp', 2): 13.0, ('talb', 1): 5.5,
+                                 ('talb', 2): 5.2})
+    assert (per_run['iterations'] == 2).all()
+    no_warmup = data.runs[['scheme', 'seed']].join(stats.run_iteration_times(data, warmup=0))
+    # ecmp seed 1 with its 100 ms warm-up iteration: (100 + 10 + 12) / 3
+    assert no_warmup.iloc[0]['iter_ms'] == pytest.approx(122 / 3)
+
+
+def test_iteration_table_ci_and_speedup(data):
+    table = stats.iteration_table(data, ['scheme'], 'ecmp', warmup=1)
+    ecmp = row(table, scheme='ecmp')
+    assert ecmp['iter_ms_mean'] == pytest.approx(12.0)
+    assert ecmp['iter_ms_ci95'] == pytest.approx(12.7062)
+    talb = row(table, scheme='talb')
+    assert talb['runs'] == 2 and talb['iterations'] == 4
+    assert talb['iter_ms_mean'] == pytest.approx(5.35)
+    # values 5.5, 5.2: s = 0.3 / sqrt(2), s / sqrt(2) = 0.15
+    assert talb['iter_ms_ci95'] == pytest.approx(12.7062 * 0.15)
+    assert talb['speedup'] == pytest.approx(12 / 5.35)
+    # paired ratios 11/5.5 = 2.0 and 13/5.2 = 2.5: mean 2.25, s/sqrt(2) = 0.25
+    assert talb['paired_seeds']
+    assert talb['speedup_lo'] == pytest.approx(2.25 - 12.7062 * 0.25)
+    assert talb['speedup_hi'] == pytest.approx(2.25 + 12.7062 * 0.25)
+    assert ecmp['speedup'] == 1.0
+
+
+def test_speedup_without_matching_seeds_has_no_ci(fixture_copy):
+    sweep = fixture_copy('sweep')
+    os.rename(sweep / 'lb=talb,load=0.5,seed=2', sweep / '.moved')
+    data = loading.load(str(sweep))
+    talb = row(stats.iteration_table(data, ['scheme'], 'ecmp'), scheme='talb')
+    assert talb['speedup'] == pytest.approx(12 / 5.5)
+    assert not talb['paired_seeds'] and math.isnan(talb['speedup_lo'])
+
+
+def test_missing_baseline_gives_nan_not_an_error(data):
+    table = stats.iteration_table(data, ['scheme'], 'conga')
+    assert table['speedup'].isna().all()
+    fct = stats.add_fct_reduction(stats.fct_tables(data, ['scheme'])[0], ['scheme'], 'conga')
+    assert fct['fct_reduction_pct'].isna().all()
+
+
+def test_headline_reports_the_best_group(data):
+    keys = ['scheme', 'load']
+    fct = stats.add_fct_reduction(stats.fct_tables(data, keys)[0], keys, 'ecmp')
+    it = stats.iteration_table(data, keys, 'ecmp')
+    head = stats.headline(fct, it, keys, 'ecmp')
+    talb = row(head, scheme='talb')
+    assert talb['max_fct_reduction_pct'] == pytest.approx(100 * (1 - 380 / 460))
+    assert talb['max_speedup'] == pytest.approx(12 / 5.35)
+    assert talb['speedup_at'] == 'load=0.5'
+    assert math.isnan(row(head, scheme='ecmp')['max_speedup'])
+
+
+def test_group_keys(data):
+    # varying parameters: lb (one-to-one with the scheme: dropped), out (not a factor), seed
+    assert stats.group_keys(data) == ['scheme']
+    assert stats.group_keys(data, requested=['load', 'lb', 'seed']) == ['scheme', 'load']
+    assert stats.group_keys(data, axes=['lb', 'load', 'model']) == ['scheme', 'load', 'model']
+    with pytest.raises(loading.TalbDataError, match='no run parameter named hosts'):
+        stats.group_keys(data, requested=['hosts'])
+
+
+def test_groups_by_load_line_up_schemes_per_load(fixture_copy):
+    sweep = fixture_copy('sweep')
+    # Move ecmp seed 2 to load 0.8: the load 0.8 group has ecmp but no talb.
+    meta = sweep / 'lb=ecmp,load=0.5,seed=2' / 'run.json'
+    meta.write_text(meta.read_text().replace('"load": 0.5', '"load": 0.8'))
+    data = loading.load(str(sweep))
+    keys = stats.group_keys(data)
+    assert keys == ['scheme', 'load']
+    table = stats.iteration_table(data, keys, 'ecmp')
+    assert row(table, scheme='talb', load=0.5)['speedup'] == pytest.approx(11 / 5.35)
+    assert row(table, scheme='ecmp', load=0.8)['iter_ms_mean'] == pytest.approx(13.0)
+    assert not row(table, scheme='talb', load=0.5)['paired_seeds']

@@ -82,7 +82,6 @@ class TalbPriorityQueue : public Queue<Packet>
     std::array<uint32_t, TALB_NUM_PRIORITIES> m_bandPackets;
     std::array<uint32_t, TALB_NUM_PRIORITIES> m_bandBytes;
     uint64_t m_nMarked;
-
 };
 
 } // namespace ns3

@@ -46,8 +46,9 @@ TalbTensorAwareLb::GetTypeId()
                           MakeDoubleAccessor(&TalbTensorAwareLb::m_loadQuantum),
                           MakeDoubleChecker<double>(1))
             .AddAttribute("IdleTimeout",
-                          "A tensor entry idle for longer than this is aged out",
-                          TimeValue(MilliSeconds(1)),
+                          "A tensor entry idle for longer than this is aged out (keep it above the "
+                          "largest RTT under load: a sender stalled longer re-places its tensor)",
+                          TimeValue(MilliSeconds(10)),
                           MakeTimeAccessor(&TalbTensorAwareLb::m_idleTimeout),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("TableSize",
@@ -177,6 +178,17 @@ TalbTensorAwareLb::GetLiveEntries(Time now) const
     for (const auto& e : m_table)
     {
         n += IsLive(e, now) ? 1 : 0;
+    }
+    return n;
+}
+
+uint32_t
+TalbTensorAwareLb::GetHeldEntries() const
+{
+    uint32_t n = 0;
+    for (const auto& e : m_table)
+    {
+        n += e.valid ? 1 : 0;
     }
     return n;
 }

@@ -59,6 +59,8 @@ class TalbTensorAwareLb : public TalbLoadBalancer
 
     /// \return the number of live entries at \p now (O(TableSize): for tests and reports)
     uint32_t GetLiveEntries(Time now) const;
+    /// \return the number of entries held, live or idle (O(TableSize))
+    uint32_t GetHeldEntries() const;
 
     /**
      * TracedCallback signature for evictions.

@@ -105,7 +105,9 @@ TalbTensorByteTag::TagMessage(Ptr<Packet> message,
 }
 
 bool
-TalbTensorByteTag::LabelSegment(Ptr<const Packet> segment, struct talb_label* label)
+TalbTensorByteTag::LabelSegment(Ptr<const Packet> segment,
+                                struct talb_label* label,
+                                uint32_t payloadOffset)
 {
     static const TypeId tid = GetTypeId();
     bool found = false;
@@ -124,7 +126,7 @@ TalbTensorByteTag::LabelSegment(Ptr<const Packet> segment, struct talb_label* la
         item.GetTag(tag);
         if (!found)
         {
-            if (item.GetStart() == 0 && tag.m_label.flags == 0)
+            if (item.GetStart() == payloadOffset && tag.m_label.flags == 0)
             {
                 *label = tag.m_label;
                 found = true;
@@ -135,7 +137,7 @@ TalbTensorByteTag::LabelSegment(Ptr<const Packet> segment, struct talb_label* la
         {
             continue;
         }
-        if ((tag.m_label.flags & TALB_FLAG_FIRST) && item.GetStart() == 0)
+        if ((tag.m_label.flags & TALB_FLAG_FIRST) && item.GetStart() == payloadOffset)
         {
             label->flags |= TALB_FLAG_FIRST;
         }

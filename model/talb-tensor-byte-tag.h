@@ -59,9 +59,15 @@ class TalbTensorByteTag : public Tag
      * Label of a TCP segment's payload: the tensor owning its first byte, with FIRST set when
      * that byte is the tensor's first byte and LAST when the segment holds the tensor's last
      * byte. O(number of byte tags in the segment), no allocation.
-     * \return false when the first byte carries no tensor tag (untagged traffic)
+     * \param segment the segment, possibly with transport headers in front of the payload
+     * \param label receives the label
+     * \param payloadOffset bytes of headers before the payload (e.g. the TCP header's length)
+     * \return false when the first payload byte carries no tensor tag (untagged traffic, or no
+     * payload)
      */
-    static bool LabelSegment(Ptr<const Packet> segment, struct talb_label* label);
+    static bool LabelSegment(Ptr<const Packet> segment,
+                             struct talb_label* label,
+                             uint32_t payloadOffset = 0);
 
   private:
     struct talb_label m_label;

@@ -1,0 +1,279 @@
+// Leaf-spine fabric of TaLB switches running TCP flows under a chosen path selector.
+//
+//   ./talb-leaf-spine --lb=talb --leaves=4 --spines=4 --hostsPerLeaf=8 --flows=64 --tensors=4
+//   ./talb-leaf-spine --stockRouting ...   (same fabric and traffic on ns-3's Ipv4GlobalRouting)
+//
+// Prints per-uplink packet counts, delivered packets, delivered packets per wall-clock second,
+// and an FCT summary (flows that completed, mean / p99 FCT, mean slowdown over the ideal FCT).
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/talb-module.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+using namespace ns3;
+
+NS_LOG_COMPONENT_DEFINE("TalbLeafSpineExample");
+
+namespace
+{
+
+/// One flow: a BulkSend (untagged) or a TalbTensorSource (tagged tensors) to a PacketSink.
+struct Flow
+{
+    uint32_t src;
+    uint32_t dst;
+    uint64_t size;
+    Time start;
+    uint64_t received{0};
+    Time finish;
+};
+
+std::vector<Flow> g_flows;
+uint64_t g_deliveredPackets = 0;
+
+void
+SinkRx(uint32_t flow, Ptr<const Packet> p, const Address&)
+{
+    ++g_deliveredPackets;
+    Flow& f = g_flows[flow];
+    f.received += p->GetSize();
+    if (f.size > 0 && f.received >= f.size && f.finish.IsZero())
+    {
+        f.finish = Simulator::Now();
+    }
+}
+
+std::vector<uint64_t> g_uplinkPackets;
+
+void
+UplinkTx(uint32_t link, Ptr<const Packet>)
+{
+    ++g_uplinkPackets[link];
+}
+
+/// Parses "leaf:spine@time" (failure) or "leaf:spine=rate" (rate override).
+void
+ParseLink(const std::string& text, char sep, uint32_t& leaf, uint32_t& spine, std::string& rest)
+{
+    std::istringstream is(text);
+    char colon = 0;
+    char at = 0;
+    if (!(is >> leaf >> colon >> spine >> at) || colon != ':' || at != sep ||
+        !std::getline(is, rest) || rest.empty())
+    {
+        NS_FATAL_ERROR("cannot parse '" << text << "': expected leaf:spine" << sep << "value");
+    }
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string lb = "ecmp";
+    uint32_t leaves = 2;
+    uint32_t spines = 2;
+    uint32_t hostsPerLeaf = 4;
+    std::string hostRate = "10Gbps";
+    std::string fabricRate = "40Gbps";
+    double oversub = 0;
+    std::string delay = "1us";
+    uint32_t flows = 8;
+    uint64_t flowSize = 1000000;
+    uint32_t tensors = 0;
+    double duration = 0.05;
+    std::string failLink;
+    std::string linkRate;
+    std::string tcp = "newreno";
+    uint32_t seed = 1;
+    bool stockRouting = false;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("lb",
+                 "Path selector: " + TalbLoadBalancer::GetShortNames() + " (or a TypeId name)",
+                 lb);
+    cmd.AddValue("leaves", "Number of leaf switches", leaves);
+    cmd.AddValue("spines", "Number of spine switches", spines);
+    cmd.AddValue("hostsPerLeaf", "Hosts below each leaf", hostsPerLeaf);
+    cmd.AddValue("hostRate", "Host link rate", hostRate);
+    cmd.AddValue("fabricRate", "Leaf-spine link rate", fabricRate);
+    cmd.AddValue("oversub", "Oversubscription ratio (overrides fabricRate when > 0)", oversub);
+    cmd.AddValue("delay", "Propagation delay of every link", delay);
+    cmd.AddValue("flows", "Number of flows between random hosts on different leaves", flows);
+    cmd.AddValue("flowSize", "Bytes per flow (0: unlimited bulk transfer)", flowSize);
+    cmd.AddValue("tensors",
+                 "Send each flow as this many tagged tensors (priority = index mod 8); "
+                 "0: untagged BulkSend",
+                 tensors);
+    cmd.AddValue("duration", "Simulated seconds", duration);
+    cmd.AddValue("failLink", "Fail a leaf-spine link: leaf:spine@seconds, e.g. 0:1@0.01", failLink);
+    cmd.AddValue("linkRate",
+                 "Override a leaf-spine link rate: leaf:spine=rate, e.g. 0:1=1Gbps",
+                 linkRate);
+    cmd.AddValue("tcp", "TCP variant: newreno or dctcp", tcp);
+    cmd.AddValue("seed", "Random seed (traffic and load balancers)", seed);
+    cmd.AddValue("stockRouting",
+                 "Build the switches with ns-3's IPv4 stack + Ipv4GlobalRouting ECMP instead",
+                 stockRouting);
+    cmd.Parse(argc, argv);
+
+    NS_ABORT_MSG_UNLESS(tcp == "newreno" || tcp == "dctcp",
+                        "--tcp=" << tcp << ": expected newreno or dctcp");
+    NS_ABORT_MSG_IF(tensors > 0 && flowSize == 0, "--tensors needs a finite --flowSize");
+    NS_ABORT_MSG_IF(tensors > 0 && flowSize < tensors, "--flowSize smaller than --tensors");
+    NS_ABORT_MSG_IF(leaves < 2, "--leaves must be at least 2 (flows go between leaves)");
+    RngSeedManager::SetSeed(seed);
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 21));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 21));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
+
+    Ptr<TalbLeafSpineHelper> fabric = CreateObject<TalbLeafSpineHelper>();
+    fabric->SetAttribute("Leaves", UintegerValue(leaves));
+    fabric->SetAttribute("Spines", UintegerValue(spines));
+    fabric->SetAttribute("HostsPerLeaf", UintegerValue(hostsPerLeaf));
+    fabric->SetAttribute("HostRate", DataRateValue(DataRate(hostRate)));
+    fabric->SetAttribute("FabricRate", DataRateValue(DataRate(fabricRate)));
+    fabric->SetAttribute("LinkDelay", TimeValue(Time(delay)));
+    fabric->SetAttribute("TcpVariant",
+                         StringValue(tcp == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno"));
+    fabric->SetAttribute("StockRouting", BooleanValue(stockRouting));
+    if (oversub > 0)
+    {
+        fabric->SetOversubscription(oversub);
+    }
+    fabric->SetLoadBalancer(lb);
+    uint32_t leaf;
+    uint32_t spine;
+    std::string rest;
+    if (!failLink.empty())
+    {
+        ParseLink(failLink, '@', leaf, spine, rest);
+        fabric->SetLinkFailure(leaf, spine, Seconds(std::stod(rest)));
+    }
+    if (!linkRate.empty())
+    {
+        ParseLink(linkRate, '=', leaf, spine, rest);
+        fabric->SetLinkRate(leaf, spine, DataRate(rest));
+    }
+    fabric->Install();
+    fabric->AssignStreams(1000);
+
+    // Traffic: drawn before anything else uses the stream, so both routing modes get the same.
+    Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
+    rng->SetStream(1);
+    uint32_t nHosts = fabric->GetNHosts();
+    for (uint32_t f = 0; f < flows; ++f)
+    {
+        uint32_t src = rng->GetInteger(0, nHosts - 1);
+        uint32_t dst;
+        do
+        {
+            dst = rng->GetInteger(0, nHosts - 1);
+        } while (fabric->GetLeafOfHost(dst) == fabric->GetLeafOfHost(src));
+        Time start = MicroSeconds(rng->GetInteger(0, 1000));
+        g_flows.push_back({src, dst, flowSize, start, 0, Time()});
+
+        uint16_t port = 10000 + f;
+        PacketSinkHelper sink("ns3::TcpSocketFactory",
+                              InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer sinkApp = sink.Install(fabric->GetHost(dst));
+        sinkApp.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&SinkRx, f));
+        Address remote = InetSocketAddress(fabric->GetHostAddress(dst), port);
+        if (tensors == 0)
+        {
+            BulkSendHelper bulk("ns3::TcpSocketFactory", remote);
+            bulk.SetAttribute("MaxBytes", UintegerValue(flowSize));
+            bulk.SetAttribute("SendSize", UintegerValue(65536));
+            ApplicationContainer app = bulk.Install(fabric->GetHost(src));
+            app.Start(start);
+        }
+        else
+        {
+            Ptr<TalbTensorSource> app = CreateObject<TalbTensorSource>();
+            app->SetAttribute("Remote", AddressValue(remote));
+            uint64_t left = flowSize;
+            for (uint32_t t = 0; t < tensors; ++t)
+            {
+                uint64_t bytes = t + 1 == tensors ? left : flowSize / tensors;
+                left -= bytes;
+                app->AddTensor(talb_make_tensor_id(0, f * tensors + t),
+                               t % TALB_NUM_PRIORITIES,
+                               bytes,
+                               start);
+            }
+            fabric->GetHost(src)->AddApplication(app);
+            app->SetStartTime(start);
+        }
+    }
+    g_uplinkPackets.assign(leaves * spines, 0);
+    for (uint32_t l = 0; l < leaves; ++l)
+    {
+        for (uint32_t s = 0; s < spines; ++s)
+        {
+            fabric->GetUplinkDevice(l, s)->TraceConnectWithoutContext(
+                "MacTx",
+                MakeBoundCallback(&UplinkTx, l * spines + s));
+        }
+    }
+
+    Simulator::Stop(Seconds(duration));
+    auto t0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    std::cout << "mode " << (stockRouting ? "stock-ipv4-global-routing" : "talb-switch " + lb)
+              << ", hosts " << nHosts << ", flows " << flows << ", tcp " << tcp << "\n";
+    std::cout << "uplink packets (leaf:spine count):";
+    for (uint32_t k = 0; k < g_uplinkPackets.size(); ++k)
+    {
+        std::cout << " " << k / spines << ":" << k % spines << " " << g_uplinkPackets[k];
+    }
+    std::cout << "\n";
+    std::vector<double> fcts;
+    double slowdownSum = 0;
+    for (const auto& f : g_flows)
+    {
+        if (f.finish.IsZero())
+        {
+            continue;
+        }
+        double fct = (f.finish - f.start).GetSeconds();
+        double ideal = fabric->GetBaseRtt(f.src, f.dst).GetSeconds() +
+                       f.size * 8.0 / fabric->GetBottleneckRate(f.src, f.dst).GetBitRate();
+        fcts.push_back(fct);
+        slowdownSum += std::max(1.0, fct / ideal);
+    }
+    std::cout << "delivered packets " << g_deliveredPackets << ", wall seconds " << wall
+              << ", delivered packets per wall-second " << std::fixed << std::setprecision(0)
+              << g_deliveredPackets / wall << "\n";
+    std::cout << std::setprecision(6);
+    if (flowSize > 0)
+    {
+        std::sort(fcts.begin(), fcts.end());
+        std::cout << "completed flows " << fcts.size() << " of " << flows;
+        if (!fcts.empty())
+        {
+            double mean = 0;
+            for (double v : fcts)
+            {
+                mean += v;
+            }
+            mean /= fcts.size();
+            size_t p99 = std::min(fcts.size() - 1, static_cast<size_t>(0.99 * fcts.size()));
+            std::cout << ", FCT mean " << mean * 1e6 << " us, p99 " << fcts[p99] * 1e6
+                      << " us, mean slowdown " << slowdownSum / fcts.size();
+        }
+        std::cout << "\n";
+    }
+    Simulator::Destroy();
+    return 0;
+}

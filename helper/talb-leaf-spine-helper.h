@@ -1,0 +1,174 @@
+#ifndef TALB_LEAF_SPINE_HELPER_H
+#define TALB_LEAF_SPINE_HELPER_H
+
+#include "ns3/data-rate.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+#include "ns3/nstime.h"
+#include "ns3/object-factory.h"
+#include "ns3/object.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/queue-size.h"
+#include "ns3/talb-load-balancer.h"
+#include "ns3/talb-switch.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb
+ * \brief Builds a two-tier leaf-spine fabric of TaLB switches and hosts.
+ *
+ * Install() creates the hosts (node ids first), the leaves and the spines; point-to-point links
+ * host-leaf (HostRate) and leaf-spine (FabricRate, or a per-link override); a TalbPriorityQueue
+ * as every device's transmit queue; ns-3's IPv4/TCP/UDP stack, static routing and a
+ * TalbHostEgressHook on each host; and on each switch a TalbSwitch (no IPv4 stack) with the
+ * chosen load balancer and precomputed forwarding tables.
+ *
+ * Hosts: host i sits under leaf i / HostsPerLeaf and has address FirstHostAddress + i (mask
+ * /8 or wider as needed, all hosts on-link, default route to the leaf). The contract for traffic
+ * generators: GetHosts() are nodes with full IPv4/TCP stacks, GetHostAddress(i) their addresses.
+ *
+ * With StockRouting the switches instead get ns-3's full IPv4 stack with Ipv4GlobalRouting and
+ * RandomEcmpRouting (every link its own /30 subnet), for comparisons with stock ns-3.
+ *
+ * Leaf port layout: ports 0 .. HostsPerLeaf-1 lead to the leaf's hosts, port HostsPerLeaf + s
+ * to spine s. Spine port l leads to leaf l.
+ */
+class TalbLeafSpineHelper : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    TalbLeafSpineHelper();
+    ~TalbLeafSpineHelper() override;
+
+    /**
+     * Choose the switches' path selector by short name (ecmp, rps, letflow, drill, conga,
+     * talb) or TypeId name, with attribute name/value pairs.
+     */
+    template <typename... Ts>
+    void SetLoadBalancer(const std::string& name, Ts&&... args);
+
+    /// Override the rate of the link between \p leaf and \p spine (both directions).
+    void SetLinkRate(uint32_t leaf, uint32_t spine, DataRate rate);
+    /// Fail the link between \p leaf and \p spine at time \p at.
+    void SetLinkFailure(uint32_t leaf, uint32_t spine, Time at);
+    /**
+     * Set FabricRate from an oversubscription ratio: HostsPerLeaf x HostRate / (Spines x
+     * FabricRate) = \p ratio, with the values set when Install() runs.
+     */
+    void SetOversubscription(double ratio);
+
+    /// Build the fabric. Call once.
+    void Install();
+
+    /**
+     * Fix the random streams of the load balancers.
+     * \return the number of streams used
+     */
+    int64_t AssignStreams(int64_t stream);
+
+    uint32_t GetNHosts() const;
+    NodeContainer GetHosts() const;
+    Ptr<Node> GetHost(uint32_t i) const;
+    Ipv4Address GetHostAddress(uint32_t i) const;
+    uint32_t GetLeafOfHost(uint32_t i) const;
+    Ptr<NetDevice> GetHostDevice(uint32_t i) const;
+
+    Ptr<Node> GetLeafNode(uint32_t leaf) const;
+    Ptr<Node> GetSpineNode(uint32_t spine) const;
+    /// \return the leaf's TalbSwitch (null with StockRouting)
+    Ptr<TalbSwitch> GetLeafSwitch(uint32_t leaf) const;
+    /// \return the spine's TalbSwitch (null with StockRouting)
+    Ptr<TalbSwitch> GetSpineSwitch(uint32_t spine) const;
+    /// \return the leaf's device on its link to \p spine
+    Ptr<PointToPointNetDevice> GetUplinkDevice(uint32_t leaf, uint32_t spine) const;
+    /// \return the spine's device on its link to \p leaf
+    Ptr<PointToPointNetDevice> GetDownlinkDevice(uint32_t spine, uint32_t leaf) const;
+    /// \return the rate of the link between \p leaf and \p spine
+    DataRate GetLinkRate(uint32_t leaf, uint32_t spine) const;
+    /// \return false once the link between \p leaf and \p spine has failed
+    bool IsLinkUp(uint32_t leaf, uint32_t spine) const;
+
+    /**
+     * Round-trip time of an unloaded path from host \p src to host \p dst: propagation both
+     * ways, plus store-and-forward serialisation of a \p dataBytes packet on each forward link
+     * and of an \p ackBytes packet on each reverse link (best spine for remote leaves).
+     */
+    Time GetBaseRtt(uint32_t src,
+                    uint32_t dst,
+                    uint32_t dataBytes = 1500,
+                    uint32_t ackBytes = 64) const;
+    /// \return the bottleneck rate of the best path from host \p src to host \p dst
+    DataRate GetBottleneckRate(uint32_t src, uint32_t dst) const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void DoSetLoadBalancer(ObjectFactory factory);
+    void CheckInstalled(const char* method) const;
+    uint32_t CheckHost(uint32_t i, const char* method) const;
+    Ptr<PointToPointNetDevice> GetLinkDevice(uint32_t leaf, uint32_t spine, bool leafSide) const;
+    std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>> Connect(Ptr<Node> a,
+                                                                              Ptr<Node> b,
+                                                                              DataRate rate,
+                                                                              QueueSize aQueue,
+                                                                              QueueSize bQueue);
+    void InstallHostStacks();
+    void InstallStockSwitches();
+    void InstallTalbSwitches();
+    void ComputeRoutes();
+    void FailLink(uint32_t leaf, uint32_t spine);
+    /// \return best spine from \p srcLeaf to \p dstLeaf by bottleneck rate (UINT32_MAX: none)
+    uint32_t BestSpine(uint32_t srcLeaf, uint32_t dstLeaf) const;
+
+    // Attributes
+    uint32_t m_nLeaves;
+    uint32_t m_nSpines;
+    uint32_t m_hostsPerLeaf;
+    DataRate m_hostRate;
+    DataRate m_fabricRate;
+    Time m_linkDelay;
+    QueueSize m_queueSize;
+    QueueSize m_hostQueueSize;
+    QueueSize m_ecnThreshold;
+    std::string m_tcpVariant;
+    Ipv4Address m_firstHost;
+    bool m_stockRouting;
+
+    double m_oversubscription;
+    ObjectFactory m_lbFactory;
+    std::map<std::pair<uint32_t, uint32_t>, DataRate> m_rateOverrides;
+    std::vector<std::pair<std::pair<uint32_t, uint32_t>, Time>> m_failures;
+
+    bool m_installed;
+    NodeContainer m_hosts;
+    NodeContainer m_leaves;
+    NodeContainer m_spines;
+    std::vector<Ptr<PointToPointNetDevice>> m_hostDevices;
+    std::vector<Ipv4Address> m_hostAddresses;
+    /// [leaf * nSpines + spine]: (leaf-side device, spine-side device)
+    std::vector<std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>>> m_links;
+    std::vector<bool> m_linkUp;
+    std::vector<Ptr<TalbSwitch>> m_leafSwitches;
+    std::vector<Ptr<TalbSwitch>> m_spineSwitches;
+};
+
+template <typename... Ts>
+void
+TalbLeafSpineHelper::SetLoadBalancer(const std::string& name, Ts&&... args)
+{
+    DoSetLoadBalancer(
+        ObjectFactory(TalbLoadBalancer::TypeIdFromName(name).GetName(), std::forward<Ts>(args)...));
+}
+
+} // namespace ns3
+
+#endif /* TALB_LEAF_SPINE_HELPER_H */

@@ -1,0 +1,229 @@
+#include "talb-conga-lb.h"
+
+#include "talb-conga-tag.h"
+
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbCongaLb");
+
+NS_OBJECT_ENSURE_REGISTERED(TalbCongaLb);
+
+TypeId
+TalbCongaLb::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TalbCongaLb")
+            .SetParent<TalbLoadBalancer>()
+            .SetGroupName("Talb")
+            .AddConstructor<TalbCongaLb>()
+            .AddAttribute("FlowletTimeout",
+                          "Gap between two packets of a flow that starts a new flowlet",
+                          TimeValue(MicroSeconds(500)),
+                          MakeTimeAccessor(&TalbCongaLb::m_flowletTimeout),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("TableSize",
+                          "Flowlet table slots (a power of two)",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&TalbCongaLb::m_tableSize),
+                          MakeUintegerChecker<uint32_t>(1, 1u << 24))
+            .AddAttribute("QuantizationBits",
+                          "Bits of the quantised congestion metric",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&TalbCongaLb::m_bits),
+                          MakeUintegerChecker<uint8_t>(1, 8))
+            .AddAttribute("MetricAgingTime",
+                          "A remote congestion metric older than this counts as 0",
+                          TimeValue(MilliSeconds(10)),
+                          MakeTimeAccessor(&TalbCongaLb::m_agingTime),
+                          MakeTimeChecker(NanoSeconds(1)));
+    return tid;
+}
+
+TalbCongaLb::TalbCongaLb()
+    : m_tableSize(4096),
+      m_bits(3),
+      m_rng(CreateObject<UniformRandomVariable>())
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TalbCongaLb::~TalbCongaLb()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+TalbCongaLb::DoDispose()
+{
+    m_rng = nullptr;
+    TalbLoadBalancer::DoDispose();
+}
+
+int64_t
+TalbCongaLb::AssignStreams(int64_t stream)
+{
+    m_rng->SetStream(stream);
+    return 1;
+}
+
+bool
+TalbCongaLb::CheckConfig()
+{
+    if ((m_tableSize & (m_tableSize - 1)) != 0)
+    {
+        NS_LOG_ERROR("TableSize " << m_tableSize << " is not a power of two");
+        return false;
+    }
+    if (GetSwitchInfo().nSpines > 256)
+    {
+        NS_LOG_ERROR("CONGA's path field holds at most 256 spines");
+        return false;
+    }
+    return true;
+}
+
+void
+TalbCongaLb::InitializeParams()
+{
+    const TalbSwitchInfo& info = GetSwitchInfo();
+    m_flowlets.Resize(m_tableSize);
+    m_toLeaf.assign(info.nLeaves * info.nSpines, Metric());
+    m_fromLeaf.assign(info.nLeaves * info.nSpines, Metric());
+    m_fbCursor.assign(info.nLeaves, 0);
+    m_portSpine.assign(GetNPorts(), 0);
+    for (uint32_t p = 0; p < GetNPorts(); ++p)
+    {
+        m_portSpine[p] = GetPort(p).peer;
+    }
+}
+
+uint8_t
+TalbCongaLb::LocalMetric(uint32_t port, Time now) const
+{
+    const TalbPortState& p = GetPort(port);
+    return p.dre.GetQuantized(now, p.rate, m_bits);
+}
+
+uint8_t
+TalbCongaLb::GetCongestionToLeaf(uint32_t leaf, uint32_t spine, Time now) const
+{
+    const Metric& m = m_toLeaf[leaf * GetSwitchInfo().nSpines + spine];
+    return (m.valid && now - m.updated <= m_agingTime) ? m.value : 0;
+}
+
+uint32_t
+TalbCongaLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
+{
+    TalbFlowletTable::Entry& e = m_flowlets.Slot(ctx.flowHash);
+    if (TalbFlowletTable::IsActive(e, ctx.flowHash, ctx.now, m_flowletTimeout) &&
+        candidates.Contains(e.port))
+    {
+        e.lastSeen = ctx.now;
+        return e.port;
+    }
+    bool toRemoteLeaf = GetSwitchInfo().isLeaf && ctx.dstLeaf != GetSwitchInfo().index;
+    uint32_t best = 0;
+    uint32_t bestMetric = UINT32_MAX;
+    uint32_t ties = 0;
+    for (uint32_t i = 0; i < candidates.count; ++i)
+    {
+        uint32_t p = candidates.ports[i];
+        uint32_t metric = LocalMetric(p, ctx.now);
+        if (toRemoteLeaf && GetPort(p).uplink)
+        {
+            metric = std::max<uint32_t>(metric,
+                                        GetCongestionToLeaf(ctx.dstLeaf, m_portSpine[p], ctx.now));
+        }
+        // Ties broken uniformly at random (reservoir sampling over equal minima).
+        if (metric < bestMetric)
+        {
+            best = p;
+            bestMetric = metric;
+            ties = 1;
+        }
+        else if (metric == bestMetric && m_rng->GetInteger(0, ties++) == 0)
+        {
+            best = p;
+        }
+    }
+    if (e.valid && e.flowHash == ctx.flowHash && e.port != best)
+    {
+        NotifyReroute(ctx, e.port, best);
+    }
+    e.flowHash = ctx.flowHash;
+    e.port = best;
+    e.lastSeen = ctx.now;
+    e.valid = true;
+    return best;
+}
+
+void
+TalbCongaLb::DoPacketIn(TalbPacketContext& ctx)
+{
+    const TalbSwitchInfo& info = GetSwitchInfo();
+    if (!info.isLeaf || ctx.dstLeaf != info.index || ctx.srcLeaf == info.index)
+    {
+        return;
+    }
+    TalbCongaTag tag;
+    if (!ctx.packet->RemovePacketTag(tag) || tag.GetPath() >= info.nSpines)
+    {
+        return;
+    }
+    Metric& from = m_fromLeaf[ctx.srcLeaf * info.nSpines + tag.GetPath()];
+    from.value = tag.GetCe();
+    from.updated = ctx.now;
+    from.valid = true;
+    if (tag.HasFeedback() && tag.GetFeedbackPath() < info.nSpines)
+    {
+        Metric& to = m_toLeaf[ctx.srcLeaf * info.nSpines + tag.GetFeedbackPath()];
+        to.value = tag.GetFeedbackMetric();
+        to.updated = ctx.now;
+        to.valid = true;
+    }
+}
+
+void
+TalbCongaLb::DoPacketOut(TalbPacketContext& ctx, uint32_t port)
+{
+    const TalbSwitchInfo& info = GetSwitchInfo();
+    if (!info.isLeaf)
+    {
+        TalbCongaTag tag;
+        if (ctx.packet->PeekPacketTag(tag))
+        {
+            tag.SetCe(std::max(tag.GetCe(), LocalMetric(port, ctx.now)));
+            ctx.packet->ReplacePacketTag(tag);
+        }
+        return;
+    }
+    if (ctx.srcLeaf != info.index || ctx.dstLeaf == info.index || !GetPort(port).uplink)
+    {
+        return;
+    }
+    TalbCongaTag tag;
+    tag.SetPath(static_cast<uint8_t>(m_portSpine[port]));
+    tag.SetCe(LocalMetric(port, ctx.now));
+    // Feed back the next path measured on traffic from the destination leaf.
+    for (uint32_t k = 0; k < info.nSpines; ++k)
+    {
+        uint32_t& cursor = m_fbCursor[ctx.dstLeaf];
+        uint32_t spine = cursor;
+        cursor = (cursor + 1) % info.nSpines;
+        const Metric& m = m_fromLeaf[ctx.dstLeaf * info.nSpines + spine];
+        if (m.valid)
+        {
+            tag.SetFeedback(static_cast<uint8_t>(spine), m.value);
+            break;
+        }
+    }
+    ctx.packet->AddPacketTag(tag);
+}
+
+} // namespace ns3

@@ -1,0 +1,78 @@
+#ifndef TALB_CONGA_LB_H
+#define TALB_CONGA_LB_H
+
+#include "talb-flowlet-table.h"
+#include "talb-load-balancer.h"
+
+#include "ns3/random-variable-stream.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb
+ * \brief CONGA (compact): flowlets placed on the uplink that minimises the larger of the local
+ * uplink's DRE and the remote congestion reported by the destination leaf.
+ *
+ * - Source leaf: a packet of a new flowlet picks argmin over candidate uplinks of
+ *   max(local quantised DRE, Congestion-To-Leaf[dst leaf][path]); a TalbCongaTag carries the path
+ *   (spine index), CE = local DRE, and one piggybacked feedback entry for the destination leaf.
+ * - Spine: CE = max(CE, quantised DRE of the egress port).
+ * - Destination leaf: stores CE in Congestion-From-Leaf[src leaf][path], applies the piggybacked
+ *   feedback to Congestion-To-Leaf, and removes the tag. Feedback entries are sent round-robin
+ *   over the paths, one per packet towards that leaf.
+ *
+ * Simplifications (documented in doc/talb-switch.rst): paths are spine indices (two-tier
+ * leaf-spine); a remote metric older than MetricAgingTime counts as 0; no separate feedback
+ * packets (feedback rides on reverse traffic, e.g. TCP ACKs).
+ */
+class TalbCongaLb : public TalbLoadBalancer
+{
+  public:
+    static TypeId GetTypeId();
+    TalbCongaLb();
+    ~TalbCongaLb() override;
+
+    int64_t AssignStreams(int64_t stream) override;
+
+    /// \return the remote metric towards \p leaf via \p spine (0 when unknown or aged)
+    uint8_t GetCongestionToLeaf(uint32_t leaf, uint32_t spine, Time now) const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
+    void DoPacketIn(TalbPacketContext& ctx) override;
+    void DoPacketOut(TalbPacketContext& ctx, uint32_t port) override;
+    bool CheckConfig() override;
+    void InitializeParams() override;
+
+    /// One remembered metric.
+    struct Metric
+    {
+        uint8_t value{0};
+        Time updated;
+        bool valid{false};
+    };
+
+    uint8_t LocalMetric(uint32_t port, Time now) const;
+
+    Time m_flowletTimeout; //!< FlowletTimeout attribute
+    uint32_t m_tableSize;  //!< TableSize attribute
+    uint8_t m_bits;        //!< QuantizationBits attribute
+    Time m_agingTime;      //!< MetricAgingTime attribute
+
+    TalbFlowletTable m_flowlets;
+    std::vector<Metric> m_toLeaf;      //!< [leaf * nSpines + spine]: feedback from that leaf
+    std::vector<Metric> m_fromLeaf;    //!< [leaf * nSpines + spine]: CE of arriving traffic
+    std::vector<uint32_t> m_fbCursor;  //!< per leaf: next path to feed back
+    std::vector<uint32_t> m_portSpine; //!< per port: spine index of an uplink
+    Ptr<UniformRandomVariable> m_rng;
+};
+
+} // namespace ns3
+
+#endif /* TALB_CONGA_LB_H */

@@ -1,0 +1,58 @@
+#ifndef TALB_DRE_H
+#define TALB_DRE_H
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb
+ * \brief Discounting rate estimator (DRE) of CONGA: a byte register that grows by every byte
+ * sent and shrinks by a factor (1 - alpha) every interval Tdre.
+ *
+ * In steady state at rate R the register holds about R * tau bytes with tau = Tdre / alpha, so
+ * X / (C * tau) estimates a link's utilisation. The decay is applied lazily on access, for all
+ * elapsed intervals at once: no timer events, O(1) per packet, no allocation.
+ */
+class TalbDre
+{
+  public:
+    TalbDre();
+
+    /**
+     * \param interval decay interval Tdre (> 0)
+     * \param alpha decay factor per interval, in (0, 1]
+     */
+    void Configure(Time interval, double alpha);
+
+    /// Account \p bytes sent at \p now.
+    void Add(uint32_t bytes, Time now);
+
+    /// \return the register (bytes) at \p now
+    double GetBytes(Time now) const;
+
+    /// \return the estimated utilisation of a link of \p rate at \p now (1.0 = fully busy)
+    double GetUtilization(Time now, DataRate rate) const;
+
+    /**
+     * \return the utilisation quantised to \p bits bits (0 .. 2^bits - 1), saturating, as
+     * CONGA's congestion metric
+     */
+    uint8_t GetQuantized(Time now, DataRate rate, uint8_t bits) const;
+
+  private:
+    void Decay(Time now) const;
+
+    int64_t m_intervalTs;     //!< Tdre in time steps
+    double m_alpha;           //!< decay per interval
+    mutable double m_bytes;   //!< register X (bytes)
+    mutable int64_t m_lastTs; //!< start of the interval the register is decayed to
+};
+
+} // namespace ns3
+
+#endif /* TALB_DRE_H */

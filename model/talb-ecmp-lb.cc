@@ -1,0 +1,53 @@
+#include "talb-ecmp-lb.h"
+
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbEcmpLb");
+
+NS_OBJECT_ENSURE_REGISTERED(TalbEcmpLb);
+
+TypeId
+TalbEcmpLb::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TalbEcmpLb")
+            .SetParent<TalbLoadBalancer>()
+            .SetGroupName("Talb")
+            .AddConstructor<TalbEcmpLb>()
+            .AddAttribute("Salt",
+                          "Per-switch hash salt; 0 derives one from the switch's node id",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&TalbEcmpLb::m_salt),
+                          MakeUintegerChecker<uint32_t>());
+    return tid;
+}
+
+TalbEcmpLb::TalbEcmpLb()
+    : m_salt(0),
+      m_effectiveSalt(0)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TalbEcmpLb::~TalbEcmpLb()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+TalbEcmpLb::InitializeParams()
+{
+    m_effectiveSalt = m_salt ? m_salt : TalbMix32(GetSwitchInfo().switchId + 0x9e3779b9u);
+}
+
+uint32_t
+TalbEcmpLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
+{
+    return candidates.ports[TalbMix32(ctx.flowHash ^ m_effectiveSalt) % candidates.count];
+}
+
+} // namespace ns3

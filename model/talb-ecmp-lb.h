@@ -1,0 +1,34 @@
+#ifndef TALB_ECMP_LB_H
+#define TALB_ECMP_LB_H
+
+#include "talb-load-balancer.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb
+ * \brief ECMP: a flow's 5-tuple hash, salted per switch, picks one candidate port.
+ *
+ * Every packet of a flow takes the same port while the candidate set is unchanged; a failure
+ * that shrinks the set rehashes flows (no resilient hashing). The per-switch salt keeps leaf and
+ * spine decisions uncorrelated (hash polarisation).
+ */
+class TalbEcmpLb : public TalbLoadBalancer
+{
+  public:
+    static TypeId GetTypeId();
+    TalbEcmpLb();
+    ~TalbEcmpLb() override;
+
+  private:
+    uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
+    void InitializeParams() override;
+
+    uint32_t m_salt;          //!< Salt attribute (0 = derive from the switch id)
+    uint32_t m_effectiveSalt; //!< salt in use
+};
+
+} // namespace ns3
+
+#endif /* TALB_ECMP_LB_H */

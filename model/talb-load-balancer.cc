@@ -1,0 +1,237 @@
+#include "talb-load-balancer.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/trace-source-accessor.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbLoadBalancer");
+
+NS_OBJECT_ENSURE_REGISTERED(TalbLoadBalancer);
+
+namespace
+{
+/// The one table of short policy names.
+struct ShortName
+{
+    const char* name;
+    const char* typeId;
+};
+
+const ShortName g_shortNames[] = {
+    {"ecmp", "ns3::TalbEcmpLb"},
+    {"rps", "ns3::TalbRpsLb"},
+    {"letflow", "ns3::TalbLetFlowLb"},
+    {"drill", "ns3::TalbDrillLb"},
+    {"conga", "ns3::TalbCongaLb"},
+    {"talb", "ns3::TalbTensorAwareLb"},
+};
+} // namespace
+
+bool
+TalbCandidates::Contains(uint32_t port) const
+{
+    return std::find(ports, ports + count, port) != ports + count;
+}
+
+TypeId
+TalbLoadBalancer::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TalbLoadBalancer")
+            .SetParent<Object>()
+            .SetGroupName("Talb")
+            .AddTraceSource("PathSelected",
+                            "A path selection: flow hash, tensor id (0 if untagged), port id",
+                            MakeTraceSourceAccessor(&TalbLoadBalancer::m_pathSelectedTrace),
+                            "ns3::TalbLoadBalancer::PathSelectedTracedCallback")
+            .AddTraceSource("Reroute",
+                            "A flow, flowlet or tensor moved: flow hash, tensor id, old, new port",
+                            MakeTraceSourceAccessor(&TalbLoadBalancer::m_rerouteTrace),
+                            "ns3::TalbLoadBalancer::RerouteTracedCallback");
+    return tid;
+}
+
+TypeId
+TalbLoadBalancer::TypeIdFromName(const std::string& name)
+{
+    std::string full = name;
+    for (const auto& s : g_shortNames)
+    {
+        if (name == s.name)
+        {
+            full = s.typeId;
+        }
+    }
+    TypeId tid;
+    NS_ABORT_MSG_UNLESS(
+        TypeId::LookupByNameFailSafe(full, &tid) && tid.IsChildOf(TalbLoadBalancer::GetTypeId()),
+        "unknown load balancer '" << name << "': valid names are " << GetShortNames()
+                                  << " or the TypeId name of a TalbLoadBalancer");
+    return tid;
+}
+
+std::string
+TalbLoadBalancer::GetShortNames()
+{
+    std::string out;
+    for (const auto& s : g_shortNames)
+    {
+        out += (out.empty() ? "" : ", ") + std::string(s.name);
+    }
+    return out;
+}
+
+TalbLoadBalancer::TalbLoadBalancer()
+    : m_ports(nullptr)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TalbLoadBalancer::~TalbLoadBalancer()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+TalbLoadBalancer::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    m_ports = nullptr;
+    Object::DoDispose();
+}
+
+void
+TalbLoadBalancer::Attach(const TalbSwitchInfo& info, const std::vector<TalbPortState>* ports)
+{
+    NS_LOG_FUNCTION(this << info.switchId);
+    NS_ABORT_MSG_IF(ports == nullptr, "TalbLoadBalancer::Attach: no port table");
+    NS_ABORT_MSG_IF(m_ports != nullptr, "TalbLoadBalancer::Attach: already attached");
+    m_info = info;
+    m_ports = ports;
+    NS_ABORT_MSG_UNLESS(CheckConfig(),
+                        GetInstanceTypeId().GetName() << ": invalid configuration (see log)");
+    InitializeParams();
+}
+
+uint32_t
+TalbLoadBalancer::SelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
+{
+    NS_ASSERT_MSG(m_ports, "SelectPath before Attach");
+    NS_ASSERT_MSG(candidates.count >= 1, "SelectPath without candidates");
+    uint32_t port = candidates.count == 1 ? candidates.ports[0] : DoSelectPath(ctx, candidates);
+    NS_ASSERT_MSG(candidates.Contains(port),
+                  GetInstanceTypeId().GetName()
+                      << " chose port " << port << " outside its candidates");
+    ++m_stats.nSelections;
+    ++(ctx.hasLabel ? m_stats.nTaggedSelections : m_stats.nUntaggedSelections);
+    NS_ASSERT(m_stats.nSelections == m_stats.nTaggedSelections + m_stats.nUntaggedSelections);
+    m_pathSelectedTrace(ctx.flowHash, ctx.hasLabel ? ctx.label.tensor_id : 0, port);
+    return port;
+}
+
+void
+TalbLoadBalancer::PacketIn(TalbPacketContext& ctx)
+{
+    DoPacketIn(ctx);
+}
+
+void
+TalbLoadBalancer::PacketOut(TalbPacketContext& ctx, uint32_t port)
+{
+    DoPacketOut(ctx, port);
+}
+
+void
+TalbLoadBalancer::DoPacketIn(TalbPacketContext& /* ctx */)
+{
+}
+
+void
+TalbLoadBalancer::DoPacketOut(TalbPacketContext& /* ctx */, uint32_t /* port */)
+{
+}
+
+bool
+TalbLoadBalancer::CheckConfig()
+{
+    return true;
+}
+
+void
+TalbLoadBalancer::InitializeParams()
+{
+}
+
+const TalbLoadBalancer::Stats&
+TalbLoadBalancer::GetStats() const
+{
+    return m_stats;
+}
+
+int64_t
+TalbLoadBalancer::AssignStreams(int64_t /* stream */)
+{
+    return 0;
+}
+
+void
+TalbLoadBalancer::NotifyReroute(const TalbPacketContext& ctx, uint32_t oldPort, uint32_t newPort)
+{
+    NS_LOG_FUNCTION(this << ctx.flowHash << oldPort << newPort);
+    ++m_stats.nReroutes;
+    m_rerouteTrace(ctx.flowHash, ctx.hasLabel ? ctx.label.tensor_id : 0, oldPort, newPort);
+}
+
+const TalbPortState&
+TalbLoadBalancer::GetPort(uint32_t port) const
+{
+    NS_ASSERT(m_ports && port < m_ports->size());
+    return (*m_ports)[port];
+}
+
+uint32_t
+TalbLoadBalancer::GetNPorts() const
+{
+    return m_ports ? m_ports->size() : 0;
+}
+
+const TalbSwitchInfo&
+TalbLoadBalancer::GetSwitchInfo() const
+{
+    return m_info;
+}
+
+bool
+TalbLoadBalancer::IsAttached() const
+{
+    return m_ports != nullptr;
+}
+
+const std::vector<TalbPortState>*
+TalbLoadBalancer::GetPortTable() const
+{
+    return m_ports;
+}
+
+uint32_t
+TalbLoadBalancer::DelegateSelect(Ptr<TalbLoadBalancer> delegate,
+                                 TalbPacketContext& ctx,
+                                 const TalbCandidates& candidates)
+{
+    return delegate->DoSelectPath(ctx, candidates);
+}
+
+double
+TalbLoadBalancer::PortCost(uint32_t port, Time now, double dreWeightBytes) const
+{
+    const TalbPortState& p = GetPort(port);
+    double queued = p.queue ? static_cast<double>(p.queue->GetNBytes()) : 0.0;
+    return queued + dreWeightBytes * p.dre.GetUtilization(now, p.rate);
+}
+
+} // namespace ns3

@@ -1,0 +1,247 @@
+#ifndef TALB_LOAD_BALANCER_H
+#define TALB_LOAD_BALANCER_H
+
+#include "talb-dre.h"
+#include "talb-wire.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/net-device.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/packet.h"
+#include "ns3/queue.h"
+#include "ns3/traced-callback.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb
+ * \brief State of one switch port, owned by the TalbSwitch and read by its load balancer.
+ */
+struct TalbPortState
+{
+    Ptr<NetDevice> device;    //!< egress device (port id = its index in the switch's port table)
+    Ptr<Queue<Packet>> queue; //!< the device's transmit queue: real occupancy in bytes
+    DataRate rate;            //!< line rate
+    TalbDre dre;              //!< bytes sent on the port, decayed (CONGA's DRE)
+    bool up{true};            //!< false once the link has failed
+    bool uplink{false};       //!< leaf port towards a spine
+    uint32_t peer{0};      //!< remote end: spine index (uplink), leaf index (spine port), host id
+    uint64_t txPackets{0}; //!< packets the switch sent on this port
+    uint64_t txBytes{0};   //!< bytes the switch sent on this port
+};
+
+/**
+ * \ingroup talb
+ * \brief What a switch knows about itself, handed to its load balancer once at install time.
+ */
+struct TalbSwitchInfo
+{
+    uint32_t switchId{0}; //!< node id of the switch
+    bool isLeaf{true};    //!< leaf (top of rack) or spine
+    uint32_t index{0};    //!< leaf index or spine index
+    uint32_t nLeaves{0};  //!< leaves in the fabric
+    uint32_t nSpines{0};  //!< spines in the fabric
+};
+
+/**
+ * \ingroup talb
+ * \brief Per-packet facts the switch computes once and passes to its load balancer.
+ *
+ * Built on the stack for each packet: no allocation. The flow hash is the same at every switch
+ * (selectors that need per-switch decorrelation salt it themselves).
+ */
+struct TalbPacketContext
+{
+    Packet* packet{nullptr}; //!< the packet (after the link header), for selectors using tags
+    uint32_t flowHash{0};    //!< hash of the IPv4 5-tuple
+    uint32_t size{0};        //!< IPv4 packet size in bytes
+    uint32_t inPort{0};      //!< ingress port id
+    uint32_t srcHost{0};     //!< source host id
+    uint32_t dstHost{0};     //!< destination host id
+    uint32_t srcLeaf{0};     //!< leaf of the source host
+    uint32_t dstLeaf{0};     //!< leaf of the destination host
+    bool hasLabel{false};    //!< the packet carries a TalbTag
+
+    struct talb_label label
+    {
+        0, TALB_NUM_PRIORITIES - 1, 0
+    }; //!< its label when hasLabel
+
+    Time now; //!< current simulation time
+};
+
+/**
+ * \ingroup talb
+ * \brief Candidate egress ports for a packet: a view into the switch's forwarding table.
+ */
+struct TalbCandidates
+{
+    const uint32_t* ports{nullptr}; //!< port ids, all up
+    uint32_t count{0};              //!< number of ports, >= 1
+
+    /// \return true when \p port is one of the candidates (O(count))
+    bool Contains(uint32_t port) const;
+};
+
+/**
+ * \ingroup talb
+ * \brief Abstract path selector ("load balancer") of a TalbSwitch.
+ *
+ * Split like ns-3's QueueDisc: the public, non-virtual SelectPath() validates, counts, and fires
+ * the PathSelected trace; policies implement the private DoSelectPath(). A policy is one class
+ * registered by TypeId name; TypeIdFromName() maps the short names used on command lines
+ * (ecmp, rps, letflow, drill, conga, talb) to TypeIds in one place.
+ *
+ * The switch calls, for every packet it forwards: PacketIn() on arrival, SelectPath() when the
+ * forwarding table offers more than one candidate port, and PacketOut() just before sending.
+ *
+ * Counter identities (asserted): selections = tagged selections + untagged selections; the
+ * PathSelected trace fires once per selection and Reroute once per counted reroute.
+ */
+class TalbLoadBalancer : public Object
+{
+  public:
+    static TypeId GetTypeId();
+
+    TalbLoadBalancer();
+    ~TalbLoadBalancer() override;
+
+    /// Selection statistics.
+    struct Stats
+    {
+        uint64_t nSelections{0};         //!< SelectPath() calls
+        uint64_t nTaggedSelections{0};   //!< ... for packets carrying a TalbTag
+        uint64_t nUntaggedSelections{0}; //!< ... for packets without one
+        uint64_t nReroutes{0};           //!< a flow, flowlet or tensor changed port
+    };
+
+    /**
+     * Map a short policy name (ecmp, rps, letflow, drill, conga, talb) or a full TypeId name
+     * (ns3::TalbEcmpLb) to the policy's TypeId. Aborts naming the valid names when unknown.
+     */
+    static TypeId TypeIdFromName(const std::string& name);
+    /// \return the short names TypeIdFromName() accepts, comma-separated
+    static std::string GetShortNames();
+
+    /**
+     * Bind the balancer to a switch. Called once by TalbSwitch before the first packet.
+     * \param info the switch's role in the fabric
+     * \param ports the switch's port table (outlives the balancer's use of it)
+     */
+    void Attach(const TalbSwitchInfo& info, const std::vector<TalbPortState>* ports);
+
+    /**
+     * Choose an egress port among \p candidates. O(candidates), allocation-free.
+     * \return a port id contained in \p candidates
+     */
+    uint32_t SelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates);
+
+    /// A packet arrived (before the forwarding lookup).
+    void PacketIn(TalbPacketContext& ctx);
+    /// A packet is about to leave on \p port (after the selection).
+    void PacketOut(TalbPacketContext& ctx, uint32_t port);
+
+    const Stats& GetStats() const;
+
+    /**
+     * Assign fixed random variable streams.
+     * \return the number of streams used
+     */
+    virtual int64_t AssignStreams(int64_t stream);
+
+    /**
+     * TracedCallback signature for path decisions.
+     * \param flowHash 5-tuple hash of the packet
+     * \param tensorId the packet's tensor id (0 when untagged)
+     * \param port the chosen port id
+     */
+    typedef void (*PathSelectedTracedCallback)(uint32_t flowHash, uint32_t tensorId, uint32_t port);
+    /**
+     * TracedCallback signature for reroutes.
+     * \param flowHash 5-tuple hash
+     * \param tensorId tensor id (0 for untagged flows and flowlets)
+     * \param oldPort the port the flow/tensor used
+     * \param newPort the port it moves to
+     */
+    typedef void (*RerouteTracedCallback)(uint32_t flowHash,
+                                          uint32_t tensorId,
+                                          uint32_t oldPort,
+                                          uint32_t newPort);
+
+  protected:
+    void DoDispose() override;
+
+    /// Policies call this when a flow, flowlet or tensor leaves its previous port.
+    void NotifyReroute(const TalbPacketContext& ctx, uint32_t oldPort, uint32_t newPort);
+
+    /// \return the state of port \p port of the attached switch
+    const TalbPortState& GetPort(uint32_t port) const;
+    /// \return the number of ports of the attached switch
+    uint32_t GetNPorts() const;
+    /// \return the attached switch's info
+    const TalbSwitchInfo& GetSwitchInfo() const;
+    /// \return true once Attach() ran
+    bool IsAttached() const;
+    /// \return the attached switch's port table, to attach a delegate to the same switch
+    const std::vector<TalbPortState>* GetPortTable() const;
+
+    /**
+     * Let another balancer (a fallback) choose, without its traces firing twice: calls its
+     * DoSelectPath() directly. \p delegate must be attached to the same switch.
+     */
+    static uint32_t DelegateSelect(Ptr<TalbLoadBalancer> delegate,
+                                   TalbPacketContext& ctx,
+                                   const TalbCandidates& candidates);
+
+    /// \return port congestion in bytes: queue occupancy + dreWeight * DRE utilisation
+    double PortCost(uint32_t port, Time now, double dreWeightBytes) const;
+
+  private:
+    /**
+     * Choose the egress port. Called by SelectPath() with at least two candidates, all up.
+     * \return a port id contained in \p candidates
+     */
+    virtual uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) = 0;
+    /// Hook for every arriving packet; default: nothing.
+    virtual void DoPacketIn(TalbPacketContext& ctx);
+    /// Hook for every departing packet; default: nothing.
+    virtual void DoPacketOut(TalbPacketContext& ctx, uint32_t port);
+    /**
+     * Check the attribute values; called once at attach time.
+     * \return false (after NS_LOG_ERROR) on an unusable configuration
+     */
+    virtual bool CheckConfig();
+    /// Size the policy's tables for the attached switch; called once after CheckConfig().
+    virtual void InitializeParams();
+
+    TalbSwitchInfo m_info;
+    const std::vector<TalbPortState>* m_ports;
+    Stats m_stats;
+
+    TracedCallback<uint32_t, uint32_t, uint32_t> m_pathSelectedTrace;
+    TracedCallback<uint32_t, uint32_t, uint32_t, uint32_t> m_rerouteTrace;
+};
+
+/**
+ * \ingroup talb
+ * \return a 32-bit avalanche mix of \p x (MurmurHash3's finaliser), used for flow hashing
+ */
+inline uint32_t
+TalbMix32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x85ebca6bu;
+    x ^= x >> 13;
+    x *= 0xc2b2ae35u;
+    x ^= x >> 16;
+    return x;
+}
+
+} // namespace ns3
+
+#endif /* TALB_LOAD_BALANCER_H */

@@ -1,0 +1,317 @@
+#include "talb-switch.h"
+
+#include "talb-tag.h"
+
+#include "ns3/abort.h"
+#include "ns3/double.h"
+#include "ns3/ipv4.h"
+#include "ns3/log.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbSwitch");
+
+NS_OBJECT_ENSURE_REGISTERED(TalbSwitch);
+
+namespace
+{
+constexpr uint16_t ETHERTYPE_IPV4 = 0x0800;
+constexpr uint8_t IP_PROTO_TCP = 6;
+constexpr uint8_t IP_PROTO_UDP = 17;
+const std::vector<uint32_t> g_noRoute;
+} // namespace
+
+TypeId
+TalbSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TalbSwitch")
+            .SetParent<Object>()
+            .SetGroupName("Talb")
+            .AddConstructor<TalbSwitch>()
+            .AddAttribute("DreInterval",
+                          "Decay interval Tdre of each port's DRE",
+                          TimeValue(MicroSeconds(20)),
+                          MakeTimeAccessor(&TalbSwitch::m_dreInterval),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("DreAlpha",
+                          "Decay factor per interval of each port's DRE (tau = Tdre / alpha)",
+                          DoubleValue(0.1),
+                          MakeDoubleAccessor(&TalbSwitch::m_dreAlpha),
+                          MakeDoubleChecker<double>(1e-6, 1))
+            .AddTraceSource("Drop",
+                            "A packet the switch could not forward, with a DropReason",
+                            MakeTraceSourceAccessor(&TalbSwitch::m_dropTrace),
+                            "ns3::TalbSwitch::DropTracedCallback")
+            .AddTraceSource("Forward",
+                            "A packet handed to its egress device: packet, in port, out port",
+                            MakeTraceSourceAccessor(&TalbSwitch::m_forwardTrace),
+                            "ns3::TalbSwitch::ForwardTracedCallback");
+    return tid;
+}
+
+TalbSwitch::TalbSwitch()
+    : m_dreInterval(MicroSeconds(20)),
+      m_dreAlpha(0.1),
+      m_firstHost(0)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TalbSwitch::~TalbSwitch()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+TalbSwitch::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    // The node clears its protocol handlers itself when disposed.
+    m_node = nullptr;
+    if (m_lb)
+    {
+        m_lb->Dispose();
+    }
+    m_lb = nullptr;
+    m_ports.clear();
+    Object::DoDispose();
+}
+
+void
+TalbSwitch::Install(Ptr<Node> node, const TalbSwitchInfo& info)
+{
+    NS_LOG_FUNCTION(this << node);
+    NS_ABORT_MSG_IF(m_node, "TalbSwitch::Install: already installed on node " << m_node->GetId());
+    NS_ABORT_MSG_IF(node->GetObject<Ipv4>(),
+                    "TalbSwitch::Install: node " << node->GetId()
+                                                 << " has an IPv4 stack; switches must not");
+    m_node = node;
+    m_info = info;
+    m_info.switchId = node->GetId();
+    m_ports.resize(node->GetNDevices());
+    for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+    {
+        Ptr<PointToPointNetDevice> dev = DynamicCast<PointToPointNetDevice>(node->GetDevice(i));
+        NS_ABORT_MSG_UNLESS(dev,
+                            "TalbSwitch::Install: device " << i << " of node " << node->GetId()
+                                                           << " is not a PointToPointNetDevice");
+        TalbPortState& port = m_ports[i];
+        port.device = dev;
+        port.queue = dev->GetQueue();
+        DataRateValue rate;
+        dev->GetAttribute("DataRate", rate);
+        port.rate = rate.Get();
+        port.dre.Configure(m_dreInterval, m_dreAlpha);
+    }
+    node->RegisterProtocolHandler(MakeCallback(&TalbSwitch::Receive, this),
+                                  ETHERTYPE_IPV4,
+                                  nullptr,
+                                  false);
+}
+
+void
+TalbSwitch::SetLoadBalancer(Ptr<TalbLoadBalancer> lb)
+{
+    NS_ABORT_MSG_UNLESS(m_node, "TalbSwitch::SetLoadBalancer before Install");
+    NS_ABORT_MSG_IF(m_lb, "TalbSwitch::SetLoadBalancer: already set");
+    m_lb = lb;
+    m_lb->Attach(m_info, &m_ports);
+}
+
+Ptr<TalbLoadBalancer>
+TalbSwitch::GetLoadBalancer() const
+{
+    return m_lb;
+}
+
+void
+TalbSwitch::SetHostPlan(Ipv4Address first, const std::vector<uint32_t>& hostLeaf)
+{
+    m_firstHost = first.Get();
+    m_hostLeaf = hostLeaf;
+    m_routes.assign(hostLeaf.size(), std::vector<uint32_t>());
+}
+
+void
+TalbSwitch::SetRoute(uint32_t host, const std::vector<uint32_t>& ports)
+{
+    NS_ABORT_MSG_UNLESS(host < m_routes.size(),
+                        "TalbSwitch::SetRoute: host " << host << " not in plan");
+    for (uint32_t p : ports)
+    {
+        NS_ABORT_MSG_UNLESS(p < m_ports.size(), "TalbSwitch::SetRoute: no port " << p);
+    }
+    m_routes[host] = ports;
+}
+
+const std::vector<uint32_t>&
+TalbSwitch::GetRoute(uint32_t host) const
+{
+    return host < m_routes.size() ? m_routes[host] : g_noRoute;
+}
+
+void
+TalbSwitch::SetPortUp(uint32_t port, bool up)
+{
+    NS_ABORT_MSG_UNLESS(port < m_ports.size(), "TalbSwitch::SetPortUp: no port " << port);
+    m_ports[port].up = up;
+}
+
+void
+TalbSwitch::SetUplink(uint32_t port, uint32_t spine)
+{
+    NS_ABORT_MSG_UNLESS(port < m_ports.size(), "TalbSwitch::SetUplink: no port " << port);
+    m_ports[port].uplink = true;
+    m_ports[port].peer = spine;
+}
+
+void
+TalbSwitch::SetPeer(uint32_t port, uint32_t peer)
+{
+    NS_ABORT_MSG_UNLESS(port < m_ports.size(), "TalbSwitch::SetPeer: no port " << port);
+    m_ports[port].peer = peer;
+}
+
+uint32_t
+TalbSwitch::GetNPorts() const
+{
+    return m_ports.size();
+}
+
+const TalbPortState&
+TalbSwitch::GetPort(uint32_t port) const
+{
+    NS_ABORT_MSG_UNLESS(port < m_ports.size(), "TalbSwitch::GetPort: no port " << port);
+    return m_ports[port];
+}
+
+const TalbSwitch::Stats&
+TalbSwitch::GetStats() const
+{
+    return m_stats;
+}
+
+const TalbSwitchInfo&
+TalbSwitch::GetInfo() const
+{
+    return m_info;
+}
+
+uint32_t
+TalbSwitch::HostIdOf(Ipv4Address address) const
+{
+    uint32_t id = address.Get() - m_firstHost; // wraps below the plan
+    return id < m_routes.size() ? id : UINT32_MAX;
+}
+
+void
+TalbSwitch::Drop(Ptr<const Packet> packet, DropReason reason)
+{
+    NS_LOG_LOGIC("switch " << m_info.switchId << " drops " << packet->GetUid() << " reason "
+                           << reason);
+    switch (reason)
+    {
+    case DROP_NOT_IPV4:
+        ++m_stats.nDropNotIpv4;
+        break;
+    case DROP_UNKNOWN_HOST:
+        ++m_stats.nDropUnknownHost;
+        break;
+    case DROP_NO_ROUTE:
+        ++m_stats.nDropNoRoute;
+        break;
+    case DROP_DEVICE:
+        ++m_stats.nDropDevice;
+        break;
+    }
+    m_dropTrace(packet, reason);
+}
+
+void
+TalbSwitch::Receive(Ptr<NetDevice> device,
+                    Ptr<const Packet> packet,
+                    uint16_t /* protocol */,
+                    const Address& /* from */,
+                    const Address& /* to */,
+                    NetDevice::PacketType /* packetType */)
+{
+    ++m_stats.nReceived;
+    // IPv4 header with options (60) + the L4 ports (4), read onto the stack.
+    uint8_t buf[64];
+    uint32_t n = packet->CopyData(buf, sizeof(buf));
+    uint32_t ihl = n >= 20 ? (buf[0] & 0x0F) * 4u : 0;
+    if (n < 20 || (buf[0] >> 4) != 4 || ihl < 20 || n < ihl)
+    {
+        Drop(packet, DROP_NOT_IPV4);
+        return;
+    }
+    uint32_t src = talb_get_be32(buf + 12);
+    uint32_t dst = talb_get_be32(buf + 16);
+    uint8_t proto = buf[9];
+    uint32_t ports = 0;
+    if ((proto == IP_PROTO_TCP || proto == IP_PROTO_UDP) && n >= ihl + 4)
+    {
+        ports = talb_get_be32(buf + ihl);
+    }
+    uint32_t dstHost = dst - m_firstHost;
+    if (dstHost >= m_routes.size())
+    {
+        Drop(packet, DROP_UNKNOWN_HOST);
+        return;
+    }
+    const std::vector<uint32_t>& route = m_routes[dstHost];
+    if (route.empty())
+    {
+        Drop(packet, DROP_NO_ROUTE);
+        return;
+    }
+    uint32_t srcHost = src - m_firstHost;
+    NS_ASSERT_MSG(m_lb, "TalbSwitch on node " << m_info.switchId << " has no load balancer");
+
+    Ptr<Packet> p = packet->Copy();
+    TalbPacketContext ctx;
+    ctx.packet = PeekPointer(p);
+    ctx.flowHash = TalbMix32(src ^ TalbMix32(dst ^ TalbMix32(ports ^ (uint32_t(proto) << 24))));
+    ctx.size = p->GetSize();
+    ctx.inPort = device->GetIfIndex();
+    ctx.srcHost = srcHost;
+    ctx.dstHost = dstHost;
+    ctx.srcLeaf = srcHost < m_hostLeaf.size() ? m_hostLeaf[srcHost] : UINT32_MAX;
+    ctx.dstLeaf = m_hostLeaf[dstHost];
+    ctx.now = Simulator::Now();
+    TalbTag tag;
+    if (p->PeekPacketTag(tag))
+    {
+        ctx.hasLabel = true;
+        ctx.label = tag.GetLabel();
+    }
+
+    m_lb->PacketIn(ctx);
+    uint32_t out =
+        route.size() == 1
+            ? route[0]
+            : m_lb->SelectPath(ctx, TalbCandidates{route.data(), uint32_t(route.size())});
+    m_lb->PacketOut(ctx, out);
+
+    TalbPortState& port = m_ports[out];
+    port.dre.Add(ctx.size, ctx.now);
+    if (!port.device->Send(p, port.device->GetBroadcast(), ETHERTYPE_IPV4))
+    {
+        Drop(p, DROP_DEVICE);
+        return;
+    }
+    ++port.txPackets;
+    port.txBytes += ctx.size;
+    ++m_stats.nForwarded;
+    NS_ASSERT(m_stats.nReceived == m_stats.nForwarded + m_stats.nDropNotIpv4 +
+                                       m_stats.nDropUnknownHost + m_stats.nDropNoRoute +
+                                       m_stats.nDropDevice);
+    m_forwardTrace(p, ctx.inPort, out);
+}
+
+} // namespace ns3

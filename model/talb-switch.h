@@ -1,0 +1,147 @@
+#ifndef TALB_SWITCH_H
+#define TALB_SWITCH_H
+
+#include "talb-load-balancer.h"
+
+#include "ns3/ipv4-address.h"
+#include "ns3/node.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb
+ * \brief Device-level IPv4 switch of a leaf-spine fabric: no IPv4 stack on the node.
+ *
+ * Aggregated to a switch node, it registers one protocol handler for IPv4 frames from all the
+ * node's devices, like the SwitchNode of the HPCC and ConWeave simulators. For each packet it
+ * reads the IPv4 header and the L4 ports from the first bytes (on the stack), maps the
+ * destination address to a host id by address arithmetic (host i has address
+ * FirstHostAddress + i), looks the host up in a table the helper precomputed (host id ->
+ * candidate egress ports), lets the load balancer choose when there are several, and sends the
+ * packet on the chosen device. Per packet: O(candidates), no allocation beyond ns-3's own packet
+ * copy.
+ *
+ * The switch neither decrements TTL nor rewrites the IPv4 header: a two-tier fabric has no
+ * loops, and leaving the header alone keeps forwarding free of re-serialisation. ECN marking is
+ * done by the egress port's queue (TalbPriorityQueue).
+ *
+ * Counter identity (asserted): received = forwarded + dropped (bad packet + no route + unknown
+ * host + device refused).
+ */
+class TalbSwitch : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    TalbSwitch();
+    ~TalbSwitch() override;
+
+    /// Why the switch dropped a packet.
+    enum DropReason
+    {
+        DROP_NOT_IPV4 = 0, //!< not an IPv4 packet, or a truncated header
+        DROP_UNKNOWN_HOST, //!< destination outside the host address plan
+        DROP_NO_ROUTE,     //!< no usable egress port (all failed)
+        DROP_DEVICE        //!< the device refused the packet (queue full, link down)
+    };
+
+    /// Forwarding statistics.
+    struct Stats
+    {
+        uint64_t nReceived{0};
+        uint64_t nForwarded{0};
+        uint64_t nDropNotIpv4{0};
+        uint64_t nDropUnknownHost{0};
+        uint64_t nDropNoRoute{0};
+        uint64_t nDropDevice{0};
+    };
+
+    /**
+     * Take over the node's devices as ports (port id = device index) and register the receive
+     * handler. Call once, after the node's devices exist and their TxQueues are set.
+     */
+    void Install(Ptr<Node> node, const TalbSwitchInfo& info);
+
+    /// Use \p lb to choose among candidate ports; attaches it to this switch.
+    void SetLoadBalancer(Ptr<TalbLoadBalancer> lb);
+    Ptr<TalbLoadBalancer> GetLoadBalancer() const;
+
+    /**
+     * Define the host address plan: host i has address \p first + i, for i < \p nHosts, and is
+     * attached below leaf \p hostLeaf[i].
+     */
+    void SetHostPlan(Ipv4Address first, const std::vector<uint32_t>& hostLeaf);
+
+    /// Set the candidate egress ports towards host \p host (replaces the previous entry).
+    void SetRoute(uint32_t host, const std::vector<uint32_t>& ports);
+    /// \return the candidate ports towards \p host
+    const std::vector<uint32_t>& GetRoute(uint32_t host) const;
+
+    /// Mark port \p port up or down (the helper also recomputes routes).
+    void SetPortUp(uint32_t port, bool up);
+    /// Declare \p port an uplink towards spine \p spine (leaf switches).
+    void SetUplink(uint32_t port, uint32_t spine);
+    /// Record the port's remote end (host id, or leaf index on a spine).
+    void SetPeer(uint32_t port, uint32_t peer);
+
+    uint32_t GetNPorts() const;
+    const TalbPortState& GetPort(uint32_t port) const;
+    const Stats& GetStats() const;
+    const TalbSwitchInfo& GetInfo() const;
+
+    /**
+     * \return the host id of \p address, or UINT32_MAX when it is outside the plan
+     */
+    uint32_t HostIdOf(Ipv4Address address) const;
+
+    /**
+     * TracedCallback signature for drops.
+     * \param packet the dropped packet
+     * \param reason a DropReason
+     */
+    typedef void (*DropTracedCallback)(Ptr<const Packet> packet, uint32_t reason);
+    /**
+     * TracedCallback signature for forwarded packets.
+     * \param packet the packet
+     * \param inPort ingress port id
+     * \param outPort egress port id
+     */
+    typedef void (*ForwardTracedCallback)(Ptr<const Packet> packet,
+                                          uint32_t inPort,
+                                          uint32_t outPort);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void Receive(Ptr<NetDevice> device,
+                 Ptr<const Packet> packet,
+                 uint16_t protocol,
+                 const Address& from,
+                 const Address& to,
+                 NetDevice::PacketType packetType);
+    void Drop(Ptr<const Packet> packet, DropReason reason);
+
+    Time m_dreInterval; //!< DreInterval attribute
+    double m_dreAlpha;  //!< DreAlpha attribute
+
+    Ptr<Node> m_node;
+    TalbSwitchInfo m_info;
+    std::vector<TalbPortState> m_ports;
+    std::vector<std::vector<uint32_t>> m_routes; //!< host id -> candidate ports
+    std::vector<uint32_t> m_hostLeaf;            //!< host id -> leaf index
+    uint32_t m_firstHost;                        //!< address of host 0
+    Ptr<TalbLoadBalancer> m_lb;
+    Stats m_stats;
+
+    TracedCallback<Ptr<const Packet>, uint32_t> m_dropTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_forwardTrace;
+};
+
+} // namespace ns3
+
+#endif /* TALB_SWITCH_H */

@@ -1,0 +1,245 @@
+// TalbPriorityQueue: strict-priority bands, classification, ECN marking, and a fabric run where
+// a high-priority tensor overtakes queued low-priority traffic.
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/talb-module.h"
+#include "ns3/test.h"
+
+using namespace ns3;
+
+namespace
+{
+
+/// A PPP frame holding IPv4 + TCP with \p payload bytes, TOS \p tos.
+Ptr<Packet>
+Frame(uint32_t payload, uint8_t tos)
+{
+    Ptr<Packet> p = Create<Packet>(payload);
+    TcpHeader tcp;
+    p->AddHeader(tcp);
+    Ipv4Header ip;
+    ip.SetProtocol(6);
+    ip.SetTos(tos);
+    ip.SetPayloadSize(p->GetSize());
+    p->AddHeader(ip);
+    PppHeader ppp;
+    ppp.SetProtocol(0x0021);
+    p->AddHeader(ppp);
+    return p;
+}
+
+uint8_t
+EcnOf(Ptr<const Packet> frame)
+{
+    Ptr<Packet> p = frame->Copy();
+    PppHeader ppp;
+    Ipv4Header ip;
+    p->RemoveHeader(ppp);
+    p->RemoveHeader(ip);
+    return ip.GetEcn();
+}
+
+} // namespace
+
+/// Packets leave in band order, FIFO within a band.
+class TalbPriorityQueueStrictOrderTestCase : public TestCase
+{
+  public:
+    TalbPriorityQueueStrictOrderTestCase()
+        : TestCase("TalbPriorityQueueStrictOrder: band 0 first, FIFO within a band")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+        q->SetMaxSize(QueueSize("100p"));
+        uint8_t prios[] = {7, 3, 7, 0, 3, 0, 5, 7};
+        for (uint32_t k = 0; k < 8; ++k)
+        {
+            Ptr<Packet> p = Frame(100 + k, 0);
+            p->AddPacketTag(TalbTag(k, prios[k], 0));
+            NS_TEST_ASSERT_MSG_EQ(q->Enqueue(p), true, "enqueue");
+        }
+        NS_TEST_ASSERT_MSG_EQ(q->GetBandPackets(7), 3, "band 7 count");
+        uint32_t expected[] = {3, 5, 1, 4, 6, 0, 2, 7}; // tensor ids in service order
+        for (uint32_t k = 0; k < 8; ++k)
+        {
+            NS_TEST_ASSERT_MSG_EQ(bool(q->Peek()), true, "peek");
+            Ptr<Packet> p = q->Dequeue();
+            TalbTag tag;
+            p->PeekPacketTag(tag);
+            NS_TEST_ASSERT_MSG_EQ(tag.GetTensorId(), expected[k], "service order at " << k);
+        }
+        NS_TEST_ASSERT_MSG_EQ(bool(q->Dequeue()), false, "empty");
+        for (uint8_t b = 0; b < TALB_NUM_PRIORITIES; ++b)
+        {
+            NS_TEST_ASSERT_MSG_EQ(q->GetBandBytes(b), 0, "band bytes");
+        }
+    }
+};
+
+/// Band of a packet: tag, else DSCP, else control (pure ACK), else untagged band.
+class TalbPriorityQueueClassifyTestCase : public TestCase
+{
+  public:
+    TalbPriorityQueueClassifyTestCase()
+        : TestCase("TalbPriorityQueueClassify: tag, DSCP, ACK -> ControlBand, else UntaggedBand")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+        q->SetAttribute("ControlBand", UintegerValue(1));
+        q->SetAttribute("UntaggedBand", UintegerValue(6));
+        for (uint8_t prio = 0; prio < TALB_NUM_PRIORITIES; ++prio)
+        {
+            Ptr<Packet> byDscp = Frame(500, talb_dscp_from_priority(prio) << 2);
+            NS_TEST_ASSERT_MSG_EQ(+q->Classify(byDscp), +prio, "DSCP of priority " << +prio);
+        }
+        Ptr<Packet> tagged = Frame(500, talb_dscp_from_priority(4) << 2);
+        tagged->AddPacketTag(TalbTag(1, 2, 0));
+        NS_TEST_ASSERT_MSG_EQ(+q->Classify(tagged), 2, "the tag wins over DSCP");
+        NS_TEST_ASSERT_MSG_EQ(+q->Classify(Frame(0, 0)), 1, "pure ACK");
+        NS_TEST_ASSERT_MSG_EQ(+q->Classify(Frame(0, 2)), 1, "pure ACK, ECT");
+        NS_TEST_ASSERT_MSG_EQ(+q->Classify(Frame(500, 0)), 6, "untagged data");
+        NS_TEST_ASSERT_MSG_EQ(+q->Classify(Create<Packet>(50)), 6, "not IPv4");
+    }
+};
+
+/// ECN-capable packets are marked CE at and above MarkThreshold; others never.
+class TalbPriorityQueueEcnTestCase : public TestCase
+{
+  public:
+    TalbPriorityQueueEcnTestCase(bool perBand)
+        : TestCase(std::string("TalbPriorityQueueEcn: mark ECT at >= 3 packets of the ") +
+                   (perBand ? "band" : "port")),
+          m_perBand(perBand)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+        q->SetMaxSize(QueueSize("100p"));
+        q->SetAttribute("MarkThreshold", QueueSizeValue(QueueSize("3p")));
+        q->SetAttribute("EcnPerBand", BooleanValue(m_perBand));
+        // Three band-7 packets fill the port to the threshold.
+        for (int k = 0; k < 3; ++k)
+        {
+            q->Enqueue(Frame(1000, Ipv4Header::ECN_ECT0));
+        }
+        // A band-0 ECT packet: marked when the port counts, not when its own band does.
+        q->Enqueue(Frame(1000, (talb_dscp_from_priority(0) << 2) | Ipv4Header::ECN_ECT0));
+        // Band 7 now holds 3: a 4th ECT packet is marked either way; a Not-ECT one never.
+        q->Enqueue(Frame(1000, Ipv4Header::ECN_ECT1));
+        q->Enqueue(Frame(1000, Ipv4Header::ECN_NotECT));
+        NS_TEST_ASSERT_MSG_EQ(+EcnOf(q->Dequeue()),
+                              m_perBand ? +Ipv4Header::ECN_ECT0 : +Ipv4Header::ECN_CE,
+                              "band-0 packet");
+        for (int k = 0; k < 3; ++k)
+        {
+            NS_TEST_ASSERT_MSG_EQ(+EcnOf(q->Dequeue()), +Ipv4Header::ECN_ECT0, "below K");
+        }
+        NS_TEST_ASSERT_MSG_EQ(+EcnOf(q->Dequeue()), +Ipv4Header::ECN_CE, "ECT1 above K");
+        NS_TEST_ASSERT_MSG_EQ(+EcnOf(q->Dequeue()), +Ipv4Header::ECN_NotECT, "Not-ECT");
+        NS_TEST_ASSERT_MSG_EQ(q->GetMarkedCount(), m_perBand ? 1u : 2u, "marked count");
+    }
+
+    bool m_perBand;
+};
+
+/// Fabric: two low-priority senders overload a host port; a high-priority tensor started later
+/// finishes far sooner than the same tensor sent at low priority.
+class TalbPriorityQueueOvertakeTestCase : public TestCase
+{
+  public:
+    TalbPriorityQueueOvertakeTestCase()
+        : TestCase("TalbPriorityQueueOvertake: a priority-0 tensor overtakes queued priority-7 "
+                   "traffic (FCT < half of the same tensor at priority 7)")
+    {
+    }
+
+  private:
+    /// \return completion time of a 150 kB tensor of priority \p prio sent at 3 ms
+    Time Run(uint8_t prio)
+    {
+        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+        Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
+        f->SetAttribute("Leaves", UintegerValue(1));
+        f->SetAttribute("HostsPerLeaf", UintegerValue(4));
+        f->Install();
+        Config::Reset();
+        // Hosts 0 and 1: 20 MB each at priority 7 to host 3 (2:1 overload of its port).
+        for (uint32_t h = 0; h < 2; ++h)
+        {
+            PacketSinkHelper sink("ns3::TcpSocketFactory",
+                                  InetSocketAddress(Ipv4Address::GetAny(), 8000 + h));
+            sink.Install(f->GetHost(3));
+            Ptr<TalbTensorSource> bg = CreateObject<TalbTensorSource>();
+            bg->SetAttribute("Remote",
+                             AddressValue(InetSocketAddress(f->GetHostAddress(3), 8000 + h)));
+            bg->AddTensor(100 + h, 7, 20000000, MicroSeconds(10));
+            f->GetHost(h)->AddApplication(bg);
+        }
+        const uint32_t bytes = 150000;
+        const Time start = MilliSeconds(3);
+        PacketSinkHelper sink("ns3::TcpSocketFactory",
+                              InetSocketAddress(Ipv4Address::GetAny(), 8100));
+        Ptr<PacketSink> rx = DynamicCast<PacketSink>(sink.Install(f->GetHost(3)).Get(0));
+        Ptr<TalbTensorSource> fg = CreateObject<TalbTensorSource>();
+        fg->SetAttribute("Remote", AddressValue(InetSocketAddress(f->GetHostAddress(3), 8100)));
+        fg->AddTensor(1, prio, bytes, start);
+        f->GetHost(2)->AddApplication(fg);
+        fg->SetStartTime(start - MicroSeconds(500)); // connected before the tensor starts
+        Time done;
+        rx->TraceConnectWithoutContext(
+            "Rx",
+            MakeBoundCallback(
+                +[](Ptr<PacketSink> s, uint32_t b, Time* t, Ptr<const Packet>, const Address&) {
+                    if (s->GetTotalRx() >= b && t->IsZero())
+                    {
+                        *t = Simulator::Now();
+                    }
+                },
+                rx,
+                bytes,
+                &done));
+        Simulator::Stop(MilliSeconds(15));
+        Simulator::Run();
+        Simulator::Destroy();
+        return done.IsZero() ? Seconds(1) : done - start;
+    }
+
+    void DoRun() override
+    {
+        Time high = Run(0);
+        Time low = Run(7);
+        NS_TEST_ASSERT_MSG_LT(high, MilliSeconds(1), "high-priority tensor too slow: " << high);
+        NS_TEST_ASSERT_MSG_LT(high * 2, low, "no overtaking: prio 0 " << high << " vs 7 " << low);
+    }
+};
+
+/// The talb-priority-queue suite.
+class TalbPriorityQueueTestSuite : public TestSuite
+{
+  public:
+    TalbPriorityQueueTestSuite()
+        : TestSuite("talb-priority-queue", UNIT)
+    {
+        AddTestCase(new TalbPriorityQueueStrictOrderTestCase, TestCase::QUICK);
+        AddTestCase(new TalbPriorityQueueClassifyTestCase, TestCase::QUICK);
+        AddTestCase(new TalbPriorityQueueEcnTestCase(false), TestCase::QUICK);
+        AddTestCase(new TalbPriorityQueueEcnTestCase(true), TestCase::QUICK);
+        AddTestCase(new TalbPriorityQueueOvertakeTestCase, TestCase::QUICK);
+    }
+};
+
+static TalbPriorityQueueTestSuite g_talbPriorityQueueTestSuite;

@@ -1,0 +1,196 @@
+// TalbSwitch: device-level forwarding without IPv4 on switches, all-pairs reachability (TaLB
+// switches and the stock-routing fabric), and link failure.
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/talb-module.h"
+#include "ns3/test.h"
+
+#include <set>
+
+using namespace ns3;
+
+/// Every host reaches every other host with one UDP datagram; switches have no IPv4.
+class TalbSwitchAllPairsTestCase : public TestCase
+{
+  public:
+    TalbSwitchAllPairsTestCase(bool stock)
+        : TestCase(std::string("TalbSwitchAllPairs: 3 leaves x 2 hosts, 2 spines, ") +
+                   (stock ? "stock Ipv4GlobalRouting" : "TalbSwitch (no IPv4 on switches)")),
+          m_stock(stock)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
+        f->SetAttribute("Leaves", UintegerValue(3));
+        f->SetAttribute("HostsPerLeaf", UintegerValue(2));
+        f->SetAttribute("StockRouting", BooleanValue(m_stock));
+        f->SetLoadBalancer("ecmp");
+        f->Install();
+        uint32_t n = f->GetNHosts();
+        for (uint32_t l = 0; l < 3; ++l)
+        {
+            NS_TEST_ASSERT_MSG_EQ(bool(f->GetLeafNode(l)->GetObject<Ipv4>()),
+                                  m_stock,
+                                  "leaf " << l << " IPv4 stack presence");
+        }
+        for (uint32_t s = 0; s < 2; ++s)
+        {
+            NS_TEST_ASSERT_MSG_EQ(bool(f->GetSpineNode(s)->GetObject<Ipv4>()),
+                                  m_stock,
+                                  "spine " << s << " IPv4 stack presence");
+        }
+        std::set<std::pair<uint32_t, uint32_t>> got; // (src address, dst host)
+        std::vector<Ptr<Socket>> sockets;
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            Ptr<Socket> rx = Socket::CreateSocket(f->GetHost(i), UdpSocketFactory::GetTypeId());
+            rx->Bind(InetSocketAddress(Ipv4Address::GetAny(), 9));
+            rx->SetRecvCallback(MakeBoundCallback(
+                +[](std::set<std::pair<uint32_t, uint32_t>>* got, uint32_t me, Ptr<Socket> s) {
+                    Address from;
+                    while (Ptr<Packet> p = s->RecvFrom(from))
+                    {
+                        got->insert({InetSocketAddress::ConvertFrom(from).GetIpv4().Get(), me});
+                    }
+                },
+                &got,
+                i));
+            sockets.push_back(rx);
+        }
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            Ptr<Socket> tx = Socket::CreateSocket(f->GetHost(i), UdpSocketFactory::GetTypeId());
+            tx->Bind();
+            for (uint32_t j = 0; j < n; ++j)
+            {
+                if (i != j)
+                {
+                    Simulator::Schedule(MicroSeconds(10 * (i * n + j)), [tx, f, j]() {
+                        tx->SendTo(Create<Packet>(100),
+                                   0,
+                                   InetSocketAddress(f->GetHostAddress(j), 9));
+                    });
+                }
+            }
+            sockets.push_back(tx);
+        }
+        Simulator::Stop(MilliSeconds(10));
+        Simulator::Run();
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            for (uint32_t j = 0; j < n; ++j)
+            {
+                if (i != j)
+                {
+                    NS_TEST_EXPECT_MSG_EQ(got.count({f->GetHostAddress(i).Get(), j}),
+                                          1,
+                                          "host " << i << " did not reach host " << j);
+                }
+            }
+        }
+        if (!m_stock)
+        {
+            uint64_t forwarded = 0;
+            for (uint32_t l = 0; l < 3; ++l)
+            {
+                const auto& st = f->GetLeafSwitch(l)->GetStats();
+                NS_TEST_EXPECT_MSG_EQ(st.nReceived, st.nForwarded, "leaf " << l << " dropped");
+                forwarded += st.nForwarded;
+            }
+            // Same leaf: 1 leaf hop; other leaf: 2 leaf hops (+ 1 spine hop).
+            NS_TEST_EXPECT_MSG_EQ(forwarded, 6u * 1 + 24u * 2, "leaf forwarding count");
+        }
+        Simulator::Destroy();
+    }
+
+    bool m_stock;
+};
+
+/// A leaf-spine link fails mid-run: it carries nothing afterwards and every flow completes.
+class TalbSwitchLinkFailureTestCase : public TestCase
+{
+  public:
+    TalbSwitchLinkFailureTestCase(std::string lb)
+        : TestCase("TalbSwitchLinkFailure: " + lb +
+                   ", link leaf 0 - spine 1 fails at 2 ms, 4 TCP flows of 2 MB complete"),
+          m_lb(lb)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+        Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
+        Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
+        f->SetAttribute("FabricRate", DataRateValue(DataRate("10Gbps")));
+        f->SetLoadBalancer(m_lb);
+        Time failAt = MilliSeconds(2);
+        f->SetLinkFailure(0, 1, failAt);
+        f->Install();
+        f->AssignStreams(1);
+        const uint64_t size = 2000000;
+        std::vector<Ptr<PacketSink>> sinks;
+        uint32_t pairs[4][2] = {{0, 2}, {1, 3}, {2, 0}, {3, 1}};
+        for (uint32_t k = 0; k < 4; ++k)
+        {
+            uint16_t port = 7000 + k;
+            PacketSinkHelper sink("ns3::TcpSocketFactory",
+                                  InetSocketAddress(Ipv4Address::GetAny(), port));
+            sinks.push_back(DynamicCast<PacketSink>(sink.Install(f->GetHost(pairs[k][1])).Get(0)));
+            BulkSendHelper bulk("ns3::TcpSocketFactory",
+                                InetSocketAddress(f->GetHostAddress(pairs[k][1]), port));
+            bulk.SetAttribute("MaxBytes", UintegerValue(size));
+            bulk.Install(f->GetHost(pairs[k][0])).Start(MicroSeconds(10 + k));
+        }
+        // Packets entering the failed link's devices (MacTx), before and after the failure.
+        uint64_t before = 0;
+        uint64_t after = 0;
+        auto count = +[](uint64_t* b, uint64_t* a, Time t, Ptr<const Packet>) {
+            ++*(Simulator::Now() < t ? b : a);
+        };
+        f->GetUplinkDevice(0, 1)->TraceConnectWithoutContext(
+            "MacTx",
+            MakeBoundCallback(count, &before, &after, failAt));
+        f->GetDownlinkDevice(1, 0)->TraceConnectWithoutContext(
+            "MacTx",
+            MakeBoundCallback(count, &before, &after, failAt));
+        Simulator::Stop(MilliSeconds(100));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_GT(before, 0u, "the link carried nothing before failing");
+        NS_TEST_ASSERT_MSG_EQ(after, 0u, "the failed link carried packets");
+        NS_TEST_ASSERT_MSG_EQ(f->IsLinkUp(0, 1), false, "link state");
+        NS_TEST_ASSERT_MSG_EQ(f->GetLeafSwitch(0)->GetRoute(2).size(), 1, "leaf 0 candidates");
+        NS_TEST_ASSERT_MSG_EQ(f->GetLeafSwitch(1)->GetRoute(0).size(), 1, "leaf 1 candidates");
+        for (uint32_t k = 0; k < 4; ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ(sinks[k]->GetTotalRx(), size, "flow " << k << " incomplete");
+        }
+        Simulator::Destroy();
+    }
+
+    std::string m_lb;
+};
+
+/// The talb-switch suite.
+class TalbSwitchTestSuite : public TestSuite
+{
+  public:
+    TalbSwitchTestSuite()
+        : TestSuite("talb-switch", UNIT)
+    {
+        AddTestCase(new TalbSwitchAllPairsTestCase(false), TestCase::QUICK);
+        AddTestCase(new TalbSwitchAllPairsTestCase(true), TestCase::QUICK);
+        for (const char* lb : {"ecmp", "rps", "letflow", "drill", "conga", "talb"})
+        {
+            AddTestCase(new TalbSwitchLinkFailureTestCase(lb), TestCase::QUICK);
+        }
+    }
+};
+
+static TalbSwitchTestSuite g_talbSwitchTestSuite;

@@ -213,7 +213,8 @@ extern "C"
         return TALB_WIRE_NOT_FOUND;
     }
 
-    /* ---- DSCP ---------------------------------------------------------------------------------- */
+    /* ---- DSCP ----------------------------------------------------------------------------------
+     */
 
     /*
      * Priority -> DSCP, the single table of the project. Monotone: a more urgent priority gets a
@@ -240,7 +241,8 @@ extern "C"
         return -1;
     }
 
-    /* ---- NCCL plugin frame header ---------------------------------------------------------------- */
+    /* ---- NCCL plugin frame header
+     * ---------------------------------------------------------------- */
 
     /*
      * 16 bytes before each isend's payload on the plugin's TCP stream:

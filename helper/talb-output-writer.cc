@@ -1,0 +1,241 @@
+#include "talb-output-writer.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/system-path.h"
+#include "ns3/talb-background-traffic.h"
+
+#include <cinttypes>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbOutputWriter");
+NS_OBJECT_ENSURE_REGISTERED(TalbOutputWriter);
+
+const char* const TalbOutputWriter::FLOW_COLUMNS =
+    "src_ip,dst_ip,src_port,dst_port,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,job,"
+    "iteration,tensor,priority,kind,scheme,seed";
+const char* const TalbOutputWriter::TENSOR_COLUMNS =
+    "job,iteration,tensor,name,bytes,priority,ready_ns,done_ns,comm_ns,scheme,seed,wire_bytes";
+const char* const TalbOutputWriter::ITERATION_COLUMNS =
+    "job,worker,iteration,start_ns,end_ns,compute_ns,exposed_comm_ns,scheme,seed";
+
+TypeId
+TalbOutputWriter::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::TalbOutputWriter")
+                            .SetParent<Object>()
+                            .SetGroupName("Talb")
+                            .AddConstructor<TalbOutputWriter>();
+    return tid;
+}
+
+TalbOutputWriter::TalbOutputWriter()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TalbOutputWriter::~TalbOutputWriter()
+{
+    Close();
+}
+
+void
+TalbOutputWriter::DoDispose()
+{
+    Close();
+    m_ideal = IdealFctCallback();
+    Object::DoDispose();
+}
+
+void
+TalbOutputWriter::Close()
+{
+    for (std::FILE** f : {&m_flows, &m_tensors, &m_iterations})
+    {
+        if (*f)
+        {
+            std::fclose(*f);
+            *f = nullptr;
+        }
+    }
+}
+
+void
+TalbOutputWriter::Open(const std::string& folder)
+{
+    Close();
+    SystemPath::MakeDirectories(folder);
+    auto open = [&folder](const char* name, const char* header) {
+        std::string path = SystemPath::Append(folder, name);
+        std::FILE* f = std::fopen(path.c_str(), "w");
+        NS_ABORT_MSG_IF(!f, "TalbOutputWriter: cannot create " << path);
+        std::fprintf(f, "%s\n", header);
+        std::fflush(f);
+        return f;
+    };
+    m_flows = open("flows.csv", FLOW_COLUMNS);
+    m_tensors = open("tensors.csv", TENSOR_COLUMNS);
+    m_iterations = open("iterations.csv", ITERATION_COLUMNS);
+}
+
+void
+TalbOutputWriter::SetScheme(const std::string& scheme)
+{
+    NS_ABORT_MSG_IF(scheme.empty() || scheme.find_first_of(",\n\"") != std::string::npos,
+                    "TalbOutputWriter: scheme '" << scheme << "' must be a non-empty CSV word");
+    m_scheme = scheme;
+}
+
+void
+TalbOutputWriter::SetSeed(uint64_t seed)
+{
+    m_seed = seed;
+}
+
+void
+TalbOutputWriter::SetIdealFct(DataRate bottleneck, Time baseRtt, uint32_t mss, uint32_t headerBytes)
+{
+    NS_ABORT_MSG_IF(bottleneck.GetBitRate() == 0 || mss == 0,
+                    "TalbOutputWriter::SetIdealFct: rate and MSS must be positive");
+    m_bottleneck = bottleneck;
+    m_baseRtt = baseRtt;
+    m_mss = mss;
+    m_headerBytes = headerBytes;
+    m_ideal = MakeCallback(&TalbOutputWriter::IdealFromModel, this);
+}
+
+void
+TalbOutputWriter::SetIdealFctCallback(IdealFctCallback cb)
+{
+    m_ideal = cb;
+}
+
+Time
+TalbOutputWriter::IdealFromModel(const TalbFlowRecord& r) const
+{
+    uint64_t packets = (r.sizeBytes + m_mss - 1) / m_mss;
+    uint64_t wire = r.sizeBytes + packets * m_headerBytes;
+    return m_baseRtt + m_bottleneck.CalculateBytesTxTime(wire);
+}
+
+void
+TalbOutputWriter::ConnectJob(Ptr<TalbTrainingJob> job)
+{
+    job->TraceConnectWithoutContext("FlowDone", MakeCallback(&TalbOutputWriter::WriteFlow, this));
+    job->TraceConnectWithoutContext("TensorDone",
+                                    MakeCallback(&TalbOutputWriter::WriteTensor, this));
+    job->TraceConnectWithoutContext("IterationDone",
+                                    MakeCallback(&TalbOutputWriter::WriteIteration, this));
+}
+
+void
+TalbOutputWriter::ConnectBackground(const ApplicationContainer& apps)
+{
+    for (auto it = apps.Begin(); it != apps.End(); ++it)
+    {
+        NS_ABORT_MSG_IF(!DynamicCast<TalbBackgroundTraffic>(*it),
+                        "TalbOutputWriter::ConnectBackground: not a TalbBackgroundTraffic");
+        (*it)->TraceConnectWithoutContext("FlowDone",
+                                          MakeCallback(&TalbOutputWriter::WriteFlow, this));
+    }
+}
+
+void
+TalbOutputWriter::WriteFlow(const TalbFlowRecord& r)
+{
+    NS_ABORT_MSG_IF(!m_flows, "TalbOutputWriter: Open() was not called");
+    NS_ABORT_MSG_IF(m_ideal.IsNull(),
+                    "TalbOutputWriter: no ideal-FCT model (SetIdealFct or SetIdealFctCallback)");
+    int64_t fct = (r.end - r.start).GetNanoSeconds();
+    int64_t ideal = m_ideal(r).GetNanoSeconds();
+    std::ostringstream src;
+    std::ostringstream dst;
+    src << r.src;
+    dst << r.dst;
+    std::fprintf(m_flows,
+                 "%s,%s,%u,%u,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                 ",%.6f,%d,%d,%d,%d,%s,%s,%" PRIu64 "\n",
+                 src.str().c_str(),
+                 dst.str().c_str(),
+                 unsigned(r.srcPort),
+                 unsigned(r.dstPort),
+                 r.sizeBytes,
+                 r.start.GetNanoSeconds(),
+                 fct,
+                 ideal,
+                 ideal > 0 ? double(fct) / ideal : 0.0,
+                 r.job,
+                 r.iteration,
+                 r.tensor,
+                 r.priority,
+                 r.background ? "background" : "tensor",
+                 m_scheme.c_str(),
+                 m_seed);
+    std::fflush(m_flows);
+    ++m_flowRows;
+}
+
+void
+TalbOutputWriter::WriteTensor(const TalbTensorRecord& r)
+{
+    NS_ABORT_MSG_IF(!m_tensors, "TalbOutputWriter: Open() was not called");
+    std::fprintf(m_tensors,
+                 "%u,%u,%u,%s,%" PRIu64 ",%u,%" PRId64 ",%" PRId64 ",%" PRId64 ",%s,%" PRIu64
+                 ",%" PRIu64 "\n",
+                 r.job,
+                 r.iteration,
+                 r.tensor,
+                 r.name.c_str(),
+                 r.bytes,
+                 unsigned(r.priority),
+                 r.ready.GetNanoSeconds(),
+                 r.done.GetNanoSeconds(),
+                 (r.done - r.ready).GetNanoSeconds(),
+                 m_scheme.c_str(),
+                 m_seed,
+                 r.wireBytes);
+    std::fflush(m_tensors);
+    ++m_tensorRows;
+}
+
+void
+TalbOutputWriter::WriteIteration(const TalbIterationRecord& r)
+{
+    NS_ABORT_MSG_IF(!m_iterations, "TalbOutputWriter: Open() was not called");
+    std::fprintf(m_iterations,
+                 "%u,%u,%u,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%s,%" PRIu64 "\n",
+                 r.job,
+                 r.worker,
+                 r.iteration,
+                 r.start.GetNanoSeconds(),
+                 r.end.GetNanoSeconds(),
+                 r.compute.GetNanoSeconds(),
+                 (r.end - r.start - r.compute).GetNanoSeconds(),
+                 m_scheme.c_str(),
+                 m_seed);
+    std::fflush(m_iterations);
+    ++m_iterationRows;
+}
+
+uint64_t
+TalbOutputWriter::GetFlowRows() const
+{
+    return m_flowRows;
+}
+
+uint64_t
+TalbOutputWriter::GetTensorRows() const
+{
+    return m_tensorRows;
+}
+
+uint64_t
+TalbOutputWriter::GetIterationRows() const
+{
+    return m_iterationRows;
+}
+
+} // namespace ns3

@@ -1,0 +1,95 @@
+#ifndef TALB_OUTPUT_WRITER_H
+#define TALB_OUTPUT_WRITER_H
+
+#include "ns3/application-container.h"
+#include "ns3/callback.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/talb-training-job.h"
+#include "ns3/talb-training-records.h"
+
+#include <cstdio>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb
+ * \brief Writes the generator's three CSV files into an output folder, one row per record,
+ * flushed as it is written (an interrupted run keeps what it measured).
+ *
+ * - flows.csv: src_ip,dst_ip,src_port,dst_port,size_bytes,start_ns,fct_ns,ideal_fct_ns,
+ *   slowdown,job,iteration,tensor,priority,kind,scheme,seed
+ * - tensors.csv: job,iteration,tensor,name,bytes,priority,ready_ns,done_ns,comm_ns,scheme,seed,
+ *   wire_bytes
+ * - iterations.csv: job,worker,iteration,start_ns,end_ns,compute_ns,exposed_comm_ns,scheme,seed
+ *
+ * Times are integer nanoseconds of simulated time. Column meanings: doc/talb-generator.rst.
+ */
+class TalbOutputWriter : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    TalbOutputWriter();
+    ~TalbOutputWriter() override;
+
+    /// Ideal FCT of a flow: what it would take alone on an idle fabric.
+    typedef Callback<Time, const TalbFlowRecord&> IdealFctCallback;
+
+    static const char* const FLOW_COLUMNS;
+    static const char* const TENSOR_COLUMNS;
+    static const char* const ITERATION_COLUMNS;
+
+    /// Create \p folder (and parents) and the three files with their headers.
+    void Open(const std::string& folder);
+    /// The scheme column (the scenario's load-balancer name) and the seed column (RNG run).
+    void SetScheme(const std::string& scheme);
+    void SetSeed(uint64_t seed);
+    /**
+     * Ideal FCT = baseRtt + wire bytes x 8 / bottleneck, wire bytes = size + ceil(size / mss)
+     * x headerBytes (per-packet IP/TCP/link overhead), as in HPCC's analysis.
+     */
+    void SetIdealFct(DataRate bottleneck, Time baseRtt, uint32_t mss, uint32_t headerBytes);
+    /// Or any callback the scenario supplies (e.g. per-path rates).
+    void SetIdealFctCallback(IdealFctCallback cb);
+
+    /// Write every record of \p job.
+    void ConnectJob(Ptr<TalbTrainingJob> job);
+    /// Write every flow of TalbBackgroundTraffic applications.
+    void ConnectBackground(const ApplicationContainer& apps);
+
+    void WriteFlow(const TalbFlowRecord& r);
+    void WriteTensor(const TalbTensorRecord& r);
+    void WriteIteration(const TalbIterationRecord& r);
+
+    uint64_t GetFlowRows() const;
+    uint64_t GetTensorRows() const;
+    uint64_t GetIterationRows() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    Time IdealFromModel(const TalbFlowRecord& r) const;
+    void Close();
+
+    std::FILE* m_flows{nullptr};
+    std::FILE* m_tensors{nullptr};
+    std::FILE* m_iterations{nullptr};
+    std::string m_scheme{"none"};
+    uint64_t m_seed{1};
+    IdealFctCallback m_ideal;
+    DataRate m_bottleneck;
+    Time m_baseRtt;
+    uint32_t m_mss{1448};
+    uint32_t m_headerBytes{54};
+    uint64_t m_flowRows{0};
+    uint64_t m_tensorRows{0};
+    uint64_t m_iterationRows{0};
+};
+
+} // namespace ns3
+
+#endif /* TALB_OUTPUT_WRITER_H */

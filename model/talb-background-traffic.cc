@@ -1,0 +1,281 @@
+#include "talb-background-traffic.h"
+
+#include "talb-collective.h"
+
+#include "ns3/abort.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/tcp-socket-factory.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbBackgroundTraffic");
+NS_OBJECT_ENSURE_REGISTERED(TalbBackgroundTraffic);
+
+namespace
+{
+
+uint64_t
+EndpointKey(Ipv4Address addr, uint16_t port)
+{
+    return (uint64_t(addr.Get()) << 16) | port;
+}
+
+} // namespace
+
+TypeId
+TalbBackgroundTraffic::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TalbBackgroundTraffic")
+            .SetParent<Application>()
+            .SetGroupName("Talb")
+            .AddConstructor<TalbBackgroundTraffic>()
+            .AddAttribute("FlowSizeCdf",
+                          "Flow-size CDF file (size_bytes cumulative_percent per line)",
+                          StringValue(""),
+                          MakeStringAccessor(&TalbBackgroundTraffic::m_cdfFile),
+                          MakeStringChecker())
+            .AddAttribute("Load",
+                          "Offered load as a fraction of LinkRate",
+                          DoubleValue(0.3),
+                          MakeDoubleAccessor(&TalbBackgroundTraffic::m_load),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("LinkRate",
+                          "Rate of the host's link, the base of Load",
+                          DataRateValue(DataRate("100Gbps")),
+                          MakeDataRateAccessor(&TalbBackgroundTraffic::m_linkRate),
+                          MakeDataRateChecker())
+            .AddAttribute("Port",
+                          "TCP port background flows are sent to",
+                          UintegerValue(30000),
+                          MakeUintegerAccessor(&TalbBackgroundTraffic::m_port),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddTraceSource("FlowStarted",
+                            "A flow was started by this host (end not yet known)",
+                            MakeTraceSourceAccessor(&TalbBackgroundTraffic::m_flowStarted),
+                            "ns3::TalbBackgroundTraffic::FlowTracedCallback")
+            .AddTraceSource("FlowDone",
+                            "A flow to this host received its last byte",
+                            MakeTraceSourceAccessor(&TalbBackgroundTraffic::m_flowDone),
+                            "ns3::TalbBackgroundTraffic::FlowTracedCallback");
+    return tid;
+}
+
+TalbBackgroundTraffic::TalbBackgroundTraffic()
+{
+    NS_LOG_FUNCTION(this);
+    m_interArrival = CreateObject<ExponentialRandomVariable>();
+    m_size = CreateObject<UniformRandomVariable>();
+    m_peer = CreateObject<UniformRandomVariable>();
+}
+
+TalbBackgroundTraffic::~TalbBackgroundTraffic()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+TalbBackgroundTraffic::DoDispose()
+{
+    m_next.Cancel();
+    m_peers.clear();
+    m_listener = nullptr;
+    m_sending.clear();
+    m_receiving.clear();
+    m_interArrival = nullptr;
+    m_size = nullptr;
+    m_peer = nullptr;
+    Application::DoDispose();
+}
+
+void
+TalbBackgroundTraffic::SetPeers(const std::vector<Ptr<TalbBackgroundTraffic>>& peers)
+{
+    m_peers = peers;
+}
+
+void
+TalbBackgroundTraffic::SetFlowSizeCdf(const TalbFlowSizeCdf& cdf)
+{
+    m_cdf = cdf;
+}
+
+Ipv4Address
+TalbBackgroundTraffic::GetAddress() const
+{
+    return TalbCollective::GetHostAddress(GetNode());
+}
+
+double
+TalbBackgroundTraffic::GetArrivalRate() const
+{
+    return m_load * m_linkRate.GetBitRate() / (8.0 * m_cdf.GetMean());
+}
+
+int64_t
+TalbBackgroundTraffic::AssignStreams(int64_t stream)
+{
+    m_interArrival->SetStream(stream);
+    m_size->SetStream(stream + 1);
+    m_peer->SetStream(stream + 2);
+    return 3;
+}
+
+void
+TalbBackgroundTraffic::StartApplication()
+{
+    NS_LOG_FUNCTION(this);
+    if (m_cdf.IsEmpty())
+    {
+        NS_ABORT_MSG_IF(m_cdfFile.empty(), "TalbBackgroundTraffic: no FlowSizeCdf file");
+        m_cdf = TalbFlowSizeCdf::Load(m_cdfFile);
+    }
+    m_listener = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+    NS_ABORT_MSG_IF(m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) != 0,
+                    "TalbBackgroundTraffic: port " << m_port << " in use");
+    m_listener->Listen();
+    m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                  MakeCallback(&TalbBackgroundTraffic::Accept, this));
+    if (m_load > 0 && !m_peers.empty())
+    {
+        m_interArrival->SetAttribute("Mean", DoubleValue(1.0 / GetArrivalRate()));
+        ScheduleNextFlow();
+    }
+}
+
+void
+TalbBackgroundTraffic::StopApplication()
+{
+    NS_LOG_FUNCTION(this);
+    m_next.Cancel(); // flows under way finish
+}
+
+void
+TalbBackgroundTraffic::ScheduleNextFlow()
+{
+    m_next = Simulator::Schedule(Seconds(m_interArrival->GetValue()),
+                                 &TalbBackgroundTraffic::StartFlow,
+                                 this);
+}
+
+void
+TalbBackgroundTraffic::StartFlow()
+{
+    Ptr<TalbBackgroundTraffic> peer = m_peers[m_peer->GetInteger(0, m_peers.size() - 1)];
+    Ipv4Address src = GetAddress();
+    Ptr<Socket> s = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+    NS_ABORT_MSG_IF(s->Bind(InetSocketAddress(src, 0)) != 0,
+                    "TalbBackgroundTraffic: cannot bind to " << src);
+    Address local;
+    s->GetSockName(local);
+    FlowSocket f;
+    f.socket = s;
+    f.record.src = src;
+    f.record.dst = peer->GetAddress();
+    f.record.srcPort = InetSocketAddress::ConvertFrom(local).GetPort();
+    f.record.dstPort = peer->m_port;
+    f.record.sizeBytes = m_cdf.Sample(m_size->GetValue(0, 1));
+    f.record.start = Simulator::Now();
+    f.record.background = true;
+    f.bytes = f.record.sizeBytes;
+    peer->ExpectFlow(f.record);
+    m_flowStarted(f.record);
+    s->SetConnectCallback(MakeCallback(&TalbBackgroundTraffic::Connected, this),
+                          MakeCallback(&TalbBackgroundTraffic::ConnectFailed, this));
+    s->SetSendCallback(MakeCallback(&TalbBackgroundTraffic::SendSpace, this));
+    s->Connect(InetSocketAddress(f.record.dst, f.record.dstPort));
+    m_sending.emplace(PeekPointer(s), std::move(f));
+    ScheduleNextFlow();
+}
+
+void
+TalbBackgroundTraffic::ConnectFailed(Ptr<Socket> /* socket */)
+{
+    NS_FATAL_ERROR("TalbBackgroundTraffic: a background connection from " << GetAddress()
+                                                                          << " failed");
+}
+
+void
+TalbBackgroundTraffic::Connected(Ptr<Socket> socket)
+{
+    SendSpace(socket, socket->GetTxAvailable());
+}
+
+void
+TalbBackgroundTraffic::SendSpace(Ptr<Socket> socket, uint32_t)
+{
+    auto it = m_sending.find(PeekPointer(socket));
+    if (it == m_sending.end())
+    {
+        return;
+    }
+    uint64_t& left = it->second.bytes;
+    uint32_t available = socket->GetTxAvailable();
+    while (left > 0 && available > 0)
+    {
+        uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(left, available));
+        int sent = socket->Send(Create<Packet>(n));
+        NS_ABORT_MSG_IF(sent != int(n), "TalbBackgroundTraffic: send failed");
+        left -= n;
+        available = socket->GetTxAvailable();
+    }
+    if (left == 0)
+    {
+        socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
+        socket->Close(); // FIN after the data; TCP keeps the socket until it is done
+        m_sending.erase(it);
+    }
+}
+
+void
+TalbBackgroundTraffic::ExpectFlow(const TalbFlowRecord& record)
+{
+    m_expected[EndpointKey(record.src, record.srcPort)] = record;
+}
+
+void
+TalbBackgroundTraffic::Accept(Ptr<Socket> socket, const Address& from)
+{
+    InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
+    auto it = m_expected.find(EndpointKey(peer.GetIpv4(), peer.GetPort()));
+    NS_ABORT_MSG_IF(it == m_expected.end(),
+                    "TalbBackgroundTraffic: unexpected connection from " << peer.GetIpv4());
+    FlowSocket f;
+    f.socket = socket;
+    f.record = it->second;
+    m_expected.erase(it);
+    socket->SetRecvCallback(MakeCallback(&TalbBackgroundTraffic::Read, this));
+    m_receiving.emplace(PeekPointer(socket), std::move(f));
+}
+
+void
+TalbBackgroundTraffic::Read(Ptr<Socket> socket)
+{
+    auto it = m_receiving.find(PeekPointer(socket));
+    NS_ASSERT(it != m_receiving.end());
+    Ptr<Packet> p;
+    while ((p = socket->Recv()))
+    {
+        it->second.bytes += p->GetSize();
+    }
+    if (it->second.bytes >= it->second.record.sizeBytes)
+    {
+        TalbFlowRecord r = it->second.record;
+        r.end = Simulator::Now();
+        socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+        socket->Close();
+        m_receiving.erase(it);
+        m_flowDone(r);
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,101 @@
+#ifndef TALB_BACKGROUND_TRAFFIC_H
+#define TALB_BACKGROUND_TRAFFIC_H
+
+#include "talb-flow-size-cdf.h"
+#include "talb-training-records.h"
+
+#include "ns3/application.h"
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/socket.h"
+#include "ns3/traced-callback.h"
+
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb
+ * \brief Background traffic of one host: Poisson flow arrivals to random peers, sizes from a
+ * flow-size CDF, each flow a new TCP connection; also the sink for its peers' flows.
+ *
+ * Flows start at rate Load x LinkRate / (8 x mean flow size), so the host offers Load of its
+ * link on average; destinations are uniform over the peers. A flow sends its bytes (untagged)
+ * and closes; its record (FlowDone, kind "background", job fields -1) is reported by the
+ * receiving host when the last byte arrives. Install it with TalbBackgroundTrafficHelper.
+ */
+class TalbBackgroundTraffic : public Application
+{
+  public:
+    static TypeId GetTypeId();
+    TalbBackgroundTraffic();
+    ~TalbBackgroundTraffic() override;
+
+    typedef void (*FlowTracedCallback)(const TalbFlowRecord& record);
+
+    /// The hosts this one sends to (their background applications, which record arrivals).
+    void SetPeers(const std::vector<Ptr<TalbBackgroundTraffic>>& peers);
+    /// Use \p cdf instead of reading the FlowSizeCdf file.
+    void SetFlowSizeCdf(const TalbFlowSizeCdf& cdf);
+    /// \return this host's address (interface 1)
+    Ipv4Address GetAddress() const;
+    /// \return the flow arrival rate per second
+    double GetArrivalRate() const;
+
+    /// Assign fixed random variable streams. \return the number of streams used
+    int64_t AssignStreams(int64_t stream);
+
+    /// Called by a peer before it connects: a flow from \p src:\p port is on its way.
+    void ExpectFlow(const TalbFlowRecord& record);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+
+    void ScheduleNextFlow();
+    void StartFlow();
+    void Connected(Ptr<Socket> socket);
+    void ConnectFailed(Ptr<Socket> socket);
+    void SendSpace(Ptr<Socket> socket, uint32_t available);
+    void Accept(Ptr<Socket> socket, const Address& from);
+    void Read(Ptr<Socket> socket);
+
+    std::string m_cdfFile;
+    double m_load;
+    DataRate m_linkRate;
+    uint16_t m_port;
+
+    TalbFlowSizeCdf m_cdf;
+    std::vector<Ptr<TalbBackgroundTraffic>> m_peers;
+    Ptr<ExponentialRandomVariable> m_interArrival;
+    Ptr<UniformRandomVariable> m_size;
+    Ptr<UniformRandomVariable> m_peer;
+    EventId m_next;
+    Ptr<Socket> m_listener;
+
+    /// A flow's socket and its bytes still to hand over (sender) or received (receiver).
+    struct FlowSocket
+    {
+        Ptr<Socket> socket;
+        TalbFlowRecord record;
+        uint64_t bytes{0};
+    };
+
+    std::unordered_map<Socket*, FlowSocket> m_sending;       //!< bytes = left to send
+    std::unordered_map<Socket*, FlowSocket> m_receiving;     //!< bytes = received
+    std::unordered_map<uint64_t, TalbFlowRecord> m_expected; //!< by src ip:port
+
+    TracedCallback<const TalbFlowRecord&> m_flowStarted;
+    TracedCallback<const TalbFlowRecord&> m_flowDone;
+};
+
+} // namespace ns3
+
+#endif /* TALB_BACKGROUND_TRAFFIC_H */

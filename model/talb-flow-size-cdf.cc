@@ -1,0 +1,150 @@
+#include "talb-flow-size-cdf.h"
+
+#include "ns3/assert.h"
+#include "ns3/fatal-error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace ns3
+{
+
+bool
+TalbFlowSizeCdf::TryLoad(const std::string& path, TalbFlowSizeCdf* cdf, std::string* error)
+{
+    auto fail = [&](uint32_t line, const char* field, const std::string& msg) {
+        std::ostringstream os;
+        os << path << ":" << line << ": ";
+        if (field)
+        {
+            os << "field '" << field << "': ";
+        }
+        os << msg;
+        *error = os.str();
+        return false;
+    };
+    std::ifstream in(path);
+    if (!in)
+    {
+        return fail(0, nullptr, "cannot open the flow-size CDF file");
+    }
+    TalbFlowSizeCdf c;
+    std::string line;
+    uint32_t lineNo = 0;
+    while (std::getline(in, line))
+    {
+        ++lineNo;
+        std::istringstream ls(line);
+        std::string sizeText;
+        std::string pctText;
+        if (!(ls >> sizeText))
+        {
+            continue; // blank line
+        }
+        if (sizeText[0] == '#')
+        {
+            continue;
+        }
+        std::string extra;
+        if (!(ls >> pctText) || (ls >> extra))
+        {
+            return fail(lineNo, nullptr, "expected two fields: size_bytes cumulative_percent");
+        }
+        char* end = nullptr;
+        double size = std::strtod(sizeText.c_str(), &end);
+        if (*end != '\0' || !std::isfinite(size) || size < 0)
+        {
+            return fail(lineNo, "size_bytes", "'" + sizeText + "' is not a non-negative number");
+        }
+        double pct = std::strtod(pctText.c_str(), &end);
+        if (*end != '\0' || !std::isfinite(pct) || pct < 0 || pct > 100)
+        {
+            return fail(lineNo, "cumulative_percent", "'" + pctText + "' is not in [0, 100]");
+        }
+        if (!c.m_points.empty())
+        {
+            if (size < c.m_points.back().first)
+            {
+                return fail(lineNo, "size_bytes", "sizes must not decrease");
+            }
+            if (pct / 100 < c.m_points.back().second)
+            {
+                return fail(lineNo, "cumulative_percent", "percents must not decrease");
+            }
+        }
+        c.m_points.emplace_back(size, pct / 100);
+    }
+    if (c.m_points.empty())
+    {
+        return fail(lineNo, nullptr, "no points");
+    }
+    if (c.m_points.back().second != 1.0)
+    {
+        return fail(lineNo, "cumulative_percent", "the last point must be 100");
+    }
+    *cdf = c;
+    return true;
+}
+
+TalbFlowSizeCdf
+TalbFlowSizeCdf::Load(const std::string& path)
+{
+    TalbFlowSizeCdf cdf;
+    std::string error;
+    if (!TryLoad(path, &cdf, &error))
+    {
+        NS_FATAL_ERROR(error);
+    }
+    return cdf;
+}
+
+bool
+TalbFlowSizeCdf::IsEmpty() const
+{
+    return m_points.empty();
+}
+
+uint64_t
+TalbFlowSizeCdf::Sample(double u) const
+{
+    NS_ASSERT(!m_points.empty());
+    // First point whose cumulative fraction reaches u; interpolate from its predecessor.
+    auto it =
+        std::lower_bound(m_points.begin(),
+                         m_points.end(),
+                         u,
+                         [](const std::pair<double, double>& p, double v) { return p.second < v; });
+    double size;
+    if (it == m_points.begin())
+    {
+        size = it->first;
+    }
+    else
+    {
+        if (it == m_points.end())
+        {
+            --it;
+        }
+        auto prev = it - 1;
+        double span = it->second - prev->second;
+        double f = span > 0 ? (u - prev->second) / span : 1.0;
+        size = prev->first + f * (it->first - prev->first);
+    }
+    return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(size)));
+}
+
+double
+TalbFlowSizeCdf::GetMean() const
+{
+    double mean = m_points.front().first * m_points.front().second;
+    for (std::size_t i = 1; i < m_points.size(); ++i)
+    {
+        double mass = m_points[i].second - m_points[i - 1].second;
+        mean += mass * (m_points[i].first + m_points[i - 1].first) / 2;
+    }
+    return mean;
+}
+
+} // namespace ns3

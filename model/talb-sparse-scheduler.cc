@@ -1,0 +1,85 @@
+#include "talb-sparse-scheduler.h"
+
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbSparseScheduler");
+NS_OBJECT_ENSURE_REGISTERED(TalbSparseScheduler);
+
+TypeId
+TalbSparseScheduler::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::TalbSparseScheduler")
+                            .SetParent<TalbCommScheduler>()
+                            .SetGroupName("Talb")
+                            .AddConstructor<TalbSparseScheduler>()
+                            .AddAttribute("Ratio",
+                                          "Fraction of each tensor's elements kept (top-k density)",
+                                          DoubleValue(0.01),
+                                          MakeDoubleAccessor(&TalbSparseScheduler::m_ratio),
+                                          MakeDoubleChecker<double>(1e-9, 1.0))
+                            .AddAttribute("IndexBytes",
+                                          "Bytes of the index sent with each kept value",
+                                          UintegerValue(4),
+                                          MakeUintegerAccessor(&TalbSparseScheduler::m_indexBytes),
+                                          MakeUintegerChecker<uint32_t>(1, 8));
+    return tid;
+}
+
+TalbSparseScheduler::TalbSparseScheduler()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TalbSparseScheduler::~TalbSparseScheduler()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+uint64_t
+TalbSparseScheduler::GetWireBytes(uint32_t tensor) const
+{
+    auto kept = static_cast<uint64_t>(std::ceil(m_ratio * m_model.GetTensor(tensor).params));
+    return kept * (m_bytesPerElement + m_indexBytes);
+}
+
+void
+TalbSparseScheduler::DoSetup()
+{
+    uint32_t layers = m_model.GetNLayers();
+    m_layerFirst.assign(layers, 0);
+    m_layerCount.assign(layers, 0);
+    for (uint32_t t = m_model.GetNTensors(); t-- > 0;)
+    {
+        uint32_t l = m_model.GetLayerIndex(t);
+        m_layerFirst[l] = t;
+        ++m_layerCount[l];
+    }
+    m_layerPending = m_layerCount;
+}
+
+void
+TalbSparseScheduler::DoTensorReady(uint32_t iteration, uint32_t tensor)
+{
+    uint32_t l = m_model.GetLayerIndex(tensor);
+    if (--m_layerPending[l] > 0)
+    {
+        return;
+    }
+    m_layerPending[l] = m_layerCount[l];
+    TalbCommOp op;
+    op.iteration = iteration;
+    for (uint32_t t = m_layerFirst[l]; t < m_layerFirst[l] + m_layerCount[l]; ++t)
+    {
+        op.segments.push_back(WholeTensor(t));
+    }
+    Enqueue(std::move(op), 0);
+}
+
+} // namespace ns3

@@ -1,0 +1,376 @@
+#include "talb-training-job.h"
+
+#include "talb-dnn-worker.h"
+#include "talb-wire.h"
+
+#include "ns3/abort.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbTrainingJob");
+NS_OBJECT_ENSURE_REGISTERED(TalbTrainingJob);
+
+TypeId
+TalbTrainingJob::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TalbTrainingJob")
+            .SetParent<Object>()
+            .SetGroupName("Talb")
+            .AddConstructor<TalbTrainingJob>()
+            .AddAttribute("JobId",
+                          "Job id: the top 8 bits of its tensor ids on the wire",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&TalbTrainingJob::m_jobId),
+                          MakeUintegerChecker<uint32_t>(0, TALB_MAX_JOBS - 1))
+            .AddAttribute("Iterations",
+                          "Training iterations to run",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&TalbTrainingJob::m_iterations),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("BatchSize",
+                          "Samples per worker per iteration",
+                          UintegerValue(32),
+                          MakeUintegerAccessor(&TalbTrainingJob::m_batchSize),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("Device",
+                          "Device preset giving the effective compute rate: V100-FP32, "
+                          "V100-AMP, A100-TF32, A100-AMP",
+                          StringValue("V100-FP32"),
+                          MakeStringAccessor(&TalbTrainingJob::m_device),
+                          MakeStringChecker())
+            .AddAttribute("DeviceRate",
+                          "Effective compute rate in FLOP/s; 0 uses the Device preset",
+                          DoubleValue(0),
+                          MakeDoubleAccessor(&TalbTrainingJob::m_deviceRate),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("BackwardFactor",
+                          "Backward compute time / forward compute time",
+                          DoubleValue(2.0),
+                          MakeDoubleAccessor(&TalbTrainingJob::m_backwardFactor),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute(
+                "Precision",
+                "Gradient precision: fp32 (4 bytes per element) or fp16 (2)",
+                EnumValue(TalbTrainingJob::FP32),
+                MakeEnumAccessor(&TalbTrainingJob::m_precision),
+                MakeEnumChecker(TalbTrainingJob::FP32, "fp32", TalbTrainingJob::FP16, "fp16"))
+            .AddAttribute("BasePort",
+                          "Receivers of job j listen on BasePort + j",
+                          UintegerValue(20000),
+                          MakeUintegerAccessor(&TalbTrainingJob::m_basePort),
+                          MakeUintegerChecker<uint16_t>(1, 65535 - TALB_MAX_JOBS))
+            .AddTraceSource("FlowDone",
+                            "A message of the job's collectives was delivered",
+                            MakeTraceSourceAccessor(&TalbTrainingJob::m_flowTrace),
+                            "ns3::TalbTrainingJob::FlowTracedCallback")
+            .AddTraceSource("TensorDone",
+                            "A tensor's collective of one iteration finished on every worker",
+                            MakeTraceSourceAccessor(&TalbTrainingJob::m_tensorTrace),
+                            "ns3::TalbTrainingJob::TensorTracedCallback")
+            .AddTraceSource("IterationDone",
+                            "A worker finished an iteration",
+                            MakeTraceSourceAccessor(&TalbTrainingJob::m_iterationTrace),
+                            "ns3::TalbTrainingJob::IterationTracedCallback");
+    return tid;
+}
+
+TalbTrainingJob::TalbTrainingJob()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TalbTrainingJob::~TalbTrainingJob()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+TalbTrainingJob::DoDispose()
+{
+    if (m_scheduler)
+    {
+        m_scheduler->Dispose();
+    }
+    if (m_collective)
+    {
+        m_collective->Dispose();
+    }
+    m_scheduler = nullptr;
+    m_collective = nullptr;
+    m_workers.clear();
+    m_hosts = NodeContainer();
+    Object::DoDispose();
+}
+
+void
+TalbTrainingJob::SetModel(const TalbDnnModel& model)
+{
+    NS_ABORT_MSG_IF(model.GetNTensors() == 0, "TalbTrainingJob: the model has no tensors");
+    m_model = model;
+}
+
+const TalbDnnModel&
+TalbTrainingJob::GetModel() const
+{
+    return m_model;
+}
+
+void
+TalbTrainingJob::SetScheduler(Ptr<TalbCommScheduler> scheduler)
+{
+    m_scheduler = scheduler;
+}
+
+Ptr<TalbCommScheduler>
+TalbTrainingJob::GetScheduler() const
+{
+    return m_scheduler;
+}
+
+void
+TalbTrainingJob::SetCollective(Ptr<TalbCollective> collective)
+{
+    m_collective = collective;
+}
+
+Ptr<TalbCollective>
+TalbTrainingJob::GetCollective() const
+{
+    return m_collective;
+}
+
+void
+TalbTrainingJob::SetWorkers(const NodeContainer& hosts,
+                            const std::vector<Ptr<TalbDnnWorker>>& workers)
+{
+    NS_ABORT_MSG_IF(hosts.GetN() != workers.size() || hosts.GetN() == 0,
+                    "TalbTrainingJob: one worker per host expected");
+    m_hosts = hosts;
+    m_workers = workers;
+}
+
+uint32_t
+TalbTrainingJob::GetJobId() const
+{
+    return m_jobId;
+}
+
+uint32_t
+TalbTrainingJob::GetIterations() const
+{
+    return m_iterations;
+}
+
+uint32_t
+TalbTrainingJob::GetNWorkers() const
+{
+    return m_workers.size();
+}
+
+uint32_t
+TalbTrainingJob::GetBytesPerElement() const
+{
+    return m_precision == FP16 ? 2 : 4;
+}
+
+TalbComputeModel
+TalbTrainingJob::GetComputeModel() const
+{
+    TalbComputeModel c;
+    c.batchSize = m_batchSize;
+    c.flopsPerSecond = m_deviceRate > 0 ? m_deviceRate : TalbComputeModel::PresetRate(m_device);
+    c.backwardFactor = m_backwardFactor;
+    return c;
+}
+
+Time
+TalbTrainingJob::GetForwardTime(uint32_t tensor) const
+{
+    return m_forward[tensor];
+}
+
+Time
+TalbTrainingJob::GetBackwardTime(uint32_t tensor) const
+{
+    return m_backward[tensor];
+}
+
+Time
+TalbTrainingJob::GetIterationComputeTime() const
+{
+    Time total(0);
+    for (uint32_t t = 0; t < m_forward.size(); ++t)
+    {
+        total += m_forward[t] + m_backward[t];
+    }
+    return total;
+}
+
+bool
+TalbTrainingJob::IsFinished() const
+{
+    return !m_workers.empty() && m_workersFinished == m_workers.size();
+}
+
+Time
+TalbTrainingJob::GetFinishTime() const
+{
+    return m_finishTime;
+}
+
+void
+TalbTrainingJob::WorkerStarted(uint32_t /* worker */)
+{
+    if (!m_prepared)
+    {
+        Prepare();
+    }
+}
+
+void
+TalbTrainingJob::Prepare()
+{
+    NS_LOG_FUNCTION(this);
+    NS_ABORT_MSG_IF(m_model.GetNTensors() == 0, "TalbTrainingJob " << m_jobId << ": no model");
+    NS_ABORT_MSG_IF(!m_scheduler || !m_collective || m_workers.empty(),
+                    "TalbTrainingJob " << m_jobId << ": scheduler, collective and workers needed");
+    m_prepared = true;
+    uint32_t n = m_model.GetNTensors();
+    uint32_t w = m_workers.size();
+    TalbComputeModel compute = GetComputeModel();
+    m_forward.resize(n);
+    m_backward.resize(n);
+    for (uint32_t t = 0; t < n; ++t)
+    {
+        m_forward[t] = m_model.GetForwardTime(t, compute);
+        m_backward[t] = m_model.GetBackwardTime(t, compute);
+    }
+    m_scheduler->Setup(m_model,
+                       GetBytesPerElement(),
+                       w,
+                       m_forward,
+                       m_backward,
+                       MakeCallback(&TalbTrainingJob::Launch, this));
+    m_wireBytes.resize(n);
+    for (uint32_t t = 0; t < n; ++t)
+    {
+        m_wireBytes[t] = m_scheduler->GetWireBytes(t);
+        NS_ABORT_MSG_IF(m_wireBytes[t] == 0, "TalbTrainingJob: tensor " << t << " sends no bytes");
+    }
+    m_readyCount.assign(n, 0);
+    m_firstReady[0].assign(n, Time(0));
+    m_firstReady[1].assign(n, Time(0));
+    m_workerLeft.assign(uint64_t(w) * n, 0);
+    m_allLeft.assign(n, 0);
+    m_allIteration.assign(n, 0);
+    std::vector<Ptr<Node>> hosts(m_hosts.Begin(), m_hosts.End());
+    m_collective->Setup(m_jobId,
+                        hosts,
+                        m_basePort + m_jobId,
+                        MakeCallback(&TalbTrainingJob::WorkerOpDone, this),
+                        MakeCallback(&TalbTrainingJob::OpDone, this),
+                        MakeCallback(&TalbTrainingJob::Flow, this));
+}
+
+void
+TalbTrainingJob::GradientReady(uint32_t worker, uint32_t iteration, uint32_t tensor)
+{
+    uint32_t n = m_model.GetNTensors();
+    // A worker reports iteration i+1 only after its own synchronisation of iteration i, so its
+    // per-worker counter is free again; the shared counters restart with the first report.
+    m_workerLeft[uint64_t(worker) * n + tensor] = m_wireBytes[tensor];
+    if (m_readyCount[tensor]++ == 0)
+    {
+        m_firstReady[iteration % 2][tensor] = Simulator::Now();
+    }
+    if (m_readyCount[tensor] == m_workers.size())
+    {
+        // Every worker has synchronised the previous iteration (each reported after its own
+        // synchronisation), so that iteration's op is done everywhere.
+        m_readyCount[tensor] = 0;
+        m_allLeft[tensor] = m_wireBytes[tensor];
+        m_allIteration[tensor] = iteration;
+        m_scheduler->TensorReady(iteration, tensor);
+    }
+}
+
+void
+TalbTrainingJob::Launch(const TalbCommOp& op)
+{
+    m_collective->Start(op);
+}
+
+void
+TalbTrainingJob::WorkerOpDone(const TalbCommOp& op, uint32_t worker)
+{
+    uint32_t n = m_model.GetNTensors();
+    for (const auto& seg : op.segments)
+    {
+        uint64_t& left = m_workerLeft[uint64_t(worker) * n + seg.tensor];
+        NS_ASSERT(left >= seg.bytes);
+        left -= seg.bytes;
+        if (left == 0)
+        {
+            m_workers[worker]->TensorSynced(seg.tensor, op.iteration);
+        }
+    }
+}
+
+void
+TalbTrainingJob::OpDone(const TalbCommOp& op)
+{
+    for (const auto& seg : op.segments)
+    {
+        NS_ASSERT(m_allIteration[seg.tensor] == op.iteration && m_allLeft[seg.tensor] >= seg.bytes);
+        m_allLeft[seg.tensor] -= seg.bytes;
+        if (m_allLeft[seg.tensor] == 0)
+        {
+            TalbTensorRecord r;
+            r.job = m_jobId;
+            r.iteration = op.iteration;
+            r.tensor = seg.tensor;
+            r.name = m_model.GetTensor(seg.tensor).name;
+            r.bytes = m_model.GetTensor(seg.tensor).params * GetBytesPerElement();
+            r.wireBytes = m_wireBytes[seg.tensor];
+            r.priority = seg.priority;
+            r.ready = m_firstReady[op.iteration % 2][seg.tensor];
+            r.done = Simulator::Now();
+            m_tensorTrace(r);
+        }
+    }
+    m_scheduler->OpDone(op);
+}
+
+void
+TalbTrainingJob::Flow(const TalbFlowRecord& record)
+{
+    m_flowTrace(record);
+}
+
+void
+TalbTrainingJob::IterationEnded(uint32_t worker, uint32_t iteration, Time start, Time end)
+{
+    TalbIterationRecord r;
+    r.job = m_jobId;
+    r.worker = worker;
+    r.iteration = iteration;
+    r.start = start;
+    r.end = end;
+    r.compute = GetIterationComputeTime();
+    m_iterationTrace(r);
+    if (iteration + 1 == m_iterations && ++m_workersFinished == m_workers.size())
+    {
+        m_finishTime = end;
+    }
+}
+
+} // namespace ns3

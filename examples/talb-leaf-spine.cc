@@ -132,8 +132,6 @@ main(int argc, char* argv[])
     NS_ABORT_MSG_IF(leaves < 2, "--leaves must be at least 2 (flows go between leaves)");
     RngSeedManager::SetSeed(seed);
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 21));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 21));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
 
     Ptr<TalbLeafSpineHelper> fabric = CreateObject<TalbLeafSpineHelper>();

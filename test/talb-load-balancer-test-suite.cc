@@ -481,6 +481,72 @@ class TalbFabricSingleFlowTestCase : public TestCase
     bool m_spread;
 };
 
+/// Fabric LetFlow: one TCP connection sends 30 bursts 400 us apart; at leaf 0 its packets
+/// change uplink only after a gap longer than FlowletTimeout (100 us), and do change.
+class TalbFabricLetFlowTestCase : public TestCase
+{
+  public:
+    TalbFabricLetFlowTestCase()
+        : TestCase("TalbFabricLetFlow: one flow's bursts change uplink only across gaps > 100us")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::TalbLetFlowLb::FlowletTimeout", TimeValue(MicroSeconds(100)));
+        Ptr<TalbLeafSpineHelper> f = MakeFabric("letflow", 4, 1);
+        f->Install();
+        Config::Reset();
+        f->AssignStreams(9);
+        PacketSinkHelper sink("ns3::TcpSocketFactory",
+                              InetSocketAddress(Ipv4Address::GetAny(), 5100));
+        sink.Install(f->GetHost(1));
+        Ptr<TalbTensorSource> src = CreateObject<TalbTensorSource>();
+        src->SetAttribute("Remote", AddressValue(InetSocketAddress(f->GetHostAddress(1), 5100)));
+        for (uint32_t b = 0; b < 30; ++b)
+        {
+            src->AddTensor(b, 3, 8000, MicroSeconds(200 + 400 * b));
+        }
+        f->GetHost(0)->AddApplication(src);
+        src->SetStartTime(MicroSeconds(10));
+
+        struct Arrival
+        {
+            Time t;
+            uint32_t port;
+        };
+
+        std::vector<Arrival> seen;
+        f->GetLeafSwitch(0)->TraceConnectWithoutContext(
+            "Forward",
+            MakeBoundCallback(
+                +[](std::vector<Arrival>* v, Ptr<const Packet> p, uint32_t, uint32_t out) {
+                    if (out >= 1 && p->GetSize() > 500)
+                    {
+                        v->push_back({Simulator::Now(), out});
+                    }
+                },
+                &seen));
+        Simulator::Stop(MilliSeconds(20));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_GT(seen.size(), 150u, "too few data packets");
+        uint32_t changes = 0;
+        for (size_t k = 1; k < seen.size(); ++k)
+        {
+            if (seen[k].port != seen[k - 1].port)
+            {
+                ++changes;
+                NS_TEST_EXPECT_MSG_GT(seen[k].t - seen[k - 1].t,
+                                      MicroSeconds(100),
+                                      "path changed within a flowlet at " << seen[k].t);
+            }
+        }
+        NS_TEST_ASSERT_MSG_GT(changes, 5u, "new flowlets never changed path");
+        Simulator::Destroy();
+    }
+};
+
 /// Fabric: a slow uplink (1 Gbps of 10) keeps a queue; DRILL, CONGA (local DRE) and TaLB send
 /// most packets on the fast one. ECMP-style hashing would not.
 class TalbFabricAvoidSlowTestCase : public TestCase
@@ -643,6 +709,7 @@ class TalbLoadBalancerTestSuite : public TestSuite
         AddTestCase(new TalbTensorAwareEvictTestCase, TestCase::QUICK);
         AddTestCase(new TalbFabricSingleFlowTestCase("ecmp", false), TestCase::QUICK);
         AddTestCase(new TalbFabricSingleFlowTestCase("rps", true), TestCase::QUICK);
+        AddTestCase(new TalbFabricLetFlowTestCase, TestCase::QUICK);
         AddTestCase(new TalbFabricAvoidSlowTestCase("drill", false), TestCase::QUICK);
         AddTestCase(new TalbFabricAvoidSlowTestCase("conga", true), TestCase::QUICK);
         AddTestCase(new TalbFabricTensorAwareTestCase, TestCase::QUICK);

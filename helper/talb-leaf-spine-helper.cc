@@ -100,7 +100,14 @@ TalbLeafSpineHelper::GetTypeId()
                           "(RandomEcmpRouting) instead of TalbSwitch",
                           BooleanValue(false),
                           MakeBooleanAccessor(&TalbLeafSpineHelper::m_stockRouting),
-                          MakeBooleanChecker());
+                          MakeBooleanChecker())
+            .AddAttribute("Mtu",
+                          "MTU of every device in bytes (IP packet size). Set "
+                          "ns3::TcpSocket::SegmentSize to Mtu - 52 (IP, TCP and timestamp "
+                          "headers) to fill it",
+                          UintegerValue(1500),
+                          MakeUintegerAccessor(&TalbLeafSpineHelper::m_mtu),
+                          MakeUintegerChecker<uint16_t>(576, 9216));
     return tid;
 }
 
@@ -109,6 +116,7 @@ TalbLeafSpineHelper::TalbLeafSpineHelper()
       m_nSpines(2),
       m_hostsPerLeaf(2),
       m_stockRouting(false),
+      m_mtu(1500),
       m_oversubscription(0),
       m_installed(false)
 {
@@ -132,6 +140,12 @@ TalbLeafSpineHelper::DoDispose()
     m_leaves = NodeContainer();
     m_spines = NodeContainer();
     Object::DoDispose();
+}
+
+void
+TalbLeafSpineHelper::SetLoadBalancerFactory(const ObjectFactory& factory)
+{
+    DoSetLoadBalancer(factory);
 }
 
 void
@@ -179,6 +193,7 @@ TalbLeafSpineHelper::Connect(Ptr<Node> a,
         devs[k] = CreateObject<PointToPointNetDevice>();
         devs[k]->SetAddress(Mac48Address::Allocate());
         devs[k]->SetDataRate(rate);
+        devs[k]->SetMtu(m_mtu);
         Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
         q->SetMaxSize(sizes[k]);
         q->SetAttribute("MarkThreshold", QueueSizeValue(m_ecnThreshold));

@@ -55,6 +55,9 @@ class TalbLeafSpineHelper : public Object
     template <typename... Ts>
     void SetLoadBalancer(const std::string& name, Ts&&... args);
 
+    /// Choose the switches' path selector by a ready factory (TypeId and attributes set).
+    void SetLoadBalancerFactory(const ObjectFactory& factory);
+
     /// Override the rate of the link between \p leaf and \p spine (both directions).
     void SetLinkRate(uint32_t leaf, uint32_t spine, DataRate rate);
     /// Fail the link between \p leaf and \p spine at time \p at.
@@ -142,6 +145,7 @@ class TalbLeafSpineHelper : public Object
     std::string m_tcpVariant;
     Ipv4Address m_firstHost;
     bool m_stockRouting;
+    uint16_t m_mtu;
 
     double m_oversubscription;
     ObjectFactory m_lbFactory;

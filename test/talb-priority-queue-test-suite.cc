@@ -141,9 +141,8 @@ class TalbPriorityQueueEcnTestCase : public TestCase
         // Band 7 now holds 3: a 4th ECT packet is marked either way; a Not-ECT one never.
         q->Enqueue(Frame(1000, Ipv4Header::ECN_ECT1));
         q->Enqueue(Frame(1000, Ipv4Header::ECN_NotECT));
-        NS_TEST_ASSERT_MSG_EQ(+EcnOf(q->Dequeue()),
-                              m_perBand ? +Ipv4Header::ECN_ECT0 : +Ipv4Header::ECN_CE,
-                              "band-0 packet");
+        const int band0Ecn = m_perBand ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_CE;
+        NS_TEST_ASSERT_MSG_EQ(+EcnOf(q->Dequeue()), band0Ecn, "band-0 packet");
         for (int k = 0; k < 3; ++k)
         {
             NS_TEST_ASSERT_MSG_EQ(+EcnOf(q->Dequeue()), +Ipv4Header::ECN_ECT0, "below K");

@@ -5,9 +5,9 @@ For every TCP connection from --sender to --receiver (seen from its SYN), the sc
 byte stream from the capture, parses the TaLB frames in it, and checks that
   - the frames are exactly the messages of the log (tensor id, priority, bytes);
   - every data packet carries the TaLB IPv4 option of the frame owning its first payload byte
-    (tensor id, priority, FIRST/LAST flags) and the DSCP of that priority; the only exemption is
-    the agent's documented one: a packet starting inside a frame header that neither it nor an
-    earlier packet completes;
+    (tensor id, priority, FIRST/LAST flags) and the DSCP of that priority (with --dscp-only: the
+    DSCP and no option); the only exemption is the agent's documented one: a packet starting
+    inside a frame header that neither it nor an earlier packet completes;
   - every IPv4 header checksum and every TCP checksum is right, and no packet exceeds the MTU;
   - packets in other directions carry no option unless they hold data;
 and, when given, that the agents' counters equal the capture's counts.
@@ -162,6 +162,7 @@ def main():
     ap.add_argument('--receiver', required=True, help='IPv4 address of the receiver')
     ap.add_argument('--dscp-map', default=','.join(map(str, DEFAULT_DSCP)))
     ap.add_argument('--mtu', type=int, default=1500)
+    ap.add_argument('--dscp-only', action='store_true', help='the agent ran with --dscp-only')
     ap.add_argument('--expect-tagged', type=int, help="sending agent's tagged counter")
     ap.add_argument('--expect-untracked', type=int, help="sending agent's untracked counter")
     ap.add_argument('--expect-stripped', type=int, help="receiving agent's stripped counter")
@@ -172,7 +173,7 @@ def main():
 
     errors = []
     conns = {}
-    counts = {'ipv4': 0, 'data': 0, 'tagged': 0, 'other_with_option': 0}
+    counts = {'ipv4': 0, 'data': 0, 'with_option': 0, 'labelled': 0, 'other_with_option': 0}
     for n, frame in enumerate(read_pcap(args.pcap), 1):
         p = parse(frame)
         if p is None:
@@ -202,7 +203,7 @@ def main():
                     errors.append('packet %d: option on a packet without data' % n)
             continue
         counts['data'] += 1
-        counts['tagged'] += option is not None
+        counts['with_option'] += option is not None
         if key not in conns:
             errors.append('packet %d: data of connection %s before its SYN' % (n, key))
             continue
@@ -229,15 +230,18 @@ def main():
                 if option is not None:
                     errors.append('connection %s offset %d: tagged inside an unseen header' % (key, off))
                 continue
-            if option is None:
-                errors.append('connection %s offset %d: data packet without the option' % (key, off))
-                continue
+            counts['labelled'] += 1
             first = header_end if f['len'] else header_end - 1
             last = header_end + f['len'] - 1
             flags = (FLAG_FIRST if f['flags'] & FLAG_FIRST and off <= first < end else 0) | \
                     (FLAG_LAST if f['flags'] & FLAG_LAST and off <= last < end else 0)
             want = (flags, f['prio'], f['tensor'])
-            if option != want:
+            if args.dscp_only:
+                if option is not None:
+                    errors.append('connection %s offset %d: option in DSCP-only mode' % (key, off))
+            elif option is None:
+                errors.append('connection %s offset %d: data packet without the option' % (key, off))
+            elif option != want:
                 errors.append('connection %s offset %d: option (flags, priority, tensor) %s, '
                               'expected %s' % (key, off, option, want))
             if dscp != dscp_map[f['prio']]:
@@ -253,16 +257,16 @@ def main():
     if not conns:
         errors.append('no TCP connection from %s to %s in the capture' % (args.sender, args.receiver))
 
-    for name, want, have in (('tagged', args.expect_tagged, counts['tagged']),
+    for name, want, have in (('tagged', args.expect_tagged, counts['labelled']),
                              ('untracked', args.expect_untracked, exempt),
-                             ('stripped', args.expect_stripped, counts['tagged'])):
+                             ('stripped', args.expect_stripped, counts['with_option'])):
         if want is not None and want != have:
             errors.append('agent counter %s=%d, capture shows %d' % (name, want, have))
 
-    print('check-pcap: %d IPv4 packets, %d connection(s), %d frames, %d data packets, %d tagged, '
-          '%d exempt, %d other packets with the option'
-          % (counts['ipv4'], len(conns), len(frames_seen), counts['data'], counts['tagged'], exempt,
-             counts['other_with_option']))
+    print('check-pcap: %d IPv4 packets, %d connection(s), %d frames, %d data packets: %d labelled, '
+          '%d with the option, %d exempt; %d other packets with the option'
+          % (counts['ipv4'], len(conns), len(frames_seen), counts['data'], counts['labelled'],
+             counts['with_option'], exempt, counts['other_with_option']))
     for e in errors[:20]:
         print('check-pcap: error: %s' % e)
     if len(errors) > 20:

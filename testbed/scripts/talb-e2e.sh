@@ -20,8 +20,8 @@ usage: $(basename "$0") --agent=PATH --peer=PATH [--messages=N] [--bytes=B] [--s
   --timeout=SEC     bound on the whole transfer (default 60)
   --work-dir=DIR    where the run directory goes (default /tmp); the run's logs and capture stay
                     there on failure or with --keep
-  --agent-args=ARGS extra talb-agent arguments (e.g. --dscp-only is NOT supported here: the
-                    check expects the option)
+  --agent-args=ARGS extra talb-agent arguments, e.g. --dscp-only (then the capture must show
+                    the DSCP and no option)
 USAGE
 }
 die() {
@@ -157,8 +157,10 @@ for k in 1 2; do
     done
 done
 if [[ $failed -eq 0 ]]; then
+    check_args=()
+    [[ " $agent_args " == *" --dscp-only "* ]] && check_args+=(--dscp-only)
     /usr/bin/python3 "$here/check-pcap.py" "$run/wire.pcap" --log="$run/send.csv" \
-        --sender=10.250.0.1 --receiver=10.250.0.2 \
+        --sender=10.250.0.1 --receiver=10.250.0.2 "${check_args[@]}" \
         --expect-tagged="$(counter 1 tagged)" --expect-untracked="$(counter 1 untracked)" \
         --expect-stripped="$(counter 2 stripped)" | sed 's/^/talb-e2e: /' || failed=1
     [[ ${PIPESTATUS[0]} -eq 0 ]] || failed=1

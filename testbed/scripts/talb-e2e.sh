@@ -63,8 +63,6 @@ for arg in "$@"; do
         ;;
     esac
 done
-[[ -x "$agent" ]] || die "--agent: '$agent' is not an executable"
-[[ -x "$peer" ]] || die "--peer: '$peer' is not an executable"
 for v in messages bytes seed timeout_s; do
     [[ "${!v}" =~ ^[0-9]+$ ]] || die "--${v%_s}: '${!v}' is not a number"
 done
@@ -74,6 +72,8 @@ ip netns list >/dev/null 2>&1 || skip "'ip netns' is not available"
 command -v tcpdump >/dev/null || skip "tcpdump not found (apt-get install tcpdump)"
 command -v ethtool >/dev/null || skip "ethtool not found (apt-get install ethtool)"
 [[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 not found"
+[[ -x "$agent" ]] || die "--agent: '$agent' is not an executable"
+[[ -x "$peer" ]] || die "--peer: '$peer' is not an executable"
 
 id="e$$"
 id=${id:0:8}
@@ -119,10 +119,14 @@ ip netns exec talb-h2-"$id" env TALB_NET_ADDR=10.250.0.2 \
     timeout $((timeout_s + 10)) "$peer" recv "${common[@]}" >"$run/recv.log" 2>&1 &
 recv_pid=$!
 bg_pids+=("$recv_pid")
-send_rc=0
+# In the background too: `wait` returns at once on a signal, so the trap cleans up promptly.
 ip netns exec talb-h1-"$id" env TALB_NET_ADDR=10.250.0.1 \
     timeout $((timeout_s + 10)) "$peer" send "${common[@]}" --log="$run/send.csv" \
-    >"$run/send.log" 2>&1 || send_rc=$?
+    >"$run/send.log" 2>&1 &
+send_pid=$!
+bg_pids+=("$send_pid")
+send_rc=0
+wait "$send_pid" || send_rc=$?
 recv_rc=0
 wait "$recv_pid" || recv_rc=$?
 sed 's/^/talb-e2e: sender: /' "$run/send.log"

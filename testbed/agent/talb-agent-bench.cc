@@ -374,7 +374,7 @@ main(int argc, char** argv)
             uint64_t dataPackets = rounds * (options.packets - options.flows - headerOnly);
             bool ok = s.tagger.out.tagged == dataPackets &&
                       s.tagger.out.untracked == rounds * headerOnly && s.drops == 0 &&
-                      (dscpOnly || s.tagger.in.stripped == dataPackets);
+                      s.rx == s.tx && (dscpOnly || s.tagger.in.stripped == dataPackets);
             const char* name = dscpOnly ? "tag-dscp" : "tag";
             std::printf("%-6u %-10s %10.2f %10.1f %12lu %6.0f %14s\n",
                         size,

@@ -242,6 +242,7 @@ DrainTx(LcoreContext* ctx)
     });
 }
 
+/* 8< forwarding loop */
 int
 LcoreMain(void* arg)
 {
@@ -270,5 +271,7 @@ LcoreMain(void* arg)
     DrainTx(ctx);
     return 0;
 }
+
+/* >8 forwarding loop */
 
 } // namespace talb

@@ -96,6 +96,7 @@ AgentStats FinalStats(const LcoreContext* ctx);
 /// The counters as last published by a running lcore (each field atomic, not the whole set).
 AgentStats PublishedStats(const LcoreContext* ctx);
 
+/* 8< fast path */
 /**
  * The fast path: tags (outbound: host to wire) or strips (inbound: wire to host) a burst and
  * queues it for transmission on the other port. Never allocates or prints.
@@ -143,6 +144,8 @@ ForwardBurst(LcoreContext* ctx, bool outbound, rte_mbuf** pkts, uint16_t n)
         ctx->tx += rte_eth_tx_buffer(outPort, 0, buffer, m);
     }
 }
+
+/* >8 fast path */
 
 } // namespace talb
 

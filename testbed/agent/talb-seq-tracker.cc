@@ -40,12 +40,16 @@ SeqTracker::Classify(uint32_t seq, const uint8_t* payload, uint32_t len, talb_la
         uint64_t from = off > next ? off : next;
         uint64_t pushed = m_history.Pushed();
         FrameRecord first{};
-        if (m_parser.Consume(payload + (from - off),
-                             static_cast<uint32_t>(end - from),
-                             &m_history,
-                             &first) < 0)
+        int rc = m_parser.Consume(payload + (from - off),
+                                  static_cast<uint32_t>(end - from),
+                                  &m_history,
+                                  &first);
+        if (rc < 0)
         {
-            return Verdict::kMalformed;
+            // A stream whose very first header lacks the magic is some other protocol (ssh,
+            // NCCL's bootstrap): not ours, not an error.
+            return rc == TALB_WIRE_BAD_TYPE && m_history.Pushed() == 0 ? Verdict::kUntracked
+                                                                       : Verdict::kMalformed;
         }
         if (known == nullptr && m_history.Pushed() > pushed && first.start <= off &&
             off < first.End())

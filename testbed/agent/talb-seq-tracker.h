@@ -37,6 +37,7 @@ class SeqTracker
         kLabelled,  ///< label set
         kUntracked, ///< no label known for the first byte
         kMalformed, ///< this segment completed a header that failed to decode: stream desynced
+                    ///< (a stream that does not start with the magic is not TaLB's: kUntracked)
     };
 
     /// A SYN (or SYN-ACK) with sequence number isn: stream offset 0 is isn + 1.

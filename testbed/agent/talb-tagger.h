@@ -31,11 +31,12 @@ struct TaggerConfig
 /**
  * Outbound identity: packets = tagged + untracked + malformed + oversize + passthrough.
  *  - tagged: got the label (option and DSCP; DSCP only in DSCP-only mode)
- *  - untracked: TCP data with no label known (connection not seen from its SYN, a gap that may
- *    hide a frame header, a retransmission older than the frame history, or a segment
- *    starting in a header it does not complete)
- *  - malformed: inconsistent IPv4/TCP headers or IPv4 options, or a frame header in the stream
- *    that fails to decode (the connection is untracked from there on)
+ *  - untracked: TCP data with no label known (connection not seen from its SYN, a stream that
+ *    does not start with a TaLB frame -- another protocol --, a gap that may hide a frame
+ *    header, a retransmission older than the frame history, or a segment starting in a header
+ *    it does not complete)
+ *  - malformed: inconsistent IPv4/TCP headers or IPv4 options, or a later frame header in a
+ *    TaLB stream that fails to decode (the connection is untracked from there on)
  *  - oversize: labelled, but the option would push it past the MTU or the 60-byte IPv4 header
  *    limit, or the buffer has no headroom: it gets the DSCP only
  *  - passthrough: not IPv4/TCP, no TCP payload (handshake, ACK, FIN), a fragment, or already

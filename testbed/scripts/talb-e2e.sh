@@ -159,6 +159,8 @@ for k in 1 2; do
     for name in malformed drops; do
         [[ $(counter "$k" "$name") -eq 0 ]] || { echo "talb-e2e: FAIL: agent $k $name=$(counter "$k" "$name")"; failed=1; }
     done
+    [[ $(counter "$k" rx) -eq $(($(counter "$k" tx) + $(counter "$k" drops))) ]] ||
+        { echo "talb-e2e: FAIL: agent $k: rx != tx + drops"; failed=1; }
 done
 if [[ $failed -eq 0 ]]; then
     check_args=()

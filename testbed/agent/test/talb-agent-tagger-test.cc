@@ -313,6 +313,26 @@ TEST(TalbAgentTagger, MalformedInputFailsOpen)
     ExpectIdentities(tagger);
 }
 
+TEST(TalbAgentTagger, ConnectionOfAnotherProtocolIsUntrackedNotMalformed)
+{
+    Stream s;
+    s.bytes.assign(3000, 'x'); // e.g. an ssh session through the same interface
+    Sender snd(s, 7);
+    Tagger tagger{TaggerConfig()};
+    TestFrame syn = snd.Syn();
+    tagger.Outbound(syn.Data(), syn.len, kHeadroom);
+    for (uint64_t off = 0; off < 3000; off += 1000)
+    {
+        TestFrame f = snd.Data(off, 1000);
+        std::vector<uint8_t> original = f.Bytes();
+        EXPECT_EQ(tagger.Outbound(f.Data(), f.len, kHeadroom), 0);
+        EXPECT_EQ(f.Bytes(), original);
+    }
+    EXPECT_EQ(tagger.Counters().out.untracked, 3u);
+    EXPECT_EQ(tagger.Counters().out.malformed, 0u);
+    ExpectIdentities(tagger);
+}
+
 TEST(TalbAgentTagger, NonTcpAndControlSegmentsPassThrough)
 {
     Tagger tagger{TaggerConfig()};

@@ -39,21 +39,12 @@ constexpr unsigned kLinkWaitMs = 9000;
 constexpr unsigned kMinPoolMbufs = 8191;
 constexpr uint32_t kMaxL2Overhead = 14 + 2 * 4; // Ethernet + two VLAN tags
 
-struct PortCounters
+/// Packets the port lost before the agent saw them (no mbuf, ring full).
+uint64_t
+PortMissed(uint16_t port)
 {
-    uint64_t missed = 0; ///< dropped by the port before the agent saw them (no buffer, ring full)
-};
-
-PortCounters
-ReadPortCounters(uint16_t port)
-{
-    PortCounters c;
     rte_eth_stats stats;
-    if (rte_eth_stats_get(port, &stats) == 0)
-    {
-        c.missed = stats.imissed + stats.rx_nombuf;
-    }
-    return c;
+    return rte_eth_stats_get(port, &stats) == 0 ? stats.imissed + stats.rx_nombuf : 0;
 }
 
 /// One stats line: cumulative counters, and the receive rate since the previous line.
@@ -229,7 +220,10 @@ main(int argc, char** argv)
                 options.tagger.dscp[6],
                 options.tagger.dscp[7]);
     std::fflush(stdout);
-    rte_eal_remote_launch(talb::LcoreMain, ctx, worker);
+    if (rte_eal_remote_launch(talb::LcoreMain, ctx, worker) != 0)
+    {
+        rte_exit(EXIT_FAILURE, "talb-agent: cannot launch the forwarding lcore %u\n", worker);
+    }
 
     // The main lcore sleeps between stats lines; a signal interrupts the sleep.
     timespec start;
@@ -258,7 +252,7 @@ main(int argc, char** argv)
     uint64_t missed = 0;
     for (uint16_t port : ports)
     {
-        missed += ReadPortCounters(port).missed;
+        missed += PortMissed(port);
         rte_eth_dev_stop(port);
         rte_eth_dev_close(port);
     }

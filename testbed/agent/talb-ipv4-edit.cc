@@ -1,0 +1,105 @@
+#include "talb-ipv4-edit.h"
+
+#include "talb-checksum.h"
+#include "talb-wire.h"
+
+#include <cstring>
+
+namespace talb
+{
+
+namespace
+{
+constexpr uint32_t kIpv4FixedLen = 20;
+constexpr uint32_t kChecksumOffset = 10;
+
+/**
+ * memmove for the 34..82 header bytes that insertion and removal move: up to 64 bytes it is
+ * two fixed-size 32-byte copies, both loaded before either is stored (so overlap is fine),
+ * which the compiler turns into a few vector moves instead of a library call.
+ */
+inline void
+MoveHeaders(uint8_t* dst, const uint8_t* src, size_t n)
+{
+    if (n >= 32 && n <= 64)
+    {
+        uint8_t head[32];
+        uint8_t tail[32];
+        std::memcpy(head, src, 32);
+        std::memcpy(tail, src + n - 32, 32);
+        std::memcpy(dst, head, 32);
+        std::memcpy(dst + n - 32, tail, 32);
+    }
+    else
+    {
+        std::memmove(dst, src, n);
+    }
+}
+} // namespace
+
+void
+SetDscp(uint8_t* ip, uint8_t dscp)
+{
+    uint16_t oldWord = LoadBe16(ip);
+    ip[1] = static_cast<uint8_t>((dscp << 2) | (ip[1] & 0x03));
+    uint32_t sum = ChecksumUpdateBegin(LoadBe16(ip + kChecksumOffset));
+    sum = ChecksumUpdateWord(sum, oldWord, LoadBe16(ip));
+    StoreBe16(ip + kChecksumOffset, ChecksumUpdateEnd(sum));
+}
+
+uint8_t*
+InsertOption(uint8_t* frame, uint32_t l3, uint32_t ipHeaderLen, const uint8_t* option, uint8_t dscp)
+{
+    uint8_t* out = frame - TALB_OPT_LEN;
+    MoveHeaders(out, frame, l3 + ipHeaderLen);
+    uint8_t* ip = out + l3;
+    std::memcpy(ip + ipHeaderLen, option, TALB_OPT_LEN);
+
+    uint16_t oldWord0 = LoadBe16(ip);
+    uint16_t oldTotal = LoadBe16(ip + 2);
+    ip[0] = static_cast<uint8_t>(0x40 | ((ipHeaderLen + TALB_OPT_LEN) / 4));
+    ip[1] = static_cast<uint8_t>((dscp << 2) | (ip[1] & 0x03));
+    StoreBe16(ip + 2, static_cast<uint16_t>(oldTotal + TALB_OPT_LEN));
+
+    uint32_t sum = ChecksumUpdateBegin(LoadBe16(ip + kChecksumOffset));
+    sum = ChecksumUpdateWord(sum, oldWord0, LoadBe16(ip));
+    sum = ChecksumUpdateWord(sum, oldTotal, LoadBe16(ip + 2));
+    sum = ChecksumAdd(option, TALB_OPT_LEN, sum); // words added: old value 0
+    StoreBe16(ip + kChecksumOffset, ChecksumUpdateEnd(sum));
+    return out;
+}
+
+uint8_t*
+RemoveOption(uint8_t* frame, uint32_t l3, uint32_t ipHeaderLen, size_t optionOffset)
+{
+    uint8_t* ip = frame + l3;
+    uint8_t* option = ip + kIpv4FixedLen + optionOffset;
+    uint16_t oldWord0 = LoadBe16(ip);
+    uint16_t oldTotal = LoadBe16(ip + 2);
+    uint16_t newWord0 = static_cast<uint16_t>(((0x40 | ((ipHeaderLen - TALB_OPT_LEN) / 4)) << 8) |
+                                              (oldWord0 & 0xFF));
+    uint16_t newTotal = static_cast<uint16_t>(oldTotal - TALB_OPT_LEN);
+
+    uint32_t sum = ChecksumUpdateBegin(LoadBe16(ip + kChecksumOffset));
+    sum = ChecksumUpdateWord(sum, oldWord0, newWord0);
+    sum = ChecksumUpdateWord(sum, oldTotal, newTotal);
+    // The removed bytes leave the sum. At an odd offset each sits in the other half of its word
+    // than ChecksumAdd assumes: subtract their sum byte-swapped. The bytes after them move by 8,
+    // staying in the same word halves, so they leave the sum as it was.
+    uint32_t removed = ChecksumAdd(option, TALB_OPT_LEN);
+    if (optionOffset % 2 != 0)
+    {
+        removed = ChecksumFold(removed);
+        removed = static_cast<uint16_t>((removed << 8) | (removed >> 8));
+    }
+    sum += static_cast<uint16_t>(~ChecksumFold(removed));
+    StoreBe16(ip, newWord0);
+    StoreBe16(ip + 2, newTotal);
+    StoreBe16(ip + kChecksumOffset, ChecksumUpdateEnd(sum));
+
+    size_t before = l3 + kIpv4FixedLen + optionOffset;
+    MoveHeaders(frame + TALB_OPT_LEN, frame, before);
+    return frame + TALB_OPT_LEN;
+}
+
+} // namespace talb

@@ -64,6 +64,7 @@ TalbMessageChannel::DoDispose()
     m_rx = nullptr;
     m_delivered = DeliveredCallback();
     m_queue.clear();
+    m_current = nullptr;
     m_inFlight.clear();
     Object::DoDispose();
 }
@@ -149,7 +150,7 @@ TalbMessageChannel::Send(TalbMessage&& message)
         m.ownerTensorId = m.parts[0].tensorId;
         m.ownerPriority = m.parts[0].priority;
     }
-    if (m_queue.size() == 1)
+    if (!m_current && m_queue.size() == 1)
     {
         TrySend();
     }
@@ -183,16 +184,21 @@ TalbMessageChannel::TrySend()
     {
         return;
     }
-    while (!m_queue.empty())
+    while (m_current || !m_queue.empty())
     {
-        TalbMessage& m = m_queue.front();
         uint32_t available = m_tx->GetTxAvailable();
-        if (!m_headerSent)
+        if (!m_current)
         {
             if (available < HEADER_BYTES)
             {
                 return;
             }
+            // From its header on, a message is in flight: the receiver may see the header
+            // before the sender has handed over the payload.
+            m_inFlight.push_back(std::move(m_queue.front()));
+            m_queue.pop_front();
+            m_current = &m_inFlight.back(); // deque: references survive push_back/pop_front
+            TalbMessage& m = *m_current;
             uint8_t h[HEADER_BYTES] = {0};
             talb_put_be32(h, m.ownerTensorId);
             talb_put_be32(h + 4, m.opId);
@@ -208,16 +214,14 @@ TalbMessageChannel::TrySend()
             m.start = Simulator::Now();
             int sent = m_tx->Send(p);
             NS_ABORT_MSG_IF(sent != int(HEADER_BYTES), "TalbMessageChannel: header send failed");
-            m_headerSent = true;
             m_part = 0;
             m_partSent = 0;
             continue;
         }
+        TalbMessage& m = *m_current;
         if (m_part == m.parts.size())
         {
-            m_inFlight.push_back(std::move(m));
-            m_queue.pop_front();
-            m_headerSent = false;
+            m_current = nullptr;
             continue;
         }
         if (available == 0)

@@ -124,11 +124,11 @@ class TalbMessageChannel : public Object
     bool m_connected{false};
     DeliveredCallback m_delivered;
 
-    std::deque<TalbMessage> m_queue;    //!< front is being handed to the socket
-    bool m_headerSent{false};           //!< of the front message
-    std::size_t m_part{0};              //!< front message's part being sent
+    std::deque<TalbMessage> m_queue;    //!< not started yet
+    std::deque<TalbMessage> m_inFlight; //!< header handed over, awaiting reception
+    TalbMessage* m_current{nullptr};    //!< in m_inFlight: payload still being handed over
+    std::size_t m_part{0};              //!< m_current's part being sent
     uint64_t m_partSent{0};             //!< bytes of that part handed over
-    std::deque<TalbMessage> m_inFlight; //!< fully handed over, awaiting reception
 
     uint8_t m_rxHeader[HEADER_BYTES];
     uint32_t m_rxHeaderFill{0};

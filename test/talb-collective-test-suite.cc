@@ -1,0 +1,256 @@
+// Collectives over real TCP: the ring all-reduce against its analytic time, the bytes each
+// pattern moves, and the tensor byte tags' FIRST / LAST markers.
+#include "talb-test-fabric.h"
+
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/talb-module.h"
+#include "ns3/test.h"
+
+#include <map>
+#include <set>
+
+using namespace ns3;
+using namespace ns3::talbtest;
+
+namespace
+{
+
+/**
+ * One 100 MB tensor, ring all-reduce among 8 workers on an idle non-blocking star at 100 Gb/s.
+ * Tested formula (doc/talb-generator.rst): with m = S/N + 16 application bytes per step (the
+ * chunk and its header), MSS = MTU - 52 and 54 bytes of IPv4/TCP/PPP overhead per packet,
+ *   T = 2(N-1) * [ (m + ceil(m/MSS) * 54) * 8/B  +  2 d  +  (MSS + 54) * 8/B ]
+ * i.e. per step the chunk's serialisation on the sender's link, the propagation of its last
+ * packet over both links and that packet's store-and-forward at the router; the next step
+ * starts when the previous one has arrived. The measured comm time must be within 5 %.
+ */
+class TalbRingAllReduceAnalyticTestCase : public TestCase
+{
+  public:
+    TalbRingAllReduceAnalyticTestCase()
+        : TestCase("ring all-reduce of one 100 MB tensor among 8 workers is within 5% of the "
+                   "analytic time")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t n = 8;
+        const uint32_t mtu = 9000;
+        const uint64_t s = 100000000; // 25e6 fp32 parameters
+        const DataRate rate("100Gbps");
+        const Time delay = MicroSeconds(1);
+        ConfigureTcp(mtu);
+        NodeContainer hosts = StarFabric(n, rate, delay);
+        TalbTrainingJobHelper helper;
+        // 1 ms of compute before the gradient is ready: the connections are up by then.
+        helper.SetModel(SyntheticModel({s / 4}, 500000, 500000));
+        helper.SetJobAttribute("Iterations", UintegerValue(1));
+        ApplicationContainer apps = helper.Install(hosts);
+        Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(apps);
+        JobRecorder rec;
+        rec.Attach(job);
+        NS_TEST_ASSERT_MSG_EQ(RunJob(job, Seconds(1)), true, "job did not finish");
+
+        NS_TEST_ASSERT_MSG_EQ(rec.tensors.size(), 1, "one tensor record");
+        double measured = (rec.tensors[0].done - rec.tensors[0].ready).GetSeconds();
+        const uint32_t mss = mtu - 52;
+        double m = double(s) / n + TalbMessageChannel::HEADER_BYTES;
+        double wire = m + std::ceil(m / mss) * PACKET_OVERHEAD;
+        double bits = 8.0 / rate.GetBitRate();
+        double step = wire * bits + 2 * delay.GetSeconds() + (mss + PACKET_OVERHEAD) * bits;
+        double expected = 2 * (n - 1) * step;
+        NS_TEST_EXPECT_MSG_EQ_TOL(measured,
+                                  expected,
+                                  0.05 * expected,
+                                  "ring all-reduce time off the analytic bound");
+        // 2(N-1) messages of S/N (+ header) per worker.
+        NS_TEST_ASSERT_MSG_EQ(rec.flows.size(), 2 * (n - 1) * n, "messages sent");
+        for (const auto& f : rec.flows)
+        {
+            NS_TEST_EXPECT_MSG_EQ_TOL(double(f.sizeBytes), m, 1.0, "chunk size is S/N + header");
+        }
+    }
+};
+
+/// Sums payload bytes of messages by direction (worker -> server, server -> worker).
+class TalbParameterServerBytesTestCase : public TestCase
+{
+  public:
+    TalbParameterServerBytesTestCase(uint32_t servers)
+        : TestCase(servers ? "parameter server with 2 dedicated servers moves 2 N S bytes"
+                           : "colocated parameter server moves 2 (N-1) S bytes"),
+          m_servers(servers)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t n = 4;
+        const uint64_t s = 4000000;
+        ConfigureTcp(9000);
+        NodeContainer all = StarFabric(n + m_servers, DataRate("10Gbps"), MicroSeconds(1));
+        NodeContainer workers;
+        NodeContainer servers;
+        for (uint32_t i = 0; i < all.GetN(); ++i)
+        {
+            (i < n ? workers : servers).Add(all.Get(i));
+        }
+        TalbTrainingJobHelper helper;
+        helper.SetModel(SyntheticModel({s / 4}, 100000, 100000));
+        helper.SetJobAttribute("Iterations", UintegerValue(2));
+        helper.SetCollective("ps");
+        if (m_servers)
+        {
+            helper.SetParameterServers(servers);
+        }
+        ApplicationContainer apps = helper.Install(workers);
+        Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(apps);
+        JobRecorder rec;
+        rec.Attach(job);
+        std::set<Ipv4Address> serverAddrs;
+        for (uint32_t i = 0; i < servers.GetN(); ++i)
+        {
+            serverAddrs.insert(TalbCollective::GetHostAddress(servers.Get(i)));
+        }
+        NS_TEST_ASSERT_MSG_EQ(RunJob(job, Seconds(1)), true, "job did not finish");
+
+        uint64_t push = 0; // to a dedicated server
+        uint64_t total = 0;
+        uint64_t messages = rec.flows.size();
+        for (const auto& f : rec.flows)
+        {
+            uint64_t payload = f.sizeBytes - TalbMessageChannel::HEADER_BYTES;
+            total += payload;
+            push += serverAddrs.count(f.dst) ? payload : 0;
+        }
+        const uint64_t iterations = 2;
+        if (m_servers)
+        {
+            // Every worker pushes S (sharded over the servers) and pulls S back.
+            NS_TEST_EXPECT_MSG_EQ(push, iterations * n * s, "bytes pushed");
+            NS_TEST_EXPECT_MSG_EQ(total - push, iterations * n * s, "bytes pulled");
+            NS_TEST_EXPECT_MSG_EQ(messages, iterations * 2 * n * m_servers, "messages");
+        }
+        else
+        {
+            // N shards; each worker's own shard stays local.
+            NS_TEST_EXPECT_MSG_EQ(total, iterations * 2 * (n - 1) * s, "bytes moved");
+            NS_TEST_EXPECT_MSG_EQ(messages, iterations * 2 * n * (n - 1), "messages");
+        }
+        NS_TEST_EXPECT_MSG_EQ(rec.tensors.size(), iterations, "one tensor record per iteration");
+    }
+
+    uint32_t m_servers;
+};
+
+/// Counts the FIRST / LAST byte-tag markers every TCP data segment carries, per tensor id.
+class MarkerCounter
+{
+  public:
+    void Tx(Ptr<const Packet> segment, const TcpHeader&, Ptr<const TcpSocketBase>)
+    {
+        static const TypeId tid = TalbTensorByteTag::GetTypeId();
+        ByteTagIterator it = segment->GetByteTagIterator();
+        TalbTensorByteTag tag;
+        bool tagged = false;
+        while (it.HasNext())
+        {
+            ByteTagIterator::Item item = it.Next();
+            if (item.GetTypeId() != tid)
+            {
+                continue;
+            }
+            item.GetTag(tag);
+            if (tag.GetFlags() & TALB_FLAG_FIRST)
+            {
+                ++first[tag.GetTensorId()];
+            }
+            if (tag.GetFlags() & TALB_FLAG_LAST)
+            {
+                ++last[tag.GetTensorId()];
+            }
+            if (tag.GetFlags() == 0)
+            {
+                tagged = true;
+            }
+        }
+        if (segment->GetSize() > 0 && !tagged)
+        {
+            untagged = true;
+        }
+    }
+
+    std::map<uint32_t, uint32_t> first;
+    std::map<uint32_t, uint32_t> last;
+    bool untagged{false};
+};
+
+/**
+ * Ring, two tensors, two iterations, fusion into one op (so one message holds both tensors):
+ * every sender marks FIRST once and LAST once per tensor and iteration, and every data
+ * segment carries a tensor tag.
+ */
+class TalbRingMarkersTestCase : public TestCase
+{
+  public:
+    TalbRingMarkersTestCase()
+        : TestCase("ring: one FIRST and one LAST per sender, tensor and iteration")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t n = 4;
+        const uint32_t jobId = 3;
+        ConfigureTcp(1500);
+        NodeContainer hosts = StarFabric(n, DataRate("10Gbps"), MicroSeconds(1));
+        TalbTrainingJobHelper helper;
+        helper.SetModel(SyntheticModel({100000, 30001}, 100000, 100000));
+        helper.SetJobAttribute("Iterations", UintegerValue(2));
+        helper.SetJobAttribute("JobId", UintegerValue(jobId));
+        helper.SetScheduler("fusion");
+        ApplicationContainer apps = helper.Install(hosts);
+        Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(apps);
+        JobRecorder rec;
+        rec.Attach(job);
+        MarkerCounter counter;
+        // The job's sockets exist once the workers have started.
+        Simulator::Schedule(MicroSeconds(1), [&counter]() {
+            Config::ConnectWithoutContext("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/Tx",
+                                          MakeCallback(&MarkerCounter::Tx, &counter));
+        });
+        NS_TEST_ASSERT_MSG_EQ(RunJob(job, Seconds(1)), true, "job did not finish");
+        NS_TEST_ASSERT_MSG_EQ(rec.ops.size(), 2, "one fused op per iteration");
+        NS_TEST_ASSERT_MSG_EQ(rec.ops[0].segments.size(), 2, "both tensors in the op");
+        for (uint32_t t = 0; t < 2; ++t)
+        {
+            uint32_t id = talb_make_tensor_id(jobId, t);
+            NS_TEST_EXPECT_MSG_EQ(counter.first[id], n * 2, "FIRST markers of tensor " << t);
+            NS_TEST_EXPECT_MSG_EQ(counter.last[id], n * 2, "LAST markers of tensor " << t);
+        }
+        NS_TEST_EXPECT_MSG_EQ(counter.first.size(), 2, "markers only for the job's tensors");
+        NS_TEST_EXPECT_MSG_EQ(counter.untagged, false, "a data segment without a tensor tag");
+    }
+};
+
+class TalbCollectiveTestSuite : public TestSuite
+{
+  public:
+    TalbCollectiveTestSuite()
+        : TestSuite("talb-collective", UNIT)
+    {
+        AddTestCase(new TalbRingAllReduceAnalyticTestCase, TestCase::QUICK);
+        AddTestCase(new TalbParameterServerBytesTestCase(2), TestCase::QUICK);
+        AddTestCase(new TalbParameterServerBytesTestCase(0), TestCase::QUICK);
+        AddTestCase(new TalbRingMarkersTestCase, TestCase::QUICK);
+    }
+};
+
+static TalbCollectiveTestSuite g_talbCollectiveTestSuite;
+
+} // namespace

@@ -1,0 +1,150 @@
+// Small fabrics for the generator's ns-3 test suites (not part of the module): hosts on
+// point-to-point links to one router, routed by ns-3's global routing. All links have the same
+// rate, so the router is non-blocking. The real leaf-spine comes from the topology helper.
+#ifndef TALB_TEST_FABRIC_H
+#define TALB_TEST_FABRIC_H
+
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/talb-module.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace ns3
+{
+namespace talbtest
+{
+
+/// Per-packet overhead on these links: IPv4 20 + TCP 32 (timestamps) + PPP 2 bytes.
+const uint32_t PACKET_OVERHEAD = 54;
+
+/// TCP settings for the tests: segments filling \p mtu, buffers far above the BDP.
+inline void
+ConfigureTcp(uint32_t mtu)
+{
+    Config::SetDefault("ns3::PointToPointNetDevice::Mtu", UintegerValue(mtu));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mtu - 52));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(8 << 20));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(8 << 20));
+}
+
+/// \return \p n hosts, each on a (rate, delay) link to one shared router
+inline NodeContainer
+StarFabric(uint32_t n, DataRate rate, Time delay)
+{
+    Ipv4AddressGenerator::Reset(); // each test case builds its fabric afresh
+    NodeContainer hosts;
+    hosts.Create(n);
+    Ptr<Node> router = CreateObject<Node>();
+    InternetStackHelper stack;
+    stack.Install(hosts);
+    stack.Install(router);
+    PointToPointHelper link;
+    link.SetDeviceAttribute("DataRate", DataRateValue(rate));
+    link.SetChannelAttribute("Delay", TimeValue(delay));
+    Ipv4AddressHelper addresses("10.1.0.0", "255.255.255.252");
+    for (uint32_t h = 0; h < n; ++h)
+    {
+        addresses.Assign(link.Install(hosts.Get(h), router));
+        addresses.NewNetwork();
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    return hosts;
+}
+
+/// A model of \p tensors tensors (one layer each) with explicit compute times.
+inline TalbDnnModel
+SyntheticModel(const std::vector<uint64_t>& params, int64_t fwdNs, int64_t bwdNs)
+{
+    TalbDnnModel model("synthetic");
+    for (std::size_t i = 0; i < params.size(); ++i)
+    {
+        TalbTensorSpec t;
+        t.name = "t" + std::to_string(i);
+        t.layer = "l" + std::to_string(i);
+        t.params = params[i];
+        t.fwdTimeNs = fwdNs;
+        t.bwdTimeNs = bwdNs;
+        model.AddTensor(t);
+    }
+    return model;
+}
+
+/// Collects a job's records and its scheduler's launches.
+class JobRecorder
+{
+  public:
+    void Attach(Ptr<TalbTrainingJob> job)
+    {
+        m_job = job;
+        job->TraceConnectWithoutContext("FlowDone", MakeCallback(&JobRecorder::Flow, this));
+        job->TraceConnectWithoutContext("TensorDone", MakeCallback(&JobRecorder::Tensor, this));
+        job->TraceConnectWithoutContext("IterationDone",
+                                        MakeCallback(&JobRecorder::Iteration, this));
+        job->GetScheduler()->TraceConnectWithoutContext("OpLaunched",
+                                                        MakeCallback(&JobRecorder::Op, this));
+    }
+
+    void Flow(const TalbFlowRecord& r)
+    {
+        flows.push_back(r);
+    }
+
+    void Tensor(const TalbTensorRecord& r)
+    {
+        tensors.push_back(r);
+    }
+
+    void Iteration(const TalbIterationRecord& r)
+    {
+        iterations.push_back(r);
+    }
+
+    void Op(const TalbCommOp& op)
+    {
+        ops.push_back(op);
+        Ptr<TalbCommScheduler> s = m_job->GetScheduler();
+        maxInFlightBytes = std::max(maxInFlightBytes, s->GetInFlightBytes());
+        maxInFlightOps = std::max(maxInFlightOps, s->GetInFlightOps());
+    }
+
+    /// \return the mean iteration time over all workers and iterations
+    Time MeanIteration() const
+    {
+        Time total(0);
+        for (const auto& r : iterations)
+        {
+            total += r.end - r.start;
+        }
+        return iterations.empty() ? Time(0) : total / int64_t(iterations.size());
+    }
+
+    std::vector<TalbFlowRecord> flows;
+    std::vector<TalbTensorRecord> tensors;
+    std::vector<TalbIterationRecord> iterations;
+    std::vector<TalbCommOp> ops;
+    uint64_t maxInFlightBytes{0};
+    uint32_t maxInFlightOps{0};
+
+  private:
+    Ptr<TalbTrainingJob> m_job;
+};
+
+/// Run until the job finished (or \p limit), then destroy the simulation.
+inline bool
+RunJob(Ptr<TalbTrainingJob> job, Time limit)
+{
+    Simulator::Stop(limit);
+    Simulator::Run();
+    bool finished = job->IsFinished();
+    Simulator::Destroy();
+    return finished;
+}
+
+} // namespace talbtest
+} // namespace ns3
+
+#endif /* TALB_TEST_FABRIC_H */

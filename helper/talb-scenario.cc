@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -801,7 +802,9 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
         progress = std::make_unique<ShowProgress>(Seconds(1), std::cerr);
     }
     auto runStart = std::chrono::steady_clock::now();
+    std::clock_t cpuStart = std::clock();
     Simulator::Run();
+    r.runCpuSeconds = double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
     r.runWallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
     progress.reset();

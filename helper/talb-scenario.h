@@ -61,6 +61,7 @@ class TalbScenario
         double simSeconds{0};
         double wallSeconds{0};    //!< the whole run: build, simulate, tear down
         double runWallSeconds{0}; //!< Simulator::Run() alone
+        double runCpuSeconds{0};  //!< CPU time of this process during Simulator::Run()
     };
 
     /// Declare every scenario parameter with its default and help.

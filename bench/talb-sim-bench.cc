@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <dlfcn.h>
 #include <fstream>
@@ -303,8 +304,10 @@ main(int argc, char* argv[])
         return 2;
     }
 
+    const char* preload = std::getenv("LD_PRELOAD");
     std::cout << "talb-sim-bench " << Today() << ", " << std::thread::hardware_concurrency()
-              << " cores, ns-3 core library " << Ns3CoreLibrary() << "\n";
+              << " cores, ns-3 core library " << Ns3CoreLibrary() << ", LD_PRELOAD "
+              << (preload && *preload ? preload : "(none)") << "\n";
     std::ofstream csvOut;
     if (!csv.empty())
     {

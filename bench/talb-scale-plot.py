@@ -41,6 +41,11 @@ def main(argv):
     first = df.iloc[0]
     fig.suptitle('talb scale curve: one %s iteration (%s scheduler) at %s, %s cores' %
                  (first['model'], first['scheduler'], first['rate'], first['cores']))
+    hosts = sorted(df['hosts'].unique())
+    for ax in (axes[0], axes[2]):
+        ax.set_xticks(hosts)
+        ax.set_xticklabels([str(h) for h in hosts])
+        ax.minorticks_off()
     for ax in axes:
         ax.grid(True, which='both', alpha=0.3)
         ax.legend()

@@ -625,6 +625,12 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
     // into a one-second stall.
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MicroSeconds(10)));
+    // TIME_WAIT lasts 2 x MaxSegLifetime (ns-3: 2 x 120 s, i.e. never within a run). Every
+    // endpoint in TIME_WAIT stays in the linear list that Ipv4EndPointDemux scans for each
+    // received packet, so background traffic made every packet slower as the run went on. 20 ms
+    // is still hundreds of fabric RTTs and four minimum RTOs: no segment of a closed connection
+    // arrives later in these fabrics.
+    Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime", DoubleValue(0.01));
 
     Ptr<TalbLeafSpineHelper> fabric = CreateObject<TalbLeafSpineHelper>();
     fabric->SetAttribute("Leaves", UintegerValue(c.GetUint("leaves")));
@@ -844,7 +850,8 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
          << "\", \"seed\": " << c.GetUint("seed") << ", \"lb\": \"" << lb
          << "\", \"complete\": " << (r.iterationsDone == r.iterationsExpected ? "true" : "false")
          << ", \"sim_seconds\": " << r.simSeconds << ", \"wall_seconds\": " << r.wallSeconds
-         << ", \"run_wall_seconds\": " << r.runWallSeconds << ", \"events\": " << r.events
+         << ", \"run_wall_seconds\": " << r.runWallSeconds
+         << ", \"run_cpu_seconds\": " << r.runCpuSeconds << ", \"events\": " << r.events
          << ", \"packet_hops\": " << r.packetHops
          << ", \"delivered_packets\": " << r.deliveredPackets << ", \"parameters\": " << c.ToJson()
          << "}\n";

@@ -79,7 +79,7 @@ class JobRecorder
   public:
     void Attach(Ptr<TalbTrainingJob> job)
     {
-        m_job = job;
+        scheduler = job->GetScheduler(); // the job lets go of it when disposed
         job->TraceConnectWithoutContext("FlowDone", MakeCallback(&JobRecorder::Flow, this));
         job->TraceConnectWithoutContext("TensorDone", MakeCallback(&JobRecorder::Tensor, this));
         job->TraceConnectWithoutContext("IterationDone",
@@ -106,9 +106,8 @@ class JobRecorder
     void Op(const TalbCommOp& op)
     {
         ops.push_back(op);
-        Ptr<TalbCommScheduler> s = m_job->GetScheduler();
-        maxInFlightBytes = std::max(maxInFlightBytes, s->GetInFlightBytes());
-        maxInFlightOps = std::max(maxInFlightOps, s->GetInFlightOps());
+        maxInFlightBytes = std::max(maxInFlightBytes, scheduler->GetInFlightBytes());
+        maxInFlightOps = std::max(maxInFlightOps, scheduler->GetInFlightOps());
     }
 
     /// \return the mean iteration time over all workers and iterations
@@ -126,11 +125,9 @@ class JobRecorder
     std::vector<TalbTensorRecord> tensors;
     std::vector<TalbIterationRecord> iterations;
     std::vector<TalbCommOp> ops;
+    Ptr<TalbCommScheduler> scheduler;
     uint64_t maxInFlightBytes{0};
     uint32_t maxInFlightOps{0};
-
-  private:
-    Ptr<TalbTrainingJob> m_job;
 };
 
 /// Run until the job finished (or \p limit), then destroy the simulation.

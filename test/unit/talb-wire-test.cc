@@ -1,9 +1,8 @@
 // Wire format (model/talb-wire.h): round trips and rejection of every malformed input.
 #include "ns3/talb-wire.h"
 
-#include <gtest/gtest.h>
-
 #include <cstring>
+#include <gtest/gtest.h>
 #include <vector>
 
 namespace
@@ -165,6 +164,7 @@ TEST(TalbWireFrame, RejectsBadMagicVersionFieldsAndTruncation)
         std::vector<uint8_t> part(good, good + len);
         EXPECT_EQ(talb_frame_decode(part.data(), len, &out), TALB_WIRE_TRUNCATED) << len;
     }
+
     struct
     {
         size_t index;
@@ -176,6 +176,7 @@ TEST(TalbWireFrame, RejectsBadMagicVersionFieldsAndTruncation)
                  {5, 8, TALB_WIRE_BAD_FIELD},
                  {6, 0x10, TALB_WIRE_BAD_FIELD},
                  {7, 1, TALB_WIRE_BAD_FIELD}};
+
     for (const auto& c : cases)
     {
         uint8_t b[TALB_FRAME_LEN];

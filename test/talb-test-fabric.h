@@ -29,6 +29,9 @@ ConfigureTcp(uint32_t mtu)
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mtu - 52));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(8 << 20));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(8 << 20));
+    // As in examples/talb-training.cc: the delayed-ACK timeout must stay below the RTO.
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(20)));
 }
 
 /// \return \p n hosts, each on a (rate, delay) link to one shared router
@@ -48,7 +51,12 @@ StarFabric(uint32_t n, DataRate rate, Time delay)
     Ipv4AddressHelper addresses("10.1.0.0", "255.255.255.252");
     for (uint32_t h = 0; h < n; ++h)
     {
-        addresses.Assign(link.Install(hosts.Get(h), router));
+        NetDeviceContainer devices = link.Install(hosts.Get(h), router);
+        // Hosts never drop their own packets (Linux TCP small queues hold them in the socket).
+        DynamicCast<PointToPointNetDevice>(devices.Get(0))
+            ->GetQueue()
+            ->SetMaxSize(QueueSize("1000000p"));
+        addresses.Assign(devices);
         addresses.NewNetwork();
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();

@@ -271,6 +271,16 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
               "device MTU in bytes; TCP segments are mtu - 52 bytes (jumbo frames, as in "
               "training clusters, keep packet counts and simulation time down)");
     c.Declare("queueSize", C::STRING, "", "switch port buffer, e.g. 1MB (empty: helper default)");
+    c.Declare("hostQueueSize",
+              C::STRING,
+              "1000000p",
+              "host NIC buffer. Linux hosts do not drop their own packets (TCP small queues "
+              "push back on the socket); ns-3 has no such feedback, so the default is large");
+    c.Declare("untaggedBand",
+              C::UINT,
+              "0",
+              "queue band (0 = served first .. 7) of untagged traffic: background flows; "
+              "tensor packets use the band of their priority");
     c.Declare("ecnThreshold",
               C::STRING,
               "",
@@ -303,7 +313,7 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
     // Training
     c.Declare("jobs",
               C::STRING,
-              "model=resnet50,workers=8",
+              "model=resnet50,workers=8,scheduler=fusion",
               "training jobs, ';'-separated, each key=value,...: model (zoo name or model "
               "file[#name]), workers, scheduler, collective, iterations, batch, device, "
               "precision, start (time), sched.<Attribute>, coll.<Attribute>");
@@ -322,7 +332,7 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
     // Background
     c.Declare("bgLoad",
               C::DOUBLE,
-              "0.3",
+              "0.1",
               "background load per host as a fraction of hostRate (0: none)");
     c.Declare("bgCdf",
               C::STRING,
@@ -448,7 +458,11 @@ TalbScenario::Validate(const TalbScenarioConfig& c)
     {
         fail("mtu must be 576..9216 bytes");
     }
-    for (const char* q : {"queueSize", "ecnThreshold"})
+    if (c.GetUint("untaggedBand") >= TALB_NUM_PRIORITIES)
+    {
+        fail("untaggedBand must be 0..7");
+    }
+    for (const char* q : {"queueSize", "hostQueueSize", "ecnThreshold"})
     {
         QueueSizeValue v;
         if (!c.GetString(q).empty() &&
@@ -597,6 +611,9 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
     // into a one-second stall.
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MicroSeconds(10)));
+    // The delayed-ACK timeout must stay below the minimum RTO, or a lone trailing segment
+    // times out and the connection then sends one segment per RTO.
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(20)));
 
     Ptr<TalbLeafSpineHelper> fabric = CreateObject<TalbLeafSpineHelper>();
     fabric->SetAttribute("Leaves", UintegerValue(c.GetUint("leaves")));
@@ -614,6 +631,9 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
     {
         fabric->SetAttribute("QueueSize", StringValue(c.GetString("queueSize")));
     }
+    fabric->SetAttribute("HostQueueSize", StringValue(c.GetString("hostQueueSize")));
+    Config::SetDefault("ns3::TalbPriorityQueue::UntaggedBand",
+                       UintegerValue(c.GetUint("untaggedBand")));
     if (!c.GetString("ecnThreshold").empty())
     {
         fabric->SetAttribute("EcnThreshold", StringValue(c.GetString("ecnThreshold")));
@@ -681,7 +701,9 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
             uint32_t d = index->at(r.dst.Get());
             uint64_t packets = (r.sizeBytes + mssBytes - 1) / mssBytes;
             uint64_t wire = r.sizeBytes + packets * header;
-            return f->GetBaseRtt(s, d, mssBytes + header, 66) +
+            // One RTT with the flow's first packet, then its bytes at the bottleneck rate.
+            uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(r.sizeBytes, mssBytes));
+            return f->GetBaseRtt(s, d, first + header, 66) +
                    f->GetBottleneckRate(s, d).CalculateBytesTxTime(wire);
         },
         fabric,

@@ -29,7 +29,7 @@ class TalbScenario
     {
         std::string model{"resnet50"};
         uint32_t workers{8};
-        std::string scheduler{"wfbp"};
+        std::string scheduler{"fusion"};
         std::string collective{"ring"};
         uint32_t iterations{0}; //!< 0: the "iterations" parameter
         uint32_t batch{0};      //!< 0: the "batch" parameter

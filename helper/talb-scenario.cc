@@ -313,10 +313,15 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
     // Training
     c.Declare("jobs",
               C::STRING,
-              "model=resnet50,workers=8,scheduler=fusion",
-              "training jobs, ';'-separated, each key=value,...: model (zoo name or model "
-              "file[#name]), workers, scheduler, collective, iterations, batch, device, "
+              "workers=8,scheduler=fusion",
+              "training jobs, ';'-separated, each key=value,...: model (default: the model "
+              "parameter), workers, scheduler, collective, iterations, batch, device, "
               "precision, start (time), sched.<Attribute>, coll.<Attribute>");
+    c.Declare("model",
+              C::STRING,
+              "resnet50",
+              "model of jobs that name none: a zoo name (alexnet, vgg19, resnet50) or a model "
+              "file, PATH or PATH#MODEL");
     c.Declare("placement", C::CHOICE, "spread", "how jobs are placed on racks", "spread,packed");
     c.Declare("iterations", C::UINT, "3", "training iterations per job (unless a job says)");
     c.Declare("warmup",
@@ -541,8 +546,9 @@ TalbScenario::Validate(const TalbScenarioConfig& c)
     {
         const JobSpec& job = jobs[j];
         std::string where = "jobs: job " + std::to_string(j + 1) + ": ";
+        std::string model = job.model.empty() ? c.GetString("model") : job.model;
         workers += job.workers;
-        std::string m = CheckModel(job.model);
+        std::string m = CheckModel(model);
         if (!m.empty())
         {
             fail(where + m);
@@ -730,7 +736,7 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
         uint32_t iterations =
             spec.iterations ? spec.iterations : static_cast<uint32_t>(c.GetUint("iterations"));
         TalbTrainingJobHelper helper;
-        helper.SetModel(spec.model);
+        helper.SetModel(spec.model.empty() ? c.GetString("model") : spec.model);
         helper.SetJobAttribute("JobId", UintegerValue(j));
         helper.SetJobAttribute("Iterations", UintegerValue(iterations));
         helper.SetJobAttribute(

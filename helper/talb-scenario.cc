@@ -10,6 +10,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/node-list.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/show-progress.h"
@@ -27,6 +28,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -246,6 +248,32 @@ struct Collector
         ++delivered;
     }
 };
+
+/**
+ * Packets that started a link transmission, over every point-to-point device of every node. Every
+ * packet a device sends passes its transmit queue, so the queues' counters give the count
+ * without a per-packet trace sink: received - dropped - still queued.
+ */
+uint64_t
+CountPacketHops()
+{
+    uint64_t hops = 0;
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            Ptr<PointToPointNetDevice> dev = DynamicCast<PointToPointNetDevice>(node->GetDevice(d));
+            Ptr<Queue<Packet>> q = dev ? dev->GetQueue() : nullptr;
+            if (q)
+            {
+                hops +=
+                    q->GetTotalReceivedPackets() - q->GetTotalDroppedPackets() - q->GetNPackets();
+            }
+        }
+    }
+    return hops;
+}
 
 } // namespace
 
@@ -620,6 +648,12 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
     // The delayed-ACK timeout must stay below the minimum RTO, or a lone trailing segment
     // times out and the connection then sends one segment per RTO.
     Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(20)));
+    // TIME_WAIT lasts 2 x MaxSegLifetime (ns-3: 2 x 120 s, i.e. never within a run). Every
+    // endpoint in TIME_WAIT stays in the linear list that Ipv4EndPointDemux scans for each
+    // received packet, so background traffic made every packet slower as the run went on. 20 ms
+    // is still hundreds of fabric RTTs and four minimum RTOs: no segment of a closed connection
+    // arrives later in these fabrics.
+    Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime", DoubleValue(0.01));
 
     Ptr<TalbLeafSpineHelper> fabric = CreateObject<TalbLeafSpineHelper>();
     fabric->SetAttribute("Leaves", UintegerValue(c.GetUint("leaves")));
@@ -792,6 +826,7 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
             MakeCallback(&Collector::Rx, collector.get()));
     }
 
+    Result r;
     Time duration = c.GetTime("duration");
     Simulator::Stop(duration.IsZero() ? c.GetTime("stopTime")
                                       : std::min(duration, c.GetTime("stopTime")));
@@ -800,10 +835,14 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
     {
         progress = std::make_unique<ShowProgress>(Seconds(1), std::cerr);
     }
+    auto runStart = std::chrono::steady_clock::now();
+    std::clock_t cpuStart = std::clock();
     Simulator::Run();
+    r.runCpuSeconds = double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
+    r.runWallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
     progress.reset();
 
-    Result r;
     r.scheme = c.GetBool("stockRouting") ? "stock-ecmp" : lb;
     r.outDir = outDir;
     r.simSeconds = Simulator::Now().GetSeconds();
@@ -827,6 +866,7 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
     r.meanIterationMs = Mean(iterationMs);
     r.deliveredPackets = collector->delivered;
     r.events = Simulator::GetEventCount() - eventsBefore;
+    r.packetHops = CountPacketHops();
 
     writer->Dispose();
     Simulator::Destroy();
@@ -838,7 +878,11 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
          << "\", \"seed\": " << c.GetUint("seed") << ", \"lb\": \"" << lb
          << "\", \"complete\": " << (r.iterationsDone == r.iterationsExpected ? "true" : "false")
          << ", \"sim_seconds\": " << r.simSeconds << ", \"wall_seconds\": " << r.wallSeconds
-         << ", \"events\": " << r.events << ", \"parameters\": " << c.ToJson() << "}\n";
+         << ", \"run_wall_seconds\": " << r.runWallSeconds
+         << ", \"run_cpu_seconds\": " << r.runCpuSeconds << ", \"events\": " << r.events
+         << ", \"packet_hops\": " << r.packetHops
+         << ", \"delivered_packets\": " << r.deliveredPackets << ", \"parameters\": " << c.ToJson()
+         << "}\n";
     return r;
 }
 

@@ -57,8 +57,11 @@ class TalbScenario
         double meanIterationMs{0};    //!< mean over (job, iteration >= warm-up) of max over workers
         uint64_t deliveredPackets{0}; //!< packets received by host NICs
         uint64_t events{0};           //!< simulator events executed
+        uint64_t packetHops{0};       //!< link transmissions started, hosts and switches
         double simSeconds{0};
-        double wallSeconds{0};
+        double wallSeconds{0};    //!< the whole run: build, simulate, tear down
+        double runWallSeconds{0}; //!< Simulator::Run() alone
+        double runCpuSeconds{0};  //!< CPU time of this process during Simulator::Run()
     };
 
     /// Declare every scenario parameter with its default and help.

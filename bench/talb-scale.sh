@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Scale curve: one training iteration with every host in one job, on leaf-spine fabrics of
+# growing size (8 hosts per leaf, 8 spines), one process per point so that peak RSS is the
+# point's own. Prints a table (hosts, wall time, events, packet-hops, peak RSS, load) as it
+# goes, appends the same to OUT/scale.csv, and plots OUT/scale.png with Debian's matplotlib.
+# A benchmark, not a test: nothing here asserts a time.
+#
+# usage: bench/talb-scale.sh [options] [-- scenario options]
+#   --bin=PATH       talb-scenario binary (default build/bin/talb-scenario; the fast build's is
+#                    /tmp/talb-fast/bin/talb-scenario, see scripts/setup-fast.sh)
+#   --hosts="16 32"  points (default "16 32 64 128 256 512")
+#   --rate=RATE      every link's rate (default 100Gbps)
+#   --model=NAME     model of the job (default resnet50)
+#   --scheduler=S    communication scheduler of the job (default wfbp)
+#   --timeout=SEC    wall-clock limit per point (default 3600); a point cut here is reported
+#   --out=DIR        outputs (default /tmp/talb-scale)
+# Everything after -- goes to talb-scenario unchanged (e.g. -- --mtu=1500 --tcp=dctcp).
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BIN=$TOP/build/bin/talb-scenario
+HOSTS="16 32 64 128 256 512"
+RATE=100Gbps
+MODEL=resnet50
+SCHEDULER=wfbp
+TIMEOUT=3600
+OUT=/tmp/talb-scale
+EXTRA=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin=*) BIN=${1#*=} ;;
+    --hosts=*) HOSTS=${1#*=} ;;
+    --rate=*) RATE=${1#*=} ;;
+    --model=*) MODEL=${1#*=} ;;
+    --scheduler=*) SCHEDULER=${1#*=} ;;
+    --timeout=*) TIMEOUT=${1#*=} ;;
+    --out=*) OUT=${1#*=} ;;
+    --) shift; EXTRA=("$@"); break ;;
+    *) echo "talb-scale: unknown option '$1' (see the header of $0)" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ -x "$BIN" ] || { echo "talb-scale: no talb-scenario binary at $BIN (build first, or --bin=)" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "talb-scale: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+for h in $HOSTS; do
+  if ! [[ $h =~ ^[0-9]+$ ]] || [ $((h % 8)) -ne 0 ] || [ "$h" -lt 16 ]; then
+    echo "talb-scale: --hosts: '$h' is not a multiple of 8 of at least 16" >&2; exit 2
+  fi
+done
+export TALB_DATA_DIR=${TALB_DATA_DIR:-$TOP/data}
+
+mkdir -p "$OUT"
+CSV=$OUT/scale.csv
+[ -s "$CSV" ] || echo "date,cores,binary,hosts,leaves,spines,rate,model,scheduler,load1,status,complete,sim_s,wall_s,events,packet_hops,delivered,peak_rss_mib,events_per_s,hops_per_s" >"$CSV"
+printf '%6s %6s %9s %9s %13s %12s %9s %10s %6s  %s\n' hosts leaves "sim ms" "wall s" events "pkt-hops" "RSS MiB" "hops/s" load status
+for h in $HOSTS; do
+  leaves=$((h / 8))
+  dir=$OUT/h$h
+  rm -rf "$dir"
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  # A non-zero exit (incomplete run, timeout, out of memory) is recorded, and the curve goes on.
+  rc=0
+  timeout "$TIMEOUT" /usr/bin/time -f '%M %e' -o "$OUT/h$h.time" "$BIN" \
+      --leaves=$leaves --spines=8 --hostsPerLeaf=8 --hostRate="$RATE" --fabricRate="$RATE" \
+      --jobs="model=$MODEL,workers=$h,scheduler=$SCHEDULER" --iterations=1 --warmup=0 \
+      --bgLoad=0 --lb=ecmp --progress=false --out="$dir" "${EXTRA[@]}" \
+      >"$OUT/h$h.log" 2>&1 || rc=$?
+  status=ok
+  [ $rc -eq 0 ] || status="failed(rc=$rc)"
+  if [ ! -s "$dir/run.json" ]; then
+    echo "$(printf '%6s' "$h")  no run.json ($status): see $OUT/h$h.log"
+    echo "$(date -u +%FT%TZ),$(nproc),$BIN,$h,$leaves,8,$RATE,$MODEL,$SCHEDULER,$load,$status,false,,,,,,,," >>"$CSV"
+    continue
+  fi
+  read -r rss_kib wall_time <"$OUT/h$h.time" || true
+  /usr/bin/python3 - "$dir/run.json" "$rss_kib" "$h" "$leaves" "$load" "$status" "$CSV" \
+    "$(date -u +%FT%TZ),$(nproc),$BIN,$h,$leaves,8,$RATE,$MODEL,$SCHEDULER,$load,$status" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+rss = int(sys.argv[2]) / 1024
+hosts, leaves, load, status, csv, prefix = sys.argv[3:9]
+wall = run['wall_seconds']
+row = [run['complete'], run['sim_seconds'], wall, run['events'], run['packet_hops'],
+       run['delivered_packets'], round(rss, 1), run['events'] / wall, run['packet_hops'] / wall]
+with open(csv, 'a') as f:
+    f.write(prefix + ',' + ','.join(str(x).lower() if isinstance(x, bool) else str(x) for x in row) + '\n')
+print('%6s %6s %9.2f %9.1f %13d %12d %9.0f %10.0f %6s  %s%s' % (
+    hosts, leaves, run['sim_seconds'] * 1e3, wall, run['events'], run['packet_hops'], rss,
+    run['packet_hops'] / wall, load, status, '' if run['complete'] else ' (incomplete)'))
+PY
+done
+/usr/bin/python3 "$TOP/bench/talb-scale-plot.py" "$CSV" "$OUT/scale.png"
+echo "talb-scale: table $CSV, plot $OUT/scale.png"

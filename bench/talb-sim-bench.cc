@@ -1,0 +1,416 @@
+// talb-sim-bench: simulation speed of the same leaf-spine scenario (a ring all-reduce job on all
+// hosts plus background flows, a fixed simulated window) run with
+//   stock: ns-3's IPv4 stack on the switches, Ipv4GlobalRouting with RandomEcmpRouting,
+//   ecmp:  TalbSwitch device-level forwarding with the ECMP selector,
+//   talb:  TalbSwitch with the tensor-aware selector,
+// all in one invocation, so that the ratios (ecmp/stock, talb/ecmp) compare runs that shared the
+// machine's state. Prints packet-hops (link transmissions), events and delivered packets per
+// wall-second of Simulator::Run() (building and tearing down the scenario is shown apart as
+// "setup") and the ratios; --csv appends one row per run. A benchmark, not a test: nothing
+// here asserts a time. doc/talb-benchmarks.rst has the measured figures and how to read them.
+//
+//   talb-sim-bench                                    (128 hosts, 10 and 100 Gb/s)
+//   talb-sim-bench --fabrics=4x4x8,8x8x16,16x8x16 --rates=10Gbps --durations=5ms
+//
+// Every scenario parameter of talb-scenario is accepted too (--bgLoad, --mtu, --tcp, ...).
+#include "ns3/command-line.h"
+#include "ns3/simulator.h"
+#include "ns3/system-path.h"
+#include "ns3/talb-scenario.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <dlfcn.h>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <sys/resource.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace ns3;
+
+namespace
+{
+
+std::vector<std::string>
+SplitList(const std::string& s, char sep)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, sep))
+    {
+        if (!item.empty())
+        {
+            out.push_back(item);
+        }
+    }
+    return out;
+}
+
+/// One fabric of --fabrics: LEAVESxSPINESxHOSTS_PER_LEAF.
+struct Fabric
+{
+    uint32_t leaves;
+    uint32_t spines;
+    uint32_t perLeaf;
+
+    std::string Name() const
+    {
+        return std::to_string(leaves) + "x" + std::to_string(spines) + "x" +
+               std::to_string(perLeaf);
+    }
+
+    uint32_t Hosts() const
+    {
+        return leaves * perLeaf;
+    }
+};
+
+bool
+ParseFabric(const std::string& text, Fabric* f)
+{
+    std::vector<std::string> parts = SplitList(text, 'x');
+    if (parts.size() != 3)
+    {
+        return false;
+    }
+    uint32_t v[3];
+    for (int i = 0; i < 3; ++i)
+    {
+        if (parts[i].find_first_not_of("0123456789") != std::string::npos || parts[i].size() > 5)
+        {
+            return false;
+        }
+        v[i] = std::stoul(parts[i]);
+    }
+    *f = Fabric{v[0], v[1], v[2]};
+    return true;
+}
+
+/// What one run measured.
+struct Row
+{
+    std::string fabric;
+    uint32_t hosts;
+    std::string rate;
+    std::string variant;
+    uint32_t repeat;
+    double load; //!< 1-minute load average before the run
+    TalbScenario::Result result;
+
+    double HopsPerSecond() const
+    {
+        return result.packetHops / result.runWallSeconds;
+    }
+
+    double EventsPerSecond() const
+    {
+        return result.events / result.runWallSeconds;
+    }
+
+    double DeliveredPerSecond() const
+    {
+        return result.deliveredPackets / result.runWallSeconds;
+    }
+
+    /// Packet-hops per CPU-second: less sensitive than wall time to other jobs on the machine.
+    double HopsPerCpuSecond() const
+    {
+        return result.packetHops / result.runCpuSeconds;
+    }
+};
+
+double
+LoadAverage()
+{
+    double load[1] = {0};
+    return getloadavg(load, 1) == 1 ? load[0] : -1;
+}
+
+std::string
+Today()
+{
+    std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M", std::localtime(&t));
+    return buf;
+}
+
+/// The ns-3 core library this program runs on (Debian's or an optimized tree).
+std::string
+Ns3CoreLibrary()
+{
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void*>(&Simulator::GetEventCount), &info) && info.dli_fname)
+    {
+        return info.dli_fname;
+    }
+    return "unknown";
+}
+
+double
+Median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n == 0 ? 0 : (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    TalbScenarioConfig config;
+    TalbScenario::DeclareParameters(config);
+    // The benchmark's own defaults for the scenario parameters; the command line overrides them.
+    const std::vector<std::pair<std::string, std::string>> defaults = {
+        {"bgLoad", "0.3"},
+        {"batch", "1"}, // compute ~3 ms: the window is mostly all-reduce traffic
+        {"iterations", "1"},
+        {"progress", "false"},
+        {"out", "/tmp/talb-sim-bench"},
+    };
+    for (const auto& [name, value] : defaults)
+    {
+        config.Set(name, value, "talb-sim-bench default");
+    }
+
+    std::string fabrics = "8x8x16";
+    std::string rates = "10Gbps,100Gbps";
+    std::string durations = "10ms,2500us";
+    std::string variants = "stock,ecmp,talb";
+    std::string job = "model=resnet50";
+    uint32_t repeat = 1;
+    std::string csv;
+    CommandLine cmd(__FILE__);
+    cmd.Usage("Simulation speed of one scenario (a ring all-reduce job on all hosts plus "
+              "background flows, a fixed simulated window) with stock ns-3 routing on the "
+              "switches (stock), TalbSwitch with ECMP (ecmp) and with TaLB (talb), in one "
+              "invocation; prints packet-hops, events and delivered packets per wall-second and "
+              "the ratios ecmp/stock and talb/ecmp. Scenario parameters (as talb-scenario) "
+              "apply to every run; leaves, spines, hostsPerLeaf, hostRate, fabricRate, duration, "
+              "jobs and lb are set per run from the options below.");
+    cmd.AddValue("fabrics",
+                 "fabrics to run, LEAVESxSPINESxHOSTS_PER_LEAF, comma-separated",
+                 fabrics);
+    cmd.AddValue("rates", "link rates (hosts and fabric alike), comma-separated", rates);
+    cmd.AddValue("durations",
+                 "simulated window per rate (same order as --rates; one value: all rates)",
+                 durations);
+    cmd.AddValue("variants",
+                 "stock (ns-3 Ipv4GlobalRouting + RandomEcmpRouting), or a talb load balancer "
+                 "(ecmp, talb, ...), comma-separated; ratios are each to the one before",
+                 variants);
+    cmd.AddValue("job",
+                 "the training job on all hosts, as talb-scenario's --jobs, without workers",
+                 job);
+    cmd.AddValue("repeat", "runs per variant, interleaved; rates are medians", repeat);
+    cmd.AddValue("csv", "append one row per run to this file (header when new)", csv);
+    config.AddToCommandLine(cmd);
+    cmd.Parse(argc, argv);
+
+    std::vector<std::string> errors = config.TakeErrors();
+    std::vector<Fabric> fabricList;
+    for (const auto& f : SplitList(fabrics, ','))
+    {
+        Fabric fab;
+        if (!ParseFabric(f, &fab) || fab.leaves == 0 || fab.spines == 0 || fab.perLeaf == 0)
+        {
+            errors.push_back("--fabrics: '" + f + "' is not LEAVESxSPINESxHOSTS_PER_LEAF");
+        }
+        else
+        {
+            fabricList.push_back(fab);
+        }
+    }
+    std::vector<std::string> rateList = SplitList(rates, ',');
+    std::vector<std::string> durationList = SplitList(durations, ',');
+    std::vector<std::string> variantList = SplitList(variants, ',');
+    if (rateList.empty() || variantList.empty() || fabricList.empty())
+    {
+        errors.push_back("--fabrics, --rates and --variants need at least one value each");
+    }
+    if (durationList.size() != 1 && durationList.size() != rateList.size())
+    {
+        errors.push_back("--durations: give one value, or one per rate (" +
+                         std::to_string(rateList.size()) + ")");
+    }
+    if (repeat < 1)
+    {
+        errors.push_back("--repeat must be >= 1");
+    }
+    if (job.find("workers=") != std::string::npos)
+    {
+        errors.push_back("--job: leave workers out (the job runs on every host)");
+    }
+    const std::string outRoot = config.GetString("out");
+    // Validate every run's configuration before simulating anything.
+    auto configure = [&](const Fabric& f, size_t r, const std::string& variant) {
+        const std::string origin = "talb-sim-bench";
+        std::vector<std::string> e;
+        auto set = [&](const std::string& name, const std::string& value) {
+            std::string err = config.Set(name, value, origin);
+            if (!err.empty())
+            {
+                e.push_back(err);
+            }
+        };
+        set("leaves", std::to_string(f.leaves));
+        set("spines", std::to_string(f.spines));
+        set("hostsPerLeaf", std::to_string(f.perLeaf));
+        set("hostRate", rateList[r]);
+        set("fabricRate", rateList[r]);
+        set("oversubscription", "0");
+        set("duration", durationList.size() == 1 ? durationList[0] : durationList[r]);
+        set("jobs", job + ",workers=" + std::to_string(f.Hosts()));
+        set("stockRouting", variant == "stock" ? "true" : "false");
+        set("lb", variant == "stock" ? "ecmp" : variant);
+        set("out", SystemPath::Append(outRoot, f.Name() + "-" + rateList[r] + "-" + variant));
+        for (const auto& v : TalbScenario::Validate(config))
+        {
+            e.push_back(v);
+        }
+        return e;
+    };
+    if (errors.empty())
+    {
+        for (const auto& f : fabricList)
+        {
+            for (size_t r = 0; r < rateList.size(); ++r)
+            {
+                for (const auto& v : variantList)
+                {
+                    for (const auto& e : configure(f, r, v))
+                    {
+                        errors.push_back(f.Name() + " " + rateList[r] + " " + v + ": " + e);
+                    }
+                }
+            }
+        }
+    }
+    if (!errors.empty())
+    {
+        for (const auto& e : errors)
+        {
+            std::cerr << "talb-sim-bench: error: " << e << "\n";
+        }
+        return 2;
+    }
+
+    const char* preload = std::getenv("LD_PRELOAD");
+    std::cout << "talb-sim-bench " << Today() << ", " << std::thread::hardware_concurrency()
+              << " cores, ns-3 core library " << Ns3CoreLibrary() << ", LD_PRELOAD "
+              << (preload && *preload ? preload : "(none)") << "\n";
+    std::ofstream csvOut;
+    if (!csv.empty())
+    {
+        std::ifstream probe(csv);
+        bool fresh = !probe.good() || probe.peek() == std::ifstream::traits_type::eof();
+        csvOut.open(csv, std::ios::app);
+        if (!csvOut)
+        {
+            std::cerr << "talb-sim-bench: error: cannot append to --csv=" << csv << "\n";
+            return 2;
+        }
+        if (fresh)
+        {
+            csvOut << "date,cores,ns3_core,fabric,hosts,rate,variant,repeat,load1,sim_s,"
+                      "run_wall_s,run_cpu_s,total_wall_s,events,packet_hops,delivered,"
+                      "iterations_done,hops_per_s,events_per_s,delivered_per_s,hops_per_cpu_s\n";
+        }
+    }
+
+    std::cout << std::left << std::setw(10) << "fabric" << std::setw(9) << "rate" << std::setw(8)
+              << "variant" << std::right << std::setw(6) << "load" << std::setw(8) << "sim ms"
+              << std::setw(8) << "setup s" << std::setw(8) << "run s" << std::setw(8) << "cpu s"
+              << std::setw(10) << "events" << std::setw(10) << "pkt-hops" << std::setw(10)
+              << "delivered" << std::setw(10) << "hops/s" << std::setw(10) << "events/s"
+              << std::setw(11) << "hops/cpu-s"
+              << "\n";
+    std::vector<Row> rows;
+    for (const auto& f : fabricList)
+    {
+        for (size_t r = 0; r < rateList.size(); ++r)
+        {
+            for (uint32_t k = 0; k < repeat; ++k)
+            {
+                for (const auto& v : variantList)
+                {
+                    configure(f, r, v);
+                    Row row{f.Name(), f.Hosts(), rateList[r], v, k, LoadAverage(), {}};
+                    row.result =
+                        TalbScenario::Run(config, config.GetString("lb"), config.GetString("out"));
+                    const auto& res = row.result;
+                    std::cout << std::left << std::setw(10) << row.fabric << std::setw(9)
+                              << row.rate << std::setw(8) << v << std::right << std::fixed
+                              << std::setprecision(2) << std::setw(6) << row.load << std::setw(8)
+                              << res.simSeconds * 1e3 << std::setw(8)
+                              << res.wallSeconds - res.runWallSeconds << std::setw(8)
+                              << res.runWallSeconds << std::setw(8) << res.runCpuSeconds
+                              << std::setw(10) << res.events << std::setw(10) << res.packetHops
+                              << std::setw(10) << res.deliveredPackets << std::setprecision(0)
+                              << std::setw(10) << row.HopsPerSecond() << std::setw(10)
+                              << row.EventsPerSecond() << std::setw(11) << row.HopsPerCpuSecond()
+                              << std::endl;
+                    if (csvOut)
+                    {
+                        csvOut << std::setprecision(6) << std::defaultfloat << Today() << ","
+                               << std::thread::hardware_concurrency() << "," << Ns3CoreLibrary()
+                               << "," << row.fabric << "," << row.hosts << "," << row.rate << ","
+                               << v << "," << k << "," << row.load << "," << res.simSeconds << ","
+                               << res.runWallSeconds << "," << res.runCpuSeconds << ","
+                               << res.wallSeconds << "," << res.events << "," << res.packetHops
+                               << "," << res.deliveredPackets << "," << res.iterationsDone << ","
+                               << row.HopsPerSecond() << "," << row.EventsPerSecond() << ","
+                               << row.DeliveredPerSecond() << "," << row.HopsPerCpuSecond()
+                               << std::endl;
+                    }
+                    rows.push_back(row);
+                }
+            }
+        }
+    }
+
+    // Ratios of the median rates, each variant to the one before it.
+    std::cout << "\nratios (median over repeats; each variant / the one before it):\n";
+    for (const auto& f : fabricList)
+    {
+        for (const auto& rate : rateList)
+        {
+            std::map<std::string, std::vector<double>> hops;
+            std::map<std::string, std::vector<double>> events;
+            std::map<std::string, std::vector<double>> cpu;
+            for (const auto& row : rows)
+            {
+                if (row.fabric == f.Name() && row.rate == rate)
+                {
+                    hops[row.variant].push_back(row.HopsPerSecond());
+                    events[row.variant].push_back(row.EventsPerSecond());
+                    cpu[row.variant].push_back(row.HopsPerCpuSecond());
+                }
+            }
+            for (size_t i = 1; i < variantList.size(); ++i)
+            {
+                const std::string& a = variantList[i - 1];
+                const std::string& b = variantList[i];
+                std::cout << "  " << std::left << std::setw(10) << f.Name() << std::setw(9) << rate
+                          << std::setw(14) << (b + "/" + a) << std::right << std::fixed
+                          << std::setprecision(2) << "packet-hops/s " << std::setw(6)
+                          << Median(hops[b]) / Median(hops[a]) << "   packet-hops/cpu-s "
+                          << std::setw(6) << Median(cpu[b]) / Median(cpu[a]) << "   events/s "
+                          << std::setw(6) << Median(events[b]) / Median(events[a]) << "\n";
+            }
+        }
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    std::cout << "peak RSS of this process " << ru.ru_maxrss / 1024 << " MiB\n";
+    return 0;
+}

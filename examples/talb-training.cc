@@ -52,7 +52,14 @@ BuildFabric(uint32_t racks, uint32_t hostsPerRack, DataRate rate, Time delay)
     Ipv4AddressHelper addresses("10.0.0.0", "255.255.255.252");
     for (uint32_t h = 0; h < hosts.GetN(); ++h)
     {
-        addresses.Assign(hostLink.Install(hosts.Get(h), tors.Get(h / hostsPerRack)));
+        NetDeviceContainer devices = hostLink.Install(hosts.Get(h), tors.Get(h / hostsPerRack));
+        // A host does not drop its own packets: Linux's TCP small queues hold them back in
+        // the socket, which ns-3 lacks; without this a window-sized burst after an idle
+        // period overflows the NIC queue.
+        DynamicCast<PointToPointNetDevice>(devices.Get(0))
+            ->GetQueue()
+            ->SetMaxSize(QueueSize("1000000p"));
+        addresses.Assign(devices);
         addresses.NewNetwork();
     }
     if (racks > 1)
@@ -168,7 +175,11 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mtu - 52));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(8 << 20));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(8 << 20));
+    // A datacenter RTO, and a delayed-ACK timeout well below it: with the ns-3 defaults
+    // (200 ms) a lone trailing segment waits for its ACK longer than the RTO, every such wait
+    // ends in a timeout with cwnd = 1, and the connection never leaves that state.
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(20)));
 
     NodeContainer hosts = BuildFabric(racks, hostsPerRack, DataRate(rate), Time(delay));
 

@@ -299,6 +299,16 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
               "device MTU in bytes; TCP segments are mtu - 52 bytes (jumbo frames, as in "
               "training clusters, keep packet counts and simulation time down)");
     c.Declare("queueSize", C::STRING, "", "switch port buffer, e.g. 1MB (empty: helper default)");
+    c.Declare("hostQueueSize",
+              C::STRING,
+              "1000000p",
+              "host NIC buffer. Linux hosts do not drop their own packets (TCP small queues "
+              "push back on the socket); ns-3 has no such feedback, so the default is large");
+    c.Declare("untaggedBand",
+              C::UINT,
+              "0",
+              "queue band (0 = served first .. 7) of untagged traffic: background flows; "
+              "tensor packets use the band of their priority");
     c.Declare("ecnThreshold",
               C::STRING,
               "",
@@ -331,10 +341,15 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
     // Training
     c.Declare("jobs",
               C::STRING,
-              "model=resnet50,workers=8",
-              "training jobs, ';'-separated, each key=value,...: model (zoo name or model "
-              "file[#name]), workers, scheduler, collective, iterations, batch, device, "
+              "workers=8,scheduler=fusion",
+              "training jobs, ';'-separated, each key=value,...: model (default: the model "
+              "parameter), workers, scheduler, collective, iterations, batch, device, "
               "precision, start (time), sched.<Attribute>, coll.<Attribute>");
+    c.Declare("model",
+              C::STRING,
+              "resnet50",
+              "model of jobs that name none: a zoo name (alexnet, vgg19, resnet50) or a model "
+              "file, PATH or PATH#MODEL");
     c.Declare("placement", C::CHOICE, "spread", "how jobs are placed on racks", "spread,packed");
     c.Declare("iterations", C::UINT, "3", "training iterations per job (unless a job says)");
     c.Declare("warmup",
@@ -350,7 +365,7 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
     // Background
     c.Declare("bgLoad",
               C::DOUBLE,
-              "0.3",
+              "0.1",
               "background load per host as a fraction of hostRate (0: none)");
     c.Declare("bgCdf",
               C::STRING,
@@ -476,7 +491,11 @@ TalbScenario::Validate(const TalbScenarioConfig& c)
     {
         fail("mtu must be 576..9216 bytes");
     }
-    for (const char* q : {"queueSize", "ecnThreshold"})
+    if (c.GetUint("untaggedBand") >= TALB_NUM_PRIORITIES)
+    {
+        fail("untaggedBand must be 0..7");
+    }
+    for (const char* q : {"queueSize", "hostQueueSize", "ecnThreshold"})
     {
         QueueSizeValue v;
         if (!c.GetString(q).empty() &&
@@ -555,8 +574,9 @@ TalbScenario::Validate(const TalbScenarioConfig& c)
     {
         const JobSpec& job = jobs[j];
         std::string where = "jobs: job " + std::to_string(j + 1) + ": ";
+        std::string model = job.model.empty() ? c.GetString("model") : job.model;
         workers += job.workers;
-        std::string m = CheckModel(job.model);
+        std::string m = CheckModel(model);
         if (!m.empty())
         {
             fail(where + m);
@@ -625,6 +645,9 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
     // into a one-second stall.
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MicroSeconds(10)));
+    // The delayed-ACK timeout must stay below the minimum RTO, or a lone trailing segment
+    // times out and the connection then sends one segment per RTO.
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(20)));
     // TIME_WAIT lasts 2 x MaxSegLifetime (ns-3: 2 x 120 s, i.e. never within a run). Every
     // endpoint in TIME_WAIT stays in the linear list that Ipv4EndPointDemux scans for each
     // received packet, so background traffic made every packet slower as the run went on. 20 ms
@@ -648,6 +671,9 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
     {
         fabric->SetAttribute("QueueSize", StringValue(c.GetString("queueSize")));
     }
+    fabric->SetAttribute("HostQueueSize", StringValue(c.GetString("hostQueueSize")));
+    Config::SetDefault("ns3::TalbPriorityQueue::UntaggedBand",
+                       UintegerValue(c.GetUint("untaggedBand")));
     if (!c.GetString("ecnThreshold").empty())
     {
         fabric->SetAttribute("EcnThreshold", StringValue(c.GetString("ecnThreshold")));
@@ -715,7 +741,9 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
             uint32_t d = index->at(r.dst.Get());
             uint64_t packets = (r.sizeBytes + mssBytes - 1) / mssBytes;
             uint64_t wire = r.sizeBytes + packets * header;
-            return f->GetBaseRtt(s, d, mssBytes + header, 66) +
+            // One RTT with the flow's first packet, then its bytes at the bottleneck rate.
+            uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(r.sizeBytes, mssBytes));
+            return f->GetBaseRtt(s, d, first + header, 66) +
                    f->GetBottleneckRate(s, d).CalculateBytesTxTime(wire);
         },
         fabric,
@@ -742,7 +770,7 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
         uint32_t iterations =
             spec.iterations ? spec.iterations : static_cast<uint32_t>(c.GetUint("iterations"));
         TalbTrainingJobHelper helper;
-        helper.SetModel(spec.model);
+        helper.SetModel(spec.model.empty() ? c.GetString("model") : spec.model);
         helper.SetJobAttribute("JobId", UintegerValue(j));
         helper.SetJobAttribute("Iterations", UintegerValue(iterations));
         helper.SetJobAttribute(

@@ -27,9 +27,9 @@ class TalbScenario
     /// One training job of the "jobs" parameter.
     struct JobSpec
     {
-        std::string model{"resnet50"};
+        std::string model;      //!< empty: the "model" parameter
         uint32_t workers{8};
-        std::string scheduler{"wfbp"};
+        std::string scheduler{"fusion"};
         std::string collective{"ring"};
         uint32_t iterations{0}; //!< 0: the "iterations" parameter
         uint32_t batch{0};      //!< 0: the "batch" parameter

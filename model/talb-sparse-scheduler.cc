@@ -4,6 +4,7 @@
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ns3
@@ -45,7 +46,9 @@ TalbSparseScheduler::~TalbSparseScheduler()
 uint64_t
 TalbSparseScheduler::GetWireBytes(uint32_t tensor) const
 {
-    auto kept = static_cast<uint64_t>(std::ceil(m_ratio * m_model.GetTensor(tensor).params));
+    // ceil, forgiving the rounding error of ratio x params (0.01 x 1e6 must give 10000)
+    double exact = m_ratio * m_model.GetTensor(tensor).params;
+    auto kept = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(exact - 1e-6)));
     return kept * (m_bytesPerElement + m_indexBytes);
 }
 

@@ -271,7 +271,6 @@ TalbTrainingJob::Prepare()
     m_firstReady[1].assign(n, Time(0));
     m_workerLeft.assign(uint64_t(w) * n, 0);
     m_allLeft.assign(n, 0);
-    m_allIteration.assign(n, 0);
     std::vector<Ptr<Node>> hosts(m_hosts.Begin(), m_hosts.End());
     m_collective->Setup(m_jobId,
                         hosts,
@@ -298,7 +297,6 @@ TalbTrainingJob::GradientReady(uint32_t worker, uint32_t iteration, uint32_t ten
         // synchronisation), so that iteration's op is done everywhere.
         m_readyCount[tensor] = 0;
         m_allLeft[tensor] = m_wireBytes[tensor];
-        m_allIteration[tensor] = iteration;
         m_scheduler->TensorReady(iteration, tensor);
     }
 }
@@ -330,7 +328,7 @@ TalbTrainingJob::OpDone(const TalbCommOp& op)
 {
     for (const auto& seg : op.segments)
     {
-        NS_ASSERT(m_allIteration[seg.tensor] == op.iteration && m_allLeft[seg.tensor] >= seg.bytes);
+        NS_ASSERT(m_allLeft[seg.tensor] >= seg.bytes);
         m_allLeft[seg.tensor] -= seg.bytes;
         if (m_allLeft[seg.tensor] == 0)
         {

@@ -112,7 +112,6 @@ class TalbTrainingJob : public Object
     std::array<std::vector<Time>, 2> m_firstReady; //!< [iteration % 2][tensor]
     std::vector<uint64_t> m_workerLeft;            //!< [worker * tensors + tensor]: bytes to sync
     std::vector<uint64_t> m_allLeft;               //!< per tensor: bytes until done everywhere
-    std::vector<uint32_t> m_allIteration;          //!< per tensor: iteration m_allLeft counts
     uint32_t m_workersFinished{0};
     Time m_finishTime;
 

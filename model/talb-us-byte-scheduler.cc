@@ -151,6 +151,8 @@ TalbUsByteScheduler::DoSetup()
 
     m_blocksOf.assign(n, {});
     m_unready.assign(m_plan.size(), 0);
+    m_eligible.assign(m_plan.size(), false);
+    m_nextBlock = 0;
     for (uint32_t b = 0; b < m_plan.size(); ++b)
     {
         for (const auto& s : m_plan[b])
@@ -167,15 +169,23 @@ TalbUsByteScheduler::DoTensorReady(uint32_t iteration, uint32_t tensor)
 {
     for (uint32_t b : m_blocksOf[tensor])
     {
-        if (--m_unready[b] > 0)
+        if (--m_unready[b] == 0)
         {
-            continue;
+            m_unready[b] = m_plan[b].size();
+            m_eligible[b] = true;
         }
-        m_unready[b] = m_plan[b].size();
+    }
+    // The plan is followed strictly: a later block never overtakes an earlier one. Every block
+    // of an iteration is launched before any tensor of the next is ready (the next forward
+    // pass needs them all synchronised), so the cursor wraps cleanly.
+    while (m_eligible[m_nextBlock])
+    {
+        m_eligible[m_nextBlock] = false;
         TalbCommOp op;
         op.iteration = iteration;
-        op.segments = m_plan[b];
-        Enqueue(std::move(op), (uint64_t(iteration) << 32) | b);
+        op.segments = m_plan[m_nextBlock];
+        Enqueue(std::move(op), 0);
+        m_nextBlock = (m_nextBlock + 1) % m_plan.size();
     }
 }
 

@@ -22,8 +22,8 @@ namespace ns3
  *  2. forward phase: once backward has finished, what is left is sent in layer order (the
  *     order the next forward pass needs it: earliest deadline first), consecutive remainders
  *     fused into blocks of at least MinBlockSize.
- * At run time blocks are launched one at a time, the lowest plan position among those whose
- * tensors are ready first. See doc/talb-generator.rst.
+ * At run time blocks are launched strictly in plan order, one at a time, each once its
+ * tensors are ready. See doc/talb-generator.rst.
  */
 class TalbUsByteScheduler : public TalbCommScheduler
 {
@@ -46,6 +46,8 @@ class TalbUsByteScheduler : public TalbCommScheduler
     std::vector<std::vector<TalbCommSegment>> m_plan;
     std::vector<std::vector<uint32_t>> m_blocksOf; //!< per tensor: blocks holding it
     std::vector<uint32_t> m_unready;               //!< per block: tensors not ready yet
+    std::vector<bool> m_eligible;                  //!< per block: ready, not launched
+    uint32_t m_nextBlock{0};                       //!< next block to launch, in plan order
 };
 
 } // namespace ns3

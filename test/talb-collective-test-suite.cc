@@ -238,6 +238,92 @@ class TalbRingMarkersTestCase : public TestCase
     }
 };
 
+/// Two jobs (different models and collectives) on one fabric: both finish, records stay apart.
+class TalbTwoJobsTestCase : public TestCase
+{
+  public:
+    TalbTwoJobsTestCase()
+        : TestCase("two jobs with different models and collectives share a fabric")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ConfigureTcp(9000);
+        NodeContainer hosts = StarFabric(6, DataRate("10Gbps"), MicroSeconds(1));
+        std::vector<NodeContainer> placed =
+            TalbTrainingJobHelper::Place(hosts, 3, {3, 3}, "spread");
+        JobRecorder rec[2];
+        Ptr<TalbTrainingJob> jobs[2];
+        for (uint32_t j = 0; j < 2; ++j)
+        {
+            TalbTrainingJobHelper helper;
+            helper.SetModel(j == 0 ? SyntheticModel({300000, 1000}, 100000, 200000)
+                                   : SyntheticModel({5000, 200000, 700}, 50000, 100000));
+            helper.SetJobAttribute("JobId", UintegerValue(j + 1));
+            helper.SetJobAttribute("Iterations", UintegerValue(2));
+            helper.SetCollective(j == 0 ? "ring" : "ps");
+            jobs[j] = TalbTrainingJobHelper::GetJob(helper.Install(placed[j]));
+            rec[j].Attach(jobs[j]);
+        }
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        bool finished = jobs[0]->IsFinished() && jobs[1]->IsFinished();
+        Simulator::Destroy();
+        NS_TEST_ASSERT_MSG_EQ(finished, true, "both jobs finish");
+        const uint32_t tensors[2] = {2, 3};
+        for (uint32_t j = 0; j < 2; ++j)
+        {
+            NS_TEST_EXPECT_MSG_EQ(rec[j].tensors.size(), 2 * tensors[j], "tensor records");
+            NS_TEST_EXPECT_MSG_EQ(rec[j].iterations.size(), 2 * 3, "iteration records");
+            for (const auto& f : rec[j].flows)
+            {
+                NS_TEST_EXPECT_MSG_EQ(f.job, int(j + 1), "job id of a flow");
+                NS_TEST_EXPECT_MSG_EQ(f.dstPort, 20000 + j + 1, "job port");
+                NS_TEST_EXPECT_MSG_LT(f.tensor, int(tensors[j]), "tensor index");
+            }
+        }
+    }
+};
+
+/// Placement: packed fills racks in order, spread takes one host per rack in turn.
+class TalbPlacementTestCase : public TestCase
+{
+  public:
+    TalbPlacementTestCase()
+        : TestCase("packed and spread placement of jobs on racks")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NodeContainer hosts;
+        hosts.Create(8); // 4 racks of 2
+        uint32_t base = hosts.Get(0)->GetId();
+        auto rel = [base](const NodeContainer& c) {
+            std::vector<uint32_t> v;
+            for (uint32_t i = 0; i < c.GetN(); ++i)
+            {
+                v.push_back(c.Get(i)->GetId() - base);
+            }
+            return v;
+        };
+        auto packed = TalbTrainingJobHelper::Place(hosts, 2, {3, 4}, "packed");
+        NS_TEST_EXPECT_MSG_EQ((rel(packed[0]) == std::vector<uint32_t>{0, 1, 2}), true, "packed 0");
+        NS_TEST_EXPECT_MSG_EQ((rel(packed[1]) == std::vector<uint32_t>{3, 4, 5, 6}),
+                              true,
+                              "packed 1");
+        auto spread = TalbTrainingJobHelper::Place(hosts, 2, {3, 4}, "spread");
+        NS_TEST_EXPECT_MSG_EQ((rel(spread[0]) == std::vector<uint32_t>{0, 2, 4}), true, "spread 0");
+        NS_TEST_EXPECT_MSG_EQ((rel(spread[1]) == std::vector<uint32_t>{6, 1, 3, 5}),
+                              true,
+                              "spread 1");
+        Simulator::Destroy();
+    }
+};
+
 class TalbCollectiveTestSuite : public TestSuite
 {
   public:
@@ -248,6 +334,8 @@ class TalbCollectiveTestSuite : public TestSuite
         AddTestCase(new TalbParameterServerBytesTestCase(2), TestCase::QUICK);
         AddTestCase(new TalbParameterServerBytesTestCase(0), TestCase::QUICK);
         AddTestCase(new TalbRingMarkersTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTwoJobsTestCase, TestCase::QUICK);
+        AddTestCase(new TalbPlacementTestCase, TestCase::QUICK);
     }
 };
 

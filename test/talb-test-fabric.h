@@ -29,6 +29,9 @@ ConfigureTcp(uint32_t mtu)
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mtu - 52));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(8 << 20));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(8 << 20));
+    // As in examples/talb-training.cc: the delayed-ACK timeout must stay below the RTO.
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(20)));
 }
 
 /// \return \p n hosts, each on a (rate, delay) link to one shared router
@@ -48,7 +51,12 @@ StarFabric(uint32_t n, DataRate rate, Time delay)
     Ipv4AddressHelper addresses("10.1.0.0", "255.255.255.252");
     for (uint32_t h = 0; h < n; ++h)
     {
-        addresses.Assign(link.Install(hosts.Get(h), router));
+        NetDeviceContainer devices = link.Install(hosts.Get(h), router);
+        // Hosts never drop their own packets (Linux TCP small queues hold them in the socket).
+        DynamicCast<PointToPointNetDevice>(devices.Get(0))
+            ->GetQueue()
+            ->SetMaxSize(QueueSize("1000000p"));
+        addresses.Assign(devices);
         addresses.NewNetwork();
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
@@ -79,7 +87,7 @@ class JobRecorder
   public:
     void Attach(Ptr<TalbTrainingJob> job)
     {
-        m_job = job;
+        scheduler = job->GetScheduler(); // the job lets go of it when disposed
         job->TraceConnectWithoutContext("FlowDone", MakeCallback(&JobRecorder::Flow, this));
         job->TraceConnectWithoutContext("TensorDone", MakeCallback(&JobRecorder::Tensor, this));
         job->TraceConnectWithoutContext("IterationDone",
@@ -106,9 +114,8 @@ class JobRecorder
     void Op(const TalbCommOp& op)
     {
         ops.push_back(op);
-        Ptr<TalbCommScheduler> s = m_job->GetScheduler();
-        maxInFlightBytes = std::max(maxInFlightBytes, s->GetInFlightBytes());
-        maxInFlightOps = std::max(maxInFlightOps, s->GetInFlightOps());
+        maxInFlightBytes = std::max(maxInFlightBytes, scheduler->GetInFlightBytes());
+        maxInFlightOps = std::max(maxInFlightOps, scheduler->GetInFlightOps());
     }
 
     /// \return the mean iteration time over all workers and iterations
@@ -126,11 +133,9 @@ class JobRecorder
     std::vector<TalbTensorRecord> tensors;
     std::vector<TalbIterationRecord> iterations;
     std::vector<TalbCommOp> ops;
+    Ptr<TalbCommScheduler> scheduler;
     uint64_t maxInFlightBytes{0};
     uint32_t maxInFlightOps{0};
-
-  private:
-    Ptr<TalbTrainingJob> m_job;
 };
 
 /// Run until the job finished (or \p limit), then destroy the simulation.

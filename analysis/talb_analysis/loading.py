@@ -37,6 +37,9 @@ SCHEMAS = {
         'compute_ns': INT, 'exposed_comm_ns': INT, 'scheme': STR, 'seed': INT,
     },
 }
+# Columns a writer may append after the contract's (ignored by the analysis): tensors.csv's
+# wire_bytes, the bytes a scheduler actually sends for a tensor (sparse: compressed).
+OPTIONAL_COLUMNS = ('wire_bytes',)
 FLOW_KINDS = ('tensor', 'background')
 RUN_JSON = 'run.json'
 
@@ -193,7 +196,7 @@ def _check_columns(path, columns, schema):
     if missing:
         raise TalbDataError('%s: missing column%s %s' % (path, 's' if len(missing) > 1 else '',
                                                          ', '.join(missing)))
-    unexpected = [c for c in columns if c not in schema]
+    unexpected = [c for c in columns if c not in schema and c not in OPTIONAL_COLUMNS]
     if unexpected:
         raise TalbDataError('%s: unexpected column%s %s (expected: %s)'
                             % (path, 's' if len(unexpected) > 1 else '', ', '.join(unexpected),

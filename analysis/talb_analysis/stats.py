@@ -191,8 +191,8 @@ def run_iteration_times(data, warmup=1):
     per_run = per_iteration.groupby(level='run_id').agg(['mean', 'size'])
     out = pd.DataFrame(index=data.runs.index)
     out['iter_ms'] = per_run['mean'] / 1e6
-    out['iterations'] = per_run['size']
-    out['iterations'] = out['iterations'].fillna(0).astype('int64')
+    # Not 'iterations': that name is also a scenario parameter in run.json.
+    out['iterations_measured'] = per_run['size'].fillna(0).astype('int64')
     return out
 
 
@@ -204,7 +204,7 @@ def iteration_table(data, keys, baseline, warmup=1):
     for group, runs in groups(per_run, keys):
         mean, half, n = mean_ci(runs['iter_ms'])
         row = dict(zip(keys, group))
-        row.update(runs=n, iterations=int(runs['iterations'].sum()), iter_ms_mean=mean,
+        row.update(runs=n, iterations=int(runs['iterations_measured'].sum()), iter_ms_mean=mean,
                    iter_ms_ci95=half, iter_ms_lo=mean - half, iter_ms_hi=mean + half)
         rows.append(row)
     table = pd.DataFrame(rows, columns=list(keys) + [

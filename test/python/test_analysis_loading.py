@@ -64,6 +64,16 @@ def test_unexpected_column_names_file_and_column(fixture_copy):
         loading.load(str(run))
 
 
+def test_simulator_wire_bytes_column_is_accepted_and_ignored(fixture_copy):
+    run = fixture_copy('single')
+    text = (run / 'tensors.csv').read_text().splitlines()
+    rows = [text[0] + ',wire_bytes'] + [l + ',123' for l in text[1:]]
+    (run / 'tensors.csv').write_text('\n'.join(rows) + '\n')
+    data = loading.load(str(run))
+    assert len(data.tensors) == len(text) - 1
+    assert 'wire_bytes' not in data.tensors.columns
+
+
 @pytest.mark.parametrize('old,new,error', [
     (',300000,100000,3,', ',3e5x,100000,3,', r'flows.csv:4: column fct_ns: not a number'),
     (',300000,100000,3,', ',300000.5,100000,3,', r'flows.csv:4: column fct_ns: not an integer'),

@@ -1,0 +1,72 @@
+"""The scenario runner end to end: bad scenarios are refused before simulating, and a run is
+reproducible byte for byte from its seed. TALB_SCENARIO names the binary (set by ctest)."""
+import filecmp
+import os
+import subprocess
+
+import pytest
+
+RUNNER = os.environ.get('TALB_SCENARIO', 'build/bin/talb-scenario')
+# 2 leaves x 2 hosts, one 4-worker ResNet50 iteration next to web-search background flows.
+TINY = ['--leaves=2', '--spines=2', '--hostsPerLeaf=2', '--hostRate=100Gbps',
+        '--fabricRate=100Gbps', '--jobs=workers=4,scheduler=fusion', '--iterations=1',
+        '--bgLoad=0.2', '--progress=false', '--lb=talb']
+OUTPUTS = ('flows.csv', 'tensors.csv', 'iterations.csv')
+
+
+def run(*args):
+    return subprocess.run([RUNNER, *args], capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope='module')
+def runs(tmp_path_factory):
+    out = {}
+    for name, seed in (('a', 1), ('b', 1), ('c', 2)):
+        folder = tmp_path_factory.mktemp(name)
+        result = run(*TINY, '--seed=%d' % seed, '--out=%s' % folder)
+        assert result.returncode == 0, result.stderr
+        out[name] = folder
+    return out
+
+
+def test_same_seed_gives_byte_identical_outputs(runs):
+    for name in OUTPUTS:
+        assert filecmp.cmp(runs['a'] / name, runs['b'] / name, shallow=False), name
+
+
+def test_another_seed_changes_the_background_traffic(runs):
+    assert not filecmp.cmp(runs['a'] / 'flows.csv', runs['c'] / 'flows.csv', shallow=False)
+
+
+def test_run_writes_rows_and_run_json(runs):
+    tensors = (runs['a'] / 'tensors.csv').read_text().splitlines()
+    assert len(tensors) == 1 + 161  # ResNet50's gradient tensors, one iteration
+    assert (runs['a'] / 'iterations.csv').read_text().count('\n') == 1 + 4
+    run_json = (runs['a'] / 'run.json').read_text()
+    assert '"scheme": "talb"' in run_json and '"complete": true' in run_json
+
+
+@pytest.mark.parametrize('args,message', [
+    (['--lb=ecmp,bogus'], "unknown load balancer 'bogus'"),
+    (['--model=nope'], "model 'nope' is neither a zoo model"),
+    (['--jobs=workers=64'], 'jobs need 64 workers but the fabric has 16 hosts'),
+    (['--jobs=workers=4,colour=red'], "unknown key 'colour'"),
+    (['--failLink=9:0@1ms'], "failLink: '9:0@1ms' names a link outside the fabric"),
+    (['--leaves=four'], "leaves='four' is not a non-negative integer"),
+    (['--bgLoad=1.5'], 'bgLoad must be in [0, 1)'),
+    (['--config=/nonexistent.cfg'], '/nonexistent.cfg: cannot open config file'),
+])
+def test_bad_scenarios_are_refused_before_simulating(tmp_path, args, message):
+    result = run(*args, '--out=%s' % (tmp_path / 'out'))
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert 'nothing was simulated' in result.stderr
+    assert not (tmp_path / 'out').exists()
+
+
+def test_config_file_lines_are_named_in_errors(tmp_path):
+    cfg = tmp_path / 'bad.cfg'
+    cfg.write_text('leaves = 2\nspines = two\n')
+    result = run('--config=%s' % cfg, '--out=%s' % (tmp_path / 'out'))
+    assert result.returncode == 2
+    assert "bad.cfg:2: spines='two'" in result.stderr

@@ -52,6 +52,13 @@ main(int argc, char* argv[])
         }
         std::cerr << "talb-scenario: running " << lb << " -> " << out << "\n";
         results.push_back(TalbScenario::Run(config, lb, out));
+        if (TalbScenario::Interrupted())
+        {
+            std::cerr << "talb-scenario: interrupted; " << out
+                      << " holds what was measured (run.json says complete: false)\n";
+            TalbScenario::PrintTable(results, std::cout);
+            return 130;
+        }
         const auto& r = results.back();
         std::cerr << "talb-scenario: " << lb << " done: " << r.simSeconds << " s simulated in "
                   << r.wallSeconds << " s wall, " << r.events << " events, " << r.deliveredPackets

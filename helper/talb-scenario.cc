@@ -34,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <csignal>
 #include <sys/stat.h>
 
 #ifndef TALB_DATA_DIR
@@ -50,6 +51,27 @@ NS_LOG_COMPONENT_DEFINE("TalbScenario");
 
 namespace
 {
+
+/// Set by SIGINT/SIGTERM; polled from simulated time so the run ends cleanly, outputs closed.
+volatile std::sig_atomic_t g_interrupted = 0;
+
+void
+OnSignal(int)
+{
+    g_interrupted = 1;
+}
+
+/// Stops the simulation once a signal arrived; checks again every \p period of simulated time.
+void
+PollInterrupt(Time period)
+{
+    if (g_interrupted)
+    {
+        Simulator::Stop();
+        return;
+    }
+    Simulator::Schedule(period, &PollInterrupt, period);
+}
 
 std::vector<std::string>
 Split(const std::string& s, char sep)
@@ -835,9 +857,16 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
     {
         progress = std::make_unique<ShowProgress>(Seconds(1), std::cerr);
     }
+    // Ctrl-C or a sweep's SIGTERM ends the run like stopTime does: what was measured is written.
+    auto previousInt = std::signal(SIGINT, &OnSignal);
+    auto previousTerm = std::signal(SIGTERM, &OnSignal);
+    Simulator::ScheduleNow(&PollInterrupt, MilliSeconds(1));
     auto runStart = std::chrono::steady_clock::now();
     std::clock_t cpuStart = std::clock();
     Simulator::Run();
+    std::signal(SIGINT, previousInt);
+    std::signal(SIGTERM, previousTerm);
+    r.interrupted = g_interrupted;
     r.runCpuSeconds = double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
     r.runWallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
@@ -884,6 +913,12 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
          << ", \"delivered_packets\": " << r.deliveredPackets << ", \"parameters\": " << c.ToJson()
          << "}\n";
     return r;
+}
+
+bool
+TalbScenario::Interrupted()
+{
+    return g_interrupted;
 }
 
 void

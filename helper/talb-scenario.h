@@ -45,6 +45,7 @@ class TalbScenario
     {
         std::string scheme;
         std::string outDir;
+        bool interrupted{false}; //!< stopped by SIGINT/SIGTERM (outputs hold what was measured)
         uint64_t tensorFlows{0};
         uint64_t backgroundFlows{0};
         double tensorAvgFctUs{0};
@@ -94,6 +95,9 @@ class TalbScenario
                       const std::string& outDir);
 
     /// Print the comparison table of \p results (first one is the baseline for ratios).
+    /// \return whether a SIGINT/SIGTERM has stopped a run of this process
+    static bool Interrupted();
+
     static void PrintTable(const std::vector<Result>& results, std::ostream& os);
 };
 

@@ -2,6 +2,8 @@
 reproducible byte for byte from its seed. TALB_SCENARIO names the binary (set by ctest)."""
 import filecmp
 import os
+import signal
+import time
 import subprocess
 
 import pytest
@@ -70,3 +72,21 @@ def test_config_file_lines_are_named_in_errors(tmp_path):
     result = run('--config=%s' % cfg, '--out=%s' % (tmp_path / 'out'))
     assert result.returncode == 2
     assert "bad.cfg:2: spines='two'" in result.stderr
+
+
+def test_interrupt_ends_the_run_cleanly_keeping_what_was_measured(tmp_path):
+    out = tmp_path / 'out'
+    proc = subprocess.Popen([RUNNER, *TINY[:-1], '--lb=ecmp', '--iterations=50',
+                             '--out=%s' % out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and (not (out / 'iterations.csv').exists()
+                                      or (out / 'iterations.csv').read_text().count('\n') < 3):
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert 'interrupted' in stderr
+    assert '"complete": false' in (out / 'run.json').read_text()
+    rows = (out / 'iterations.csv').read_text().splitlines()
+    assert len(rows) >= 3 and all(r.count(',') == 8 for r in rows)

@@ -11,27 +11,9 @@ WORK=${1:-/tmp/talb-in-tree}
 PROFILE=${TALB_NS3_PROFILE:-release}
 start=$(date +%s)
 
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-
-NS3=$WORK/ns3-3.37/ns-3.37
-if [ ! -x "$NS3/ns3" ]; then
-  if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src .*bookworm' /etc/apt/sources.list; then
-    echo "check-in-tree: adding a deb-src entry for bookworm main"
-    $SUDO tee /etc/apt/sources.list.d/talb-deb-src.sources >/dev/null <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-  fi
-  $SUDO apt-get update -qq
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dpkg-dev >/dev/null
-  mkdir -p "$WORK"
-  (cd "$WORK" && apt-get source ns3)
-fi
-[ -x "$NS3/ns3" ] || { echo "check-in-tree: no ns-3 source tree at $NS3" >&2; exit 1; }
+# shellcheck source=ns3-source.sh
+. "$TOP/scripts/ns3-source.sh"
+talb_ns3_source "$WORK"
 
 echo "check-in-tree: copying the module to $NS3/contrib/talb"
 rm -rf "$NS3/contrib/talb"

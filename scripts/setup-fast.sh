@@ -22,27 +22,9 @@ JOBS=${TALB_JOBS:-2}
 PROGRAMS=(examples/talb-scenario.cc bench/talb-sim-bench.cc)
 start=$(date +%s)
 
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-
-NS3=$WORK/ns3-3.37/ns-3.37
-if [ ! -x "$NS3/ns3" ]; then
-  if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src .*bookworm' /etc/apt/sources.list; then
-    echo "setup-fast: adding a deb-src entry for bookworm main"
-    $SUDO tee /etc/apt/sources.list.d/talb-deb-src.sources >/dev/null <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-  fi
-  $SUDO apt-get update -qq
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dpkg-dev libtcmalloc-minimal4 >/dev/null
-  mkdir -p "$WORK"
-  (cd "$WORK" && apt-get source ns3)
-fi
-[ -x "$NS3/ns3" ] || { echo "setup-fast: no ns-3 source tree at $NS3" >&2; exit 1; }
+# shellcheck source=ns3-source.sh
+. "$TOP/scripts/ns3-source.sh"
+talb_ns3_source "$WORK" libtcmalloc-minimal4
 
 # Sync the module through a staging copy so that unchanged files keep their timestamps and the
 # rebuild after an edit is incremental.

@@ -177,14 +177,7 @@ TalbOutputWriter::WriteFlow(const TalbFlowRecord& r)
                  r.background ? "background" : "tensor",
                  m_scheme.c_str(),
                  m_seed);
-    // One flush per row was one write(2) per flow, several % of a run with many small
-    // messages: flush flow rows at most every FLOW_FLUSH_INTERVAL of wall-clock time instead.
-    auto now = std::chrono::steady_clock::now();
-    if (now - m_lastFlowFlush >= FLOW_FLUSH_INTERVAL)
-    {
-        std::fflush(m_flows);
-        m_lastFlowFlush = now;
-    }
+    std::fflush(m_flows);
     ++m_flowRows;
 }
 

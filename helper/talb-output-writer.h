@@ -9,7 +9,6 @@
 #include "ns3/talb-training-job.h"
 #include "ns3/talb-training-records.h"
 
-#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -19,9 +18,7 @@ namespace ns3
 /**
  * \ingroup talb
  * \brief Writes the generator's three CSV files into an output folder, one row per record,
- * flushed as it is written (an interrupted run keeps what it measured): tensor and iteration
- * rows at once, flow rows (one per message: the many-rows file) at most every
- * FLOW_FLUSH_INTERVAL of wall-clock time, so an interrupted run loses at most that much of them.
+ * flushed as it is written (an interrupted run keeps what it measured).
  *
  * - flows.csv: src_ip,dst_ip,src_port,dst_port,size_bytes,start_ns,fct_ns,ideal_fct_ns,
  *   slowdown,job,iteration,tensor,priority,kind,scheme,seed
@@ -44,8 +41,6 @@ class TalbOutputWriter : public Object
     static const char* const FLOW_COLUMNS;
     static const char* const TENSOR_COLUMNS;
     static const char* const ITERATION_COLUMNS;
-    /// Longest wall-clock time a written flow row waits in the stdio buffer.
-    static constexpr std::chrono::milliseconds FLOW_FLUSH_INTERVAL{200};
 
     /// Create \p folder (and parents) and the three files with their headers.
     void Open(const std::string& folder);
@@ -91,7 +86,6 @@ class TalbOutputWriter : public Object
     uint32_t m_mss{1448};
     uint32_t m_headerBytes{54};
     uint64_t m_flowRows{0};
-    std::chrono::steady_clock::time_point m_lastFlowFlush; //!< wall-clock time of the last flush
     uint64_t m_tensorRows{0};
     uint64_t m_iterationRows{0};
 };

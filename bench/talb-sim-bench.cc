@@ -186,7 +186,7 @@ main(int argc, char* argv[])
     std::string rates = "10Gbps,100Gbps";
     std::string durations = "10ms,2500us";
     std::string variants = "stock,ecmp,talb";
-    std::string job = "model=resnet50";
+    std::string job = "model=resnet50,scheduler=wfbp";
     uint32_t repeat = 1;
     std::string csv;
     CommandLine cmd(__FILE__);

@@ -166,6 +166,18 @@ device_ready(void)
     return g_dev.status;
 }
 
+/* The plugin has one device, 0: reject others, then make sure it is resolved. */
+static ncclResult_t
+device_check(int dev, const char* caller)
+{
+    if (dev != 0)
+    {
+        TALB_WARN("%s: no device %d", caller, dev);
+        return ncclInvalidArgument;
+    }
+    return device_ready();
+}
+
 /* ---- objects -------------------------------------------------------------------------------- */
 
 /* Per-communicator context of the v11 API. */
@@ -412,12 +424,7 @@ talb_devices(int* ndev)
 static ncclResult_t
 talb_get_properties(int dev, ncclNetProperties_v11_t* props)
 {
-    if (dev != 0)
-    {
-        TALB_WARN("getProperties: no device %d", dev);
-        return ncclInvalidArgument;
-    }
-    ncclResult_t rc = device_ready();
+    ncclResult_t rc = device_check(dev, "getProperties");
     if (rc != ncclSuccess)
     {
         return rc;
@@ -449,12 +456,7 @@ talb_listen(void* ctx, int dev, void* opaque_handle, void** listenComm)
 {
     (void)ctx;
     *listenComm = NULL;
-    if (dev != 0)
-    {
-        TALB_WARN("listen: no device %d", dev);
-        return ncclInvalidArgument;
-    }
-    ncclResult_t rc = device_ready();
+    ncclResult_t rc = device_check(dev, "listen");
     if (rc != ncclSuccess)
     {
         return rc;

@@ -23,19 +23,6 @@ Trim(const std::string& s)
     return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-std::vector<std::string>
-SplitComma(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-    {
-        out.push_back(Trim(item));
-    }
-    return out;
-}
-
 bool
 ParseUint(const std::string& s, uint64_t* out)
 {
@@ -97,6 +84,23 @@ JsonEscape(const std::string& s)
 
 } // namespace
 
+std::vector<std::string>
+TalbScenarioConfig::Split(const std::string& text, char sep)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, sep))
+    {
+        item = Trim(item);
+        if (!item.empty())
+        {
+            out.push_back(item);
+        }
+    }
+    return out;
+}
+
 bool
 TalbScenarioConfig::ParseTime(const std::string& text, Time* out)
 {
@@ -133,7 +137,7 @@ TalbScenarioConfig::Declare(const std::string& name,
 {
     NS_ABORT_MSG_IF(m_params.count(name), "TalbScenarioConfig: '" << name << "' declared twice");
     m_params[name] =
-        Param{kind, "", help, kind == CHOICE ? SplitComma(choices) : std::vector<std::string>{}};
+        Param{kind, "", help, kind == CHOICE ? Split(choices, ',') : std::vector<std::string>{}};
     m_order.push_back(name);
     std::string err = Set(name, defaultValue, "default");
     NS_ABORT_MSG_UNLESS(err.empty(), "TalbScenarioConfig: bad default: " << err);

@@ -72,6 +72,9 @@ class TalbScenarioConfig
     /// All parameters as a JSON object (`"name": value`), numbers unquoted.
     std::string ToJson() const;
 
+    /// Splits \p text at \p sep, trims blanks and tabs, and drops empty items.
+    static std::vector<std::string> Split(const std::string& text, char sep);
+
     /// Parses "1.5ms", "20us", "3s", "100ns" (the unit is required); false if malformed.
     static bool ParseTime(const std::string& text, Time* out);
 

@@ -28,13 +28,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <map>
 #include <memory>
 #include <sstream>
-#include <csignal>
 #include <sys/stat.h>
 
 #ifndef TALB_DATA_DIR
@@ -71,24 +71,6 @@ PollInterrupt(Time period)
         return;
     }
     Simulator::Schedule(period, &PollInterrupt, period);
-}
-
-std::vector<std::string>
-Split(const std::string& s, char sep)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, sep))
-    {
-        size_t b = item.find_first_not_of(" \t");
-        size_t e = item.find_last_not_of(" \t");
-        if (b != std::string::npos)
-        {
-            out.push_back(item.substr(b, e - b + 1));
-        }
-    }
-    return out;
 }
 
 bool
@@ -143,7 +125,7 @@ CdfPath(const std::string& spec)
 bool
 IsDevicePreset(const std::string& name)
 {
-    for (const auto& p : Split(TalbComputeModel::PresetNames(), ','))
+    for (const auto& p : TalbScenarioConfig::Split(TalbComputeModel::PresetNames(), ','))
     {
         if (p == name)
         {
@@ -414,11 +396,11 @@ std::string
 TalbScenario::ParseJobs(const std::string& text, std::vector<JobSpec>* jobs)
 {
     jobs->clear();
-    for (const auto& jobText : Split(text, ';'))
+    for (const auto& jobText : TalbScenarioConfig::Split(text, ';'))
     {
         JobSpec job;
         std::string where = "job " + std::to_string(jobs->size() + 1);
-        for (const auto& kv : Split(jobText, ','))
+        for (const auto& kv : TalbScenarioConfig::Split(jobText, ','))
         {
             size_t eq = kv.find('=');
             if (eq == std::string::npos)
@@ -492,7 +474,7 @@ TalbScenario::ParseJobs(const std::string& text, std::vector<JobSpec>* jobs)
 std::vector<std::string>
 TalbScenario::LoadBalancers(const TalbScenarioConfig& config)
 {
-    return Split(config.GetString("lb"), ',');
+    return TalbScenarioConfig::Split(config.GetString("lb"), ',');
 }
 
 std::vector<std::string>
@@ -526,7 +508,7 @@ TalbScenario::Validate(const TalbScenarioConfig& c)
             fail(std::string(q) + "='" + c.GetString(q) + "' is not a size such as 1MB or 100p");
         }
     }
-    for (const auto& item : Split(c.GetString("linkRates"), ';'))
+    for (const auto& item : TalbScenarioConfig::Split(c.GetString("linkRates"), ';'))
     {
         size_t eq = item.find('=');
         uint32_t l;
@@ -542,7 +524,7 @@ TalbScenario::Validate(const TalbScenarioConfig& c)
             fail("linkRates: '" + item + "' names a link outside the fabric");
         }
     }
-    for (const auto& item : Split(c.GetString("failLink"), ';'))
+    for (const auto& item : TalbScenarioConfig::Split(c.GetString("failLink"), ';'))
     {
         size_t at = item.find('@');
         uint32_t l;
@@ -566,7 +548,7 @@ TalbScenario::Validate(const TalbScenarioConfig& c)
     for (const auto& lb : lbs)
     {
         bool known = false;
-        for (const auto& n : Split(TalbLoadBalancer::GetShortNames(), ','))
+        for (const auto& n : TalbScenarioConfig::Split(TalbLoadBalancer::GetShortNames(), ','))
         {
             known = known || n == lb;
         }
@@ -578,7 +560,7 @@ TalbScenario::Validate(const TalbScenarioConfig& c)
                  "' (valid: " + TalbLoadBalancer::GetShortNames() + ")");
         }
     }
-    for (const auto& kv : Split(c.GetString("lbAttributes"), ';'))
+    for (const auto& kv : TalbScenarioConfig::Split(c.GetString("lbAttributes"), ';'))
     {
         if (kv.find('=') == std::string::npos)
         {
@@ -704,7 +686,7 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
     {
         fabric->SetOversubscription(c.GetDouble("oversubscription"));
     }
-    for (const auto& item : Split(c.GetString("linkRates"), ';'))
+    for (const auto& item : TalbScenarioConfig::Split(c.GetString("linkRates"), ';'))
     {
         uint32_t l;
         uint32_t s;
@@ -712,7 +694,7 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
         ParseLink(item.substr(0, eq), &l, &s);
         fabric->SetLinkRate(l, s, DataRate(item.substr(eq + 1)));
     }
-    for (const auto& item : Split(c.GetString("failLink"), ';'))
+    for (const auto& item : TalbScenarioConfig::Split(c.GetString("failLink"), ';'))
     {
         uint32_t l;
         uint32_t s;
@@ -727,7 +709,7 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
         // can serve a comparison of several balancers.
         TypeId tid = TalbLoadBalancer::TypeIdFromName(lb);
         ObjectFactory factory(tid.GetName());
-        for (const auto& kv : Split(c.GetString("lbAttributes"), ';'))
+        for (const auto& kv : TalbScenarioConfig::Split(c.GetString("lbAttributes"), ';'))
         {
             std::string name = kv.substr(0, kv.find('='));
             TypeId::AttributeInformation info;

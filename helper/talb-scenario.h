@@ -27,7 +27,7 @@ class TalbScenario
     /// One training job of the "jobs" parameter.
     struct JobSpec
     {
-        std::string model;      //!< empty: the "model" parameter
+        std::string model; //!< empty: the "model" parameter
         uint32_t workers{8};
         std::string scheduler{"fusion"};
         std::string collective{"ring"};

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate model/talb-model-zoo-table.cc from data/model-zoo-tensors.csv.
+"""Regenerate model/training/talb-model-zoo-table.cc from data/model-zoo-tensors.csv.
 
 The built-in model zoo is compiled into the module so that simulations need no data file at run
 time; the GoogleTest gtest:TalbModelZoo.* checks the compiled table against the CSV. Run this after
@@ -11,7 +11,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(ROOT, 'data', 'model-zoo-tensors.csv')
-DST = os.path.join(ROOT, 'model', 'talb-model-zoo-table.cc')
+DST = os.path.join(ROOT, 'model', 'training', 'talb-model-zoo-table.cc')
 COLUMNS = ['model', 'tensor', 'kind', 'shape', 'params', 'fwd_flops_per_sample', 'layer_group']
 
 

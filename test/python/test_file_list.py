@@ -65,11 +65,12 @@ def test_every_module_file_on_disk_is_listed():
     }
     missing = []
     for folder, exts in wanted.items():
-        top = os.path.join(ROOT, folder)
-        for name in sorted(os.listdir(top)) if os.path.isdir(top) else []:
-            rel = folder + '/' + name
-            if name.endswith(exts) and rel not in known:
-                missing.append(rel)
+        # model/ is grouped in subfolders by concern: walk them all.
+        for top, _, names in os.walk(os.path.join(ROOT, folder)):
+            for name in sorted(names):
+                rel = os.path.relpath(os.path.join(top, name), ROOT)
+                if name.endswith(exts) and rel not in known:
+                    missing.append(rel)
     suites = [f for f in os.listdir(os.path.join(ROOT, 'test')) if f.endswith('-test-suite.cc')]
     missing += ['test/' + f for f in suites if 'test/' + f not in known]
     assert not missing, 'files not in talb-files.txt: %s' % missing

@@ -24,7 +24,7 @@ TALB_OPT_TYPE = 0x9E
 TALB_OPT_LEN = 8
 FRAME_LEN = 16
 FLAG_FIRST, FLAG_LAST = 1, 2
-DEFAULT_DSCP = [46, 40, 32, 24, 16, 12, 10, 8]  # model/talb-wire.h talb_dscp_from_priority
+DEFAULT_DSCP = [46, 40, 32, 24, 16, 12, 10, 8]  # model/switch/talb-wire.h talb_dscp_from_priority
 
 
 def read_pcap(path):

@@ -1,7 +1,7 @@
 #ifndef TALB_SWITCH_H
 #define TALB_SWITCH_H
 
-#include "talb-load-balancer.h"
+#include "ns3/talb-load-balancer.h"
 
 #include "ns3/ipv4-address.h"
 #include "ns3/node.h"

@@ -4,7 +4,7 @@
 #include "talb-comm-op.h"
 #include "talb-message-channel.h"
 #include "talb-training-records.h"
-#include "talb-wire.h"
+#include "ns3/talb-wire.h"
 
 #include "ns3/callback.h"
 #include "ns3/node.h"

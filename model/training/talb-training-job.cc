@@ -1,7 +1,7 @@
 #include "talb-training-job.h"
 
 #include "talb-dnn-worker.h"
-#include "talb-wire.h"
+#include "ns3/talb-wire.h"
 
 #include "ns3/abort.h"
 #include "ns3/double.h"

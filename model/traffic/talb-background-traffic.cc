@@ -1,6 +1,6 @@
 #include "talb-background-traffic.h"
 
-#include "talb-collective.h"
+#include "ns3/talb-collective.h"
 
 #include "ns3/abort.h"
 #include "ns3/data-rate.h"

@@ -1,7 +1,7 @@
 #ifndef TALB_TENSOR_AWARE_LB_H
 #define TALB_TENSOR_AWARE_LB_H
 
-#include "talb-dre.h"
+#include "ns3/talb-dre.h"
 #include "talb-load-balancer.h"
 
 #include "ns3/random-variable-stream.h"

@@ -1,8 +1,8 @@
 #ifndef TALB_LOAD_BALANCER_H
 #define TALB_LOAD_BALANCER_H
 
-#include "talb-dre.h"
-#include "talb-wire.h"
+#include "ns3/talb-dre.h"
+#include "ns3/talb-wire.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/net-device.h"

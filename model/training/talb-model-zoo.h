@@ -15,7 +15,7 @@ namespace ns3
  * \brief The built-in models: AlexNet, VGG19 (no BN) and ResNet50 v1.5 with the exact per-tensor
  * parameter counts and forward FLOPs of the torchvision definitions.
  *
- * The table is compiled in (model/talb-model-zoo-table.cc, generated from
+ * The table is compiled in (model/training/talb-model-zoo-table.cc, generated from
  * data/model-zoo-tensors.csv by scripts/gen-model-zoo.py), so no data file is read at run time.
  */
 class TalbModelZoo

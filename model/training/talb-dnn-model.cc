@@ -1,6 +1,6 @@
 #include "talb-dnn-model.h"
 
-#include "talb-wire.h"
+#include "ns3/talb-wire.h"
 
 #include "ns3/abort.h"
 #include "ns3/fatal-error.h"

@@ -1,7 +1,7 @@
 #include "talb-message-channel.h"
 
-#include "talb-tensor-byte-tag.h"
-#include "talb-wire.h"
+#include "ns3/talb-tensor-byte-tag.h"
+#include "ns3/talb-wire.h"
 
 #include "ns3/abort.h"
 #include "ns3/inet-socket-address.h"

@@ -1,6 +1,6 @@
 #include "talb-tensor-source.h"
 
-#include "talb-tensor-byte-tag.h"
+#include "ns3/talb-tensor-byte-tag.h"
 
 #include "ns3/abort.h"
 #include "ns3/log.h"

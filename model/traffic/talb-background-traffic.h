@@ -2,7 +2,7 @@
 #define TALB_BACKGROUND_TRAFFIC_H
 
 #include "talb-flow-size-cdf.h"
-#include "talb-training-records.h"
+#include "ns3/talb-training-records.h"
 
 #include "ns3/application.h"
 #include "ns3/data-rate.h"

@@ -281,7 +281,7 @@ main(int argc, char** argv)
     const uint16_t ports[2] = {static_cast<uint16_t>(host), static_cast<uint16_t>(wire)};
     for (uint16_t port : ports)
     {
-        if (talb::PortInit(port, pool, 1500) != 0)
+        if (talb::PortInit(port, pool, 1500, "talb-agent-bench") != 0)
         {
             rte_exit(EXIT_FAILURE, "talb-agent-bench: cannot initialise port %u\n", port);
         }

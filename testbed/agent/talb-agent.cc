@@ -177,12 +177,12 @@ main(int argc, char** argv)
     const uint16_t ports[2] = {static_cast<uint16_t>(host), static_cast<uint16_t>(wire)};
     for (uint16_t port : ports)
     {
-        if (talb::PortInit(port, pool, options.tagger.mtu) != 0)
+        if (talb::PortInit(port, pool, options.tagger.mtu, "talb-agent") != 0)
         {
             rte_exit(EXIT_FAILURE, "talb-agent: cannot initialise port %u\n", port);
         }
     }
-    if (!talb::WaitForLinks(ports, 2, kLinkWaitMs))
+    if (!talb::WaitForLinks(ports, 2, kLinkWaitMs, "talb-agent"))
     {
         std::printf("talb-agent: warning: a link is down; forwarding anyway\n");
     }
@@ -203,6 +203,7 @@ main(int argc, char** argv)
     {
         rte_exit(EXIT_FAILURE, "talb-agent: out of memory for the forwarding lcore's state\n");
     }
+    ctx->idleSleepUs = options.idleSleepUs;
     std::printf("talb-agent: forwarding host port %u <-> wire port %u on lcore %u: %s, MTU %u, "
                 "%u flows, DSCP map %u,%u,%u,%u,%u,%u,%u,%u\n",
                 ports[0],

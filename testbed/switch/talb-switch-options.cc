@@ -71,8 +71,9 @@ SwitchUsage(const std::string& prog)
        << "  --help                   this text\n"
        << "SIGINT/SIGTERM stop it; it prints final counters, last line:\n"
        << "  talb-switch final: rx=.. tx=.. queued=.. labelled=.. unlabelled=.. malformed=..\n"
-       << "                     not_ipv4=.. no_route=.. queue_drops=.. tx_drops=.. marked=..\n"
-       << "                     selections=.. reroutes=.. evictions=..\n";
+       << "                     not_ipv4=.. no_route=.. queue_drops=.. discarded=.. marked=..\n"
+       << "                     selections=.. reroutes=.. evictions=.. missed=..\n"
+       << "  (rx = tx + not_ipv4 + no_route + queue_drops + discarded)\n";
     return os.str();
 }
 

@@ -142,11 +142,16 @@ SwitchTransmit(SwitchLcore* ctx, uint32_t p, int64_t nowNs)
     {
         return 0;
     }
+    uint16_t len[kSwitchBurst]; // the device frees what it sends: sizes are read before
+    for (uint16_t i = 0; i < n; ++i)
+    {
+        len[i] = rte_pktmbuf_data_len(pkts[i]);
+    }
     uint16_t sent = rte_eth_tx_burst(ctx->ethPort[p], 0, pkts, n);
     for (uint16_t i = 0; i < sent; ++i)
     {
-        port.heldBytes -= rte_pktmbuf_data_len(pkts[i]);
-        ctx->portTxBytes[p] += rte_pktmbuf_data_len(pkts[i]);
+        port.heldBytes -= len[i];
+        ctx->portTxBytes[p] += len[i];
     }
     if (unlikely(sent < n))
     {

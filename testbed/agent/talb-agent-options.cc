@@ -9,24 +9,6 @@ namespace talb
 namespace
 {
 
-/// Parses a whole decimal string into [lo, hi].
-bool
-ParseUnsigned(const std::string& text, uint64_t lo, uint64_t hi, uint64_t* out)
-{
-    if (text.empty() || text.size() > 19 ||
-        text.find_first_not_of("0123456789") != std::string::npos)
-    {
-        return false;
-    }
-    uint64_t v = std::strtoull(text.c_str(), nullptr, 10);
-    if (v < lo || v > hi)
-    {
-        return false;
-    }
-    *out = v;
-    return true;
-}
-
 bool
 ParseDscpMap(const std::string& text, uint8_t* dscp, std::string* error)
 {
@@ -64,6 +46,23 @@ ParseDscpMap(const std::string& text, uint8_t* dscp, std::string* error)
 }
 
 } // namespace
+
+bool
+ParseUnsigned(const std::string& text, uint64_t lo, uint64_t hi, uint64_t* out)
+{
+    if (text.empty() || text.size() > 19 ||
+        text.find_first_not_of("0123456789") != std::string::npos)
+    {
+        return false;
+    }
+    uint64_t v = std::strtoull(text.c_str(), nullptr, 10);
+    if (v < lo || v > hi)
+    {
+        return false;
+    }
+    *out = v;
+    return true;
+}
 
 std::string
 AgentUsage(const std::string& prog)

@@ -3,6 +3,7 @@
 #include "talb-agent-options.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -145,6 +146,54 @@ IdleSleep(uint32_t us)
 {
     timespec t{0, static_cast<long>(us) * 1000};
     nanosleep(&t, nullptr);
+}
+
+uint64_t
+PortMissed(uint16_t port)
+{
+    rte_eth_stats stats;
+    return rte_eth_stats_get(port, &stats) == 0 ? stats.imissed + stats.rx_nombuf : 0;
+}
+
+namespace
+{
+/// The stop request: a signal handler can only store to a volatile sig_atomic_t.
+volatile sig_atomic_t g_signalled = 0;
+
+void
+OnSignal(int signum)
+{
+    g_signalled = signum;
+}
+} // namespace
+
+void
+InstallStopSignals()
+{
+    std::signal(SIGINT, OnSignal);
+    std::signal(SIGTERM, OnSignal);
+}
+
+int
+RunUntilSignal(uint32_t intervalSec, const std::function<void(double elapsed)>& stats)
+{
+    timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    double next = intervalSec;
+    while (!g_signalled)
+    {
+        timespec step{0, 100 * 1000 * 1000};
+        nanosleep(&step, nullptr); // a signal cuts it short
+        timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double elapsed = (now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) * 1e-9;
+        if (intervalSec > 0 && elapsed >= next)
+        {
+            stats(elapsed);
+            next += intervalSec;
+        }
+    }
+    return g_signalled;
 }
 
 } // namespace talb

@@ -8,6 +8,7 @@
 #define TALB_DPDK_PORTS_H
 
 #include <cstdint>
+#include <functional>
 #include <rte_mempool.h>
 
 namespace talb
@@ -46,6 +47,20 @@ void IdleSleepSetup();
 
 /// Sleeps \p us microseconds (the lcore found nothing to do).
 void IdleSleep(uint32_t us);
+
+/// \return packets the port lost before the application saw them: its imissed + rx_nombuf
+uint64_t PortMissed(uint16_t port);
+
+/// Makes SIGINT and SIGTERM request a stop (RunUntilSignal returns) instead of killing.
+void InstallStopSignals();
+
+/**
+ * The main lcore's life while a worker forwards: sleeps in steps of 100 ms until SIGINT or
+ * SIGTERM (InstallStopSignals), calling \p stats every \p intervalSec seconds (0: never) with
+ * the seconds since the call.
+ * \return the signal's number
+ */
+int RunUntilSignal(uint32_t intervalSec, const std::function<void(double elapsed)>& stats);
 
 } // namespace talb
 

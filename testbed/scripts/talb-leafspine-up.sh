@@ -103,12 +103,8 @@ first=$(ns_of a1)
 ip netns list | grep -q "^$first\b" && die "namespace $first exists already: pick another --id or run talb-netns-down.sh --id=$id"
 mkdir -p "$run_dir"
 
-# Offloads off on every veth: with checksum offload or TSO the kernel hands af_packet partial
-# checksums and 64 KiB super-frames.
-no_offloads() {
-    ip netns exec "$1" ethtool -K "$2" tx off tso off gso off gro off >/dev/null 2>&1 ||
-        ip netns exec "$1" ethtool -K "$2" tx off tso off gso off >/dev/null
-}
+# shellcheck source=testbed/scripts/talb-netns-lib.sh
+. "$(dirname "$0")/talb-netns-lib.sh"
 
 # A namespace with loopback up and IPv6 off.
 new_ns() {
@@ -228,14 +224,6 @@ done
 
 # Every process prints "... forwarding ..." once its ports are up.
 for pidfile in "$run_dir"/*.pid; do
-    name=$(basename "$pidfile" .pid)
-    for _ in $(seq 1 300); do
-        grep -q ": forwarding" "$run_dir/$name.log" && break
-        kill -0 "$(cat "$pidfile")" 2>/dev/null ||
-            die "$name exited during start-up: $(tail -5 "$run_dir/$name.log")"
-        sleep 0.1
-    done
-    grep -q ": forwarding" "$run_dir/$name.log" ||
-        die "$name did not start within 30 s: $(tail -5 "$run_dir/$name.log")"
+    wait_started "$run_dir" "$(basename "$pidfile" .pid)"
 done
 echo "talb leaf-spine $id up: hosts 10.250.0.1-4, lb $lb, links $fabric_rate, leaf 0 -> spine 1 $slow_rate"

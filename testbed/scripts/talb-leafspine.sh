@@ -97,8 +97,9 @@ for v in seconds bytes fabric slow seed; do
     [[ "${!v}" =~ ^[0-9]+$ && "${!v}" -gt 0 ]] || die "--${v}: '${!v}' is not a positive number"
 done
 [[ $bytes -ge 16 ]] || die "--bytes: at least 16 (the harness stamps its messages)"
-[[ "$load" =~ ^0?\.[0-9]+$ ]] && awk -v l="$load" 'BEGIN{exit !(l >= 0.05 && l <= 0.95)}' ||
+if ! [[ "$load" =~ ^0?\.[0-9]+$ ]] || ! awk -v l="$load" 'BEGIN{exit !(l >= 0.05 && l <= 0.95)}'; then
     die "--load: '$load' is not in 0.05..0.95"
+fi
 IFS=, read -r -a scheme_list <<<"$schemes"
 for s in "${scheme_list[@]}"; do
     [[ "$s" =~ ^(ecmp|rps|letflow|drill|talb)$ ]] || die "--schemes: '$s' is not ecmp, rps, letflow, drill or talb"

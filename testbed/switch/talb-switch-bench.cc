@@ -9,18 +9,16 @@
  * until every packet has left on an uplink. The untimed phase moves the packets back to the
  * host port for the next round. The figures are packets per CPU-second of the lcore.
  */
+#include "talb-dpdk-bench.h"
 #include "talb-switch-dpdk.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <rte_eal.h>
-#include <rte_eth_ring.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
-#include <rte_ring.h>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -198,24 +196,6 @@ BuildPacket(rte_mbuf* m, uint32_t size, uint32_t i, uint32_t flows)
     tcp[13] = 0x10;
 }
 
-int
-CreateLoopPort(const std::string& name, uint32_t packets, int socket)
-{
-    rte_ring* ring = rte_ring_create((name + "_r").c_str(),
-                                     rte_align32pow2(packets + 2 * talb::kSwitchBurst),
-                                     socket,
-                                     RING_F_SP_ENQ | RING_F_SC_DEQ);
-    return ring ? rte_eth_from_rings(name.c_str(), &ring, 1, &ring, 1, socket) : -1;
-}
-
-double
-ThreadCpuSeconds()
-{
-    timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 struct Phase
 {
     uint64_t packets = 0;
@@ -295,7 +275,7 @@ main(int argc, char** argv)
     for (uint32_t p = 0; p <= kUplinks; ++p)
     {
         std::string name = "talb_bench_p" + std::to_string(p);
-        int id = CreateLoopPort(name, options.packets, socket);
+        int id = talb::CreateLoopPort(name, options.packets, talb::kSwitchBurst, socket);
         if (pool == nullptr || id < 0 ||
             talb::PortInit(static_cast<uint16_t>(id), pool, 1500, "talb-switch-bench") != 0)
         {
@@ -379,7 +359,7 @@ main(int argc, char** argv)
 
             Phase phase;
             uint64_t rounds = 0;
-            double cpu0 = ThreadCpuSeconds();
+            double cpu0 = talb::ThreadCpuSeconds();
             uint64_t wall0 = rte_rdtsc();
             uint64_t deadline = wall0 + static_cast<uint64_t>(options.seconds * rte_get_tsc_hz());
             while (rte_rdtsc() < deadline || rounds == 0)
@@ -389,9 +369,8 @@ main(int argc, char** argv)
                 ++rounds;
             }
             double wall = (rte_rdtsc() - wall0) / static_cast<double>(rte_get_tsc_hz());
-            double share = std::min(1.0, (ThreadCpuSeconds() - cpu0) / wall);
-            double seconds = phase.cycles / static_cast<double>(rte_get_tsc_hz()) * share;
-            double mpps = seconds > 0 ? phase.packets / seconds / 1e6 : 0;
+            double share = std::min(1.0, (talb::ThreadCpuSeconds() - cpu0) / wall);
+            double mpps = talb::MppsPerCpuSecond(phase.packets, phase.cycles, share);
 
             talb::SwitchStats s = talb::SwitchFinalStats(ctx);
             const talb::PipelineCounters& c = s.pipeline;

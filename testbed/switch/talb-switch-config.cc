@@ -1,5 +1,7 @@
 #include "talb-switch-config.h"
 
+#include "talb-agent-options.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -11,23 +13,6 @@ namespace talb
 
 namespace
 {
-
-bool
-ParseUnsigned(const std::string& text, uint64_t hi, uint64_t* out)
-{
-    if (text.empty() || text.size() > 19 ||
-        text.find_first_not_of("0123456789") != std::string::npos)
-    {
-        return false;
-    }
-    uint64_t v = std::strtoull(text.c_str(), nullptr, 10);
-    if (v > hi)
-    {
-        return false;
-    }
-    *out = v;
-    return true;
-}
 
 std::vector<std::string>
 Split(const std::string& text, char sep)
@@ -79,7 +64,7 @@ ParsePortLine(const std::vector<std::string>& f, Line& line, uint32_t number, Sw
     PortSpec p;
     p.line = number;
     uint64_t id;
-    if (!ParseUnsigned(f[1], kMaxSwitchPorts - 1, &id))
+    if (!ParseUnsigned(f[1], 0, kMaxSwitchPorts - 1, &id))
     {
         return line.Fail("port '" + f[1] + "': the id must be a number in 0.." +
                          std::to_string(kMaxSwitchPorts - 1));
@@ -107,7 +92,7 @@ ParsePortLine(const std::vector<std::string>& f, Line& line, uint32_t number, Sw
         }
         else if (key == "ecn" || key == "buffer")
         {
-            if (!ParseUnsigned(value, 1ull << 32, &v) || (key == "buffer" && v < 2048))
+            if (!ParseUnsigned(value, 0, 1ull << 32, &v) || (key == "buffer" && v < 2048))
             {
                 return line.Fail(subject + ": " + key + " '" + value + "' is not a byte count in " +
                                  (key == "buffer" ? "2048" : "0") + "..4294967296");
@@ -154,7 +139,7 @@ ParseRouteLine(const std::vector<std::string>& f, Line& line, uint32_t number, S
     size_t slash = f[1].find('/');
     uint64_t len;
     if (slash == std::string::npos || !ParseIpv4(f[1].substr(0, slash), &r.prefix) ||
-        !ParseUnsigned(f[1].substr(slash + 1), 32, &len))
+        !ParseUnsigned(f[1].substr(slash + 1), 0, 32, &len))
     {
         return line.Fail(subject + ": not a prefix a.b.c.d/len with len 0..32");
     }
@@ -169,7 +154,7 @@ ParseRouteLine(const std::vector<std::string>& f, Line& line, uint32_t number, S
     for (const std::string& item : Split(f[2], ','))
     {
         uint64_t port;
-        if (!ParseUnsigned(item, kMaxSwitchPorts - 1, &port))
+        if (!ParseUnsigned(item, 0, kMaxSwitchPorts - 1, &port))
         {
             return line.Fail(subject + ": '" + item + "' is not a port id in 0.." +
                              std::to_string(kMaxSwitchPorts - 1));
@@ -183,7 +168,7 @@ ParseRouteLine(const std::vector<std::string>& f, Line& line, uint32_t number, S
     if (f.size() == 4)
     {
         uint64_t leaf;
-        if (f[3].rfind("leaf=", 0) != 0 || !ParseUnsigned(f[3].substr(5), 65535, &leaf))
+        if (f[3].rfind("leaf=", 0) != 0 || !ParseUnsigned(f[3].substr(5), 0, 65535, &leaf))
         {
             return line.Fail(subject + ": '" + f[3] + "' is not leaf=N with N in 0..65535");
         }
@@ -261,7 +246,7 @@ ParseIpv4(const std::string& text, uint32_t* address)
     for (const std::string& p : parts)
     {
         uint64_t v;
-        if (p.size() > 3 || !ParseUnsigned(p, 255, &v))
+        if (p.size() > 3 || !ParseUnsigned(p, 0, 255, &v))
         {
             return false;
         }

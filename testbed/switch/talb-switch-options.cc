@@ -1,5 +1,7 @@
 #include "talb-switch-options.h"
 
+#include "talb-agent-options.h"
+
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -7,28 +9,6 @@
 
 namespace talb
 {
-
-namespace
-{
-
-bool
-ParseUnsigned(const std::string& text, uint64_t lo, uint64_t hi, uint64_t* out)
-{
-    if (text.empty() || text.size() > 19 ||
-        text.find_first_not_of("0123456789") != std::string::npos)
-    {
-        return false;
-    }
-    uint64_t v = std::strtoull(text.c_str(), nullptr, 10);
-    if (v < lo || v > hi)
-    {
-        return false;
-    }
-    *out = v;
-    return true;
-}
-
-} // namespace
 
 std::string
 SwitchUsage(const std::string& prog)
@@ -66,8 +46,9 @@ SwitchUsage(const std::string& prog)
        << "                           (at least 4 frames), 1..1000000 (default 500)\n"
        << "  --mtu=N                  ports' MTU, 68..9600 (default 1500)\n"
        << "  --stats-interval=SEC     seconds between stats lines, 0 = none (default 1)\n"
-       << "  --idle-sleep-us=N        sleep N us when no port received and nothing is queued\n"
-       << "                           (0 = busy-poll, the default; 1..10000)\n"
+       << "  --idle-sleep-us=N        when a pass over the ports moved nothing, sleep up to N\n"
+       << "                           us (less when a shaped packet may leave sooner); 0 =\n"
+       << "                           busy-poll, the default; 1..10000\n"
        << "  --help                   this text\n"
        << "SIGINT/SIGTERM stop it; it prints final counters, last line:\n"
        << "  talb-switch final: rx=.. tx=.. queued=.. labelled=.. unlabelled=.. malformed=..\n"

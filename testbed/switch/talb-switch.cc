@@ -12,11 +12,9 @@
 #include "talb-switch-options.h"
 
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <rte_eal.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -25,25 +23,9 @@
 namespace
 {
 
-/// Set by SIGINT/SIGTERM; the main lcore passes it on to the forwarding lcore.
-volatile sig_atomic_t g_signalled = 0;
-
-void
-OnSignal(int signum)
-{
-    g_signalled = signum;
-}
-
 constexpr unsigned kLinkWaitMs = 9000;
 constexpr unsigned kMempoolCache = 256;
 constexpr uint32_t kMaxL2Overhead = 14 + 2 * 4; // Ethernet + two VLAN tags
-
-uint64_t
-PortMissed(uint16_t port)
-{
-    rte_eth_stats stats;
-    return rte_eth_stats_get(port, &stats) == 0 ? stats.imissed + stats.rx_nombuf : 0;
-}
 
 void
 PrintStats(const talb::SwitchStats& s,
@@ -160,8 +142,7 @@ main(int argc, char** argv)
         rte_eal_cleanup();
         return 2;
     }
-    std::signal(SIGINT, OnSignal);
-    std::signal(SIGTERM, OnSignal);
+    talb::InstallStopSignals();
 
     const uint32_t nPorts = static_cast<uint32_t>(config.ports.size());
     uint16_t ethPorts[talb::kMaxSwitchPorts];
@@ -264,27 +245,14 @@ main(int argc, char** argv)
         rte_exit(EXIT_FAILURE, "talb-switch: cannot launch the forwarding lcore %u\n", worker);
     }
 
-    // The main lcore sleeps between stats lines; a signal interrupts the sleep.
-    timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    // The main lcore prints stats until a signal; then the worker stops.
     uint64_t prevRx = 0;
-    double nextStats = options.statsInterval;
-    while (!g_signalled)
-    {
-        timespec step{0, 100 * 1000 * 1000};
-        nanosleep(&step, nullptr);
-        timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        double elapsed = (now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) * 1e-9;
-        if (options.statsInterval > 0 && elapsed >= nextStats)
-        {
-            talb::SwitchStats s = talb::SwitchPublishedStats(ctx);
-            PrintStats(s, nPorts, elapsed, prevRx, options.statsInterval);
-            prevRx = s.rx;
-            nextStats += options.statsInterval;
-        }
-    }
-    std::printf("talb-switch: %s: stopping\n", strsignal(g_signalled));
+    int signum = talb::RunUntilSignal(options.statsInterval, [&](double elapsed) {
+        talb::SwitchStats s = talb::SwitchPublishedStats(ctx);
+        PrintStats(s, nPorts, elapsed, prevRx, options.statsInterval);
+        prevRx = s.rx;
+    });
+    std::printf("talb-switch: %s: stopping\n", strsignal(signum));
     quit = true;
     rte_eal_wait_lcore(worker);
 
@@ -293,7 +261,7 @@ main(int argc, char** argv)
     uint64_t missed = 0;
     for (uint32_t p = 0; p < nPorts; ++p)
     {
-        missed += PortMissed(ethPorts[p]);
+        missed += talb::PortMissed(ethPorts[p]);
         rte_eth_dev_stop(ethPorts[p]);
         rte_eth_dev_close(ethPorts[p]);
     }

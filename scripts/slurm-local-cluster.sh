@@ -22,6 +22,7 @@
 set -euo pipefail
 
 START_S=${TALB_SLURM_START_S:-30}
+export PATH=$PATH:/usr/sbin:/sbin # the daemons live there; a user's PATH may lack them
 STOP_S=10
 
 usage() {
@@ -167,6 +168,7 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 MpiDefault=none
+MailProg=/bin/true
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill

@@ -39,8 +39,9 @@ tiny,fc.bias,100,0,fc
 @pytest.fixture(scope='module')
 def cluster(tmp_path_factory):
     """The environment (SLURM_CONF) of a running one-node cluster; stopped after the module."""
+    path = os.environ.get('PATH', '') + ':/usr/sbin:/sbin'  # where Debian puts the daemons
     missing = [p for p in ('munged', 'mungekey', 'slurmctld', 'slurmd', 'sbatch', 'squeue',
-                           'scancel') if not shutil.which(p)]
+                           'scancel') if not shutil.which(p, path=path)]
     if missing:
         pytest.skip('%s: %s not installed (scripts/install-deps.sh installs slurm-wlm and '
                     'munge)' % (UNAVAILABLE, ', '.join(missing)))

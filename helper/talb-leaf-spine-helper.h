@@ -169,8 +169,8 @@ template <typename... Ts>
 void
 TalbLeafSpineHelper::SetLoadBalancer(const std::string& name, Ts&&... args)
 {
-    DoSetLoadBalancer(
-        ObjectFactory(TalbLoadBalancer::TypeIdFromName(name).GetName(), std::forward<Ts>(args)...));
+    DoSetLoadBalancer(ObjectFactory(TalbLoadBalancer::GetRegistry().Get(name).GetName(),
+                                    std::forward<Ts>(args)...));
 }
 
 } // namespace ns3

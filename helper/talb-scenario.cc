@@ -334,8 +334,8 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
     c.Declare("lb",
               C::STRING,
               "ecmp,talb",
-              "load balancers to compare, comma-separated: " + TalbLoadBalancer::GetShortNames() +
-                  " (or TypeId names); one run each");
+              "load balancers to compare, comma-separated: " +
+                  TalbLoadBalancer::GetRegistry().GetNames() + " (or TypeId names); one run each");
     c.Declare("lbAttributes",
               C::STRING,
               "",
@@ -547,17 +547,11 @@ TalbScenario::Validate(const TalbScenarioConfig& c)
     }
     for (const auto& lb : lbs)
     {
-        bool known = false;
-        for (const auto& n : TalbScenarioConfig::Split(TalbLoadBalancer::GetShortNames(), ','))
-        {
-            known = known || n == lb;
-        }
         TypeId tid;
-        if (!known && !(TypeId::LookupByNameFailSafe(lb, &tid) &&
-                        tid.IsChildOf(TalbLoadBalancer::GetTypeId())))
+        std::string error;
+        if (!TalbLoadBalancer::GetRegistry().Lookup(lb, &tid, &error))
         {
-            fail("lb: unknown load balancer '" + lb +
-                 "' (valid: " + TalbLoadBalancer::GetShortNames() + ")");
+            fail("lb: " + error);
         }
     }
     for (const auto& kv : TalbScenarioConfig::Split(c.GetString("lbAttributes"), ';'))
@@ -586,17 +580,11 @@ TalbScenario::Validate(const TalbScenarioConfig& c)
             fail(where + m);
         }
         TypeId tid;
-        if (!TypeId::LookupByNameFailSafe(job.scheduler, &tid) &&
-            TalbCommScheduler::GetNames().find(job.scheduler) == std::string::npos)
+        std::string error;
+        if (!TalbCommScheduler::GetRegistry().Lookup(job.scheduler, &tid, &error) ||
+            !TalbCollective::GetRegistry().Lookup(job.collective, &tid, &error))
         {
-            fail(where + "unknown scheduler '" + job.scheduler +
-                 "' (valid: " + TalbCommScheduler::GetNames() + ")");
-        }
-        if (!TypeId::LookupByNameFailSafe(job.collective, &tid) &&
-            TalbCollective::GetNames().find(job.collective) == std::string::npos)
-        {
-            fail(where + "unknown collective '" + job.collective +
-                 "' (valid: " + TalbCollective::GetNames() + ")");
+            fail(where + error);
         }
         std::string device = job.device.empty() ? c.GetString("device") : job.device;
         if (!IsDevicePreset(device))
@@ -707,7 +695,7 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
     {
         // Attributes that this balancer does not have are skipped, so one lbAttributes value
         // can serve a comparison of several balancers.
-        TypeId tid = TalbLoadBalancer::TypeIdFromName(lb);
+        TypeId tid = TalbLoadBalancer::GetRegistry().Get(lb);
         ObjectFactory factory(tid.GetName());
         for (const auto& kv : TalbScenarioConfig::Split(c.GetString("lbAttributes"), ';'))
         {

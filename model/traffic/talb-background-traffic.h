@@ -2,7 +2,6 @@
 #define TALB_BACKGROUND_TRAFFIC_H
 
 #include "talb-flow-size-cdf.h"
-#include "ns3/talb-training-records.h"
 
 #include "ns3/application.h"
 #include "ns3/data-rate.h"
@@ -10,6 +9,7 @@
 #include "ns3/ipv4-address.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/socket.h"
+#include "ns3/talb-flow-record.h"
 #include "ns3/traced-callback.h"
 
 #include <unordered_map>

@@ -1,9 +1,8 @@
 #include "talb-dnn-model.h"
 
-#include "ns3/talb-wire.h"
-
 #include "ns3/abort.h"
 #include "ns3/fatal-error.h"
+#include "ns3/talb-wire.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -209,7 +208,7 @@ TalbDnnModel::GetLayerIndex(uint32_t i) const
 uint8_t
 TalbDnnModel::GetPriority(uint32_t i) const
 {
-    return static_cast<uint8_t>(uint64_t(GetLayerIndex(i)) * TALB_NUM_PRIORITIES / m_nLayers);
+    return talb_layer_priority(GetLayerIndex(i), m_nLayers);
 }
 
 Time

@@ -1,6 +1,7 @@
 #include "talb-registry.h"
 
 #include "ns3/abort.h"
+#include "ns3/string.h"
 
 namespace ns3
 {
@@ -101,6 +102,70 @@ const std::string&
 TalbRegistry::GetFamily() const
 {
     return m_family;
+}
+
+namespace
+{
+
+/// A StringValue checker that accepts the names a registry resolves.
+class RegistryNameChecker : public StringChecker
+{
+  public:
+    explicit RegistryNameChecker(const TalbRegistry* registry)
+        : m_registry(registry)
+    {
+    }
+
+    bool Check(const AttributeValue& value) const override
+    {
+        const auto* v = dynamic_cast<const StringValue*>(&value);
+        TypeId tid;
+        std::string error;
+        return v && m_registry->Lookup(v->Get(), &tid, &error);
+    }
+
+    std::string GetValueTypeName() const override
+    {
+        return "ns3::StringValue";
+    }
+
+    bool HasUnderlyingTypeInformation() const override
+    {
+        return true;
+    }
+
+    std::string GetUnderlyingTypeInformation() const override
+    {
+        return m_registry->GetFamily() + " name: " + m_registry->GetNames() + " or a TypeId name";
+    }
+
+    Ptr<AttributeValue> Create() const override
+    {
+        return ns3::Create<StringValue>();
+    }
+
+    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
+    {
+        const auto* src = dynamic_cast<const StringValue*>(&source);
+        auto* dst = dynamic_cast<StringValue*>(&destination);
+        if (!src || !dst)
+        {
+            return false;
+        }
+        *dst = *src;
+        return true;
+    }
+
+  private:
+    const TalbRegistry* m_registry;
+};
+
+} // namespace
+
+Ptr<const AttributeChecker>
+MakeRegistryNameChecker(const TalbRegistry& registry)
+{
+    return Ptr<const AttributeChecker>(new RegistryNameChecker(&registry), false);
 }
 
 } // namespace ns3

@@ -1,6 +1,7 @@
 #ifndef TALB_REGISTRY_H
 #define TALB_REGISTRY_H
 
+#include "ns3/attribute.h"
 #include "ns3/type-id.h"
 
 #include <map>
@@ -63,6 +64,14 @@ class TalbRegistry
     TypeId m_base;
     std::map<std::string, TypeId> m_byShortName; //!< sorted: messages list names in order
 };
+
+/**
+ * \ingroup talb-common
+ * \return a checker for StringValue attributes that name a member of \p registry's family (a
+ * short name or a TypeId name), so a bad name fails where attributes are checked (ObjectFactory,
+ * the scenario's validation) instead of when the object is first used
+ */
+Ptr<const AttributeChecker> MakeRegistryNameChecker(const TalbRegistry& registry);
 
 } // namespace ns3
 

@@ -63,10 +63,11 @@ TalbTensorAwareLb::GetTypeId()
                           MakeUintegerAccessor(&TalbTensorAwareLb::m_probeLimit),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("Fallback",
-                          "Policy for untagged packets: ecmp, letflow, rps or drill",
+                          "Policy for untagged packets: a load balancer that can serve as a "
+                          "fallback (ecmp, letflow, rps, drill)",
                           StringValue("letflow"),
                           MakeStringAccessor(&TalbTensorAwareLb::m_fallbackName),
-                          MakeStringChecker())
+                          MakeRegistryNameChecker(TalbLoadBalancer::GetRegistry()))
             .AddAttribute("DreInterval",
                           "Decay interval of the per-port high-priority load estimator",
                           TimeValue(MicroSeconds(20)),

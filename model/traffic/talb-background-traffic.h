@@ -19,7 +19,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-traffic
  * \brief Background traffic of one host: Poisson flow arrivals to random peers, sizes from a
  * flow-size CDF, each flow a new TCP connection; also the sink for its peers' flows.
  *

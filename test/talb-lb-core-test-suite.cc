@@ -1,8 +1,10 @@
-// The decision core (model/lb/core) against the ns-3 selectors: both are driven with the same
-// randomized packet sequence (flows, tensors of every priority, FIRST/LAST, idle gaps, queue
-// changes, candidate subsets), each on its own copy of the port state and with the same RNG
-// stream, and must choose the same port for every packet and report the same reroutes,
-// evictions and table statistics.
+// The ns-3 selectors against the decision core (model/lb/core) configured directly: both are
+// driven with the same randomized packet sequence (flows, tensors of every priority, FIRST/LAST,
+// idle gaps, queue changes, candidate subsets), each on its own copy of the port state and with
+// the same RNG stream, and must choose the same port for every packet and report the same
+// reroutes, evictions and table statistics. The selectors are wrappers of the core
+// (TalbCoreLb): this checks their attribute mapping, RNG streams and events. Before they were,
+// the same suite held the core against the hand-written selectors, decision for decision.
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/talb-lb-core-drill.h"
@@ -108,6 +110,8 @@ struct Pair
     Pair()
         : view(&b.ports)
     {
+        random.Create();
+        fallbackRandom.Create();
         random.GetVariable()->SetStream(STREAM);
         fallbackRandom.GetVariable()->SetStream(STREAM + 1);
     }
@@ -116,7 +120,7 @@ struct Pair
                  const std::vector<std::pair<std::string, std::string>>& attrs)
     {
         ObjectFactory f;
-        f.SetTypeId(TalbLoadBalancer::TypeIdFromName(name));
+        f.SetTypeId(TalbLoadBalancer::GetRegistry().Get(name));
         for (const auto& [k, v] : attrs)
         {
             f.Set(k, StringValue(v));

@@ -28,9 +28,16 @@ TalbCorePortView::Utilization(uint32_t port, int64_t nowNs) const
     return p.dre.GetUtilization(NanoSeconds(nowNs), p.rate);
 }
 
-TalbCoreRandom::TalbCoreRandom()
-    : m_rng(CreateObject<UniformRandomVariable>())
+void
+TalbCoreRandom::Create()
 {
+    m_rng = CreateObject<UniformRandomVariable>();
+}
+
+void
+TalbCoreRandom::Dispose()
+{
+    m_rng = nullptr;
 }
 
 uint32_t

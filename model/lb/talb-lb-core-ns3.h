@@ -36,15 +36,20 @@ class TalbCorePortView : public talb::lb::PortView
  * \ingroup talb
  * \brief The decision core's random source backed by an ns-3 RNG stream: Integer(min, max) is
  * UniformRandomVariable::GetInteger(min, max), so a selector keeps its stream and draw order.
+ * The variable exists once Create() was called (creating one takes an automatic stream index,
+ * so it is created exactly where a selector needs it).
  */
 class TalbCoreRandom : public talb::lb::Random
 {
   public:
-    TalbCoreRandom();
+    /// Creates the variable.
+    void Create();
+    /// Drops the variable (DoDispose).
+    void Dispose();
 
     uint32_t Integer(uint32_t min, uint32_t max) override;
 
-    /// \return the underlying variable (for AssignStreams and disposal)
+    /// \return the underlying variable (for AssignStreams), null before Create()
     Ptr<UniformRandomVariable> GetVariable() const;
 
   private:

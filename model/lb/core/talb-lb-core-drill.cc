@@ -34,6 +34,18 @@ Drill::Configure(const Config& config)
     return true;
 }
 
+bool
+Drill::Retune(const Config& config)
+{
+    if (Check(config))
+    {
+        return false;
+    }
+    m_samples = config.samples;
+    m_memory = config.memory;
+    return true;
+}
+
 uint32_t
 Drill::DoSelect(const PacketInfo& /* packet */, const Candidates& candidates)
 {

@@ -36,6 +36,13 @@ class Drill : public Policy
     /// \return false when Check() fails
     bool Configure(const Config& config);
 
+    /**
+     * Changes samples and memory of a running policy; the ports remembered so far stay until
+     * the next decision.
+     * \return false (and no change) when \p config fails Check()
+     */
+    bool Retune(const Config& config);
+
   private:
     uint32_t DoSelect(const PacketInfo& packet, const Candidates& candidates) override;
 

@@ -31,6 +31,17 @@ LetFlow::Configure(const Config& config)
     return true;
 }
 
+bool
+LetFlow::Retune(const Config& config)
+{
+    if (Check(config) || config.tableSize != m_table.Size())
+    {
+        return false;
+    }
+    m_timeoutNs = config.timeoutNs;
+    return true;
+}
+
 uint32_t
 LetFlow::DoSelect(const PacketInfo& packet, const Candidates& candidates)
 {

@@ -28,6 +28,12 @@ class LetFlow : public Policy
     /// Sizes the table (the only allocation). \return false when Check() fails
     bool Configure(const Config& config);
 
+    /**
+     * Changes the flowlet timeout of a running policy, keeping its table.
+     * \return false (and no change) when \p config fails Check() or changes the table size
+     */
+    bool Retune(const Config& config);
+
   private:
     uint32_t DoSelect(const PacketInfo& packet, const Candidates& candidates) override;
 

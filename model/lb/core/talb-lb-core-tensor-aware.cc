@@ -56,6 +56,18 @@ TensorAwareV1::Configure(const Config& config, uint32_t nPorts)
     return true;
 }
 
+bool
+TensorAwareV1::Retune(const Config& config)
+{
+    if (Check(config) || config.tableSize != m_config.tableSize ||
+        config.dreIntervalNs != m_config.dreIntervalNs || config.dreAlpha != m_config.dreAlpha)
+    {
+        return false;
+    }
+    m_config = config;
+    return true;
+}
+
 void
 TensorAwareV1::SetFallback(Policy* fallback)
 {

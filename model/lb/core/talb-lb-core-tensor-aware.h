@@ -70,6 +70,14 @@ class TensorAwareV1 : public Policy
      */
     bool Configure(const Config& config, uint32_t nPorts);
 
+    /**
+     * Changes the parameters a running policy can take -- threshold, margin, DRE weight, load
+     * quantum, idle timeout, probe limit -- keeping its tables.
+     * \return false (and no change) when \p config fails Check() or changes the table size or
+     * the high-priority DRE's interval or alpha
+     */
+    bool Retune(const Config& config);
+
     /// \param fallback the policy for unlabelled packets (outlives this one), bound by its owner
     void SetFallback(Policy* fallback);
 

@@ -324,6 +324,22 @@ Account(Ptr<TalbLeafSpineHelper> f,
     }
 }
 
+/// Hosts 1..16 each send 1 MB to host 0; run to the end and fill \p l.
+void
+RunIncast(Ptr<TalbLeafSpineHelper> f, Ledger* l)
+{
+    std::vector<std::pair<Ptr<TalbRdmaQueuePair>, Ptr<TalbRdmaQueuePair>>> qps;
+    for (uint32_t s = 1; s <= 16; ++s)
+    {
+        qps.push_back(TalbRdmaNic::Connect(f->GetRdmaNic(s), f->GetRdmaNic(0)));
+        qps.back().second->SetReceiveCallback(MakeBoundCallback(&OnMessage, l));
+        qps.back().first->PostSend(1000000);
+    }
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    Account(f, qps, l);
+}
+
 } // namespace
 
 /// 16 senders, one receiver, PFC on: lossless, bounded ingress, everything completes.
@@ -341,16 +357,7 @@ class TalbPfcIncastLossless : public TestCase
     {
         Ptr<TalbLeafSpineHelper> f = MakeIncastFabric(true);
         Ledger l;
-        std::vector<std::pair<Ptr<TalbRdmaQueuePair>, Ptr<TalbRdmaQueuePair>>> qps;
-        for (uint32_t s = 1; s <= 16; ++s)
-        {
-            qps.push_back(TalbRdmaNic::Connect(f->GetRdmaNic(s), f->GetRdmaNic(0)));
-            qps.back().second->SetReceiveCallback(MakeBoundCallback(&OnMessage, &l));
-            qps.back().first->PostSend(1000000);
-        }
-        Simulator::Stop(Seconds(1));
-        Simulator::Run();
-        Account(f, qps, &l);
+        RunIncast(f, &l);
         Simulator::Destroy();
 
         NS_TEST_EXPECT_MSG_EQ(l.messages, 16u, "every message delivered");
@@ -423,18 +430,9 @@ class TalbPfcOffIncastDrops : public TestCase
     void DoRun() override
     {
         Ptr<TalbLeafSpineHelper> f = MakeIncastFabric(false);
-        Ledger l;
-        std::vector<std::pair<Ptr<TalbRdmaQueuePair>, Ptr<TalbRdmaQueuePair>>> qps;
-        for (uint32_t s = 1; s <= 16; ++s)
-        {
-            qps.push_back(TalbRdmaNic::Connect(f->GetRdmaNic(s), f->GetRdmaNic(0)));
-            qps.back().second->SetReceiveCallback(MakeBoundCallback(&OnMessage, &l));
-            qps.back().first->PostSend(1000000);
-        }
-        Simulator::Stop(Seconds(1));
-        Simulator::Run();
-        Account(f, qps, &l);
         bool noPfc = !f->GetLeafSwitch(0)->GetPfc();
+        Ledger l;
+        RunIncast(f, &l);
         Simulator::Destroy();
 
         NS_TEST_EXPECT_MSG_EQ(noPfc, true, "no PFC on the switches");

@@ -152,8 +152,8 @@ class TalbPfcQueueBands : public TestCase
 
         auto roce = [](uint8_t opcode) {
             TalbRoceHeader h;
-            h.opcode = opcode;
-            h.ipPayloadBytes = 8 + 12 + 4 + 4;
+            h.SetOpcode(opcode);
+            h.SetIpPayloadBytes(8 + 12 + 4 + 4);
             Ptr<Packet> p = Create<Packet>(4);
             p->AddHeader(h);
             return p;
@@ -187,8 +187,8 @@ class TalbPfcEcnProfile : public TestCase
         q->AssignStreams(7);
         auto ect = []() {
             TalbRoceHeader h;
-            h.tos = 0x02;
-            h.ipPayloadBytes = 8 + 12 + 960 + 4;
+            h.SetTos(0x02);
+            h.SetIpPayloadBytes(8 + 12 + 960 + 4);
             Ptr<Packet> p = Create<Packet>(964);
             p->AddHeader(h);
             return p;

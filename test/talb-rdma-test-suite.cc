@@ -68,51 +68,51 @@ class TalbRoceHeaderRoundTrip : public TestCase
     void DoRun() override
     {
         TalbRoceHeader h;
-        h.source = Ipv4Address("10.0.0.1");
-        h.destination = Ipv4Address("10.0.0.7");
-        h.tos = 0xBA;
-        h.identification = 77;
-        h.ipPayloadBytes = 8 + 12 + 1000 + 4;
-        h.sourcePort = 0xC123;
-        h.opcode = TalbRoceHeader::OP_SEND_MIDDLE;
-        h.ackRequest = true;
-        h.destQp = 0xABCDEF;
-        h.psn = 0xFFFFFE;
+        h.SetSource(Ipv4Address("10.0.0.1"));
+        h.SetDestination(Ipv4Address("10.0.0.7"));
+        h.SetTos(0xBA);
+        h.SetIdentification(77);
+        h.SetIpPayloadBytes(8 + 12 + 1000 + 4);
+        h.SetSourcePort(0xC123);
+        h.SetOpcode(TalbRoceHeader::OP_SEND_MIDDLE);
+        h.SetAckRequest(true);
+        h.SetDestQp(0xABCDEF);
+        h.SetPsn(0xFFFFFE);
         Ptr<Packet> p = Create<Packet>(1004);
         p->AddHeader(h);
         NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 1044u, "40 header bytes in front of the payload");
         TalbRoceHeader r;
         p->PeekHeader(r);
-        NS_TEST_EXPECT_MSG_EQ(r.source, h.source, "source");
-        NS_TEST_EXPECT_MSG_EQ(r.destination, h.destination, "destination");
-        NS_TEST_EXPECT_MSG_EQ(+r.tos, +h.tos, "tos");
-        NS_TEST_EXPECT_MSG_EQ(r.ipPayloadBytes, h.ipPayloadBytes, "length");
-        NS_TEST_EXPECT_MSG_EQ(r.sourcePort, h.sourcePort, "udp source port");
-        NS_TEST_EXPECT_MSG_EQ(r.destinationPort, TalbRoceHeader::UDP_PORT, "udp port 4791");
-        NS_TEST_EXPECT_MSG_EQ(+r.protocol, 17, "udp");
-        NS_TEST_EXPECT_MSG_EQ(+r.opcode, +h.opcode, "opcode");
-        NS_TEST_EXPECT_MSG_EQ(r.ackRequest, true, "A bit");
-        NS_TEST_EXPECT_MSG_EQ(r.destQp, h.destQp, "dest qp");
-        NS_TEST_EXPECT_MSG_EQ(r.psn, h.psn, "psn");
+        NS_TEST_EXPECT_MSG_EQ(r.GetSource(), h.GetSource(), "source");
+        NS_TEST_EXPECT_MSG_EQ(r.GetDestination(), h.GetDestination(), "destination");
+        NS_TEST_EXPECT_MSG_EQ(+r.GetTos(), +h.GetTos(), "tos");
+        NS_TEST_EXPECT_MSG_EQ(r.GetIpPayloadBytes(), h.GetIpPayloadBytes(), "length");
+        NS_TEST_EXPECT_MSG_EQ(r.GetSourcePort(), h.GetSourcePort(), "udp source port");
+        NS_TEST_EXPECT_MSG_EQ(r.GetDestinationPort(), TalbRoceHeader::UDP_PORT, "udp port 4791");
+        NS_TEST_EXPECT_MSG_EQ(+r.GetProtocol(), 17, "udp");
+        NS_TEST_EXPECT_MSG_EQ(+r.GetOpcode(), +h.GetOpcode(), "opcode");
+        NS_TEST_EXPECT_MSG_EQ(r.GetAckRequest(), true, "A bit");
+        NS_TEST_EXPECT_MSG_EQ(r.GetDestQp(), h.GetDestQp(), "dest qp");
+        NS_TEST_EXPECT_MSG_EQ(r.GetPsn(), h.GetPsn(), "psn");
         Ipv4Header ip;
         p->PeekHeader(ip);
-        NS_TEST_EXPECT_MSG_EQ(ip.GetPayloadSize(), h.ipPayloadBytes, "IPv4 view: length");
+        NS_TEST_EXPECT_MSG_EQ(ip.GetPayloadSize(), h.GetIpPayloadBytes(), "IPv4 view: length");
         NS_TEST_EXPECT_MSG_EQ(+ip.GetProtocol(), 17, "IPv4 view: protocol");
-        NS_TEST_EXPECT_MSG_EQ(ip.GetSource(), h.source, "IPv4 view: source");
+        NS_TEST_EXPECT_MSG_EQ(ip.GetSource(), h.GetSource(), "IPv4 view: source");
 
         TalbRoceHeader ack;
-        ack.opcode = TalbRoceHeader::OP_ACK;
-        ack.syndrome = TalbRoceHeader::SYNDROME_NAK_SEQ;
-        ack.msn = 0x123456;
-        ack.psn = 42;
+        ack.SetOpcode(TalbRoceHeader::OP_ACK);
+        ack.SetSyndrome(TalbRoceHeader::SYNDROME_NAK_SEQ);
+        ack.SetMsn(0x123456);
+        ack.SetPsn(42);
         Ptr<Packet> a = Create<Packet>(4);
         a->AddHeader(ack);
         NS_TEST_ASSERT_MSG_EQ(a->GetSize(), 48u, "ACK: 44 header bytes and the ICRC");
         TalbRoceHeader ra;
         a->PeekHeader(ra);
-        NS_TEST_EXPECT_MSG_EQ(+ra.syndrome, +TalbRoceHeader::SYNDROME_NAK_SEQ, "syndrome");
-        NS_TEST_EXPECT_MSG_EQ(ra.msn, 0x123456u, "msn");
-        NS_TEST_EXPECT_MSG_EQ(ra.psn, 42u, "ack psn");
+        NS_TEST_EXPECT_MSG_EQ(+ra.GetSyndrome(), +TalbRoceHeader::SYNDROME_NAK_SEQ, "syndrome");
+        NS_TEST_EXPECT_MSG_EQ(ra.GetMsn(), 0x123456u, "msn");
+        NS_TEST_EXPECT_MSG_EQ(ra.GetPsn(), 42u, "ack psn");
 
         // 24-bit PSNs: the nearest 64-bit value to a reference, across the wrap.
         NS_TEST_EXPECT_MSG_EQ(TalbRdmaQueuePair::ExpandPsn(3, 0xFFFFFE), 0x1000003ULL, "wraps up");
@@ -228,18 +228,18 @@ class TalbRdmaLabels : public TestCase
                 +[](Seen* s, Ptr<const Packet> p) {
                     TalbRoceHeader h;
                     p->PeekHeader(h);
-                    if (!TalbRoceHeader::IsData(h.opcode))
+                    if (!TalbRoceHeader::IsData(h.GetOpcode()))
                     {
                         return;
                     }
                     ++s->data;
-                    uint64_t off = uint64_t(h.psn) * 1024;
+                    uint64_t off = uint64_t(h.GetPsn()) * 1024;
                     uint64_t end = std::min<uint64_t>(off + 1024, 35000);
                     TalbTag tag;
                     bool has = p->PeekPacketTag(tag);
                     s->tagged += has;
-                    uint8_t dscp = h.tos >> 2;
-                    bool ect = (h.tos & 3) == 2;
+                    uint8_t dscp = h.GetTos() >> 2;
+                    bool ect = (h.GetTos() & 3) == 2;
                     bool ok = ect;
                     if (off < 10000)
                     {

@@ -371,13 +371,13 @@ TalbRdmaNic::Pull(uint8_t pausedMask)
 void
 TalbRdmaNic::SendControl(TalbRdmaQueuePair* qp, TalbRoceHeader& h, uint32_t bodyBytes)
 {
-    h.source = m_address;
-    h.destination = qp->m_peer;
-    h.tos = 0;
-    h.sourcePort = qp->m_sourcePort;
-    h.destQp = qp->m_peerQpn;
-    h.ipPayloadBytes = static_cast<uint16_t>(h.GetSerializedSize() - 20 + bodyBytes +
-                                             TalbRoceHeader::TRAILER_BYTES);
+    h.SetSource(m_address);
+    h.SetDestination(qp->m_peer);
+    h.SetTos(0);
+    h.SetSourcePort(qp->m_sourcePort);
+    h.SetDestQp(qp->m_peerQpn);
+    h.SetIpPayloadBytes(static_cast<uint16_t>(h.GetSerializedSize() - 20 + bodyBytes +
+                                              TalbRoceHeader::TRAILER_BYTES));
     Ptr<Packet> p = Create<Packet>(bodyBytes + TalbRoceHeader::TRAILER_BYTES);
     p->AddHeader(h);
     ++m_stats.controlPacketsSent;
@@ -391,10 +391,10 @@ void
 TalbRdmaNic::SendAck(TalbRdmaQueuePair* qp, uint8_t syndrome, uint32_t psn24, uint32_t msn)
 {
     TalbRoceHeader h;
-    h.opcode = TalbRoceHeader::OP_ACK;
-    h.syndrome = syndrome;
-    h.psn = psn24;
-    h.msn = msn & 0xFFFFFF;
+    h.SetOpcode(TalbRoceHeader::OP_ACK);
+    h.SetSyndrome(syndrome);
+    h.SetPsn(psn24);
+    h.SetMsn(msn & 0xFFFFFF);
     SendControl(qp, h, 0);
 }
 
@@ -402,7 +402,7 @@ void
 TalbRdmaNic::SendCnp(TalbRdmaQueuePair* qp)
 {
     TalbRoceHeader h;
-    h.opcode = TalbRoceHeader::OP_CNP;
+    h.SetOpcode(TalbRoceHeader::OP_CNP);
     m_cnpSentTrace(qp);
     SendControl(qp, h, TalbRoceHeader::CNP_PAYLOAD_BYTES);
 }
@@ -422,26 +422,27 @@ TalbRdmaNic::Receive(Ptr<NetDevice> /* device */,
         return;
     }
     packet->PeekHeader(h);
-    Ptr<TalbRdmaQueuePair> qp = GetQueuePair(h.destQp);
-    if (h.protocol != IP_PROTO_UDP || h.destinationPort != TalbRoceHeader::UDP_PORT ||
-        h.destination != m_address || !qp)
+    Ptr<TalbRdmaQueuePair> qp = GetQueuePair(h.GetDestQp());
+    if (h.GetProtocol() != IP_PROTO_UDP || h.GetDestinationPort() != TalbRoceHeader::UDP_PORT ||
+        h.GetDestination() != m_address || !qp)
     {
         ++m_stats.unknownPackets;
         return;
     }
-    if (TalbRoceHeader::IsData(h.opcode))
+    if (TalbRoceHeader::IsData(h.GetOpcode()))
     {
         ++m_stats.dataPacketsReceived;
-        uint32_t payload = h.ipPayloadBytes >= DATA_OVERHEAD ? h.ipPayloadBytes - DATA_OVERHEAD : 0;
-        qp->ReceiveData(h, payload, (h.tos & 0x3) == ECN_CE);
+        uint32_t payload =
+            h.GetIpPayloadBytes() >= DATA_OVERHEAD ? h.GetIpPayloadBytes() - DATA_OVERHEAD : 0;
+        qp->ReceiveData(h, payload, (h.GetTos() & 0x3) == ECN_CE);
         return;
     }
     ++m_stats.controlPacketsReceived;
-    if (h.opcode == TalbRoceHeader::OP_ACK)
+    if (h.GetOpcode() == TalbRoceHeader::OP_ACK)
     {
         qp->ReceiveAck(h);
     }
-    else if (h.opcode == TalbRoceHeader::OP_CNP)
+    else if (h.GetOpcode() == TalbRoceHeader::OP_CNP)
     {
         qp->ReceiveCnp();
     }

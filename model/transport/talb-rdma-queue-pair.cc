@@ -248,20 +248,20 @@ TalbRdmaQueuePair::SendNext()
     const TalbRdmaLabelRun& run = m.runs[m_runCursor];
 
     TalbRoceHeader h;
-    h.source = m_local;
-    h.destination = m_peer;
-    h.identification = m_ipId++;
-    h.ipPayloadBytes = static_cast<uint16_t>(DATA_OVERHEAD + payload);
-    h.sourcePort = m_sourcePort;
-    h.destQp = m_peerQpn;
-    h.psn = m_sndNxt & PSN_MASK;
+    h.SetSource(m_local);
+    h.SetDestination(m_peer);
+    h.SetIdentification(m_ipId++);
+    h.SetIpPayloadBytes(static_cast<uint16_t>(DATA_OVERHEAD + payload));
+    h.SetSourcePort(m_sourcePort);
+    h.SetDestQp(m_peerQpn);
+    h.SetPsn(m_sndNxt & PSN_MASK);
     bool first = index == 0;
     bool last = index + 1 == m.packets;
-    h.opcode = first && last ? TalbRoceHeader::OP_SEND_ONLY
-               : first       ? TalbRoceHeader::OP_SEND_FIRST
-               : last        ? TalbRoceHeader::OP_SEND_LAST
-                             : TalbRoceHeader::OP_SEND_MIDDLE;
-    h.ackRequest = last;
+    h.SetOpcode(first && last ? TalbRoceHeader::OP_SEND_ONLY
+                : first       ? TalbRoceHeader::OP_SEND_FIRST
+                : last        ? TalbRoceHeader::OP_SEND_LAST
+                              : TalbRoceHeader::OP_SEND_MIDDLE);
+    h.SetAckRequest(last);
     uint8_t dscp = 0;
     Ptr<Packet> p = Create<Packet>(payload + TalbRoceHeader::TRAILER_BYTES);
     if (run.labelled)
@@ -285,7 +285,7 @@ TalbRdmaQueuePair::SendNext()
             dscp = talb_dscp_from_priority(label.priority);
         }
     }
-    h.tos = static_cast<uint8_t>(dscp << 2) | ECN_ECT0;
+    h.SetTos(static_cast<uint8_t>(dscp << 2) | ECN_ECT0);
     p->AddHeader(h);
 
     ++m_stats.packetsSent;
@@ -414,9 +414,9 @@ TalbRdmaQueuePair::Timeout()
 void
 TalbRdmaQueuePair::ReceiveAck(const TalbRoceHeader& h)
 {
-    bool nak = h.syndrome != TalbRoceHeader::SYNDROME_ACK;
+    bool nak = h.GetSyndrome() != TalbRoceHeader::SYNDROME_ACK;
     nak ? ++m_stats.naksReceived : ++m_stats.acksReceived;
-    uint64_t psn = ExpandPsn(h.psn, m_sndUna);
+    uint64_t psn = ExpandPsn(h.GetPsn(), m_sndUna);
     uint64_t una = nak ? psn : psn + 1;
     if (una > m_maxSent || una < m_sndUna)
     {
@@ -486,7 +486,7 @@ TalbRdmaQueuePair::ReceiveData(const TalbRoceHeader& h, uint32_t payload, bool c
             m_nic->SendCnp(this);
         }
     }
-    uint64_t psn = ExpandPsn(h.psn, m_ePsn);
+    uint64_t psn = ExpandPsn(h.GetPsn(), m_ePsn);
     if (psn == m_ePsn)
     {
         ++m_stats.packetsAccepted;
@@ -495,8 +495,8 @@ TalbRdmaQueuePair::ReceiveData(const TalbRoceHeader& h, uint32_t payload, bool c
         m_rxBytes += payload;
         m_nakSent = false;
         m_dupAcked = false;
-        bool last =
-            h.opcode == TalbRoceHeader::OP_SEND_LAST || h.opcode == TalbRoceHeader::OP_SEND_ONLY;
+        bool last = h.GetOpcode() == TalbRoceHeader::OP_SEND_LAST ||
+                    h.GetOpcode() == TalbRoceHeader::OP_SEND_ONLY;
         if (last)
         {
             uint64_t seq = m_rxSeq++;

@@ -69,23 +69,60 @@ class TalbRoceHeader : public Header
     static bool IsData(uint8_t opcode);
 
     // IPv4
-    Ipv4Address source;
-    Ipv4Address destination;
-    uint8_t tos{0};             //!< DSCP << 2 | ECN
-    uint16_t identification{0}; //!< IPv4 identification
-    uint16_t ipPayloadBytes{0}; //!< IPv4 total length minus 20
-    uint8_t protocol{17};       //!< read by Deserialize (always UDP when serialised)
+    void SetSource(Ipv4Address source);
+    Ipv4Address GetSource() const;
+    void SetDestination(Ipv4Address destination);
+    Ipv4Address GetDestination() const;
+    /// \param tos DSCP << 2 | ECN
+    void SetTos(uint8_t tos);
+    uint8_t GetTos() const;
+    void SetIdentification(uint16_t identification);
+    uint16_t GetIdentification() const;
+    /// \param bytes the IPv4 total length minus the 20-byte IPv4 header
+    void SetIpPayloadBytes(uint16_t bytes);
+    uint16_t GetIpPayloadBytes() const;
+    /// \return the IPv4 protocol read by Deserialize (Serialize always writes UDP)
+    uint8_t GetProtocol() const;
     // UDP
-    uint16_t sourcePort{0};             //!< flow entropy
-    uint16_t destinationPort{UDP_PORT}; //!< read by Deserialize (always UDP_PORT when serialised)
+    /// \param port the source port (flow entropy)
+    void SetSourcePort(uint16_t port);
+    uint16_t GetSourcePort() const;
+    /// \return the destination port read by Deserialize (Serialize always writes UDP_PORT)
+    uint16_t GetDestinationPort() const;
     // BTH
-    uint8_t opcode{OP_SEND_ONLY};
-    bool ackRequest{false}; //!< BTH A bit
-    uint32_t destQp{0};     //!< 24 bits
-    uint32_t psn{0};        //!< 24 bits
+    void SetOpcode(uint8_t opcode);
+    uint8_t GetOpcode() const;
+    /// \param request the BTH A bit
+    void SetAckRequest(bool request);
+    bool GetAckRequest() const;
+    /// \param qp destination queue pair number (24 bits)
+    void SetDestQp(uint32_t qp);
+    uint32_t GetDestQp() const;
+    /// \param psn packet sequence number (24 bits)
+    void SetPsn(uint32_t psn);
+    uint32_t GetPsn() const;
     // AETH
-    uint8_t syndrome{SYNDROME_ACK};
-    uint32_t msn{0}; //!< 24 bits: messages completed at the responder
+    void SetSyndrome(uint8_t syndrome);
+    uint8_t GetSyndrome() const;
+    /// \param msn messages completed at the responder (24 bits)
+    void SetMsn(uint32_t msn);
+    uint32_t GetMsn() const;
+
+  private:
+    Ipv4Address m_source;
+    Ipv4Address m_destination;
+    uint8_t m_tos{0};
+    uint16_t m_identification{0};
+    uint16_t m_ipPayloadBytes{0};
+    uint8_t m_protocol{17};
+    uint16_t m_sourcePort{0};
+    uint16_t m_destinationPort{UDP_PORT};
+    uint8_t m_opcode{OP_SEND_ONLY};
+    bool m_ackRequest{false};
+    uint32_t m_destQp{0};
+    uint32_t m_psn{0};
+    uint8_t m_syndrome{SYNDROME_ACK};
+    uint32_t m_msn{0};
 };
 
 } // namespace ns3

@@ -286,7 +286,7 @@ class TalbRdmaEveryBalancer : public TestCase
   private:
     void DoRun() override
     {
-        for (const auto& lb : TalbScenarioConfig::Split(TalbLoadBalancer::GetShortNames(), ','))
+        for (const auto& lb : TalbLoadBalancer::GetRegistry().GetShortNames())
         {
             Ptr<TalbLeafSpineHelper> f = MakeFabric("10Gbps", lb);
             f->Install();

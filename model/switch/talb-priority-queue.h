@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-switch
  * \brief Strict-priority device transmit queue with ECN marking, for switch and host ports.
  *
  * Set as a PointToPointNetDevice's TxQueue, it holds packets with the PPP header in front; as a

@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-switch
  * \brief Device-level IPv4 switch of a leaf-spine fabric: no IPv4 stack on the node.
  *
  * Aggregated to a switch node, it registers one protocol handler for IPv4 frames from all the

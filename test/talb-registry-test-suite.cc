@@ -44,7 +44,9 @@ Families()
         {"collective",
          &TalbCollective::GetRegistry(),
          {{"ps", TalbParameterServer::GetTypeId()}, {"ring", TalbRingAllReduce::GetTypeId()}}},
-        {"transport", &TalbTransport::GetRegistry(), {{"tcp", TalbTcpTransport::GetTypeId()}}},
+        {"transport",
+         &TalbTransport::GetRegistry(),
+         {{"rdma", TalbRdmaTransport::GetTypeId()}, {"tcp", TalbTcpTransport::GetTypeId()}}},
     };
 }
 
@@ -107,7 +109,7 @@ class TalbRegistryUnknownNameTestCase : public TestCase
         const std::map<std::string, std::string> bad = {{"load balancer", "ecm"},
                                                         {"scheduler", "byte"},
                                                         {"collective", "allreduce"},
-                                                        {"transport", "rdma"}};
+                                                        {"transport", "rdm"}};
         for (const auto& f : Families())
         {
             const std::string& name = bad.at(f.label);

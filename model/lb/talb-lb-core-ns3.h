@@ -58,6 +58,28 @@ TalbCoreNs(Time t)
     return t.GetNanoSeconds();
 }
 
+/// \return the decision core's view of a packet the switch described in \p ctx
+inline talb::lb::PacketInfo
+TalbCorePacket(const TalbPacketContext& ctx)
+{
+    talb::lb::PacketInfo p;
+    p.flowHash = ctx.flowHash;
+    p.size = ctx.size;
+    p.srcLeaf = ctx.srcLeaf;
+    p.dstLeaf = ctx.dstLeaf;
+    p.hasLabel = ctx.hasLabel;
+    p.label = ctx.label;
+    p.nowNs = TalbCoreNs(ctx.now);
+    return p;
+}
+
+/// \return the decision core's view of a switch's candidate ports
+inline talb::lb::Candidates
+TalbCoreCandidates(const TalbCandidates& candidates)
+{
+    return talb::lb::Candidates{candidates.ports, candidates.count};
+}
+
 } // namespace ns3
 
 #endif /* TALB_LB_CORE_NS3_H */

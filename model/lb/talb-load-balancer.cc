@@ -28,6 +28,7 @@ const ShortName g_shortNames[] = {
     {"letflow", "ns3::TalbLetFlowLb"},
     {"drill", "ns3::TalbDrillLb"},
     {"conga", "ns3::TalbCongaLb"},
+    {"presto", "ns3::TalbPrestoLb"},
     {"talb", "ns3::TalbTensorAwareLb"},
 };
 } // namespace

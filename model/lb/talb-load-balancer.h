@@ -95,7 +95,7 @@ struct TalbCandidates
  * Split like ns-3's QueueDisc: the public, non-virtual SelectPath() validates, counts, and fires
  * the PathSelected trace; policies implement the private DoSelectPath(). A policy is one class
  * registered by TypeId name; TypeIdFromName() maps the short names used on command lines
- * (ecmp, rps, letflow, drill, conga, talb) to TypeIds in one place.
+ * (ecmp, rps, letflow, drill, conga, presto, talb) to TypeIds in one place.
  *
  * The switch calls, for every packet it forwards: PacketIn() on arrival, SelectPath() when the
  * forwarding table offers more than one candidate port, and PacketOut() just before sending.
@@ -121,7 +121,7 @@ class TalbLoadBalancer : public Object
     };
 
     /**
-     * Map a short policy name (ecmp, rps, letflow, drill, conga, talb) or a full TypeId name
+     * Map a short policy name (ecmp, rps, letflow, drill, conga, presto, talb) or a full TypeId name
      * (ns3::TalbEcmpLb) to the policy's TypeId. Aborts naming the valid names when unknown.
      */
     static TypeId TypeIdFromName(const std::string& name);

@@ -6,6 +6,7 @@
 #include "ns3/talb-lb-core-ecmp.h"
 #include "ns3/talb-lb-core-letflow.h"
 #include "ns3/talb-lb-core-port-table.h"
+#include "ns3/talb-lb-core-presto.h"
 #include "ns3/talb-lb-core-random.h"
 #include "ns3/talb-lb-core-rps.h"
 #include "ns3/talb-lb-core-tensor-aware.h"
@@ -336,6 +337,129 @@ TEST(TalbLbCoreLetFlow, CheckRejectsBadConfigurations)
     EXPECT_NE(LetFlow::Check({500 * US, 1000}), nullptr);
     LetFlow l;
     EXPECT_FALSE(l.Configure({500 * US, 0}));
+}
+
+// ---- Presto -----------------------------------------------------------------------------------
+
+/// \return a packet of flow \p flowHash with \p size bytes at \p nowNs
+PacketInfo
+Sized(uint32_t flowHash, uint32_t size, int64_t nowNs)
+{
+    PacketInfo p = Untagged(flowHash, nowNs);
+    p.size = size;
+    return p;
+}
+
+TEST(TalbLbCorePresto, FlowcellsOfAtMostFlowcellBytesGoRoundRobin)
+{
+    Leaf leaf(4);
+    Recorder events;
+    Presto presto;
+    ASSERT_TRUE(presto.Configure({65536, 64, 10000 * US}));
+    presto.Bind(&leaf.table, nullptr, &events); // Presto draws nothing: a draw would crash
+    const uint32_t flow = 77;
+    uint32_t start = Presto::Offset(flow) % 4;
+    // 43 packets of 1500 bytes (64500 bytes) fit a 64 KiB cell; the 44th starts the next one.
+    for (uint32_t cell = 0; cell < 9; ++cell)
+    {
+        uint32_t expected = leaf.uplinks[(start + cell) % 4];
+        for (uint32_t k = 0; k < 43; ++k)
+        {
+            leaf.state[expected].queueBytes += 1500; // load does not move a Presto cell
+            ASSERT_EQ(presto.Select(Sized(flow, 1500, cell * 100 * US + k), leaf.All()), expected)
+                << "cell " << cell << " packet " << k;
+        }
+        EXPECT_EQ(presto.CellOf(flow), cell);
+    }
+    // One reroute per cell boundary, each to the next port in candidate order.
+    ASSERT_EQ(events.reroutes.size(), 8u);
+    for (uint32_t i = 0; i < 8; ++i)
+    {
+        EXPECT_EQ(events.reroutes[i].first, leaf.uplinks[(start + i) % 4]);
+        EXPECT_EQ(events.reroutes[i].second, leaf.uplinks[(start + i + 1) % 4]);
+    }
+}
+
+TEST(TalbLbCorePresto, APacketLargerThanTheRoomLeftStartsTheNextCell)
+{
+    Leaf leaf(2);
+    Presto presto;
+    ASSERT_TRUE(presto.Configure({10000, 64, 10000 * US}));
+    presto.Bind(&leaf.table, nullptr, nullptr);
+    uint32_t first = presto.Select(Sized(5, 9000, 0), leaf.All());
+    EXPECT_EQ(presto.Select(Sized(5, 1000, 1), leaf.All()), first); // exactly 10000: same cell
+    uint32_t second = presto.Select(Sized(5, 1, 2), leaf.All());    // one byte more: next
+    EXPECT_NE(second, first);
+    // A packet larger than a whole cell still goes out, alone in its cell.
+    EXPECT_EQ(presto.Select(Sized(5, 20000, 3), leaf.All()), first);
+    EXPECT_EQ(presto.Select(Sized(5, 100, 4), leaf.All()), second);
+}
+
+TEST(TalbLbCorePresto, FlowsStartAtHashedOffsetsAndDoNotMoveInLockstep)
+{
+    Leaf leaf(4);
+    Presto presto;
+    ASSERT_TRUE(presto.Configure({65536, 4096, 10000 * US}));
+    presto.Bind(&leaf.table, nullptr, nullptr);
+    std::map<uint32_t, uint32_t> firstPorts;
+    for (uint32_t flow = 0; flow < 400; ++flow)
+    {
+        uint32_t hash = Mix32(flow + 1);
+        uint32_t port = presto.Select(Sized(hash, 1500, 0), leaf.All());
+        EXPECT_EQ(port, leaf.uplinks[Presto::Offset(hash) % 4]);
+        ++firstPorts[port];
+    }
+    ASSERT_EQ(firstPorts.size(), 4u);
+    for (const auto& [port, n] : firstPorts)
+    {
+        EXPECT_GT(n, 60u) << "port " << port;
+    }
+}
+
+TEST(TalbLbCorePresto, FailedPortsAndIdleFlowsRestartTheSequence)
+{
+    Leaf leaf(3);
+    Recorder events;
+    Presto presto;
+    ASSERT_TRUE(presto.Configure({3000, 64, 100 * US}));
+    presto.Bind(&leaf.table, nullptr, &events);
+    const uint32_t flow = 12;
+    uint32_t start = Presto::Offset(flow) % 3;
+    EXPECT_EQ(presto.Select(Sized(flow, 3000, 0), leaf.All()), leaf.uplinks[start]);
+    EXPECT_EQ(presto.Select(Sized(flow, 3000, 1), leaf.All()), leaf.uplinks[(start + 1) % 3]);
+    EXPECT_EQ(presto.CellOf(flow), 1u);
+    // Idle longer than the timeout: back to cell 0, no reroute counted for the restart.
+    EXPECT_EQ(presto.Select(Sized(flow, 3000, 200 * US), leaf.All()), leaf.uplinks[start]);
+    EXPECT_EQ(presto.CellOf(flow), 0u);
+    EXPECT_EQ(events.reroutes.size(), 1u);
+    // Round robin goes over the candidates that are left when a port fails.
+    uint32_t survivors[] = {1, 3};
+    for (int64_t k = 1; k <= 4; ++k)
+    {
+        uint32_t port = presto.Select(Sized(flow, 3000, 200 * US + k), Candidates{survivors, 2});
+        EXPECT_EQ(port, survivors[(Presto::Offset(flow) % 2 + k) % 2]);
+    }
+}
+
+TEST(TalbLbCorePresto, CollidingFlowsEvictEachOtherAndCheckRejectsBadConfigurations)
+{
+    Leaf leaf(2);
+    Recorder events;
+    Presto presto;
+    ASSERT_TRUE(presto.Configure({3000, 1, 100 * US})); // one slot: every flow collides
+    presto.Bind(&leaf.table, nullptr, &events);
+    presto.Select(Sized(1, 3000, 0), leaf.All());
+    presto.Select(Sized(1, 3000, 1), leaf.All());
+    EXPECT_EQ(presto.CellOf(1), 1u);
+    presto.Select(Sized(2, 3000, 2), leaf.All());
+    ASSERT_EQ(events.evictions.size(), 1u);
+    EXPECT_EQ(events.evictions[0].first, 1u);
+    EXPECT_EQ(presto.CellOf(1), 0u);
+    EXPECT_EQ(Presto::Check({65536, 4096, 1}), nullptr);
+    EXPECT_NE(Presto::Check({0, 4096, 1}), nullptr);
+    EXPECT_NE(Presto::Check({65536, 1000, 1}), nullptr);
+    EXPECT_NE(Presto::Check({65536, 4096, 0}), nullptr);
+    EXPECT_FALSE(presto.Configure({65536, 0, 1}));
 }
 
 // ---- DRILL -------------------------------------------------------------------------------------

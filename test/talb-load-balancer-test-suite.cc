@@ -113,7 +113,7 @@ class TalbLbNamesTestCase : public TestCase
                               "ns3::TalbDrillLb",
                               "full TypeId name");
         NS_TEST_ASSERT_MSG_EQ(TalbLoadBalancer::GetShortNames(),
-                              "ecmp, rps, letflow, drill, conga, presto, talb",
+                              "ecmp, rps, letflow, drill, conga, presto, hermes, talb",
                               "short names");
     }
 };

@@ -29,6 +29,7 @@ const ShortName g_shortNames[] = {
     {"drill", "ns3::TalbDrillLb"},
     {"conga", "ns3::TalbCongaLb"},
     {"presto", "ns3::TalbPrestoLb"},
+    {"hermes", "ns3::TalbHermesLb"},
     {"talb", "ns3::TalbTensorAwareLb"},
 };
 } // namespace

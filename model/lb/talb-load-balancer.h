@@ -1,15 +1,14 @@
 #ifndef TALB_LOAD_BALANCER_H
 #define TALB_LOAD_BALANCER_H
 
-#include "ns3/talb-dre.h"
-#include "ns3/talb-wire.h"
-
 #include "ns3/data-rate.h"
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
 #include "ns3/queue.h"
+#include "ns3/talb-dre.h"
+#include "ns3/talb-wire.h"
 #include "ns3/traced-callback.h"
 
 #include <string>
@@ -95,7 +94,7 @@ struct TalbCandidates
  * Split like ns-3's QueueDisc: the public, non-virtual SelectPath() validates, counts, and fires
  * the PathSelected trace; policies implement the private DoSelectPath(). A policy is one class
  * registered by TypeId name; TypeIdFromName() maps the short names used on command lines
- * (ecmp, rps, letflow, drill, conga, presto, talb) to TypeIds in one place.
+ * (ecmp, rps, letflow, drill, conga, presto, hermes, talb) to TypeIds in one place.
  *
  * The switch calls, for every packet it forwards: PacketIn() on arrival, SelectPath() when the
  * forwarding table offers more than one candidate port, and PacketOut() just before sending.
@@ -121,8 +120,9 @@ class TalbLoadBalancer : public Object
     };
 
     /**
-     * Map a short policy name (ecmp, rps, letflow, drill, conga, presto, talb) or a full TypeId name
-     * (ns3::TalbEcmpLb) to the policy's TypeId. Aborts naming the valid names when unknown.
+     * Map a short policy name (ecmp, rps, letflow, drill, conga, presto, hermes, talb) or a full
+     * TypeId name (ns3::TalbEcmpLb) to the policy's TypeId. Aborts naming the valid names when
+     * unknown.
      */
     static TypeId TypeIdFromName(const std::string& name);
     /// \return the short names TypeIdFromName() accepts, comma-separated

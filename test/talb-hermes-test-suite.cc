@@ -1,6 +1,8 @@
 // Hermes through the switch: the sensing plumbing (tags, spine updates, feedback, ageing) on
 // synthetic ports, and on a two-leaf fabric its cautious rerouting: flows on a slow remote path
 // move to the good one and stay; flows on good paths never move.
+#include "talb-test-ports.h"
+
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -15,54 +17,17 @@ using namespace ns3;
 namespace
 {
 
-/// Port 0 to a host, ports 1..n uplinks to spines 0..n-1 (or spine ports to leaves 0..n-1).
-struct Ports
+using talbtest::TestPorts;
+
+/// \return a Hermes balancer attached to \p ports as a leaf or a spine
+Ptr<TalbHermesLb>
+MakeHermes(TestPorts& ports, bool leaf)
 {
-    std::vector<TalbPortState> ports;
-    std::vector<uint32_t> uplinks;
-
-    explicit Ports(uint32_t n)
-        : ports(1 + n)
-    {
-        for (uint32_t p = 0; p <= n; ++p)
-        {
-            Ptr<DropTailQueue<Packet>> q = CreateObject<DropTailQueue<Packet>>();
-            q->SetMaxSize(QueueSize("100000p"));
-            ports[p].queue = q;
-            ports[p].rate = DataRate("10Gbps");
-            if (p > 0)
-            {
-                ports[p].uplink = true;
-                ports[p].peer = p - 1;
-                uplinks.push_back(p);
-            }
-        }
-    }
-
-    void Fill(uint32_t port, uint32_t bytes)
-    {
-        ports[port].queue->Enqueue(Create<Packet>(bytes));
-    }
-
-    TalbCandidates All() const
-    {
-        return TalbCandidates{uplinks.data(), static_cast<uint32_t>(uplinks.size())};
-    }
-
-    Ptr<TalbHermesLb> Make(bool leaf)
-    {
-        Ptr<TalbHermesLb> lb = CreateObject<TalbHermesLb>();
-        TalbSwitchInfo info;
-        info.switchId = 5;
-        info.isLeaf = leaf;
-        info.index = 0;
-        info.nLeaves = 2;
-        info.nSpines = uplinks.size();
-        lb->Attach(info, &ports);
-        lb->AssignStreams(3);
-        return lb;
-    }
-};
+    Ptr<TalbHermesLb> lb = CreateObject<TalbHermesLb>();
+    lb->Attach(ports.Info(leaf), &ports.ports);
+    lb->AssignStreams(3);
+    return lb;
+}
 
 TalbPacketContext
 Ctx(uint32_t flowHash, uint32_t srcLeaf, uint32_t dstLeaf, Packet* p = nullptr)
@@ -93,8 +58,8 @@ class TalbHermesSensingTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Ports leaf(2);
-        Ptr<TalbHermesLb> lb = leaf.Make(true);
+        TestPorts leaf(2);
+        Ptr<TalbHermesLb> lb = MakeHermes(leaf, true);
         // A packet from leaf 1 reaches this (destination) leaf 0: it met a marking queue and
         // 100 us of queueing on its path 1, and feeds back that leaf 0's path 1 towards leaf 1
         // is congested.
@@ -138,8 +103,8 @@ class TalbHermesSensingTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(tag.Get().fbDelayNs, 100000u, "one delay sample");
 
         // A spine adds its egress queue's delay and its mark.
-        Ports spinePorts(2);
-        Ptr<TalbHermesLb> spine = spinePorts.Make(false);
+        TestPorts spinePorts(2);
+        Ptr<TalbHermesLb> spine = MakeHermes(spinePorts, false);
         spinePorts.Fill(1, 12500); // 10 us
         tag.Set().marked = false;
         q->ReplacePacketTag(tag);

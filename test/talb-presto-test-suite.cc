@@ -1,6 +1,8 @@
 // Presto through the switch: flowcell boundaries and round-robin order on synthetic ports, and
 // on a two-leaf fabric what blind flowcell spraying does to one TCP connection: in order on
 // equal paths, reordered (and retransmitted) when one path is slower.
+#include "talb-test-ports.h"
+
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -15,52 +17,7 @@ using namespace ns3;
 
 NS_LOG_COMPONENT_DEFINE("TalbPrestoTestSuite");
 
-namespace
-{
-
-/// Port 0 to a host, ports 1..n uplinks to spines 0..n-1, idle queues.
-struct Ports
-{
-    std::vector<TalbPortState> ports;
-    std::vector<uint32_t> uplinks;
-
-    explicit Ports(uint32_t n)
-        : ports(1 + n)
-    {
-        for (uint32_t p = 0; p <= n; ++p)
-        {
-            Ptr<DropTailQueue<Packet>> q = CreateObject<DropTailQueue<Packet>>();
-            q->SetMaxSize(QueueSize("100000p"));
-            ports[p].queue = q;
-            ports[p].rate = DataRate("10Gbps");
-            if (p > 0)
-            {
-                ports[p].uplink = true;
-                ports[p].peer = p - 1;
-                uplinks.push_back(p);
-            }
-        }
-    }
-
-    TalbCandidates All() const
-    {
-        return TalbCandidates{uplinks.data(), static_cast<uint32_t>(uplinks.size())};
-    }
-};
-
-TalbSwitchInfo
-LeafInfo(uint32_t nSpines)
-{
-    TalbSwitchInfo info;
-    info.switchId = 3;
-    info.isLeaf = true;
-    info.index = 0;
-    info.nLeaves = 2;
-    info.nSpines = nSpines;
-    return info;
-}
-
-} // namespace
+using talbtest::TestPorts;
 
 /// Flowcells of FlowcellBytes, round-robin from a per-flow offset; one Reroute per boundary.
 class TalbPrestoFlowcellTestCase : public TestCase
@@ -75,10 +32,10 @@ class TalbPrestoFlowcellTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Ports sw(3);
+        TestPorts sw(3);
         Ptr<TalbLoadBalancer> lb =
             CreateObjectWithAttributes<TalbPrestoLb>("FlowcellBytes", UintegerValue(16384));
-        lb->Attach(LeafInfo(3), &sw.ports);
+        lb->Attach(sw.Info(true), &sw.ports);
         uint64_t reroutes = 0;
         lb->TraceConnectWithoutContext(
             "Reroute",

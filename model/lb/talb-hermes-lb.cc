@@ -107,7 +107,7 @@ TalbHermesLb::TalbHermesLb()
       m_rateThreshold(0.3),
       m_markBytes(97500),
       m_gain(0.125),
-      m_events(this),
+      m_events(MakeCallback(&TalbHermesLb::CoreRerouted, this)),
       m_remote(this),
       m_current(nullptr)
 {
@@ -133,15 +133,10 @@ TalbHermesLb::AssignStreams(int64_t stream)
     return 1;
 }
 
-TalbHermesLb::Events::Events(TalbHermesLb* lb)
-    : m_lb(lb)
-{
-}
-
 void
-TalbHermesLb::Events::Rerouted(const talb::lb::PacketInfo& /* packet */, uint32_t from, uint32_t to)
+TalbHermesLb::CoreRerouted(uint32_t from, uint32_t to)
 {
-    m_lb->NotifyReroute(*m_lb->m_current, from, to);
+    NotifyReroute(*m_current, from, to);
 }
 
 TalbHermesLb::Remote::Remote(const TalbHermesLb* lb)

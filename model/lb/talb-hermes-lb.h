@@ -51,16 +51,8 @@ class TalbHermesLb : public TalbLoadBalancer
 
     talb::lb::Hermes::Config Config() const;
 
-    /// Core notifications to the balancer's trace sources.
-    class Events : public talb::lb::Events
-    {
-      public:
-        explicit Events(TalbHermesLb* lb);
-        void Rerouted(const talb::lb::PacketInfo& packet, uint32_t from, uint32_t to) override;
-
-      private:
-        TalbHermesLb* m_lb;
-    };
+    /// The core's reroute of the packet being decided, to the Reroute trace.
+    void CoreRerouted(uint32_t from, uint32_t to);
 
     /// The fed-back path state as the core's remote view.
     class Remote : public talb::lb::RemoteView
@@ -104,7 +96,7 @@ class TalbHermesLb : public TalbLoadBalancer
     talb::lb::Hermes m_core;
     TalbCorePortView m_view;
     TalbCoreRandom m_random;
-    Events m_events;
+    TalbCoreEvents m_events;
     Remote m_remote;
     std::vector<PathState> m_fromLeaf;  //!< [leaf * nSpines + path]: measured here, fed back
     std::vector<PathState> m_toLeaf;    //!< [leaf * nSpines + path]: fed back by that leaf

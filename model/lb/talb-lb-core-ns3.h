@@ -3,6 +3,7 @@
 
 #include "talb-load-balancer.h"
 
+#include "ns3/callback.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/talb-lb-core.h"
 
@@ -49,6 +50,23 @@ class TalbCoreRandom : public talb::lb::Random
 
   private:
     Ptr<UniformRandomVariable> m_rng;
+};
+
+/**
+ * \ingroup talb
+ * \brief The decision core's event sink for a selector: reroutes go to a callback (the
+ * selector's, which fires its Reroute trace for the packet being decided).
+ */
+class TalbCoreEvents : public talb::lb::Events
+{
+  public:
+    /// \param rerouted called with (from, to) port ids for every reroute
+    explicit TalbCoreEvents(Callback<void, uint32_t, uint32_t> rerouted);
+
+    void Rerouted(const talb::lb::PacketInfo& packet, uint32_t from, uint32_t to) override;
+
+  private:
+    Callback<void, uint32_t, uint32_t> m_rerouted;
 };
 
 /// \return \p t in ns, the decision core's unit of time

@@ -39,7 +39,7 @@ TalbPrestoLb::GetTypeId()
 TalbPrestoLb::TalbPrestoLb()
     : m_flowcellBytes(65536),
       m_tableSize(4096),
-      m_events(this),
+      m_events(MakeCallback(&TalbPrestoLb::CoreRerouted, this)),
       m_current(nullptr)
 {
     NS_LOG_FUNCTION(this);
@@ -50,15 +50,10 @@ TalbPrestoLb::~TalbPrestoLb()
     NS_LOG_FUNCTION(this);
 }
 
-TalbPrestoLb::Events::Events(TalbPrestoLb* lb)
-    : m_lb(lb)
-{
-}
-
 void
-TalbPrestoLb::Events::Rerouted(const talb::lb::PacketInfo& /* packet */, uint32_t from, uint32_t to)
+TalbPrestoLb::CoreRerouted(uint32_t from, uint32_t to)
 {
-    m_lb->NotifyReroute(*m_lb->m_current, from, to);
+    NotifyReroute(*m_current, from, to);
 }
 
 talb::lb::Presto::Config

@@ -32,16 +32,8 @@ class TalbPrestoLb : public TalbLoadBalancer
     bool CheckConfig() override;
     void InitializeParams() override;
 
-    /// Core notifications to the balancer's trace sources.
-    class Events : public talb::lb::Events
-    {
-      public:
-        explicit Events(TalbPrestoLb* lb);
-        void Rerouted(const talb::lb::PacketInfo& packet, uint32_t from, uint32_t to) override;
-
-      private:
-        TalbPrestoLb* m_lb;
-    };
+    /// The core's reroute of the packet being decided, to the Reroute trace.
+    void CoreRerouted(uint32_t from, uint32_t to);
 
     talb::lb::Presto::Config Config() const;
 
@@ -51,7 +43,7 @@ class TalbPrestoLb : public TalbLoadBalancer
 
     talb::lb::Presto m_core;
     TalbCorePortView m_view;
-    Events m_events;
+    TalbCoreEvents m_events;
     const TalbPacketContext* m_current; //!< the packet being decided, for the Reroute trace
 };
 

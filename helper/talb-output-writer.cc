@@ -6,6 +6,11 @@
 #include "ns3/talb-background-traffic.h"
 
 #include <cinttypes>
+#include <fstream>
+
+#ifndef TALB_VERSION
+#define TALB_VERSION "unknown"
+#endif
 
 namespace ns3
 {
@@ -60,6 +65,23 @@ TalbOutputWriter::Close()
             *f = nullptr;
         }
     }
+}
+
+void
+TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
+{
+    std::string path = SystemPath::Append(folder, "run.json");
+    std::ofstream json(path);
+    NS_ABORT_MSG_UNLESS(json, "TalbOutputWriter: cannot create " << path);
+    json << "{\"talb_version\": \"" << TALB_VERSION << "\", \"scheme\": \"" << info.scheme
+         << "\", \"seed\": " << info.seed << ", \"lb\": \"" << info.lb
+         << "\", \"complete\": " << (info.complete ? "true" : "false")
+         << ", \"sim_seconds\": " << info.simSeconds << ", \"wall_seconds\": " << info.wallSeconds
+         << ", \"run_wall_seconds\": " << info.runWallSeconds
+         << ", \"run_cpu_seconds\": " << info.runCpuSeconds << ", \"events\": " << info.events
+         << ", \"packet_hops\": " << info.packetHops
+         << ", \"delivered_packets\": " << info.deliveredPackets
+         << ", \"parameters\": " << info.parametersJson << "}\n";
 }
 
 void

@@ -116,7 +116,7 @@ struct Pair
                  const std::vector<std::pair<std::string, std::string>>& attrs)
     {
         ObjectFactory f;
-        f.SetTypeId(TalbLoadBalancer::TypeIdFromName(name));
+        f.SetTypeId(TalbLoadBalancer::GetRegistry().Get(name));
         for (const auto& [k, v] : attrs)
         {
             f.Set(k, StringValue(v));

@@ -15,6 +15,7 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TalbHermesLb");
 
 NS_OBJECT_ENSURE_REGISTERED(TalbHermesLb);
+TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbHermesLb, "hermes");
 
 TypeId
 TalbHermesLb::GetTypeId()

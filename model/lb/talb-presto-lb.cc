@@ -9,6 +9,7 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TalbPrestoLb");
 
 NS_OBJECT_ENSURE_REGISTERED(TalbPrestoLb);
+TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbPrestoLb, "presto");
 
 TypeId
 TalbPrestoLb::GetTypeId()

@@ -52,4 +52,15 @@ TalbCoreRandom::GetVariable() const
     return m_rng;
 }
 
+TalbCoreEvents::TalbCoreEvents(Callback<void, uint32_t, uint32_t> rerouted)
+    : m_rerouted(rerouted)
+{
+}
+
+void
+TalbCoreEvents::Rerouted(const talb::lb::PacketInfo& /* packet */, uint32_t from, uint32_t to)
+{
+    m_rerouted(from, to);
+}
+
 } // namespace ns3

@@ -3,6 +3,7 @@
 
 #include "talb-load-balancer.h"
 
+#include "ns3/callback.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/talb-lb-core.h"
 
@@ -56,11 +57,50 @@ class TalbCoreRandom : public talb::lb::Random
     Ptr<UniformRandomVariable> m_rng;
 };
 
+/**
+ * \ingroup talb
+ * \brief The decision core's event sink for a selector: reroutes go to a callback (the
+ * selector's, which fires its Reroute trace for the packet being decided).
+ */
+class TalbCoreEvents : public talb::lb::Events
+{
+  public:
+    /// \param rerouted called with (from, to) port ids for every reroute
+    explicit TalbCoreEvents(Callback<void, uint32_t, uint32_t> rerouted);
+
+    void Rerouted(const talb::lb::PacketInfo& packet, uint32_t from, uint32_t to) override;
+
+  private:
+    Callback<void, uint32_t, uint32_t> m_rerouted;
+};
+
 /// \return \p t in ns, the decision core's unit of time
 inline int64_t
 TalbCoreNs(Time t)
 {
     return t.GetNanoSeconds();
+}
+
+/// \return the decision core's view of a packet the switch described in \p ctx
+inline talb::lb::PacketInfo
+TalbCorePacket(const TalbPacketContext& ctx)
+{
+    talb::lb::PacketInfo p;
+    p.flowHash = ctx.flowHash;
+    p.size = ctx.size;
+    p.srcLeaf = ctx.srcLeaf;
+    p.dstLeaf = ctx.dstLeaf;
+    p.hasLabel = ctx.hasLabel;
+    p.label = ctx.label;
+    p.nowNs = TalbCoreNs(ctx.now);
+    return p;
+}
+
+/// \return the decision core's view of a switch's candidate ports
+inline talb::lb::Candidates
+TalbCoreCandidates(const TalbCandidates& candidates)
+{
+    return talb::lb::Candidates{candidates.ports, candidates.count};
 }
 
 } // namespace ns3

@@ -4,8 +4,10 @@
 #include "ns3/talb-lb-core-dre.h"
 #include "ns3/talb-lb-core-drill.h"
 #include "ns3/talb-lb-core-ecmp.h"
+#include "ns3/talb-lb-core-hermes.h"
 #include "ns3/talb-lb-core-letflow.h"
 #include "ns3/talb-lb-core-port-table.h"
+#include "ns3/talb-lb-core-presto.h"
 #include "ns3/talb-lb-core-random.h"
 #include "ns3/talb-lb-core-rps.h"
 #include "ns3/talb-lb-core-tensor-aware.h"
@@ -336,6 +338,320 @@ TEST(TalbLbCoreLetFlow, CheckRejectsBadConfigurations)
     EXPECT_NE(LetFlow::Check({500 * US, 1000}), nullptr);
     LetFlow l;
     EXPECT_FALSE(l.Configure({500 * US, 0}));
+}
+
+// ---- Presto -----------------------------------------------------------------------------------
+
+/// \return a packet of flow \p flowHash with \p size bytes at \p nowNs
+PacketInfo
+Sized(uint32_t flowHash, uint32_t size, int64_t nowNs)
+{
+    PacketInfo p = Untagged(flowHash, nowNs);
+    p.size = size;
+    return p;
+}
+
+TEST(TalbLbCorePresto, FlowcellsOfAtMostFlowcellBytesGoRoundRobin)
+{
+    Leaf leaf(4);
+    Recorder events;
+    Presto presto;
+    ASSERT_TRUE(presto.Configure({65536, 64, 10000 * US}));
+    presto.Bind(&leaf.table, nullptr, &events); // Presto draws nothing: a draw would crash
+    const uint32_t flow = 77;
+    uint32_t start = Presto::Offset(flow) % 4;
+    // 43 packets of 1500 bytes (64500 bytes) fit a 64 KiB cell; the 44th starts the next one.
+    for (uint32_t cell = 0; cell < 9; ++cell)
+    {
+        uint32_t expected = leaf.uplinks[(start + cell) % 4];
+        for (uint32_t k = 0; k < 43; ++k)
+        {
+            leaf.state[expected].queueBytes += 1500; // load does not move a Presto cell
+            ASSERT_EQ(presto.Select(Sized(flow, 1500, cell * 100 * US + k), leaf.All()), expected)
+                << "cell " << cell << " packet " << k;
+        }
+        EXPECT_EQ(presto.CellOf(flow), cell);
+    }
+    // One reroute per cell boundary, each to the next port in candidate order.
+    ASSERT_EQ(events.reroutes.size(), 8u);
+    for (uint32_t i = 0; i < 8; ++i)
+    {
+        EXPECT_EQ(events.reroutes[i].first, leaf.uplinks[(start + i) % 4]);
+        EXPECT_EQ(events.reroutes[i].second, leaf.uplinks[(start + i + 1) % 4]);
+    }
+}
+
+TEST(TalbLbCorePresto, APacketLargerThanTheRoomLeftStartsTheNextCell)
+{
+    Leaf leaf(2);
+    Presto presto;
+    ASSERT_TRUE(presto.Configure({10000, 64, 10000 * US}));
+    presto.Bind(&leaf.table, nullptr, nullptr);
+    uint32_t first = presto.Select(Sized(5, 9000, 0), leaf.All());
+    EXPECT_EQ(presto.Select(Sized(5, 1000, 1), leaf.All()), first); // exactly 10000: same cell
+    uint32_t second = presto.Select(Sized(5, 1, 2), leaf.All());    // one byte more: next
+    EXPECT_NE(second, first);
+    // A packet larger than a whole cell still goes out, alone in its cell.
+    EXPECT_EQ(presto.Select(Sized(5, 20000, 3), leaf.All()), first);
+    EXPECT_EQ(presto.Select(Sized(5, 100, 4), leaf.All()), second);
+}
+
+TEST(TalbLbCorePresto, FlowsStartAtHashedOffsetsAndDoNotMoveInLockstep)
+{
+    Leaf leaf(4);
+    Presto presto;
+    ASSERT_TRUE(presto.Configure({65536, 4096, 10000 * US}));
+    presto.Bind(&leaf.table, nullptr, nullptr);
+    std::map<uint32_t, uint32_t> firstPorts;
+    for (uint32_t flow = 0; flow < 400; ++flow)
+    {
+        uint32_t hash = Mix32(flow + 1);
+        uint32_t port = presto.Select(Sized(hash, 1500, 0), leaf.All());
+        EXPECT_EQ(port, leaf.uplinks[Presto::Offset(hash) % 4]);
+        ++firstPorts[port];
+    }
+    ASSERT_EQ(firstPorts.size(), 4u);
+    for (const auto& [port, n] : firstPorts)
+    {
+        EXPECT_GT(n, 60u) << "port " << port;
+    }
+}
+
+TEST(TalbLbCorePresto, FailedPortsAndIdleFlowsRestartTheSequence)
+{
+    Leaf leaf(3);
+    Recorder events;
+    Presto presto;
+    ASSERT_TRUE(presto.Configure({3000, 64, 100 * US}));
+    presto.Bind(&leaf.table, nullptr, &events);
+    const uint32_t flow = 12;
+    uint32_t start = Presto::Offset(flow) % 3;
+    EXPECT_EQ(presto.Select(Sized(flow, 3000, 0), leaf.All()), leaf.uplinks[start]);
+    EXPECT_EQ(presto.Select(Sized(flow, 3000, 1), leaf.All()), leaf.uplinks[(start + 1) % 3]);
+    EXPECT_EQ(presto.CellOf(flow), 1u);
+    // Idle longer than the timeout: back to cell 0, no reroute counted for the restart.
+    EXPECT_EQ(presto.Select(Sized(flow, 3000, 200 * US), leaf.All()), leaf.uplinks[start]);
+    EXPECT_EQ(presto.CellOf(flow), 0u);
+    EXPECT_EQ(events.reroutes.size(), 1u);
+    // Round robin goes over the candidates that are left when a port fails.
+    uint32_t survivors[] = {1, 3};
+    for (int64_t k = 1; k <= 4; ++k)
+    {
+        uint32_t port = presto.Select(Sized(flow, 3000, 200 * US + k), Candidates{survivors, 2});
+        EXPECT_EQ(port, survivors[(Presto::Offset(flow) % 2 + k) % 2]);
+    }
+}
+
+TEST(TalbLbCorePresto, CollidingFlowsEvictEachOtherAndCheckRejectsBadConfigurations)
+{
+    Leaf leaf(2);
+    Recorder events;
+    Presto presto;
+    ASSERT_TRUE(presto.Configure({3000, 1, 100 * US})); // one slot: every flow collides
+    presto.Bind(&leaf.table, nullptr, &events);
+    presto.Select(Sized(1, 3000, 0), leaf.All());
+    presto.Select(Sized(1, 3000, 1), leaf.All());
+    EXPECT_EQ(presto.CellOf(1), 1u);
+    presto.Select(Sized(2, 3000, 2), leaf.All());
+    ASSERT_EQ(events.evictions.size(), 1u);
+    EXPECT_EQ(events.evictions[0].first, 1u);
+    EXPECT_EQ(presto.CellOf(1), 0u);
+    EXPECT_EQ(Presto::Check({65536, 4096, 1}), nullptr);
+    EXPECT_NE(Presto::Check({0, 4096, 1}), nullptr);
+    EXPECT_NE(Presto::Check({65536, 1000, 1}), nullptr);
+    EXPECT_NE(Presto::Check({65536, 4096, 0}), nullptr);
+    EXPECT_FALSE(presto.Configure({65536, 0, 1}));
+}
+
+// ---- Hermes -----------------------------------------------------------------------------------
+
+/// Remote path sensing set by the test: [leaf][path].
+struct FakeRemote : public RemoteView
+{
+    RemotePath value[2][4]{};
+
+    RemotePath Path(uint32_t dstLeaf, uint32_t path, int64_t /* nowNs */) const override
+    {
+        return value[dstLeaf][path];
+    }
+
+    /// Path \p path towards leaf 1 has ECN fraction \p f and queueing delay \p delayUs.
+    void Set(uint32_t path, double f, int64_t delayUs)
+    {
+        value[1][path] = RemotePath{f, delayUs * US, true};
+    }
+};
+
+/// A leaf with three uplinks (ports 1..3 = paths 0..2) and Hermes bound to it.
+struct HermesLeaf
+{
+    Leaf leaf{3};
+    FakeRemote remote;
+    SplitMixRandom random{7};
+    Recorder events;
+    Hermes hermes;
+
+    explicit HermesLeaf(Hermes::Config c = Hermes::Config())
+    {
+        c.portPath = {Hermes::kNoPath, 0, 1, 2};
+        c.portRateBps.assign(4, 10000000000ull);
+        c.nLeaves = 2;
+        c.nPaths = 3;
+        EXPECT_TRUE(hermes.Configure(c));
+        hermes.Bind(&leaf.table, &random, &events);
+        hermes.BindRemote(&remote);
+    }
+
+    /// Send \p n packets of flow \p flow, \p gapNs apart from \p *t; \return the last port
+    uint32_t Send(uint32_t flow, uint32_t n, int64_t gapNs, int64_t* t)
+    {
+        uint32_t port = 0;
+        for (uint32_t k = 0; k < n; ++k, *t += gapNs)
+        {
+            port = hermes.Select(Sized(flow, 1500, *t), leaf.All());
+        }
+        return port;
+    }
+};
+
+TEST(TalbLbCoreHermes, SensingClassifiesPathsByEcnFractionAndDelay)
+{
+    HermesLeaf h;
+    EXPECT_EQ(h.hermes.Classify(1, 1, 0), Hermes::GOOD);
+    h.leaf.state[1].queueBytes = 30000; // 24 us at 10 Gb/s: above T_RTT_low
+    EXPECT_EQ(h.hermes.Classify(1, 1, 0), Hermes::GRAY);
+    h.leaf.state[1].queueBytes = 200000; // 160 us, but no ECN feedback yet: not congested
+    EXPECT_EQ(h.hermes.Classify(1, 1, 0), Hermes::GRAY);
+    h.remote.Set(0, 0.5, 0); // marks fed back: the local queue's delay and f high
+    EXPECT_EQ(h.hermes.Classify(1, 1, 0), Hermes::CONGESTED);
+    h.remote.Set(1, 0.6, 50); // path 1 (port 2) towards leaf 1: both signals high
+    EXPECT_EQ(h.hermes.Classify(2, 1, 0), Hermes::CONGESTED);
+    EXPECT_EQ(h.hermes.Classify(2, 0, 0), Hermes::GOOD) << "other destination leaf";
+    h.remote.Set(1, 0.6, 10); // many marks, short delay: gray
+    EXPECT_EQ(h.hermes.Classify(2, 1, 0), Hermes::GRAY);
+    h.remote.Set(1, 0.1, 30); // few marks, delay between the thresholds: gray
+    EXPECT_EQ(h.hermes.Classify(2, 1, 0), Hermes::GRAY);
+    h.remote.Set(1, 0.1, 10);
+    EXPECT_EQ(h.hermes.Classify(2, 1, 0), Hermes::GOOD);
+}
+
+TEST(TalbLbCoreHermes, NewFlowsTakeGoodBeforeGrayBeforeCongestedThenTheLeastLocalRate)
+{
+    HermesLeaf h;
+    h.remote.Set(0, 0.8, 100); // port 1 congested
+    h.remote.Set(1, 0.6, 10);  // port 2 gray
+    EXPECT_EQ(h.hermes.Select(Sized(1, 1500, 0), h.leaf.All()), 3u);
+    h.remote.Set(2, 0.9, 200); // port 3 congested too
+    EXPECT_EQ(h.hermes.Select(Sized(2, 1500, 0), h.leaf.All()), 2u);
+    // All good: the uplink this leaf sends least on wins.
+    h.remote = FakeRemote();
+    for (int64_t t = 0; t < 100 * US; t += 1200)
+    {
+        h.leaf.state[1].dre.Add(1500, t);
+        h.leaf.state[3].dre.Add(500, t);
+    }
+    EXPECT_EQ(h.hermes.Select(Sized(3, 1500, 100 * US), h.leaf.All()), 2u);
+    EXPECT_TRUE(h.events.reroutes.empty());
+}
+
+TEST(TalbLbCoreHermes, AFlowOnAGoodPathNeverMoves)
+{
+    HermesLeaf h;
+    h.remote.Set(1, 0.6, 10);
+    h.remote.Set(2, 0.6, 10); // ports 2, 3 gray: the flow takes port 1
+    int64_t t = 0;
+    EXPECT_EQ(h.Send(9, 1, 1, &t), 1u);
+    h.remote = FakeRemote();                     // the others become idle too
+    h.leaf.state[1].queueBytes = 20000;          // 16 us: port 1 still good
+    EXPECT_EQ(h.Send(9, 200, 100 * US, &t), 1u); // slow and large: would move if congested
+    EXPECT_TRUE(h.events.reroutes.empty());
+}
+
+TEST(TalbLbCoreHermes, ACongestedFlowMovesOnlyWhenLargeSlowAndANotablyBetterPathExists)
+{
+    Hermes::Config c;
+    c.sizeThresholdBytes = 30000; // 20 packets
+    c.idleNs = 100000 * US;       // flows 4 and 5 take turns
+    HermesLeaf h(c);
+    h.remote.Set(1, 0.6, 10);
+    h.remote.Set(2, 0.6, 10);
+    int64_t t = 0;
+    ASSERT_EQ(h.Send(4, 1, 1, &t), 1u);
+    ASSERT_EQ(h.Send(5, 1, 1, &t), 1u);
+    h.remote.Set(0, 0.9, 100); // port 1 congested
+    h.remote.Set(2, 0, 0);     // port 3 good: notably better
+    // Flow 4, large but fast (1500 B per 1 us = 12 Gb/s > 0.3 x 10 Gb/s): stays.
+    EXPECT_EQ(h.Send(4, 300, 1000, &t), 1u);
+    EXPECT_GT(h.hermes.RateOf(4), 3e9);
+    // Flow 5, slow (1500 B per 100 us) but below the size threshold: stays.
+    EXPECT_EQ(h.Send(5, 10, 100 * US, &t), 1u);
+    EXPECT_GT(h.hermes.RateOf(5), 0.0);
+    EXPECT_LT(h.hermes.RateOf(5), 3e9);
+    // Flow 4, slow and large, but no notably better path: port 2 gray yet only 0.02 fewer
+    // marks, port 3 congested.
+    h.remote.Set(1, 0.88, 30);
+    h.remote.Set(2, 0.5, 95);
+    EXPECT_EQ(h.Send(4, 5, 100 * US, &t), 1u);
+    EXPECT_LT(h.hermes.RateOf(4), 3e9);
+    EXPECT_TRUE(h.events.reroutes.empty());
+    // Port 3 turns good: notably better in both signals. The flow moves, once.
+    h.remote.Set(2, 0, 0);
+    EXPECT_EQ(h.Send(4, 1, 100 * US, &t), 3u);
+    ASSERT_EQ(h.events.reroutes.size(), 1u);
+    EXPECT_EQ(h.events.reroutes[0], std::make_pair(1u, 3u));
+    EXPECT_EQ(h.Send(4, 20, 100 * US, &t), 3u);
+    EXPECT_EQ(h.events.reroutes.size(), 1u);
+}
+
+TEST(TalbLbCoreHermes, AFlowWhosePortFailedMovesAtOnce)
+{
+    HermesLeaf h;
+    h.remote.Set(1, 0.6, 10);
+    h.remote.Set(2, 0.6, 10);
+    int64_t t = 0;
+    ASSERT_EQ(h.Send(6, 1, 1, &t), 1u);
+    uint32_t survivors[] = {2, 3};
+    h.remote.Set(2, 0.1, 10); // port 3 good, port 2 gray
+    EXPECT_EQ(h.hermes.Select(Sized(6, 1500, t), Candidates{survivors, 2}), 3u);
+    ASSERT_EQ(h.events.reroutes.size(), 1u);
+    EXPECT_EQ(h.events.reroutes[0], std::make_pair(1u, 3u));
+}
+
+TEST(TalbLbCoreHermes, IdleFlowsArePlacedAfreshAndCheckRejectsBadConfigurations)
+{
+    HermesLeaf h;
+    h.remote.Set(1, 0.6, 10);
+    h.remote.Set(2, 0.6, 10);
+    int64_t t = 0;
+    ASSERT_EQ(h.Send(8, 1, 1, &t), 1u);
+    h.remote.Set(0, 0.6, 10);
+    h.remote.Set(2, 0, 0);
+    EXPECT_EQ(h.Send(8, 1, 1, &t), 1u) << "a live flow is not re-placed";
+    t += 2000 * US; // longer than the 1 ms idle timeout
+    EXPECT_EQ(h.Send(8, 1, 1, &t), 3u);
+    EXPECT_TRUE(h.events.reroutes.empty()) << "a new placement is no reroute";
+
+    Hermes::Config ok;
+    EXPECT_EQ(Hermes::Check(ok), nullptr);
+    Hermes::Config bad = ok;
+    bad.portPath = {0};
+    EXPECT_NE(Hermes::Check(bad), nullptr) << "paths without rates";
+    bad = ok;
+    bad.portPath = {0};
+    bad.portRateBps = {10};
+    EXPECT_NE(Hermes::Check(bad), nullptr) << "path index beyond nPaths";
+    bad = ok;
+    bad.ecnThreshold = 1.5;
+    EXPECT_NE(Hermes::Check(bad), nullptr);
+    bad = ok;
+    bad.delayLowNs = 100000;
+    EXPECT_NE(Hermes::Check(bad), nullptr) << "low delay above high";
+    bad = ok;
+    bad.tableSize = 1000;
+    EXPECT_NE(Hermes::Check(bad), nullptr);
+    bad = ok;
+    bad.rateWindowNs = 0;
+    EXPECT_NE(Hermes::Check(bad), nullptr);
 }
 
 // ---- DRILL -------------------------------------------------------------------------------------

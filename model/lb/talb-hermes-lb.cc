@@ -113,6 +113,7 @@ TalbHermesLb::TalbHermesLb()
       m_current(nullptr)
 {
     NS_LOG_FUNCTION(this);
+    m_random.Create();
 }
 
 TalbHermesLb::~TalbHermesLb()
@@ -124,6 +125,7 @@ void
 TalbHermesLb::DoDispose()
 {
     m_view.SetPorts(nullptr);
+    m_random.Dispose();
     TalbLoadBalancer::DoDispose();
 }
 

@@ -67,8 +67,9 @@ class TalbMessageChannel : public Object
     TalbMessageChannel();
     ~TalbMessageChannel() override;
 
-    /// Bytes of the message header.
-    static const uint32_t HEADER_BYTES = 16;
+    /// Bytes of the message header (constexpr: implicitly inline, so ODR-uses such as
+    /// std::min need no out-of-class definition).
+    static constexpr uint32_t HEADER_BYTES = 16;
 
     /**
      * Callback for a message fully received by the destination application.

@@ -14,6 +14,21 @@ namespace ns3
 bool
 TalbFlowSizeCdf::TryLoad(const std::string& path, TalbFlowSizeCdf* cdf, std::string* error)
 {
+    std::ifstream in(path);
+    if (!in)
+    {
+        *error = path + ":0: cannot open the flow-size CDF file";
+        return false;
+    }
+    return TryParse(in, path, cdf, error);
+}
+
+bool
+TalbFlowSizeCdf::TryParse(std::istream& in,
+                          const std::string& path,
+                          TalbFlowSizeCdf* cdf,
+                          std::string* error)
+{
     auto fail = [&](uint32_t line, const char* field, const std::string& msg) {
         std::ostringstream os;
         os << path << ":" << line << ": ";
@@ -25,11 +40,6 @@ TalbFlowSizeCdf::TryLoad(const std::string& path, TalbFlowSizeCdf* cdf, std::str
         *error = os.str();
         return false;
     };
-    std::ifstream in(path);
-    if (!in)
-    {
-        return fail(0, nullptr, "cannot open the flow-size CDF file");
-    }
     TalbFlowSizeCdf c;
     std::string line;
     uint32_t lineNo = 0;
@@ -104,6 +114,12 @@ bool
 TalbFlowSizeCdf::IsEmpty() const
 {
     return m_points.empty();
+}
+
+const std::vector<std::pair<double, double>>&
+TalbFlowSizeCdf::GetPoints() const
+{
+    return m_points;
 }
 
 uint64_t

@@ -29,6 +29,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <iomanip>
@@ -71,6 +72,22 @@ PollInterrupt(Time period)
         return;
     }
     Simulator::Schedule(period, &PollInterrupt, period);
+}
+
+/**
+ * Writes run.json through a temporary file and a rename, so that a run killed at any point
+ * leaves either the previous run.json or the new one, never half of one.
+ */
+void
+WriteRunJson(const std::string& outDir, const std::string& text)
+{
+    std::string path = SystemPath::Append(outDir, "run.json");
+    std::string tmp = path + ".tmp";
+    {
+        std::ofstream json(tmp);
+        json << text;
+    }
+    std::rename(tmp.c_str(), path.c_str());
 }
 
 bool
@@ -732,7 +749,17 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
 
     Ptr<TalbOutputWriter> writer = CreateObject<TalbOutputWriter>();
     writer->Open(outDir);
-    writer->SetScheme(c.GetBool("stockRouting") ? "stock-ecmp" : lb);
+    // run.json first, marked incomplete: a run killed outright (SIGKILL, out of memory) still
+    // leaves a folder the report reads, its CSVs holding every row flushed so far.
+    const std::string scheme = c.GetBool("stockRouting") ? "stock-ecmp" : lb;
+    {
+        std::ostringstream json;
+        json << "{\"talb_version\": \"" << TALB_VERSION << "\", \"scheme\": \"" << scheme
+             << "\", \"seed\": " << c.GetUint("seed") << ", \"lb\": \"" << lb
+             << "\", \"complete\": false, \"parameters\": " << c.ToJson() << "}\n";
+        WriteRunJson(outDir, json.str());
+    }
+    writer->SetScheme(scheme);
     writer->SetSeed(c.GetUint("seed"));
     const uint32_t headerBytes = 52 + 2; // IP+TCP+timestamps, PPP
     writer->SetIdealFctCallback(MakeBoundCallback(
@@ -854,7 +881,7 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
         std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
     progress.reset();
 
-    r.scheme = c.GetBool("stockRouting") ? "stock-ecmp" : lb;
+    r.scheme = scheme;
     r.outDir = outDir;
     r.simSeconds = Simulator::Now().GetSeconds();
     r.tensorFlows = collector->tensorFct.size();
@@ -884,7 +911,7 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
     r.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
 
-    std::ofstream json(SystemPath::Append(outDir, "run.json"));
+    std::ostringstream json;
     json << "{\"talb_version\": \"" << TALB_VERSION << "\", \"scheme\": \"" << r.scheme
          << "\", \"seed\": " << c.GetUint("seed") << ", \"lb\": \"" << lb
          << "\", \"complete\": " << (r.iterationsDone == r.iterationsExpected ? "true" : "false")
@@ -894,6 +921,7 @@ TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std:
          << ", \"packet_hops\": " << r.packetHops
          << ", \"delivered_packets\": " << r.deliveredPackets << ", \"parameters\": " << c.ToJson()
          << "}\n";
+    WriteRunJson(outDir, json.str());
     return r;
 }
 

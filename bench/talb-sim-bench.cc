@@ -16,6 +16,7 @@
 #include "ns3/command-line.h"
 #include "ns3/simulator.h"
 #include "ns3/system-path.h"
+#include "ns3/talb-parse.h"
 #include "ns3/talb-scenario.h"
 
 #include <algorithm>
@@ -36,22 +37,6 @@ using namespace ns3;
 
 namespace
 {
-
-std::vector<std::string>
-SplitList(const std::string& s, char sep)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, sep))
-    {
-        if (!item.empty())
-        {
-            out.push_back(item);
-        }
-    }
-    return out;
-}
 
 /// One fabric of --fabrics: LEAVESxSPINESxHOSTS_PER_LEAF.
 struct Fabric
@@ -75,21 +60,20 @@ struct Fabric
 bool
 ParseFabric(const std::string& text, Fabric* f)
 {
-    std::vector<std::string> parts = SplitList(text, 'x');
+    std::vector<std::string> parts = TalbParse::Split(text, 'x');
     if (parts.size() != 3)
     {
         return false;
     }
-    uint32_t v[3];
+    uint64_t v[3];
     for (int i = 0; i < 3; ++i)
     {
-        if (parts[i].find_first_not_of("0123456789") != std::string::npos || parts[i].size() > 5)
+        if (!TalbParse::ParseUint(parts[i], &v[i], 1, 99999))
         {
             return false;
         }
-        v[i] = std::stoul(parts[i]);
     }
-    *f = Fabric{v[0], v[1], v[2]};
+    *f = Fabric{uint32_t(v[0]), uint32_t(v[1]), uint32_t(v[2])};
     return true;
 }
 
@@ -218,7 +202,7 @@ main(int argc, char* argv[])
 
     std::vector<std::string> errors = config.TakeErrors();
     std::vector<Fabric> fabricList;
-    for (const auto& f : SplitList(fabrics, ','))
+    for (const auto& f : TalbParse::Split(fabrics, ','))
     {
         Fabric fab;
         if (!ParseFabric(f, &fab) || fab.leaves == 0 || fab.spines == 0 || fab.perLeaf == 0)
@@ -230,9 +214,9 @@ main(int argc, char* argv[])
             fabricList.push_back(fab);
         }
     }
-    std::vector<std::string> rateList = SplitList(rates, ',');
-    std::vector<std::string> durationList = SplitList(durations, ',');
-    std::vector<std::string> variantList = SplitList(variants, ',');
+    std::vector<std::string> rateList = TalbParse::Split(rates, ',');
+    std::vector<std::string> durationList = TalbParse::Split(durations, ',');
+    std::vector<std::string> variantList = TalbParse::Split(variants, ',');
     if (rateList.empty() || variantList.empty() || fabricList.empty())
     {
         errors.push_back("--fabrics, --rates and --variants need at least one value each");
@@ -252,6 +236,7 @@ main(int argc, char* argv[])
     }
     const std::string outRoot = config.GetString("out");
     // Validate every run's configuration before simulating anything.
+    TalbScenario::Spec spec;
     auto configure = [&](const Fabric& f, size_t r, const std::string& variant) {
         const std::string origin = "talb-sim-bench";
         std::vector<std::string> e;
@@ -273,10 +258,9 @@ main(int argc, char* argv[])
         set("stockRouting", variant == "stock" ? "true" : "false");
         set("lb", variant == "stock" ? "ecmp" : variant);
         set("out", SystemPath::Append(outRoot, f.Name() + "-" + rateList[r] + "-" + variant));
-        for (const auto& v : TalbScenario::Validate(config))
-        {
-            e.push_back(v);
-        }
+        std::vector<std::string> invalid;
+        TalbScenario::Parse(config, &spec, &invalid);
+        e.insert(e.end(), invalid.begin(), invalid.end());
         return e;
     };
     if (errors.empty())
@@ -345,8 +329,7 @@ main(int argc, char* argv[])
                 {
                     configure(f, r, v);
                     Row row{f.Name(), f.Hosts(), rateList[r], v, k, LoadAverage(), {}};
-                    row.result =
-                        TalbScenario::Run(config, config.GetString("lb"), config.GetString("out"));
+                    row.result = TalbScenario::Run(spec, spec.lbs.front(), spec.out);
                     const auto& res = row.result;
                     std::cout << std::left << std::setw(10) << row.fabric << std::setw(9)
                               << row.rate << std::setw(8) << v << std::right << std::fixed

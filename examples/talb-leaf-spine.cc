@@ -98,7 +98,8 @@ main(int argc, char* argv[])
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("lb",
-                 "Path selector: " + TalbLoadBalancer::GetShortNames() + " (or a TypeId name)",
+                 "Path selector: " + TalbLoadBalancer::GetRegistry().GetNames() +
+                     " (or a TypeId name)",
                  lb);
     cmd.AddValue("leaves", "Number of leaf switches", leaves);
     cmd.AddValue("spines", "Number of spine switches", spines);

@@ -27,9 +27,10 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     std::vector<std::string> errors = config.TakeErrors();
+    TalbScenario::Spec spec;
     if (errors.empty())
     {
-        errors = TalbScenario::Validate(config);
+        TalbScenario::Parse(config, &spec, &errors);
     }
     if (!errors.empty())
     {
@@ -41,17 +42,17 @@ main(int argc, char* argv[])
         return 2;
     }
 
-    std::vector<std::string> lbs = TalbScenario::LoadBalancers(config);
+    const std::vector<std::string>& lbs = spec.lbs;
     std::vector<TalbScenario::Result> results;
     for (const auto& lb : lbs)
     {
-        std::string out = config.GetString("out");
+        std::string out = spec.out;
         if (lbs.size() > 1)
         {
             out = SystemPath::Append(out, lb);
         }
         std::cerr << "talb-scenario: running " << lb << " -> " << out << "\n";
-        results.push_back(TalbScenario::Run(config, lb, out));
+        results.push_back(TalbScenario::Run(spec, lb, out));
         if (TalbScenario::Interrupted())
         {
             std::cerr << "talb-scenario: interrupted; " << out

@@ -217,7 +217,7 @@ main(int argc, char* argv[])
         if (!astraFile.empty())
         {
             helper.SetModel(
-                TalbDnnModel::LoadAstraSim(astraFile, Time(astraCycle), astraBytes, "astra"));
+                TalbAstraSimWorkload::Read(astraFile, Time(astraCycle), astraBytes, "astra"));
         }
         else
         {

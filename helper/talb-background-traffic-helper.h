@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-helper
  * \brief Installs background traffic (TalbBackgroundTraffic) on a set of hosts: Poisson flows
  * between random pairs of them, sizes from a CDF file, at a target load of each host's link.
  */

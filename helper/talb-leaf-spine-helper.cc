@@ -16,6 +16,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/talb-host-egress-hook.h"
+#include "ns3/talb-parse.h"
 #include "ns3/talb-priority-queue.h"
 #include "ns3/tcp-congestion-ops.h"
 #include "ns3/tcp-l4-protocol.h"
@@ -153,6 +154,71 @@ TalbLeafSpineHelper::DoSetLoadBalancer(ObjectFactory factory)
 {
     NS_ABORT_MSG_IF(m_installed, "TalbLeafSpineHelper::SetLoadBalancer after Install");
     m_lbFactory = factory;
+}
+
+namespace
+{
+
+/// "leaf:spine" followed by \p sep and the rest, which goes to \p rest.
+bool
+ParseLinkItem(const std::string& item, char sep, uint32_t* leaf, uint32_t* spine, std::string* rest)
+{
+    std::string::size_type colon = item.find(':');
+    std::string::size_type at = item.find(sep);
+    uint64_t l = 0;
+    uint64_t s = 0;
+    if (colon == std::string::npos || at == std::string::npos || at < colon ||
+        !TalbParse::ParseUint(TalbParse::Trim(item.substr(0, colon)), &l, 0, UINT32_MAX) ||
+        !TalbParse::ParseUint(TalbParse::Trim(item.substr(colon + 1, at - colon - 1)),
+                              &s,
+                              0,
+                              UINT32_MAX))
+    {
+        return false;
+    }
+    *leaf = static_cast<uint32_t>(l);
+    *spine = static_cast<uint32_t>(s);
+    *rest = TalbParse::Trim(item.substr(at + 1));
+    return true;
+}
+
+} // namespace
+
+std::string
+TalbLeafSpineHelper::ParseLinkRates(const std::string& text, std::vector<LinkRate>* out)
+{
+    out->clear();
+    for (const auto& item : TalbParse::Split(text, ';'))
+    {
+        LinkRate r;
+        std::string rate;
+        DataRateValue value;
+        if (!ParseLinkItem(item, '=', &r.leaf, &r.spine, &rate) ||
+            !value.DeserializeFromString(rate, MakeDataRateChecker()))
+        {
+            return "'" + item + "' is not leaf:spine=rate";
+        }
+        r.rate = value.Get();
+        out->push_back(r);
+    }
+    return "";
+}
+
+std::string
+TalbLeafSpineHelper::ParseLinkFailures(const std::string& text, std::vector<LinkFailure>* out)
+{
+    out->clear();
+    for (const auto& item : TalbParse::Split(text, ';'))
+    {
+        LinkFailure f;
+        std::string at;
+        if (!ParseLinkItem(item, '@', &f.leaf, &f.spine, &at) || !TalbParse::ParseTime(at, &f.at))
+        {
+            return "'" + item + "' is not leaf:spine@time";
+        }
+        out->push_back(f);
+    }
+    return "";
 }
 
 void

@@ -22,7 +22,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-helper
  * \brief Builds a two-tier leaf-spine fabric of TaLB switches and hosts.
  *
  * Install() creates the hosts (node ids first), the leaves and the spines; point-to-point links
@@ -57,6 +57,33 @@ class TalbLeafSpineHelper : public Object
 
     /// Choose the switches' path selector by a ready factory (TypeId and attributes set).
     void SetLoadBalancerFactory(const ObjectFactory& factory);
+
+    /// A rate override of one leaf-spine link: "leaf:spine=rate".
+    struct LinkRate
+    {
+        uint32_t leaf{0};
+        uint32_t spine{0};
+        DataRate rate;
+    };
+
+    /// A failure of one leaf-spine link: "leaf:spine@time".
+    struct LinkFailure
+    {
+        uint32_t leaf{0};
+        uint32_t spine{0};
+        Time at;
+    };
+
+    /**
+     * Parse a ';'-separated list of "leaf:spine=rate" items (e.g. "0:1=2.5Gbps;1:0=5Gbps").
+     * \return an empty string, or an error naming the bad item
+     */
+    static std::string ParseLinkRates(const std::string& text, std::vector<LinkRate>* out);
+    /**
+     * Parse a ';'-separated list of "leaf:spine@time" items (e.g. "0:1@5ms").
+     * \return an empty string, or an error naming the bad item
+     */
+    static std::string ParseLinkFailures(const std::string& text, std::vector<LinkFailure>* out);
 
     /// Override the rate of the link between \p leaf and \p spine (both directions).
     void SetLinkRate(uint32_t leaf, uint32_t spine, DataRate rate);
@@ -169,8 +196,8 @@ template <typename... Ts>
 void
 TalbLeafSpineHelper::SetLoadBalancer(const std::string& name, Ts&&... args)
 {
-    DoSetLoadBalancer(
-        ObjectFactory(TalbLoadBalancer::TypeIdFromName(name).GetName(), std::forward<Ts>(args)...));
+    DoSetLoadBalancer(ObjectFactory(TalbLoadBalancer::GetRegistry().Get(name).GetName(),
+                                    std::forward<Ts>(args)...));
 }
 
 } // namespace ns3

@@ -6,6 +6,12 @@
 #include "ns3/talb-background-traffic.h"
 
 #include <cinttypes>
+#include <cstdio>
+#include <fstream>
+
+#ifndef TALB_VERSION
+#define TALB_VERSION "unknown"
+#endif
 
 namespace ns3
 {
@@ -60,6 +66,29 @@ TalbOutputWriter::Close()
             *f = nullptr;
         }
     }
+}
+
+void
+TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
+{
+    // Through a temporary file and a rename: a run killed at any point leaves the previous
+    // run.json or the new one, never half of one.
+    std::string path = SystemPath::Append(folder, "run.json");
+    std::string tmp = path + ".tmp";
+    std::ofstream json(tmp);
+    NS_ABORT_MSG_UNLESS(json, "TalbOutputWriter: cannot create " << tmp);
+    json << "{\"talb_version\": \"" << TALB_VERSION << "\", \"scheme\": \"" << info.scheme
+         << "\", \"seed\": " << info.seed << ", \"lb\": \"" << info.lb
+         << "\", \"complete\": " << (info.complete ? "true" : "false")
+         << ", \"sim_seconds\": " << info.simSeconds << ", \"wall_seconds\": " << info.wallSeconds
+         << ", \"run_wall_seconds\": " << info.runWallSeconds
+         << ", \"run_cpu_seconds\": " << info.runCpuSeconds << ", \"events\": " << info.events
+         << ", \"packet_hops\": " << info.packetHops
+         << ", \"delivered_packets\": " << info.deliveredPackets
+         << ", \"parameters\": " << info.parametersJson << "}\n";
+    json.close();
+    NS_ABORT_MSG_IF(!json || std::rename(tmp.c_str(), path.c_str()) != 0,
+                    "TalbOutputWriter: cannot write " << path);
 }
 
 void

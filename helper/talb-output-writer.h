@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-helper
  * \brief Writes the generator's three CSV files into an output folder, one row per record,
  * flushed as it is written (an interrupted run keeps what it measured).
  *
@@ -26,11 +26,34 @@ namespace ns3
  *   wire_bytes
  * - iterations.csv: job,worker,iteration,start_ns,end_ns,compute_ns,exposed_comm_ns,scheme,seed
  *
+ * - run.json (WriteRunJson): the run's identity, timings, counters and every parameter; the
+ *   scenario writes it when the run starts (complete: false) and replaces it when it ends.
+ *
  * Times are integer nanoseconds of simulated time. Column meanings: doc/talb-generator.rst.
  */
 class TalbOutputWriter : public Object
 {
   public:
+    /// What run.json says about one run.
+    struct RunInfo
+    {
+        std::string scheme;           //!< the scheme column: the load balancer, or stock-ecmp
+        std::string lb;               //!< the load balancer's name as given
+        uint64_t seed{1};             //!< ns-3 RngRun
+        bool complete{false};         //!< every job finished its iterations
+        double simSeconds{0};         //!< simulated time at the end
+        double wallSeconds{0};        //!< the whole run: build, simulate, tear down
+        double runWallSeconds{0};     //!< Simulator::Run() alone
+        double runCpuSeconds{0};      //!< CPU time during Simulator::Run()
+        uint64_t events{0};           //!< simulator events executed
+        uint64_t packetHops{0};       //!< link transmissions started
+        uint64_t deliveredPackets{0}; //!< packets received by host NICs
+        std::string parametersJson;   //!< every scenario parameter, a JSON object
+    };
+
+    /// Write \p info as \p folder/run.json, replacing it atomically (temporary file, rename).
+    static void WriteRunJson(const std::string& folder, const RunInfo& info);
+
     static TypeId GetTypeId();
     TalbOutputWriter();
     ~TalbOutputWriter() override;

@@ -2,9 +2,9 @@
 
 #include "ns3/abort.h"
 #include "ns3/callback.h"
+#include "ns3/queue-size.h"
+#include "ns3/talb-parse.h"
 
-#include <cerrno>
-#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -14,51 +14,6 @@ namespace ns3
 
 namespace
 {
-
-std::string
-Trim(const std::string& s)
-{
-    size_t b = s.find_first_not_of(" \t\r");
-    size_t e = s.find_last_not_of(" \t\r");
-    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-bool
-ParseUint(const std::string& s, uint64_t* out)
-{
-    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
-    {
-        return false;
-    }
-    errno = 0;
-    *out = std::strtoull(s.c_str(), nullptr, 10);
-    return errno == 0;
-}
-
-bool
-ParseDouble(const std::string& s, double* out)
-{
-    char* end = nullptr;
-    errno = 0;
-    *out = std::strtod(s.c_str(), &end);
-    return !s.empty() && end == s.c_str() + s.size() && errno == 0;
-}
-
-bool
-ParseBool(const std::string& s, bool* out)
-{
-    if (s == "1" || s == "true" || s == "yes" || s == "on")
-    {
-        *out = true;
-        return true;
-    }
-    if (s == "0" || s == "false" || s == "no" || s == "off")
-    {
-        *out = false;
-        return true;
-    }
-    return false;
-}
 
 std::string
 JsonEscape(const std::string& s)
@@ -82,50 +37,27 @@ JsonEscape(const std::string& s)
     return os.str();
 }
 
-} // namespace
-
-std::vector<std::string>
-TalbScenarioConfig::Split(const std::string& text, char sep)
+/// \return \p v as the shortest text that reads back ("256", "0.5", "1e+06")
+std::string
+Number(double v)
 {
-    std::vector<std::string> out;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, sep))
-    {
-        item = Trim(item);
-        if (!item.empty())
-        {
-            out.push_back(item);
-        }
-    }
-    return out;
+    std::ostringstream os;
+    os << v;
+    return os.str();
 }
 
-bool
-TalbScenarioConfig::ParseTime(const std::string& text, Time* out)
-{
-    static const struct
-    {
-        const char* unit;
-        double seconds;
-    } units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}};
+} // namespace
 
-    for (const auto& u : units)
-    {
-        size_t n = std::string(u.unit).size();
-        if (text.size() > n && text.compare(text.size() - n, n, u.unit) == 0)
-        {
-            double v;
-            std::string number = text.substr(0, text.size() - n);
-            // "1ms" also ends in "s": only accept when the number part is a plain number.
-            if (ParseDouble(number, &v) && v >= 0)
-            {
-                *out = Seconds(v * u.seconds);
-                return true;
-            }
-        }
-    }
-    return false;
+TalbScenarioConfig::Range
+TalbScenarioConfig::Between(double min, double max, bool maxOpen)
+{
+    return Range{min, max, maxOpen};
+}
+
+TalbScenarioConfig::Range
+TalbScenarioConfig::AtLeast(double min)
+{
+    return Range{min, std::numeric_limits<double>::infinity(), false};
 }
 
 void
@@ -135,12 +67,165 @@ TalbScenarioConfig::Declare(const std::string& name,
                             const std::string& help,
                             const std::string& choices)
 {
+    NS_ABORT_MSG_IF(kind == NAME || kind == NAMES,
+                    "TalbScenarioConfig: '" << name << "': name parameters need a registry");
+    Param p;
+    p.kind = kind;
+    p.help = help;
+    p.choices = kind == CHOICE ? TalbParse::Split(choices, ',') : std::vector<std::string>{};
+    Add(name, p, defaultValue);
+}
+
+void
+TalbScenarioConfig::Declare(const std::string& name,
+                            Kind kind,
+                            const std::string& defaultValue,
+                            const std::string& help,
+                            Range range)
+{
+    NS_ABORT_MSG_UNLESS(kind == UINT || kind == DOUBLE,
+                        "TalbScenarioConfig: '" << name << "': only numbers have a range");
+    Param p;
+    p.kind = kind;
+    p.help = help;
+    p.range = range;
+    Add(name, p, defaultValue);
+}
+
+void
+TalbScenarioConfig::Declare(const std::string& name,
+                            Kind kind,
+                            const std::string& defaultValue,
+                            const std::string& help,
+                            const TalbRegistry& registry)
+{
+    NS_ABORT_MSG_UNLESS(kind == NAME || kind == NAMES,
+                        "TalbScenarioConfig: '" << name << "': a registry goes with NAME(S)");
+    Param p;
+    p.kind = kind;
+    p.help = help;
+    p.registry = &registry;
+    Add(name, p, defaultValue);
+}
+
+void
+TalbScenarioConfig::Add(const std::string& name, Param param, const std::string& defaultValue)
+{
     NS_ABORT_MSG_IF(m_params.count(name), "TalbScenarioConfig: '" << name << "' declared twice");
-    m_params[name] =
-        Param{kind, "", help, kind == CHOICE ? Split(choices, ',') : std::vector<std::string>{}};
+    m_params[name] = param;
     m_order.push_back(name);
     std::string err = Set(name, defaultValue, "default");
     NS_ABORT_MSG_UNLESS(err.empty(), "TalbScenarioConfig: bad default: " << err);
+}
+
+std::string
+TalbScenarioConfig::Check(const Param& p, const std::string& value)
+{
+    uint64_t u;
+    double d;
+    bool b;
+    Time t;
+    DataRateValue rate;
+    QueueSizeValue size;
+    std::string error;
+    switch (p.kind)
+    {
+    case STRING:
+        return "";
+    case UINT:
+        if (!TalbParse::ParseUint(value, &u))
+        {
+            return "a non-negative integer";
+        }
+        d = double(u);
+        break;
+    case DOUBLE:
+        if (!TalbParse::ParseDouble(value, &d))
+        {
+            return "a number";
+        }
+        break;
+    case BOOL:
+        return TalbParse::ParseBool(value, &b) ? "" : "true or false";
+    case RATE:
+        return rate.DeserializeFromString(value, MakeDataRateChecker())
+                   ? ""
+                   : "a data rate such as 100Gbps or 10Mb/s";
+    case TIME:
+        return TalbParse::ParseTime(value, &t) ? ""
+                                               : "a time with a unit: ns, us, ms or s (e.g. 2us)";
+    case SIZE:
+        return value.empty() || size.DeserializeFromString(value, MakeQueueSizeChecker())
+                   ? ""
+                   : "a size such as 1MB or 100p";
+    case CHOICE:
+        for (const auto& c : p.choices)
+        {
+            if (c == value)
+            {
+                return "";
+            }
+        }
+        error = "one of:";
+        for (const auto& c : p.choices)
+        {
+            error += " " + c;
+        }
+        return error;
+    case NAME:
+    case NAMES: {
+        std::vector<std::string> names =
+            p.kind == NAME ? std::vector<std::string>{value} : TalbParse::Split(value, ',');
+        std::string what = p.kind == NAME ? "a " + p.registry->GetFamily() + " name"
+                                          : "a list of " + p.registry->GetFamily() + " names";
+        if (names.empty())
+        {
+            return what + " (" + p.registry->GetNames() + ")";
+        }
+        for (const auto& n : names)
+        {
+            TypeId tid;
+            if (!p.registry->Lookup(n, &tid, &error))
+            {
+                return what + ": " + error;
+            }
+        }
+        return "";
+    }
+    }
+    // Numbers: the range.
+    const Range& r = p.range;
+    if (d < r.min || d > r.max || (r.maxOpen && d >= r.max))
+    {
+        return "in " + Describe(p);
+    }
+    return "";
+}
+
+std::string
+TalbScenarioConfig::Describe(const Param& p)
+{
+    std::string text;
+    if (p.kind == CHOICE)
+    {
+        for (size_t i = 0; i < p.choices.size(); ++i)
+        {
+            text += (i ? "|" : "") + p.choices[i];
+        }
+    }
+    else if (p.kind == NAME || p.kind == NAMES)
+    {
+        text = p.registry->GetNames() + ", or a TypeId name";
+    }
+    else if (p.range.min > -std::numeric_limits<double>::infinity() ||
+             p.range.max < std::numeric_limits<double>::infinity())
+    {
+        text =
+            "[" + Number(p.range.min) + ", " +
+            (p.range.max < std::numeric_limits<double>::infinity() ? Number(p.range.max) : "inf") +
+            (p.range.maxOpen ? ")" : "]");
+    }
+    return text;
 }
 
 std::string
@@ -161,64 +246,8 @@ TalbScenarioConfig::Set(const std::string& name,
         return os.str();
     }
     Param& p = it->second;
-    std::string value = Trim(rawValue);
-    std::string expected;
-    uint64_t u;
-    double d;
-    bool b;
-    Time t;
-    DataRateValue rate;
-    switch (p.kind)
-    {
-    case STRING:
-        break;
-    case UINT:
-        if (!ParseUint(value, &u))
-        {
-            expected = "a non-negative integer";
-        }
-        break;
-    case DOUBLE:
-        if (!ParseDouble(value, &d))
-        {
-            expected = "a number";
-        }
-        break;
-    case BOOL:
-        if (!ParseBool(value, &b))
-        {
-            expected = "true or false";
-        }
-        break;
-    case RATE:
-        if (!rate.DeserializeFromString(value, MakeDataRateChecker()))
-        {
-            expected = "a data rate such as 100Gbps or 10Mb/s";
-        }
-        break;
-    case TIME:
-        if (!ParseTime(value, &t))
-        {
-            expected = "a time with a unit: ns, us, ms or s (e.g. 2us)";
-        }
-        break;
-    case CHOICE: {
-        bool ok = false;
-        for (const auto& c : p.choices)
-        {
-            ok = ok || c == value;
-        }
-        if (!ok)
-        {
-            expected = "one of:";
-            for (const auto& c : p.choices)
-            {
-                expected += " " + c;
-            }
-        }
-        break;
-    }
-    }
+    std::string value = TalbParse::Trim(rawValue);
+    std::string expected = Check(p, value);
     if (!expected.empty())
     {
         return origin + ": " + name + "='" + value + "' is not " + expected;
@@ -242,7 +271,7 @@ TalbScenarioConfig::LoadFile(const std::string& path)
         ++lineno;
         std::string origin = path + ":" + std::to_string(lineno);
         size_t hash = line.find('#');
-        line = Trim(hash == std::string::npos ? line : line.substr(0, hash));
+        line = TalbParse::Trim(hash == std::string::npos ? line : line.substr(0, hash));
         if (line.empty())
         {
             continue;
@@ -252,7 +281,7 @@ TalbScenarioConfig::LoadFile(const std::string& path)
         {
             return origin + ": expected 'name = value', got '" + line + "'";
         }
-        std::string err = Set(Trim(line.substr(0, eq)), line.substr(eq + 1), origin);
+        std::string err = Set(TalbParse::Trim(line.substr(0, eq)), line.substr(eq + 1), origin);
         if (!err.empty())
         {
             return err;
@@ -293,14 +322,10 @@ TalbScenarioConfig::AddToCommandLine(CommandLine& cmd)
     {
         const Param& p = m_params.at(name);
         std::string help = p.help;
-        if (p.kind == CHOICE)
+        std::string declared = Describe(p);
+        if (!declared.empty())
         {
-            help += " (";
-            for (size_t i = 0; i < p.choices.size(); ++i)
-            {
-                help += (i ? "|" : "") + p.choices[i];
-            }
-            help += ")";
+            help += " (" + declared + ")";
         }
         help += " [" + p.value + "]";
         cmd.AddValue(name,
@@ -342,11 +367,19 @@ TalbScenarioConfig::GetString(const std::string& name) const
     return Lookup(name).value;
 }
 
+std::vector<std::string>
+TalbScenarioConfig::GetNames(const std::string& name) const
+{
+    NS_ABORT_MSG_UNLESS(Lookup(name).kind == NAMES,
+                        "TalbScenarioConfig: " << name << " is not a list of names");
+    return TalbParse::Split(Lookup(name).value, ',');
+}
+
 uint64_t
 TalbScenarioConfig::GetUint(const std::string& name) const
 {
     uint64_t v = 0;
-    NS_ABORT_MSG_UNLESS(Lookup(name).kind == UINT && ParseUint(Lookup(name).value, &v),
+    NS_ABORT_MSG_UNLESS(Lookup(name).kind == UINT && TalbParse::ParseUint(Lookup(name).value, &v),
                         "TalbScenarioConfig: " << name << " is not an integer parameter");
     return v;
 }
@@ -355,7 +388,8 @@ double
 TalbScenarioConfig::GetDouble(const std::string& name) const
 {
     double v = 0;
-    NS_ABORT_MSG_UNLESS(Lookup(name).kind == DOUBLE && ParseDouble(Lookup(name).value, &v),
+    NS_ABORT_MSG_UNLESS(Lookup(name).kind == DOUBLE &&
+                            TalbParse::ParseDouble(Lookup(name).value, &v),
                         "TalbScenarioConfig: " << name << " is not a real parameter");
     return v;
 }
@@ -364,7 +398,7 @@ bool
 TalbScenarioConfig::GetBool(const std::string& name) const
 {
     bool v = false;
-    NS_ABORT_MSG_UNLESS(Lookup(name).kind == BOOL && ParseBool(Lookup(name).value, &v),
+    NS_ABORT_MSG_UNLESS(Lookup(name).kind == BOOL && TalbParse::ParseBool(Lookup(name).value, &v),
                         "TalbScenarioConfig: " << name << " is not a bool parameter");
     return v;
 }
@@ -381,7 +415,7 @@ Time
 TalbScenarioConfig::GetTime(const std::string& name) const
 {
     Time t;
-    NS_ABORT_MSG_UNLESS(Lookup(name).kind == TIME && ParseTime(Lookup(name).value, &t),
+    NS_ABORT_MSG_UNLESS(Lookup(name).kind == TIME && TalbParse::ParseTime(Lookup(name).value, &t),
                         "TalbScenarioConfig: " << name << " is not a time parameter");
     return t;
 }

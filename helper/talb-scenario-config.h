@@ -4,7 +4,9 @@
 #include "ns3/command-line.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
+#include "ns3/talb-registry.h"
 
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,28 +15,48 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-helper
  * \brief The parameters of a talb scenario, declared once, set from a config file and/or the
  * command line, validated before anything is simulated, and written to run.json.
  *
- * Each parameter has a name, a kind (string, integer, real, bool, data rate, time, or one of a
- * fixed set of choices), a default and one line of help; CommandLine's --help lists them all.
- * Config files hold `name = value` lines (`#` starts a comment); the command line overrides the
- * file. Every error names where the bad value came from (file:line or --name) and what is wrong.
+ * Each parameter is declared once: a name, a kind (string, integer, real, bool, data rate,
+ * time, queue size, one of a fixed set of choices, or names of a plug-in family's registry), a
+ * default, an optional range for numbers, and one line of help. Every value is checked against
+ * its declaration when it is set, and --help shows the declaration (choices, names, range,
+ * default). Config files hold `name = value` lines (`#` starts a comment); the command line
+ * overrides the file. Every error names where the bad value came from (file:line or --name) and
+ * what is wrong.
  */
 class TalbScenarioConfig
 {
   public:
+    /// What a parameter holds.
     enum Kind
     {
-        STRING,
-        UINT,
-        DOUBLE,
-        BOOL,
-        RATE,
-        TIME,
-        CHOICE
+        STRING, //!< any text
+        UINT,   //!< a non-negative integer
+        DOUBLE, //!< a real number
+        BOOL,   //!< true or false
+        RATE,   //!< a data rate: 10Gbps
+        TIME,   //!< a time with its unit: 2us
+        SIZE,   //!< a queue size, 1MB or 100p; empty means the helper's default
+        CHOICE, //!< one of a fixed comma-separated set
+        NAME,   //!< one name of a plug-in family (short or TypeId name)
+        NAMES   //!< a comma-separated list of such names, at least one
     };
+
+    /// The allowed interval of a UINT or DOUBLE parameter.
+    struct Range
+    {
+        double min{-std::numeric_limits<double>::infinity()};
+        double max{std::numeric_limits<double>::infinity()};
+        bool maxOpen{false}; //!< max itself is excluded: [min, max)
+    };
+
+    /// \return [min, max], or [min, max) with \p maxOpen
+    static Range Between(double min, double max, bool maxOpen = false);
+    /// \return [min, infinity)
+    static Range AtLeast(double min);
 
     /// Declares a parameter; \p choices is the allowed set for CHOICE (comma-separated).
     void Declare(const std::string& name,
@@ -42,6 +64,18 @@ class TalbScenarioConfig
                  const std::string& defaultValue,
                  const std::string& help,
                  const std::string& choices = "");
+    /// Declares a UINT or DOUBLE parameter whose values must lie in \p range.
+    void Declare(const std::string& name,
+                 Kind kind,
+                 const std::string& defaultValue,
+                 const std::string& help,
+                 Range range);
+    /// Declares a NAME or NAMES parameter checked against \p registry (which outlives this).
+    void Declare(const std::string& name,
+                 Kind kind,
+                 const std::string& defaultValue,
+                 const std::string& help,
+                 const TalbRegistry& registry);
 
     /**
      * Sets a declared parameter after checking its value.
@@ -63,6 +97,8 @@ class TalbScenarioConfig
 
     bool Has(const std::string& name) const;
     std::string GetString(const std::string& name) const;
+    /// \return the items of a NAMES parameter
+    std::vector<std::string> GetNames(const std::string& name) const;
     uint64_t GetUint(const std::string& name) const;
     double GetDouble(const std::string& name) const;
     bool GetBool(const std::string& name) const;
@@ -72,20 +108,23 @@ class TalbScenarioConfig
     /// All parameters as a JSON object (`"name": value`), numbers unquoted.
     std::string ToJson() const;
 
-    /// Splits \p text at \p sep, trims blanks and tabs, and drops empty items.
-    static std::vector<std::string> Split(const std::string& text, char sep);
-
-    /// Parses "1.5ms", "20us", "3s", "100ns" (the unit is required); false if malformed.
-    static bool ParseTime(const std::string& text, Time* out);
-
   private:
+    /// One declaration and the current value.
     struct Param
     {
         Kind kind;
         std::string value;
         std::string help;
         std::vector<std::string> choices;
+        Range range;
+        const TalbRegistry* registry{nullptr};
     };
+
+    void Add(const std::string& name, Param param, const std::string& defaultValue);
+    /// \return what \p value should have been for \p p ("a number"), or empty when it is valid
+    static std::string Check(const Param& p, const std::string& value);
+    /// \return the declaration as --help shows it: choices, names, range, default
+    static std::string Describe(const Param& p);
 
     const Param& Lookup(const std::string& name) const;
     bool OnCommandLine(const std::string& name, const std::string& value);

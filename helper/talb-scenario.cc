@@ -8,7 +8,6 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
-#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/point-to-point-net-device.h"
@@ -19,19 +18,19 @@
 #include "ns3/system-path.h"
 #include "ns3/talb-collective.h"
 #include "ns3/talb-comm-scheduler.h"
-#include "ns3/talb-dnn-model.h"
 #include "ns3/talb-load-balancer.h"
 #include "ns3/talb-model-zoo.h"
+#include "ns3/talb-parse.h"
 #include "ns3/talb-training-job.h"
+#include "ns3/talb-transport.h"
+#include "ns3/talb-wire.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
-#include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <iomanip>
 #include <map>
 #include <memory>
@@ -40,9 +39,6 @@
 
 #ifndef TALB_DATA_DIR
 #define TALB_DATA_DIR "data"
-#endif
-#ifndef TALB_VERSION
-#define TALB_VERSION "unknown"
 #endif
 
 namespace ns3
@@ -74,47 +70,11 @@ PollInterrupt(Time period)
     Simulator::Schedule(period, &PollInterrupt, period);
 }
 
-/**
- * Writes run.json through a temporary file and a rename, so that a run killed at any point
- * leaves either the previous run.json or the new one, never half of one.
- */
-void
-WriteRunJson(const std::string& outDir, const std::string& text)
-{
-    std::string path = SystemPath::Append(outDir, "run.json");
-    std::string tmp = path + ".tmp";
-    {
-        std::ofstream json(tmp);
-        json << text;
-    }
-    std::rename(tmp.c_str(), path.c_str());
-}
-
 bool
 FileExists(const std::string& path)
 {
     struct stat st;
     return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-bool
-ParseUint32(const std::string& s, uint32_t* out)
-{
-    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
-    {
-        return false;
-    }
-    *out = static_cast<uint32_t>(std::stoul(s));
-    return true;
-}
-
-/// "leaf:spine" → indices
-bool
-ParseLink(const std::string& s, uint32_t* leaf, uint32_t* spine)
-{
-    size_t colon = s.find(':');
-    return colon != std::string::npos && ParseUint32(s.substr(0, colon), leaf) &&
-           ParseUint32(s.substr(colon + 1), spine);
 }
 
 /// Data directory: $TALB_DATA_DIR, else the source tree's data/ known at build time.
@@ -139,63 +99,77 @@ CdfPath(const std::string& spec)
     return spec;
 }
 
-bool
-IsDevicePreset(const std::string& name)
-{
-    for (const auto& p : TalbScenarioConfig::Split(TalbComputeModel::PresetNames(), ','))
-    {
-        if (p == name)
-        {
-            return true;
-        }
-    }
-    return false;
-}
-
-/// Model spec check without aborting: a zoo name, or "PATH" / "PATH#MODEL" of a model file.
+/// "Name=Value;..." into pairs. \return an error naming the bad item, or empty
 std::string
-CheckModel(const std::string& spec)
+ParseAttributeList(const std::string& text, std::vector<std::pair<std::string, std::string>>* out)
 {
-    if (TalbModelZoo::Has(spec))
+    for (const auto& kv : TalbParse::Split(text, ';'))
     {
-        return "";
-    }
-    std::string path = spec.substr(0, spec.find('#'));
-    if (!FileExists(path))
-    {
-        std::string names;
-        for (const auto& n : TalbModelZoo::GetNames())
+        std::string::size_type eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0)
         {
-            names += " " + n;
+            return "'" + kv + "' is not Name=Value";
         }
-        return "model '" + spec + "' is neither a zoo model (" + names.substr(1) +
-               ") nor a model file";
-    }
-    std::vector<TalbDnnModel> models;
-    std::string error;
-    if (!TalbDnnModel::TryLoadFile(path, &models, &error))
-    {
-        return error;
-    }
-    if (spec.find('#') != std::string::npos)
-    {
-        std::string wanted = spec.substr(spec.find('#') + 1);
-        bool found = false;
-        for (const auto& m : models)
-        {
-            found = found || m.GetName() == wanted;
-        }
-        if (!found)
-        {
-            return path + ": no model named '" + wanted + "'";
-        }
-    }
-    else if (models.size() != 1)
-    {
-        return path + ": holds " + std::to_string(models.size()) +
-               " models: name one as PATH#MODEL";
+        out->emplace_back(TalbParse::Trim(kv.substr(0, eq)), TalbParse::Trim(kv.substr(eq + 1)));
     }
     return "";
+}
+
+/**
+ * Check \p value for attribute \p name of \p tid without building the object.
+ * \return false when \p tid has no such attribute; else \p error is empty or says what is wrong
+ */
+bool
+CheckAttribute(TypeId tid, const std::string& name, const std::string& value, std::string* error)
+{
+    TypeId::AttributeInformation info;
+    if (!tid.LookupAttributeByName(name, &info))
+    {
+        return false;
+    }
+    // ns-3's parsers of numbers and times abort on malformed text: check the text with the
+    // module's parsers first, then the value with the attribute's own checker (its range).
+    const std::string type = info.checker->GetValueTypeName();
+    std::string digits = value.substr(!value.empty() && value[0] == '-' ? 1 : 0);
+    uint64_t u;
+    double d;
+    Time t;
+    bool ok = type == "ns3::TimeValue"       ? TalbParse::ParseTime(value, &t)
+              : type == "ns3::UintegerValue" ? TalbParse::ParseUint(value, &u)
+              : type == "ns3::IntegerValue"  ? TalbParse::ParseUint(digits, &u)
+              : type == "ns3::DoubleValue"   ? TalbParse::ParseDouble(value, &d)
+                                             : true;
+    ok = ok && info.checker->CreateValidValue(StringValue(value)) != nullptr;
+    *error = ok ? "" : name + "='" + value + "' is not a valid value for " + tid.GetName();
+    return true;
+}
+
+/// Check every pair of \p attributes against the plug-in \p name of \p registry.
+void
+CheckPluginAttributes(const TalbRegistry& registry,
+                      const std::string& name,
+                      const std::vector<std::pair<std::string, std::string>>& attributes,
+                      const std::string& where,
+                      std::vector<std::string>* errors)
+{
+    TypeId tid;
+    std::string error;
+    if (!registry.Lookup(name, &tid, &error))
+    {
+        errors->push_back(where + error);
+        return;
+    }
+    for (const auto& kv : attributes)
+    {
+        if (!CheckAttribute(tid, kv.first, kv.second, &error))
+        {
+            errors->push_back(where + tid.GetName() + " has no attribute '" + kv.first + "'");
+        }
+        else if (!error.empty())
+        {
+            errors->push_back(where + error);
+        }
+    }
 }
 
 double
@@ -296,6 +270,435 @@ CountPacketHops()
     return hops;
 }
 
+/// Stage 2a: the fabric's parameters, link overrides and failures.
+void
+ParseFabric(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std::string>* errors)
+{
+    s->leaves = c.GetUint("leaves");
+    s->spines = c.GetUint("spines");
+    s->hostsPerLeaf = c.GetUint("hostsPerLeaf");
+    s->hostRate = c.GetRate("hostRate");
+    s->fabricRate = c.GetRate("fabricRate");
+    s->oversubscription = c.GetDouble("oversubscription");
+    s->linkDelay = c.GetTime("linkDelay");
+    s->mtu = c.GetUint("mtu");
+    s->queueSize = c.GetString("queueSize");
+    s->hostQueueSize = c.GetString("hostQueueSize");
+    s->untaggedBand = c.GetUint("untaggedBand");
+    s->ecnThreshold = c.GetString("ecnThreshold");
+    s->stockRouting = c.GetBool("stockRouting");
+    std::string err = TalbLeafSpineHelper::ParseLinkRates(c.GetString("linkRates"), &s->linkRates);
+    if (!err.empty())
+    {
+        errors->push_back("linkRates: " + err);
+    }
+    for (const auto& r : s->linkRates)
+    {
+        if (r.leaf >= s->leaves || r.spine >= s->spines)
+        {
+            errors->push_back("linkRates: link " + std::to_string(r.leaf) + ":" +
+                              std::to_string(r.spine) + " is outside the fabric (" +
+                              std::to_string(s->leaves) + " leaves x " + std::to_string(s->spines) +
+                              " spines)");
+        }
+    }
+    err = TalbLeafSpineHelper::ParseLinkFailures(c.GetString("failLink"), &s->linkFailures);
+    if (!err.empty())
+    {
+        errors->push_back("failLink: " + err);
+    }
+    for (const auto& f : s->linkFailures)
+    {
+        if (f.leaf >= s->leaves || f.spine >= s->spines)
+        {
+            errors->push_back("failLink: link " + std::to_string(f.leaf) + ":" +
+                              std::to_string(f.spine) + " is outside the fabric (" +
+                              std::to_string(s->leaves) + " leaves x " + std::to_string(s->spines) +
+                              " spines)");
+        }
+    }
+}
+
+/// Stage 2b: load balancers and their attributes; an attribute applies to the balancers that
+/// have it, so one lbAttributes value can serve a comparison.
+void
+ParseRouting(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std::string>* errors)
+{
+    s->lbs = c.GetNames("lb");
+    s->tcpVariant = c.GetString("tcp") == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno";
+    std::string err = ParseAttributeList(c.GetString("lbAttributes"), &s->lbAttributes);
+    if (!err.empty())
+    {
+        errors->push_back("lbAttributes: " + err);
+    }
+    for (const auto& kv : s->lbAttributes)
+    {
+        bool someoneHasIt = false;
+        for (const auto& lb : s->lbs)
+        {
+            std::string error;
+            if (CheckAttribute(TalbLoadBalancer::GetRegistry().Get(lb),
+                               kv.first,
+                               kv.second,
+                               &error))
+            {
+                someoneHasIt = true;
+                if (!error.empty())
+                {
+                    errors->push_back("lbAttributes: " + error);
+                }
+            }
+        }
+        if (!someoneHasIt)
+        {
+            errors->push_back("lbAttributes: no load balancer of lb has an attribute '" + kv.first +
+                              "'");
+        }
+    }
+}
+
+/// Stage 2c, one job: its model (loaded here), plug-in names and attributes, device.
+void
+CheckJob(TalbScenario::JobSpec* job, const std::string& where, std::vector<std::string>* errors)
+{
+    std::string error;
+    if (!TalbModelZoo::TryResolve(job->modelName, &job->model, &error))
+    {
+        errors->push_back(where + error);
+    }
+    CheckPluginAttributes(TalbCommScheduler::GetRegistry(),
+                          job->scheduler,
+                          job->schedulerAttributes,
+                          where,
+                          errors);
+    CheckPluginAttributes(TalbCollective::GetRegistry(),
+                          job->collective,
+                          job->collectiveAttributes,
+                          where,
+                          errors);
+    CheckPluginAttributes(TalbTransport::GetRegistry(),
+                          job->transport,
+                          job->transportAttributes,
+                          where,
+                          errors);
+    if (!TalbComputeModel::HasPreset(job->device))
+    {
+        errors->push_back(where + "unknown device '" + job->device +
+                          "' (valid: " + TalbComputeModel::PresetNames() + ")");
+    }
+}
+
+/// Stage 2c: the jobs, with every default filled in, and whether they fit on the hosts.
+void
+ParseTraining(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std::string>* errors)
+{
+    TalbScenario::JobSpec defaults;
+    defaults.modelName = c.GetString("model");
+    defaults.scheduler = "fusion";
+    defaults.collective = "ring";
+    defaults.transport = c.GetString("transport");
+    defaults.iterations = c.GetUint("iterations");
+    defaults.batch = c.GetUint("batch");
+    defaults.device = c.GetString("device");
+    defaults.precision = c.GetString("precision");
+    s->placement = c.GetString("placement");
+    s->warmup = c.GetUint("warmup");
+    std::string err = TalbScenario::ParseJobs(c.GetString("jobs"), defaults, &s->jobs);
+    if (!err.empty())
+    {
+        errors->push_back("jobs: " + err);
+        return;
+    }
+    uint64_t workers = 0;
+    for (size_t j = 0; j < s->jobs.size(); ++j)
+    {
+        workers += s->jobs[j].workers;
+        CheckJob(&s->jobs[j], "jobs: job " + std::to_string(j + 1) + ": ", errors);
+    }
+    if (s->jobs.size() >= TALB_MAX_JOBS)
+    {
+        errors->push_back("jobs: at most " + std::to_string(TALB_MAX_JOBS - 1) + " jobs");
+    }
+    uint64_t hosts = uint64_t(s->leaves) * s->hostsPerLeaf;
+    if (workers > hosts)
+    {
+        errors->push_back("jobs need " + std::to_string(workers) + " workers but the fabric has " +
+                          std::to_string(hosts) + " hosts (leaves x hostsPerLeaf)");
+    }
+}
+
+/// Stage 2d: background traffic and the run's limits and outputs.
+void
+ParseRun(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std::string>* errors)
+{
+    s->bgLoad = c.GetDouble("bgLoad");
+    s->bgCdfPath = CdfPath(c.GetString("bgCdf"));
+    if (s->bgLoad > 0 && !FileExists(s->bgCdfPath))
+    {
+        errors->push_back("bgCdf: no such file '" + s->bgCdfPath +
+                          "' (websearch, datamining or a path; set TALB_DATA_DIR to find the "
+                          "shipped ones)");
+    }
+    s->seed = c.GetUint("seed");
+    s->duration = c.GetTime("duration");
+    s->stopTime = c.GetTime("stopTime");
+    s->progress = c.GetBool("progress");
+    s->out = c.GetString("out");
+    if (s->jobs.empty() && s->duration.IsZero())
+    {
+        errors->push_back("with no jobs, set duration");
+    }
+    if (s->out.empty())
+    {
+        errors->push_back("out: name an output folder");
+    }
+    s->parametersJson = c.ToJson();
+}
+
+/// What one run builds and keeps alive until it has been simulated.
+struct Build
+{
+    Ptr<TalbLeafSpineHelper> fabric;
+    Ptr<TalbOutputWriter> writer;
+    Collector collector;
+    std::map<uint32_t, uint32_t> hostOf; //!< address → host index, for ideal FCTs
+    int64_t stream{0};                   //!< next free RNG stream
+};
+
+/// Stage 3a: ns-3 defaults for data-center TCP and the switches' queues.
+void
+ConfigureDefaults(const TalbScenario::Spec& s)
+{
+    RngSeedManager::SetRun(s.seed);
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(s.mtu - 52));
+    // Data-center RTTs are microseconds: ns-3's 1 s minimum RTO would turn every tail loss
+    // into a one-second stall.
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
+    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MicroSeconds(10)));
+    // The delayed-ACK timeout must stay below the minimum RTO, or a lone trailing segment
+    // times out and the connection then sends one segment per RTO.
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(20)));
+    // TIME_WAIT lasts 2 x MaxSegLifetime (ns-3: 2 x 120 s, i.e. never within a run). Every
+    // endpoint in TIME_WAIT stays in the linear list that Ipv4EndPointDemux scans for each
+    // received packet, so background traffic made every packet slower as the run went on. 20 ms
+    // is still hundreds of fabric RTTs and four minimum RTOs: no segment of a closed connection
+    // arrives later in these fabrics.
+    Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime", DoubleValue(0.01));
+    Config::SetDefault("ns3::TalbPriorityQueue::UntaggedBand", UintegerValue(s.untaggedBand));
+}
+
+/// Stage 3b: the leaf-spine fabric with load balancer \p lb, installed, streams assigned.
+Ptr<TalbLeafSpineHelper>
+BuildFabric(const TalbScenario::Spec& s, const std::string& lb)
+{
+    Ptr<TalbLeafSpineHelper> fabric = CreateObject<TalbLeafSpineHelper>();
+    fabric->SetAttribute("Leaves", UintegerValue(s.leaves));
+    fabric->SetAttribute("Spines", UintegerValue(s.spines));
+    fabric->SetAttribute("HostsPerLeaf", UintegerValue(s.hostsPerLeaf));
+    fabric->SetAttribute("HostRate", DataRateValue(s.hostRate));
+    fabric->SetAttribute("FabricRate", DataRateValue(s.fabricRate));
+    fabric->SetAttribute("LinkDelay", TimeValue(s.linkDelay));
+    fabric->SetAttribute("Mtu", UintegerValue(s.mtu));
+    fabric->SetAttribute("StockRouting", BooleanValue(s.stockRouting));
+    fabric->SetAttribute("TcpVariant", StringValue(s.tcpVariant));
+    if (!s.queueSize.empty())
+    {
+        fabric->SetAttribute("QueueSize", StringValue(s.queueSize));
+    }
+    fabric->SetAttribute("HostQueueSize", StringValue(s.hostQueueSize));
+    if (!s.ecnThreshold.empty())
+    {
+        fabric->SetAttribute("EcnThreshold", StringValue(s.ecnThreshold));
+    }
+    if (s.oversubscription > 0)
+    {
+        fabric->SetOversubscription(s.oversubscription);
+    }
+    for (const auto& r : s.linkRates)
+    {
+        fabric->SetLinkRate(r.leaf, r.spine, r.rate);
+    }
+    for (const auto& f : s.linkFailures)
+    {
+        fabric->SetLinkFailure(f.leaf, f.spine, f.at);
+    }
+    // Attributes that this balancer does not have are skipped (Parse() checked that each one
+    // belongs to some balancer of the comparison).
+    TypeId tid = TalbLoadBalancer::GetRegistry().Get(lb);
+    ObjectFactory factory(tid.GetName());
+    for (const auto& kv : s.lbAttributes)
+    {
+        TypeId::AttributeInformation info;
+        if (tid.LookupAttributeByName(kv.first, &info))
+        {
+            factory.Set(kv.first, StringValue(kv.second));
+        }
+    }
+    fabric->SetLoadBalancerFactory(factory);
+    fabric->Install();
+    return fabric;
+}
+
+/// Stage 3c: the output files, and the ideal FCT of a flow on this fabric.
+void
+OpenOutputs(const TalbScenario::Spec& s, const std::string& lb, const std::string& outDir, Build* b)
+{
+    for (uint32_t i = 0; i < b->fabric->GetNHosts(); ++i)
+    {
+        b->hostOf[b->fabric->GetHostAddress(i).Get()] = i;
+    }
+    b->writer = CreateObject<TalbOutputWriter>();
+    b->writer->Open(outDir);
+    b->writer->SetScheme(s.stockRouting ? "stock-ecmp" : lb);
+    b->writer->SetSeed(s.seed);
+    const uint32_t headerBytes = 52 + 2; // IP+TCP+timestamps, PPP
+    b->writer->SetIdealFctCallback(MakeBoundCallback(
+        +[](Ptr<TalbLeafSpineHelper> f,
+            std::map<uint32_t, uint32_t>* index,
+            uint32_t mssBytes,
+            uint32_t header,
+            const TalbFlowRecord& r) {
+            uint32_t src = index->at(r.src.Get());
+            uint32_t dst = index->at(r.dst.Get());
+            uint64_t packets = (r.sizeBytes + mssBytes - 1) / mssBytes;
+            uint64_t wire = r.sizeBytes + packets * header;
+            // One RTT with the flow's first packet, then its bytes at the bottleneck rate.
+            uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(r.sizeBytes, mssBytes));
+            return f->GetBaseRtt(src, dst, first + header, 66) +
+                   f->GetBottleneckRate(src, dst).CalculateBytesTxTime(wire);
+        },
+        b->fabric,
+        &b->hostOf,
+        s.mtu - 52,
+        headerBytes));
+}
+
+/// Stage 3d: the training jobs, placed on the hosts, traced into the outputs.
+void
+InstallJobs(const TalbScenario::Spec& s, Build* b)
+{
+    std::vector<uint32_t> sizes;
+    for (const auto& j : s.jobs)
+    {
+        sizes.push_back(j.workers);
+    }
+    std::vector<NodeContainer> placed =
+        TalbTrainingJobHelper::Place(b->fabric->GetHosts(), s.hostsPerLeaf, sizes, s.placement);
+    for (size_t j = 0; j < s.jobs.size(); ++j)
+    {
+        const TalbScenario::JobSpec& spec = s.jobs[j];
+        TalbTrainingJobHelper helper;
+        helper.SetModel(spec.model);
+        helper.SetJobAttribute("JobId", UintegerValue(j));
+        helper.SetJobAttribute("Iterations", UintegerValue(spec.iterations));
+        helper.SetJobAttribute("BatchSize", UintegerValue(spec.batch));
+        helper.SetJobAttribute("Device", StringValue(spec.device));
+        helper.SetJobAttribute("Precision", StringValue(spec.precision));
+        helper.SetScheduler(spec.scheduler);
+        for (const auto& kv : spec.schedulerAttributes)
+        {
+            helper.SetSchedulerAttribute(kv.first, StringValue(kv.second));
+        }
+        helper.SetCollective(spec.collective);
+        for (const auto& kv : spec.collectiveAttributes)
+        {
+            helper.SetCollectiveAttribute(kv.first, StringValue(kv.second));
+        }
+        helper.SetTransport(spec.transport);
+        for (const auto& kv : spec.transportAttributes)
+        {
+            helper.SetTransportAttribute(kv.first, StringValue(kv.second));
+        }
+        helper.SetStartTime(spec.start);
+        ApplicationContainer apps = helper.Install(placed[j]);
+        Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(apps);
+        b->writer->ConnectJob(job);
+        job->TraceConnectWithoutContext("FlowDone", MakeCallback(&Collector::Flow, &b->collector));
+        job->TraceConnectWithoutContext("IterationDone",
+                                        MakeCallback(&Collector::Iteration, &b->collector));
+        b->collector.expected += uint64_t(spec.iterations) * spec.workers;
+    }
+}
+
+/// Stage 3e: background traffic on every host, and the hosts' received-packet counter.
+void
+InstallBackground(const TalbScenario::Spec& s, Build* b)
+{
+    if (s.bgLoad > 0)
+    {
+        TalbBackgroundTrafficHelper bg(s.bgCdfPath,
+                                       s.bgLoad,
+                                       std::to_string(s.hostRate.GetBitRate()) + "bps");
+        bg.SetStartStop(Seconds(0), s.stopTime);
+        ApplicationContainer apps = bg.Install(b->fabric->GetHosts());
+        b->stream += TalbBackgroundTrafficHelper::AssignStreams(apps, b->stream);
+        b->writer->ConnectBackground(apps);
+        for (auto it = apps.Begin(); it != apps.End(); ++it)
+        {
+            (*it)->TraceConnectWithoutContext("FlowDone",
+                                              MakeCallback(&Collector::Flow, &b->collector));
+        }
+    }
+    for (uint32_t i = 0; i < b->fabric->GetNHosts(); ++i)
+    {
+        b->fabric->GetHostDevice(i)->TraceConnectWithoutContext(
+            "MacRx",
+            MakeCallback(&Collector::Rx, &b->collector));
+    }
+}
+
+/// Stage 3f: simulate until the jobs are done, duration, stopTime or a signal.
+void
+Simulate(const TalbScenario::Spec& s, TalbScenario::Result* r)
+{
+    Simulator::Stop(s.duration.IsZero() ? s.stopTime : std::min(s.duration, s.stopTime));
+    std::unique_ptr<ShowProgress> progress;
+    if (s.progress)
+    {
+        progress = std::make_unique<ShowProgress>(Seconds(1), std::cerr);
+    }
+    // Ctrl-C or a sweep's SIGTERM ends the run like stopTime does: what was measured is written.
+    auto previousInt = std::signal(SIGINT, &OnSignal);
+    auto previousTerm = std::signal(SIGTERM, &OnSignal);
+    Simulator::ScheduleNow(&PollInterrupt, MilliSeconds(1));
+    auto runStart = std::chrono::steady_clock::now();
+    std::clock_t cpuStart = std::clock();
+    Simulator::Run();
+    std::signal(SIGINT, previousInt);
+    std::signal(SIGTERM, previousTerm);
+    r->interrupted = g_interrupted;
+    r->runCpuSeconds = double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
+    r->runWallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
+}
+
+/// Stage 3g: the comparison table's figures from what the collector saw.
+void
+Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result* r)
+{
+    r->simSeconds = Simulator::Now().GetSeconds();
+    r->tensorFlows = c.tensorFct.size();
+    r->backgroundFlows = c.backgroundFct.size();
+    r->tensorAvgFctUs = Mean(c.tensorFct);
+    r->tensorP99FctUs = Percentile(c.tensorFct, 99);
+    r->highPrioAvgFctUs = Mean(c.highPrioFct);
+    r->backgroundAvgFctUs = Mean(c.backgroundFct);
+    r->backgroundP99FctUs = Percentile(c.backgroundFct, 99);
+    r->iterationsDone = c.iterations;
+    r->iterationsExpected = c.expected;
+    std::vector<double> iterationMs;
+    for (const auto& kv : c.iterationMax)
+    {
+        if (kv.first.second >= s.warmup)
+        {
+            iterationMs.push_back(kv.second * 1e3);
+        }
+    }
+    r->meanIterationMs = Mean(iterationMs);
+    r->deliveredPackets = c.delivered;
+    r->packetHops = CountPacketHops();
+}
+
 } // namespace
 
 void
@@ -303,25 +706,27 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
 {
     using C = TalbScenarioConfig;
     // Fabric
-    c.Declare("leaves", C::UINT, "4", "leaf (ToR) switches");
-    c.Declare("spines", C::UINT, "2", "spine switches");
-    c.Declare("hostsPerLeaf", C::UINT, "4", "hosts below each leaf");
+    c.Declare("leaves", C::UINT, "4", "leaf (ToR) switches", C::Between(1, 256));
+    c.Declare("spines", C::UINT, "2", "spine switches", C::Between(1, 256));
+    c.Declare("hostsPerLeaf", C::UINT, "4", "hosts below each leaf", C::Between(1, 1024));
     c.Declare("hostRate", C::RATE, "10Gbps", "host-leaf link rate");
     c.Declare("fabricRate", C::RATE, "10Gbps", "leaf-spine link rate (see oversubscription)");
     c.Declare("oversubscription",
               C::DOUBLE,
               "0",
               "if > 0, set the leaf-spine rate so hostsPerLeaf x hostRate / (spines x rate) "
-              "equals this ratio");
+              "equals this ratio",
+              C::AtLeast(0));
     c.Declare("linkDelay", C::TIME, "1us", "propagation delay of every link");
     c.Declare("mtu",
               C::UINT,
               "9000",
               "device MTU in bytes; TCP segments are mtu - 52 bytes (jumbo frames, as in "
-              "training clusters, keep packet counts and simulation time down)");
-    c.Declare("queueSize", C::STRING, "", "switch port buffer, e.g. 1MB (empty: helper default)");
+              "training clusters, keep packet counts and simulation time down)",
+              C::Between(576, 9216));
+    c.Declare("queueSize", C::SIZE, "", "switch port buffer, e.g. 1MB (empty: helper default)");
     c.Declare("hostQueueSize",
-              C::STRING,
+              C::SIZE,
               "1000000p",
               "host NIC buffer. Linux hosts do not drop their own packets (TCP small queues "
               "push back on the socket); ns-3 has no such feedback, so the default is large");
@@ -329,9 +734,10 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
               C::UINT,
               "0",
               "queue band (0 = served first .. 7) of untagged traffic: background flows; "
-              "tensor packets use the band of their priority");
+              "tensor packets use the band of their priority",
+              C::Between(0, TALB_NUM_PRIORITIES - 1));
     c.Declare("ecnThreshold",
-              C::STRING,
+              C::SIZE,
               "",
               "ECN marking threshold per port, e.g. 200KB (empty: helper default)");
     c.Declare("linkRates",
@@ -349,35 +755,52 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
               "(for speed comparisons; lb is then ignored)");
     // Routing and transport
     c.Declare("lb",
-              C::STRING,
+              C::NAMES,
               "ecmp,talb",
-              "load balancers to compare, comma-separated: " + TalbLoadBalancer::GetShortNames() +
-                  " (or TypeId names); one run each");
+              "load balancers to compare, comma-separated; one run each",
+              TalbLoadBalancer::GetRegistry());
     c.Declare("lbAttributes",
               C::STRING,
               "",
               "attributes of the load balancer, Name=Value;... (applied to every lb that has "
               "them), e.g. HighPriorityThreshold=3");
     c.Declare("tcp", C::CHOICE, "newreno", "TCP congestion control of the hosts", "newreno,dctcp");
+    c.Declare("transport",
+              C::NAME,
+              "tcp",
+              "how the jobs' collectives move their messages (unless a job says)",
+              TalbTransport::GetRegistry());
     // Training
     c.Declare("jobs",
               C::STRING,
               "workers=8,scheduler=fusion",
               "training jobs, ';'-separated, each key=value,...: model (default: the model "
-              "parameter), workers, scheduler, collective, iterations, batch, device, "
-              "precision, start (time), sched.<Attribute>, coll.<Attribute>");
+              "parameter), workers, scheduler (" +
+                  TalbCommScheduler::GetRegistry().GetNames() + "), collective (" +
+                  TalbCollective::GetRegistry().GetNames() + "), transport, iterations, batch, " +
+                  "device, precision, start (time), sched.<Attribute>, coll.<Attribute>, " +
+                  "trans.<Attribute>");
     c.Declare("model",
               C::STRING,
               "resnet50",
               "model of jobs that name none: a zoo name (alexnet, vgg19, resnet50) or a model "
               "file, PATH or PATH#MODEL");
     c.Declare("placement", C::CHOICE, "spread", "how jobs are placed on racks", "spread,packed");
-    c.Declare("iterations", C::UINT, "3", "training iterations per job (unless a job says)");
+    c.Declare("iterations",
+              C::UINT,
+              "3",
+              "training iterations per job (unless a job says)",
+              C::Between(1, 1e6));
     c.Declare("warmup",
               C::UINT,
               "1",
-              "first iterations left out of the printed mean iteration time (CSVs hold all)");
-    c.Declare("batch", C::UINT, "32", "samples per worker per iteration (unless a job says)");
+              "first iterations left out of the printed mean iteration time (CSVs hold all)",
+              C::Between(0, 1e6));
+    c.Declare("batch",
+              C::UINT,
+              "32",
+              "samples per worker per iteration (unless a job says)",
+              C::Between(1, 1e6));
     c.Declare("device",
               C::STRING,
               "V100-FP32",
@@ -387,7 +810,8 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
     c.Declare("bgLoad",
               C::DOUBLE,
               "0.1",
-              "background load per host as a fraction of hostRate (0: none)");
+              "background load per host as a fraction of hostRate (0: none)",
+              C::Between(0, 1, true));
     c.Declare("bgCdf",
               C::STRING,
               "websearch",
@@ -410,30 +834,34 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
 }
 
 std::string
-TalbScenario::ParseJobs(const std::string& text, std::vector<JobSpec>* jobs)
+TalbScenario::ParseJobs(const std::string& text,
+                        const JobSpec& defaults,
+                        std::vector<JobSpec>* jobs)
 {
     jobs->clear();
-    for (const auto& jobText : TalbScenarioConfig::Split(text, ';'))
+    for (const auto& jobText : TalbParse::Split(text, ';'))
     {
-        JobSpec job;
+        JobSpec job = defaults;
         std::string where = "job " + std::to_string(jobs->size() + 1);
-        for (const auto& kv : TalbScenarioConfig::Split(jobText, ','))
+        for (const auto& kv : TalbParse::Split(jobText, ','))
         {
             size_t eq = kv.find('=');
             if (eq == std::string::npos)
             {
                 return where + ": expected key=value, got '" + kv + "'";
             }
-            std::string key = kv.substr(0, eq);
-            std::string value = kv.substr(eq + 1);
+            std::string key = TalbParse::Trim(kv.substr(0, eq));
+            std::string value = TalbParse::Trim(kv.substr(eq + 1));
+            uint64_t n = 0;
             bool ok = true;
             if (key == "model")
             {
-                job.model = value;
+                job.modelName = value;
             }
             else if (key == "workers")
             {
-                ok = ParseUint32(value, &job.workers) && job.workers >= 2;
+                ok = TalbParse::ParseUint(value, &n, 2, TALB_TENSOR_INDEX_MASK);
+                job.workers = n;
             }
             else if (key == "scheduler")
             {
@@ -443,13 +871,14 @@ TalbScenario::ParseJobs(const std::string& text, std::vector<JobSpec>* jobs)
             {
                 job.collective = value;
             }
-            else if (key == "iterations")
+            else if (key == "transport")
             {
-                ok = ParseUint32(value, &job.iterations) && job.iterations >= 1;
+                job.transport = value;
             }
-            else if (key == "batch")
+            else if (key == "iterations" || key == "batch")
             {
-                ok = ParseUint32(value, &job.batch) && job.batch >= 1;
+                ok = TalbParse::ParseUint(value, &n, 1, 1000000);
+                (key == "batch" ? job.batch : job.iterations) = n;
             }
             else if (key == "device")
             {
@@ -462,7 +891,7 @@ TalbScenario::ParseJobs(const std::string& text, std::vector<JobSpec>* jobs)
             }
             else if (key == "start")
             {
-                ok = TalbScenarioConfig::ParseTime(value, &job.start);
+                ok = TalbParse::ParseTime(value, &job.start);
             }
             else if (key.rfind("sched.", 0) == 0 && key.size() > 6)
             {
@@ -472,11 +901,16 @@ TalbScenario::ParseJobs(const std::string& text, std::vector<JobSpec>* jobs)
             {
                 job.collectiveAttributes.emplace_back(key.substr(5), value);
             }
+            else if (key.rfind("trans.", 0) == 0 && key.size() > 6)
+            {
+                job.transportAttributes.emplace_back(key.substr(6), value);
+            }
             else
             {
                 return where + ": unknown key '" + key +
-                       "' (model, workers, scheduler, collective, iterations, batch, device, "
-                       "precision, start, sched.<Attribute>, coll.<Attribute>)";
+                       "' (model, workers, scheduler, collective, transport, iterations, batch, "
+                       "device, precision, start, sched.<Attribute>, coll.<Attribute>, "
+                       "trans.<Attribute>)";
             }
             if (!ok)
             {
@@ -488,440 +922,70 @@ TalbScenario::ParseJobs(const std::string& text, std::vector<JobSpec>* jobs)
     return "";
 }
 
-std::vector<std::string>
-TalbScenario::LoadBalancers(const TalbScenarioConfig& config)
+bool
+TalbScenario::Parse(const TalbScenarioConfig& config, Spec* spec, std::vector<std::string>* errors)
 {
-    return TalbScenarioConfig::Split(config.GetString("lb"), ',');
+    errors->clear();
+    *spec = Spec();
+    ParseFabric(config, spec, errors);
+    ParseRouting(config, spec, errors);
+    ParseTraining(config, spec, errors);
+    ParseRun(config, spec, errors);
+    return errors->empty();
 }
 
 std::vector<std::string>
-TalbScenario::Validate(const TalbScenarioConfig& c)
+TalbScenario::Validate(const TalbScenarioConfig& config)
 {
+    Spec spec;
     std::vector<std::string> errors;
-    auto fail = [&errors](const std::string& e) { errors.push_back(e); };
-
-    uint64_t leaves = c.GetUint("leaves");
-    uint64_t spines = c.GetUint("spines");
-    uint64_t perLeaf = c.GetUint("hostsPerLeaf");
-    if (leaves < 1 || leaves > 256 || spines < 1 || spines > 256 || perLeaf < 1 || perLeaf > 1024)
-    {
-        fail("leaves and spines must be 1..256 and hostsPerLeaf 1..1024");
-    }
-    uint64_t hosts = leaves * perLeaf;
-    if (c.GetUint("mtu") < 576 || c.GetUint("mtu") > 9216)
-    {
-        fail("mtu must be 576..9216 bytes");
-    }
-    if (c.GetUint("untaggedBand") >= TALB_NUM_PRIORITIES)
-    {
-        fail("untaggedBand must be 0..7");
-    }
-    for (const char* q : {"queueSize", "hostQueueSize", "ecnThreshold"})
-    {
-        QueueSizeValue v;
-        if (!c.GetString(q).empty() &&
-            !v.DeserializeFromString(c.GetString(q), MakeQueueSizeChecker()))
-        {
-            fail(std::string(q) + "='" + c.GetString(q) + "' is not a size such as 1MB or 100p");
-        }
-    }
-    for (const auto& item : TalbScenarioConfig::Split(c.GetString("linkRates"), ';'))
-    {
-        size_t eq = item.find('=');
-        uint32_t l;
-        uint32_t s;
-        DataRateValue rate;
-        if (eq == std::string::npos || !ParseLink(item.substr(0, eq), &l, &s) ||
-            !rate.DeserializeFromString(item.substr(eq + 1), MakeDataRateChecker()))
-        {
-            fail("linkRates: '" + item + "' is not leaf:spine=rate");
-        }
-        else if (l >= leaves || s >= spines)
-        {
-            fail("linkRates: '" + item + "' names a link outside the fabric");
-        }
-    }
-    for (const auto& item : TalbScenarioConfig::Split(c.GetString("failLink"), ';'))
-    {
-        size_t at = item.find('@');
-        uint32_t l;
-        uint32_t s;
-        Time t;
-        if (at == std::string::npos || !ParseLink(item.substr(0, at), &l, &s) ||
-            !TalbScenarioConfig::ParseTime(item.substr(at + 1), &t))
-        {
-            fail("failLink: '" + item + "' is not leaf:spine@time");
-        }
-        else if (l >= leaves || s >= spines)
-        {
-            fail("failLink: '" + item + "' names a link outside the fabric");
-        }
-    }
-    std::vector<std::string> lbs = LoadBalancers(c);
-    if (lbs.empty())
-    {
-        fail("lb: name at least one load balancer");
-    }
-    for (const auto& lb : lbs)
-    {
-        bool known = false;
-        for (const auto& n : TalbScenarioConfig::Split(TalbLoadBalancer::GetShortNames(), ','))
-        {
-            known = known || n == lb;
-        }
-        TypeId tid;
-        if (!known && !(TypeId::LookupByNameFailSafe(lb, &tid) &&
-                        tid.IsChildOf(TalbLoadBalancer::GetTypeId())))
-        {
-            fail("lb: unknown load balancer '" + lb +
-                 "' (valid: " + TalbLoadBalancer::GetShortNames() + ")");
-        }
-    }
-    for (const auto& kv : TalbScenarioConfig::Split(c.GetString("lbAttributes"), ';'))
-    {
-        if (kv.find('=') == std::string::npos)
-        {
-            fail("lbAttributes: '" + kv + "' is not Name=Value");
-        }
-    }
-    std::vector<JobSpec> jobs;
-    std::string err = ParseJobs(c.GetString("jobs"), &jobs);
-    if (!err.empty())
-    {
-        fail("jobs: " + err);
-    }
-    uint64_t workers = 0;
-    for (size_t j = 0; j < jobs.size(); ++j)
-    {
-        const JobSpec& job = jobs[j];
-        std::string where = "jobs: job " + std::to_string(j + 1) + ": ";
-        std::string model = job.model.empty() ? c.GetString("model") : job.model;
-        workers += job.workers;
-        std::string m = CheckModel(model);
-        if (!m.empty())
-        {
-            fail(where + m);
-        }
-        TypeId tid;
-        if (!TypeId::LookupByNameFailSafe(job.scheduler, &tid) &&
-            TalbCommScheduler::GetNames().find(job.scheduler) == std::string::npos)
-        {
-            fail(where + "unknown scheduler '" + job.scheduler +
-                 "' (valid: " + TalbCommScheduler::GetNames() + ")");
-        }
-        if (!TypeId::LookupByNameFailSafe(job.collective, &tid) &&
-            TalbCollective::GetNames().find(job.collective) == std::string::npos)
-        {
-            fail(where + "unknown collective '" + job.collective +
-                 "' (valid: " + TalbCollective::GetNames() + ")");
-        }
-        std::string device = job.device.empty() ? c.GetString("device") : job.device;
-        if (!IsDevicePreset(device))
-        {
-            fail(where + "unknown device '" + device +
-                 "' (valid: " + TalbComputeModel::PresetNames() + ")");
-        }
-    }
-    if (jobs.size() >= TALB_MAX_JOBS)
-    {
-        fail("jobs: at most " + std::to_string(TALB_MAX_JOBS - 1) + " jobs");
-    }
-    if (workers > hosts)
-    {
-        fail("jobs need " + std::to_string(workers) + " workers but the fabric has " +
-             std::to_string(hosts) + " hosts (leaves x hostsPerLeaf)");
-    }
-    double load = c.GetDouble("bgLoad");
-    if (load < 0 || load >= 1)
-    {
-        fail("bgLoad must be in [0, 1)");
-    }
-    if (load > 0 && !FileExists(CdfPath(c.GetString("bgCdf"))))
-    {
-        fail("bgCdf: no such file '" + CdfPath(c.GetString("bgCdf")) +
-             "' (websearch, datamining or a path; set TALB_DATA_DIR to find the shipped ones)");
-    }
-    if (jobs.empty() && c.GetTime("duration").IsZero())
-    {
-        fail("with no jobs, set duration");
-    }
-    if (c.GetString("out").empty())
-    {
-        fail("out: name an output folder");
-    }
+    Parse(config, &spec, &errors);
     return errors;
 }
 
 TalbScenario::Result
-TalbScenario::Run(const TalbScenarioConfig& c, const std::string& lb, const std::string& outDir)
+TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& outDir)
 {
     auto wallStart = std::chrono::steady_clock::now();
     uint64_t eventsBefore = Simulator::GetEventCount();
-    RngSeedManager::SetRun(c.GetUint("seed"));
-
-    uint32_t mtu = static_cast<uint32_t>(c.GetUint("mtu"));
-    uint32_t mss = mtu - 52;
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
-    // Data-center RTTs are microseconds: ns-3's 1 s minimum RTO would turn every tail loss
-    // into a one-second stall.
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
-    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MicroSeconds(10)));
-    // The delayed-ACK timeout must stay below the minimum RTO, or a lone trailing segment
-    // times out and the connection then sends one segment per RTO.
-    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(20)));
-    // TIME_WAIT lasts 2 x MaxSegLifetime (ns-3: 2 x 120 s, i.e. never within a run). Every
-    // endpoint in TIME_WAIT stays in the linear list that Ipv4EndPointDemux scans for each
-    // received packet, so background traffic made every packet slower as the run went on. 20 ms
-    // is still hundreds of fabric RTTs and four minimum RTOs: no segment of a closed connection
-    // arrives later in these fabrics.
-    Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime", DoubleValue(0.01));
-
-    Ptr<TalbLeafSpineHelper> fabric = CreateObject<TalbLeafSpineHelper>();
-    fabric->SetAttribute("Leaves", UintegerValue(c.GetUint("leaves")));
-    fabric->SetAttribute("Spines", UintegerValue(c.GetUint("spines")));
-    fabric->SetAttribute("HostsPerLeaf", UintegerValue(c.GetUint("hostsPerLeaf")));
-    fabric->SetAttribute("HostRate", DataRateValue(c.GetRate("hostRate")));
-    fabric->SetAttribute("FabricRate", DataRateValue(c.GetRate("fabricRate")));
-    fabric->SetAttribute("LinkDelay", TimeValue(c.GetTime("linkDelay")));
-    fabric->SetAttribute("Mtu", UintegerValue(mtu));
-    fabric->SetAttribute("StockRouting", BooleanValue(c.GetBool("stockRouting")));
-    fabric->SetAttribute(
-        "TcpVariant",
-        StringValue(c.GetString("tcp") == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno"));
-    if (!c.GetString("queueSize").empty())
-    {
-        fabric->SetAttribute("QueueSize", StringValue(c.GetString("queueSize")));
-    }
-    fabric->SetAttribute("HostQueueSize", StringValue(c.GetString("hostQueueSize")));
-    Config::SetDefault("ns3::TalbPriorityQueue::UntaggedBand",
-                       UintegerValue(c.GetUint("untaggedBand")));
-    if (!c.GetString("ecnThreshold").empty())
-    {
-        fabric->SetAttribute("EcnThreshold", StringValue(c.GetString("ecnThreshold")));
-    }
-    if (c.GetDouble("oversubscription") > 0)
-    {
-        fabric->SetOversubscription(c.GetDouble("oversubscription"));
-    }
-    for (const auto& item : TalbScenarioConfig::Split(c.GetString("linkRates"), ';'))
-    {
-        uint32_t l;
-        uint32_t s;
-        size_t eq = item.find('=');
-        ParseLink(item.substr(0, eq), &l, &s);
-        fabric->SetLinkRate(l, s, DataRate(item.substr(eq + 1)));
-    }
-    for (const auto& item : TalbScenarioConfig::Split(c.GetString("failLink"), ';'))
-    {
-        uint32_t l;
-        uint32_t s;
-        Time t;
-        size_t at = item.find('@');
-        ParseLink(item.substr(0, at), &l, &s);
-        TalbScenarioConfig::ParseTime(item.substr(at + 1), &t);
-        fabric->SetLinkFailure(l, s, t);
-    }
-    {
-        // Attributes that this balancer does not have are skipped, so one lbAttributes value
-        // can serve a comparison of several balancers.
-        TypeId tid = TalbLoadBalancer::TypeIdFromName(lb);
-        ObjectFactory factory(tid.GetName());
-        for (const auto& kv : TalbScenarioConfig::Split(c.GetString("lbAttributes"), ';'))
-        {
-            std::string name = kv.substr(0, kv.find('='));
-            TypeId::AttributeInformation info;
-            if (tid.LookupAttributeByName(name, &info))
-            {
-                factory.Set(name, StringValue(kv.substr(kv.find('=') + 1)));
-            }
-        }
-        fabric->SetLoadBalancerFactory(factory);
-    }
-    fabric->Install();
-    int64_t stream = fabric->AssignStreams(1000);
-
-    NodeContainer hosts = fabric->GetHosts();
-    std::map<uint32_t, uint32_t> hostOf; // address → host index, for ideal FCTs
-    for (uint32_t i = 0; i < hosts.GetN(); ++i)
-    {
-        hostOf[fabric->GetHostAddress(i).Get()] = i;
-    }
-
-    Ptr<TalbOutputWriter> writer = CreateObject<TalbOutputWriter>();
-    writer->Open(outDir);
+    ConfigureDefaults(spec);
+    Build b;
+    b.fabric = BuildFabric(spec, lb);
+    // Background streams start at the count the balancers used (from 1000 on), not after them:
+    // kept as it was so results stay comparable; they overlap only past ~1000 - 3 x hosts.
+    b.stream = b.fabric->AssignStreams(1000);
+    OpenOutputs(spec, lb, outDir, &b);
     // run.json first, marked incomplete: a run killed outright (SIGKILL, out of memory) still
     // leaves a folder the report reads, its CSVs holding every row flushed so far.
-    const std::string scheme = c.GetBool("stockRouting") ? "stock-ecmp" : lb;
-    {
-        std::ostringstream json;
-        json << "{\"talb_version\": \"" << TALB_VERSION << "\", \"scheme\": \"" << scheme
-             << "\", \"seed\": " << c.GetUint("seed") << ", \"lb\": \"" << lb
-             << "\", \"complete\": false, \"parameters\": " << c.ToJson() << "}\n";
-        WriteRunJson(outDir, json.str());
-    }
-    writer->SetScheme(scheme);
-    writer->SetSeed(c.GetUint("seed"));
-    const uint32_t headerBytes = 52 + 2; // IP+TCP+timestamps, PPP
-    writer->SetIdealFctCallback(MakeBoundCallback(
-        +[](Ptr<TalbLeafSpineHelper> f,
-            std::map<uint32_t, uint32_t>* index,
-            uint32_t mssBytes,
-            uint32_t header,
-            const TalbFlowRecord& r) {
-            uint32_t s = index->at(r.src.Get());
-            uint32_t d = index->at(r.dst.Get());
-            uint64_t packets = (r.sizeBytes + mssBytes - 1) / mssBytes;
-            uint64_t wire = r.sizeBytes + packets * header;
-            // One RTT with the flow's first packet, then its bytes at the bottleneck rate.
-            uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(r.sizeBytes, mssBytes));
-            return f->GetBaseRtt(s, d, first + header, 66) +
-                   f->GetBottleneckRate(s, d).CalculateBytesTxTime(wire);
-        },
-        fabric,
-        &hostOf,
-        mss,
-        headerBytes));
-
-    auto collector = std::make_shared<Collector>();
-    std::vector<JobSpec> jobs;
-    ParseJobs(c.GetString("jobs"), &jobs);
-    std::vector<uint32_t> sizes;
-    for (const auto& j : jobs)
-    {
-        sizes.push_back(j.workers);
-    }
-    std::vector<NodeContainer> placed =
-        TalbTrainingJobHelper::Place(hosts,
-                                     static_cast<uint32_t>(c.GetUint("hostsPerLeaf")),
-                                     sizes,
-                                     c.GetString("placement"));
-    for (size_t j = 0; j < jobs.size(); ++j)
-    {
-        const JobSpec& spec = jobs[j];
-        uint32_t iterations =
-            spec.iterations ? spec.iterations : static_cast<uint32_t>(c.GetUint("iterations"));
-        TalbTrainingJobHelper helper;
-        helper.SetModel(spec.model.empty() ? c.GetString("model") : spec.model);
-        helper.SetJobAttribute("JobId", UintegerValue(j));
-        helper.SetJobAttribute("Iterations", UintegerValue(iterations));
-        helper.SetJobAttribute(
-            "BatchSize",
-            UintegerValue(spec.batch ? spec.batch : static_cast<uint32_t>(c.GetUint("batch"))));
-        helper.SetJobAttribute(
-            "Device",
-            StringValue(spec.device.empty() ? c.GetString("device") : spec.device));
-        helper.SetJobAttribute(
-            "Precision",
-            StringValue(spec.precision.empty() ? c.GetString("precision") : spec.precision));
-        helper.SetScheduler(spec.scheduler);
-        for (const auto& kv : spec.schedulerAttributes)
-        {
-            helper.SetSchedulerAttribute(kv.first, StringValue(kv.second));
-        }
-        helper.SetCollective(spec.collective);
-        for (const auto& kv : spec.collectiveAttributes)
-        {
-            helper.SetCollectiveAttribute(kv.first, StringValue(kv.second));
-        }
-        helper.SetStartTime(spec.start);
-        ApplicationContainer apps = helper.Install(placed[j]);
-        Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(apps);
-        writer->ConnectJob(job);
-        job->TraceConnectWithoutContext("FlowDone",
-                                        MakeCallback(&Collector::Flow, collector.get()));
-        job->TraceConnectWithoutContext("IterationDone",
-                                        MakeCallback(&Collector::Iteration, collector.get()));
-        collector->expected += uint64_t(iterations) * spec.workers;
-    }
-
-    if (c.GetDouble("bgLoad") > 0)
-    {
-        TalbBackgroundTrafficHelper bg(CdfPath(c.GetString("bgCdf")),
-                                       c.GetDouble("bgLoad"),
-                                       c.GetString("hostRate"));
-        bg.SetStartStop(Seconds(0), c.GetTime("stopTime"));
-        ApplicationContainer apps = bg.Install(hosts);
-        stream += TalbBackgroundTrafficHelper::AssignStreams(apps, stream);
-        writer->ConnectBackground(apps);
-        for (auto it = apps.Begin(); it != apps.End(); ++it)
-        {
-            (*it)->TraceConnectWithoutContext("FlowDone",
-                                              MakeCallback(&Collector::Flow, collector.get()));
-        }
-    }
-
-    for (uint32_t i = 0; i < hosts.GetN(); ++i)
-    {
-        fabric->GetHostDevice(i)->TraceConnectWithoutContext(
-            "MacRx",
-            MakeCallback(&Collector::Rx, collector.get()));
-    }
+    TalbOutputWriter::RunInfo info;
+    info.scheme = spec.stockRouting ? "stock-ecmp" : lb;
+    info.lb = lb;
+    info.seed = spec.seed;
+    info.parametersJson = spec.parametersJson;
+    TalbOutputWriter::WriteRunJson(outDir, info);
+    InstallJobs(spec, &b);
+    InstallBackground(spec, &b);
 
     Result r;
-    Time duration = c.GetTime("duration");
-    Simulator::Stop(duration.IsZero() ? c.GetTime("stopTime")
-                                      : std::min(duration, c.GetTime("stopTime")));
-    std::unique_ptr<ShowProgress> progress;
-    if (c.GetBool("progress"))
-    {
-        progress = std::make_unique<ShowProgress>(Seconds(1), std::cerr);
-    }
-    // Ctrl-C or a sweep's SIGTERM ends the run like stopTime does: what was measured is written.
-    auto previousInt = std::signal(SIGINT, &OnSignal);
-    auto previousTerm = std::signal(SIGTERM, &OnSignal);
-    Simulator::ScheduleNow(&PollInterrupt, MilliSeconds(1));
-    auto runStart = std::chrono::steady_clock::now();
-    std::clock_t cpuStart = std::clock();
-    Simulator::Run();
-    std::signal(SIGINT, previousInt);
-    std::signal(SIGTERM, previousTerm);
-    r.interrupted = g_interrupted;
-    r.runCpuSeconds = double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
-    r.runWallSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
-    progress.reset();
-
-    r.scheme = scheme;
+    r.scheme = spec.stockRouting ? "stock-ecmp" : lb;
     r.outDir = outDir;
-    r.simSeconds = Simulator::Now().GetSeconds();
-    r.tensorFlows = collector->tensorFct.size();
-    r.backgroundFlows = collector->backgroundFct.size();
-    r.tensorAvgFctUs = Mean(collector->tensorFct);
-    r.tensorP99FctUs = Percentile(collector->tensorFct, 99);
-    r.highPrioAvgFctUs = Mean(collector->highPrioFct);
-    r.backgroundAvgFctUs = Mean(collector->backgroundFct);
-    r.backgroundP99FctUs = Percentile(collector->backgroundFct, 99);
-    r.iterationsDone = collector->iterations;
-    r.iterationsExpected = collector->expected;
-    std::vector<double> iterationMs;
-    for (const auto& kv : collector->iterationMax)
-    {
-        if (kv.first.second >= c.GetUint("warmup"))
-        {
-            iterationMs.push_back(kv.second * 1e3);
-        }
-    }
-    r.meanIterationMs = Mean(iterationMs);
-    r.deliveredPackets = collector->delivered;
+    Simulate(spec, &r);
+    Summarize(spec, b.collector, &r);
     r.events = Simulator::GetEventCount() - eventsBefore;
-    r.packetHops = CountPacketHops();
-
-    writer->Dispose();
+    b.writer->Dispose();
     Simulator::Destroy();
     r.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
 
-    std::ostringstream json;
-    json << "{\"talb_version\": \"" << TALB_VERSION << "\", \"scheme\": \"" << r.scheme
-         << "\", \"seed\": " << c.GetUint("seed") << ", \"lb\": \"" << lb
-         << "\", \"complete\": " << (r.iterationsDone == r.iterationsExpected ? "true" : "false")
-         << ", \"sim_seconds\": " << r.simSeconds << ", \"wall_seconds\": " << r.wallSeconds
-         << ", \"run_wall_seconds\": " << r.runWallSeconds
-         << ", \"run_cpu_seconds\": " << r.runCpuSeconds << ", \"events\": " << r.events
-         << ", \"packet_hops\": " << r.packetHops
-         << ", \"delivered_packets\": " << r.deliveredPackets << ", \"parameters\": " << c.ToJson()
-         << "}\n";
-    WriteRunJson(outDir, json.str());
+    info.complete = r.iterationsDone == r.iterationsExpected;
+    info.simSeconds = r.simSeconds;
+    info.wallSeconds = r.wallSeconds;
+    info.runWallSeconds = r.runWallSeconds;
+    info.runCpuSeconds = r.runCpuSeconds;
+    info.events = r.events;
+    info.packetHops = r.packetHops;
+    info.deliveredPackets = r.deliveredPackets;
+    TalbOutputWriter::WriteRunJson(outDir, info);
     return r;
 }
 

@@ -1,43 +1,95 @@
 #ifndef TALB_SCENARIO_H
 #define TALB_SCENARIO_H
 
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
+#include "ns3/talb-dnn-model.h"
+#include "ns3/talb-leaf-spine-helper.h"
 #include "ns3/talb-scenario-config.h"
 
+#include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-helper
  * \brief One talb experiment end to end: a leaf-spine fabric (TalbLeafSpineHelper), training
  * jobs (TalbTrainingJobHelper), background traffic (TalbBackgroundTrafficHelper) and the three
  * CSV outputs plus run.json (TalbOutputWriter), run once per load balancer.
  *
- * The parameters are declared once in DeclareParameters() (the runner's --help lists them) and
- * checked by Validate() before anything is built, so a bad scenario fails with a message, not
- * mid-simulation. Run() builds, simulates and tears down one run; several runs can follow each
- * other in one process.
+ * In stages:
+ *  1. DeclareParameters(): every parameter once, with its kind, default, range and help; the
+ *     runner's --help lists them and each value is checked against its declaration when set.
+ *  2. Parse(): the checked parameters become a typed Spec (link-rate overrides, failures, jobs
+ *     with their models loaded, plug-in names resolved); everything that can be checked before
+ *     simulating is, and every problem is reported with what was wrong (the runner exits 2).
+ *  3. Run(), per load balancer: configure the ns-3 defaults, build the fabric, install the
+ *     traffic (jobs, background, outputs), simulate, summarise, write run.json. Runs can follow
+ *     each other in one process.
  */
 class TalbScenario
 {
   public:
-    /// One training job of the "jobs" parameter.
+    /// One training job of the "jobs" parameter, every default filled in.
     struct JobSpec
     {
-        std::string model; //!< empty: the "model" parameter
+        std::string modelName; //!< as written: a zoo name or PATH[#MODEL]
+        TalbDnnModel model;    //!< the model, loaded by Parse()
         uint32_t workers{8};
-        std::string scheduler{"fusion"};
-        std::string collective{"ring"};
-        uint32_t iterations{0}; //!< 0: the "iterations" parameter
-        uint32_t batch{0};      //!< 0: the "batch" parameter
-        std::string device;     //!< empty: the "device" parameter
-        std::string precision;  //!< empty: the "precision" parameter
+        std::string scheduler;  //!< a name of TalbCommScheduler::GetRegistry()
+        std::string collective; //!< a name of TalbCollective::GetRegistry()
+        std::string transport;  //!< a name of TalbTransport::GetRegistry()
+        uint32_t iterations{0};
+        uint32_t batch{0};
+        std::string device;    //!< a TalbComputeModel preset
+        std::string precision; //!< fp32 or fp16
         Time start;
         std::vector<std::pair<std::string, std::string>> schedulerAttributes;  //!< sched.X=v
         std::vector<std::pair<std::string, std::string>> collectiveAttributes; //!< coll.X=v
+        std::vector<std::pair<std::string, std::string>> transportAttributes;  //!< trans.X=v
+    };
+
+    /// A scenario, parsed once: what Run() builds.
+    struct Spec
+    {
+        // Fabric
+        uint32_t leaves{0};
+        uint32_t spines{0};
+        uint32_t hostsPerLeaf{0};
+        DataRate hostRate;
+        DataRate fabricRate;
+        double oversubscription{0}; //!< 0: use fabricRate
+        Time linkDelay;
+        uint32_t mtu{0};
+        std::string queueSize; //!< empty: the helper's default
+        std::string hostQueueSize;
+        uint32_t untaggedBand{0};
+        std::string ecnThreshold; //!< empty: the helper's default
+        std::vector<TalbLeafSpineHelper::LinkRate> linkRates;
+        std::vector<TalbLeafSpineHelper::LinkFailure> linkFailures;
+        bool stockRouting{false};
+        // Routing and transport
+        std::vector<std::string> lbs;
+        std::vector<std::pair<std::string, std::string>> lbAttributes;
+        std::string tcpVariant; //!< TypeId name of the hosts' TCP congestion control
+        // Training
+        std::vector<JobSpec> jobs;
+        std::string placement;
+        uint32_t warmup{0};
+        // Background
+        double bgLoad{0};
+        std::string bgCdfPath;
+        // Run
+        uint64_t seed{1};
+        Time duration; //!< zero: until every job finished
+        Time stopTime;
+        bool progress{true};
+        std::string out;
+        std::string parametersJson; //!< every parameter, for run.json
     };
 
     /// What a run measured, for the comparison table (the CSVs hold everything).
@@ -65,39 +117,42 @@ class TalbScenario
         double runCpuSeconds{0};  //!< CPU time of this process during Simulator::Run()
     };
 
-    /// Declare every scenario parameter with its default and help.
+    /// Declare every scenario parameter with its kind, default, range and help.
     static void DeclareParameters(TalbScenarioConfig& config);
 
     /**
-     * Check everything that can be checked before simulating: names of models, load balancers,
-     * schedulers and collectives, the jobs fit on the hosts, link indices, files exist.
-     * \return one message per problem (empty: valid)
+     * Turn checked parameters into a Spec, checking everything that can be checked before
+     * simulating: models (loaded here), plug-in names and their attributes, the jobs fit on the
+     * hosts, link indices, files exist.
+     * \return false, with one message per problem in \p errors
      */
+    static bool Parse(const TalbScenarioConfig& config,
+                      Spec* spec,
+                      std::vector<std::string>* errors);
+    /// Parse() for its messages only. \return one message per problem (empty: valid)
     static std::vector<std::string> Validate(const TalbScenarioConfig& config);
 
     /**
-     * Parse the "jobs" parameter: jobs separated by ';', each a ','-separated list of
-     * key=value (model, workers, scheduler, collective, iterations, batch, device, precision,
-     * start, sched.<Attribute>, coll.<Attribute>).
+     * Parse the "jobs" text: jobs separated by ';', each a ','-separated list of key=value
+     * (model, workers, scheduler, collective, transport, iterations, batch, device, precision,
+     * start, sched.<Attribute>, coll.<Attribute>, trans.<Attribute>). Keys left out keep the
+     * values \p defaults has; names and attributes are checked by Parse().
      * \return an error message, or empty
      */
-    static std::string ParseJobs(const std::string& text, std::vector<JobSpec>* jobs);
-
-    /// The load balancers of the "lb" parameter (comma-separated), in order.
-    static std::vector<std::string> LoadBalancers(const TalbScenarioConfig& config);
+    static std::string ParseJobs(const std::string& text,
+                                 const JobSpec& defaults,
+                                 std::vector<JobSpec>* jobs);
 
     /**
-     * Build and simulate the scenario with load balancer \p lb, writing flows.csv,
-     * tensors.csv, iterations.csv and run.json into \p outDir.
+     * Build and simulate \p spec with load balancer \p lb, writing flows.csv, tensors.csv,
+     * iterations.csv and run.json into \p outDir.
      */
-    static Result Run(const TalbScenarioConfig& config,
-                      const std::string& lb,
-                      const std::string& outDir);
+    static Result Run(const Spec& spec, const std::string& lb, const std::string& outDir);
 
-    /// Print the comparison table of \p results (first one is the baseline for ratios).
     /// \return whether a SIGINT/SIGTERM has stopped a run of this process
     static bool Interrupted();
 
+    /// Print the comparison table of \p results (first one is the baseline for ratios).
     static void PrintTable(const std::vector<Result>& results, std::ostream& os);
 };
 

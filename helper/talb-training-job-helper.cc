@@ -7,6 +7,7 @@
 #include "ns3/talb-dnn-worker.h"
 #include "ns3/talb-model-zoo.h"
 #include "ns3/talb-parameter-server.h"
+#include "ns3/talb-transport.h"
 
 namespace ns3
 {
@@ -18,16 +19,7 @@ TalbTrainingJobHelper::TalbTrainingJobHelper()
     m_job.SetTypeId(TalbTrainingJob::GetTypeId());
     SetScheduler("wfbp");
     SetCollective("ring");
-}
-
-TypeId
-TalbTrainingJobHelper::Resolve(const std::string& name, TypeId (*byShortName)(const std::string&))
-{
-    if (name.rfind("ns3::", 0) == 0)
-    {
-        return TypeId::LookupByName(name);
-    }
-    return byShortName(name);
+    SetTransport("tcp");
 }
 
 void
@@ -52,7 +44,7 @@ void
 TalbTrainingJobHelper::SetScheduler(const std::string& name)
 {
     m_scheduler = ObjectFactory();
-    m_scheduler.SetTypeId(Resolve(name, &TalbCommScheduler::LookupByName));
+    m_scheduler.SetTypeId(TalbCommScheduler::GetRegistry().Get(name));
 }
 
 void
@@ -65,13 +57,26 @@ void
 TalbTrainingJobHelper::SetCollective(const std::string& name)
 {
     m_collective = ObjectFactory();
-    m_collective.SetTypeId(Resolve(name, &TalbCollective::LookupByName));
+    m_collective.SetTypeId(TalbCollective::GetRegistry().Get(name));
 }
 
 void
 TalbTrainingJobHelper::SetCollectiveAttribute(const std::string& name, const AttributeValue& value)
 {
     m_collective.Set(name, value);
+}
+
+void
+TalbTrainingJobHelper::SetTransport(const std::string& name)
+{
+    m_transport = ObjectFactory();
+    m_transport.SetTypeId(TalbTransport::GetRegistry().Get(name));
+}
+
+void
+TalbTrainingJobHelper::SetTransportAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_transport.Set(name, value);
 }
 
 void
@@ -104,6 +109,7 @@ TalbTrainingJobHelper::Install(const NodeContainer& hosts) const
         ps->SetServers(m_servers);
     }
     job->SetCollective(collective);
+    job->SetTransport(m_transport.Create<TalbTransport>());
     ApplicationContainer apps;
     std::vector<Ptr<TalbDnnWorker>> workers;
     for (uint32_t i = 0; i < hosts.GetN(); ++i)

@@ -16,13 +16,15 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-helper
  * \brief Installs a data-parallel training job (TalbTrainingJob + one TalbDnnWorker per host).
  *
  * It stores recipes only: the model, and ObjectFactory recipes for the job (attributes JobId,
  * Iterations, BatchSize, Device, DeviceRate, Precision, BackwardFactor, BasePort), the
- * scheduler (by short name: wfbp, fusion, bytescheduler, usbyte, ascwfbp, sparse) and the
- * collective (ring, ps). Install() builds the objects; each call makes a new job.
+ * scheduler, the collective and the transport, each chosen by a short name of its family's
+ * registry (TalbCommScheduler::GetRegistry() etc.) or a TypeId name. Install() builds the
+ * objects; each call makes a new job. A name that is not a member of its family aborts with the
+ * valid names (callers that take names from users check them with the registry first).
  */
 class TalbTrainingJobHelper
 {
@@ -40,6 +42,9 @@ class TalbTrainingJobHelper
     /// Choose the collective by short name (or full TypeId name); resets its attributes.
     void SetCollective(const std::string& name);
     void SetCollectiveAttribute(const std::string& name, const AttributeValue& value);
+    /// Choose the transport by short name (or full TypeId name); resets its attributes.
+    void SetTransport(const std::string& name);
+    void SetTransportAttribute(const std::string& name, const AttributeValue& value);
     /// Parameter-server hosts for the "ps" collective (default: colocated with the workers).
     void SetParameterServers(const NodeContainer& servers);
     /// When the workers start (default 0).
@@ -67,12 +72,11 @@ class TalbTrainingJobHelper
                                             const std::string& placement);
 
   private:
-    static TypeId Resolve(const std::string& name, TypeId (*byShortName)(const std::string&));
-
     TalbDnnModel m_model;
     ObjectFactory m_job;
     ObjectFactory m_scheduler;
     ObjectFactory m_collective;
+    ObjectFactory m_transport;
     NodeContainer m_servers;
     Time m_start;
 };

@@ -57,7 +57,7 @@ class TalbRingAllReduceAnalyticTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(rec.tensors.size(), 1, "one tensor record");
         double measured = (rec.tensors[0].done - rec.tensors[0].ready).GetSeconds();
         const uint32_t mss = mtu - 52;
-        double m = double(s) / n + TalbMessageChannel::HEADER_BYTES;
+        double m = double(s) / n + TALB_FRAME_LEN;
         double wire = m + std::ceil(m / mss) * PACKET_OVERHEAD;
         double bits = 8.0 / rate.GetBitRate();
         double step = wire * bits + 2 * delay.GetSeconds() + (mss + PACKET_OVERHEAD) * bits;
@@ -114,7 +114,7 @@ class TalbParameterServerBytesTestCase : public TestCase
         std::set<Ipv4Address> serverAddrs;
         for (uint32_t i = 0; i < servers.GetN(); ++i)
         {
-            serverAddrs.insert(TalbCollective::GetHostAddress(servers.Get(i)));
+            serverAddrs.insert(TalbTransport::GetHostAddress(servers.Get(i)));
         }
         NS_TEST_ASSERT_MSG_EQ(RunJob(job, Seconds(1)), true, "job did not finish");
 
@@ -123,7 +123,7 @@ class TalbParameterServerBytesTestCase : public TestCase
         uint64_t messages = rec.flows.size();
         for (const auto& f : rec.flows)
         {
-            uint64_t payload = f.sizeBytes - TalbMessageChannel::HEADER_BYTES;
+            uint64_t payload = f.sizeBytes - TALB_FRAME_LEN;
             total += payload;
             push += serverAddrs.count(f.dst) ? payload : 0;
         }

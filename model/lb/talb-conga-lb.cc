@@ -13,6 +13,7 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TalbCongaLb");
 
 NS_OBJECT_ENSURE_REGISTERED(TalbCongaLb);
+TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbCongaLb, "conga");
 
 TypeId
 TalbCongaLb::GetTypeId()
@@ -73,17 +74,22 @@ TalbCongaLb::AssignStreams(int64_t stream)
 }
 
 bool
+TalbCongaLb::CanBeFallback() const
+{
+    // It tags packets in PacketOut and learns from them in PacketIn.
+    return false;
+}
+
+bool
 TalbCongaLb::CheckConfig()
 {
     if ((m_tableSize & (m_tableSize - 1)) != 0)
     {
-        NS_LOG_ERROR("TableSize " << m_tableSize << " is not a power of two");
-        return false;
+        return ConfigError("TableSize " + std::to_string(m_tableSize) + " is not a power of two");
     }
     if (GetSwitchInfo().nSpines > 256)
     {
-        NS_LOG_ERROR("CONGA's path field holds at most 256 spines");
-        return false;
+        return ConfigError("CONGA's path field holds at most 256 spines");
     }
     return true;
 }
@@ -128,30 +134,15 @@ TalbCongaLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidat
         return e.port;
     }
     bool toRemoteLeaf = GetSwitchInfo().isLeaf && ctx.dstLeaf != GetSwitchInfo().index;
-    uint32_t best = 0;
-    uint32_t bestMetric = UINT32_MAX;
-    uint32_t ties = 0;
-    for (uint32_t i = 0; i < candidates.count; ++i)
-    {
-        uint32_t p = candidates.ports[i];
+    uint32_t best = PickLeast(candidates, m_rng, [&](uint32_t p) {
         uint32_t metric = LocalMetric(p, ctx.now);
         if (toRemoteLeaf && GetPort(p).uplink)
         {
             metric = std::max<uint32_t>(metric,
                                         GetCongestionToLeaf(ctx.dstLeaf, m_portSpine[p], ctx.now));
         }
-        // Ties broken uniformly at random (reservoir sampling over equal minima).
-        if (metric < bestMetric)
-        {
-            best = p;
-            bestMetric = metric;
-            ties = 1;
-        }
-        else if (metric == bestMetric && m_rng->GetInteger(0, ties++) == 0)
-        {
-            best = p;
-        }
-    }
+        return metric;
+    });
     if (e.valid && e.flowHash == ctx.flowHash && e.port != best)
     {
         NotifyReroute(ctx, e.port, best);

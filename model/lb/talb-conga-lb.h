@@ -12,7 +12,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief CONGA (compact): flowlets placed on the uplink that minimises the larger of the local
  * uplink's DRE and the remote congestion reported by the destination leaf.
  *
@@ -36,6 +36,7 @@ class TalbCongaLb : public TalbLoadBalancer
     ~TalbCongaLb() override;
 
     int64_t AssignStreams(int64_t stream) override;
+    bool CanBeFallback() const override;
 
     /// \return the remote metric towards \p leaf via \p spine (0 when unknown or aged)
     uint8_t GetCongestionToLeaf(uint32_t leaf, uint32_t spine, Time now) const;

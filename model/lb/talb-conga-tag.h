@@ -7,7 +7,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief CONGA's overlay header, carried as a packet tag between leaves.
  *
  * Forward: the path (spine index) the source leaf chose and the congestion extent (CE), the

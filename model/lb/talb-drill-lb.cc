@@ -9,6 +9,7 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TalbDrillLb");
 
 NS_OBJECT_ENSURE_REGISTERED(TalbDrillLb);
+TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbDrillLb, "drill");
 
 TypeId
 TalbDrillLb::GetTypeId()

@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief DRILL: per packet, sample Samples random candidate ports plus the Memory least-loaded
  * ports remembered from the previous decision, and send on the one with the fewest queued bytes
  * (the egress device queue's real occupancy).

@@ -9,6 +9,7 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TalbEcmpLb");
 
 NS_OBJECT_ENSURE_REGISTERED(TalbEcmpLb);
+TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbEcmpLb, "ecmp");
 
 TypeId
 TalbEcmpLb::GetTypeId()

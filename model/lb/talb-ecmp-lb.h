@@ -7,7 +7,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief ECMP: a flow's 5-tuple hash, salted per switch, picks one candidate port.
  *
  * Every packet of a flow takes the same port while the candidate set is unchanged; a failure

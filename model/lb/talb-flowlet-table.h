@@ -10,7 +10,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief Fixed-size, direct-mapped flowlet table (LetFlow, CONGA, TaLB's fallback).
  *
  * One slot per hash bucket, as in switch hardware. A slot remembers which flow owns it, so two

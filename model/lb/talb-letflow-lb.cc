@@ -9,6 +9,7 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TalbLetFlowLb");
 
 NS_OBJECT_ENSURE_REGISTERED(TalbLetFlowLb);
+TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbLetFlowLb, "letflow");
 
 TypeId
 TalbLetFlowLb::GetTypeId()
@@ -62,8 +63,7 @@ TalbLetFlowLb::CheckConfig()
 {
     if ((m_tableSize & (m_tableSize - 1)) != 0)
     {
-        NS_LOG_ERROR("TableSize " << m_tableSize << " is not a power of two");
-        return false;
+        return ConfigError("TableSize " + std::to_string(m_tableSize) + " is not a power of two");
     }
     return true;
 }

@@ -10,7 +10,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief LetFlow: a flow keeps its port while its packets are closer than FlowletTimeout; after
  * a longer gap the next packet starts a new flowlet on a uniformly random candidate port.
  */

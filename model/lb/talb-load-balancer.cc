@@ -13,25 +13,6 @@ NS_LOG_COMPONENT_DEFINE("TalbLoadBalancer");
 
 NS_OBJECT_ENSURE_REGISTERED(TalbLoadBalancer);
 
-namespace
-{
-/// The one table of short policy names.
-struct ShortName
-{
-    const char* name;
-    const char* typeId;
-};
-
-const ShortName g_shortNames[] = {
-    {"ecmp", "ns3::TalbEcmpLb"},
-    {"rps", "ns3::TalbRpsLb"},
-    {"letflow", "ns3::TalbLetFlowLb"},
-    {"drill", "ns3::TalbDrillLb"},
-    {"conga", "ns3::TalbCongaLb"},
-    {"talb", "ns3::TalbTensorAwareLb"},
-};
-} // namespace
-
 bool
 TalbCandidates::Contains(uint32_t port) const
 {
@@ -56,34 +37,11 @@ TalbLoadBalancer::GetTypeId()
     return tid;
 }
 
-TypeId
-TalbLoadBalancer::TypeIdFromName(const std::string& name)
+TalbRegistry&
+TalbLoadBalancer::GetRegistry()
 {
-    std::string full = name;
-    for (const auto& s : g_shortNames)
-    {
-        if (name == s.name)
-        {
-            full = s.typeId;
-        }
-    }
-    TypeId tid;
-    NS_ABORT_MSG_UNLESS(
-        TypeId::LookupByNameFailSafe(full, &tid) && tid.IsChildOf(TalbLoadBalancer::GetTypeId()),
-        "unknown load balancer '" << name << "': valid names are " << GetShortNames()
-                                  << " or the TypeId name of a TalbLoadBalancer");
-    return tid;
-}
-
-std::string
-TalbLoadBalancer::GetShortNames()
-{
-    std::string out;
-    for (const auto& s : g_shortNames)
-    {
-        out += (out.empty() ? "" : ", ") + std::string(s.name);
-    }
-    return out;
+    static TalbRegistry registry("load balancer", GetTypeId());
+    return registry;
 }
 
 TalbLoadBalancer::TalbLoadBalancer()
@@ -114,7 +72,8 @@ TalbLoadBalancer::Attach(const TalbSwitchInfo& info, const std::vector<TalbPortS
     m_info = info;
     m_ports = ports;
     NS_ABORT_MSG_UNLESS(CheckConfig(),
-                        GetInstanceTypeId().GetName() << ": invalid configuration (see log)");
+                        GetInstanceTypeId().GetName()
+                            << ": invalid configuration: " << m_configError);
     InitializeParams();
 }
 
@@ -158,6 +117,20 @@ TalbLoadBalancer::DoPacketOut(TalbPacketContext& /* ctx */, uint32_t /* port */)
 
 bool
 TalbLoadBalancer::CheckConfig()
+{
+    return true;
+}
+
+bool
+TalbLoadBalancer::ConfigError(const std::string& message)
+{
+    NS_LOG_ERROR(message);
+    m_configError = message;
+    return false;
+}
+
+bool
+TalbLoadBalancer::CanBeFallback() const
 {
     return true;
 }

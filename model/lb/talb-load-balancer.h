@@ -1,15 +1,16 @@
 #ifndef TALB_LOAD_BALANCER_H
 #define TALB_LOAD_BALANCER_H
 
-#include "ns3/talb-dre.h"
-#include "ns3/talb-wire.h"
-
 #include "ns3/data-rate.h"
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
 #include "ns3/queue.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/talb-dre.h"
+#include "ns3/talb-registry.h"
+#include "ns3/talb-wire.h"
 #include "ns3/traced-callback.h"
 
 #include <string>
@@ -19,7 +20,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief State of one switch port, owned by the TalbSwitch and read by its load balancer.
  */
 struct TalbPortState
@@ -36,7 +37,7 @@ struct TalbPortState
 };
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief What a switch knows about itself, handed to its load balancer once at install time.
  */
 struct TalbSwitchInfo
@@ -49,7 +50,7 @@ struct TalbSwitchInfo
 };
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief Per-packet facts the switch computes once and passes to its load balancer.
  *
  * Built on the stack for each packet: no allocation. The flow hash is the same at every switch
@@ -76,7 +77,7 @@ struct TalbPacketContext
 };
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief Candidate egress ports for a packet: a view into the switch's forwarding table.
  */
 struct TalbCandidates
@@ -89,13 +90,13 @@ struct TalbCandidates
 };
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief Abstract path selector ("load balancer") of a TalbSwitch.
  *
  * Split like ns-3's QueueDisc: the public, non-virtual SelectPath() validates, counts, and fires
  * the PathSelected trace; policies implement the private DoSelectPath(). A policy is one class
- * registered by TypeId name; TypeIdFromName() maps the short names used on command lines
- * (ecmp, rps, letflow, drill, conga, talb) to TypeIds in one place.
+ * that registers its short name for command lines (ecmp, rps, letflow, drill, conga, talb) in
+ * GetRegistry() with TALB_REGISTER_PLUGIN in its own .cc.
  *
  * The switch calls, for every packet it forwards: PacketIn() on arrival, SelectPath() when the
  * forwarding table offers more than one candidate port, and PacketOut() just before sending.
@@ -120,13 +121,8 @@ class TalbLoadBalancer : public Object
         uint64_t nReroutes{0};           //!< a flow, flowlet or tensor changed port
     };
 
-    /**
-     * Map a short policy name (ecmp, rps, letflow, drill, conga, talb) or a full TypeId name
-     * (ns3::TalbEcmpLb) to the policy's TypeId. Aborts naming the valid names when unknown.
-     */
-    static TypeId TypeIdFromName(const std::string& name);
-    /// \return the short names TypeIdFromName() accepts, comma-separated
-    static std::string GetShortNames();
+    /// \return the family's registry: short policy names and TypeId names to TypeIds
+    static TalbRegistry& GetRegistry();
 
     /**
      * Bind the balancer to a switch. Called once by TalbSwitch before the first packet.
@@ -147,6 +143,13 @@ class TalbLoadBalancer : public Object
     void PacketOut(TalbPacketContext& ctx, uint32_t port);
 
     const Stats& GetStats() const;
+
+    /**
+     * Capability query: whether this policy can choose for another balancer (DelegateSelect),
+     * i.e. it needs neither the PacketIn/PacketOut hooks nor per-tensor state.
+     * \return true unless a policy says otherwise
+     */
+    virtual bool CanBeFallback() const;
 
     /**
      * Assign fixed random variable streams.
@@ -201,6 +204,23 @@ class TalbLoadBalancer : public Object
     /// \return port congestion in bytes: queue occupancy + dreWeight * DRE utilisation
     double PortCost(uint32_t port, Time now, double dreWeightBytes) const;
 
+    /**
+     * The candidate with the least \p key(port), ties broken uniformly at random by reservoir
+     * sampling (the k-th equal minimum replaces the choice with probability 1/k), so \p rng is
+     * drawn only on ties. Keys compare with < and ==; a std::pair orders lexicographically.
+     * O(candidates), allocation-free.
+     */
+    template <class Key>
+    static uint32_t PickLeast(const TalbCandidates& candidates,
+                              const Ptr<UniformRandomVariable>& rng,
+                              Key key);
+
+    /**
+     * For CheckConfig(): record why the configuration is unusable; Attach() aborts with it.
+     * \return false
+     */
+    bool ConfigError(const std::string& message);
+
   private:
     /**
      * Choose the egress port. Called by SelectPath() with at least two candidates, all up.
@@ -213,7 +233,7 @@ class TalbLoadBalancer : public Object
     virtual void DoPacketOut(TalbPacketContext& ctx, uint32_t port);
     /**
      * Check the attribute values; called once at attach time.
-     * \return false (after NS_LOG_ERROR) on an unusable configuration
+     * \return false (after ConfigError()) on an unusable configuration
      */
     virtual bool CheckConfig();
     /// Size the policy's tables for the attached switch; called once after CheckConfig().
@@ -222,13 +242,41 @@ class TalbLoadBalancer : public Object
     TalbSwitchInfo m_info;
     const std::vector<TalbPortState>* m_ports;
     Stats m_stats;
+    std::string m_configError; //!< set by ConfigError()
 
     TracedCallback<uint32_t, uint32_t, uint32_t> m_pathSelectedTrace;
     TracedCallback<uint32_t, uint32_t, uint32_t, uint32_t> m_rerouteTrace;
 };
 
+template <class Key>
+uint32_t
+TalbLoadBalancer::PickLeast(const TalbCandidates& candidates,
+                            const Ptr<UniformRandomVariable>& rng,
+                            Key key)
+{
+    uint32_t best = candidates.ports[0];
+    auto bestKey = key(best);
+    uint32_t ties = 1;
+    for (uint32_t i = 1; i < candidates.count; ++i)
+    {
+        uint32_t p = candidates.ports[i];
+        auto k = key(p);
+        if (k < bestKey)
+        {
+            best = p;
+            bestKey = k;
+            ties = 1;
+        }
+        else if (k == bestKey && rng->GetInteger(0, ties++) == 0)
+        {
+            best = p;
+        }
+    }
+    return best;
+}
+
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \return a 32-bit avalanche mix of \p x (MurmurHash3's finaliser), used for flow hashing
  */
 inline uint32_t

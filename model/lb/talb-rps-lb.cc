@@ -8,6 +8,7 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TalbRpsLb");
 
 NS_OBJECT_ENSURE_REGISTERED(TalbRpsLb);
+TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbRpsLb, "rps");
 
 TypeId
 TalbRpsLb::GetTypeId()

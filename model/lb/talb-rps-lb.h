@@ -9,7 +9,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief Random packet spraying: every packet takes a uniformly random candidate port.
  */
 class TalbRpsLb : public TalbLoadBalancer

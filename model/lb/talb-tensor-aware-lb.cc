@@ -15,6 +15,7 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TalbTensorAwareLb");
 
 NS_OBJECT_ENSURE_REGISTERED(TalbTensorAwareLb);
+TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbTensorAwareLb, "talb");
 
 TypeId
 TalbTensorAwareLb::GetTypeId()
@@ -62,10 +63,11 @@ TalbTensorAwareLb::GetTypeId()
                           MakeUintegerAccessor(&TalbTensorAwareLb::m_probeLimit),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("Fallback",
-                          "Policy for untagged packets: ecmp, letflow, rps or drill",
+                          "Policy for untagged packets: a load balancer that can serve as a "
+                          "fallback (ecmp, letflow, rps, drill)",
                           StringValue("letflow"),
                           MakeStringAccessor(&TalbTensorAwareLb::m_fallbackName),
-                          MakeStringChecker())
+                          MakeRegistryNameChecker(TalbLoadBalancer::GetRegistry()))
             .AddAttribute("DreInterval",
                           "Decay interval of the per-port high-priority load estimator",
                           TimeValue(MicroSeconds(20)),
@@ -126,22 +128,35 @@ TalbTensorAwareLb::CheckConfig()
 {
     if ((m_tableSize & (m_tableSize - 1)) != 0)
     {
-        NS_LOG_ERROR("TableSize " << m_tableSize << " is not a power of two");
-        return false;
+        return ConfigError("TableSize " + std::to_string(m_tableSize) + " is not a power of two");
     }
     if (m_probeLimit > m_tableSize)
     {
-        NS_LOG_ERROR("ProbeLimit " << m_probeLimit << " exceeds TableSize " << m_tableSize);
-        return false;
+        return ConfigError("ProbeLimit " + std::to_string(m_probeLimit) + " exceeds TableSize " +
+                           std::to_string(m_tableSize));
     }
-    TypeId fb = TalbLoadBalancer::TypeIdFromName(m_fallbackName);
-    // Policies with per-packet hooks (CONGA) or tensor state (TaLB) cannot run as a fallback.
-    if (fb == TypeId::LookupByName("ns3::TalbCongaLb") || fb == GetTypeId())
+    TypeId fallback;
+    std::string error;
+    if (!GetRegistry().Lookup(m_fallbackName, &fallback, &error))
     {
-        NS_LOG_ERROR("Fallback '" << m_fallbackName << "' is not one of ecmp, letflow, rps, drill");
-        return false;
+        return ConfigError("Fallback: " + error);
+    }
+    ObjectFactory factory;
+    factory.SetTypeId(fallback);
+    m_fallback = factory.Create<TalbLoadBalancer>();
+    if (!m_fallback->CanBeFallback())
+    {
+        return ConfigError("Fallback '" + m_fallbackName +
+                           "' cannot choose for another balancer (it has per-packet hooks or "
+                           "per-tensor state)");
     }
     return true;
+}
+
+bool
+TalbTensorAwareLb::CanBeFallback() const
+{
+    return false;
 }
 
 void
@@ -153,9 +168,6 @@ TalbTensorAwareLb::InitializeParams()
     {
         dre.Configure(m_dreInterval, m_dreAlpha);
     }
-    ObjectFactory factory;
-    factory.SetTypeId(TalbLoadBalancer::TypeIdFromName(m_fallbackName));
-    m_fallback = factory.Create<TalbLoadBalancer>();
     m_fallback->Attach(GetSwitchInfo(), GetPortTable());
 }
 
@@ -224,52 +236,16 @@ TalbTensorAwareLb::Lookup(uint32_t flowHash, uint32_t tensorId, Time now, Entry*
 uint32_t
 TalbTensorAwareLb::LeastCostPort(const TalbCandidates& candidates, Time now)
 {
-    uint32_t best = candidates.ports[0];
-    double bestCost = PortCost(best, now, m_dreWeight);
-    uint32_t ties = 1;
-    for (uint32_t i = 1; i < candidates.count; ++i)
-    {
-        uint32_t p = candidates.ports[i];
-        double cost = PortCost(p, now, m_dreWeight);
-        if (cost < bestCost)
-        {
-            best = p;
-            bestCost = cost;
-            ties = 1;
-        }
-        else if (cost == bestCost && m_rng->GetInteger(0, ties++) == 0)
-        {
-            best = p;
-        }
-    }
-    return best;
+    return PickLeast(candidates, m_rng, [&](uint32_t p) { return PortCost(p, now, m_dreWeight); });
 }
 
 uint32_t
 TalbTensorAwareLb::LeastHighPriorityLoadPort(const TalbCandidates& candidates, Time now)
 {
-    uint32_t best = 0;
-    double bestLoad = 0;
-    double bestCost = 0;
-    uint32_t ties = 0;
-    for (uint32_t i = 0; i < candidates.count; ++i)
-    {
-        uint32_t p = candidates.ports[i];
+    return PickLeast(candidates, m_rng, [&](uint32_t p) {
         double load = std::floor(m_highLoad[p].GetBytes(now) / m_loadQuantum);
-        double cost = PortCost(p, now, m_dreWeight);
-        if (ties == 0 || load < bestLoad || (load == bestLoad && cost < bestCost))
-        {
-            best = p;
-            bestLoad = load;
-            bestCost = cost;
-            ties = 1;
-        }
-        else if (load == bestLoad && cost == bestCost && m_rng->GetInteger(0, ties++) == 0)
-        {
-            best = p;
-        }
-    }
-    return best;
+        return std::make_pair(load, PortCost(p, now, m_dreWeight));
+    });
 }
 
 uint32_t

@@ -1,10 +1,10 @@
 #ifndef TALB_TENSOR_AWARE_LB_H
 #define TALB_TENSOR_AWARE_LB_H
 
-#include "ns3/talb-dre.h"
 #include "talb-load-balancer.h"
 
 #include "ns3/random-variable-stream.h"
+#include "ns3/talb-dre.h"
 
 #include <vector>
 
@@ -12,7 +12,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief TaLB: tensor-aware path selection (this project's specification of the TaLB abstract,
  * DESIGN.md "TaLB at the switch").
  *
@@ -40,6 +40,7 @@ class TalbTensorAwareLb : public TalbLoadBalancer
     ~TalbTensorAwareLb() override;
 
     int64_t AssignStreams(int64_t stream) override;
+    bool CanBeFallback() const override;
 
     /**
      * Tensor table statistics. Identity: inserted = freedOnLast + agedOut + evicted + held,

@@ -10,7 +10,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-switch
  * \brief Discounting rate estimator (DRE) of CONGA: a byte register that grows by every byte
  * sent and shrinks by a factor (1 - alpha) every interval Tdre.
  *

@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-switch
  * \brief Host egress hook: labels each outgoing TCP/UDP segment with its tensor.
  *
  * Installed on a host with an IPv4 stack, it sits between the transport protocols (TCP, UDP)

@@ -12,7 +12,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-switch
  * \brief Strict-priority device transmit queue with ECN marking, for switch and host ports.
  *
  * Set as a PointToPointNetDevice's TxQueue, so it holds packets with the PPP header in front

@@ -1,11 +1,10 @@
 #ifndef TALB_SWITCH_H
 #define TALB_SWITCH_H
 
-#include "ns3/talb-load-balancer.h"
-
 #include "ns3/ipv4-address.h"
 #include "ns3/node.h"
 #include "ns3/object.h"
+#include "ns3/talb-load-balancer.h"
 #include "ns3/traced-callback.h"
 
 #include <vector>
@@ -14,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-switch
  * \brief Device-level IPv4 switch of a leaf-spine fabric: no IPv4 stack on the node.
  *
  * Aggregated to a switch node, it registers one protocol handler for IPv4 frames from all the

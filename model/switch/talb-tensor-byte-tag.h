@@ -10,7 +10,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-switch
  * \brief Byte tag naming the tensor that owns a range of application bytes.
  *
  * An application tags a message's bytes before Socket::Send(); ns-3 byte tags follow the bytes

@@ -2,10 +2,13 @@
  * talb wire format: the one definition shared by the ns-3 model (model/) and the host testbed
  * (testbed/). Plain C99, header-only, no allocation, no ns-3 or DPDK dependency.
  *
- * Three things live here:
+ * Four things live here:
  *  - the TaLB IPv4 option (8 bytes) a tagged data packet carries;
  *  - the priority <-> DSCP table, for switches that do not parse options;
- *  - the NCCL plugin frame header (16 bytes) that precedes each isend's payload on the TCP stream.
+ *  - the frame header (16 bytes) that precedes each message's payload on a byte stream: the NCCL
+ *    plugin's isends and the simulator's collective messages;
+ *  - the labelling rules of a model's gradients: a tensor's priority from its layer group and
+ *    the bytes of its gradient, used by the simulator's schedulers and the CUDA trainer alike.
  *
  * Every decoder takes the number of bytes it may read and never reads past it; every malformed
  * input returns a negative talb_wire_status instead of a value. Callers fail open: they count the
@@ -69,6 +72,23 @@ extern "C"
     static inline uint32_t talb_job_of(uint32_t tensor_id)
     {
         return tensor_id >> (32 - TALB_JOB_BITS);
+    }
+
+    /*
+     * The tensor priority rule: a model's layer groups, in forward (input-to-output) order,
+     * quantised to TALB_NUM_PRIORITIES classes; the input side is most urgent (0) because the
+     * next forward pass needs it first. layer < n_layers; every tensor of a layer group shares
+     * its priority.
+     */
+    static inline uint8_t talb_layer_priority(uint32_t layer, uint32_t n_layers)
+    {
+        return (uint8_t)((uint64_t)layer * TALB_NUM_PRIORITIES / (n_layers ? n_layers : 1));
+    }
+
+    /* The gradient-size rule: a tensor's gradient is one element per parameter. */
+    static inline uint64_t talb_gradient_bytes(uint64_t params, uint32_t bytes_per_element)
+    {
+        return params * bytes_per_element;
     }
 
     static inline const char* talb_wire_strerror(int status)

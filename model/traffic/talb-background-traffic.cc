@@ -1,7 +1,5 @@
 #include "talb-background-traffic.h"
 
-#include "ns3/talb-collective.h"
-
 #include "ns3/abort.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
@@ -10,6 +8,7 @@
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/talb-transport.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
@@ -112,7 +111,7 @@ TalbBackgroundTraffic::SetFlowSizeCdf(const TalbFlowSizeCdf& cdf)
 Ipv4Address
 TalbBackgroundTraffic::GetAddress() const
 {
-    return TalbCollective::GetHostAddress(GetNode());
+    return TalbTransport::GetHostAddress(GetNode());
 }
 
 double

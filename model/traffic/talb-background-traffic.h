@@ -2,7 +2,6 @@
 #define TALB_BACKGROUND_TRAFFIC_H
 
 #include "talb-flow-size-cdf.h"
-#include "ns3/talb-training-records.h"
 
 #include "ns3/application.h"
 #include "ns3/data-rate.h"
@@ -10,6 +9,7 @@
 #include "ns3/ipv4-address.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/socket.h"
+#include "ns3/talb-flow-record.h"
 #include "ns3/traced-callback.h"
 
 #include <unordered_map>
@@ -19,7 +19,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-traffic
  * \brief Background traffic of one host: Poisson flow arrivals to random peers, sizes from a
  * flow-size CDF, each flow a new TCP connection; also the sink for its peers' flows.
  *

@@ -2,6 +2,7 @@
 
 #include "ns3/assert.h"
 #include "ns3/fatal-error.h"
+#include "ns3/talb-parse.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +18,7 @@ TalbFlowSizeCdf::TryLoad(const std::string& path, TalbFlowSizeCdf* cdf, std::str
     std::ifstream in(path);
     if (!in)
     {
-        *error = path + ":0: cannot open the flow-size CDF file";
+        *error = TalbParse::ErrorAt(path, 0, "", "cannot open the flow-size CDF file");
         return false;
     }
     return TryParse(in, path, cdf, error);
@@ -29,15 +30,8 @@ TalbFlowSizeCdf::TryParse(std::istream& in,
                           TalbFlowSizeCdf* cdf,
                           std::string* error)
 {
-    auto fail = [&](uint32_t line, const char* field, const std::string& msg) {
-        std::ostringstream os;
-        os << path << ":" << line << ": ";
-        if (field)
-        {
-            os << "field '" << field << "': ";
-        }
-        os << msg;
-        *error = os.str();
+    auto fail = [&](uint32_t line, const std::string& field, const std::string& msg) {
+        *error = TalbParse::ErrorAt(path, line, field, msg);
         return false;
     };
     TalbFlowSizeCdf c;
@@ -60,16 +54,15 @@ TalbFlowSizeCdf::TryParse(std::istream& in,
         std::string extra;
         if (!(ls >> pctText) || (ls >> extra))
         {
-            return fail(lineNo, nullptr, "expected two fields: size_bytes cumulative_percent");
+            return fail(lineNo, "", "expected two fields: size_bytes cumulative_percent");
         }
-        char* end = nullptr;
-        double size = std::strtod(sizeText.c_str(), &end);
-        if (*end != '\0' || !std::isfinite(size) || size < 0)
+        double size = 0;
+        if (!TalbParse::ParseDouble(sizeText, &size) || size < 0)
         {
             return fail(lineNo, "size_bytes", "'" + sizeText + "' is not a non-negative number");
         }
-        double pct = std::strtod(pctText.c_str(), &end);
-        if (*end != '\0' || !std::isfinite(pct) || pct < 0 || pct > 100)
+        double pct = 0;
+        if (!TalbParse::ParseDouble(pctText, &pct) || pct < 0 || pct > 100)
         {
             return fail(lineNo, "cumulative_percent", "'" + pctText + "' is not in [0, 100]");
         }
@@ -88,7 +81,7 @@ TalbFlowSizeCdf::TryParse(std::istream& in,
     }
     if (c.m_points.empty())
     {
-        return fail(lineNo, nullptr, "no points");
+        return fail(lineNo, "", "no points");
     }
     if (c.m_points.back().second != 1.0)
     {

@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-traffic
  * \brief A flow-size distribution given as a piecewise-linear CDF, HPCC-style: one
  * "size_bytes cumulative_percent" pair per line, sizes and percents non-decreasing, the last
  * percent 100. Sampling interpolates linearly between points.

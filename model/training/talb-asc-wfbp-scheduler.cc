@@ -9,6 +9,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("TalbAscWfbpScheduler");
 NS_OBJECT_ENSURE_REGISTERED(TalbAscWfbpScheduler);
+TALB_REGISTER_PLUGIN(TalbCommScheduler, TalbAscWfbpScheduler, "ascwfbp");
 
 TypeId
 TalbAscWfbpScheduler::GetTypeId()
@@ -32,12 +33,13 @@ TalbAscWfbpScheduler::GetTypeId()
             .AddAttribute("Simultaneous",
                           "Groups all-reduced at the same time",
                           UintegerValue(2),
-                          MakeUintegerAccessor(&TalbAscWfbpScheduler::m_maxInFlightOps),
+                          MakeUintegerAccessor(&TalbAscWfbpScheduler::m_simultaneous),
                           MakeUintegerChecker<uint32_t>(1));
     return tid;
 }
 
 TalbAscWfbpScheduler::TalbAscWfbpScheduler()
+    : m_simultaneous(2)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -53,10 +55,16 @@ TalbAscWfbpScheduler::GetGroups() const
     return m_groups;
 }
 
-void
-TalbAscWfbpScheduler::DoSetup()
+bool
+TalbAscWfbpScheduler::DoCanLaunch(const TalbCommOp& /* next */) const
 {
-    uint32_t n = m_model.GetNTensors();
+    return GetInFlightOps() < m_simultaneous;
+}
+
+void
+TalbAscWfbpScheduler::InitializeParams()
+{
+    uint32_t n = GetModel().GetNTensors();
     m_groups.clear();
     m_groupClosedBy.assign(n, -1);
     Time ready(0);     // modelled ready time, from the start of backward
@@ -64,7 +72,7 @@ TalbAscWfbpScheduler::DoSetup()
     uint64_t bytes = 0;
     for (uint32_t t = n; t-- > 0;)
     {
-        ready += m_backward[t];
+        ready += GetBackwardTimes()[t];
         uint64_t b = GetWireBytes(t);
         if (m_groups.empty() || ready - lastReady >= m_mergeGap || bytes + b > m_maxGroupSize)
         {

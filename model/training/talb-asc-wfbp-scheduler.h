@@ -7,7 +7,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief ASC-WFBP-style scheduling: tensors are fused into groups by a static merge rule and up
  * to Simultaneous groups are all-reduced at the same time.
  *
@@ -27,11 +27,12 @@ class TalbAscWfbpScheduler : public TalbCommScheduler
     /// \return the groups: tensor indices in backward order
     const std::vector<std::vector<uint32_t>>& GetGroups() const;
 
-  protected:
-    void DoTensorReady(uint32_t iteration, uint32_t tensor) override;
-    void DoSetup() override;
-
   private:
+    void DoTensorReady(uint32_t iteration, uint32_t tensor) override;
+    bool DoCanLaunch(const TalbCommOp& next) const override;
+    void InitializeParams() override;
+
+    uint32_t m_simultaneous; //!< Simultaneous attribute
     Time m_mergeGap;
     uint64_t m_maxGroupSize;
     std::vector<std::vector<uint32_t>> m_groups;

@@ -9,6 +9,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("TalbByteScheduler");
 NS_OBJECT_ENSURE_REGISTERED(TalbByteScheduler);
+TALB_REGISTER_PLUGIN(TalbCommScheduler, TalbByteScheduler, "bytescheduler");
 
 TypeId
 TalbByteScheduler::GetTypeId()
@@ -41,17 +42,20 @@ TalbByteScheduler::~TalbByteScheduler()
     NS_LOG_FUNCTION(this);
 }
 
-void
-TalbByteScheduler::DoSetup()
+bool
+TalbByteScheduler::CheckConfig()
 {
-    NS_ABORT_MSG_IF(m_credit < m_partitionSize,
-                    "TalbByteScheduler: Credit " << m_credit << " is below PartitionSize "
-                                                 << m_partitionSize
-                                                 << ": no partition could ever be launched");
+    if (m_credit < m_partitionSize)
+    {
+        return ConfigError("Credit " + std::to_string(m_credit) + " is below PartitionSize " +
+                           std::to_string(m_partitionSize) +
+                           ": no partition could ever be launched");
+    }
+    return true;
 }
 
 bool
-TalbByteScheduler::CanLaunch(const TalbCommOp& next) const
+TalbByteScheduler::DoCanLaunch(const TalbCommOp& next) const
 {
     return GetInFlightBytes() + next.GetBytes() <= m_credit;
 }

@@ -7,7 +7,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief ByteScheduler: tensors are split into partitions of at most PartitionSize bytes,
  * queued by priority (the layer closest to the input first; within a tensor in order; older
  * iterations first) and launched while the bytes in flight plus the next partition stay within
@@ -20,12 +20,11 @@ class TalbByteScheduler : public TalbCommScheduler
     TalbByteScheduler();
     ~TalbByteScheduler() override;
 
-  protected:
-    void DoTensorReady(uint32_t iteration, uint32_t tensor) override;
-    void DoSetup() override;
-    bool CanLaunch(const TalbCommOp& next) const override;
-
   private:
+    void DoTensorReady(uint32_t iteration, uint32_t tensor) override;
+    bool DoCanLaunch(const TalbCommOp& next) const override;
+    bool CheckConfig() override;
+
     uint64_t m_partitionSize;
     uint64_t m_credit;
 };

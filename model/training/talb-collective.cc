@@ -1,14 +1,7 @@
 #include "talb-collective.h"
 
-#include "talb-parameter-server.h"
-#include "talb-ring-all-reduce.h"
-
 #include "ns3/abort.h"
-#include "ns3/fatal-error.h"
-#include "ns3/inet-socket-address.h"
-#include "ns3/ipv4.h"
 #include "ns3/log.h"
-#include "ns3/tcp-socket-factory.h"
 
 namespace ns3
 {
@@ -16,33 +9,18 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TalbCollective");
 NS_OBJECT_ENSURE_REGISTERED(TalbCollective);
 
-namespace
-{
-
-struct CollectiveName
-{
-    const char* name;
-    TypeId (*tid)();
-};
-
-const CollectiveName COLLECTIVES[] = {
-    {"ring", &TalbRingAllReduce::GetTypeId},
-    {"ps", &TalbParameterServer::GetTypeId},
-};
-
-uint64_t
-EndpointKey(Ipv4Address addr, uint16_t port)
-{
-    return (uint64_t(addr.Get()) << 16) | port;
-}
-
-} // namespace
-
 TypeId
 TalbCollective::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::TalbCollective").SetParent<Object>().SetGroupName("Talb");
     return tid;
+}
+
+TalbRegistry&
+TalbCollective::GetRegistry()
+{
+    static TalbRegistry registry("collective", GetTypeId());
+    return registry;
 }
 
 TalbCollective::TalbCollective()
@@ -58,113 +36,116 @@ TalbCollective::~TalbCollective()
 void
 TalbCollective::DoDispose()
 {
-    for (auto& l : m_listeners)
-    {
-        l.second->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
-                                    MakeNullCallback<void, Ptr<Socket>, const Address&>());
-    }
-    m_listeners.clear();
-    m_awaitingAccept.clear();
-    for (auto& c : m_channels)
-    {
-        c->Dispose();
-    }
-    m_channels.clear();
     m_workers.clear();
+    m_transport = nullptr;
     m_workerDone = WorkerDoneCallback();
     m_opDone = OpDoneCallback();
     m_flow = FlowCallback();
     Object::DoDispose();
 }
 
-TypeId
-TalbCollective::LookupByName(const std::string& name)
-{
-    for (const auto& c : COLLECTIVES)
-    {
-        if (name == c.name)
-        {
-            return c.tid();
-        }
-    }
-    NS_FATAL_ERROR("unknown collective '" << name << "'; valid names: " << GetNames());
-}
-
-std::string
-TalbCollective::GetNames()
-{
-    std::string names;
-    for (const auto& c : COLLECTIVES)
-    {
-        names += (names.empty() ? "" : ", ") + std::string(c.name);
-    }
-    return names;
-}
-
-Ipv4Address
-TalbCollective::GetHostAddress(Ptr<Node> node)
-{
-    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
-    NS_ABORT_MSG_IF(!ipv4 || ipv4->GetNInterfaces() < 2 || ipv4->GetNAddresses(1) == 0,
-                    "node " << node->GetId() << " has no IPv4 address on interface 1");
-    return ipv4->GetAddress(1, 0).GetLocal();
-}
-
 void
 TalbCollective::Setup(uint32_t jobId,
                       const std::vector<Ptr<Node>>& workers,
-                      uint16_t port,
+                      Ptr<TalbTransport> transport,
                       WorkerDoneCallback workerDone,
                       OpDoneCallback opDone,
                       FlowCallback flow)
 {
-    NS_LOG_FUNCTION(this << jobId << workers.size() << port);
+    NS_LOG_FUNCTION(this << jobId << workers.size());
     NS_ABORT_MSG_IF(workers.empty(), "TalbCollective: no workers");
+    NS_ABORT_MSG_IF(!transport, "TalbCollective: no transport");
+    NS_ABORT_MSG_IF(IsSetUp(), "TalbCollective::Setup called twice");
     m_jobId = jobId;
     m_workers = workers;
-    m_port = port;
+    m_transport = transport;
     m_workerDone = workerDone;
     m_opDone = opDone;
     m_flow = flow;
+    NS_ABORT_MSG_UNLESS(CheckConfig(),
+                        GetInstanceTypeId().GetName()
+                            << ": invalid configuration: " << m_configError);
     DoSetup();
+}
+
+bool
+TalbCollective::CheckConfig()
+{
+    return true;
+}
+
+bool
+TalbCollective::ConfigError(const std::string& message)
+{
+    NS_LOG_ERROR(message);
+    m_configError = message;
+    return false;
+}
+
+void
+TalbCollective::Start(const TalbCommOp& op)
+{
+    NS_LOG_FUNCTION(this << op.id);
+    NS_ASSERT_MSG(IsSetUp(), "TalbCollective::Start before Setup");
+    NS_ABORT_MSG_IF(op.segments.empty(), "TalbCollective: op " << op.id << " has no segments");
+    ++m_stats.nStarted;
+    DoStart(op);
+}
+
+const TalbCollective::Stats&
+TalbCollective::GetStats() const
+{
+    return m_stats;
 }
 
 Ptr<TalbMessageChannel>
 TalbCollective::Connect(Ptr<Node> from, uint32_t fromIndex, Ptr<Node> to, uint32_t toIndex)
 {
-    NS_ABORT_MSG_IF(from == to, "TalbCollective: a channel from a host to itself");
-    auto it = m_listeners.find(to->GetId());
-    if (it == m_listeners.end())
-    {
-        Ptr<Socket> listener = Socket::CreateSocket(to, TcpSocketFactory::GetTypeId());
-        NS_ABORT_MSG_IF(listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) != 0,
-                        "TalbCollective: port " << m_port << " already in use on node "
-                                                << to->GetId() << " (give each job its own port)");
-        listener->Listen();
-        listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
-                                    MakeCallback(&TalbCollective::HandleAccept, this));
-        m_listeners.emplace(to->GetId(), listener);
-    }
-    Ptr<TalbMessageChannel> channel = CreateObject<TalbMessageChannel>();
-    Ipv4Address src = GetHostAddress(from);
-    channel->SetEndpoints(fromIndex, toIndex);
-    channel->SetDeliveredCallback(MakeCallback(&TalbCollective::OnDelivered, this));
-    channel->Open(from, src, GetHostAddress(to), m_port);
-    m_awaitingAccept.emplace(EndpointKey(src, channel->GetSrcPort()), channel);
-    m_channels.push_back(channel);
-    return channel;
+    return m_transport->Connect(from,
+                                fromIndex,
+                                to,
+                                toIndex,
+                                MakeCallback(&TalbCollective::OnDelivered, this));
 }
 
 void
-TalbCollective::HandleAccept(Ptr<Socket> socket, const Address& from)
+TalbCollective::NotifyWorkerDone(const TalbCommOp& op, uint32_t worker)
 {
-    InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
-    auto it = m_awaitingAccept.find(EndpointKey(peer.GetIpv4(), peer.GetPort()));
-    NS_ABORT_MSG_IF(it == m_awaitingAccept.end(),
-                    "TalbCollective: unexpected connection from " << peer.GetIpv4() << ":"
-                                                                  << peer.GetPort());
-    it->second->AttachReceiver(socket);
-    m_awaitingAccept.erase(it);
+    ++m_stats.nWorkerDone;
+    NS_ASSERT(m_stats.nWorkerDone <= m_stats.nStarted * m_workers.size());
+    m_workerDone(op, worker);
+}
+
+void
+TalbCollective::NotifyOpDone(const TalbCommOp& op)
+{
+    ++m_stats.nDone;
+    NS_ASSERT(m_stats.nDone <= m_stats.nStarted);
+    m_opDone(op);
+}
+
+uint32_t
+TalbCollective::GetJobId() const
+{
+    return m_jobId;
+}
+
+const std::vector<Ptr<Node>>&
+TalbCollective::GetWorkers() const
+{
+    return m_workers;
+}
+
+uint32_t
+TalbCollective::GetNWorkers() const
+{
+    return m_workers.size();
+}
+
+bool
+TalbCollective::IsSetUp() const
+{
+    return !m_workers.empty();
 }
 
 void
@@ -176,7 +157,7 @@ TalbCollective::OnDelivered(Ptr<TalbMessageChannel> channel,
     {
         m_flow(record);
     }
-    Delivered(channel, message);
+    DoDelivered(channel, message);
 }
 
 std::vector<uint64_t>

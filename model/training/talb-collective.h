@@ -2,33 +2,39 @@
 #define TALB_COLLECTIVE_H
 
 #include "talb-comm-op.h"
-#include "talb-message-channel.h"
 #include "talb-training-records.h"
-#include "ns3/talb-wire.h"
 
 #include "ns3/callback.h"
 #include "ns3/node.h"
 #include "ns3/object.h"
-#include "ns3/socket.h"
+#include "ns3/talb-registry.h"
+#include "ns3/talb-transport.h"
+#include "ns3/talb-wire.h"
 
 #include <algorithm>
-#include <map>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace ns3
 {
 
 /**
- * \ingroup talb
- * \brief A collective communication algorithm of a training job over real TCP connections.
+ * \ingroup talb-training
+ * \brief A collective communication algorithm of a training job (ring all-reduce, parameter
+ * server, ...) over message channels of a transport (TalbTransport).
  *
- * The job calls Setup() once (connections are opened then) and Start() for every operation its
- * scheduler launches; an operation starts on every worker at once. The collective reports when
- * the operation has finished at each worker, when it has finished everywhere, and every message
- * it delivered (a flow record). Subclasses: TalbRingAllReduce ("ring"), TalbParameterServer
- * ("ps"); LookupByName() is the one place short names are resolved.
+ * The job calls Setup() once (the algorithm opens its channels then) and Start() for every
+ * operation its scheduler launches; an operation starts on every worker at once. The collective
+ * reports when the operation has finished at each worker, when it has finished everywhere, and
+ * every message it delivered (a flow record).
+ *
+ * Split like ns-3's QueueDisc: the public non-virtual Setup() and Start() check invariants and
+ * keep the counters; algorithms implement the private Do* hooks and report progress with
+ * NotifyWorkerDone() / NotifyOpDone(). An algorithm registers its short name in GetRegistry()
+ * with TALB_REGISTER_PLUGIN in its own .cc.
+ *
+ * Counter identities (asserted): worker completions <= started x workers; done <= started;
+ * an operation is done once every worker finished it.
  */
 class TalbCollective : public Object
 {
@@ -37,6 +43,9 @@ class TalbCollective : public Object
     TalbCollective();
     ~TalbCollective() override;
 
+    /// \return the family's registry: short collective names and TypeId names to TypeIds
+    static TalbRegistry& GetRegistry();
+
     /// The operation has finished at worker \p worker (its gradients are synchronised there).
     typedef Callback<void, const TalbCommOp&, uint32_t> WorkerDoneCallback;
     /// The operation has finished at every worker.
@@ -44,42 +53,63 @@ class TalbCollective : public Object
     /// A message was delivered.
     typedef Callback<void, const TalbFlowRecord&> FlowCallback;
 
+    /// Operation statistics.
+    struct Stats
+    {
+        uint64_t nStarted{0};    //!< Start() calls
+        uint64_t nWorkerDone{0}; //!< (operation, worker) completions
+        uint64_t nDone{0};       //!< operations finished at every worker
+    };
+
     /**
-     * Open the collective's connections.
+     * Open the collective's channels. Aborts with the algorithm's message when its attributes
+     * are unusable (CheckConfig()).
      * \param jobId job id (top 8 bits of the tensor ids on the wire)
-     * \param workers the job's hosts, worker index = position; IPv4 address on interface 1
-     * \param port TCP port this job's receivers listen on (on every host it uses)
+     * \param workers the job's hosts, worker index = position
+     * \param transport opens the channels; set up for the job's port
+     * \param workerDone called when an operation finished at one worker
+     * \param opDone called when an operation finished at every worker
+     * \param flow called for every delivered message
      */
     void Setup(uint32_t jobId,
                const std::vector<Ptr<Node>>& workers,
-               uint16_t port,
+               Ptr<TalbTransport> transport,
                WorkerDoneCallback workerDone,
                OpDoneCallback opDone,
                FlowCallback flow);
 
-    /// Start \p op on every worker. The op's segments must be non-empty.
-    virtual void Start(const TalbCommOp& op) = 0;
+    /// Start \p op on every worker. The op's segments must be non-empty, its id new.
+    void Start(const TalbCommOp& op);
 
-    /// \return the TypeId for a short name (ring, ps); aborts listing the valid names
-    static TypeId LookupByName(const std::string& name);
-    /// \return the valid short names, comma separated
-    static std::string GetNames();
-
-    /// \return the host's address on interface 1 (the contract with the topology helpers)
-    static Ipv4Address GetHostAddress(Ptr<Node> node);
+    const Stats& GetStats() const;
 
   protected:
     void DoDispose() override;
-    /// Open the algorithm's channels (Connect()).
-    virtual void DoSetup() = 0;
-    /// A message of this collective arrived at its channel's destination.
-    virtual void Delivered(Ptr<TalbMessageChannel> channel, const TalbMessage& message) = 0;
 
     /// Open a channel from host \p from to host \p to; endpoints are the caller's indices.
     Ptr<TalbMessageChannel> Connect(Ptr<Node> from,
                                     uint32_t fromIndex,
                                     Ptr<Node> to,
                                     uint32_t toIndex);
+    /// For algorithms: \p op has finished at \p worker.
+    void NotifyWorkerDone(const TalbCommOp& op, uint32_t worker);
+    /// For algorithms: \p op has finished at every worker (after their NotifyWorkerDone()).
+    void NotifyOpDone(const TalbCommOp& op);
+
+    /// \return the job id given to Setup()
+    uint32_t GetJobId() const;
+    /// \return the job's hosts, worker index = position
+    const std::vector<Ptr<Node>>& GetWorkers() const;
+    /// \return the number of workers
+    uint32_t GetNWorkers() const;
+    /// \return whether Setup() ran
+    bool IsSetUp() const;
+
+    /**
+     * For CheckConfig(): record why the configuration is unusable; Setup() aborts with it.
+     * \return false
+     */
+    bool ConfigError(const std::string& message);
 
     /// Prefix offsets of an op's segments (size + 1 entries).
     static std::vector<uint64_t> SegmentStarts(const TalbCommOp& op);
@@ -97,22 +127,31 @@ class TalbCollective : public Object
                      std::vector<TalbMessage::Part>* parts,
                      F flags) const;
 
-    uint32_t m_jobId{0};
-    std::vector<Ptr<Node>> m_workers;
-    uint16_t m_port{0};
-    WorkerDoneCallback m_workerDone;
-    OpDoneCallback m_opDone;
-
   private:
-    void HandleAccept(Ptr<Socket> socket, const Address& from);
+    /// Open the algorithm's channels (Connect()); called once by Setup() after CheckConfig().
+    virtual void DoSetup() = 0;
+    /// Start \p op on every worker; called by Start() once per operation.
+    virtual void DoStart(const TalbCommOp& op) = 0;
+    /// A message of this collective arrived at its channel's destination application.
+    virtual void DoDelivered(Ptr<TalbMessageChannel> channel, const TalbMessage& message) = 0;
+    /**
+     * Check the attribute values and the job (e.g. enough workers); called once by Setup().
+     * \return false (after ConfigError()) on an unusable configuration
+     */
+    virtual bool CheckConfig();
+
     void OnDelivered(Ptr<TalbMessageChannel> channel,
                      const TalbMessage& message,
                      const TalbFlowRecord& record);
 
+    uint32_t m_jobId{0};
+    std::vector<Ptr<Node>> m_workers;
+    Ptr<TalbTransport> m_transport;
+    WorkerDoneCallback m_workerDone;
+    OpDoneCallback m_opDone;
     FlowCallback m_flow;
-    std::map<uint32_t, Ptr<Socket>> m_listeners;                            //!< by node id
-    std::unordered_map<uint64_t, Ptr<TalbMessageChannel>> m_awaitingAccept; //!< by src ip:port
-    std::vector<Ptr<TalbMessageChannel>> m_channels;
+    Stats m_stats;
+    std::string m_configError;
 };
 
 template <class F>
@@ -136,7 +175,7 @@ TalbCollective::AppendParts(const TalbCommOp& op,
         uint64_t b = std::min(hi, starts[j + 1]);
         const TalbCommSegment& seg = op.segments[j];
         TalbMessage::Part part;
-        part.tensorId = talb_make_tensor_id(m_jobId, seg.tensor);
+        part.tensorId = talb_make_tensor_id(GetJobId(), seg.tensor);
         part.priority = seg.priority;
         part.bytes = b - a;
         flags(j, a - starts[j], b - starts[j], &part);

@@ -8,7 +8,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief A contiguous range of one tensor's wire bytes inside a collective operation.
  */
 struct TalbCommSegment
@@ -22,7 +22,7 @@ struct TalbCommSegment
 };
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief One collective operation (all-reduce / push-pull) that a scheduler launches on every
  * worker of a job: the concatenation of its segments, possibly from several tensors (fusion).
  */

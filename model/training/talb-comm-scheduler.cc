@@ -1,15 +1,8 @@
 #include "talb-comm-scheduler.h"
 
-#include "talb-asc-wfbp-scheduler.h"
-#include "talb-byte-scheduler.h"
-#include "talb-fusion-scheduler.h"
-#include "talb-sparse-scheduler.h"
-#include "talb-us-byte-scheduler.h"
-#include "talb-wfbp-scheduler.h"
-
 #include "ns3/abort.h"
-#include "ns3/fatal-error.h"
 #include "ns3/log.h"
+#include "ns3/talb-wire.h"
 #include "ns3/trace-source-accessor.h"
 
 namespace ns3
@@ -17,26 +10,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("TalbCommScheduler");
 NS_OBJECT_ENSURE_REGISTERED(TalbCommScheduler);
-
-namespace
-{
-
-struct SchedulerName
-{
-    const char* name;
-    TypeId (*tid)();
-};
-
-const SchedulerName SCHEDULERS[] = {
-    {"wfbp", &TalbWfbpScheduler::GetTypeId},
-    {"fusion", &TalbFusionScheduler::GetTypeId},
-    {"bytescheduler", &TalbByteScheduler::GetTypeId},
-    {"usbyte", &TalbUsByteScheduler::GetTypeId},
-    {"ascwfbp", &TalbAscWfbpScheduler::GetTypeId},
-    {"sparse", &TalbSparseScheduler::GetTypeId},
-};
-
-} // namespace
 
 TypeId
 TalbCommScheduler::GetTypeId()
@@ -50,6 +23,13 @@ TalbCommScheduler::GetTypeId()
                             MakeTraceSourceAccessor(&TalbCommScheduler::m_opLaunched),
                             "ns3::TalbCommScheduler::OpTracedCallback");
     return tid;
+}
+
+TalbRegistry&
+TalbCommScheduler::GetRegistry()
+{
+    static TalbRegistry registry("scheduler", GetTypeId());
+    return registry;
 }
 
 TalbCommScheduler::TalbCommScheduler()
@@ -70,30 +50,6 @@ TalbCommScheduler::DoDispose()
     Object::DoDispose();
 }
 
-TypeId
-TalbCommScheduler::LookupByName(const std::string& name)
-{
-    for (const auto& s : SCHEDULERS)
-    {
-        if (name == s.name)
-        {
-            return s.tid();
-        }
-    }
-    NS_FATAL_ERROR("unknown scheduler '" << name << "'; valid names: " << GetNames());
-}
-
-std::string
-TalbCommScheduler::GetNames()
-{
-    std::string names;
-    for (const auto& s : SCHEDULERS)
-    {
-        names += (names.empty() ? "" : ", ") + std::string(s.name);
-    }
-    return names;
-}
-
 void
 TalbCommScheduler::Setup(const TalbDnnModel& model,
                          uint32_t bytesPerElement,
@@ -105,24 +61,44 @@ TalbCommScheduler::Setup(const TalbDnnModel& model,
     NS_LOG_FUNCTION(this << model.GetName() << bytesPerElement << nWorkers);
     NS_ABORT_MSG_IF(forward.size() != model.GetNTensors() || backward.size() != model.GetNTensors(),
                     "TalbCommScheduler::Setup: one compute time per tensor expected");
+    NS_ABORT_MSG_IF(nWorkers == 0, "TalbCommScheduler::Setup: no workers");
     m_model = model;
     m_bytesPerElement = bytesPerElement;
     m_nWorkers = nWorkers;
     m_forward = forward;
     m_backward = backward;
     m_launch = launch;
-    DoSetup();
+    NS_ABORT_MSG_UNLESS(CheckConfig(),
+                        GetInstanceTypeId().GetName()
+                            << ": invalid configuration: " << m_configError);
+    InitializeParams();
+}
+
+bool
+TalbCommScheduler::CheckConfig()
+{
+    return true;
 }
 
 void
-TalbCommScheduler::DoSetup()
+TalbCommScheduler::InitializeParams()
 {
+}
+
+bool
+TalbCommScheduler::ConfigError(const std::string& message)
+{
+    NS_LOG_ERROR(message);
+    m_configError = message;
+    return false;
 }
 
 void
 TalbCommScheduler::TensorReady(uint32_t iteration, uint32_t tensor)
 {
     NS_LOG_FUNCTION(this << iteration << tensor);
+    NS_ASSERT_MSG(!m_launch.IsNull(), "TensorReady before Setup");
+    NS_ASSERT_MSG(tensor < m_model.GetNTensors(), "no tensor " << tensor);
     DoTensorReady(iteration, tensor);
 }
 
@@ -133,11 +109,19 @@ TalbCommScheduler::OpDone(const TalbCommOp& op)
     NS_ASSERT(m_inFlightOps > 0 && m_inFlightBytes >= op.GetBytes());
     --m_inFlightOps;
     m_inFlightBytes -= op.GetBytes();
+    ++m_stats.nDone;
+    NS_ASSERT(m_inFlightOps == m_stats.nLaunched - m_stats.nDone);
     Dispatch();
 }
 
 uint64_t
 TalbCommScheduler::GetWireBytes(uint32_t tensor) const
+{
+    return DoGetWireBytes(tensor);
+}
+
+uint64_t
+TalbCommScheduler::DoGetWireBytes(uint32_t tensor) const
 {
     return GetDenseBytes(tensor);
 }
@@ -151,7 +135,37 @@ TalbCommScheduler::GetPriority(uint32_t tensor) const
 uint64_t
 TalbCommScheduler::GetDenseBytes(uint32_t tensor) const
 {
-    return m_model.GetTensor(tensor).params * m_bytesPerElement;
+    return talb_gradient_bytes(m_model.GetTensor(tensor).params, m_bytesPerElement);
+}
+
+const TalbDnnModel&
+TalbCommScheduler::GetModel() const
+{
+    return m_model;
+}
+
+uint32_t
+TalbCommScheduler::GetBytesPerElement() const
+{
+    return m_bytesPerElement;
+}
+
+uint32_t
+TalbCommScheduler::GetNWorkers() const
+{
+    return m_nWorkers;
+}
+
+const std::vector<Time>&
+TalbCommScheduler::GetForwardTimes() const
+{
+    return m_forward;
+}
+
+const std::vector<Time>&
+TalbCommScheduler::GetBackwardTimes() const
+{
+    return m_backward;
 }
 
 uint64_t
@@ -166,10 +180,16 @@ TalbCommScheduler::GetInFlightOps() const
     return m_inFlightOps;
 }
 
-bool
-TalbCommScheduler::CanLaunch(const TalbCommOp& /* next */) const
+const TalbCommScheduler::Stats&
+TalbCommScheduler::GetStats() const
 {
-    return m_inFlightOps < m_maxInFlightOps;
+    return m_stats;
+}
+
+bool
+TalbCommScheduler::DoCanLaunch(const TalbCommOp& /* next */) const
+{
+    return m_inFlightOps < 1;
 }
 
 TalbCommSegment
@@ -191,18 +211,21 @@ TalbCommScheduler::Enqueue(TalbCommOp&& op, uint64_t rank)
     NS_ABORT_MSG_IF(op.segments.empty(), "TalbCommScheduler: an operation without segments");
     op.id = m_nextOpId++;
     m_queue.emplace(std::make_pair(rank, m_arrivals++), std::move(op));
+    ++m_stats.nEnqueued;
     Dispatch();
 }
 
 void
 TalbCommScheduler::Dispatch()
 {
-    while (!m_queue.empty() && CanLaunch(m_queue.begin()->second))
+    while (!m_queue.empty() && DoCanLaunch(m_queue.begin()->second))
     {
         TalbCommOp op = std::move(m_queue.begin()->second);
         m_queue.erase(m_queue.begin());
         ++m_inFlightOps;
         m_inFlightBytes += op.GetBytes();
+        ++m_stats.nLaunched;
+        NS_ASSERT(m_stats.nLaunched <= m_stats.nEnqueued);
         m_opLaunched(op);
         m_launch(op);
     }

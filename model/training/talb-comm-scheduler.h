@@ -7,6 +7,7 @@
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/talb-registry.h"
 #include "ns3/traced-callback.h"
 
 #include <map>
@@ -18,7 +19,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief A communication scheduler: decides how a job's ready gradients become collective
  * operations, and when each is launched.
  *
@@ -26,10 +27,14 @@ namespace ns3
  * every rank enters collectives in one order): it is told when a tensor's gradient is ready on
  * every worker (TensorReady) and launches each operation on all workers at once; the
  * negotiation messages themselves are not simulated. Operations wait in a queue ordered by a
- * rank the subclass gives (ties in arrival order) and are launched while CanLaunch() allows.
+ * rank the subclass gives (ties in arrival order) and are launched while DoCanLaunch() allows.
  *
- * Subclasses and their short names (LookupByName() is the one place they are resolved):
- * wfbp, fusion, bytescheduler, usbyte, ascwfbp, sparse.
+ * Split like ns-3's QueueDisc: the public non-virtual entry points (Setup, TensorReady, OpDone,
+ * GetWireBytes, GetPriority) check invariants and keep the counters; policies implement the
+ * private Do* hooks and hand operations to the base with Enqueue(). A policy registers its short
+ * name in GetRegistry() with TALB_REGISTER_PLUGIN in its own .cc.
+ *
+ * Counter identities (asserted): in-flight ops = launched - done; launched <= enqueued.
  */
 class TalbCommScheduler : public Object
 {
@@ -37,6 +42,9 @@ class TalbCommScheduler : public Object
     static TypeId GetTypeId();
     TalbCommScheduler();
     ~TalbCommScheduler() override;
+
+    /// \return the family's registry: short scheduler names and TypeId names to TypeIds
+    static TalbRegistry& GetRegistry();
 
     /// Launches an operation on every worker (the job forwards it to its collective).
     typedef Callback<void, const TalbCommOp&> LaunchCallback;
@@ -46,8 +54,17 @@ class TalbCommScheduler : public Object
      */
     typedef void (*OpTracedCallback)(const TalbCommOp& op);
 
+    /// Operation statistics.
+    struct Stats
+    {
+        uint64_t nEnqueued{0}; //!< operations built by the policy
+        uint64_t nLaunched{0}; //!< ... handed to the collective
+        uint64_t nDone{0};     //!< ... finished on every worker
+    };
+
     /**
-     * Called once by the job before the first iteration.
+     * Called once by the job before the first iteration. Aborts with the policy's message when
+     * its attributes are unusable (CheckConfig()).
      * \param model the job's model
      * \param bytesPerElement 4 (fp32) or 2 (fp16)
      * \param nWorkers workers in the job
@@ -68,51 +85,77 @@ class TalbCommScheduler : public Object
     void OpDone(const TalbCommOp& op);
 
     /// \return bytes the scheduler communicates for \p tensor per iteration (sparse: fewer)
-    virtual uint64_t GetWireBytes(uint32_t tensor) const;
-    /// \return the priority of \p tensor's bytes (default: the model's layer priority)
-    virtual uint8_t GetPriority(uint32_t tensor) const;
+    uint64_t GetWireBytes(uint32_t tensor) const;
+    /// \return the priority of \p tensor's bytes: the model's rule (TalbDnnModel::GetPriority)
+    uint8_t GetPriority(uint32_t tensor) const;
 
     uint64_t GetInFlightBytes() const;
     uint32_t GetInFlightOps() const;
-
-    /// \return the TypeId for a short name; aborts listing the valid names
-    static TypeId LookupByName(const std::string& name);
-    /// \return the valid short names, comma separated
-    static std::string GetNames();
+    const Stats& GetStats() const;
 
   protected:
     void DoDispose() override;
-    /// Subclass setup after the base has stored the job's description.
-    virtual void DoSetup();
-    /// React to a ready tensor: build operations and Enqueue() them.
-    virtual void DoTensorReady(uint32_t iteration, uint32_t tensor) = 0;
-    /// \return whether \p next may be launched now (default: fewer than m_maxInFlightOps ops
-    /// in flight)
-    virtual bool CanLaunch(const TalbCommOp& next) const;
 
     /// Queue \p op (its id is assigned here); lower \p rank launches first, ties FIFO.
     void Enqueue(TalbCommOp&& op, uint64_t rank);
     /// \return a segment holding all of \p tensor's wire bytes
     TalbCommSegment WholeTensor(uint32_t tensor) const;
-    /// \return params x bytes per element
+    /// \return the gradient's bytes: params x bytes per element (talb_gradient_bytes)
     uint64_t GetDenseBytes(uint32_t tensor) const;
+
+    /// \return the job's model (valid from Setup on)
+    const TalbDnnModel& GetModel() const;
+    /// \return 4 (fp32) or 2 (fp16)
+    uint32_t GetBytesPerElement() const;
+    /// \return workers in the job
+    uint32_t GetNWorkers() const;
+    /// \return per-tensor forward compute times
+    const std::vector<Time>& GetForwardTimes() const;
+    /// \return per-tensor backward compute times
+    const std::vector<Time>& GetBackwardTimes() const;
+
+    /**
+     * For CheckConfig(): record why the configuration is unusable; Setup() aborts with it.
+     * \return false
+     */
+    bool ConfigError(const std::string& message);
+
+  private:
+    /**
+     * React to a ready tensor: build operations and Enqueue() them. Called by TensorReady()
+     * once the tensor is ready on every worker, in backward order within an iteration.
+     */
+    virtual void DoTensorReady(uint32_t iteration, uint32_t tensor) = 0;
+    /**
+     * \return whether \p next may be launched now; called by the base before each launch.
+     * Default: while no operation is in flight.
+     */
+    virtual bool DoCanLaunch(const TalbCommOp& next) const;
+    /// \return bytes sent for \p tensor; default: the dense gradient (GetDenseBytes())
+    virtual uint64_t DoGetWireBytes(uint32_t tensor) const;
+    /**
+     * Check the attribute values; called once by Setup() before InitializeParams().
+     * \return false (after ConfigError()) on an unusable configuration
+     */
+    virtual bool CheckConfig();
+    /// Build the policy's plan for the job; called once by Setup() after CheckConfig().
+    virtual void InitializeParams();
+
+    void Dispatch();
 
     TalbDnnModel m_model;
     uint32_t m_bytesPerElement{4};
     uint32_t m_nWorkers{0};
     std::vector<Time> m_forward;
     std::vector<Time> m_backward;
-    uint32_t m_maxInFlightOps{1}; //!< used by the default CanLaunch()
-
-  private:
-    void Dispatch();
-
     LaunchCallback m_launch;
     std::map<std::pair<uint64_t, uint64_t>, TalbCommOp> m_queue; //!< by (rank, arrival)
     uint64_t m_arrivals{0};
     uint32_t m_nextOpId{0};
     uint32_t m_inFlightOps{0};
     uint64_t m_inFlightBytes{0};
+    Stats m_stats;
+    std::string m_configError;
     TracedCallback<const TalbCommOp&> m_opLaunched;
 };
 

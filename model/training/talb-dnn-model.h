@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief One gradient tensor of a DNN model, in forward (input-to-output) order.
  */
 struct TalbTensorSpec
@@ -27,7 +27,7 @@ struct TalbTensorSpec
 };
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief How long a tensor's forward and backward computation takes on one worker.
  *
  * forward = FLOPs per sample x batch size / effective device rate; backward = BackwardFactor x
@@ -42,6 +42,8 @@ struct TalbComputeModel
     double flopsPerSecond{9e12}; //!< effective device rate
     double backwardFactor{2.0};  //!< backward time / forward time
 
+    /// \return whether \p preset names a device preset
+    static bool HasPreset(const std::string& preset);
     /// \return the rate (FLOP/s) of a named preset; aborts listing the valid names
     static double PresetRate(const std::string& preset);
     /// \return the preset names, comma separated
@@ -49,13 +51,14 @@ struct TalbComputeModel
 };
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief A DNN model: an ordered list of gradient tensors with their compute cost.
  *
- * Built from the compiled-in zoo (TalbModelZoo), a model file (LoadFile, format "talb-model-file
- * v1", see doc/talb-generator.rst) or an ASTRA-sim 1.0 DATA workload (LoadAstraSim). Layers
- * are the distinct layer groups in tensor order; a tensor's priority is its layer's position
- * quantised to TALB_NUM_PRIORITIES classes, the input layer most urgent (0).
+ * Built from the compiled-in zoo (TalbModelZoo), a model file (TalbModelFile, format
+ * "talb-model-file v1", see doc/talb-generator.rst) or an ASTRA-sim 1.0 DATA workload
+ * (TalbAstraSimWorkload). Layers are the distinct layer groups in tensor order; a tensor's
+ * priority is its layer's position quantised to TALB_NUM_PRIORITIES classes, the input layer most
+ * urgent (0): talb_layer_priority() of talb-wire.h, the rule the testbed's trainer shares.
  */
 class TalbDnnModel
 {
@@ -69,65 +72,18 @@ class TalbDnnModel
     const std::string& GetName() const;
     uint32_t GetNTensors() const;
     const TalbTensorSpec& GetTensor(uint32_t i) const;
+    /// \return whether a tensor is called \p name (O(tensors))
+    bool HasTensor(const std::string& name) const;
     uint64_t GetTotalParams() const;
     /// \return the number of layer groups
     uint32_t GetNLayers() const;
     /// \return the index of tensor i's layer group, 0 = closest to the input
     uint32_t GetLayerIndex(uint32_t i) const;
-    /// \return floor(8 * layer index / number of layers): 0 (input side) .. 7
+    /// \return talb_layer_priority(layer index, layers): 0 (input side) .. 7
     uint8_t GetPriority(uint32_t i) const;
 
     Time GetForwardTime(uint32_t i, const TalbComputeModel& compute) const;
     Time GetBackwardTime(uint32_t i, const TalbComputeModel& compute) const;
-
-    /// The file format's version line (the file's first line).
-    static const char* const FILE_MAGIC;
-
-    /**
-     * Read every model of a model file.
-     * Aborts with "file:line: field 'x': what is wrong" on malformed input.
-     */
-    static std::vector<TalbDnnModel> LoadFile(const std::string& path);
-    /**
-     * Like LoadFile, but reports a malformed file in \p error ("file:line: field 'x': ...")
-     * instead of aborting. \return false on error
-     */
-    static bool TryLoadFile(const std::string& path,
-                            std::vector<TalbDnnModel>* models,
-                            std::string* error);
-    /// Read one named model of a model file (aborts listing the names when absent).
-    static TalbDnnModel LoadFile(const std::string& path, const std::string& model);
-    /// Write models as a model file that LoadFile reads back unchanged.
-    static void WriteFile(const std::string& path, const std::vector<TalbDnnModel>& models);
-
-    /**
-     * Import an ASTRA-sim 1.0 text workload with parallelism DATA: one tensor per layer, whose
-     * bytes are the weight-gradient ALLREDUCE size, forward time the forward compute time and
-     * backward time input-gradient + weight-gradient compute time.
-     * \param path workload file
-     * \param cycle duration of one compute-time unit (ASTRA-sim counts cycles; 1ns = 1 GHz)
-     * \param bytesPerElement element size the communication sizes were written with
-     * \param name model name to give the result
-     */
-    static TalbDnnModel LoadAstraSim(const std::string& path,
-                                     Time cycle,
-                                     uint32_t bytesPerElement,
-                                     const std::string& name);
-    /// Like LoadAstraSim, but reports a malformed file in \p error. \return false on error
-    static bool TryLoadAstraSim(const std::string& path,
-                                Time cycle,
-                                uint32_t bytesPerElement,
-                                const std::string& name,
-                                TalbDnnModel* model,
-                                std::string* error);
-    /**
-     * Write this model as an ASTRA-sim 1.0 DATA workload (times from \p compute, rounded to
-     * whole cycles; the backward time is split into input-gradient and weight-gradient halves).
-     */
-    void WriteAstraSim(const std::string& path,
-                       Time cycle,
-                       uint32_t bytesPerElement,
-                       const TalbComputeModel& compute) const;
 
   private:
     std::string m_name;

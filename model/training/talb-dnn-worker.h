@@ -13,7 +13,7 @@ namespace ns3
 class TalbTrainingJob;
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief One data-parallel worker of a training job (one per host).
  *
  * Each iteration runs the forward pass tensor by tensor, where tensor t waits until its

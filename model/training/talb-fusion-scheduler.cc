@@ -10,6 +10,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("TalbFusionScheduler");
 NS_OBJECT_ENSURE_REGISTERED(TalbFusionScheduler);
+TALB_REGISTER_PLUGIN(TalbCommScheduler, TalbFusionScheduler, "fusion");
 
 TypeId
 TalbFusionScheduler::GetTypeId()
@@ -51,7 +52,7 @@ TalbFusionScheduler::DoDispose()
 }
 
 void
-TalbFusionScheduler::DoSetup()
+TalbFusionScheduler::InitializeParams()
 {
     m_bucket = TalbCommOp();
     m_bucketBytes = 0;
@@ -75,7 +76,7 @@ TalbFusionScheduler::DoTensorReady(uint32_t iteration, uint32_t tensor)
     m_bucketBytes += seg.bytes;
     // Every tensor of an iteration is ready before any of the next (a worker's forward pass
     // waits for its synchronised gradients), so counting suffices to see the iteration's end.
-    bool lastOfIteration = ++m_readyInIteration == m_model.GetNTensors();
+    bool lastOfIteration = ++m_readyInIteration == GetModel().GetNTensors();
     if (lastOfIteration)
     {
         m_readyInIteration = 0;

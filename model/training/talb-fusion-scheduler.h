@@ -9,7 +9,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief Tensor fusion (Horovod / PyTorch DDP buckets): ready tensors are appended to a bucket
  * that is launched as one collective when the next tensor would overflow BucketSize, when it
  * reaches BucketSize, when Timeout has passed since its first tensor (Horovod cycle time), or
@@ -24,11 +24,11 @@ class TalbFusionScheduler : public TalbCommScheduler
     ~TalbFusionScheduler() override;
 
   protected:
-    void DoTensorReady(uint32_t iteration, uint32_t tensor) override;
-    void DoSetup() override;
     void DoDispose() override;
 
   private:
+    void DoTensorReady(uint32_t iteration, uint32_t tensor) override;
+    void InitializeParams() override;
     void Flush();
 
     uint64_t m_bucketSize;

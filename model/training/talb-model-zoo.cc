@@ -1,6 +1,10 @@
 #include "talb-model-zoo.h"
 
+#include "talb-model-file.h"
+
 #include "ns3/fatal-error.h"
+
+#include <sys/stat.h>
 
 namespace ns3
 {
@@ -67,28 +71,56 @@ TalbModelZoo::Get(const std::string& name)
     return model;
 }
 
-TalbDnnModel
-TalbModelZoo::Resolve(const std::string& spec)
+bool
+TalbModelZoo::TryResolve(const std::string& spec, TalbDnnModel* model, std::string* error)
 {
     if (Has(spec))
     {
-        return Get(spec);
+        *model = Get(spec);
+        return true;
     }
     std::string::size_type hash = spec.rfind('#');
+    std::string path = spec.substr(0, hash);
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    {
+        std::string names;
+        for (const auto& n : GetNames())
+        {
+            names += (names.empty() ? "" : " ") + n;
+        }
+        *error = "model '" + spec + "' is neither a zoo model (" + names + ") nor a model file";
+        return false;
+    }
     if (hash != std::string::npos)
     {
-        return TalbDnnModel::LoadFile(spec.substr(0, hash), spec.substr(hash + 1));
+        return TalbModelFile::TryRead(path, spec.substr(hash + 1), model, error);
     }
-    if (spec.find('/') == std::string::npos && spec.find('.') == std::string::npos)
+    std::vector<TalbDnnModel> models;
+    if (!TalbModelFile::TryRead(path, &models, error))
     {
-        Get(spec); // not a path either: abort with the list of zoo names
+        return false;
     }
-    std::vector<TalbDnnModel> models = TalbDnnModel::LoadFile(spec);
     if (models.size() != 1)
     {
-        NS_FATAL_ERROR(spec << " holds " << models.size() << " models: name one as PATH#MODEL");
+        *error =
+            path + ": holds " + std::to_string(models.size()) + " models: name one as PATH#MODEL";
+        return false;
     }
-    return models[0];
+    *model = models[0];
+    return true;
+}
+
+TalbDnnModel
+TalbModelZoo::Resolve(const std::string& spec)
+{
+    TalbDnnModel model;
+    std::string error;
+    if (!TryResolve(spec, &model, &error))
+    {
+        NS_FATAL_ERROR(error);
+    }
+    return model;
 }
 
 } // namespace ns3

@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief The built-in models: AlexNet, VGG19 (no BN) and ResNet50 v1.5 with the exact per-tensor
  * parameter counts and forward FLOPs of the torchvision definitions.
  *
@@ -29,9 +29,12 @@ class TalbModelZoo
     static TalbDnnModel Get(const std::string& name);
 
     /**
-     * Resolve a model specification: a zoo name, or "PATH" / "PATH#MODEL" of a model file (the
-     * file's only model, or the named one).
+     * Resolve a model specification without aborting: a zoo name, or "PATH" / "PATH#MODEL" of a
+     * model file (the file's only model, or the named one).
+     * \return false with a message in \p error (naming the zoo's models, or file:line: field)
      */
+    static bool TryResolve(const std::string& spec, TalbDnnModel* model, std::string* error);
+    /// TryResolve() that aborts with its message.
     static TalbDnnModel Resolve(const std::string& spec);
 
   private:

@@ -9,6 +9,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("TalbParameterServer");
 NS_OBJECT_ENSURE_REGISTERED(TalbParameterServer);
+TALB_REGISTER_PLUGIN(TalbCollective, TalbParameterServer, "ps");
 
 TypeId
 TalbParameterServer::GetTypeId()
@@ -43,7 +44,7 @@ TalbParameterServer::DoDispose()
 void
 TalbParameterServer::SetServers(const NodeContainer& servers)
 {
-    NS_ABORT_MSG_IF(!m_workers.empty(), "TalbParameterServer: SetServers after Setup");
+    NS_ABORT_MSG_IF(IsSetUp(), "TalbParameterServer: SetServers after Setup");
     m_servers.assign(servers.Begin(), servers.End());
 }
 
@@ -52,9 +53,9 @@ TalbParameterServer::DoSetup()
 {
     if (m_servers.empty())
     {
-        m_servers = m_workers;
+        m_servers = GetWorkers();
     }
-    uint32_t n = m_workers.size();
+    uint32_t n = GetNWorkers();
     uint32_t ps = m_servers.size();
     m_push.assign(n * ps, nullptr);
     m_pull.assign(ps * n, nullptr);
@@ -62,10 +63,10 @@ TalbParameterServer::DoSetup()
     {
         for (uint32_t p = 0; p < ps; ++p)
         {
-            if (m_workers[w] != m_servers[p])
+            if (GetWorkers()[w] != m_servers[p])
             {
-                m_push[w * ps + p] = Connect(m_workers[w], w, m_servers[p], p);
-                m_pull[p * n + w] = Connect(m_servers[p], p, m_workers[w], w);
+                m_push[w * ps + p] = Connect(GetWorkers()[w], w, m_servers[p], p);
+                m_pull[p * n + w] = Connect(m_servers[p], p, GetWorkers()[w], w);
             }
         }
     }
@@ -86,7 +87,7 @@ TalbParameterServer::MakeMessage(const OpState& st, uint32_t p, uint16_t step) c
     m.opId = st.op.id;
     m.step = step;
     m.iteration = st.op.iteration;
-    m.ownerTensorId = talb_make_tensor_id(m_jobId, st.op.segments[0].tensor);
+    m.ownerTensorId = talb_make_tensor_id(GetJobId(), st.op.segments[0].tensor);
     m.ownerPriority = st.op.segments[0].priority;
     auto shard = Shard(st, p);
     // Each connection carries one message per op: its range of a segment is all this op
@@ -105,7 +106,7 @@ TalbParameterServer::MakeMessage(const OpState& st, uint32_t p, uint16_t step) c
 }
 
 void
-TalbParameterServer::Start(const TalbCommOp& op)
+TalbParameterServer::DoStart(const TalbCommOp& op)
 {
     NS_LOG_FUNCTION(this << op.id);
     auto inserted = m_ops.emplace(op.id, OpState());
@@ -113,7 +114,7 @@ TalbParameterServer::Start(const TalbCommOp& op)
     OpState& st = inserted.first->second;
     st.op = op;
     st.starts = SegmentStarts(op);
-    uint32_t n = m_workers.size();
+    uint32_t n = GetNWorkers();
     uint32_t ps = m_servers.size();
     st.pushes.assign(ps, 0);
     st.pulls.assign(n, 0);
@@ -141,7 +142,7 @@ TalbParameterServer::Start(const TalbCommOp& op)
 }
 
 void
-TalbParameterServer::Delivered(Ptr<TalbMessageChannel> channel, const TalbMessage& message)
+TalbParameterServer::DoDelivered(Ptr<TalbMessageChannel> channel, const TalbMessage& message)
 {
     if (message.step == 0)
     {
@@ -159,7 +160,7 @@ TalbParameterServer::PushArrived(uint32_t opId, uint32_t server)
     auto it = m_ops.find(opId);
     NS_ABORT_MSG_IF(it == m_ops.end(), "TalbParameterServer: push of unknown op " << opId);
     OpState& st = it->second;
-    uint32_t n = m_workers.size();
+    uint32_t n = GetNWorkers();
     if (++st.pushes[server] < n)
     {
         return;
@@ -188,12 +189,12 @@ TalbParameterServer::PullArrived(uint32_t opId, uint32_t worker)
     {
         return;
     }
-    m_workerDone(st.op, worker);
-    if (++st.done == m_workers.size())
+    NotifyWorkerDone(st.op, worker);
+    if (++st.done == GetNWorkers())
     {
         TalbCommOp op = std::move(st.op);
         m_ops.erase(it);
-        m_opDone(op);
+        NotifyOpDone(op);
     }
 }
 

@@ -12,7 +12,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief Parameter server: every worker pushes its gradients to the servers, each server
  * answers with a pull once it holds all N pushes.
  *
@@ -37,14 +37,14 @@ class TalbParameterServer : public TalbCollective
     /// Use these hosts as servers (before the job starts); empty: colocated with the workers.
     void SetServers(const NodeContainer& servers);
 
-    void Start(const TalbCommOp& op) override;
-
   protected:
     void DoDispose() override;
-    void DoSetup() override;
-    void Delivered(Ptr<TalbMessageChannel> channel, const TalbMessage& message) override;
 
   private:
+    void DoSetup() override;
+    void DoStart(const TalbCommOp& op) override;
+    void DoDelivered(Ptr<TalbMessageChannel> channel, const TalbMessage& message) override;
+
     struct OpState
     {
         TalbCommOp op;

@@ -9,6 +9,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("TalbRingAllReduce");
 NS_OBJECT_ENSURE_REGISTERED(TalbRingAllReduce);
+TALB_REGISTER_PLUGIN(TalbCollective, TalbRingAllReduce, "ring");
 
 TypeId
 TalbRingAllReduce::GetTypeId()
@@ -41,14 +42,14 @@ TalbRingAllReduce::DoDispose()
 void
 TalbRingAllReduce::DoSetup()
 {
-    uint32_t n = m_workers.size();
+    uint32_t n = GetNWorkers();
     if (n < 2)
     {
         return;
     }
     for (uint32_t w = 0; w < n; ++w)
     {
-        m_next.push_back(Connect(m_workers[w], w, m_workers[(w + 1) % n], (w + 1) % n));
+        m_next.push_back(Connect(GetWorkers()[w], w, GetWorkers()[(w + 1) % n], (w + 1) % n));
     }
 }
 
@@ -56,15 +57,15 @@ std::pair<uint64_t, uint64_t>
 TalbRingAllReduce::Chunk(const OpState& st, uint32_t c) const
 {
     uint64_t total = st.starts.back();
-    uint64_t n = m_workers.size();
+    uint64_t n = GetNWorkers();
     return {total * c / n, total * (c + 1) / n};
 }
 
 void
-TalbRingAllReduce::Start(const TalbCommOp& op)
+TalbRingAllReduce::DoStart(const TalbCommOp& op)
 {
     NS_LOG_FUNCTION(this << op.id);
-    uint32_t n = m_workers.size();
+    uint32_t n = GetNWorkers();
     if (n == 1)
     {
         Simulator::ScheduleNow(&TalbRingAllReduce::WorkerDone, this, op.id, 0);
@@ -105,7 +106,7 @@ TalbRingAllReduce::Start(const TalbCommOp& op)
 void
 TalbRingAllReduce::SendStep(OpState& st, uint32_t worker, uint16_t step)
 {
-    uint32_t n = m_workers.size();
+    uint32_t n = GetNWorkers();
     uint32_t chunk =
         step < n - 1 ? (worker + n - step) % n : (worker + 1 + n - (step - (n - 1))) % n;
     auto range = Chunk(st, chunk);
@@ -113,7 +114,7 @@ TalbRingAllReduce::SendStep(OpState& st, uint32_t worker, uint16_t step)
     m.opId = st.op.id;
     m.step = step;
     m.iteration = st.op.iteration;
-    m.ownerTensorId = talb_make_tensor_id(m_jobId, st.op.segments[0].tensor);
+    m.ownerTensorId = talb_make_tensor_id(GetJobId(), st.op.segments[0].tensor);
     m.ownerPriority = st.op.segments[0].priority;
     std::size_t segs = st.op.segments.size();
     AppendParts(st.op,
@@ -135,9 +136,9 @@ TalbRingAllReduce::SendStep(OpState& st, uint32_t worker, uint16_t step)
 }
 
 void
-TalbRingAllReduce::Delivered(Ptr<TalbMessageChannel> channel, const TalbMessage& message)
+TalbRingAllReduce::DoDelivered(Ptr<TalbMessageChannel> channel, const TalbMessage& message)
 {
-    uint32_t n = m_workers.size();
+    uint32_t n = GetNWorkers();
     auto it = m_ops.find(message.opId);
     NS_ABORT_MSG_IF(it == m_ops.end(), "TalbRingAllReduce: message of unknown op " << message.opId);
     uint32_t receiver = channel->GetTo();
@@ -156,12 +157,12 @@ TalbRingAllReduce::WorkerDone(uint32_t opId, uint32_t worker)
 {
     auto it = m_ops.find(opId);
     OpState& st = it->second;
-    m_workerDone(st.op, worker);
-    if (++st.done == m_workers.size())
+    NotifyWorkerDone(st.op, worker);
+    if (++st.done == GetNWorkers())
     {
         TalbCommOp op = std::move(st.op);
         m_ops.erase(it);
-        m_opDone(op);
+        NotifyOpDone(op);
     }
 }
 

@@ -10,7 +10,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief Ring all-reduce: reduce-scatter then all-gather, 2(N-1) steps of S/N bytes.
  *
  * Worker w keeps one persistent connection to w+1. An operation of S bytes is cut into N
@@ -31,14 +31,14 @@ class TalbRingAllReduce : public TalbCollective
     TalbRingAllReduce();
     ~TalbRingAllReduce() override;
 
-    void Start(const TalbCommOp& op) override;
-
   protected:
     void DoDispose() override;
-    void DoSetup() override;
-    void Delivered(Ptr<TalbMessageChannel> channel, const TalbMessage& message) override;
 
   private:
+    void DoSetup() override;
+    void DoStart(const TalbCommOp& op) override;
+    void DoDelivered(Ptr<TalbMessageChannel> channel, const TalbMessage& message) override;
+
     /// An operation in progress.
     struct OpState
     {

@@ -12,6 +12,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("TalbSparseScheduler");
 NS_OBJECT_ENSURE_REGISTERED(TalbSparseScheduler);
+TALB_REGISTER_PLUGIN(TalbCommScheduler, TalbSparseScheduler, "sparse");
 
 TypeId
 TalbSparseScheduler::GetTypeId()
@@ -44,23 +45,23 @@ TalbSparseScheduler::~TalbSparseScheduler()
 }
 
 uint64_t
-TalbSparseScheduler::GetWireBytes(uint32_t tensor) const
+TalbSparseScheduler::DoGetWireBytes(uint32_t tensor) const
 {
     // ceil, forgiving the rounding error of ratio x params (0.01 x 1e6 must give 10000)
-    double exact = m_ratio * m_model.GetTensor(tensor).params;
+    double exact = m_ratio * GetModel().GetTensor(tensor).params;
     auto kept = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(exact - 1e-6)));
-    return kept * (m_bytesPerElement + m_indexBytes);
+    return kept * (GetBytesPerElement() + m_indexBytes);
 }
 
 void
-TalbSparseScheduler::DoSetup()
+TalbSparseScheduler::InitializeParams()
 {
-    uint32_t layers = m_model.GetNLayers();
+    uint32_t layers = GetModel().GetNLayers();
     m_layerFirst.assign(layers, 0);
     m_layerCount.assign(layers, 0);
-    for (uint32_t t = m_model.GetNTensors(); t-- > 0;)
+    for (uint32_t t = GetModel().GetNTensors(); t-- > 0;)
     {
-        uint32_t l = m_model.GetLayerIndex(t);
+        uint32_t l = GetModel().GetLayerIndex(t);
         m_layerFirst[l] = t;
         ++m_layerCount[l];
     }
@@ -70,7 +71,7 @@ TalbSparseScheduler::DoSetup()
 void
 TalbSparseScheduler::DoTensorReady(uint32_t iteration, uint32_t tensor)
 {
-    uint32_t l = m_model.GetLayerIndex(tensor);
+    uint32_t l = GetModel().GetLayerIndex(tensor);
     if (--m_layerPending[l] > 0)
     {
         return;

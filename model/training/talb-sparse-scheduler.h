@@ -7,7 +7,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief Layer-centric sparse gradients (LaySA-style): each tensor is top-k sparsified with
  * Ratio, so it sends ceil(Ratio x params) (index, value) pairs: IndexBytes + bytes per
  * element each (fp32 with 4-byte indices: 2 x Ratio x dense bytes). A layer's tensors go as
@@ -20,13 +20,12 @@ class TalbSparseScheduler : public TalbCommScheduler
     static TypeId GetTypeId();
     TalbSparseScheduler();
     ~TalbSparseScheduler() override;
-    uint64_t GetWireBytes(uint32_t tensor) const override;
-
-  protected:
-    void DoTensorReady(uint32_t iteration, uint32_t tensor) override;
-    void DoSetup() override;
 
   private:
+    void DoTensorReady(uint32_t iteration, uint32_t tensor) override;
+    uint64_t DoGetWireBytes(uint32_t tensor) const override;
+    void InitializeParams() override;
+
     double m_ratio;
     uint32_t m_indexBytes;
     std::vector<uint32_t> m_layerFirst;   //!< per layer: its first tensor

@@ -12,7 +12,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief Sends tensors over one TCP connection, each tensor's bytes tagged with a
  * TalbTensorByteTag (TalbTensorByteTag::TagMessage), in the order they were added.
  *

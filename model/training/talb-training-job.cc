@@ -1,7 +1,6 @@
 #include "talb-training-job.h"
 
 #include "talb-dnn-worker.h"
-#include "ns3/talb-wire.h"
 
 #include "ns3/abort.h"
 #include "ns3/double.h"
@@ -9,6 +8,7 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/talb-wire.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
@@ -104,8 +104,13 @@ TalbTrainingJob::DoDispose()
     {
         m_collective->Dispose();
     }
+    if (m_transport)
+    {
+        m_transport->Dispose();
+    }
     m_scheduler = nullptr;
     m_collective = nullptr;
+    m_transport = nullptr;
     m_workers.clear();
     m_hosts = NodeContainer();
     Object::DoDispose();
@@ -146,6 +151,18 @@ Ptr<TalbCollective>
 TalbTrainingJob::GetCollective() const
 {
     return m_collective;
+}
+
+void
+TalbTrainingJob::SetTransport(Ptr<TalbTransport> transport)
+{
+    m_transport = transport;
+}
+
+Ptr<TalbTransport>
+TalbTrainingJob::GetTransport() const
+{
+    return m_transport;
 }
 
 void
@@ -241,8 +258,9 @@ TalbTrainingJob::Prepare()
 {
     NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(m_model.GetNTensors() == 0, "TalbTrainingJob " << m_jobId << ": no model");
-    NS_ABORT_MSG_IF(!m_scheduler || !m_collective || m_workers.empty(),
-                    "TalbTrainingJob " << m_jobId << ": scheduler, collective and workers needed");
+    NS_ABORT_MSG_IF(!m_scheduler || !m_collective || !m_transport || m_workers.empty(),
+                    "TalbTrainingJob " << m_jobId
+                                       << ": scheduler, collective, transport and workers needed");
     m_prepared = true;
     uint32_t n = m_model.GetNTensors();
     uint32_t w = m_workers.size();
@@ -272,9 +290,10 @@ TalbTrainingJob::Prepare()
     m_workerLeft.assign(uint64_t(w) * n, 0);
     m_allLeft.assign(n, 0);
     std::vector<Ptr<Node>> hosts(m_hosts.Begin(), m_hosts.End());
+    m_transport->Setup(m_basePort + m_jobId);
     m_collective->Setup(m_jobId,
                         hosts,
-                        m_basePort + m_jobId,
+                        m_transport,
                         MakeCallback(&TalbTrainingJob::WorkerOpDone, this),
                         MakeCallback(&TalbTrainingJob::OpDone, this),
                         MakeCallback(&TalbTrainingJob::Flow, this));
@@ -337,7 +356,8 @@ TalbTrainingJob::OpDone(const TalbCommOp& op)
             r.iteration = op.iteration;
             r.tensor = seg.tensor;
             r.name = m_model.GetTensor(seg.tensor).name;
-            r.bytes = m_model.GetTensor(seg.tensor).params * GetBytesPerElement();
+            r.bytes =
+                talb_gradient_bytes(m_model.GetTensor(seg.tensor).params, GetBytesPerElement());
             r.wireBytes = m_wireBytes[seg.tensor];
             r.priority = seg.priority;
             r.ready = m_firstReady[op.iteration % 2][seg.tensor];

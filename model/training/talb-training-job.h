@@ -9,6 +9,7 @@
 
 #include "ns3/node-container.h"
 #include "ns3/object.h"
+#include "ns3/talb-transport.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -20,10 +21,11 @@ namespace ns3
 class TalbDnnWorker;
 
 /**
- * \ingroup talb
- * \brief A data-parallel training job: its model, workers, scheduler and collective.
+ * \ingroup talb-training
+ * \brief A data-parallel training job: its model, workers, scheduler, collective and transport.
  *
- * The job joins its workers (TalbDnnWorker, one per host) to the scheduler and the collective:
+ * The job joins its workers (TalbDnnWorker, one per host) to the scheduler and the collective
+ * (which sends through the transport, set up for port BasePort + JobId):
  * a tensor is handed to the scheduler when its gradient is ready on every worker, launched
  * operations go to the collective, and each worker learns when its tensors are synchronised.
  * It reports one record per delivered message (FlowDone), per (iteration, tensor) collective
@@ -55,6 +57,8 @@ class TalbTrainingJob : public Object
     Ptr<TalbCommScheduler> GetScheduler() const;
     void SetCollective(Ptr<TalbCollective> collective);
     Ptr<TalbCollective> GetCollective() const;
+    void SetTransport(Ptr<TalbTransport> transport);
+    Ptr<TalbTransport> GetTransport() const;
     /// The workers' hosts and applications, worker index = position.
     void SetWorkers(const NodeContainer& hosts, const std::vector<Ptr<TalbDnnWorker>>& workers);
 
@@ -101,6 +105,7 @@ class TalbTrainingJob : public Object
     TalbDnnModel m_model;
     Ptr<TalbCommScheduler> m_scheduler;
     Ptr<TalbCollective> m_collective;
+    Ptr<TalbTransport> m_transport;
     NodeContainer m_hosts;
     std::vector<Ptr<TalbDnnWorker>> m_workers;
     bool m_prepared{false};

@@ -13,6 +13,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("TalbUsByteScheduler");
 NS_OBJECT_ENSURE_REGISTERED(TalbUsByteScheduler);
+TALB_REGISTER_PLUGIN(TalbCommScheduler, TalbUsByteScheduler, "usbyte");
 
 TypeId
 TalbUsByteScheduler::GetTypeId()
@@ -57,19 +58,20 @@ TalbUsByteScheduler::GetPlan() const
 }
 
 void
-TalbUsByteScheduler::DoSetup()
+TalbUsByteScheduler::InitializeParams()
 {
-    uint32_t n = m_model.GetNTensors();
+    uint32_t n = GetModel().GetNTensors();
     // Cost model: a collective of b bytes takes alpha + beta * b (ring all-reduce bandwidth
     // term 2(N-1)/N * b / B).
     double alpha = m_startup.GetSeconds();
-    double beta =
-        m_nWorkers > 1 ? 2.0 * (m_nWorkers - 1) / m_nWorkers * 8.0 / m_bandwidth.GetBitRate() : 0.0;
+    double beta = GetNWorkers() > 1
+                      ? 2.0 * (GetNWorkers() - 1) / GetNWorkers() * 8.0 / m_bandwidth.GetBitRate()
+                      : 0.0;
     std::vector<double> ready(n); // from the start of backward
     double t = 0;
     for (uint32_t i = n; i-- > 0;)
     {
-        t += m_backward[i].GetSeconds();
+        t += GetBackwardTimes()[i].GetSeconds();
         ready[i] = t;
     }
     std::vector<uint64_t> sent(n, 0);

@@ -9,7 +9,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief US-Byte-style scheduling: unequal-sized blocks in a planned order.
  *
  * The plan is computed once from the model's compute times and an alpha-beta cost model
@@ -35,11 +35,10 @@ class TalbUsByteScheduler : public TalbCommScheduler
     /// \return the plan: blocks in plan order
     const std::vector<std::vector<TalbCommSegment>>& GetPlan() const;
 
-  protected:
-    void DoTensorReady(uint32_t iteration, uint32_t tensor) override;
-    void DoSetup() override;
-
   private:
+    void DoTensorReady(uint32_t iteration, uint32_t tensor) override;
+    void InitializeParams() override;
+
     DataRate m_bandwidth;
     Time m_startup;
     uint64_t m_minBlock;

@@ -7,6 +7,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("TalbWfbpScheduler");
 NS_OBJECT_ENSURE_REGISTERED(TalbWfbpScheduler);
+TALB_REGISTER_PLUGIN(TalbCommScheduler, TalbWfbpScheduler, "wfbp");
 
 TypeId
 TalbWfbpScheduler::GetTypeId()

@@ -7,7 +7,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-training
  * \brief Wait-free backpropagation: one collective per tensor, launched in ready order, one at
  * a time (one communication stream, as NCCL runs collectives of one communicator in order).
  */
@@ -18,7 +18,7 @@ class TalbWfbpScheduler : public TalbCommScheduler
     TalbWfbpScheduler();
     ~TalbWfbpScheduler() override;
 
-  protected:
+  private:
     void DoTensorReady(uint32_t iteration, uint32_t tensor) override;
 };
 

@@ -1,6 +1,8 @@
 // Model files, ASTRA-sim import and flow-size CDFs: round trips and errors with line numbers.
+#include "ns3/talb-astra-sim-workload.h"
 #include "ns3/talb-dnn-model.h"
 #include "ns3/talb-flow-size-cdf.h"
+#include "ns3/talb-model-file.h"
 #include "ns3/talb-model-zoo.h"
 
 #include <cstdio>
@@ -61,8 +63,8 @@ TEST(TalbModelFile, ZooRoundTrips)
     timed.AddTensor(t);
     zoo.push_back(timed);
     std::string path = testing::TempDir() + "/zoo-roundtrip.csv";
-    TalbDnnModel::WriteFile(path, zoo);
-    std::vector<TalbDnnModel> back = TalbDnnModel::LoadFile(path);
+    TalbModelFile::Write(path, zoo);
+    std::vector<TalbDnnModel> back = TalbModelFile::Read(path);
     ASSERT_EQ(back.size(), zoo.size());
     for (std::size_t i = 0; i < zoo.size(); ++i)
     {
@@ -135,19 +137,19 @@ TEST(TalbModelFile, MalformedFilesNameLineAndField)
         std::string path = WriteTemp("bad" + std::to_string(k++) + ".csv", c.text);
         std::vector<TalbDnnModel> models;
         std::string error;
-        EXPECT_FALSE(TalbDnnModel::TryLoadFile(path, &models, &error)) << c.text;
+        EXPECT_FALSE(TalbModelFile::TryRead(path, &models, &error)) << c.text;
         EXPECT_EQ(error.rfind(path + c.error, 0), 0u) << "got: " << error;
     }
     std::string error;
     std::vector<TalbDnnModel> models;
-    EXPECT_FALSE(TalbDnnModel::TryLoadFile("/nonexistent/m.csv", &models, &error));
+    EXPECT_FALSE(TalbModelFile::TryRead("/nonexistent/m.csv", &models, &error));
     EXPECT_NE(error.find("/nonexistent/m.csv:0: cannot open"), std::string::npos);
 }
 
 TEST(TalbModelFile, LoadFileAbortsWithTheError)
 {
     std::string path = WriteTemp("abort.csv", "# talb-model-file v1\nmodel,tensor\n");
-    EXPECT_DEATH(TalbDnnModel::LoadFile(path), "abort.csv:2: field 'params': required column");
+    EXPECT_DEATH(TalbModelFile::Read(path), "abort.csv:2: field 'params': required column");
 }
 
 TEST(TalbAstraSim, ExportImportRoundTrip)
@@ -155,8 +157,8 @@ TEST(TalbAstraSim, ExportImportRoundTrip)
     TalbDnnModel m = TalbModelZoo::Get("resnet50");
     TalbComputeModel c;
     std::string path = testing::TempDir() + "/resnet50.astra";
-    m.WriteAstraSim(path, NanoSeconds(1), 2, c);
-    TalbDnnModel back = TalbDnnModel::LoadAstraSim(path, NanoSeconds(1), 2, "resnet50");
+    TalbAstraSimWorkload::Write(m, path, NanoSeconds(1), 2, c);
+    TalbDnnModel back = TalbAstraSimWorkload::Read(path, NanoSeconds(1), 2, "resnet50");
     ASSERT_EQ(back.GetNTensors(), m.GetNTensors());
     for (uint32_t i = 0; i < m.GetNTensors(); ++i)
     {
@@ -175,8 +177,8 @@ TEST(TalbAstraSim, TimeUnitsAreExplicit)
                                  "\n"
                                  "fc -1 50 NONE 0 20 NONE 0 30 ALLREDUCE 800 10\n");
     // 1 cycle = 1 ns (1 GHz) or 2 ns (500 MHz)
-    TalbDnnModel ghz = TalbDnnModel::LoadAstraSim(path, NanoSeconds(1), 4, "w");
-    TalbDnnModel slow = TalbDnnModel::LoadAstraSim(path, NanoSeconds(2), 2, "w");
+    TalbDnnModel ghz = TalbAstraSimWorkload::Read(path, NanoSeconds(1), 4, "w");
+    TalbDnnModel slow = TalbAstraSimWorkload::Read(path, NanoSeconds(2), 2, "w");
     TalbComputeModel c;
     EXPECT_EQ(ghz.GetForwardTime(0, c), NanoSeconds(1000));
     EXPECT_EQ(ghz.GetBackwardTime(0, c), NanoSeconds(500));
@@ -213,7 +215,7 @@ TEST(TalbAstraSim, MalformedFilesNameLineAndField)
         std::string path = WriteTemp("bad" + std::to_string(k++) + ".astra", c.text);
         TalbDnnModel m;
         std::string error;
-        EXPECT_FALSE(TalbDnnModel::TryLoadAstraSim(path, NanoSeconds(1), 4, "x", &m, &error));
+        EXPECT_FALSE(TalbAstraSimWorkload::TryRead(path, NanoSeconds(1), 4, "x", &m, &error));
         EXPECT_EQ(error.rfind(path + c.error, 0), 0u) << "got: " << error;
     }
 }

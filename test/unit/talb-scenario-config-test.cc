@@ -59,18 +59,37 @@ TEST(TalbScenarioConfig, RejectsBadValuesNamingTheOrigin)
     EXPECT_EQ(c.GetString("lb"), "ecmp");
 }
 
-TEST(TalbScenarioConfig, ParsesTimeUnits)
+TEST(TalbScenarioConfig, ChecksTheDeclaredRange)
 {
-    ns3::Time t;
-    ASSERT_TRUE(TalbScenarioConfig::ParseTime("1.5ms", &t));
-    EXPECT_EQ(t, ns3::MicroSeconds(1500));
-    ASSERT_TRUE(TalbScenarioConfig::ParseTime("20ns", &t));
-    EXPECT_EQ(t, ns3::NanoSeconds(20));
-    ASSERT_TRUE(TalbScenarioConfig::ParseTime("2s", &t));
-    EXPECT_EQ(t, ns3::Seconds(2));
-    EXPECT_FALSE(TalbScenarioConfig::ParseTime("ms", &t));
-    EXPECT_FALSE(TalbScenarioConfig::ParseTime("-1s", &t));
-    EXPECT_FALSE(TalbScenarioConfig::ParseTime("1 hour", &t));
+    TalbScenarioConfig c;
+    c.Declare("leaves",
+              TalbScenarioConfig::UINT,
+              "4",
+              "leaves",
+              TalbScenarioConfig::Between(1, 256));
+    c.Declare("load",
+              TalbScenarioConfig::DOUBLE,
+              "0.1",
+              "load",
+              TalbScenarioConfig::Between(0, 1, true));
+    EXPECT_EQ(c.Set("leaves", "256", "x"), "");
+    EXPECT_NE(c.Set("leaves", "0", "--leaves").find("leaves='0' is not in [1, 256]"),
+              std::string::npos);
+    EXPECT_NE(c.Set("leaves", "257", "x").find("[1, 256]"), std::string::npos);
+    EXPECT_EQ(c.Set("load", "0.99", "x"), "");
+    EXPECT_NE(c.Set("load", "1", "x").find("is not in [0, 1)"), std::string::npos);
+    EXPECT_NE(c.Set("load", "-0.1", "x").find("is not in [0, 1)"), std::string::npos);
+    EXPECT_EQ(c.GetUint("leaves"), 256u);
+    EXPECT_DOUBLE_EQ(c.GetDouble("load"), 0.99);
+}
+
+TEST(TalbScenarioConfig, ChecksSizes)
+{
+    TalbScenarioConfig c;
+    c.Declare("queue", TalbScenarioConfig::SIZE, "", "queue (empty: default)");
+    EXPECT_EQ(c.Set("queue", "1MB", "x"), "");
+    EXPECT_EQ(c.Set("queue", "100p", "x"), "");
+    EXPECT_NE(c.Set("queue", "big", "x").find("a size such as 1MB or 100p"), std::string::npos);
 }
 
 TEST(TalbScenarioConfig, LoadsFilesAndReportsTheLine)

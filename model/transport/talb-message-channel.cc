@@ -1,0 +1,114 @@
+#include "talb-message-channel.h"
+
+#include "ns3/log.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbMessageChannel");
+NS_OBJECT_ENSURE_REGISTERED(TalbMessageChannel);
+
+uint64_t
+TalbMessage::GetPayloadBytes() const
+{
+    uint64_t total = 0;
+    for (const auto& p : parts)
+    {
+        total += p.bytes;
+    }
+    return total;
+}
+
+TypeId
+TalbMessageChannel::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::TalbMessageChannel").SetParent<Object>().SetGroupName("Talb");
+    return tid;
+}
+
+TalbMessageChannel::TalbMessageChannel()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TalbMessageChannel::~TalbMessageChannel()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+TalbMessageChannel::DoDispose()
+{
+    m_deliveredCb = DeliveredCallback();
+    Object::DoDispose();
+}
+
+void
+TalbMessageChannel::SetDeliveredCallback(DeliveredCallback cb)
+{
+    m_deliveredCb = cb;
+}
+
+void
+TalbMessageChannel::SetEndpoints(uint32_t from, uint32_t to)
+{
+    m_from = from;
+    m_to = to;
+}
+
+uint32_t
+TalbMessageChannel::GetFrom() const
+{
+    return m_from;
+}
+
+uint32_t
+TalbMessageChannel::GetTo() const
+{
+    return m_to;
+}
+
+std::size_t
+TalbMessageChannel::GetPending() const
+{
+    return m_sent - m_delivered;
+}
+
+uint64_t
+TalbMessageChannel::GetDelivered() const
+{
+    return m_delivered;
+}
+
+void
+TalbMessageChannel::Send(TalbMessage&& message)
+{
+    // The header belongs to the first payload byte's tensor, and so does that tensor's FIRST
+    // marker: it moves to the header's first byte.
+    message.parts.erase(std::remove_if(message.parts.begin(),
+                                       message.parts.end(),
+                                       [](const TalbMessage::Part& p) { return p.bytes == 0; }),
+                        message.parts.end());
+    if (!message.parts.empty())
+    {
+        message.ownerTensorId = message.parts[0].tensorId;
+        message.ownerPriority = message.parts[0].priority;
+    }
+    ++m_sent;
+    DoSend(std::move(message));
+}
+
+void
+TalbMessageChannel::NotifyDelivered(const TalbMessage& message, const TalbFlowRecord& record)
+{
+    ++m_delivered;
+    NS_ASSERT_MSG(m_delivered <= m_sent, "TalbMessageChannel: delivered a message never sent");
+    if (!m_deliveredCb.IsNull())
+    {
+        m_deliveredCb(this, message, record);
+    }
+}
+
+} // namespace ns3

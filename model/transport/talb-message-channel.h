@@ -1,0 +1,111 @@
+#ifndef TALB_MESSAGE_CHANNEL_H
+#define TALB_MESSAGE_CHANNEL_H
+
+#include "talb-flow-record.h"
+
+#include "ns3/callback.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb-transport
+ * \brief A framed message of a collective: a TALB_FRAME_LEN-byte frame header (talb-wire.h)
+ * followed by the payload, whose bytes are ranges of one or more tensors.
+ */
+struct TalbMessage
+{
+    /// A payload range of one tensor.
+    struct Part
+    {
+        uint32_t tensorId{0}; //!< wire tensor id (job in the top 8 bits)
+        uint8_t priority{7};
+        uint64_t bytes{0};
+        bool first{false}; //!< its first byte is the first byte of the tensor on this channel
+        bool last{false};  //!< its last byte is the last byte of the tensor on this channel
+    };
+
+    uint32_t opId{0};          //!< the collective operation it belongs to
+    uint16_t step{0};          //!< the algorithm's step within the operation
+    uint32_t iteration{0};     //!< training iteration
+    uint32_t ownerTensorId{0}; //!< labels the header: the first part's tensor, if any
+    uint8_t ownerPriority{7};  //!< the first part's priority, if any
+    std::vector<Part> parts;
+    Time start; //!< set by the channel: first byte handed to the transport
+
+    /// \return payload bytes (the header excluded)
+    uint64_t GetPayloadBytes() const;
+};
+
+/**
+ * \ingroup talb-transport
+ * \brief One direction of a persistent connection between two hosts that carries framed
+ * messages, in order: what a collective sends through (TalbTransport::Connect opens one).
+ *
+ * The public entry points are non-virtual: Send() normalises the message (empty parts dropped,
+ * the header labelled with the first part's tensor) and counts it; a transport implements the
+ * private DoSend() and reports each message fully received by the destination application with
+ * NotifyDelivered(). Every message costs TALB_FRAME_LEN header bytes on the wire plus its
+ * payload. Counter identity (asserted): sent = delivered + pending.
+ */
+class TalbMessageChannel : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    TalbMessageChannel();
+    ~TalbMessageChannel() override;
+
+    /**
+     * Callback for a message fully received by the destination application.
+     * \param channel this channel
+     * \param message the message (its start field set)
+     * \param record the message's flow record (job fields filled from the message)
+     */
+    typedef Callback<void, Ptr<TalbMessageChannel>, const TalbMessage&, const TalbFlowRecord&>
+        DeliveredCallback;
+
+    void SetDeliveredCallback(DeliveredCallback cb);
+    /// Endpoint indices, for the owner's bookkeeping.
+    void SetEndpoints(uint32_t from, uint32_t to);
+    uint32_t GetFrom() const;
+    uint32_t GetTo() const;
+
+    /// Queue a message (at least a header) for sending; delivery is in order.
+    void Send(TalbMessage&& message);
+
+    /// \return messages sent but not yet fully received
+    std::size_t GetPending() const;
+    /// \return messages fully received
+    uint64_t GetDelivered() const;
+
+  protected:
+    void DoDispose() override;
+
+    /**
+     * For transports: \p message has been fully received by the destination application.
+     * Messages must be reported in the order they were sent.
+     */
+    void NotifyDelivered(const TalbMessage& message, const TalbFlowRecord& record);
+
+  private:
+    /**
+     * Hand \p message (normalised by Send()) to the transport: it owns it until delivered.
+     * Called once per Send(), in order.
+     */
+    virtual void DoSend(TalbMessage&& message) = 0;
+
+    uint32_t m_from{0};
+    uint32_t m_to{0};
+    uint64_t m_sent{0};
+    uint64_t m_delivered{0};
+    DeliveredCallback m_deliveredCb;
+};
+
+} // namespace ns3
+
+#endif /* TALB_MESSAGE_CHANNEL_H */

@@ -1,0 +1,285 @@
+#include "talb-tcp-message-channel.h"
+
+#include "ns3/abort.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+#include "ns3/talb-tensor-byte-tag.h"
+#include "ns3/tcp-socket-factory.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbTcpMessageChannel");
+NS_OBJECT_ENSURE_REGISTERED(TalbTcpMessageChannel);
+
+TypeId
+TalbTcpMessageChannel::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::TalbTcpMessageChannel")
+                            .SetParent<TalbMessageChannel>()
+                            .SetGroupName("Talb")
+                            .AddConstructor<TalbTcpMessageChannel>();
+    return tid;
+}
+
+TalbTcpMessageChannel::TalbTcpMessageChannel()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TalbTcpMessageChannel::~TalbTcpMessageChannel()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+TalbTcpMessageChannel::DoDispose()
+{
+    for (Ptr<Socket> s : {m_tx, m_rx})
+    {
+        if (s)
+        {
+            s->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+            s->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
+        }
+    }
+    m_tx = nullptr;
+    m_rx = nullptr;
+    m_queue.clear();
+    m_current = nullptr;
+    m_inFlight.clear();
+    TalbMessageChannel::DoDispose();
+}
+
+void
+TalbTcpMessageChannel::Open(Ptr<Node> src,
+                            Ipv4Address srcAddr,
+                            Ipv4Address dstAddr,
+                            uint16_t dstPort)
+{
+    NS_LOG_FUNCTION(this << srcAddr << dstAddr << dstPort);
+    NS_ABORT_MSG_IF(m_tx, "TalbTcpMessageChannel::Open called twice");
+    m_srcAddr = srcAddr;
+    m_dstAddr = dstAddr;
+    m_dstPort = dstPort;
+    m_tx = Socket::CreateSocket(src, TcpSocketFactory::GetTypeId());
+    NS_ABORT_MSG_IF(m_tx->Bind(InetSocketAddress(srcAddr, 0)) != 0,
+                    "TalbTcpMessageChannel: cannot bind a TCP socket to " << srcAddr);
+    Address local;
+    m_tx->GetSockName(local);
+    m_srcPort = InetSocketAddress::ConvertFrom(local).GetPort();
+    m_tx->SetConnectCallback(MakeCallback(&TalbTcpMessageChannel::ConnectionSucceeded, this),
+                             MakeCallback(&TalbTcpMessageChannel::ConnectionFailed, this));
+    m_tx->SetSendCallback(MakeCallback(&TalbTcpMessageChannel::SendSpace, this));
+    m_tx->Connect(InetSocketAddress(dstAddr, dstPort));
+}
+
+uint16_t
+TalbTcpMessageChannel::GetSrcPort() const
+{
+    return m_srcPort;
+}
+
+void
+TalbTcpMessageChannel::AttachReceiver(Ptr<Socket> socket)
+{
+    NS_ABORT_MSG_IF(m_rx, "TalbTcpMessageChannel: a second connection for one channel");
+    m_rx = socket;
+    m_rx->SetRecvCallback(MakeCallback(&TalbTcpMessageChannel::HandleRead, this));
+}
+
+void
+TalbTcpMessageChannel::DoSend(TalbMessage&& message)
+{
+    m_queue.push_back(std::move(message));
+    if (!m_current && m_queue.size() == 1)
+    {
+        TrySend();
+    }
+}
+
+void
+TalbTcpMessageChannel::ConnectionSucceeded(Ptr<Socket> /* socket */)
+{
+    NS_LOG_FUNCTION(this);
+    m_connected = true;
+    TrySend();
+}
+
+void
+TalbTcpMessageChannel::ConnectionFailed(Ptr<Socket> /* socket */)
+{
+    NS_FATAL_ERROR("TalbTcpMessageChannel: connection " << m_srcAddr << " -> " << m_dstAddr << ":"
+                                                        << m_dstPort << " failed");
+}
+
+void
+TalbTcpMessageChannel::SendSpace(Ptr<Socket> /* socket */, uint32_t /* available */)
+{
+    TrySend();
+}
+
+void
+TalbTcpMessageChannel::TrySend()
+{
+    if (!m_connected)
+    {
+        return;
+    }
+    while (m_current || !m_queue.empty())
+    {
+        uint32_t available = m_tx->GetTxAvailable();
+        if (!m_current)
+        {
+            if (available < TALB_FRAME_LEN)
+            {
+                return;
+            }
+            SendHeader();
+            continue;
+        }
+        TalbMessage& m = *m_current;
+        if (m_part == m.parts.size())
+        {
+            m_current = nullptr;
+            continue;
+        }
+        if (available == 0)
+        {
+            return;
+        }
+        const TalbMessage::Part& part = m.parts[m_part];
+        uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(available, part.bytes - m_partSent));
+        Ptr<Packet> p = Create<Packet>(n);
+        // The header already carries the first part's FIRST marker.
+        bool first = part.first && m_part > 0 && m_partSent == 0;
+        bool last = part.last && m_partSent + n == part.bytes;
+        TalbTensorByteTag::TagMessage(p, part.tensorId, part.priority, first, last);
+        int sent = m_tx->Send(p);
+        NS_ABORT_MSG_IF(sent != int(n), "TalbTcpMessageChannel: send of " << n << " bytes failed");
+        m_partSent += n;
+        if (m_partSent == part.bytes)
+        {
+            ++m_part;
+            m_partSent = 0;
+        }
+    }
+}
+
+void
+TalbTcpMessageChannel::SendHeader()
+{
+    // From its header on, a message is in flight: the receiver may see the header before the
+    // sender has handed over the payload.
+    m_inFlight.push_back(std::move(m_queue.front()));
+    m_queue.pop_front();
+    m_current = &m_inFlight.back(); // deque: references survive push_back/pop_front
+    TalbMessage& m = *m_current;
+    uint64_t payload = m.GetPayloadBytes();
+    NS_ABORT_MSG_IF(payload > 0xffffffffULL, "TalbTcpMessageChannel: message payload over 4 GiB");
+    bool first = !m.parts.empty() && m.parts[0].first;
+    talb_frame frame{{m.ownerTensorId, m.ownerPriority, uint8_t(first ? TALB_FLAG_FIRST : 0)},
+                     static_cast<uint32_t>(payload)};
+    uint8_t h[TALB_FRAME_LEN];
+    int encoded = talb_frame_encode(&frame, h, sizeof(h));
+    NS_ABORT_MSG_IF(
+        encoded != TALB_FRAME_LEN,
+        "TalbTcpMessageChannel: cannot frame the message: " << talb_wire_strerror(encoded));
+    Ptr<Packet> p = Create<Packet>(h, TALB_FRAME_LEN);
+    TalbTensorByteTag::TagMessage(p, m.ownerTensorId, m.ownerPriority, first, false);
+    m.start = Simulator::Now();
+    int sent = m_tx->Send(p);
+    NS_ABORT_MSG_IF(sent != int(TALB_FRAME_LEN), "TalbTcpMessageChannel: header send failed");
+    m_part = 0;
+    m_partSent = 0;
+}
+
+void
+TalbTcpMessageChannel::HandleRead(Ptr<Socket> socket)
+{
+    Ptr<Packet> p;
+    while ((p = socket->Recv()))
+    {
+        uint32_t size = p->GetSize();
+        uint32_t offset = 0;
+        while (offset < size)
+        {
+            if (m_rxHeaderFill < TALB_FRAME_LEN)
+            {
+                uint32_t n = std::min(TALB_FRAME_LEN - m_rxHeaderFill, size - offset);
+                if (offset > 0)
+                {
+                    // Headers are rare (one per message): trimming here keeps payload free.
+                    p->RemoveAtStart(offset);
+                    size -= offset;
+                    offset = 0;
+                }
+                p->CopyData(m_rxHeader + m_rxHeaderFill, n);
+                m_rxHeaderFill += n;
+                offset += n;
+                if (m_rxHeaderFill == TALB_FRAME_LEN)
+                {
+                    HeaderReceived();
+                    if (m_rxPayloadLeft == 0)
+                    {
+                        MessageReceived();
+                    }
+                }
+                continue;
+            }
+            uint64_t n = std::min<uint64_t>(m_rxPayloadLeft, size - offset);
+            offset += n;
+            m_rxPayloadLeft -= n;
+            if (m_rxPayloadLeft == 0)
+            {
+                MessageReceived();
+            }
+        }
+    }
+}
+
+void
+TalbTcpMessageChannel::HeaderReceived()
+{
+    NS_ABORT_MSG_IF(m_inFlight.empty(),
+                    "TalbTcpMessageChannel: a header arrived that was not sent");
+    const TalbMessage& m = m_inFlight.front();
+    talb_frame frame;
+    int decoded = talb_frame_decode(m_rxHeader, TALB_FRAME_LEN, &frame);
+    NS_ABORT_MSG_IF(decoded != TALB_FRAME_LEN,
+                    "TalbTcpMessageChannel: bad frame header: " << talb_wire_strerror(decoded));
+    m_rxPayloadLeft = frame.payload_len;
+    NS_ABORT_MSG_IF(frame.label.tensor_id != m.ownerTensorId ||
+                        frame.label.priority != m.ownerPriority ||
+                        m_rxPayloadLeft != m.GetPayloadBytes(),
+                    "TalbTcpMessageChannel: stream out of sync (frame of tensor "
+                        << frame.label.tensor_id << ", " << m_rxPayloadLeft
+                        << " bytes; expected op " << m.opId << " step " << m.step << ")");
+}
+
+void
+TalbTcpMessageChannel::MessageReceived()
+{
+    m_rxHeaderFill = 0;
+    TalbMessage m = std::move(m_inFlight.front());
+    m_inFlight.pop_front();
+    TalbFlowRecord r;
+    r.src = m_srcAddr;
+    r.dst = m_dstAddr;
+    r.srcPort = m_srcPort;
+    r.dstPort = m_dstPort;
+    r.sizeBytes = TALB_FRAME_LEN + m.GetPayloadBytes();
+    r.start = m.start;
+    r.end = Simulator::Now();
+    r.job = talb_job_of(m.ownerTensorId);
+    r.iteration = m.iteration;
+    r.tensor = m.ownerTensorId & TALB_TENSOR_INDEX_MASK;
+    r.priority = m.ownerPriority;
+    NotifyDelivered(m, r);
+}
+
+} // namespace ns3

@@ -1,0 +1,83 @@
+#ifndef TALB_TCP_MESSAGE_CHANNEL_H
+#define TALB_TCP_MESSAGE_CHANNEL_H
+
+#include "talb-message-channel.h"
+
+#include "ns3/ipv4-address.h"
+#include "ns3/node.h"
+#include "ns3/socket.h"
+#include "ns3/talb-wire.h"
+
+#include <deque>
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb-transport
+ * \brief The TCP message channel: one direction of a persistent TCP connection between two
+ * hosts (TalbTcpTransport opens it).
+ *
+ * The sender queues messages and hands them to its socket in pieces as send-buffer space
+ * frees: the frame header (talb_frame_encode, the NCCL plugin's 16-byte frame) as real bytes,
+ * the payload as zero-filled virtual bytes (never held in memory). Every byte carries a
+ * TalbTensorByteTag; FIRST / LAST markers go only on the bytes the message's parts flag. The
+ * receiver parses the byte stream (no per-byte work, no allocation beyond the packets TCP hands
+ * up), decodes each header (talb_frame_decode), checks it against the sender's record (TCP
+ * delivers in order) and reports the message with its flow record.
+ */
+class TalbTcpMessageChannel : public TalbMessageChannel
+{
+  public:
+    static TypeId GetTypeId();
+    TalbTcpMessageChannel();
+    ~TalbTcpMessageChannel() override;
+
+    /**
+     * Create the sender's TCP socket on \p src bound to \p srcAddr and connect it to
+     * \p dstAddr : \p dstPort. Messages sent before the connection is up wait in the queue.
+     */
+    void Open(Ptr<Node> src, Ipv4Address srcAddr, Ipv4Address dstAddr, uint16_t dstPort);
+    /// \return the sender socket's local port (known after Open)
+    uint16_t GetSrcPort() const;
+    /// Give the channel the destination's accepted socket (the listener matched it).
+    void AttachReceiver(Ptr<Socket> socket);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void DoSend(TalbMessage&& message) override;
+    void ConnectionSucceeded(Ptr<Socket> socket);
+    void ConnectionFailed(Ptr<Socket> socket);
+    void SendSpace(Ptr<Socket> socket, uint32_t available);
+    /// Hand as many bytes of the queue to the socket as its buffer takes.
+    void TrySend();
+    /// Move the queue's head in flight and hand its frame header to the socket.
+    void SendHeader();
+    void HandleRead(Ptr<Socket> socket);
+    void HeaderReceived();
+    void MessageReceived();
+
+    Ptr<Socket> m_tx;
+    Ptr<Socket> m_rx;
+    Ipv4Address m_srcAddr;
+    Ipv4Address m_dstAddr;
+    uint16_t m_srcPort{0};
+    uint16_t m_dstPort{0};
+    bool m_connected{false};
+
+    std::deque<TalbMessage> m_queue;    //!< not started yet
+    std::deque<TalbMessage> m_inFlight; //!< header handed over, awaiting reception
+    TalbMessage* m_current{nullptr};    //!< in m_inFlight: payload still being handed over
+    std::size_t m_part{0};              //!< m_current's part being sent
+    uint64_t m_partSent{0};             //!< bytes of that part handed over
+
+    uint8_t m_rxHeader[TALB_FRAME_LEN];
+    uint32_t m_rxHeaderFill{0};
+    uint64_t m_rxPayloadLeft{0};
+};
+
+} // namespace ns3
+
+#endif /* TALB_TCP_MESSAGE_CHANNEL_H */

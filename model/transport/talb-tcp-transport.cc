@@ -1,0 +1,95 @@
+#include "talb-tcp-transport.h"
+
+#include "ns3/abort.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/log.h"
+#include "ns3/tcp-socket-factory.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbTcpTransport");
+NS_OBJECT_ENSURE_REGISTERED(TalbTcpTransport);
+TALB_REGISTER_PLUGIN(TalbTransport, TalbTcpTransport, "tcp");
+
+namespace
+{
+
+uint64_t
+EndpointKey(Ipv4Address addr, uint16_t port)
+{
+    return (uint64_t(addr.Get()) << 16) | port;
+}
+
+} // namespace
+
+TypeId
+TalbTcpTransport::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::TalbTcpTransport")
+                            .SetParent<TalbTransport>()
+                            .SetGroupName("Talb")
+                            .AddConstructor<TalbTcpTransport>();
+    return tid;
+}
+
+TalbTcpTransport::TalbTcpTransport()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TalbTcpTransport::~TalbTcpTransport()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+TalbTcpTransport::DoDispose()
+{
+    for (auto& l : m_listeners)
+    {
+        l.second->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                    MakeNullCallback<void, Ptr<Socket>, const Address&>());
+    }
+    m_listeners.clear();
+    m_awaitingAccept.clear();
+    TalbTransport::DoDispose();
+}
+
+Ptr<TalbMessageChannel>
+TalbTcpTransport::DoConnect(Ptr<Node> from, Ptr<Node> to)
+{
+    uint16_t port = GetPort();
+    auto it = m_listeners.find(to->GetId());
+    if (it == m_listeners.end())
+    {
+        Ptr<Socket> listener = Socket::CreateSocket(to, TcpSocketFactory::GetTypeId());
+        NS_ABORT_MSG_IF(listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), port)) != 0,
+                        "TalbTcpTransport: port " << port << " already in use on node "
+                                                  << to->GetId()
+                                                  << " (give each job its own port)");
+        listener->Listen();
+        listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                    MakeCallback(&TalbTcpTransport::HandleAccept, this));
+        m_listeners.emplace(to->GetId(), listener);
+    }
+    Ptr<TalbTcpMessageChannel> channel = CreateObject<TalbTcpMessageChannel>();
+    Ipv4Address src = GetHostAddress(from);
+    channel->Open(from, src, GetHostAddress(to), port);
+    m_awaitingAccept.emplace(EndpointKey(src, channel->GetSrcPort()), channel);
+    return channel;
+}
+
+void
+TalbTcpTransport::HandleAccept(Ptr<Socket> socket, const Address& from)
+{
+    InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
+    auto it = m_awaitingAccept.find(EndpointKey(peer.GetIpv4(), peer.GetPort()));
+    NS_ABORT_MSG_IF(it == m_awaitingAccept.end(),
+                    "TalbTcpTransport: unexpected connection from " << peer.GetIpv4() << ":"
+                                                                    << peer.GetPort());
+    it->second->AttachReceiver(socket);
+    m_awaitingAccept.erase(it);
+}
+
+} // namespace ns3

@@ -1,0 +1,44 @@
+#ifndef TALB_TCP_TRANSPORT_H
+#define TALB_TCP_TRANSPORT_H
+
+#include "talb-tcp-message-channel.h"
+#include "talb-transport.h"
+
+#include "ns3/socket.h"
+
+#include <map>
+#include <unordered_map>
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb-transport
+ * \brief The TCP transport ("tcp"): every channel is one persistent TCP connection
+ * (TalbTcpMessageChannel) over the hosts' ns-3 TCP stacks.
+ *
+ * Each receiving host gets one listening socket on the job's port, made when the first channel
+ * towards it is opened; an accepted connection is matched to its channel by the sender's
+ * address and port. The hosts' TCP variant and socket options are the topology helper's.
+ */
+class TalbTcpTransport : public TalbTransport
+{
+  public:
+    static TypeId GetTypeId();
+    TalbTcpTransport();
+    ~TalbTcpTransport() override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    Ptr<TalbMessageChannel> DoConnect(Ptr<Node> from, Ptr<Node> to) override;
+    void HandleAccept(Ptr<Socket> socket, const Address& from);
+
+    std::map<uint32_t, Ptr<Socket>> m_listeners;                               //!< by node id
+    std::unordered_map<uint64_t, Ptr<TalbTcpMessageChannel>> m_awaitingAccept; //!< by ip:port
+};
+
+} // namespace ns3
+
+#endif /* TALB_TCP_TRANSPORT_H */

@@ -18,6 +18,7 @@
 #include "ns3/system-path.h"
 #include "ns3/talb-collective.h"
 #include "ns3/talb-comm-scheduler.h"
+#include "ns3/talb-flow-size-cdf.h"
 #include "ns3/talb-load-balancer.h"
 #include "ns3/talb-model-zoo.h"
 #include "ns3/talb-parse.h"
@@ -438,6 +439,16 @@ ParseRun(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std::st
         errors->push_back("bgCdf: no such file '" + s->bgCdfPath +
                           "' (websearch, datamining or a path; set TALB_DATA_DIR to find the "
                           "shipped ones)");
+    }
+    else if (s->bgLoad > 0)
+    {
+        // Read now: a malformed file would otherwise abort when the background starts.
+        TalbFlowSizeCdf cdf;
+        std::string error;
+        if (!TalbFlowSizeCdf::TryLoad(s->bgCdfPath, &cdf, &error))
+        {
+            errors->push_back("bgCdf: " + error);
+        }
     }
     s->seed = c.GetUint("seed");
     s->duration = c.GetTime("duration");

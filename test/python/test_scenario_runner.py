@@ -91,6 +91,15 @@ def test_bad_scenarios_are_refused_before_simulating(tmp_path, args, message):
     assert not (tmp_path / 'out').exists()
 
 
+def test_a_malformed_cdf_file_is_refused_before_simulating(tmp_path):
+    cdf = tmp_path / 'bad.cdf'
+    cdf.write_text('0 0\n100 abc\n')
+    result = run('--bgLoad=0.1', '--bgCdf=%s' % cdf, '--out=%s' % (tmp_path / 'out'))
+    assert result.returncode == 2, result.stderr
+    assert "bgCdf: %s:2: field 'cumulative_percent'" % cdf in result.stderr
+    assert not (tmp_path / 'out').exists()
+
+
 def test_config_file_lines_are_named_in_errors(tmp_path):
     cfg = tmp_path / 'bad.cfg'
     cfg.write_text('leaves = 2\nspines = two\n')

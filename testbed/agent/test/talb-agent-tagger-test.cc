@@ -277,7 +277,9 @@ TEST(TalbAgentTagger, ExistingIpOptionsAreKeptAndFollowedByTheOption)
     uint8_t* ip = f.Data() + 14;
     EXPECT_EQ(ip[0], 0x48);
     EXPECT_EQ(LoadBe16(ip + 10), Ipv4HeaderChecksum(ip, 32));
-    EXPECT_EQ(ip[24], TALB_OPT_TYPE);
+    // After the NOPs, before the EOL (an option after an EOL is read by nobody).
+    EXPECT_EQ(ip[23], TALB_OPT_TYPE);
+    EXPECT_EQ(ip[31], 0);
     // 40 bytes of options already: no room for 8 more.
     Sender full(s, 9);
     full.Spec().srcPort = 1;

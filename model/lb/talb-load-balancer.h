@@ -9,6 +9,7 @@
 #include "ns3/queue.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/talb-dre.h"
+#include "ns3/talb-lb-core.h"
 #include "ns3/talb-registry.h"
 #include "ns3/talb-wire.h"
 #include "ns3/traced-callback.h"
@@ -201,9 +202,6 @@ class TalbLoadBalancer : public Object
                                    TalbPacketContext& ctx,
                                    const TalbCandidates& candidates);
 
-    /// \return port congestion in bytes: queue occupancy + dreWeight * DRE utilisation
-    double PortCost(uint32_t port, Time now, double dreWeightBytes) const;
-
     /**
      * The candidate with the least \p key(port), ties broken uniformly at random by reservoir
      * sampling (the k-th equal minimum replaces the choice with probability 1/k), so \p rng is
@@ -277,17 +275,13 @@ TalbLoadBalancer::PickLeast(const TalbCandidates& candidates,
 
 /**
  * \ingroup talb-lb
- * \return a 32-bit avalanche mix of \p x (MurmurHash3's finaliser), used for flow hashing
+ * \return a 32-bit avalanche mix of \p x (MurmurHash3's finaliser), used for flow hashing: the
+ * decision core's talb::lb::Mix32, so that the simulator and the testbed hash alike
  */
 inline uint32_t
 TalbMix32(uint32_t x)
 {
-    x ^= x >> 16;
-    x *= 0x85ebca6bu;
-    x ^= x >> 13;
-    x *= 0xc2b2ae35u;
-    x ^= x >> 16;
-    return x;
+    return talb::lb::Mix32(x);
 }
 
 } // namespace ns3

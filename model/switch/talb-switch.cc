@@ -276,7 +276,7 @@ TalbSwitch::Receive(Ptr<NetDevice> device,
     Ptr<Packet> p = packet->Copy();
     TalbPacketContext ctx;
     ctx.packet = PeekPointer(p);
-    ctx.flowHash = TalbMix32(src ^ TalbMix32(dst ^ TalbMix32(ports ^ (uint32_t(proto) << 24))));
+    ctx.flowHash = talb::lb::FlowHash(src, dst, ports, proto);
     ctx.size = p->GetSize();
     ctx.inPort = device->GetIfIndex();
     ctx.srcHost = srcHost;

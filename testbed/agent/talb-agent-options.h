@@ -19,6 +19,7 @@ struct AgentOptions
     std::string wirePort;       ///< --wire-port: ethdev port id or device name (required)
     TaggerConfig tagger;        ///< --dscp-map, --dscp-only, --mtu, --max-flows
     uint32_t statsInterval = 1; ///< --stats-interval: seconds between stats lines, 0 = none
+    uint32_t idleSleepUs = 0;   ///< --idle-sleep-us: sleep when both ports are idle, 0 = poll
     bool help = false;          ///< --help
 };
 
@@ -30,6 +31,12 @@ std::string AgentUsage(const std::string& prog);
  * \return true on success; false with *error naming the argument and what is wrong with it
  */
 bool ParseAgentOptions(int argc, char** argv, AgentOptions* options, std::string* error);
+
+/**
+ * Parses a whole decimal number (digits only, at most 19) in [lo, hi] into *out.
+ * \return false, leaving *out alone, when it is not one
+ */
+bool ParseUnsigned(const std::string& text, uint64_t lo, uint64_t hi, uint64_t* out);
 
 /**
  * Parses a port argument.

@@ -173,31 +173,37 @@ TalbScenarioConfig::Check(const Param& p, const std::string& value)
         }
         return error;
     case NAME:
-    case NAMES: {
-        std::vector<std::string> names =
-            p.kind == NAME ? std::vector<std::string>{value} : TalbParse::Split(value, ',');
-        std::string what = p.kind == NAME ? "a " + p.registry->GetFamily() + " name"
-                                          : "a list of " + p.registry->GetFamily() + " names";
-        if (names.empty())
-        {
-            return what + " (" + p.registry->GetNames() + ")";
-        }
-        for (const auto& n : names)
-        {
-            TypeId tid;
-            if (!p.registry->Lookup(n, &tid, &error))
-            {
-                return what + ": " + error;
-            }
-        }
-        return "";
-    }
+    case NAMES:
+        return CheckNames(p, value);
     }
     // Numbers: the range.
     const Range& r = p.range;
     if (d < r.min || d > r.max || (r.maxOpen && d >= r.max))
     {
         return "in " + Describe(p);
+    }
+    return "";
+}
+
+std::string
+TalbScenarioConfig::CheckNames(const Param& p, const std::string& value)
+{
+    std::vector<std::string> names =
+        p.kind == NAME ? std::vector<std::string>{value} : TalbParse::Split(value, ',');
+    std::string what = p.kind == NAME ? "a " + p.registry->GetFamily() + " name"
+                                      : "a list of " + p.registry->GetFamily() + " names";
+    if (names.empty())
+    {
+        return what + " (" + p.registry->GetNames() + ")";
+    }
+    for (const auto& n : names)
+    {
+        TypeId tid;
+        std::string error;
+        if (!p.registry->Lookup(n, &tid, &error))
+        {
+            return what + ": " + error;
+        }
     }
     return "";
 }

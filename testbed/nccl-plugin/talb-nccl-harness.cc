@@ -3,6 +3,7 @@
 // every payload byte and every label. See usage() for the command line.
 #include "nccl/net_v11.h"
 #include "talb-tensor.h"
+#include "talb-text.h"
 
 #include <cerrno>
 #include <chrono>
@@ -62,24 +63,6 @@ struct Options
     std::string logFile;
 };
 
-bool
-parseUint(const std::string& text, uint64_t max, uint64_t* out)
-{
-    if (text.empty() || text[0] == '-' || text[0] == '+')
-    {
-        return false;
-    }
-    errno = 0;
-    char* end = nullptr;
-    unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-    if (errno != 0 || *end != '\0' || v > max)
-    {
-        return false;
-    }
-    *out = v;
-    return true;
-}
-
 // Returns 0 on success, 2 after printing what was wrong.
 int
 parseArgs(int argc, char** argv, Options* o)
@@ -114,23 +97,24 @@ parseArgs(int argc, char** argv, Options* o)
         }
         else if (key == "--messages")
         {
-            ok = ok && parseUint(val, UINT32_MAX, &o->messages);
+            ok = ok && talb::ParseUnsigned(val, 0, UINT32_MAX, &o->messages);
         }
         else if (key == "--bytes")
         {
-            ok = ok && parseUint(val, 1u << 30, &o->bytes);
+            ok = ok && talb::ParseUnsigned(val, 0, 1u << 30, &o->bytes);
         }
         else if (key == "--inflight")
         {
-            ok = ok && parseUint(val, NCCL_NET_MAX_REQUESTS, &o->inflight) && o->inflight > 0;
+            ok = ok && talb::ParseUnsigned(val, 0, NCCL_NET_MAX_REQUESTS, &o->inflight) &&
+                 o->inflight > 0;
         }
         else if (key == "--seed")
         {
-            ok = ok && parseUint(val, UINT64_MAX, &o->seed);
+            ok = ok && talb::ParseUnsigned(val, 0, UINT64_MAX, &o->seed);
         }
         else if (key == "--timeout" && o->mode != "loopback")
         {
-            ok = ok && parseUint(val, 86400, &o->timeout) && o->timeout > 0;
+            ok = ok && talb::ParseUnsigned(val, 0, 86400, &o->timeout) && o->timeout > 0;
         }
         else if (key == "--handle-file" && o->mode != "loopback")
         {

@@ -83,6 +83,16 @@ class TalbTransport : public Object
     std::vector<Ptr<TalbMessageChannel>> m_channels;
 };
 
+/**
+ * \ingroup talb-transport
+ * \return a key of the IPv4 endpoint \p addr : \p port, for tables of connections
+ */
+inline uint64_t
+TalbEndpointKey(Ipv4Address addr, uint16_t port)
+{
+    return (uint64_t(addr.Get()) << 16) | port;
+}
+
 } // namespace ns3
 
 #endif /* TALB_TRANSPORT_H */

@@ -5,6 +5,8 @@
 # Traps handled here (see ENVIRONMENT.md): Debian's libns3-dev CMake targets name libgsl, sqlite3
 # and libxml2 libraries and ns3's helper binaries (/usr/libexec/ns3, package ns3) without
 # depending on them; pandas/matplotlib/pytest must be Debian's packages (no pip registry).
+# slurm-wlm's own services stay down (no /etc/slurm/slurm.conf): the test starts private daemons.
+# Open MPI is not here: only the opt-in distributed build (scripts/setup-fast.sh --mpi) needs it.
 set -euo pipefail
 
 PACKAGES=(
@@ -18,6 +20,8 @@ PACKAGES=(
   python3 python3-pandas python3-numpy python3-matplotlib python3-pytest
   # testbed: DPDK agent, namespace end-to-end test
   dpdk libdpdk-dev iproute2 ethtool tcpdump
+  # the SLURM sweep's test: a one-node cluster on localhost (scripts/slurm-local-cluster.sh)
+  slurm-wlm munge
 )
 
 SUDO=""

@@ -6,7 +6,13 @@
 # (doc/talb-benchmarks.rst has the measured figures). The first run takes ~15 minutes on 2 cores;
 # later runs only re-sync talb and rebuild what changed.
 #
-# usage: scripts/setup-fast.sh [WORKDIR]        (default /tmp/talb-fast; reused if present)
+# usage: scripts/setup-fast.sh [--mpi] [WORKDIR]  (default /tmp/talb-fast, with --mpi
+#                                                  /tmp/talb-fast-mpi; reused if present)
+#   --mpi              the distributed variant: installs Debian's Open MPI (libopenmpi-dev,
+#                      openmpi-bin), configures ns-3 with --enable-mpi (ns-3's mpi module and
+#                      PointToPointRemoteChannel) and also builds ns-3's own simple-distributed
+#                      example as WORKDIR/bin/simple-distributed, the check that MPI works:
+#                      mpirun -np 2 --allow-run-as-root --oversubscribe WORKDIR/bin/simple-distributed
 #   TALB_NS3_PROFILE   ns-3 build profile (default optimized; release = same without -march=native)
 #   TALB_JOBS          parallel compile jobs (default 2)
 # Afterwards (wrappers that preload tcmalloc when libtcmalloc-minimal4 is installed):
@@ -15,16 +21,42 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-WORK=${1:-/tmp/talb-fast}
+MPI=0
+if [ "${1:-}" = --mpi ]; then
+  MPI=1
+  shift
+fi
+case "${1:-}" in
+-*)
+  echo "usage: scripts/setup-fast.sh [--mpi] [WORKDIR]" >&2
+  exit 2
+  ;;
+esac
+WORK=${1:-/tmp/talb-fast$([ $MPI -eq 1 ] && echo -mpi)}
 PROFILE=${TALB_NS3_PROFILE:-optimized}
 JOBS=${TALB_JOBS:-2}
 # The scratch programs built against the tree: talb's user-facing programs that benefit from speed.
 PROGRAMS=(examples/talb-scenario.cc bench/talb-sim-bench.cc)
+MODULES="talb"
+EXTRA_PACKAGES=(libtcmalloc-minimal4)
+CONFIGURE_FLAGS=()
+if [ $MPI -eq 1 ]; then
+  # simple-distributed routes with nix-vector routing; its test fixtures print the per-rank result.
+  MODULES="talb;mpi;nix-vector-routing"
+  EXTRA_PACKAGES+=(libopenmpi-dev openmpi-bin)
+  CONFIGURE_FLAGS+=(--enable-mpi)
+fi
+VARIANT="talb-fast-profile=$PROFILE$([ $MPI -eq 1 ] && echo " mpi")"
 start=$(date +%s)
 
 # shellcheck source=ns3-source.sh
 . "$TOP/scripts/ns3-source.sh"
-talb_ns3_source "$WORK" libtcmalloc-minimal4
+talb_ns3_source "$WORK" "${EXTRA_PACKAGES[@]}"
+if [ $MPI -eq 1 ] && ! command -v mpirun >/dev/null; then
+  # The tree may have been fetched by a run without --mpi.
+  [ "$(id -u)" -eq 0 ] && sudo="" || sudo=sudo
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${EXTRA_PACKAGES[@]}" >/dev/null
+fi
 
 # Sync the module through a staging copy so that unchanged files keep their timestamps and the
 # rebuild after an edit is incremental.
@@ -47,13 +79,22 @@ for p in "${PROGRAMS[@]}"; do
   name=$(basename "$p")
   cmp -s "$TOP/$p" "$NS3/scratch/$name" || cp "$TOP/$p" "$NS3/scratch/$name"
 done
+if [ $MPI -eq 1 ]; then
+  # ns-3's own distributed example, built as a scratch program (a scratch subfolder is one program)
+  # so that the tree needs no --enable-examples.
+  mkdir -p "$NS3/scratch/simple-distributed"
+  for f in simple-distributed.cc mpi-test-fixtures.cc mpi-test-fixtures.h; do
+    cmp -s "$NS3/src/mpi/examples/$f" "$NS3/scratch/simple-distributed/$f" ||
+      cp "$NS3/src/mpi/examples/$f" "$NS3/scratch/simple-distributed/$f"
+  done
+fi
 
 cd "$NS3"
-if [ ! -f cmake-cache/build.ninja ] || ! grep -qs "talb-fast-profile=$PROFILE" cmake-cache/.talb-fast; then
-  echo "setup-fast: configuring ns-3 ($PROFILE profile, modules: talb and its dependencies)"
-  ./ns3 configure -d "$PROFILE" --enable-modules=talb --disable-examples --disable-tests \
-    --disable-python-bindings --disable-werror -G Ninja >/dev/null
-  echo "talb-fast-profile=$PROFILE" >cmake-cache/.talb-fast
+if [ ! -f cmake-cache/build.ninja ] || ! grep -qxs "$VARIANT" cmake-cache/.talb-fast; then
+  echo "setup-fast: configuring ns-3 ($VARIANT, modules: $MODULES and their dependencies)"
+  ./ns3 configure -d "$PROFILE" --enable-modules="$MODULES" --disable-examples --disable-tests \
+    --disable-python-bindings --disable-werror "${CONFIGURE_FLAGS[@]}" -G Ninja >/dev/null
+  echo "$VARIANT" >cmake-cache/.talb-fast
 fi
 echo "setup-fast: building (-j$JOBS)"
 cmake --build cmake-cache -j "$JOBS"
@@ -65,9 +106,17 @@ suffix="-$PROFILE"
 tcmalloc=$(ldconfig -p | awk '/libtcmalloc_minimal\.so\.4 / && !found {print $NF; found = 1}')
 [ -n "$tcmalloc" ] || echo "setup-fast: note: libtcmalloc-minimal4 is not installed; runs use glibc malloc"
 mkdir -p "$WORK/bin"
+BINARIES=()
 for p in "${PROGRAMS[@]}"; do
   name=$(basename "$p" .cc)
-  bin=$NS3/build/scratch/ns3.37-$name$suffix
+  BINARIES+=("$name=$NS3/build/scratch/ns3.37-$name$suffix")
+done
+if [ $MPI -eq 1 ]; then
+  BINARIES+=("simple-distributed=$NS3/build/scratch/simple-distributed/ns3.37-simple-distributed$suffix")
+fi
+for entry in "${BINARIES[@]}"; do
+  name=${entry%%=*}
+  bin=${entry#*=}
   [ -x "$bin" ] || { echo "setup-fast: $bin was not built" >&2; exit 1; }
   rm -f "$WORK/bin/$name"
   cat >"$WORK/bin/$name" <<WRAP
@@ -79,4 +128,14 @@ WRAP
   chmod +x "$WORK/bin/$name"
   echo "setup-fast: $WORK/bin/$name"
 done
+if [ $MPI -eq 1 ]; then
+  # ns-3's own check: packets cross from rank 0 to rank 1 and rank 0 counts every sink trace.
+  as_root=()
+  [ "$(id -u)" -ne 0 ] || as_root=(--allow-run-as-root)
+  for sync in "" --nullmsg; do
+    result=$(mpirun -np 2 "${as_root[@]}" --oversubscribe "$WORK/bin/simple-distributed" --test $sync)
+    echo "setup-fast: mpirun -np 2 simple-distributed --test${sync:+ $sync}: $result"
+    case "$result" in *PASSED*) ;; *) echo "setup-fast: the MPI check failed" >&2; exit 1 ;; esac
+  done
+fi
 echo "setup-fast: done in $(($(date +%s) - start)) s"

@@ -258,3 +258,34 @@ def test_report_on_a_sweep_groups_by_its_axes(tmp_path, capsys):
     assert it.loc[('talb', 0.3), 'speedup'] == pytest.approx(13.15 / 6.65)
     assert it.loc[('talb', 0.7), 'speedup'] == pytest.approx(17.15 / 8.65)
     assert it['paired_seeds'].all()
+
+
+# ---- the slurm backend's command line (no cluster needed; test_sweep_slurm.py runs one) ----
+
+def test_slurm_dry_run_prints_the_sbatch_array_command_with_resources(tmp_path):
+    r = run_sweep(tmp_path / 'out', *GRID, '--backend=slurm', '--dry-run', '--jobs=3',
+                  '--partition=short', '--time=30:00', '--mem=2G', '--cpus-per-task=2',
+                  '--sbatch-arg=--qos=low', '--sbatch-arg=--account=lab')
+    assert r.returncode == 0, r.stderr
+    assert 'to run as SLURM array job tasks (at most 3 at a time)' in r.stdout
+    sbatch = [line for line in r.stdout.splitlines() if line.startswith('sbatch: ')]
+    assert sbatch == ['sbatch: sbatch --parsable --array=0-3%%3 --job-name=talb-sweep:out '
+                      '--output=%s/out/.slurm/JOB_%%a.log --partition=short --time=30:00 '
+                      '--mem=2G --cpus-per-task=2 --qos=low --account=lab '
+                      '%s/out/.slurm/array-STAMP.sh' % (tmp_path, tmp_path)]
+    assert not (tmp_path / 'out').exists()
+
+
+@pytest.mark.parametrize('option', ['--partition=p', '--time=5', '--mem=1G', '--cpus-per-task=2',
+                                    '--sbatch-arg=--qos=x', '--detach'])
+def test_slurm_options_are_refused_with_the_local_backend(tmp_path, option):
+    r = run_sweep(tmp_path / 'out', *GRID, option)
+    assert r.returncode == 2
+    assert '%s only with --backend=slurm' % option.split('=')[0] in r.stderr
+
+
+def test_slurm_backend_without_slurm_commands_says_so(tmp_path):
+    r = run_sweep(tmp_path / 'out', *GRID, '--backend=slurm', env={'PATH': '/nonexistent'})
+    assert r.returncode == 2
+    assert 'sbatch: not found (is this a SLURM submit host?' in r.stderr
+    assert not (tmp_path / 'out' / '.tmp').exists()  # nothing prepared

@@ -69,9 +69,7 @@ TalbScenarioConfig::Declare(const std::string& name,
 {
     NS_ABORT_MSG_IF(kind == NAME || kind == NAMES,
                     "TalbScenarioConfig: '" << name << "': name parameters need a registry");
-    Param p;
-    p.kind = kind;
-    p.help = help;
+    Param p{kind, "", help, {}, Range(), nullptr};
     p.choices = kind == CHOICE ? TalbParse::Split(choices, ',') : std::vector<std::string>{};
     Add(name, p, defaultValue);
 }
@@ -85,11 +83,7 @@ TalbScenarioConfig::Declare(const std::string& name,
 {
     NS_ABORT_MSG_UNLESS(kind == UINT || kind == DOUBLE,
                         "TalbScenarioConfig: '" << name << "': only numbers have a range");
-    Param p;
-    p.kind = kind;
-    p.help = help;
-    p.range = range;
-    Add(name, p, defaultValue);
+    Add(name, Param{kind, "", help, {}, range, nullptr}, defaultValue);
 }
 
 void
@@ -101,11 +95,7 @@ TalbScenarioConfig::Declare(const std::string& name,
 {
     NS_ABORT_MSG_UNLESS(kind == NAME || kind == NAMES,
                         "TalbScenarioConfig: '" << name << "': a registry goes with NAME(S)");
-    Param p;
-    p.kind = kind;
-    p.help = help;
-    p.registry = &registry;
-    Add(name, p, defaultValue);
+    Add(name, Param{kind, "", help, {}, Range(), &registry}, defaultValue);
 }
 
 void

@@ -287,36 +287,29 @@ ParseFabric(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std:
     s->untaggedBand = c.GetUint("untaggedBand");
     s->ecnThreshold = c.GetString("ecnThreshold");
     s->stockRouting = c.GetBool("stockRouting");
-    std::string err = TalbLeafSpineHelper::ParseLinkRates(c.GetString("linkRates"), &s->linkRates);
-    if (!err.empty())
-    {
-        errors->push_back("linkRates: " + err);
-    }
-    for (const auto& r : s->linkRates)
-    {
-        if (r.leaf >= s->leaves || r.spine >= s->spines)
+    std::string rates =
+        TalbLeafSpineHelper::ParseLinkRates(c.GetString("linkRates"), &s->linkRates);
+    std::string failures =
+        TalbLeafSpineHelper::ParseLinkFailures(c.GetString("failLink"), &s->linkFailures);
+    // Every named link must exist: leaf < leaves, spine < spines.
+    auto checkLinks = [&](const char* param, const std::string& error, auto& links) {
+        if (!error.empty())
         {
-            errors->push_back("linkRates: link " + std::to_string(r.leaf) + ":" +
-                              std::to_string(r.spine) + " is outside the fabric (" +
-                              std::to_string(s->leaves) + " leaves x " + std::to_string(s->spines) +
-                              " spines)");
+            errors->push_back(std::string(param) + ": " + error);
         }
-    }
-    err = TalbLeafSpineHelper::ParseLinkFailures(c.GetString("failLink"), &s->linkFailures);
-    if (!err.empty())
-    {
-        errors->push_back("failLink: " + err);
-    }
-    for (const auto& f : s->linkFailures)
-    {
-        if (f.leaf >= s->leaves || f.spine >= s->spines)
+        for (const auto& l : links)
         {
-            errors->push_back("failLink: link " + std::to_string(f.leaf) + ":" +
-                              std::to_string(f.spine) + " is outside the fabric (" +
-                              std::to_string(s->leaves) + " leaves x " + std::to_string(s->spines) +
-                              " spines)");
+            if (l.leaf >= s->leaves || l.spine >= s->spines)
+            {
+                errors->push_back(std::string(param) + ": link " + std::to_string(l.leaf) + ":" +
+                                  std::to_string(l.spine) + " is outside the fabric (" +
+                                  std::to_string(s->leaves) + " leaves x " +
+                                  std::to_string(s->spines) + " spines)");
+            }
         }
-    }
+    };
+    checkLinks("linkRates", rates, s->linkRates);
+    checkLinks("failLink", failures, s->linkFailures);
 }
 
 /// Stage 2b: load balancers and their attributes; an attribute applies to the balancers that

@@ -7,6 +7,35 @@
 using namespace ns3;
 using namespace ns3::talbtest;
 
+namespace
+{
+
+/**
+ * A packet from leaf 1 arrives at leaf 0 (its destination leaf) over spine 0 with CE 0 and,
+ * when \p feedbackMetric >= 0, feedback that the path via spine 1 towards leaf 1 has that
+ * congestion. \return the packet after PacketIn
+ */
+Ptr<Packet>
+ArriveFromLeaf1(Ptr<TalbCongaLb> lb, int feedbackMetric)
+{
+    Ptr<Packet> p = Create<Packet>(100);
+    TalbCongaTag tag;
+    tag.SetPath(0);
+    tag.SetCe(0);
+    if (feedbackMetric >= 0)
+    {
+        tag.SetFeedback(1, static_cast<uint8_t>(feedbackMetric));
+    }
+    p->AddPacketTag(tag);
+    TalbPacketContext in = Ctx(1, MicroSeconds(1), PeekPointer(p));
+    in.srcLeaf = 1;
+    in.dstLeaf = 0;
+    lb->PacketIn(in);
+    return p;
+}
+
+} // namespace
+
 /// The destination leaf learns Congestion-To-Leaf from the feedback a packet carries, and
 /// removes the tag.
 class TalbCongaLearnsFeedbackTestCase : public TestCase
@@ -23,18 +52,9 @@ class TalbCongaLearnsFeedbackTestCase : public TestCase
     {
         FakeSwitch sw(2);
         Ptr<TalbCongaLb> lb = DynamicCast<TalbCongaLb>(sw.Make("conga"));
-        // A packet from leaf 1 arrives at this (destination) leaf 0 carrying feedback: the
-        // path via spine 1 towards leaf 1 is congested (metric 7 of 7).
-        Ptr<Packet> p = Create<Packet>(100);
+        // The path via spine 1 towards leaf 1 is congested (metric 7 of 7).
+        Ptr<Packet> p = ArriveFromLeaf1(lb, 7);
         TalbCongaTag tag;
-        tag.SetPath(0);
-        tag.SetCe(0);
-        tag.SetFeedback(1, 7);
-        p->AddPacketTag(tag);
-        TalbPacketContext in = Ctx(1, MicroSeconds(1), PeekPointer(p));
-        in.srcLeaf = 1;
-        in.dstLeaf = 0;
-        lb->PacketIn(in);
         NS_TEST_EXPECT_MSG_EQ(p->PeekPacketTag(tag), false, "destination leaf removes the tag");
         NS_TEST_EXPECT_MSG_EQ(+lb->GetCongestionToLeaf(1, 1, MicroSeconds(1)), 7, "feedback");
         NS_TEST_EXPECT_MSG_EQ(+lb->GetCongestionToLeaf(1, 1, MilliSeconds(20)),
@@ -58,16 +78,7 @@ class TalbCongaSteersFlowletsTestCase : public TestCase
     {
         FakeSwitch sw(2);
         Ptr<TalbCongaLb> lb = DynamicCast<TalbCongaLb>(sw.Make("conga"));
-        Ptr<Packet> p = Create<Packet>(100);
-        TalbCongaTag tag;
-        tag.SetPath(0);
-        tag.SetCe(0);
-        tag.SetFeedback(1, 7);
-        p->AddPacketTag(tag);
-        TalbPacketContext in = Ctx(1, MicroSeconds(1), PeekPointer(p));
-        in.srcLeaf = 1;
-        in.dstLeaf = 0;
-        lb->PacketIn(in);
+        ArriveFromLeaf1(lb, 7);
         for (uint32_t flow = 0; flow < 200; ++flow)
         {
             TalbPacketContext c = Ctx(flow, MicroSeconds(2));
@@ -93,15 +104,8 @@ class TalbCongaTagsEgressTestCase : public TestCase
         FakeSwitch sw(2);
         Ptr<TalbCongaLb> lb = DynamicCast<TalbCongaLb>(sw.Make("conga"));
         // This leaf measured traffic from leaf 1 over spine 0 (CE 0): that is the feedback.
-        Ptr<Packet> p = Create<Packet>(100);
+        ArriveFromLeaf1(lb, -1);
         TalbCongaTag tag;
-        tag.SetPath(0);
-        tag.SetCe(0);
-        p->AddPacketTag(tag);
-        TalbPacketContext in = Ctx(1, MicroSeconds(1), PeekPointer(p));
-        in.srcLeaf = 1;
-        in.dstLeaf = 0;
-        lb->PacketIn(in);
         Ptr<Packet> q = Create<Packet>(100);
         TalbPacketContext out = Ctx(3, MicroSeconds(3), PeekPointer(q));
         lb->PacketOut(out, 2);

@@ -359,11 +359,28 @@ CheckJob(TalbScenario::JobSpec* job, const std::string& where, std::vector<std::
     {
         errors->push_back(where + error);
     }
+    size_t before = errors->size();
     CheckPluginAttributes(TalbCommScheduler::GetRegistry(),
                           job->scheduler,
                           job->schedulerAttributes,
                           where,
                           errors);
+    // Attribute combinations the scheduler refuses (Credit below PartitionSize, ...), once each
+    // value is valid on its own.
+    TypeId scheduler;
+    if (before == errors->size() &&
+        TalbCommScheduler::GetRegistry().Lookup(job->scheduler, &scheduler, &error))
+    {
+        ObjectFactory factory(scheduler.GetName());
+        for (const auto& kv : job->schedulerAttributes)
+        {
+            factory.Set(kv.first, StringValue(kv.second));
+        }
+        if (!factory.Create<TalbCommScheduler>()->CheckAttributes(&error))
+        {
+            errors->push_back(where + error);
+        }
+    }
     CheckPluginAttributes(TalbCollective::GetRegistry(),
                           job->collective,
                           job->collectiveAttributes,

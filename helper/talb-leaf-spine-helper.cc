@@ -2,6 +2,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/error-model.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-global-routing-helper.h"
@@ -17,6 +18,8 @@
 #include "ns3/string.h"
 #include "ns3/talb-host-egress-hook.h"
 #include "ns3/talb-parse.h"
+#include "ns3/talb-pfc-channel.h"
+#include "ns3/talb-pfc-net-device.h"
 #include "ns3/talb-priority-queue.h"
 #include "ns3/tcp-congestion-ops.h"
 #include "ns3/tcp-l4-protocol.h"
@@ -108,7 +111,14 @@ TalbLeafSpineHelper::GetTypeId()
                           "headers) to fill it",
                           UintegerValue(1500),
                           MakeUintegerAccessor(&TalbLeafSpineHelper::m_mtu),
-                          MakeUintegerChecker<uint16_t>(576, 9216));
+                          MakeUintegerChecker<uint16_t>(576, 9216))
+            .AddAttribute("Transport",
+                          "Hosts' transport: tcp (ns-3 TCP over point-to-point links) or rdma "
+                          "(RoCEv2 NICs, PFC and DCQCN over TalbPfcNetDevice links; see "
+                          "GetRdmaHelper)",
+                          EnumValue(TRANSPORT_TCP),
+                          MakeEnumAccessor(&TalbLeafSpineHelper::m_transport),
+                          MakeEnumChecker(TRANSPORT_TCP, "tcp", TRANSPORT_RDMA, "rdma"));
     return tid;
 }
 
@@ -118,6 +128,8 @@ TalbLeafSpineHelper::TalbLeafSpineHelper()
       m_hostsPerLeaf(2),
       m_stockRouting(false),
       m_mtu(1500),
+      m_transport(TRANSPORT_TCP),
+      m_rdma(CreateObject<TalbRdmaHelper>()),
       m_oversubscription(0),
       m_installed(false)
 {
@@ -242,18 +254,52 @@ TalbLeafSpineHelper::SetOversubscription(double ratio)
     m_oversubscription = ratio;
 }
 
-std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>>
+Ptr<TalbRdmaHelper>
+TalbLeafSpineHelper::GetRdmaHelper() const
+{
+    return m_rdma;
+}
+
+bool
+TalbLeafSpineHelper::IsRdma() const
+{
+    return m_transport == TRANSPORT_RDMA;
+}
+
+std::pair<Ptr<NetDevice>, Ptr<NetDevice>>
 TalbLeafSpineHelper::Connect(Ptr<Node> a,
                              Ptr<Node> b,
                              DataRate rate,
                              QueueSize aQueue,
                              QueueSize bQueue)
 {
+    Ptr<Node> nodes[2] = {a, b};
+    QueueSize sizes[2] = {aQueue, bQueue};
+    if (IsRdma())
+    {
+        Ptr<TalbPfcChannel> channel = CreateObject<TalbPfcChannel>();
+        channel->SetAttribute("Delay", TimeValue(m_linkDelay));
+        uint32_t mtu = m_rdma->GetDeviceMtu();
+        Ptr<TalbPfcNetDevice> devs[2];
+        for (int k = 0; k < 2; ++k)
+        {
+            devs[k] = CreateObject<TalbPfcNetDevice>();
+            devs[k]->SetAddress(Mac48Address::Allocate());
+            devs[k]->SetDataRate(rate);
+            devs[k]->SetMtu(static_cast<uint16_t>(mtu));
+            Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+            q->SetMaxSize(sizes[k]);
+            q->SetAttribute("MarkThreshold", QueueSizeValue(m_ecnThreshold));
+            m_rdma->ConfigureQueue(q);
+            devs[k]->SetQueue(q);
+            nodes[k]->AddDevice(devs[k]);
+            devs[k]->Attach(channel);
+        }
+        return {devs[0], devs[1]};
+    }
     Ptr<PointToPointChannel> channel = CreateObject<PointToPointChannel>();
     channel->SetAttribute("Delay", TimeValue(m_linkDelay));
     Ptr<PointToPointNetDevice> devs[2];
-    Ptr<Node> nodes[2] = {a, b};
-    QueueSize sizes[2] = {aQueue, bQueue};
     for (int k = 0; k < 2; ++k)
     {
         devs[k] = CreateObject<PointToPointNetDevice>();
@@ -314,6 +360,9 @@ TalbLeafSpineHelper::Install()
                             "SetLinkFailure: no link leaf " << key.first << " - spine "
                                                             << key.second);
     }
+    NS_ABORT_MSG_IF(IsRdma() && m_stockRouting,
+                    "TalbLeafSpineHelper: StockRouting needs IP on the switches; it works with "
+                    "Transport tcp only");
     TypeId tcpTid;
     NS_ABORT_MSG_UNLESS(TypeId::LookupByNameFailSafe(m_tcpVariant, &tcpTid) &&
                             tcpTid.IsChildOf(TcpCongestionOps::GetTypeId()),
@@ -349,7 +398,14 @@ TalbLeafSpineHelper::Install()
     }
     m_linkUp.assign(m_links.size(), true);
 
-    InstallHostStacks();
+    if (IsRdma())
+    {
+        InstallRdmaHosts();
+    }
+    else
+    {
+        InstallHostStacks();
+    }
     if (m_stockRouting)
     {
         InstallStockSwitches();
@@ -368,6 +424,41 @@ TalbLeafSpineHelper::Install()
     }
 }
 
+Ipv4Mask
+TalbLeafSpineHelper::HostPlanMask() const
+{
+    uint32_t nHosts = m_hosts.GetN();
+    // The longest prefix holding every host address: all hosts are on-link.
+    uint32_t first = m_firstHost.Get();
+    uint32_t last = first + nHosts - 1;
+    NS_ABORT_MSG_IF(last < first, "FirstHostAddress + hosts overflows the address space");
+    uint32_t prefix = 32;
+    while (prefix > 0 && (first >> (32 - prefix)) != (last >> (32 - prefix)))
+    {
+        --prefix;
+    }
+    prefix = std::min<uint32_t>(prefix, 30);
+    Ipv4Mask planMask(prefix == 0 ? 0 : ~((1u << (32 - prefix)) - 1));
+    Ipv4Address network = m_firstHost.CombineMask(planMask);
+    NS_ABORT_MSG_IF(m_firstHost == network ||
+                        Ipv4Address(last) == network.GetSubnetDirectedBroadcast(planMask),
+                    "FirstHostAddress " << m_firstHost << " with " << nHosts
+                                        << " hosts includes a network or broadcast address");
+    return planMask;
+}
+
+void
+TalbLeafSpineHelper::InstallRdmaHosts()
+{
+    HostPlanMask(); // checks the address plan
+    for (uint32_t i = 0; i < m_hosts.GetN(); ++i)
+    {
+        Ipv4Address addr(m_firstHost.Get() + i);
+        m_hostAddresses.push_back(addr);
+        m_rdma->InstallNic(m_hosts.Get(i), DynamicCast<TalbPfcNetDevice>(m_hostDevices[i]), addr);
+    }
+}
+
 void
 TalbLeafSpineHelper::InstallHostStacks()
 {
@@ -380,26 +471,7 @@ TalbLeafSpineHelper::InstallHostStacks()
     stack.Install(m_hosts);
 
     uint32_t nHosts = m_hosts.GetN();
-    Ipv4Mask planMask("255.255.255.255");
-    if (!m_stockRouting)
-    {
-        // The longest prefix holding every host address: all hosts are on-link.
-        uint32_t first = m_firstHost.Get();
-        uint32_t last = first + nHosts - 1;
-        NS_ABORT_MSG_IF(last < first, "FirstHostAddress + hosts overflows the address space");
-        uint32_t prefix = 32;
-        while (prefix > 0 && (first >> (32 - prefix)) != (last >> (32 - prefix)))
-        {
-            --prefix;
-        }
-        prefix = std::min<uint32_t>(prefix, 30);
-        planMask = Ipv4Mask(prefix == 0 ? 0 : ~((1u << (32 - prefix)) - 1));
-        Ipv4Address network = m_firstHost.CombineMask(planMask);
-        NS_ABORT_MSG_IF(m_firstHost == network ||
-                            Ipv4Address(last) == network.GetSubnetDirectedBroadcast(planMask),
-                        "FirstHostAddress " << m_firstHost << " with " << nHosts
-                                            << " hosts includes a network or broadcast address");
-    }
+    Ipv4Mask planMask = m_stockRouting ? Ipv4Mask("255.255.255.255") : HostPlanMask();
     TypeId tcpTid = TypeId::LookupByName(m_tcpVariant);
     for (uint32_t i = 0; i < nHosts; ++i)
     {
@@ -501,6 +573,7 @@ TalbLeafSpineHelper::InstallTalbSwitches()
             sw->SetUplink(m_hostsPerLeaf + s, s);
         }
         sw->SetLoadBalancer(m_lbFactory.Create<TalbLoadBalancer>());
+        InstallSwitchPfc(sw);
         m_leafSwitches.push_back(sw);
     }
     for (uint32_t s = 0; s < m_nSpines; ++s)
@@ -519,9 +592,47 @@ TalbLeafSpineHelper::InstallTalbSwitches()
             sw->SetPeer(l, l);
         }
         sw->SetLoadBalancer(m_lbFactory.Create<TalbLoadBalancer>());
+        InstallSwitchPfc(sw);
         m_spineSwitches.push_back(sw);
     }
     ComputeRoutes();
+}
+
+void
+TalbLeafSpineHelper::InstallSwitchPfc(Ptr<TalbSwitch> sw)
+{
+    if (!IsRdma())
+    {
+        return;
+    }
+    Ptr<TalbPfc> pfc = m_rdma->CreatePfc();
+    if (!pfc)
+    {
+        return;
+    }
+    sw->SetPfc(pfc);
+    // Every queued lossless byte is charged to an (ingress port, priority) holding at most
+    // XOFF + headroom: a queue this large never drops a lossless packet.
+    uint64_t bound = 0;
+    uint32_t lossless = 0;
+    for (uint8_t p = 0; p < TALB_NUM_PRIORITIES; ++p)
+    {
+        lossless += pfc->IsLossless(p) ? 1 : 0;
+    }
+    for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+    {
+        bound += uint64_t(lossless) * (pfc->GetXoff() + pfc->GetHeadroom(port));
+    }
+    for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+    {
+        Ptr<Queue<Packet>> q = sw->GetPort(port).queue;
+        QueueSize size = q->GetMaxSize();
+        if (size.GetUnit() == QueueSizeUnit::PACKETS || size.GetValue() < bound)
+        {
+            NS_ABORT_MSG_IF(bound > UINT32_MAX, "TalbLeafSpineHelper: PFC buffer bound too large");
+            q->SetMaxSize(QueueSize(QueueSizeUnit::BYTES, static_cast<uint32_t>(bound)));
+        }
+    }
 }
 
 void
@@ -577,15 +688,23 @@ TalbLeafSpineHelper::FailLink(uint32_t leaf, uint32_t spine)
         return;
     }
     m_linkUp[k] = false;
-    Ptr<PointToPointNetDevice> ends[2] = {m_links[k].first, m_links[k].second};
+    Ptr<NetDevice> ends[2] = {m_links[k].first, m_links[k].second};
     for (auto& dev : ends)
     {
         // Queued packets are lost with the link; a packet on the wire is lost on arrival.
-        dev->GetQueue()->Flush();
         Ptr<RateErrorModel> loseAll = CreateObject<RateErrorModel>();
         loseAll->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
         loseAll->SetRate(1.0);
-        dev->SetReceiveErrorModel(loseAll);
+        if (Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev))
+        {
+            p2p->GetQueue()->Flush();
+            p2p->SetReceiveErrorModel(loseAll);
+        }
+        else if (Ptr<TalbPfcNetDevice> pfc = DynamicCast<TalbPfcNetDevice>(dev))
+        {
+            pfc->FlushQueue();
+            pfc->SetReceiveErrorModel(loseAll);
+        }
     }
     if (m_stockRouting)
     {
@@ -612,6 +731,21 @@ TalbLeafSpineHelper::AssignStreams(int64_t stream)
         for (const auto& sw : sws)
         {
             used += sw->GetLoadBalancer()->AssignStreams(stream + used);
+        }
+    }
+    if (IsRdma())
+    {
+        // The RED-like ECN profile's draws.
+        for (const auto& sws : {m_leafSwitches, m_spineSwitches})
+        {
+            for (const auto& sw : sws)
+            {
+                for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+                {
+                    used += DynamicCast<TalbPriorityQueue>(sw->GetPort(port).queue)
+                                ->AssignStreams(stream + used);
+                }
+            }
         }
     }
     return used;
@@ -670,6 +804,12 @@ TalbLeafSpineHelper::GetHostDevice(uint32_t i) const
     return m_hostDevices[CheckHost(i, "GetHostDevice")];
 }
 
+Ptr<TalbRdmaNic>
+TalbLeafSpineHelper::GetRdmaNic(uint32_t i) const
+{
+    return GetHost(i)->GetObject<TalbRdmaNic>();
+}
+
 Ptr<Node>
 TalbLeafSpineHelper::GetLeafNode(uint32_t leaf) const
 {
@@ -702,7 +842,7 @@ TalbLeafSpineHelper::GetSpineSwitch(uint32_t spine) const
     return m_stockRouting ? nullptr : m_spineSwitches[spine];
 }
 
-Ptr<PointToPointNetDevice>
+Ptr<NetDevice>
 TalbLeafSpineHelper::GetLinkDevice(uint32_t leaf, uint32_t spine, bool leafSide) const
 {
     CheckInstalled("GetUplinkDevice/GetDownlinkDevice");
@@ -712,13 +852,13 @@ TalbLeafSpineHelper::GetLinkDevice(uint32_t leaf, uint32_t spine, bool leafSide)
     return leafSide ? link.first : link.second;
 }
 
-Ptr<PointToPointNetDevice>
+Ptr<NetDevice>
 TalbLeafSpineHelper::GetUplinkDevice(uint32_t leaf, uint32_t spine) const
 {
     return GetLinkDevice(leaf, spine, true);
 }
 
-Ptr<PointToPointNetDevice>
+Ptr<NetDevice>
 TalbLeafSpineHelper::GetDownlinkDevice(uint32_t spine, uint32_t leaf) const
 {
     return GetLinkDevice(leaf, spine, false);

@@ -11,6 +11,7 @@
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/queue-size.h"
 #include "ns3/talb-load-balancer.h"
+#include "ns3/talb-rdma-helper.h"
 #include "ns3/talb-switch.h"
 
 #include <map>
@@ -27,13 +28,20 @@ namespace ns3
  *
  * Install() creates the hosts (node ids first), the leaves and the spines; point-to-point links
  * host-leaf (HostRate) and leaf-spine (FabricRate, or a per-link override); a TalbPriorityQueue
- * as every device's transmit queue; ns-3's IPv4/TCP/UDP stack, static routing and a
- * TalbHostEgressHook on each host; and on each switch a TalbSwitch (no IPv4 stack) with the
- * chosen load balancer and precomputed forwarding tables.
+ * as every device's transmit queue; the hosts' transport; and on each switch a TalbSwitch (no
+ * IPv4 stack) with the chosen load balancer and precomputed forwarding tables.
+ *
+ * Transport "tcp" (the default): ns-3's PointToPointNetDevice on every link, and on each host
+ * ns-3's IPv4/TCP/UDP stack, static routing and a TalbHostEgressHook. Transport "rdma": a
+ * TalbPfcNetDevice on every link (device MTU: the RDMA payload MTU plus RoCEv2 headers), on each
+ * host a TalbRdmaNic and no IP stack, on each switch PFC (TalbPfc) and the RED-like ECN profile
+ * of DCQCN, all as GetRdmaHelper() says; every switch queue is then at least as large as the
+ * lossless bytes PFC can let in, so lossless priorities are never dropped at an egress.
  *
  * Hosts: host i sits under leaf i / HostsPerLeaf and has address FirstHostAddress + i (mask
  * /8 or wider as needed, all hosts on-link, default route to the leaf). The contract for traffic
- * generators: GetHosts() are nodes with full IPv4/TCP stacks, GetHostAddress(i) their addresses.
+ * generators: with TCP, GetHosts() are nodes with full IPv4/TCP stacks; with RDMA, nodes with a
+ * TalbRdmaNic (GetRdmaNic()); GetHostAddress(i) their addresses.
  *
  * With StockRouting the switches instead get ns-3's full IPv4 stack with Ipv4GlobalRouting and
  * RandomEcmpRouting (every link its own /30 subnet), for comparisons with stock ns-3.
@@ -95,6 +103,9 @@ class TalbLeafSpineHelper : public Object
      */
     void SetOversubscription(double ratio);
 
+    /// \return the recipes of the RDMA parts (Transport "rdma"), to configure before Install
+    Ptr<TalbRdmaHelper> GetRdmaHelper() const;
+
     /// Build the fabric. Call once.
     void Install();
 
@@ -110,6 +121,10 @@ class TalbLeafSpineHelper : public Object
     Ipv4Address GetHostAddress(uint32_t i) const;
     uint32_t GetLeafOfHost(uint32_t i) const;
     Ptr<NetDevice> GetHostDevice(uint32_t i) const;
+    /// \return host \p i's RDMA NIC (null with Transport "tcp")
+    Ptr<TalbRdmaNic> GetRdmaNic(uint32_t i) const;
+    /// \return true when Transport is "rdma"
+    bool IsRdma() const;
 
     Ptr<Node> GetLeafNode(uint32_t leaf) const;
     Ptr<Node> GetSpineNode(uint32_t spine) const;
@@ -118,9 +133,9 @@ class TalbLeafSpineHelper : public Object
     /// \return the spine's TalbSwitch (null with StockRouting)
     Ptr<TalbSwitch> GetSpineSwitch(uint32_t spine) const;
     /// \return the leaf's device on its link to \p spine
-    Ptr<PointToPointNetDevice> GetUplinkDevice(uint32_t leaf, uint32_t spine) const;
+    Ptr<NetDevice> GetUplinkDevice(uint32_t leaf, uint32_t spine) const;
     /// \return the spine's device on its link to \p leaf
-    Ptr<PointToPointNetDevice> GetDownlinkDevice(uint32_t spine, uint32_t leaf) const;
+    Ptr<NetDevice> GetDownlinkDevice(uint32_t spine, uint32_t leaf) const;
     /// \return the rate of the link between \p leaf and \p spine
     DataRate GetLinkRate(uint32_t leaf, uint32_t spine) const;
     /// \return false once the link between \p leaf and \p spine has failed
@@ -145,13 +160,18 @@ class TalbLeafSpineHelper : public Object
     void DoSetLoadBalancer(ObjectFactory factory);
     void CheckInstalled(const char* method) const;
     uint32_t CheckHost(uint32_t i, const char* method) const;
-    Ptr<PointToPointNetDevice> GetLinkDevice(uint32_t leaf, uint32_t spine, bool leafSide) const;
-    std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>> Connect(Ptr<Node> a,
-                                                                              Ptr<Node> b,
-                                                                              DataRate rate,
-                                                                              QueueSize aQueue,
-                                                                              QueueSize bQueue);
+    Ptr<NetDevice> GetLinkDevice(uint32_t leaf, uint32_t spine, bool leafSide) const;
+    std::pair<Ptr<NetDevice>, Ptr<NetDevice>> Connect(Ptr<Node> a,
+                                                      Ptr<Node> b,
+                                                      DataRate rate,
+                                                      QueueSize aQueue,
+                                                      QueueSize bQueue);
+    /// \return the IPv4 mask that puts every host address on-link
+    Ipv4Mask HostPlanMask() const;
     void InstallHostStacks();
+    void InstallRdmaHosts();
+    /// PFC and queue sizes of an RDMA fabric's switch.
+    void InstallSwitchPfc(Ptr<TalbSwitch> sw);
     void InstallStockSwitches();
     void InstallTalbSwitches();
     void ComputeRoutes();
@@ -174,6 +194,15 @@ class TalbLeafSpineHelper : public Object
     bool m_stockRouting;
     uint16_t m_mtu;
 
+    /// Transport attribute
+    enum Transport
+    {
+        TRANSPORT_TCP,
+        TRANSPORT_RDMA
+    } m_transport;
+
+    Ptr<TalbRdmaHelper> m_rdma;
+
     double m_oversubscription;
     ObjectFactory m_lbFactory;
     std::map<std::pair<uint32_t, uint32_t>, DataRate> m_rateOverrides;
@@ -183,10 +212,10 @@ class TalbLeafSpineHelper : public Object
     NodeContainer m_hosts;
     NodeContainer m_leaves;
     NodeContainer m_spines;
-    std::vector<Ptr<PointToPointNetDevice>> m_hostDevices;
+    std::vector<Ptr<NetDevice>> m_hostDevices;
     std::vector<Ipv4Address> m_hostAddresses;
     /// [leaf * nSpines + spine]: (leaf-side device, spine-side device)
-    std::vector<std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>>> m_links;
+    std::vector<std::pair<Ptr<NetDevice>, Ptr<NetDevice>>> m_links;
     std::vector<bool> m_linkUp;
     std::vector<Ptr<TalbSwitch>> m_leafSwitches;
     std::vector<Ptr<TalbSwitch>> m_spineSwitches;

@@ -21,6 +21,8 @@
 #include "ns3/talb-load-balancer.h"
 #include "ns3/talb-model-zoo.h"
 #include "ns3/talb-parse.h"
+#include "ns3/talb-pfc-net-device.h"
+#include "ns3/talb-rdma-transport.h"
 #include "ns3/talb-training-job.h"
 #include "ns3/talb-transport.h"
 #include "ns3/talb-wire.h"
@@ -258,6 +260,12 @@ CountPacketHops()
         Ptr<Node> node = NodeList::GetNode(n);
         for (uint32_t d = 0; d < node->GetNDevices(); ++d)
         {
+            if (Ptr<TalbPfcNetDevice> pfc = DynamicCast<TalbPfcNetDevice>(node->GetDevice(d)))
+            {
+                // RDMA NICs hand packets to the device without a queue: count transmissions.
+                hops += pfc->GetStats().txFrames;
+                continue;
+            }
             Ptr<PointToPointNetDevice> dev = DynamicCast<PointToPointNetDevice>(node->GetDevice(d));
             Ptr<Queue<Packet>> q = dev ? dev->GetQueue() : nullptr;
             if (q)
@@ -419,11 +427,31 @@ ParseTraining(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<st
         errors->push_back("jobs: " + err);
         return;
     }
+    // The hosts carry the scenario transport's stack: ns-3 TCP/IP, or a RoCEv2 NIC without IP.
+    TypeId fabricTransport;
+    std::string unknown;
+    if (TalbTransport::GetRegistry().Lookup(defaults.transport, &fabricTransport, &unknown))
+    {
+        s->rdmaHosts = fabricTransport == TalbRdmaTransport::GetTypeId();
+    }
     uint64_t workers = 0;
     for (size_t j = 0; j < s->jobs.size(); ++j)
     {
+        std::string where = "jobs: job " + std::to_string(j + 1) + ": ";
         workers += s->jobs[j].workers;
-        CheckJob(&s->jobs[j], "jobs: job " + std::to_string(j + 1) + ": ", errors);
+        CheckJob(&s->jobs[j], where, errors);
+        TypeId tid;
+        if (TalbTransport::GetRegistry().Lookup(s->jobs[j].transport, &tid, &unknown) &&
+            (tid == TalbRdmaTransport::GetTypeId()) != s->rdmaHosts)
+        {
+            errors->push_back(where + "transport '" + s->jobs[j].transport +
+                              "' does not run on the hosts of transport '" + defaults.transport +
+                              "' (one fabric: set transport for the whole scenario)");
+        }
+    }
+    if (s->rdmaHosts && s->stockRouting)
+    {
+        errors->push_back("stockRouting needs IP on the switches: it works with transport tcp");
     }
     if (s->jobs.size() >= TALB_MAX_JOBS)
     {
@@ -443,6 +471,11 @@ ParseRun(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std::st
 {
     s->bgLoad = c.GetDouble("bgLoad");
     s->bgCdfPath = CdfPath(c.GetString("bgCdf"));
+    if (s->bgLoad > 0 && s->rdmaHosts)
+    {
+        errors->push_back("bgLoad: background flows run over TCP only for now; set bgLoad=0 "
+                          "with transport rdma");
+    }
     if (s->bgLoad > 0 && !FileExists(s->bgCdfPath))
     {
         errors->push_back("bgCdf: no such file '" + s->bgCdfPath +
@@ -511,6 +544,10 @@ BuildFabric(const TalbScenario::Spec& s, const std::string& lb)
     fabric->SetAttribute("Mtu", UintegerValue(s.mtu));
     fabric->SetAttribute("StockRouting", BooleanValue(s.stockRouting));
     fabric->SetAttribute("TcpVariant", StringValue(s.tcpVariant));
+    if (s.rdmaHosts)
+    {
+        fabric->SetAttribute("Transport", StringValue("rdma"));
+    }
     if (!s.queueSize.empty())
     {
         fabric->SetAttribute("QueueSize", StringValue(s.queueSize));
@@ -561,7 +598,15 @@ OpenOutputs(const TalbScenario::Spec& s, const std::string& lb, const std::strin
     b->writer->Open(outDir);
     b->writer->SetScheme(s.stockRouting ? "stock-ecmp" : lb);
     b->writer->SetSeed(s.seed);
-    const uint32_t headerBytes = 52 + 2; // IP+TCP+timestamps, PPP
+    // Per packet: IP + TCP with timestamps + PPP, or IP + UDP + BTH + ICRC + Ethernet + PHY.
+    uint32_t payload = s.mtu - 52;
+    uint32_t headerBytes = 52 + 2;
+    if (s.rdmaHosts)
+    {
+        payload = b->fabric->GetRdmaNic(0)->GetMtu();
+        headerBytes = b->fabric->GetRdmaHelper()->GetDeviceMtu() - payload +
+                      TalbPfcNetDevice::ETHERNET_HEADER_BYTES + 24;
+    }
     b->writer->SetIdealFctCallback(MakeBoundCallback(
         +[](Ptr<TalbLeafSpineHelper> f,
             std::map<uint32_t, uint32_t>* index,
@@ -579,7 +624,7 @@ OpenOutputs(const TalbScenario::Spec& s, const std::string& lb, const std::strin
         },
         b->fabric,
         &b->hostOf,
-        s.mtu - 52,
+        payload,
         headerBytes));
 }
 

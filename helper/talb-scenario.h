@@ -76,6 +76,7 @@ class TalbScenario
         std::vector<std::string> lbs;
         std::vector<std::pair<std::string, std::string>> lbAttributes;
         std::string tcpVariant; //!< TypeId name of the hosts' TCP congestion control
+        bool rdmaHosts{false};  //!< transport rdma: hosts with RoCEv2 NICs, PFC switches
         // Training
         std::vector<JobSpec> jobs;
         std::string placement;

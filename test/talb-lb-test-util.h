@@ -4,6 +4,7 @@
 #define TALB_LB_TEST_UTIL_H
 
 #include "talb-test-fabric.h"
+#include "talb-test-ports.h"
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -19,39 +20,17 @@ namespace ns3
 namespace talbtest
 {
 
-/// A switch's port table without a switch: queues whose occupancy tests set directly.
-struct FakeSwitch
+/// A switch's port table without a switch (TestPorts), and balancers attached to it.
+struct FakeSwitch : public TestPorts
 {
-    std::vector<TalbPortState> ports;
-    std::vector<uint32_t> uplinks;
-
     explicit FakeSwitch(uint32_t nUplinks)
+        : TestPorts(nUplinks)
     {
-        // Port 0 leads to a host; ports 1..n are uplinks to spines 0..n-1.
-        ports.resize(1 + nUplinks);
-        for (uint32_t p = 0; p < ports.size(); ++p)
-        {
-            Ptr<DropTailQueue<Packet>> q = CreateObject<DropTailQueue<Packet>>();
-            q->SetMaxSize(QueueSize("100000p"));
-            ports[p].queue = q;
-            ports[p].rate = DataRate("10Gbps");
-            if (p > 0)
-            {
-                ports[p].uplink = true;
-                ports[p].peer = p - 1;
-                uplinks.push_back(p);
-            }
-        }
-    }
-
-    void Fill(uint32_t port, uint32_t bytes)
-    {
-        ports[port].queue->Enqueue(Create<Packet>(bytes));
     }
 
     TalbCandidates Candidates() const
     {
-        return TalbCandidates{uplinks.data(), static_cast<uint32_t>(uplinks.size())};
+        return All();
     }
 
     /// A balancer of policy \p name, through the registry like the helpers, attached to leaf

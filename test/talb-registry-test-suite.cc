@@ -30,7 +30,9 @@ Families()
          {{"conga", TalbCongaLb::GetTypeId()},
           {"drill", TalbDrillLb::GetTypeId()},
           {"ecmp", TalbEcmpLb::GetTypeId()},
+          {"hermes", TalbHermesLb::GetTypeId()},
           {"letflow", TalbLetFlowLb::GetTypeId()},
+          {"presto", TalbPrestoLb::GetTypeId()},
           {"rps", TalbRpsLb::GetTypeId()},
           {"talb", TalbTensorAwareLb::GetTypeId()}}},
         {"scheduler",
@@ -44,7 +46,9 @@ Families()
         {"collective",
          &TalbCollective::GetRegistry(),
          {{"ps", TalbParameterServer::GetTypeId()}, {"ring", TalbRingAllReduce::GetTypeId()}}},
-        {"transport", &TalbTransport::GetRegistry(), {{"tcp", TalbTcpTransport::GetTypeId()}}},
+        {"transport",
+         &TalbTransport::GetRegistry(),
+         {{"rdma", TalbRdmaTransport::GetTypeId()}, {"tcp", TalbTcpTransport::GetTypeId()}}},
     };
 }
 
@@ -107,7 +111,7 @@ class TalbRegistryUnknownNameTestCase : public TestCase
         const std::map<std::string, std::string> bad = {{"load balancer", "ecm"},
                                                         {"scheduler", "byte"},
                                                         {"collective", "allreduce"},
-                                                        {"transport", "rdma"}};
+                                                        {"transport", "rdm"}};
         for (const auto& f : Families())
         {
             const std::string& name = bad.at(f.label);

@@ -126,11 +126,12 @@ TalbCongaLb::GetCongestionToLeaf(uint32_t leaf, uint32_t spine, Time now) const
 uint32_t
 TalbCongaLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {
-    TalbFlowletTable::Entry& e = m_flowlets.Slot(ctx.flowHash);
-    if (TalbFlowletTable::IsActive(e, ctx.flowHash, ctx.now, m_flowletTimeout) &&
+    const int64_t now = ctx.now.GetNanoSeconds();
+    talb::lb::FlowletTable::Entry& e = m_flowlets.Slot(ctx.flowHash);
+    if (talb::lb::FlowletTable::IsActive(e, ctx.flowHash, now, m_flowletTimeout.GetNanoSeconds()) &&
         candidates.Contains(e.port))
     {
-        e.lastSeen = ctx.now;
+        e.lastSeenNs = now;
         return e.port;
     }
     bool toRemoteLeaf = GetSwitchInfo().isLeaf && ctx.dstLeaf != GetSwitchInfo().index;
@@ -149,7 +150,7 @@ TalbCongaLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidat
     }
     e.flowHash = ctx.flowHash;
     e.port = best;
-    e.lastSeen = ctx.now;
+    e.lastSeenNs = now;
     e.valid = true;
     return best;
 }

@@ -1,10 +1,10 @@
 #ifndef TALB_CONGA_LB_H
 #define TALB_CONGA_LB_H
 
-#include "talb-flowlet-table.h"
 #include "talb-load-balancer.h"
 
 #include "ns3/random-variable-stream.h"
+#include "ns3/talb-lb-core-flowlet-table.h"
 
 #include <vector>
 
@@ -66,7 +66,7 @@ class TalbCongaLb : public TalbLoadBalancer
     uint8_t m_bits;        //!< QuantizationBits attribute
     Time m_agingTime;      //!< MetricAgingTime attribute
 
-    TalbFlowletTable m_flowlets;
+    talb::lb::FlowletTable m_flowlets; //!< the decision core's flowlet table (ns timestamps)
     std::vector<Metric> m_toLeaf;      //!< [leaf * nSpines + spine]: feedback from that leaf
     std::vector<Metric> m_fromLeaf;    //!< [leaf * nSpines + spine]: CE of arriving traffic
     std::vector<uint32_t> m_fbCursor;  //!< per leaf: next path to feed back

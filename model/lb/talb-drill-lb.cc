@@ -14,31 +14,30 @@ TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbDrillLb, "drill");
 TypeId
 TalbDrillLb::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::TalbDrillLb")
-                            .SetParent<TalbLoadBalancer>()
-                            .SetGroupName("Talb")
-                            .AddConstructor<TalbDrillLb>()
-                            .AddAttribute("Samples",
-                                          "Random candidate ports sampled per packet (d)",
-                                          UintegerValue(2),
-                                          MakeUintegerAccessor(&TalbDrillLb::m_samples),
-                                          MakeUintegerChecker<uint32_t>(1, MAX_SAMPLES))
-                            .AddAttribute("Memory",
-                                          "Least-loaded ports remembered for the next packet (m)",
-                                          UintegerValue(1),
-                                          MakeUintegerAccessor(&TalbDrillLb::m_memory),
-                                          MakeUintegerChecker<uint32_t>(0, MAX_MEMORY));
+    static TypeId tid =
+        TypeId("ns3::TalbDrillLb")
+            .SetParent<TalbCoreLb>()
+            .SetGroupName("Talb")
+            .AddConstructor<TalbDrillLb>()
+            .AddAttribute("Samples",
+                          "Random candidate ports sampled per packet (d)",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&TalbDrillLb::SetSamples, &TalbDrillLb::GetSamples),
+                          MakeUintegerChecker<uint32_t>(1, MAX_SAMPLES))
+            .AddAttribute("Memory",
+                          "Least-loaded ports remembered for the next packet (m)",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&TalbDrillLb::SetMemory, &TalbDrillLb::GetMemory),
+                          MakeUintegerChecker<uint32_t>(0, MAX_MEMORY));
     return tid;
 }
 
 TalbDrillLb::TalbDrillLb()
     : m_samples(2),
-      m_memory(1),
-      m_remembered{},
-      m_nRemembered(0),
-      m_rng(CreateObject<UniformRandomVariable>())
+      m_memory(1)
 {
     NS_LOG_FUNCTION(this);
+    CreateCoreRng();
 }
 
 TalbDrillLb::~TalbDrillLb()
@@ -46,64 +45,56 @@ TalbDrillLb::~TalbDrillLb()
     NS_LOG_FUNCTION(this);
 }
 
-void
-TalbDrillLb::DoDispose()
-{
-    m_rng = nullptr;
-    TalbLoadBalancer::DoDispose();
-}
-
 int64_t
 TalbDrillLb::AssignStreams(int64_t stream)
 {
-    m_rng->SetStream(stream);
+    GetCoreRng()->SetStream(stream);
     return 1;
 }
 
-uint32_t
-TalbDrillLb::DoSelectPath(TalbPacketContext& /* ctx */, const TalbCandidates& candidates)
+void
+TalbDrillLb::SetSamples(uint32_t samples)
 {
-    // Considered ports sorted by queued bytes (insertion sort on a small stack array).
-    std::array<uint32_t, MAX_SAMPLES + MAX_MEMORY> port;
-    std::array<uint32_t, MAX_SAMPLES + MAX_MEMORY> load;
-    uint32_t n = 0;
-    auto consider = [&](uint32_t p) {
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            if (port[i] == p)
-            {
-                return;
-            }
-        }
-        uint32_t q = GetPort(p).queue->GetNBytes();
-        uint32_t i = n++;
-        // Strict '<' keeps earlier entries (remembered ports) first among equals.
-        while (i > 0 && q < load[i - 1])
-        {
-            port[i] = port[i - 1];
-            load[i] = load[i - 1];
-            --i;
-        }
-        port[i] = p;
-        load[i] = q;
-    };
-    for (uint32_t i = 0; i < m_nRemembered; ++i)
+    m_samples = samples;
+    if (IsAttached())
     {
-        if (candidates.Contains(m_remembered[i]))
-        {
-            consider(m_remembered[i]);
-        }
+        m_core.Retune({m_samples, m_memory});
     }
-    for (uint32_t s = 0; s < m_samples; ++s)
+}
+
+void
+TalbDrillLb::SetMemory(uint32_t memory)
+{
+    m_memory = memory;
+    if (IsAttached())
     {
-        consider(candidates.ports[m_rng->GetInteger(0, candidates.count - 1)]);
+        m_core.Retune({m_samples, m_memory});
     }
-    m_nRemembered = std::min(m_memory, n);
-    for (uint32_t i = 0; i < m_nRemembered; ++i)
-    {
-        m_remembered[i] = port[i];
-    }
-    return port[0];
+}
+
+uint32_t
+TalbDrillLb::GetSamples() const
+{
+    return m_samples;
+}
+
+uint32_t
+TalbDrillLb::GetMemory() const
+{
+    return m_memory;
+}
+
+void
+TalbDrillLb::InitializeParams()
+{
+    m_core.Configure({m_samples, m_memory});
+    BindCore(m_core);
+}
+
+uint32_t
+TalbDrillLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
+{
+    return CoreSelect(m_core, ctx, candidates);
 }
 
 } // namespace ns3

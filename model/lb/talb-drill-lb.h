@@ -1,11 +1,9 @@
 #ifndef TALB_DRILL_LB_H
 #define TALB_DRILL_LB_H
 
-#include "talb-load-balancer.h"
+#include "talb-core-lb.h"
 
-#include "ns3/random-variable-stream.h"
-
-#include <array>
+#include "ns3/talb-lb-core-drill.h"
 
 namespace ns3
 {
@@ -17,9 +15,10 @@ namespace ns3
  * (the egress device queue's real occupancy).
  *
  * One memory per switch, as DRILL keeps one per forwarding engine; a remembered port that is not
- * a candidate for the current packet (other destination, failed link) is skipped.
+ * a candidate for the current packet (other destination, failed link) is skipped. The decision
+ * is the core's talb::lb::Drill.
  */
-class TalbDrillLb : public TalbLoadBalancer
+class TalbDrillLb : public TalbCoreLb
 {
   public:
     static TypeId GetTypeId();
@@ -28,20 +27,23 @@ class TalbDrillLb : public TalbLoadBalancer
 
     int64_t AssignStreams(int64_t stream) override;
 
-    static constexpr uint32_t MAX_SAMPLES = 16; //!< bound of the Samples attribute
-    static constexpr uint32_t MAX_MEMORY = 8;   //!< bound of the Memory attribute
-
-  protected:
-    void DoDispose() override;
+    /// bound of the Samples attribute
+    static constexpr uint32_t MAX_SAMPLES = talb::lb::Drill::kMaxSamples;
+    /// bound of the Memory attribute
+    static constexpr uint32_t MAX_MEMORY = talb::lb::Drill::kMaxMemory;
 
   private:
     uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
+    void InitializeParams() override;
+    /// Samples' and Memory's setters: they take effect at once, also after install.
+    void SetSamples(uint32_t samples);
+    void SetMemory(uint32_t memory);
+    uint32_t GetSamples() const;
+    uint32_t GetMemory() const;
 
-    uint32_t m_samples;                            //!< Samples attribute (d)
-    uint32_t m_memory;                             //!< Memory attribute (m)
-    std::array<uint32_t, MAX_MEMORY> m_remembered; //!< remembered port ids
-    uint32_t m_nRemembered;                        //!< valid entries of m_remembered
-    Ptr<UniformRandomVariable> m_rng;
+    uint32_t m_samples;     //!< Samples attribute (d)
+    uint32_t m_memory;      //!< Memory attribute (m)
+    talb::lb::Drill m_core; //!< the decision
 };
 
 } // namespace ns3

@@ -16,7 +16,7 @@ TalbEcmpLb::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::TalbEcmpLb")
-            .SetParent<TalbLoadBalancer>()
+            .SetParent<TalbCoreLb>()
             .SetGroupName("Talb")
             .AddConstructor<TalbEcmpLb>()
             .AddAttribute("Salt",
@@ -28,8 +28,7 @@ TalbEcmpLb::GetTypeId()
 }
 
 TalbEcmpLb::TalbEcmpLb()
-    : m_salt(0),
-      m_effectiveSalt(0)
+    : m_salt(0)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -42,13 +41,14 @@ TalbEcmpLb::~TalbEcmpLb()
 void
 TalbEcmpLb::InitializeParams()
 {
-    m_effectiveSalt = m_salt ? m_salt : TalbMix32(GetSwitchInfo().switchId + 0x9e3779b9u);
+    m_core.Configure({m_salt, GetSwitchInfo().switchId});
+    BindCore(m_core);
 }
 
 uint32_t
 TalbEcmpLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {
-    return candidates.ports[TalbMix32(ctx.flowHash ^ m_effectiveSalt) % candidates.count];
+    return CoreSelect(m_core, ctx, candidates);
 }
 
 } // namespace ns3

@@ -1,7 +1,9 @@
 #ifndef TALB_ECMP_LB_H
 #define TALB_ECMP_LB_H
 
-#include "talb-load-balancer.h"
+#include "talb-core-lb.h"
+
+#include "ns3/talb-lb-core-ecmp.h"
 
 namespace ns3
 {
@@ -12,9 +14,9 @@ namespace ns3
  *
  * Every packet of a flow takes the same port while the candidate set is unchanged; a failure
  * that shrinks the set rehashes flows (no resilient hashing). The per-switch salt keeps leaf and
- * spine decisions uncorrelated (hash polarisation).
+ * spine decisions uncorrelated (hash polarisation). The decision is the core's talb::lb::Ecmp.
  */
-class TalbEcmpLb : public TalbLoadBalancer
+class TalbEcmpLb : public TalbCoreLb
 {
   public:
     static TypeId GetTypeId();
@@ -25,8 +27,8 @@ class TalbEcmpLb : public TalbLoadBalancer
     uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
     void InitializeParams() override;
 
-    uint32_t m_salt;          //!< Salt attribute (0 = derive from the switch id)
-    uint32_t m_effectiveSalt; //!< salt in use
+    uint32_t m_salt;       //!< Salt attribute (0 = derive from the switch id)
+    talb::lb::Ecmp m_core; //!< the decision
 };
 
 } // namespace ns3

@@ -16,13 +16,14 @@ TalbLetFlowLb::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::TalbLetFlowLb")
-            .SetParent<TalbLoadBalancer>()
+            .SetParent<TalbCoreLb>()
             .SetGroupName("Talb")
             .AddConstructor<TalbLetFlowLb>()
             .AddAttribute("FlowletTimeout",
                           "Gap between two packets of a flow that starts a new flowlet",
                           TimeValue(MicroSeconds(500)),
-                          MakeTimeAccessor(&TalbLetFlowLb::m_timeout),
+                          MakeTimeAccessor(&TalbLetFlowLb::SetFlowletTimeout,
+                                           &TalbLetFlowLb::GetFlowletTimeout),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("TableSize",
                           "Flowlet table slots (a power of two)",
@@ -33,10 +34,10 @@ TalbLetFlowLb::GetTypeId()
 }
 
 TalbLetFlowLb::TalbLetFlowLb()
-    : m_tableSize(4096),
-      m_rng(CreateObject<UniformRandomVariable>())
+    : m_tableSize(4096)
 {
     NS_LOG_FUNCTION(this);
+    CreateCoreRng();
 }
 
 TalbLetFlowLb::~TalbLetFlowLb()
@@ -44,17 +45,10 @@ TalbLetFlowLb::~TalbLetFlowLb()
     NS_LOG_FUNCTION(this);
 }
 
-void
-TalbLetFlowLb::DoDispose()
-{
-    m_rng = nullptr;
-    TalbLoadBalancer::DoDispose();
-}
-
 int64_t
 TalbLetFlowLb::AssignStreams(int64_t stream)
 {
-    m_rng->SetStream(stream);
+    GetCoreRng()->SetStream(stream);
     return 1;
 }
 
@@ -69,31 +63,32 @@ TalbLetFlowLb::CheckConfig()
 }
 
 void
+TalbLetFlowLb::SetFlowletTimeout(Time timeout)
+{
+    m_timeout = timeout;
+    if (IsAttached())
+    {
+        m_core.Retune({TalbCoreNs(m_timeout), m_tableSize});
+    }
+}
+
+Time
+TalbLetFlowLb::GetFlowletTimeout() const
+{
+    return m_timeout;
+}
+
+void
 TalbLetFlowLb::InitializeParams()
 {
-    m_table.Resize(m_tableSize);
+    m_core.Configure({TalbCoreNs(m_timeout), m_tableSize});
+    BindCore(m_core);
 }
 
 uint32_t
 TalbLetFlowLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {
-    TalbFlowletTable::Entry& e = m_table.Slot(ctx.flowHash);
-    if (TalbFlowletTable::IsActive(e, ctx.flowHash, ctx.now, m_timeout) &&
-        candidates.Contains(e.port))
-    {
-        e.lastSeen = ctx.now;
-        return e.port;
-    }
-    uint32_t port = candidates.ports[m_rng->GetInteger(0, candidates.count - 1)];
-    if (e.valid && e.flowHash == ctx.flowHash && e.port != port)
-    {
-        NotifyReroute(ctx, e.port, port);
-    }
-    e.flowHash = ctx.flowHash;
-    e.port = port;
-    e.lastSeen = ctx.now;
-    e.valid = true;
-    return port;
+    return CoreSelect(m_core, ctx, candidates);
 }
 
 } // namespace ns3

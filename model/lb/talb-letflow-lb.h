@@ -1,10 +1,9 @@
 #ifndef TALB_LETFLOW_LB_H
 #define TALB_LETFLOW_LB_H
 
-#include "talb-flowlet-table.h"
-#include "talb-load-balancer.h"
+#include "talb-core-lb.h"
 
-#include "ns3/random-variable-stream.h"
+#include "ns3/talb-lb-core-letflow.h"
 
 namespace ns3
 {
@@ -12,9 +11,10 @@ namespace ns3
 /**
  * \ingroup talb-lb
  * \brief LetFlow: a flow keeps its port while its packets are closer than FlowletTimeout; after
- * a longer gap the next packet starts a new flowlet on a uniformly random candidate port.
+ * a longer gap the next packet starts a new flowlet on a uniformly random candidate port. The
+ * decision is the core's talb::lb::LetFlow.
  */
-class TalbLetFlowLb : public TalbLoadBalancer
+class TalbLetFlowLb : public TalbCoreLb
 {
   public:
     static TypeId GetTypeId();
@@ -23,18 +23,17 @@ class TalbLetFlowLb : public TalbLoadBalancer
 
     int64_t AssignStreams(int64_t stream) override;
 
-  protected:
-    void DoDispose() override;
-
   private:
     uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
+    /// FlowletTimeout's setter: takes effect at once, also after install.
+    void SetFlowletTimeout(Time timeout);
+    Time GetFlowletTimeout() const;
     bool CheckConfig() override;
     void InitializeParams() override;
 
-    Time m_timeout;       //!< FlowletTimeout attribute
-    uint32_t m_tableSize; //!< TableSize attribute
-    TalbFlowletTable m_table;
-    Ptr<UniformRandomVariable> m_rng;
+    Time m_timeout;           //!< FlowletTimeout attribute
+    uint32_t m_tableSize;     //!< TableSize attribute
+    talb::lb::LetFlow m_core; //!< the decision
 };
 
 } // namespace ns3

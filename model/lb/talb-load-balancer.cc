@@ -199,12 +199,4 @@ TalbLoadBalancer::DelegateSelect(Ptr<TalbLoadBalancer> delegate,
     return delegate->DoSelectPath(ctx, candidates);
 }
 
-double
-TalbLoadBalancer::PortCost(uint32_t port, Time now, double dreWeightBytes) const
-{
-    const TalbPortState& p = GetPort(port);
-    double queued = p.queue ? static_cast<double>(p.queue->GetNBytes()) : 0.0;
-    return queued + dreWeightBytes * p.dre.GetUtilization(now, p.rate);
-}
-
 } // namespace ns3

@@ -14,16 +14,16 @@ TypeId
 TalbRpsLb::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::TalbRpsLb")
-                            .SetParent<TalbLoadBalancer>()
+                            .SetParent<TalbCoreLb>()
                             .SetGroupName("Talb")
                             .AddConstructor<TalbRpsLb>();
     return tid;
 }
 
 TalbRpsLb::TalbRpsLb()
-    : m_rng(CreateObject<UniformRandomVariable>())
 {
     NS_LOG_FUNCTION(this);
+    CreateCoreRng();
 }
 
 TalbRpsLb::~TalbRpsLb()
@@ -31,24 +31,23 @@ TalbRpsLb::~TalbRpsLb()
     NS_LOG_FUNCTION(this);
 }
 
-void
-TalbRpsLb::DoDispose()
-{
-    m_rng = nullptr;
-    TalbLoadBalancer::DoDispose();
-}
-
 int64_t
 TalbRpsLb::AssignStreams(int64_t stream)
 {
-    m_rng->SetStream(stream);
+    GetCoreRng()->SetStream(stream);
     return 1;
 }
 
-uint32_t
-TalbRpsLb::DoSelectPath(TalbPacketContext& /* ctx */, const TalbCandidates& candidates)
+void
+TalbRpsLb::InitializeParams()
 {
-    return candidates.ports[m_rng->GetInteger(0, candidates.count - 1)];
+    BindCore(m_core);
+}
+
+uint32_t
+TalbRpsLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
+{
+    return CoreSelect(m_core, ctx, candidates);
 }
 
 } // namespace ns3

@@ -1,18 +1,19 @@
 #ifndef TALB_RPS_LB_H
 #define TALB_RPS_LB_H
 
-#include "talb-load-balancer.h"
+#include "talb-core-lb.h"
 
-#include "ns3/random-variable-stream.h"
+#include "ns3/talb-lb-core-rps.h"
 
 namespace ns3
 {
 
 /**
  * \ingroup talb-lb
- * \brief Random packet spraying: every packet takes a uniformly random candidate port.
+ * \brief Random packet spraying: every packet takes a uniformly random candidate port (the
+ * core's talb::lb::Rps, one draw per packet).
  */
-class TalbRpsLb : public TalbLoadBalancer
+class TalbRpsLb : public TalbCoreLb
 {
   public:
     static TypeId GetTypeId();
@@ -21,13 +22,11 @@ class TalbRpsLb : public TalbLoadBalancer
 
     int64_t AssignStreams(int64_t stream) override;
 
-  protected:
-    void DoDispose() override;
-
   private:
     uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
+    void InitializeParams() override;
 
-    Ptr<UniformRandomVariable> m_rng;
+    talb::lb::Rps m_core; //!< the decision
 };
 
 } // namespace ns3

@@ -7,8 +7,6 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
-#include <cmath>
-
 namespace ns3
 {
 
@@ -22,35 +20,40 @@ TalbTensorAwareLb::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::TalbTensorAwareLb")
-            .SetParent<TalbLoadBalancer>()
+            .SetParent<TalbCoreLb>()
             .SetGroupName("Talb")
             .AddConstructor<TalbTensorAwareLb>()
             .AddAttribute("HighPriorityThreshold",
                           "Tensors with priority below this value are high priority",
                           UintegerValue(4),
-                          MakeUintegerAccessor(&TalbTensorAwareLb::m_highThreshold),
+                          MakeUintegerAccessor(&TalbTensorAwareLb::SetHighThreshold,
+                                               &TalbTensorAwareLb::GetHighThreshold),
                           MakeUintegerChecker<uint8_t>(0, TALB_NUM_PRIORITIES))
             .AddAttribute("MoveMargin",
                           "Cost excess (bytes) of a high-priority tensor's port over the best "
                           "candidate that moves the tensor mid-tensor",
                           DoubleValue(15000),
-                          MakeDoubleAccessor(&TalbTensorAwareLb::m_moveMargin),
+                          MakeDoubleAccessor(&TalbTensorAwareLb::SetMoveMargin,
+                                             &TalbTensorAwareLb::GetMoveMargin),
                           MakeDoubleChecker<double>(0))
             .AddAttribute("DreWeight",
                           "Bytes of cost a fully utilised port adds on top of its queued bytes",
                           DoubleValue(15000),
-                          MakeDoubleAccessor(&TalbTensorAwareLb::m_dreWeight),
+                          MakeDoubleAccessor(&TalbTensorAwareLb::SetDreWeight,
+                                             &TalbTensorAwareLb::GetDreWeight),
                           MakeDoubleChecker<double>(0))
             .AddAttribute("LoadQuantum",
                           "Granularity (bytes) at which high-priority loads count as equal",
                           DoubleValue(1500),
-                          MakeDoubleAccessor(&TalbTensorAwareLb::m_loadQuantum),
+                          MakeDoubleAccessor(&TalbTensorAwareLb::SetLoadQuantum,
+                                             &TalbTensorAwareLb::GetLoadQuantum),
                           MakeDoubleChecker<double>(1))
             .AddAttribute("IdleTimeout",
                           "A tensor entry idle for longer than this is aged out (keep it above the "
                           "largest RTT under load: a sender stalled longer re-places its tensor)",
                           TimeValue(MilliSeconds(10)),
-                          MakeTimeAccessor(&TalbTensorAwareLb::m_idleTimeout),
+                          MakeTimeAccessor(&TalbTensorAwareLb::SetIdleTimeout,
+                                           &TalbTensorAwareLb::GetIdleTimeout),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("TableSize",
                           "Tensor table slots (a power of two)",
@@ -60,7 +63,8 @@ TalbTensorAwareLb::GetTypeId()
             .AddAttribute("ProbeLimit",
                           "Consecutive slots a key may occupy (open addressing window)",
                           UintegerValue(8),
-                          MakeUintegerAccessor(&TalbTensorAwareLb::m_probeLimit),
+                          MakeUintegerAccessor(&TalbTensorAwareLb::SetProbeLimit,
+                                               &TalbTensorAwareLb::GetProbeLimit),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("Fallback",
                           "Policy for untagged packets: a load balancer that can serve as a "
@@ -93,9 +97,10 @@ TalbTensorAwareLb::TalbTensorAwareLb()
       m_tableSize(4096),
       m_probeLimit(8),
       m_dreAlpha(0.1),
-      m_rng(CreateObject<UniformRandomVariable>())
+      m_fallbackPolicy(this)
 {
     NS_LOG_FUNCTION(this);
+    CreateCoreRng();
 }
 
 TalbTensorAwareLb::~TalbTensorAwareLb()
@@ -111,16 +116,120 @@ TalbTensorAwareLb::DoDispose()
         m_fallback->Dispose();
     }
     m_fallback = nullptr;
-    m_rng = nullptr;
-    TalbLoadBalancer::DoDispose();
+    TalbCoreLb::DoDispose();
 }
 
 int64_t
 TalbTensorAwareLb::AssignStreams(int64_t stream)
 {
-    m_rng->SetStream(stream);
+    GetCoreRng()->SetStream(stream);
     // The fallback exists only once attached; the helper assigns streams after Install.
     return 1 + (m_fallback ? m_fallback->AssignStreams(stream + 1) : 0);
+}
+
+talb::lb::TensorAwareV1::Config
+TalbTensorAwareLb::MakeConfig() const
+{
+    talb::lb::TensorAwareV1::Config c;
+    c.highThreshold = m_highThreshold;
+    c.moveMarginBytes = m_moveMargin;
+    c.dreWeightBytes = m_dreWeight;
+    c.loadQuantumBytes = m_loadQuantum;
+    c.idleTimeoutNs = TalbCoreNs(m_idleTimeout);
+    c.tableSize = m_tableSize;
+    c.probeLimit = m_probeLimit;
+    c.dreIntervalNs = TalbCoreNs(m_dreInterval);
+    c.dreAlpha = m_dreAlpha;
+    return c;
+}
+
+void
+TalbTensorAwareLb::Retune()
+{
+    if (IsAttached() && !m_core.Retune(MakeConfig()))
+    {
+        const char* why = talb::lb::TensorAwareV1::Check(MakeConfig());
+        NS_LOG_WARN("attribute change not taken: "
+                    << (why ? why : "table size and DRE parameters are fixed at install"));
+    }
+}
+
+void
+TalbTensorAwareLb::SetHighThreshold(uint8_t threshold)
+{
+    m_highThreshold = threshold;
+    Retune();
+}
+
+uint8_t
+TalbTensorAwareLb::GetHighThreshold() const
+{
+    return m_highThreshold;
+}
+
+void
+TalbTensorAwareLb::SetMoveMargin(double bytes)
+{
+    m_moveMargin = bytes;
+    Retune();
+}
+
+double
+TalbTensorAwareLb::GetMoveMargin() const
+{
+    return m_moveMargin;
+}
+
+void
+TalbTensorAwareLb::SetDreWeight(double bytes)
+{
+    m_dreWeight = bytes;
+    Retune();
+}
+
+double
+TalbTensorAwareLb::GetDreWeight() const
+{
+    return m_dreWeight;
+}
+
+void
+TalbTensorAwareLb::SetLoadQuantum(double bytes)
+{
+    m_loadQuantum = bytes;
+    Retune();
+}
+
+double
+TalbTensorAwareLb::GetLoadQuantum() const
+{
+    return m_loadQuantum;
+}
+
+void
+TalbTensorAwareLb::SetIdleTimeout(Time timeout)
+{
+    m_idleTimeout = timeout;
+    Retune();
+}
+
+Time
+TalbTensorAwareLb::GetIdleTimeout() const
+{
+    return m_idleTimeout;
+}
+
+void
+TalbTensorAwareLb::SetProbeLimit(uint32_t limit)
+{
+    m_probeLimit = limit;
+    Retune();
+}
+
+uint32_t
+TalbTensorAwareLb::GetProbeLimit() const
+{
+    return m_probeLimit;
 }
 
 bool
@@ -134,6 +243,10 @@ TalbTensorAwareLb::CheckConfig()
     {
         return ConfigError("ProbeLimit " + std::to_string(m_probeLimit) + " exceeds TableSize " +
                            std::to_string(m_tableSize));
+    }
+    if (const char* error = talb::lb::TensorAwareV1::Check(MakeConfig()))
+    {
+        return ConfigError(error);
     }
     TypeId fallback;
     std::string error;
@@ -162,164 +275,55 @@ TalbTensorAwareLb::CanBeFallback() const
 void
 TalbTensorAwareLb::InitializeParams()
 {
-    m_table.assign(m_tableSize, Entry());
-    m_highLoad.assign(GetNPorts(), TalbDre());
-    for (auto& dre : m_highLoad)
-    {
-        dre.Configure(m_dreInterval, m_dreAlpha);
-    }
+    m_core.Configure(MakeConfig(), GetNPorts());
+    m_core.SetFallback(&m_fallbackPolicy);
+    BindCore(m_core);
     m_fallback->Attach(GetSwitchInfo(), GetPortTable());
 }
 
 const TalbTensorAwareLb::TableStats&
 TalbTensorAwareLb::GetTableStats() const
 {
-    return m_tableStats;
-}
-
-bool
-TalbTensorAwareLb::IsLive(const Entry& e, Time now) const
-{
-    return e.valid && now - e.lastSeen <= m_idleTimeout;
+    return m_core.GetTableStats();
 }
 
 uint32_t
 TalbTensorAwareLb::GetLiveEntries(Time now) const
 {
-    uint32_t n = 0;
-    for (const auto& e : m_table)
-    {
-        n += IsLive(e, now) ? 1 : 0;
-    }
-    return n;
+    return m_core.LiveEntries(TalbCoreNs(now));
 }
 
 uint32_t
 TalbTensorAwareLb::GetHeldEntries() const
 {
-    uint32_t n = 0;
-    for (const auto& e : m_table)
-    {
-        n += e.valid ? 1 : 0;
-    }
-    return n;
-}
-
-TalbTensorAwareLb::Entry*
-TalbTensorAwareLb::Lookup(uint32_t flowHash, uint32_t tensorId, Time now, Entry** freeSlot)
-{
-    uint32_t mask = m_tableSize - 1;
-    uint32_t start = TalbMix32(flowHash ^ TalbMix32(tensorId)) & mask;
-    Entry* free = nullptr;
-    Entry* oldest = nullptr;
-    for (uint32_t i = 0; i < m_probeLimit; ++i)
-    {
-        Entry& e = m_table[(start + i) & mask];
-        bool live = IsLive(e, now);
-        if (live && e.flowHash == flowHash && e.tensorId == tensorId)
-        {
-            return &e;
-        }
-        if (!live && !free)
-        {
-            free = &e;
-        }
-        if (live && (!oldest || e.lastSeen < oldest->lastSeen))
-        {
-            oldest = &e;
-        }
-    }
-    *freeSlot = free ? free : oldest;
-    return nullptr;
-}
-
-uint32_t
-TalbTensorAwareLb::LeastCostPort(const TalbCandidates& candidates, Time now)
-{
-    return PickLeast(candidates, m_rng, [&](uint32_t p) { return PortCost(p, now, m_dreWeight); });
-}
-
-uint32_t
-TalbTensorAwareLb::LeastHighPriorityLoadPort(const TalbCandidates& candidates, Time now)
-{
-    return PickLeast(candidates, m_rng, [&](uint32_t p) {
-        double load = std::floor(m_highLoad[p].GetBytes(now) / m_loadQuantum);
-        return std::make_pair(load, PortCost(p, now, m_dreWeight));
-    });
+    return m_core.HeldEntries();
 }
 
 uint32_t
 TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {
-    if (!ctx.hasLabel)
-    {
-        ++m_tableStats.nFallback;
-        return DelegateSelect(m_fallback, ctx, candidates);
-    }
-    const bool high = ctx.label.priority < m_highThreshold;
-    Entry* slot = nullptr;
-    Entry* e = Lookup(ctx.flowHash, ctx.label.tensor_id, ctx.now, &slot);
-    uint32_t port;
-    if (e && candidates.Contains(e->port))
-    {
-        port = e->port;
-        if (high)
-        {
-            uint32_t best = LeastCostPort(candidates, ctx.now);
-            if (PortCost(port, ctx.now, m_dreWeight) >
-                PortCost(best, ctx.now, m_dreWeight) + m_moveMargin)
-            {
-                ++m_tableStats.nMidTensorMoves;
-                NotifyReroute(ctx, port, best);
-                port = best;
-            }
-        }
-    }
-    else
-    {
-        port = high ? LeastCostPort(candidates, ctx.now)
-                    : LeastHighPriorityLoadPort(candidates, ctx.now);
-        if (e)
-        {
-            // Its port failed: the tensor has to move, whatever its priority.
-            NotifyReroute(ctx, e->port, port);
-        }
-        else if (!(ctx.label.flags & TALB_FLAG_LAST))
-        {
-            e = slot;
-            if (e->valid)
-            {
-                if (IsLive(*e, ctx.now))
-                {
-                    ++m_tableStats.nEvicted;
-                    m_evictTrace(e->flowHash, e->tensorId);
-                }
-                else
-                {
-                    ++m_tableStats.nAgedOut;
-                }
-            }
-            e->flowHash = ctx.flowHash;
-            e->tensorId = ctx.label.tensor_id;
-            e->valid = true;
-            ++m_tableStats.nInserted;
-        }
-    }
-    if (e)
-    {
-        e->port = port;
-        e->lastSeen = ctx.now;
-        if (ctx.label.flags & TALB_FLAG_LAST)
-        {
-            e->valid = false;
-            ++m_tableStats.nFreedOnLast;
-        }
-    }
-    if (high)
-    {
-        m_highLoad[port].Add(ctx.size, ctx.now);
-    }
-    return port;
+    return CoreSelect(m_core, ctx, candidates);
+}
+
+void
+TalbTensorAwareLb::DoCoreEvicted(uint32_t flowHash, uint32_t tensorId)
+{
+    m_evictTrace(flowHash, tensorId);
+}
+
+TalbTensorAwareLb::Fallback::Fallback(TalbTensorAwareLb* owner)
+    : m_owner(owner)
+{
+}
+
+uint32_t
+TalbTensorAwareLb::Fallback::DoSelect(const talb::lb::PacketInfo& /* packet */,
+                                      const talb::lb::Candidates& candidates)
+{
+    // The fallback chooses for the packet the core is deciding on, without its own traces.
+    return DelegateSelect(m_owner->m_fallback,
+                          m_owner->CurrentPacket(),
+                          TalbCandidates{candidates.ports, candidates.count});
 }
 
 } // namespace ns3

@@ -1,12 +1,9 @@
 #ifndef TALB_TENSOR_AWARE_LB_H
 #define TALB_TENSOR_AWARE_LB_H
 
-#include "talb-load-balancer.h"
+#include "talb-core-lb.h"
 
-#include "ns3/random-variable-stream.h"
-#include "ns3/talb-dre.h"
-
-#include <vector>
+#include "ns3/talb-lb-core-tensor-aware.h"
 
 namespace ns3
 {
@@ -32,8 +29,11 @@ namespace ns3
  * The table has TableSize slots and no allocation after install: a key probes ProbeLimit
  * consecutive slots; when all hold live entries the least recently used one is evicted
  * (TableEvict trace).
+ *
+ * The decision is the core's talb::lb::TensorAwareV1; the Fallback is an ns-3 balancer of its
+ * own, which the core reaches through a small adapter policy.
  */
-class TalbTensorAwareLb : public TalbLoadBalancer
+class TalbTensorAwareLb : public TalbCoreLb
 {
   public:
     static TypeId GetTypeId();
@@ -47,15 +47,7 @@ class TalbTensorAwareLb : public TalbLoadBalancer
      * Tensor table statistics. Identity: inserted = freedOnLast + agedOut + evicted + held,
      * where held entries are still in the table (live, or idle and not yet reclaimed).
      */
-    struct TableStats
-    {
-        uint64_t nInserted{0};       //!< entries created
-        uint64_t nFreedOnLast{0};    //!< entries freed by a LAST packet
-        uint64_t nAgedOut{0};        //!< idle entries reclaimed
-        uint64_t nEvicted{0};        //!< live entries evicted for lack of space
-        uint64_t nMidTensorMoves{0}; //!< high-priority tensors moved mid-tensor
-        uint64_t nFallback{0};       //!< untagged packets handed to the fallback
-    };
+    using TableStats = talb::lb::TensorAwareV1::TableStats;
 
     const TableStats& GetTableStats() const;
 
@@ -78,22 +70,39 @@ class TalbTensorAwareLb : public TalbLoadBalancer
     uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
     bool CheckConfig() override;
     void InitializeParams() override;
+    void DoCoreEvicted(uint32_t flowHash, uint32_t tensorId) override;
 
-    /// One tensor.
-    struct Entry
+    /// The core's view of the Fallback balancer: chooses through DelegateSelect().
+    class Fallback : public talb::lb::Policy
     {
-        uint32_t flowHash{0};
-        uint32_t tensorId{0};
-        uint32_t port{0};
-        Time lastSeen;
-        bool valid{false};
+      public:
+        explicit Fallback(TalbTensorAwareLb* owner);
+
+      private:
+        uint32_t DoSelect(const talb::lb::PacketInfo& packet,
+                          const talb::lb::Candidates& candidates) override;
+
+        TalbTensorAwareLb* m_owner;
     };
 
-    bool IsLive(const Entry& e, Time now) const;
-    /// \return the live entry of the key, or nullptr; \p freeSlot gets a slot to insert into
-    Entry* Lookup(uint32_t flowHash, uint32_t tensorId, Time now, Entry** freeSlot);
-    uint32_t LeastCostPort(const TalbCandidates& candidates, Time now);
-    uint32_t LeastHighPriorityLoadPort(const TalbCandidates& candidates, Time now);
+    /// \return the core's Config from the attributes
+    talb::lb::TensorAwareV1::Config MakeConfig() const;
+    /// After an attribute changed: a running policy takes the new values (those it can take).
+    void Retune();
+
+    // Setters of the attributes that take effect at once, also after install.
+    void SetHighThreshold(uint8_t threshold);
+    uint8_t GetHighThreshold() const;
+    void SetMoveMargin(double bytes);
+    double GetMoveMargin() const;
+    void SetDreWeight(double bytes);
+    double GetDreWeight() const;
+    void SetLoadQuantum(double bytes);
+    double GetLoadQuantum() const;
+    void SetIdleTimeout(Time timeout);
+    Time GetIdleTimeout() const;
+    void SetProbeLimit(uint32_t limit);
+    uint32_t GetProbeLimit() const;
 
     uint8_t m_highThreshold;    //!< HighPriorityThreshold attribute
     double m_moveMargin;        //!< MoveMargin attribute (bytes)
@@ -106,11 +115,9 @@ class TalbTensorAwareLb : public TalbLoadBalancer
     Time m_dreInterval;         //!< DreInterval attribute
     double m_dreAlpha;          //!< DreAlpha attribute
 
-    std::vector<Entry> m_table;
-    std::vector<TalbDre> m_highLoad; //!< per port: high-priority bytes sent, decayed
+    talb::lb::TensorAwareV1 m_core; //!< the decision
+    Fallback m_fallbackPolicy;      //!< m_fallback as the core sees it
     Ptr<TalbLoadBalancer> m_fallback;
-    Ptr<UniformRandomVariable> m_rng;
-    TableStats m_tableStats;
     TracedCallback<uint32_t, uint32_t> m_evictTrace;
 };
 

@@ -3,6 +3,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
+#include "ns3/talb-lb-core-dre.h"
 
 #include <cstdint>
 
@@ -17,6 +18,10 @@ namespace ns3
  * In steady state at rate R the register holds about R * tau bytes with tau = Tdre / alpha, so
  * X / (C * tau) estimates a link's utilisation. The decay is applied lazily on access, for all
  * elapsed intervals at once: no timer events, O(1) per packet, no allocation.
+ *
+ * The arithmetic is the decision core's talb::lb::Dre (model/lb/core), which the testbed's
+ * switch runs too; this class gives it ns-3's Time and DataRate, and ns-3's value of one ns in
+ * seconds, so that utilisations are the simulator's to the last bit.
  */
 class TalbDre
 {
@@ -45,12 +50,7 @@ class TalbDre
     uint8_t GetQuantized(Time now, DataRate rate, uint8_t bits) const;
 
   private:
-    void Decay(Time now) const;
-
-    int64_t m_intervalTs;     //!< Tdre in time steps
-    double m_alpha;           //!< decay per interval
-    mutable double m_bytes;   //!< register X (bytes)
-    mutable int64_t m_lastTs; //!< start of the interval the register is decayed to
+    talb::lb::Dre m_dre; //!< the estimator, times in ns
 };
 
 } // namespace ns3

@@ -3,6 +3,7 @@
 #include "talb-tag.h"
 
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -19,7 +20,12 @@ NS_OBJECT_ENSURE_REGISTERED(TalbPriorityQueue);
 namespace
 {
 constexpr uint8_t IP_PROTO_TCP = 6;
+constexpr uint8_t IP_PROTO_UDP = 17;
 constexpr uint16_t PPP_PROTO_IPV4 = 0x0021;
+// RoCEv2 (UDP port 4791): BTH opcodes of acknowledgements and congestion notifications.
+constexpr uint16_t ROCE_UDP_PORT = 4791;
+constexpr uint8_t ROCE_OP_ACK = 0x11;
+constexpr uint8_t ROCE_OP_CNP = 0x81;
 } // namespace
 
 TypeId
@@ -31,7 +37,8 @@ TalbPriorityQueue::GetTypeId()
             .SetGroupName("Talb")
             .AddConstructor<TalbPriorityQueue>()
             .AddAttribute("ControlBand",
-                          "Band of TCP segments without payload (ACK, SYN, FIN) and no DSCP",
+                          "Band of TCP segments without payload (ACK, SYN, FIN) and RoCEv2 "
+                          "ACK/NAK/CNP packets, without a TaLB DSCP",
                           UintegerValue(0),
                           MakeUintegerAccessor(&TalbPriorityQueue::m_controlBand),
                           MakeUintegerChecker<uint8_t>(0, TALB_NUM_PRIORITIES - 1))
@@ -56,7 +63,25 @@ TalbPriorityQueue::GetTypeId()
                           "(DCTCP's K; bytes or packets)",
                           QueueSizeValue(QueueSize("65p")),
                           MakeQueueSizeAccessor(&TalbPriorityQueue::m_markThreshold),
-                          MakeQueueSizeChecker());
+                          MakeQueueSizeChecker())
+            .AddAttribute("EcnKmin",
+                          "RED-like profile (DCQCN's Kmin): no marking at or below this "
+                          "occupancy",
+                          QueueSizeValue(QueueSize("0B")),
+                          MakeQueueSizeAccessor(&TalbPriorityQueue::m_kmin),
+                          MakeQueueSizeChecker())
+            .AddAttribute("EcnKmax",
+                          "RED-like profile (DCQCN's Kmax): every ECN-capable packet is marked "
+                          "above this occupancy; 0 disables the profile (MarkThreshold applies)",
+                          QueueSizeValue(QueueSize("0B")),
+                          MakeQueueSizeAccessor(&TalbPriorityQueue::m_kmax),
+                          MakeQueueSizeChecker())
+            .AddAttribute("EcnPmax",
+                          "RED-like profile (DCQCN's Pmax): marking probability reached at "
+                          "EcnKmax",
+                          DoubleValue(0.01),
+                          MakeDoubleAccessor(&TalbPriorityQueue::m_pmax),
+                          MakeDoubleChecker<double>(0, 1));
     return tid;
 }
 
@@ -66,6 +91,7 @@ TalbPriorityQueue::TalbPriorityQueue()
       m_untaggedBand(TALB_NUM_PRIORITIES - 1),
       m_useEcn(true),
       m_ecnPerBand(false),
+      m_pmax(0.01),
       m_bandPackets{},
       m_bandBytes{},
       m_nMarked(0)
@@ -106,7 +132,13 @@ TalbPriorityQueue::Parse(Ptr<const Packet> item) const
     if (buf[off + 9] == IP_PROTO_TCP && n >= off + ihl + 13)
     {
         uint32_t tcpLen = (buf[off + ihl + 12] >> 4) * 4u;
-        out.pureTcpControl = totalLen <= ihl + tcpLen;
+        out.control = totalLen <= ihl + tcpLen;
+    }
+    else if (buf[off + 9] == IP_PROTO_UDP && n >= off + ihl + 9 &&
+             ((buf[off + ihl + 2] << 8) | buf[off + ihl + 3]) == ROCE_UDP_PORT)
+    {
+        uint8_t opcode = buf[off + ihl + 8];
+        out.control = opcode == ROCE_OP_ACK || opcode == ROCE_OP_CNP;
     }
     return out;
 }
@@ -126,7 +158,7 @@ TalbPriorityQueue::BandOf(Ptr<const Packet> item, const Parsed& parsed) const
         {
             return static_cast<uint8_t>(prio);
         }
-        if (parsed.pureTcpControl)
+        if (parsed.control)
         {
             return m_controlBand;
         }
@@ -140,14 +172,53 @@ TalbPriorityQueue::Classify(Ptr<const Packet> item) const
     return BandOf(item, Parse(item));
 }
 
-bool
-TalbPriorityQueue::OverThreshold(uint8_t band) const
+uint8_t
+TalbPriorityQueue::GetUntaggedBand() const
 {
-    if (m_markThreshold.GetUnit() == QueueSizeUnit::BYTES)
+    return m_untaggedBand;
+}
+
+int64_t
+TalbPriorityQueue::AssignStreams(int64_t stream)
+{
+    if (!m_uniform)
     {
-        return (m_ecnPerBand ? m_bandBytes[band] : GetNBytes()) >= m_markThreshold.GetValue();
+        m_uniform = CreateObject<UniformRandomVariable>();
     }
-    return (m_ecnPerBand ? m_bandPackets[band] : GetNPackets()) >= m_markThreshold.GetValue();
+    m_uniform->SetStream(stream);
+    return 1;
+}
+
+bool
+TalbPriorityQueue::ShouldMark(uint8_t band)
+{
+    auto occupancy = [this, band](const QueueSize& limit) -> uint32_t {
+        if (limit.GetUnit() == QueueSizeUnit::BYTES)
+        {
+            return m_ecnPerBand ? m_bandBytes[band] : GetNBytes();
+        }
+        return m_ecnPerBand ? m_bandPackets[band] : GetNPackets();
+    };
+    if (m_kmax.GetValue() == 0)
+    {
+        return occupancy(m_markThreshold) >= m_markThreshold.GetValue();
+    }
+    uint32_t q = occupancy(m_kmax);
+    if (q <= m_kmin.GetValue())
+    {
+        return false;
+    }
+    if (q > m_kmax.GetValue())
+    {
+        return true;
+    }
+    // The RNG is made on first use, so queues that never use the profile draw no stream.
+    if (!m_uniform)
+    {
+        m_uniform = CreateObject<UniformRandomVariable>();
+    }
+    double p = m_pmax * double(q - m_kmin.GetValue()) / (m_kmax.GetValue() - m_kmin.GetValue());
+    return m_uniform->GetValue() < p;
 }
 
 void
@@ -181,7 +252,7 @@ TalbPriorityQueue::Enqueue(Ptr<Packet> item)
     uint8_t band = BandOf(item, parsed);
     uint8_t ecn = parsed.tos & 0x3;
     if (m_useEcn && (ecn == Ipv4Header::ECN_ECT0 || ecn == Ipv4Header::ECN_ECT1) &&
-        OverThreshold(band))
+        ShouldMark(band))
     {
         MarkCe(item, parsed);
     }
@@ -210,11 +281,11 @@ TalbPriorityQueue::Enqueue(Ptr<Packet> item)
 }
 
 uint8_t
-TalbPriorityQueue::FirstBand() const
+TalbPriorityQueue::FirstBand(uint8_t pausedMask) const
 {
     for (uint8_t b = 0; b < TALB_NUM_PRIORITIES; ++b)
     {
-        if (m_bandPackets[b] > 0)
+        if (m_bandPackets[b] > 0 && !(pausedMask & (1u << b)))
         {
             return b;
         }
@@ -222,52 +293,52 @@ TalbPriorityQueue::FirstBand() const
     return TALB_NUM_PRIORITIES;
 }
 
-void
-TalbPriorityQueue::HeadLeft(uint32_t size)
+Ptr<Packet>
+TalbPriorityQueue::TakeHead(uint8_t band, bool remove)
 {
-    uint8_t band = FirstBand();
-    NS_ASSERT(band < TALB_NUM_PRIORITIES && m_bandBytes[band] >= size);
+    auto pos = m_head[band];
+    auto next = std::next(pos);
+    Ptr<Packet> item = remove ? DoRemove(pos) : DoDequeue(pos);
+    NS_ASSERT(m_bandPackets[band] > 0 && m_bandBytes[band] >= item->GetSize());
     --m_bandPackets[band];
-    m_bandBytes[band] -= size;
+    m_bandBytes[band] -= item->GetSize();
+    if (m_bandPackets[band] > 0)
+    {
+        m_head[band] = next;
+    }
+    return item;
 }
 
 Ptr<Packet>
 TalbPriorityQueue::Dequeue()
 {
     NS_LOG_FUNCTION(this);
-    uint8_t band = FirstBand();
-    if (band == TALB_NUM_PRIORITIES)
+    uint8_t band;
+    return DequeueUnpaused(0, &band);
+}
+
+Ptr<Packet>
+TalbPriorityQueue::DequeueUnpaused(uint8_t pausedMask, uint8_t* band)
+{
+    NS_LOG_FUNCTION(this << +pausedMask);
+    *band = FirstBand(pausedMask);
+    if (*band == TALB_NUM_PRIORITIES)
     {
         return nullptr;
     }
-    // The head of the container is the head of the lowest non-empty band.
-    auto next = std::next(m_head[band]);
-    Ptr<Packet> item = DoDequeue(GetContainer().begin());
-    HeadLeft(item->GetSize());
-    if (m_bandPackets[band] > 0)
-    {
-        m_head[band] = next;
-    }
-    return item;
+    return TakeHead(*band, false);
 }
 
 Ptr<Packet>
 TalbPriorityQueue::Remove()
 {
     NS_LOG_FUNCTION(this);
-    uint8_t band = FirstBand();
+    uint8_t band = FirstBand(0);
     if (band == TALB_NUM_PRIORITIES)
     {
         return nullptr;
     }
-    auto next = std::next(m_head[band]);
-    Ptr<Packet> item = DoRemove(GetContainer().begin());
-    HeadLeft(item->GetSize());
-    if (m_bandPackets[band] > 0)
-    {
-        m_head[band] = next;
-    }
-    return item;
+    return TakeHead(band, true);
 }
 
 Ptr<const Packet>

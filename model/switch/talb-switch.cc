@@ -1,5 +1,6 @@
 #include "talb-switch.h"
 
+#include "talb-pfc-net-device.h"
 #include "talb-tag.h"
 
 #include "ns3/abort.h"
@@ -79,6 +80,8 @@ TalbSwitch::DoDispose()
     }
     m_lb = nullptr;
     m_ports.clear();
+    m_pfc = nullptr;
+    m_classifier = nullptr;
     Object::DoDispose();
 }
 
@@ -96,13 +99,22 @@ TalbSwitch::Install(Ptr<Node> node, const TalbSwitchInfo& info)
     m_ports.resize(node->GetNDevices());
     for (uint32_t i = 0; i < node->GetNDevices(); ++i)
     {
-        Ptr<PointToPointNetDevice> dev = DynamicCast<PointToPointNetDevice>(node->GetDevice(i));
-        NS_ABORT_MSG_UNLESS(dev,
-                            "TalbSwitch::Install: device " << i << " of node " << node->GetId()
-                                                           << " is not a PointToPointNetDevice");
+        Ptr<NetDevice> dev = node->GetDevice(i);
         TalbPortState& port = m_ports[i];
+        if (Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev))
+        {
+            port.queue = p2p->GetQueue();
+        }
+        else if (Ptr<TalbPfcNetDevice> pfc = DynamicCast<TalbPfcNetDevice>(dev))
+        {
+            port.queue = pfc->GetQueue();
+        }
+        NS_ABORT_MSG_UNLESS(port.queue,
+                            "TalbSwitch::Install: device "
+                                << i << " of node " << node->GetId()
+                                << " is neither a PointToPointNetDevice nor a TalbPfcNetDevice "
+                                   "with a queue");
         port.device = dev;
-        port.queue = dev->GetQueue();
         DataRateValue rate;
         dev->GetAttribute("DataRate", rate);
         port.rate = rate.Get();
@@ -121,6 +133,35 @@ TalbSwitch::SetLoadBalancer(Ptr<TalbLoadBalancer> lb)
     NS_ABORT_MSG_IF(m_lb, "TalbSwitch::SetLoadBalancer: already set");
     m_lb = lb;
     m_lb->Attach(m_info, &m_ports);
+}
+
+void
+TalbSwitch::SetPfc(Ptr<TalbPfc> pfc)
+{
+    NS_ABORT_MSG_UNLESS(m_node, "TalbSwitch::SetPfc before Install");
+    NS_ABORT_MSG_IF(m_pfc, "TalbSwitch::SetPfc: already set");
+    std::vector<Ptr<TalbPfcNetDevice>> devices;
+    for (uint32_t i = 0; i < m_ports.size(); ++i)
+    {
+        Ptr<TalbPfcNetDevice> dev = DynamicCast<TalbPfcNetDevice>(m_ports[i].device);
+        NS_ABORT_MSG_UNLESS(dev,
+                            "TalbSwitch::SetPfc: port " << i << " of node " << m_node->GetId()
+                                                        << " is not a TalbPfcNetDevice");
+        devices.push_back(dev);
+    }
+    m_pfc = pfc;
+    m_pfc->Install(devices);
+    m_classifier = devices.empty() ? nullptr : devices[0]->GetQueue();
+    for (const auto& dev : devices)
+    {
+        dev->SetDequeueCallback(MakeCallback(&TalbPfc::Released, m_pfc));
+    }
+}
+
+Ptr<TalbPfc>
+TalbSwitch::GetPfc() const
+{
+    return m_pfc;
 }
 
 Ptr<TalbLoadBalancer>
@@ -228,6 +269,9 @@ TalbSwitch::Drop(Ptr<const Packet> packet, DropReason reason)
     case DROP_DEVICE:
         ++m_stats.nDropDevice;
         break;
+    case DROP_PFC_HEADROOM:
+        ++m_stats.nDropPfcHeadroom;
+        break;
     }
     m_dropTrace(packet, reason);
 }
@@ -276,7 +320,7 @@ TalbSwitch::Receive(Ptr<NetDevice> device,
     Ptr<Packet> p = packet->Copy();
     TalbPacketContext ctx;
     ctx.packet = PeekPointer(p);
-    ctx.flowHash = TalbMix32(src ^ TalbMix32(dst ^ TalbMix32(ports ^ (uint32_t(proto) << 24))));
+    ctx.flowHash = talb::lb::FlowHash(src, dst, ports, proto);
     ctx.size = p->GetSize();
     ctx.inPort = device->GetIfIndex();
     ctx.srcHost = srcHost;
@@ -291,6 +335,17 @@ TalbSwitch::Receive(Ptr<NetDevice> device,
         ctx.label = tag.GetLabel();
     }
 
+    uint8_t pfcPriority = 0;
+    if (m_pfc)
+    {
+        pfcPriority = m_classifier->Classify(p);
+        if (!m_pfc->Admit(ctx.inPort, pfcPriority, ctx.size))
+        {
+            Drop(p, DROP_PFC_HEADROOM);
+            return;
+        }
+    }
+
     m_lb->PacketIn(ctx);
     uint32_t out =
         route.size() == 1
@@ -300,8 +355,17 @@ TalbSwitch::Receive(Ptr<NetDevice> device,
 
     TalbPortState& port = m_ports[out];
     port.dre.Add(ctx.size, ctx.now);
+    if (m_pfc)
+    {
+        // Before Send: a device that is idle dequeues (and releases) the packet at once.
+        m_pfc->Queued(ctx.inPort, out, pfcPriority);
+    }
     if (!port.device->Send(p, port.device->GetBroadcast(), ETHERTYPE_IPV4))
     {
+        if (m_pfc)
+        {
+            m_pfc->Refused(ctx.inPort, out, pfcPriority, ctx.size);
+        }
         Drop(p, DROP_DEVICE);
         return;
     }
@@ -310,7 +374,7 @@ TalbSwitch::Receive(Ptr<NetDevice> device,
     ++m_stats.nForwarded;
     NS_ASSERT(m_stats.nReceived == m_stats.nForwarded + m_stats.nDropNotIpv4 +
                                        m_stats.nDropUnknownHost + m_stats.nDropNoRoute +
-                                       m_stats.nDropDevice);
+                                       m_stats.nDropDevice + m_stats.nDropPfcHeadroom);
     m_forwardTrace(p, ctx.inPort, out);
 }
 

@@ -5,6 +5,8 @@
 #include "ns3/node.h"
 #include "ns3/object.h"
 #include "ns3/talb-load-balancer.h"
+#include "ns3/talb-pfc.h"
+#include "ns3/talb-priority-queue.h"
 #include "ns3/traced-callback.h"
 
 #include <vector>
@@ -29,8 +31,12 @@ namespace ns3
  * loops, and leaving the header alone keeps forwarding free of re-serialisation. ECN marking is
  * done by the egress port's queue (TalbPriorityQueue).
  *
+ * Ports are ns-3 PointToPointNetDevices (TCP fabrics) or TalbPfcNetDevices (RDMA fabrics). With
+ * the latter, SetPfc() adds priority flow control: each packet is charged to its ingress port
+ * and priority (its egress queue band) until its egress device dequeues it (TalbPfc).
+ *
  * Counter identity (asserted): received = forwarded + dropped (bad packet + no route + unknown
- * host + device refused).
+ * host + device refused + PFC headroom overflow).
  */
 class TalbSwitch : public Object
 {
@@ -45,7 +51,8 @@ class TalbSwitch : public Object
         DROP_NOT_IPV4 = 0, //!< not an IPv4 packet, or a truncated header
         DROP_UNKNOWN_HOST, //!< destination outside the host address plan
         DROP_NO_ROUTE,     //!< no usable egress port (all failed)
-        DROP_DEVICE        //!< the device refused the packet (queue full, link down)
+        DROP_DEVICE,       //!< the device refused the packet (queue full, link down)
+        DROP_PFC_HEADROOM  //!< a lossless priority's ingress charge past XOFF + headroom
     };
 
     /// Forwarding statistics.
@@ -57,6 +64,7 @@ class TalbSwitch : public Object
         uint64_t nDropUnknownHost{0};
         uint64_t nDropNoRoute{0};
         uint64_t nDropDevice{0};
+        uint64_t nDropPfcHeadroom{0};
     };
 
     /**
@@ -64,6 +72,14 @@ class TalbSwitch : public Object
      * handler. Call once, after the node's devices exist and their TxQueues are set.
      */
     void Install(Ptr<Node> node, const TalbSwitchInfo& info);
+
+    /**
+     * Account ingress buffers with \p pfc (priority flow control). Every port must be a
+     * TalbPfcNetDevice; installs \p pfc on them. Call once, after Install().
+     */
+    void SetPfc(Ptr<TalbPfc> pfc);
+    /// \return the PFC accounting (null without PFC)
+    Ptr<TalbPfc> GetPfc() const;
 
     /// Use \p lb to choose among candidate ports; attaches it to this switch.
     void SetLoadBalancer(Ptr<TalbLoadBalancer> lb);
@@ -135,6 +151,8 @@ class TalbSwitch : public Object
     std::vector<uint32_t> m_hostLeaf;            //!< host id -> leaf index
     uint32_t m_firstHost;                        //!< address of host 0
     Ptr<TalbLoadBalancer> m_lb;
+    Ptr<TalbPfc> m_pfc;
+    Ptr<TalbPriorityQueue> m_classifier; //!< a port queue: the PFC priority is its band
     Stats m_stats;
 
     TracedCallback<Ptr<const Packet>, uint32_t> m_dropTrace;

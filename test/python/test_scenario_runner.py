@@ -67,8 +67,10 @@ def test_run_writes_rows_and_run_json(runs):
      "ns3::TalbCommScheduler): valid names are ascwfbp"),
     (['--jobs=workers=4,collective=allreduce'],
      "unknown collective 'allreduce': valid names are ps, ring"),
-    (['--jobs=workers=4,transport=udp'], "unknown transport 'udp': valid names are tcp"),
-    (['--transport=rdma'], "unknown transport 'rdma': valid names are tcp"),
+    (['--jobs=workers=4,transport=udp'], "unknown transport 'udp': valid names are rdma, tcp"),
+    (['--transport=rdma'], "background flows run over TCP only for now"),
+    (['--transport=rdma', '--bgLoad=0', '--jobs=workers=4,transport=tcp'],
+     "transport 'tcp' does not run on the hosts of transport 'rdma'"),
     (['--lb=ns3::TalbWfbpScheduler'], 'not a ns3::TalbLoadBalancer'),
     (['--lbAttributes=Fallback=bogus'], "Fallback='bogus' is not a valid value"),
     (['--lbAttributes=Colour=red'], "no load balancer of lb has an attribute 'Colour'"),
@@ -85,6 +87,22 @@ def test_bad_scenarios_are_refused_before_simulating(tmp_path, args, message):
     assert message in result.stderr
     assert 'nothing was simulated' in result.stderr
     assert not (tmp_path / 'out').exists()
+
+
+def test_rdma_transport_runs_the_job_with_the_same_outputs(runs, tmp_path):
+    """--transport=rdma: RoCEv2 hosts and PFC switches; same output files and columns."""
+    tiny = [a for a in TINY if not a.startswith('--bgLoad')]
+    result = run(*tiny, '--transport=rdma', '--bgLoad=0', '--out=%s' % tmp_path)
+    assert result.returncode == 0, result.stderr
+    for name in OUTPUTS:
+        with open(runs['a'] / name) as tcp, open(tmp_path / name) as rdma:
+            assert tcp.readline() == rdma.readline(), name
+            assert rdma.readline(), name + ' has rows'
+    with open(tmp_path / 'flows.csv') as f:
+        rows = f.read().splitlines()
+    assert all(',4791,' in r for r in rows[1:]), 'every message went over RoCEv2 (UDP 4791)'
+    text = (tmp_path / 'run.json').read_text()
+    assert '"complete": true' in text
 
 
 def test_config_file_lines_are_named_in_errors(tmp_path):

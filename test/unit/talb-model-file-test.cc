@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <random>
 #include <string>
+#include <unistd.h>
 
 using namespace ns3;
 
@@ -19,7 +20,9 @@ namespace
 std::string
 WriteTemp(const std::string& name, const std::string& text)
 {
-    std::string path = testing::TempDir() + "/" + name;
+    // Names prefixed by the process id: ctest runs test cases (and other checkouts' runs) in
+    // parallel.
+    std::string path = testing::TempDir() + "/" + std::to_string(getpid()) + "-" + name;
     std::ofstream(path) << text;
     return path;
 }
@@ -62,7 +65,7 @@ TEST(TalbModelFile, ZooRoundTrips)
     t.bwdTimeNs = 0;
     timed.AddTensor(t);
     zoo.push_back(timed);
-    std::string path = testing::TempDir() + "/zoo-roundtrip.csv";
+    std::string path = testing::TempDir() + "/" + std::to_string(getpid()) + "-zoo-roundtrip.csv";
     TalbModelFile::Write(path, zoo);
     std::vector<TalbDnnModel> back = TalbModelFile::Read(path);
     ASSERT_EQ(back.size(), zoo.size());
@@ -156,7 +159,7 @@ TEST(TalbAstraSim, ExportImportRoundTrip)
 {
     TalbDnnModel m = TalbModelZoo::Get("resnet50");
     TalbComputeModel c;
-    std::string path = testing::TempDir() + "/resnet50.astra";
+    std::string path = testing::TempDir() + "/" + std::to_string(getpid()) + "-resnet50.astra";
     TalbAstraSimWorkload::Write(m, path, NanoSeconds(1), 2, c);
     TalbDnnModel back = TalbAstraSimWorkload::Read(path, NanoSeconds(1), 2, "resnet50");
     ASSERT_EQ(back.GetNTensors(), m.GetNTensors());

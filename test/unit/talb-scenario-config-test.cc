@@ -5,6 +5,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <string>
+#include <unistd.h>
 
 using ns3::TalbScenarioConfig;
 
@@ -28,7 +29,8 @@ MakeConfig()
 std::string
 WriteTemp(const std::string& text)
 {
-    std::string path = testing::TempDir() + "talb-config-test.cfg";
+    // One file per process: ctest runs test cases (and other checkouts' runs) in parallel.
+    std::string path = testing::TempDir() + "talb-config-test-" + std::to_string(getpid()) + ".cfg";
     std::ofstream(path) << text;
     return path;
 }
@@ -99,11 +101,12 @@ TEST(TalbScenarioConfig, LoadsFilesAndReportsTheLine)
     EXPECT_EQ(c.GetUint("leaves"), 8u);
     EXPECT_EQ(c.GetString("lb"), "talb");
 
-    std::string err = c.LoadFile(WriteTemp("leaves = 2\nthis line has no equals\n"));
-    EXPECT_NE(err.find("talb-config-test.cfg:2: expected 'name = value'"), std::string::npos)
-        << err;
-    err = c.LoadFile(WriteTemp("load = 0.5\ndelay = soon\n"));
-    EXPECT_NE(err.find("talb-config-test.cfg:2: delay='soon'"), std::string::npos) << err;
+    std::string path = WriteTemp("leaves = 2\nthis line has no equals\n");
+    std::string err = c.LoadFile(path);
+    EXPECT_NE(err.find(path + ":2: expected 'name = value'"), std::string::npos) << err;
+    path = WriteTemp("load = 0.5\ndelay = soon\n");
+    err = c.LoadFile(path);
+    EXPECT_NE(err.find(path + ":2: delay='soon'"), std::string::npos) << err;
     EXPECT_NE(c.LoadFile("/nonexistent/x.cfg").find("cannot open"), std::string::npos);
 }
 

@@ -11,19 +11,17 @@
  * packets per second on the single lcore that runs this program.
  */
 #include "talb-agent-dpdk.h"
+#include "talb-dpdk-bench.h"
 #include "talb-text.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <rte_cycles.h>
 #include <rte_eal.h>
-#include <rte_eth_ring.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
-#include <rte_ring.h>
 #include <string>
 #include <vector>
 
@@ -205,40 +203,6 @@ RunPhase(talb::LcoreContext* ctx, bool outbound, PhaseResult* r)
     r->cycles += rte_rdtsc_precise() - start;
 }
 
-/**
- * Millions of packets per second of CPU time: TSC time scaled by the share of the run during
- * which this thread was on a CPU, so that other processes on a shared machine do not count.
- */
-double
-Mpps(const PhaseResult& r, double cpuShare)
-{
-    double seconds = r.cycles / static_cast<double>(rte_get_tsc_hz()) * cpuShare;
-    return seconds == 0 ? 0 : r.packets / seconds / 1e6;
-}
-
-double
-ThreadCpuSeconds()
-{
-    timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-int
-CreateLoopPort(const char* name, uint32_t packets, int socket)
-{
-    std::string ringName = std::string(name) + "_ring";
-    rte_ring* ring = rte_ring_create(ringName.c_str(),
-                                     rte_align32pow2(packets + 2 * talb::kBurstSize),
-                                     socket,
-                                     RING_F_SP_ENQ | RING_F_SC_DEQ);
-    if (ring == nullptr)
-    {
-        return -1;
-    }
-    return rte_eth_from_rings(name, &ring, 1, &ring, 1, socket);
-}
-
 } // namespace
 
 int
@@ -264,8 +228,8 @@ main(int argc, char** argv)
                                                 0,
                                                 RTE_MBUF_DEFAULT_BUF_SIZE,
                                                 socket);
-    int host = CreateLoopPort("talb_bench_host", options.packets, socket);
-    int wire = CreateLoopPort("talb_bench_wire", options.packets, socket);
+    int host = talb::CreateLoopPort("talb_bench_host", options.packets, talb::kBurstSize, socket);
+    int wire = talb::CreateLoopPort("talb_bench_wire", options.packets, talb::kBurstSize, socket);
     if (pool == nullptr || host < 0 || wire < 0)
     {
         rte_exit(EXIT_FAILURE, "talb-agent-bench: cannot create the mempool or net_ring ports\n");
@@ -273,7 +237,7 @@ main(int argc, char** argv)
     const uint16_t ports[2] = {static_cast<uint16_t>(host), static_cast<uint16_t>(wire)};
     for (uint16_t port : ports)
     {
-        if (talb::PortInit(port, pool, 1500) != 0)
+        if (talb::PortInit(port, pool, 1500, "talb-agent-bench") != 0)
         {
             rte_exit(EXIT_FAILURE, "talb-agent-bench: cannot initialise port %u\n", port);
         }
@@ -351,7 +315,7 @@ main(int argc, char** argv)
             PhaseResult tag;
             PhaseResult strip;
             uint64_t rounds = 0;
-            double cpu0 = ThreadCpuSeconds();
+            double cpu0 = talb::ThreadCpuSeconds();
             uint64_t wall0 = rte_rdtsc();
             uint64_t deadline = wall0 + static_cast<uint64_t>(options.seconds * rte_get_tsc_hz());
             while (rte_rdtsc() < deadline || rounds == 0)
@@ -361,7 +325,7 @@ main(int argc, char** argv)
                 ++rounds;
             }
             double wall = (rte_rdtsc() - wall0) / static_cast<double>(rte_get_tsc_hz());
-            double share = std::min(1.0, (ThreadCpuSeconds() - cpu0) / wall);
+            double share = std::min(1.0, (talb::ThreadCpuSeconds() - cpu0) / wall);
             talb::AgentStats s = talb::FinalStats(ctx);
             uint64_t dataPackets = rounds * (options.packets - options.flows - headerOnly);
             bool ok = s.tagger.out.tagged == dataPackets &&
@@ -371,8 +335,8 @@ main(int argc, char** argv)
             std::printf("%-6u %-10s %10.2f %10.1f %12lu %6.0f %14s\n",
                         size,
                         name,
-                        Mpps(tag, share),
-                        1e3 / Mpps(tag, share),
+                        talb::MppsPerCpuSecond(tag.packets, tag.cycles, share),
+                        1e3 / talb::MppsPerCpuSecond(tag.packets, tag.cycles, share),
                         tag.packets,
                         share * 100,
                         ok ? "all tagged" : "MISMATCH");
@@ -381,8 +345,8 @@ main(int argc, char** argv)
                 std::printf("%-6u %-10s %10.2f %10.1f %12lu %6.0f %14s\n",
                             size,
                             "strip",
-                            Mpps(strip, share),
-                            1e3 / Mpps(strip, share),
+                            talb::MppsPerCpuSecond(strip.packets, strip.cycles, share),
+                            1e3 / talb::MppsPerCpuSecond(strip.packets, strip.cycles, share),
                             strip.packets,
                             share * 100,
                             ok ? "all stripped" : "MISMATCH");

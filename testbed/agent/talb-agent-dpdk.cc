@@ -1,7 +1,5 @@
 #include "talb-agent-dpdk.h"
 
-#include "talb-agent-options.h"
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,125 +9,6 @@
 
 namespace talb
 {
-
-int
-PortInit(uint16_t port, rte_mempool* pool, uint32_t mtu)
-{
-    rte_eth_dev_info info;
-    int rc = rte_eth_dev_info_get(port, &info);
-    if (rc != 0)
-    {
-        std::fprintf(stderr, "talb-agent: port %u: device info: %s\n", port, std::strerror(-rc));
-        return rc;
-    }
-    rte_eth_conf conf;
-    std::memset(&conf, 0, sizeof(conf));
-    if (mtu > info.max_mtu || mtu < info.min_mtu)
-    {
-        std::fprintf(stderr,
-                     "talb-agent: port %u (%s): MTU %u outside the device's %u..%u\n",
-                     port,
-                     info.driver_name,
-                     mtu,
-                     info.min_mtu,
-                     info.max_mtu);
-        return -EINVAL;
-    }
-    conf.rxmode.mtu = mtu;
-    if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
-    {
-        conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
-    }
-    rc = rte_eth_dev_configure(port, 1, 1, &conf);
-    if (rc != 0)
-    {
-        std::fprintf(stderr, "talb-agent: port %u: configure: %s\n", port, std::strerror(-rc));
-        return rc;
-    }
-    uint16_t rxd = kRxDescriptors;
-    uint16_t txd = kTxDescriptors;
-    rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &rxd, &txd);
-    if (rc != 0)
-    {
-        std::fprintf(stderr, "talb-agent: port %u: descriptors: %s\n", port, std::strerror(-rc));
-        return rc;
-    }
-    int socket = rte_eth_dev_socket_id(port);
-    rc = rte_eth_rx_queue_setup(port, 0, rxd, socket, nullptr, pool);
-    if (rc < 0)
-    {
-        std::fprintf(stderr, "talb-agent: port %u: RX queue: %s\n", port, std::strerror(-rc));
-        return rc;
-    }
-    rte_eth_txconf txconf = info.default_txconf;
-    txconf.offloads = conf.txmode.offloads;
-    rc = rte_eth_tx_queue_setup(port, 0, txd, socket, &txconf);
-    if (rc < 0)
-    {
-        std::fprintf(stderr, "talb-agent: port %u: TX queue: %s\n", port, std::strerror(-rc));
-        return rc;
-    }
-    rc = rte_eth_dev_start(port);
-    if (rc < 0)
-    {
-        std::fprintf(stderr, "talb-agent: port %u: start: %s\n", port, std::strerror(-rc));
-        return rc;
-    }
-    rc = rte_eth_promiscuous_enable(port);
-    if (rc != 0 && rc != -ENOTSUP)
-    {
-        std::fprintf(stderr,
-                     "talb-agent: port %u: promiscuous mode: %s\n",
-                     port,
-                     std::strerror(-rc));
-        return rc;
-    }
-    return 0;
-}
-
-bool
-WaitForLinks(const uint16_t* ports, unsigned count, unsigned timeoutMs)
-{
-    const unsigned stepMs = 100;
-    for (unsigned waited = 0;; waited += stepMs)
-    {
-        bool allUp = true;
-        for (unsigned i = 0; i < count; ++i)
-        {
-            rte_eth_link link;
-            std::memset(&link, 0, sizeof(link));
-            allUp = allUp && rte_eth_link_get_nowait(ports[i], &link) == 0 &&
-                    link.link_status == RTE_ETH_LINK_UP;
-        }
-        if (allUp || waited >= timeoutMs)
-        {
-            for (unsigned i = 0; i < count; ++i)
-            {
-                rte_eth_link link;
-                std::memset(&link, 0, sizeof(link));
-                rte_eth_link_get_nowait(ports[i], &link);
-                std::printf("talb-agent: port %u: link %s, %u Mbps\n",
-                            ports[i],
-                            link.link_status == RTE_ETH_LINK_UP ? "up" : "down",
-                            link.link_speed);
-            }
-            return allUp;
-        }
-        rte_delay_ms(stepMs);
-    }
-}
-
-int
-ResolvePort(const char* text)
-{
-    int id = ParsePortId(text);
-    if (id >= 0)
-    {
-        return rte_eth_dev_is_valid_port(static_cast<uint16_t>(id)) ? id : -1;
-    }
-    uint16_t port;
-    return rte_eth_dev_get_port_by_name(text, &port) == 0 ? port : -1;
-}
 
 int
 LcoreContextInit(LcoreContext* ctx,
@@ -143,6 +22,7 @@ LcoreContextInit(LcoreContext* ctx,
     ctx->wirePort = wirePort;
     ctx->tagger = tagger;
     ctx->quit = quit;
+    ctx->idleSleepUs = 0;
     ctx->rx = ctx->tx = ctx->drops = 0;
     ctx->drainTsc = (rte_get_tsc_hz() + US_PER_S - 1) / US_PER_S * kDrainUs;
     ctx->published = AgentStats();
@@ -249,6 +129,10 @@ LcoreMain(void* arg)
     LcoreContext* ctx = static_cast<LcoreContext*>(arg);
     rte_mbuf* pkts[kBurstSize];
     uint64_t lastDrain = rte_rdtsc();
+    if (ctx->idleSleepUs > 0)
+    {
+        IdleSleepSetup();
+    }
     while (!*ctx->quit)
     {
         uint64_t now = rte_rdtsc();
@@ -258,14 +142,23 @@ LcoreMain(void* arg)
             lastDrain = now;
         }
         uint16_t n = rte_eth_rx_burst(ctx->hostPort, 0, pkts, kBurstSize);
+        bool idle = n == 0;
         if (n > 0)
         {
             ForwardBurst(ctx, true, pkts, n);
         }
         n = rte_eth_rx_burst(ctx->wirePort, 0, pkts, kBurstSize);
+        idle = idle && n == 0;
         if (n > 0)
         {
             ForwardBurst(ctx, false, pkts, n);
+        }
+        if (idle && ctx->idleSleepUs > 0)
+        {
+            // Nothing arrived: send what the buffers hold, then give the CPU back.
+            DrainTx(ctx);
+            lastDrain = rte_rdtsc();
+            IdleSleep(ctx->idleSleepUs);
         }
     }
     DrainTx(ctx);

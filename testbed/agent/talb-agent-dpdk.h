@@ -6,6 +6,7 @@
 #ifndef TALB_AGENT_DPDK_H
 #define TALB_AGENT_DPDK_H
 
+#include "talb-dpdk-ports.h"
 #include "talb-tagger.h"
 
 #include <cstdint>
@@ -48,29 +49,11 @@ struct alignas(RTE_CACHE_LINE_SIZE) LcoreContext
     uint64_t drainTsc;
     uint64_t rx;
     uint64_t tx;
-    uint64_t drops;      ///< incremented by the TX buffers' error callback
-    volatile bool* quit; ///< set by the main lcore to stop the loop
+    uint64_t drops;       ///< incremented by the TX buffers' error callback
+    uint32_t idleSleepUs; ///< sleep when both ports are idle, 0 = busy-poll
+    volatile bool* quit;  ///< set by the main lcore to stop the loop
     alignas(RTE_CACHE_LINE_SIZE) AgentStats published;
 };
-
-/**
- * Configures one RX and one TX queue, starts the port and enables promiscuous mode (the agent
- * is a bridge: frames for the host's MAC arrive on the wire port and the other way round).
- * \return 0, or a negative errno from the failing step (also printed)
- */
-int PortInit(uint16_t port, rte_mempool* pool, uint32_t mtu);
-
-/**
- * Waits up to timeoutMs for the ports' links to come up, printing their state.
- * \return true when all are up
- */
-bool WaitForLinks(const uint16_t* ports, unsigned count, unsigned timeoutMs);
-
-/**
- * Resolves a port argument: a port id, or a device name such as net_af_packet0.
- * \return the port id, or -1 when there is no such port
- */
-int ResolvePort(const char* text);
 
 /**
  * Sets up ctx for the given ports on socket (TX buffers are allocated here, once).

@@ -66,6 +66,9 @@ AgentUsage(const std::string& prog)
        << "                         would push past it gets the DSCP only, counted 'oversize'\n"
        << "  --max-flows=N          tracked connection directions, 1..4194304 (default 4096)\n"
        << "  --stats-interval=SEC   seconds between stats lines, 0 = none (default 1)\n"
+       << "  --idle-sleep-us=N      sleep N us when neither port received anything (after\n"
+       << "                         sending what is buffered): 0 busy-polls (the default),\n"
+       << "                         1..10000 lets DPDK processes share a few cores\n"
        << "  --help                 this text\n"
        << "SIGINT/SIGTERM stop it; it prints final counters, last line:\n"
        << "  talb-agent final: rx=.. tx=.. tagged=.. untracked=.. malformed=.. oversize=..\n"
@@ -91,9 +94,9 @@ ParseAgentOptions(int argc, char** argv, AgentOptions* options, std::string* err
         {
             options->tagger.dscpOnly = true;
         }
-        else if (!hasValue &&
-                 (name == "--host-port" || name == "--wire-port" || name == "--dscp-map" ||
-                  name == "--mtu" || name == "--max-flows" || name == "--stats-interval"))
+        else if (!hasValue && (name == "--host-port" || name == "--wire-port" ||
+                               name == "--dscp-map" || name == "--mtu" || name == "--max-flows" ||
+                               name == "--stats-interval" || name == "--idle-sleep-us"))
         {
             *error = name + ": needs a value (" + name + "=...)";
             return false;
@@ -140,6 +143,15 @@ ParseAgentOptions(int argc, char** argv, AgentOptions* options, std::string* err
                 return false;
             }
             options->statsInterval = static_cast<uint32_t>(v);
+        }
+        else if (name == "--idle-sleep-us")
+        {
+            if (!ParseUnsigned(value, 0, 10000, &v))
+            {
+                *error = "--idle-sleep-us: '" + value + "' is not a number in 0..10000";
+                return false;
+            }
+            options->idleSleepUs = static_cast<uint32_t>(v);
         }
         else
         {

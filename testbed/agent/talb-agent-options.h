@@ -19,6 +19,7 @@ struct AgentOptions
     std::string wirePort;       ///< --wire-port: ethdev port id or device name (required)
     TaggerConfig tagger;        ///< --dscp-map, --dscp-only, --mtu, --max-flows
     uint32_t statsInterval = 1; ///< --stats-interval: seconds between stats lines, 0 = none
+    uint32_t idleSleepUs = 0;   ///< --idle-sleep-us: sleep when both ports are idle, 0 = poll
     bool help = false;          ///< --help
 };
 

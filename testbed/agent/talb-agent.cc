@@ -11,11 +11,9 @@
 #include "talb-agent-options.h"
 
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -26,26 +24,9 @@
 namespace
 {
 
-/// Set by SIGINT/SIGTERM; the main lcore passes it on to the forwarding lcore.
-volatile sig_atomic_t g_signalled = 0;
-
-void
-OnSignal(int signum)
-{
-    g_signalled = signum;
-}
-
 constexpr unsigned kLinkWaitMs = 9000;
 constexpr unsigned kMinPoolMbufs = 8191;
 constexpr uint32_t kMaxL2Overhead = 14 + 2 * 4; // Ethernet + two VLAN tags
-
-/// Packets the port lost before the agent saw them (no mbuf, ring full).
-uint64_t
-PortMissed(uint16_t port)
-{
-    rte_eth_stats stats;
-    return rte_eth_stats_get(port, &stats) == 0 ? stats.imissed + stats.rx_nombuf : 0;
-}
 
 /// One stats line: cumulative counters, and the receive rate since the previous line.
 void
@@ -130,8 +111,7 @@ main(int argc, char** argv)
         rte_eal_cleanup();
         return 0;
     }
-    std::signal(SIGINT, OnSignal);
-    std::signal(SIGTERM, OnSignal);
+    talb::InstallStopSignals();
 
     int host = talb::ResolvePort(options.hostPort.c_str());
     int wire = talb::ResolvePort(options.wirePort.c_str());
@@ -177,12 +157,12 @@ main(int argc, char** argv)
     const uint16_t ports[2] = {static_cast<uint16_t>(host), static_cast<uint16_t>(wire)};
     for (uint16_t port : ports)
     {
-        if (talb::PortInit(port, pool, options.tagger.mtu) != 0)
+        if (talb::PortInit(port, pool, options.tagger.mtu, "talb-agent") != 0)
         {
             rte_exit(EXIT_FAILURE, "talb-agent: cannot initialise port %u\n", port);
         }
     }
-    if (!talb::WaitForLinks(ports, 2, kLinkWaitMs))
+    if (!talb::WaitForLinks(ports, 2, kLinkWaitMs, "talb-agent"))
     {
         std::printf("talb-agent: warning: a link is down; forwarding anyway\n");
     }
@@ -203,6 +183,7 @@ main(int argc, char** argv)
     {
         rte_exit(EXIT_FAILURE, "talb-agent: out of memory for the forwarding lcore's state\n");
     }
+    ctx->idleSleepUs = options.idleSleepUs;
     std::printf("talb-agent: forwarding host port %u <-> wire port %u on lcore %u: %s, MTU %u, "
                 "%u flows, DSCP map %u,%u,%u,%u,%u,%u,%u,%u\n",
                 ports[0],
@@ -225,34 +206,21 @@ main(int argc, char** argv)
         rte_exit(EXIT_FAILURE, "talb-agent: cannot launch the forwarding lcore %u\n", worker);
     }
 
-    // The main lcore sleeps between stats lines; a signal interrupts the sleep.
-    timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    // The main lcore prints stats until a signal; then the worker stops.
     uint64_t prevRx = 0;
-    double nextStats = options.statsInterval;
-    while (!g_signalled)
-    {
-        timespec step{0, 100 * 1000 * 1000};
-        nanosleep(&step, nullptr);
-        timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        double elapsed = (now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) * 1e-9;
-        if (options.statsInterval > 0 && elapsed >= nextStats)
-        {
-            talb::AgentStats s = talb::PublishedStats(ctx);
-            PrintStats(s, elapsed, prevRx, options.statsInterval);
-            prevRx = s.rx;
-            nextStats += options.statsInterval;
-        }
-    }
-    std::printf("talb-agent: %s: stopping\n", strsignal(g_signalled));
+    int signum = talb::RunUntilSignal(options.statsInterval, [&](double elapsed) {
+        talb::AgentStats s = talb::PublishedStats(ctx);
+        PrintStats(s, elapsed, prevRx, options.statsInterval);
+        prevRx = s.rx;
+    });
+    std::printf("talb-agent: %s: stopping\n", strsignal(signum));
     quit = true;
     rte_eal_wait_lcore(worker);
 
     uint64_t missed = 0;
     for (uint16_t port : ports)
     {
-        missed += PortMissed(port);
+        missed += talb::PortMissed(port);
         rte_eth_dev_stop(port);
         rte_eth_dev_close(port);
     }

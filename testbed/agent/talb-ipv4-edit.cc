@@ -37,14 +37,30 @@ MoveHeaders(uint8_t* dst, const uint8_t* src, size_t n)
 }
 } // namespace
 
+namespace
+{
+/// Rewrites the TOS byte, keeping the header checksum right.
 void
-SetDscp(uint8_t* ip, uint8_t dscp)
+SetTos(uint8_t* ip, uint8_t tos)
 {
     uint16_t oldWord = LoadBe16(ip);
-    ip[1] = static_cast<uint8_t>((dscp << 2) | (ip[1] & 0x03));
+    ip[1] = tos;
     uint32_t sum = ChecksumUpdateBegin(LoadBe16(ip + kChecksumOffset));
     sum = ChecksumUpdateWord(sum, oldWord, LoadBe16(ip));
     StoreBe16(ip + kChecksumOffset, ChecksumUpdateEnd(sum));
+}
+} // namespace
+
+void
+SetDscp(uint8_t* ip, uint8_t dscp)
+{
+    SetTos(ip, static_cast<uint8_t>((dscp << 2) | (ip[1] & 0x03)));
+}
+
+void
+SetEcnCe(uint8_t* ip)
+{
+    SetTos(ip, static_cast<uint8_t>(ip[1] | kEcnCe));
 }
 
 uint8_t*

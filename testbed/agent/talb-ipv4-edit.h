@@ -15,8 +15,15 @@ namespace talb
 
 constexpr uint32_t kIpv4MaxHeaderLen = 60;
 
+/// ECN field values (the low 2 bits of the TOS byte, RFC 3168).
+constexpr uint8_t kEcnNotEct = 0;
+constexpr uint8_t kEcnCe = 3;
+
 /// Rewrites the DSCP (top 6 bits of the TOS byte), keeping the 2 ECN bits. ip: IPv4 header.
 void SetDscp(uint8_t* ip, uint8_t dscp);
+
+/// Sets the ECN field to CE (congestion experienced), keeping the DSCP. ip: IPv4 header.
+void SetEcnCe(uint8_t* ip);
 
 /**
  * Inserts the 8 option bytes after the IPv4 header's existing options and sets the DSCP.

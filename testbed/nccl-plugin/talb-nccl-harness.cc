@@ -2,18 +2,23 @@
 // listen/connect/accept, regMr, many isend/irecv in flight, test) without a GPU, and checks
 // every payload byte and every label. See usage() for the command line.
 #include "nccl/net_v11.h"
+#include "talb-net-handle.h"
 #include "talb-tensor.h"
 #include "talb-text.h"
 
+#include <arpa/inet.h>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <dlfcn.h>
 #include <fstream>
 #include <string>
+#include <sys/prctl.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -31,9 +36,12 @@ usage(FILE* out)
         out,
         "usage: talb-nccl-harness loopback [--messages=N] [--bytes=B] [--inflight=K] [--seed=S]\n"
         "       talb-nccl-harness recv --handle-file=F [--messages=N] [--bytes=B] [--seed=S]\n"
-        "                              [--inflight=K] [--timeout=SEC]\n"
+        "                              [--inflight=K] [--timeout=SEC] [--idle-sleep-us=U]\n"
+        "                              [--flows=CSV [--scheme=NAME] [--ideal-mbps=R]\n"
+        "                               [--base-rtt-us=T]]\n"
         "       talb-nccl-harness send --handle-file=F [--messages=N] [--bytes=B] [--seed=S]\n"
         "                              [--inflight=K] [--log=CSV] [--timeout=SEC]\n"
+        "                              [--interval-us=I] [--stamp] [--idle-sleep-us=U]\n"
         "       talb-nccl-harness --help\n"
         "\n"
         "Drives the talb NCCL net plugin (%s, found like NCCL finds it) without a GPU.\n"
@@ -46,6 +54,21 @@ usage(FILE* out)
         "  --timeout=60 (seconds, recv/send) --log=CSV (send: message,tensor_id,priority,bytes)\n"
         "Payload of message i is a deterministic function of (seed, i). Every message is checked\n"
         "byte for byte, and its received label against the one sent.\n"
+        "Flow completion times (the namespace testbed):\n"
+        "  --interval-us=I  send: message i is due at I*i us after the first (open loop; 0: back\n"
+        "                   to back). A message posted late (all K slots busy) keeps its due time\n"
+        "  --stamp          send: the first 16 payload bytes carry the message's due time\n"
+        "                   (CLOCK_MONOTONIC ns) and the sender's address; needs --bytes >= 16\n"
+        "  --flows=CSV      recv: the senders stamp; one row per message in the simulator's\n"
+        "                   flows.csv columns (src_port 0; fct = completion - due time; the "
+        "stamp's\n"
+        "                   16 bytes are not compared)\n"
+        "  --scheme=NAME    recv: the scheme column (default testbed)\n"
+        "  --ideal-mbps=R --base-rtt-us=T  recv: ideal FCT = T + wire bytes / R, wire bytes =\n"
+        "                   16 + B + ceil((16 + B) / 1428) x 74 (Ethernet, IPv4, TaLB option, TCP\n"
+        "                   with timestamps) (default 0 and 0: ideal_fct 0, slowdown 0)\n"
+        "  --idle-sleep-us=U  sleep U us when a pass over the requests moved nothing (default 0:\n"
+        "                   spin, as NCCL's proxy does; the testbed shares two cores)\n"
         "Exit status: 0 all intact, 1 failure (corruption, plugin error, timeout), 2 bad usage.\n"
         "Environment: TALB_NET_ADDR (device address), TALB_NET_DEBUG=1 (plugin logs).\n",
         kPluginLibrary);
@@ -61,7 +84,16 @@ struct Options
     uint64_t timeout = 60;
     std::string handleFile;
     std::string logFile;
+    uint64_t intervalUs = 0; // send: open-loop spacing of messages, 0 = back to back
+    bool stamp = false;      // send: due time and address in the first 16 payload bytes
+    uint64_t idleSleepUs = 0;
+    std::string flowsFile; // recv: flows.csv
+    std::string scheme = "testbed";
+    uint64_t idealMbps = 0;
+    uint64_t baseRttUs = 0;
 };
+
+constexpr uint64_t kStampBytes = 16;
 
 // Returns 0 on success, 2 after printing what was wrong.
 int
@@ -126,6 +158,37 @@ parseArgs(int argc, char** argv, Options* o)
             o->logFile = val;
             ok = ok && !val.empty();
         }
+        else if (key == "--interval-us" && o->mode == "send")
+        {
+            ok = ok && talb::ParseUnsigned(val, 0, 60000000, &o->intervalUs);
+        }
+        else if (a == "--stamp" && o->mode == "send")
+        {
+            o->stamp = true;
+            ok = true;
+        }
+        else if (key == "--idle-sleep-us" && o->mode != "loopback")
+        {
+            ok = ok && talb::ParseUnsigned(val, 0, 100000, &o->idleSleepUs);
+        }
+        else if (key == "--flows" && o->mode == "recv")
+        {
+            o->flowsFile = val;
+            ok = ok && !val.empty();
+        }
+        else if (key == "--scheme" && o->mode == "recv")
+        {
+            o->scheme = val;
+            ok = ok && !val.empty() && val.find_first_of(",\n\"") == std::string::npos;
+        }
+        else if (key == "--ideal-mbps" && o->mode == "recv")
+        {
+            ok = ok && talb::ParseUnsigned(val, 0, 10000000, &o->idealMbps);
+        }
+        else if (key == "--base-rtt-us" && o->mode == "recv")
+        {
+            ok = ok && talb::ParseUnsigned(val, 0, 10000000, &o->baseRttUs);
+        }
         else
         {
             std::fprintf(stderr,
@@ -141,6 +204,14 @@ parseArgs(int argc, char** argv, Options* o)
             usage(stderr);
             return 2;
         }
+    }
+    if ((o->stamp || !o->flowsFile.empty()) && o->bytes < kStampBytes)
+    {
+        std::fprintf(stderr,
+                     "talb-nccl-harness: --stamp and --flows need --bytes of at least %" PRIu64
+                     "\n",
+                     kStampBytes);
+        return 2;
     }
     if (o->mode != "loopback" && o->handleFile.empty())
     {
@@ -176,6 +247,134 @@ expectedLabel(uint64_t i)
 }
 
 using Clock = std::chrono::steady_clock;
+
+/// CLOCK_MONOTONIC in ns: one clock for every process of the machine (and its namespaces).
+uint64_t
+monotonicNs()
+{
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + static_cast<uint64_t>(t.tv_nsec);
+}
+
+/// The sender's stamp in the first kStampBytes of a message.
+struct Stamp
+{
+    uint64_t dueNs;
+    uint32_t address; // network order
+};
+
+void
+writeStamp(uint8_t* buf, const Stamp& s)
+{
+    std::memset(buf, 0, kStampBytes);
+    std::memcpy(buf, &s.dueNs, sizeof(s.dueNs));
+    std::memcpy(buf + 8, &s.address, sizeof(s.address));
+}
+
+Stamp
+readStamp(const uint8_t* buf)
+{
+    Stamp s;
+    std::memcpy(&s.dueNs, buf, sizeof(s.dueNs));
+    std::memcpy(&s.address, buf + 8, sizeof(s.address));
+    return s;
+}
+
+/// This process's address as TALB_NET_ADDR gives it (network order), else 0.0.0.0.
+uint32_t
+ownAddress()
+{
+    const char* text = std::getenv("TALB_NET_ADDR");
+    in_addr a{0};
+    return text != nullptr && inet_pton(AF_INET, text, &a) == 1 ? a.s_addr : 0;
+}
+
+/// flows.csv rows for the receiver, in the simulator's columns (TalbOutputWriter::FLOW_COLUMNS).
+class FlowWriter
+{
+  public:
+    bool Open(const Options& o, const sockaddr_in& local)
+    {
+        m_o = &o;
+        m_local = local;
+        m_file = std::fopen(o.flowsFile.c_str(), "w");
+        if (m_file == nullptr)
+        {
+            std::fprintf(stderr,
+                         "talb-nccl-harness: cannot write %s: %s\n",
+                         o.flowsFile.c_str(),
+                         std::strerror(errno));
+            return false;
+        }
+        std::fprintf(m_file,
+                     "src_ip,dst_ip,src_port,dst_port,size_bytes,start_ns,fct_ns,ideal_fct_ns,"
+                     "slowdown,job,iteration,tensor,priority,kind,scheme,seed\n");
+        std::fflush(m_file);
+        return true;
+    }
+
+    ~FlowWriter()
+    {
+        if (m_file != nullptr)
+        {
+            std::fclose(m_file);
+        }
+    }
+
+    bool Enabled() const
+    {
+        return m_file != nullptr;
+    }
+
+    /// One message done at \p doneNs; its stamp from the payload.
+    void Write(uint64_t i, const Stamp& stamp, uint64_t bytes, uint64_t doneNs)
+    {
+        char src[INET_ADDRSTRLEN];
+        char dst[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &stamp.address, src, sizeof(src));
+        inet_ntop(AF_INET, &m_local.sin_addr, dst, sizeof(dst));
+        int64_t fct = static_cast<int64_t>(doneNs - stamp.dueNs);
+        int64_t ideal = Ideal(bytes);
+        talb_label l = expectedLabel(i);
+        std::fprintf(m_file,
+                     "%s,%s,0,%u,%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%.6f,%u,%" PRIu64
+                     ",%" PRIu64 ",%u,tensor,%s,%" PRIu64 "\n",
+                     src,
+                     dst,
+                     ntohs(m_local.sin_port),
+                     bytes,
+                     stamp.dueNs,
+                     fct,
+                     ideal,
+                     ideal > 0 ? static_cast<double>(fct) / ideal : 0.0,
+                     kJob,
+                     i / TALB_NUM_PRIORITIES,
+                     i,
+                     l.priority,
+                     m_o->scheme.c_str(),
+                     m_o->seed);
+        std::fflush(m_file); // a run that is cut short keeps what it measured
+    }
+
+  private:
+    /// Base RTT + the message's wire bytes at the ideal rate (documented in usage()).
+    int64_t Ideal(uint64_t bytes) const
+    {
+        if (m_o->idealMbps == 0)
+        {
+            return 0;
+        }
+        const uint64_t stream = TALB_FRAME_LEN + bytes;
+        const uint64_t wire = stream + (stream + 1427) / 1428 * 74;
+        return static_cast<int64_t>(m_o->baseRttUs * 1000 +
+                                    std::llround(wire * 8e3 / static_cast<double>(m_o->idealMbps)));
+    }
+
+    const Options* m_o = nullptr;
+    sockaddr_in m_local{};
+    FILE* m_file = nullptr;
+};
 
 class Plugin
 {
@@ -242,12 +441,14 @@ recordRx(void* arg, const talb_label* label, uint32_t /* bytes */)
 class Stream
 {
   public:
-    Stream(const Plugin& p, void* comm, bool send, const Options& o)
+    Stream(const Plugin& p, void* comm, bool send, const Options& o, FlowWriter* flows = nullptr)
         : m_p(p),
           m_comm(comm),
           m_send(send),
           m_o(o),
-          m_slots(o.inflight)
+          m_slots(o.inflight),
+          m_flows(flows),
+          m_address(ownAddress())
     {
         for (auto& s : m_slots)
         {
@@ -281,16 +482,61 @@ class Stream
         }
     }
 
-    // Posts and tests; returns false on a plugin error.
-    bool Step(FILE* log)
+    /**
+     * Posts what is due and tests what is posted; returns false on a plugin error.
+     * \param progressed set when a request was posted or completed
+     */
+    bool Step(FILE* log, bool* progressed = nullptr)
     {
+        uint64_t before = m_posted + m_completed;
+        bool ok = Post(log) && TestPosted();
+        if (progressed != nullptr)
+        {
+            *progressed = m_posted + m_completed != before;
+        }
+        return ok;
+    }
+
+    /// ns until the next message is due (0: now or nothing paced), for an idle sleep.
+    uint64_t NsUntilDue() const
+    {
+        if (!m_send || m_o.intervalUs == 0 || m_posted >= m_o.messages || m_t0 == 0)
+        {
+            return 0;
+        }
+        uint64_t due = DueNs(m_posted);
+        uint64_t now = monotonicNs();
+        return due > now ? due - now : 0;
+    }
+
+  private:
+    uint64_t DueNs(uint64_t i) const
+    {
+        return m_t0 + i * m_o.intervalUs * 1000;
+    }
+
+    bool Post(FILE* log)
+    {
+        if (m_send && m_t0 == 0)
+        {
+            m_t0 = monotonicNs();
+        }
         while (m_posted < m_o.messages && m_posted - m_completed < m_o.inflight)
         {
             Slot& s = m_slots[m_posted % m_o.inflight];
             void* req = nullptr;
             if (m_send)
             {
+                uint64_t due = m_o.intervalUs ? DueNs(m_posted) : monotonicNs();
+                if (m_o.intervalUs && monotonicNs() < due)
+                {
+                    break; // open loop: not due yet
+                }
                 fillPayload(m_o.seed, m_posted, s.buf.data(), m_o.bytes);
+                if (m_o.stamp)
+                {
+                    writeStamp(s.buf.data(), Stamp{due, m_address});
+                }
                 talb_label l = expectedLabel(m_posted);
                 talb_set_tensor(l.tensor_id, l.priority);
                 if (!Plugin::Check(
@@ -330,6 +576,11 @@ class Stream
             s.req = req;
             ++m_posted;
         }
+        return true;
+    }
+
+    bool TestPosted()
+    {
         while (m_completed < m_posted)
         {
             Slot& s = m_slots[m_completed % m_o.inflight];
@@ -353,6 +604,7 @@ class Stream
         return true;
     }
 
+  public:
     bool Done() const
     {
         return m_completed == m_o.messages;
@@ -383,13 +635,23 @@ class Stream
 
     void Verify(const Slot& s, int size)
     {
+        uint64_t doneNs = monotonicNs();
         if (m_expected.size() < m_o.bytes)
         {
             m_expected.resize(m_o.bytes);
         }
         fillPayload(m_o.seed, m_completed, m_expected.data(), m_o.bytes);
-        if (size < 0 || static_cast<uint64_t>(size) != m_o.bytes ||
-            (m_o.bytes > 0 && std::memcmp(s.buf.data(), m_expected.data(), m_o.bytes) != 0))
+        // A stamped message: its first bytes are the sender's stamp, not the payload function.
+        uint64_t skip = m_flows != nullptr && m_flows->Enabled() ? kStampBytes : 0;
+        bool intact =
+            size >= 0 && static_cast<uint64_t>(size) == m_o.bytes &&
+            (m_o.bytes <= skip ||
+             std::memcmp(s.buf.data() + skip, m_expected.data() + skip, m_o.bytes - skip) == 0);
+        if (intact && skip > 0)
+        {
+            m_flows->Write(m_completed, readStamp(s.buf.data()), m_o.bytes, doneNs);
+        }
+        if (!intact)
         {
             if (m_corrupt < 5)
             {
@@ -407,6 +669,9 @@ class Stream
     bool m_send;
     const Options& m_o;
     std::vector<Slot> m_slots;
+    FlowWriter* m_flows;
+    uint32_t m_address; // stamped as the sender's
+    uint64_t m_t0 = 0;  // sender: the first message's due time
     std::vector<uint8_t> m_expected;
     uint64_t m_posted = 0;
     uint64_t m_completed = 0;
@@ -433,6 +698,13 @@ checkLabels(const RxLog& rx, uint64_t messages)
         }
     }
     return bad;
+}
+
+void
+idleSleep(uint64_t ns)
+{
+    timespec t{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
+    nanosleep(&t, nullptr);
 }
 
 bool
@@ -586,11 +858,23 @@ runRecv(const Options& o)
     }
     RxLog rx;
     talb_set_rx_hook(recordRx, &rx);
-    Stream rcv(p, recvComm, false, o);
+    FlowWriter flows;
+    talb_handle local;
+    std::memcpy(&local, handle, sizeof(local));
+    if (!o.flowsFile.empty() && !flows.Open(o, local.addr))
+    {
+        return 1;
+    }
+    Stream rcv(p, recvComm, false, o, &flows);
     bool ok = rcv.Register();
     while (ok && !rcv.Done())
     {
-        ok = rcv.Step(nullptr);
+        bool progressed = false;
+        ok = rcv.Step(nullptr, &progressed);
+        if (!progressed && o.idleSleepUs > 0)
+        {
+            idleSleep(o.idleSleepUs * 1000);
+        }
         if (expired(deadline))
         {
             std::fprintf(stderr, "talb-nccl-harness: timed out after %" PRIu64 " s\n", o.timeout);
@@ -653,7 +937,13 @@ runSend(const Options& o)
         ok = tx.Register();
         while (ok && !tx.Done())
         {
-            ok = tx.Step(log);
+            bool progressed = false;
+            ok = tx.Step(log, &progressed);
+            if (!progressed && o.idleSleepUs > 0)
+            {
+                uint64_t due = tx.NsUntilDue();
+                idleSleep(due > 0 && due < o.idleSleepUs * 1000 ? due : o.idleSleepUs * 1000);
+            }
             if (expired(deadline))
             {
                 std::fprintf(stderr,
@@ -690,6 +980,10 @@ main(int argc, char** argv)
     {
         usage(stdout);
         return 0;
+    }
+    if (o.idleSleepUs > 0)
+    {
+        prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); // sleeps of a few us, not the default 50 us
     }
     if (o.mode == "loopback")
     {

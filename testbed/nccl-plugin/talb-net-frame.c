@@ -2,6 +2,7 @@
 #include "talb-net-frame.h"
 
 #include <errno.h>
+#include <string.h>
 
 int
 talb_tx_init(struct talb_tx_frame* tx,
@@ -175,4 +176,30 @@ talb_io_strerror(int status)
     default:
         return "unknown";
     }
+}
+
+void
+talb_hello_encode(uint64_t conn_id, uint8_t out[TALB_HELLO_LEN])
+{
+    struct talb_frame f = {{0, TALB_NUM_PRIORITIES - 1, TALB_FLAG_FIRST | TALB_FLAG_LAST},
+                           TALB_HELLO_PAYLOAD};
+    talb_frame_encode(&f, out, TALB_FRAME_LEN);
+    memcpy(out + TALB_FRAME_LEN, TALB_HELLO_MAGIC, 4);
+    talb_put_be32(out + TALB_FRAME_LEN + 4, (uint32_t)(conn_id >> 32));
+    talb_put_be32(out + TALB_FRAME_LEN + 8, (uint32_t)conn_id);
+}
+
+int
+talb_hello_decode(const uint8_t in[TALB_HELLO_LEN], uint64_t* conn_id)
+{
+    struct talb_frame f;
+    if (talb_frame_decode(in, TALB_FRAME_LEN, &f) != TALB_FRAME_LEN ||
+        f.payload_len != TALB_HELLO_PAYLOAD || f.label.tensor_id != 0 ||
+        memcmp(in + TALB_FRAME_LEN, TALB_HELLO_MAGIC, 4) != 0)
+    {
+        return TALB_WIRE_BAD_TYPE;
+    }
+    *conn_id = ((uint64_t)talb_get_be32(in + TALB_FRAME_LEN + 4) << 32) |
+               talb_get_be32(in + TALB_FRAME_LEN + 8);
+    return TALB_WIRE_OK;
 }

@@ -80,6 +80,27 @@ extern "C"
 
     const char* talb_io_strerror(int status);
 
+    /*
+     * The connection handshake: the first thing a sender writes on a new connection, so that
+     * accept() can tell the peer that holds its listen handle from a stray connection (a port
+     * scan, a late peer of an earlier run, another program). It is a TaLB frame, so the agent
+     * and the capture checker see a frame stream from the first byte: header {tensor 0, priority
+     * 7, FIRST|LAST, 12 bytes}, payload "TLBH" and the handle's 64-bit connection id,
+     * big-endian.
+     */
+#define TALB_HELLO_MAGIC "TLBH"
+#define TALB_HELLO_PAYLOAD 12
+#define TALB_HELLO_LEN (TALB_FRAME_LEN + TALB_HELLO_PAYLOAD)
+
+    /* Writes the handshake for conn_id into out. */
+    void talb_hello_encode(uint64_t conn_id, uint8_t out[TALB_HELLO_LEN]);
+
+    /*
+     * Reads a handshake: TALB_WIRE_OK with *conn_id, or TALB_WIRE_BAD_TYPE when the bytes are
+     * not a talb handshake.
+     */
+    int talb_hello_decode(const uint8_t in[TALB_HELLO_LEN], uint64_t* conn_id);
+
 #ifdef __cplusplus
 }
 #endif

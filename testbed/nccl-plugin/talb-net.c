@@ -12,7 +12,9 @@
 #define _GNU_SOURCE
 #include "nccl/net_v10.h"
 #include "nccl/net_v11.h"
+#include "talb-net-device.h"
 #include "talb-net-frame.h"
+#include "talb-net-handle.h"
 #include "talb-tensor.h"
 
 #include <arpa/inet.h>
@@ -27,7 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TALB_EXPORT __attribute__((visibility("default")))
@@ -35,8 +39,9 @@
 
 /* The largest isend a frame can describe (32-bit length); advertised as maxP2pBytes. */
 #define TALB_MAX_MESSAGE (1u << 30)
-#define TALB_HANDLE_MAGIC 0x54414C42u /* "TALB" */
 #define TALB_DEFAULT_SPEED_MBPS 10000
+#define TALB_STR_(x) #x
+#define TALB_STR(x) TALB_STR_(x)
 
 /* ---- logging ------------------------------------------------------------------------------- */
 
@@ -58,7 +63,14 @@ talb_log(ncclDebugLogLevel level, int line, const char* fmt, ...)
     va_end(ap);
     if (g_logger != NULL)
     {
-        g_logger(level, NCCL_NET, __FILE__, line, "NET/talb: %s", msg);
+        /* Warnings as NCCL_ALL, like NCCL's own WARN(): NCCL_DEBUG=WARN shows them whatever
+         * NCCL_DEBUG_SUBSYS is; information as NET. */
+        g_logger(level,
+                 level == NCCL_LOG_WARN ? NCCL_ALL : NCCL_NET,
+                 __FILE__,
+                 line,
+                 "NET/talb: %s",
+                 msg);
     }
     else
     {
@@ -76,30 +88,12 @@ struct talb_device
     struct sockaddr_in addr; /* port 0 */
     char ifname[IF_NAMESIZE];
     int speed_mbps;
+    char* pci_path;      /* sysfs path of the NIC's PCI function; NULL for a virtual interface */
     ncclResult_t status; /* of the one-time resolution */
 };
 
 static struct talb_device g_dev;
 static pthread_once_t g_dev_once = PTHREAD_ONCE_INIT;
-
-static int
-read_speed_mbps(const char* ifname)
-{
-    char path[128];
-    snprintf(path, sizeof(path), "/sys/class/net/%s/speed", ifname);
-    FILE* f = fopen(path, "r");
-    int speed = -1;
-    if (f != NULL)
-    {
-        if (fscanf(f, "%d", &speed) != 1)
-        {
-            speed = -1;
-        }
-        fclose(f);
-    }
-    /* Virtual interfaces (lo, veth) report -1 or nothing. */
-    return speed > 0 ? speed : TALB_DEFAULT_SPEED_MBPS;
-}
 
 static void
 resolve_device(void)
@@ -153,10 +147,16 @@ resolve_device(void)
             snprintf(g_dev.ifname, sizeof(g_dev.ifname), "lo");
         }
     }
-    g_dev.speed_mbps = read_speed_mbps(g_dev.ifname);
+    /* Virtual interfaces (lo, veth) report no speed: assume a 10 Gb/s NIC. */
+    g_dev.speed_mbps = talb_net_speed_mbps(TALB_SYSFS_NET, g_dev.ifname, TALB_DEFAULT_SPEED_MBPS);
+    g_dev.pci_path = talb_net_pci_path(TALB_SYSFS_NET, g_dev.ifname);
     char text[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &g_dev.addr.sin_addr, text, sizeof(text));
-    TALB_INFO("device 0 is %s (%s), %d Mbps", g_dev.ifname, text, g_dev.speed_mbps);
+    TALB_INFO("device 0 is %s (%s), %d Mbps, %s",
+              g_dev.ifname,
+              text,
+              g_dev.speed_mbps,
+              g_dev.pci_path != NULL ? g_dev.pci_path : "virtual (no PCI path)");
 }
 
 static ncclResult_t
@@ -190,24 +190,26 @@ struct talb_ctx
 /* The v10 API has no context: its calls use this one. */
 static struct talb_ctx g_v10_ctx = {0, -1};
 
-/*
- * The listen handle NCCL exchanges between ranks (at most NCCL_NET_HANDLE_MAXSIZE bytes). The
- * connect stage lives in the handle too: NCCL calls connect() again with the same handle buffer
- * until a comm comes back, and the stage is only meaningful in the connecting process.
- */
-struct talb_handle
-{
-    uint32_t magic;
-    struct sockaddr_in addr;
-    int stage_fd; /* connect in progress: its socket; -1 before the first call */
-    int stage;    /* 0: not started, 1: connect() in progress */
-};
-
 _Static_assert(sizeof(struct talb_handle) <= NCCL_NET_HANDLE_MAXSIZE, "handle too large");
+
+/* Connections accepted from the socket whose handshake is not complete yet. */
+#define TALB_PENDING_MAX 16
+#define TALB_HANDSHAKE_TIMEOUT_S 10
+
+struct talb_pending
+{
+    int fd; /* -1: free slot */
+    uint32_t have;
+    uint8_t hello[TALB_HELLO_LEN];
+    struct timespec since;
+    char peer[INET_ADDRSTRLEN + 8]; /* address:port, for warnings */
+};
 
 struct talb_listen_comm
 {
     int fd;
+    uint64_t conn_id;
+    struct talb_pending pending[TALB_PENDING_MAX];
 };
 
 struct talb_comm;
@@ -431,7 +433,9 @@ talb_get_properties(int dev, ncclNetProperties_v11_t* props)
     }
     memset(props, 0, sizeof(*props));
     props->name = g_dev.ifname;
-    props->pciPath = NULL; /* a TCP endpoint, not a PCI function: NCCL places it off-PCI */
+    /* The NIC's PCI function, so that NCCL's topology places it on its NUMA node next to its
+     * GPUs; NULL for a virtual interface, which NCCL then places off-PCI. */
+    props->pciPath = g_dev.pci_path;
     props->guid = 0;
     props->ptrSupport = NCCL_PTR_HOST; /* NCCL stages GPU data through host buffers */
     props->regIsGlobal = 0;            /* a registration belongs to its comm */
@@ -449,6 +453,22 @@ talb_get_properties(int dev, ncclNetProperties_v11_t* props)
     props->maxCollBytes = TALB_MAX_MESSAGE;
     props->maxMultiRequestSize = 1; /* one request per isend/irecv */
     return ncclSuccess;
+}
+
+/* A connection id no other listen handle is likely to hold (64 random bits). */
+static uint64_t
+new_conn_id(void)
+{
+    uint64_t id = 0;
+    if (getrandom(&id, sizeof(id), GRND_NONBLOCK) != (ssize_t)sizeof(id))
+    {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        static uint64_t counter;
+        id = ((uint64_t)t.tv_nsec << 20) ^ (uint64_t)t.tv_sec ^ ((uint64_t)getpid() << 40) ^
+             __atomic_add_fetch(&counter, 0x9e3779b97f4a7c15ull, __ATOMIC_RELAXED);
+    }
+    return id;
 }
 
 static ncclResult_t
@@ -486,10 +506,16 @@ talb_listen(void* ctx, int dev, void* opaque_handle, void** listenComm)
         return ncclSystemError;
     }
     l->fd = fd;
+    l->conn_id = new_conn_id();
+    for (int i = 0; i < TALB_PENDING_MAX; ++i)
+    {
+        l->pending[i].fd = -1;
+    }
     struct talb_handle* h = (struct talb_handle*)opaque_handle;
     memset(opaque_handle, 0, NCCL_NET_HANDLE_MAXSIZE);
     h->magic = TALB_HANDLE_MAGIC;
     h->addr = a;
+    h->conn_id = l->conn_id;
     h->stage_fd = -1;
     h->stage = 0;
     *listenComm = l;
@@ -531,20 +557,50 @@ talb_connect(void* ctx,
         h->stage_fd = fd;
         h->stage = 1;
     }
-    struct pollfd p = {h->stage_fd, POLLOUT, 0};
-    if (poll(&p, 1, 0) == 0)
+    if (h->stage == 1)
     {
-        return ncclSuccess; /* still connecting: NCCL calls again */
+        struct pollfd p = {h->stage_fd, POLLOUT, 0};
+        if (poll(&p, 1, 0) == 0)
+        {
+            return ncclSuccess; /* still connecting: NCCL calls again */
+        }
+        int err = 0;
+        socklen_t len = sizeof(err);
+        if (getsockopt(h->stage_fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0)
+        {
+            TALB_WARN("connect to port %u: %s",
+                      ntohs(h->addr.sin_port),
+                      strerror(err ? err : errno));
+            close(h->stage_fd);
+            h->stage_fd = -1;
+            h->stage = 0;
+            return ncclRemoteError;
+        }
+        h->stage = 2;
+        h->hello_sent = 0;
     }
-    int err = 0;
-    socklen_t len = sizeof(err);
-    if (getsockopt(h->stage_fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0)
+    /* The handshake goes out before the comm exists: the peer's accept() waits for it. */
+    uint8_t hello[TALB_HELLO_LEN];
+    talb_hello_encode(h->conn_id, hello);
+    while (h->hello_sent < TALB_HELLO_LEN)
     {
-        TALB_WARN("connect to port %u: %s", ntohs(h->addr.sin_port), strerror(err ? err : errno));
-        close(h->stage_fd);
-        h->stage_fd = -1;
-        h->stage = 0;
-        return ncclRemoteError;
+        ssize_t w =
+            send(h->stage_fd, hello + h->hello_sent, TALB_HELLO_LEN - h->hello_sent, MSG_NOSIGNAL);
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        {
+            return ncclSuccess; /* NCCL calls again */
+        }
+        if (w <= 0)
+        {
+            TALB_WARN("connect to port %u: handshake: %s",
+                      ntohs(h->addr.sin_port),
+                      strerror(errno));
+            close(h->stage_fd);
+            h->stage_fd = -1;
+            h->stage = 0;
+            return ncclRemoteError;
+        }
+        h->hello_sent += (uint32_t)w;
     }
     struct talb_comm* c = comm_new(h->stage_fd, 1);
     if (c == NULL)
@@ -558,31 +614,140 @@ talb_connect(void* ctx,
     return ncclSuccess;
 }
 
+static double
+seconds_since(const struct timespec* t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t->tv_sec) + (now.tv_nsec - t->tv_nsec) * 1e-9;
+}
+
+static void
+pending_drop(struct talb_pending* p, const char* why)
+{
+    TALB_WARN("refused a connection from %s: %s", p->peer, why);
+    shutdown(p->fd, SHUT_RDWR);
+    close(p->fd);
+    p->fd = -1;
+}
+
+/* Takes every connection waiting on the listening socket into a free pending slot. */
+static ncclResult_t
+pending_take(struct talb_listen_comm* l)
+{
+    for (;;)
+    {
+        struct sockaddr_in from;
+        socklen_t from_len = sizeof(from);
+        int fd = accept4(l->fd, (struct sockaddr*)&from, &from_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+        {
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED)
+            {
+                return ncclSuccess; /* nobody (more) yet */
+            }
+            TALB_WARN("accept: %s", strerror(errno));
+            return ncclSystemError;
+        }
+        struct talb_pending* slot = NULL;
+        struct talb_pending* oldest = NULL;
+        for (int i = 0; i < TALB_PENDING_MAX; ++i)
+        {
+            struct talb_pending* p = &l->pending[i];
+            if (p->fd < 0)
+            {
+                slot = slot != NULL ? slot : p;
+            }
+            else if (oldest == NULL || seconds_since(&p->since) > seconds_since(&oldest->since))
+            {
+                oldest = p;
+            }
+        }
+        if (slot == NULL)
+        {
+            pending_drop(oldest, "too many connections without a handshake");
+            slot = oldest;
+        }
+        slot->fd = fd;
+        slot->have = 0;
+        clock_gettime(CLOCK_MONOTONIC, &slot->since);
+        char addr[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &from.sin_addr, addr, sizeof(addr));
+        snprintf(slot->peer, sizeof(slot->peer), "%s:%u", addr, ntohs(from.sin_port));
+    }
+}
+
+/*
+ * Accepts a connection only once it has shown the handshake of this listen handle (magic and
+ * connection id, see talb-net-frame.h). Anything else that connects -- a port scan, a stray peer
+ * of another run -- is refused with a warning, and never becomes a comm NCCL would read frames
+ * from. Non-blocking, like the rest: a NULL comm means "call again".
+ */
 static ncclResult_t
 talb_accept(void* listenComm, void** recvComm, ncclNetDeviceHandle_v11_t** recvDevComm)
 {
     (void)recvDevComm;
     *recvComm = NULL;
     struct talb_listen_comm* l = (struct talb_listen_comm*)listenComm;
-    int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0)
+    ncclResult_t rc = pending_take(l);
+    if (rc != ncclSuccess)
     {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED)
+        return rc;
+    }
+    for (int i = 0; i < TALB_PENDING_MAX; ++i)
+    {
+        struct talb_pending* p = &l->pending[i];
+        if (p->fd < 0)
         {
-            return ncclSuccess; /* nobody yet: NCCL calls again */
+            continue;
         }
-        TALB_WARN("accept: %s", strerror(errno));
-        return ncclSystemError;
+        ssize_t r = recv(p->fd, p->hello + p->have, TALB_HELLO_LEN - p->have, 0);
+        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+        {
+            pending_drop(p, r == 0 ? "closed before its handshake" : strerror(errno));
+            continue;
+        }
+        if (r < 0)
+        {
+            if (seconds_since(&p->since) > TALB_HANDSHAKE_TIMEOUT_S)
+            {
+                pending_drop(p, "no handshake within " TALB_STR(TALB_HANDSHAKE_TIMEOUT_S) " s");
+            }
+            continue;
+        }
+        p->have += (uint32_t)r;
+        if (p->have < TALB_HELLO_LEN)
+        {
+            continue;
+        }
+        uint64_t id = 0;
+        if (talb_hello_decode(p->hello, &id) != TALB_WIRE_OK)
+        {
+            pending_drop(p, "not a talb handshake");
+            continue;
+        }
+        if (id != l->conn_id)
+        {
+            char why[96];
+            snprintf(why,
+                     sizeof(why),
+                     "handshake for another listener (connection id %016llx, this one %016llx)",
+                     (unsigned long long)id,
+                     (unsigned long long)l->conn_id);
+            pending_drop(p, why);
+            continue;
+        }
+        set_nodelay(p->fd);
+        struct talb_comm* c = comm_new(p->fd, 0);
+        if (c == NULL)
+        {
+            return ncclSystemError; /* the slot keeps the connection: NCCL may call again */
+        }
+        TALB_INFO("accepted a connection from %s (fd %d)", p->peer, p->fd);
+        p->fd = -1;
+        *recvComm = c;
+        return ncclSuccess;
     }
-    set_nodelay(fd);
-    struct talb_comm* c = comm_new(fd, 0);
-    if (c == NULL)
-    {
-        close(fd);
-        return ncclSystemError;
-    }
-    *recvComm = c;
-    TALB_INFO("accepted a connection (fd %d)", fd);
     return ncclSuccess;
 }
 
@@ -779,6 +944,13 @@ talb_close_listen(void* listenComm)
     struct talb_listen_comm* l = (struct talb_listen_comm*)listenComm;
     if (l != NULL)
     {
+        for (int i = 0; i < TALB_PENDING_MAX; ++i)
+        {
+            if (l->pending[i].fd >= 0)
+            {
+                close(l->pending[i].fd);
+            }
+        }
         close(l->fd);
         free(l);
     }

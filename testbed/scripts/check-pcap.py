@@ -3,7 +3,9 @@
 
 For every TCP connection from --sender to --receiver (seen from its SYN), the script rebuilds the
 byte stream from the capture, parses the TaLB frames in it, and checks that
-  - the frames are exactly the messages of the log (tensor id, priority, bytes);
+  - the frames are exactly the messages of the log (tensor id, priority, bytes), after the NCCL
+    plugin's connection handshake (a first frame of tensor 0 whose 12-byte payload starts with
+    "TLBH"), which the log does not list;
   - every data packet carries the TaLB IPv4 option of the frame owning its first payload byte
     (tensor id, priority, FIRST/LAST flags) and the DSCP of that priority (with --dscp-only: the
     DSCP and no option); the only exemption is the agent's documented one: a packet starting
@@ -24,6 +26,7 @@ TALB_OPT_TYPE = 0x9E
 TALB_OPT_LEN = 8
 FRAME_LEN = 16
 FLAG_FIRST, FLAG_LAST = 1, 2
+HELLO_MAGIC, HELLO_PAYLOAD = b'TLBH', 12  # testbed/nccl-plugin/talb-net-frame.h
 DEFAULT_DSCP = [46, 40, 32, 24, 16, 12, 10, 8]  # model/switch/talb-wire.h talb_dscp_from_priority
 
 
@@ -146,8 +149,10 @@ class Connection:
             if len(h) < FRAME_LEN or h[:4] != b'TALB' or h[4] != 1 or h[5] > 7 or h[7] != 0:
                 raise ValueError('bad frame header at stream offset %d: %s' % (at, h.hex()))
             tensor, length = struct.unpack('!II', h[8:16])
+            hello = (at == 0 and tensor == 0 and length == HELLO_PAYLOAD and
+                     bytes(stream[FRAME_LEN:FRAME_LEN + 4]) == HELLO_MAGIC)
             frames.append({'start': at, 'len': length, 'prio': h[5], 'flags': h[6],
-                           'tensor': tensor})
+                           'tensor': tensor, 'hello': hello})
             at += FRAME_LEN + length
         if at != len(stream):
             raise ValueError('stream ends inside a frame (%d of %d bytes)' % (len(stream), at))
@@ -251,7 +256,7 @@ def main():
     with open(args.log) as fh:
         logged = sorted((int(r['tensor_id']), int(r['priority']), int(r['bytes']))
                         for r in csv.DictReader(fh))
-    got = sorted((f['tensor'], f['prio'], f['len']) for f in frames_seen)
+    got = sorted((f['tensor'], f['prio'], f['len']) for f in frames_seen if not f['hello'])
     if got != logged:
         errors.append('frames on the wire %s differ from the log %s' % (got[:5], logged[:5]))
     if not conns:
@@ -263,10 +268,11 @@ def main():
         if want is not None and want != have:
             errors.append('agent counter %s=%d, capture shows %d' % (name, want, have))
 
-    print('check-pcap: %d IPv4 packets, %d connection(s), %d frames, %d data packets: %d labelled, '
-          '%d with the option, %d exempt; %d other packets with the option'
-          % (counts['ipv4'], len(conns), len(frames_seen), counts['data'], counts['labelled'],
-             counts['with_option'], exempt, counts['other_with_option']))
+    print('check-pcap: %d IPv4 packets, %d connection(s), %d frames (%d handshakes), %d data '
+          'packets: %d labelled, %d with the option, %d exempt; %d other packets with the option'
+          % (counts['ipv4'], len(conns), len(frames_seen), sum(f['hello'] for f in frames_seen),
+             counts['data'], counts['labelled'], counts['with_option'], exempt,
+             counts['other_with_option']))
     for e in errors[:20]:
         print('check-pcap: error: %s' % e)
     if len(errors) > 20:

@@ -1,13 +1,16 @@
 #!/bin/bash
-# Stops the agents of a namespace testbed (SIGTERM: they print their final counters to their
-# logs) and deletes its namespaces. Safe to run more than once and after a failed set-up.
+# Stops the DPDK processes of a namespace testbed -- agents and switches, every <name>.pid in the
+# run directory (SIGTERM: they print their final counters to their logs) -- and deletes its
+# namespaces (talb-mid-ID, talb-hK-ID; the leaf-spine's talb-aK-ID, talb-lL-ID, talb-sS-ID).
+# Safe to run more than once and after a failed set-up. Used by talb-netns-up.sh's and
+# talb-leafspine-up.sh's testbeds alike.
 set -euo pipefail
 
 usage() {
     cat <<USAGE
 usage: $(basename "$0") --id=ID [--run-dir=DIR]
   --id=ID        the testbed's id (as given to talb-netns-up.sh)
-  --run-dir=DIR  its run directory, for the agents' pid files
+  --run-dir=DIR  its run directory, for the processes' pid files
 USAGE
 }
 
@@ -35,7 +38,7 @@ done
 [[ "$id" =~ ^[A-Za-z0-9]{1,8}$ ]] || die "--id: '$id' must be 1-8 letters or digits"
 
 if [[ -n "$run_dir" && -d "$run_dir" ]]; then
-    for pidfile in "$run_dir"/agent-*.pid; do
+    for pidfile in "$run_dir"/*.pid; do
         [[ -e "$pidfile" ]] || continue
         pid=$(cat "$pidfile")
         if kill -TERM "$pid" 2>/dev/null; then
@@ -44,7 +47,7 @@ if [[ -n "$run_dir" && -d "$run_dir" ]]; then
                 sleep 0.1
             done
             if kill -0 "$pid" 2>/dev/null; then
-                echo "$(basename "$0"): agent $pid ignored SIGTERM for 10 s: killing it" >&2
+                echo "$(basename "$0"): $(basename "$pidfile" .pid) ($pid) ignored SIGTERM for 10 s: killing it" >&2
                 kill -KILL "$pid" 2>/dev/null || true
             fi
         fi
@@ -52,7 +55,7 @@ if [[ -n "$run_dir" && -d "$run_dir" ]]; then
     done
 fi
 
-for ns in $(ip netns list | awk '{print $1}' | grep -E "^talb-(mid|h[0-9]+)-$id\$" || true); do
+for ns in $(ip netns list | awk '{print $1}' | grep -E "^talb-(mid|[hals][0-9]+)-$id\$" || true); do
     ip netns del "$ns"
 done
 echo "talb testbed $id down"

@@ -69,13 +69,8 @@ ip netns list | grep -q "^$mid\b" && die "namespace $mid exists already: pick an
 mkdir -p "$run_dir"
 
 in_mid() { ip netns exec "$mid" "$@"; }
-
-# Offloads off on every veth: with checksum offload or TSO the kernel hands af_packet
-# partial checksums and 64 KiB super-frames.
-no_offloads() {
-    ip netns exec "$1" ethtool -K "$2" tx off tso off gso off gro off >/dev/null 2>&1 ||
-        ip netns exec "$1" ethtool -K "$2" tx off tso off gso off >/dev/null
-}
+# shellcheck source=testbed/scripts/talb-netns-lib.sh
+. "$(dirname "$0")/talb-netns-lib.sh"
 
 ip netns add "$mid"
 in_mid sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
@@ -134,14 +129,7 @@ done
 # Each agent prints "talb-agent: forwarding ..." once its ports are up.
 if [[ $with_agents -eq 1 ]]; then
     for k in $(seq 1 "$hosts"); do
-        for _ in $(seq 1 300); do
-            grep -q "talb-agent: forwarding" "$run_dir/agent-$k.log" && break
-            kill -0 "$(cat "$run_dir/agent-$k.pid")" 2>/dev/null ||
-                die "agent $k exited during start-up: $(tail -5 "$run_dir/agent-$k.log")"
-            sleep 0.1
-        done
-        grep -q "talb-agent: forwarding" "$run_dir/agent-$k.log" ||
-            die "agent $k did not start within 30 s: $(tail -5 "$run_dir/agent-$k.log")"
+        wait_started "$run_dir" "agent-$k"
     done
 fi
 echo "talb testbed $id up: $hosts hosts (10.250.0.1-$hosts), run dir $run_dir"

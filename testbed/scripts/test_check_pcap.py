@@ -49,18 +49,24 @@ def write_pcap(path, frames):
 MESSAGES = [((1 << 24) | i, i % 8, 3000 + 100 * i) for i in range(4)]
 
 
-def capture(tamper=None, mss=1400):
-    """A correct capture of MESSAGES, each frame FIRST; tamper(index, kwargs) may change a packet."""
+def capture(tamper=None, mss=1400, hello=False):
+    """A correct capture of MESSAGES, each frame FIRST; tamper(index, kwargs) may change a packet.
+    With hello, the stream starts with the NCCL plugin's handshake frame (tensor 0, FIRST|LAST)."""
     stream, owners = b'', []
+    if hello:
+        owners.append((0, 0, 7, 12, 3))
+        stream += frame(0, 7, 3, b'TLBH' + struct.pack('!Q', 0x0123456789ABCDEF))
     for tensor, prio, size in MESSAGES:
-        owners.append((len(stream), tensor, prio, size))
+        owners.append((len(stream), tensor, prio, size, 1))
         stream += frame(tensor, prio, 1, bytes((tensor + j) & 0xFF for j in range(size)))
     isn = 0xFFFFF000  # the stream crosses the sequence wrap
     pkts = [packet(SENDER, RECEIVER, isn, 0x02), packet(RECEIVER, SENDER, 77, 0x12)]
     for i, off in enumerate(range(0, len(stream), mss)):
         seg = stream[off:off + mss]
-        start, tensor, prio, size = [o for o in owners if o[0] <= off][-1]
+        start, tensor, prio, size, fflags = [o for o in owners if o[0] <= off][-1]
         flags = 1 if off <= start + 16 < off + len(seg) else 0
+        if fflags & 2 and off <= start + 16 + size - 1 < off + len(seg):
+            flags |= 2
         kw = dict(option=(flags, prio, tensor), tos=DSCP[prio] << 2)
         if tamper:
             tamper(i, kw)
@@ -86,6 +92,16 @@ def test_correct_capture_passes_and_counts_match(tmp_path):
                   '--expect-untracked=0')
     assert rc == 0, out
     assert 'check-pcap: OK' in out
+
+
+def test_plugin_handshake_frame_is_not_a_message(tmp_path):
+    pkts, n = capture(hello=True)
+    rc, out = run(tmp_path, pkts, '--expect-tagged=%d' % n)
+    assert rc == 0, out
+    assert '(1 handshakes)' in out
+    # A handshake-looking frame later in the stream is a message like any other.
+    rc, out = run(tmp_path, pkts, logged=MESSAGES + [(0, 7, 12)])
+    assert rc == 1 and 'differ from the log' in out, out
 
 
 @pytest.mark.parametrize('what,tamper,message', [

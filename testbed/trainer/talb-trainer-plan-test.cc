@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <numeric>
 #include <string>
+#include <unistd.h>
 
 namespace
 {
@@ -14,7 +15,7 @@ namespace
 std::string
 WriteZoo(const std::string& rows)
 {
-    std::string path = ::testing::TempDir() + "talb-plan-zoo.csv";
+    std::string path = ::testing::TempDir() + "talb-plan-zoo-" + std::to_string(getpid()) + ".csv";
     std::ofstream(path) << "model,tensor,kind,shape,params,fwd_flops_per_sample,layer_group\n"
                         << rows;
     return path;

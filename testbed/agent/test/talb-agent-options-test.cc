@@ -44,7 +44,8 @@ TEST(TalbAgentOptions, DefaultsAndEveryOption)
                        "--dscp-only",
                        "--mtu=9000",
                        "--max-flows=100",
-                       "--stats-interval=0"},
+                       "--stats-interval=0",
+                       "--idle-sleep-us=50"},
                       &a,
                       &error))
         << error;
@@ -54,6 +55,8 @@ TEST(TalbAgentOptions, DefaultsAndEveryOption)
     EXPECT_EQ(a.tagger.mtu, 9000u);
     EXPECT_EQ(a.tagger.maxFlows, 100u);
     EXPECT_EQ(a.statsInterval, 0u);
+    EXPECT_EQ(a.idleSleepUs, 50u);
+    EXPECT_EQ(o.idleSleepUs, 0u); // busy-polls by default
 
     AgentOptions h;
     EXPECT_TRUE(Parse({"--help"}, &h, &error));
@@ -77,6 +80,8 @@ TEST(TalbAgentOptions, RejectsBadInputNamingIt)
         {{"--host-port=0", "--wire-port=1", "--mtu"}, "--mtu: needs a value"},
         {{"--host-port=0", "--wire-port=1", "--max-flows=0"}, "--max-flows"},
         {{"--host-port=0", "--wire-port=1", "--stats-interval=-1"}, "--stats-interval"},
+        {{"--host-port=0", "--wire-port=1", "--idle-sleep-us=10001"},
+         "--idle-sleep-us: '10001' is not a number in 0..10000"},
         {{"--host-port=0", "--wire-port=1", "--dscp-map=1,2,3"}, "exactly 8"},
         {{"--host-port=0", "--wire-port=1", "--dscp-map=1,2,3,4,5,6,7,8,9"}, "more than 8"},
         {{"--host-port=0", "--wire-port=1", "--dscp-map=1,2,3,4,5,6,7,64"}, "value 7 ('64')"},

@@ -36,9 +36,14 @@ typedef enum
     NCCL_LOG_TRACE = 5
 } ncclDebugLogLevel;
 
-/* Subsystem flags of the logger; the plugin only logs as NCCL_INIT and NCCL_NET. */
+/*
+ * Subsystem flags of the logger. The plugin logs information as NCCL_NET and warnings as
+ * NCCL_ALL, as NCCL's own WARN() does, so that NCCL_DEBUG=WARN shows them whatever
+ * NCCL_DEBUG_SUBSYS says (its default mask leaves NET out).
+ */
 #define NCCL_INIT 0x1
 #define NCCL_NET 0x10
+#define NCCL_ALL (~0UL)
 
 typedef void (*ncclDebugLogger_t)(ncclDebugLogLevel level,
                                   unsigned long flags,

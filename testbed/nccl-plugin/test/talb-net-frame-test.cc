@@ -262,4 +262,29 @@ TEST(TalbNetFrame, WouldBlockKeepsProgressAndTransportErrorsSurface)
     EXPECT_EQ(talb_tx_init(&tx, &bad, buf, 1), TALB_WIRE_BAD_FIELD);
 }
 
+TEST(TalbNetFrame, HandshakeIsAFrameCarryingTheConnectionId)
+{
+    uint8_t hello[TALB_HELLO_LEN];
+    talb_hello_encode(0x0123456789ABCDEFull, hello);
+    // A well-formed frame: the agent and the capture checker parse it like any other.
+    talb_frame f;
+    ASSERT_EQ(talb_frame_decode(hello, TALB_FRAME_LEN, &f), TALB_FRAME_LEN);
+    EXPECT_EQ(f.label.tensor_id, 0u);
+    EXPECT_EQ(f.label.priority, TALB_NUM_PRIORITIES - 1);
+    EXPECT_EQ(f.label.flags, TALB_FLAG_FIRST | TALB_FLAG_LAST);
+    EXPECT_EQ(f.payload_len, (uint32_t)TALB_HELLO_PAYLOAD);
+    uint64_t id = 0;
+    ASSERT_EQ(talb_hello_decode(hello, &id), TALB_WIRE_OK);
+    EXPECT_EQ(id, 0x0123456789ABCDEFull);
+    // Not a handshake: another magic, a message frame, a different payload length.
+    for (int at : {0, TALB_FRAME_LEN, 8, 15})
+    {
+        uint8_t bad[TALB_HELLO_LEN];
+        std::memcpy(bad, hello, sizeof(bad));
+        bad[at] ^= 0x40;
+        EXPECT_EQ(talb_hello_decode(bad, &id), TALB_WIRE_BAD_TYPE) << "byte " << at;
+    }
+}
+
 } // namespace
+

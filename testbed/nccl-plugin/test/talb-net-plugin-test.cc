@@ -2,14 +2,18 @@
 // v10 and v11 transfers, label switching through libtalb-tensor, and malformed or vanishing peers.
 #include "nccl/net_v10.h"
 #include "nccl/net_v11.h"
+#include "talb-net-frame.h"
+#include "talb-net-handle.h"
 #include "talb-tensor.h"
 
 #include <arpa/inet.h>
 #include <chrono>
+#include <cstdarg>
 #include <cstring>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <string>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <vector>
@@ -27,6 +31,53 @@ void
 Record(void* arg, const talb_label* label, uint32_t bytes)
 {
     static_cast<std::vector<Seen>*>(arg)->push_back({*label, bytes});
+}
+
+/// What the plugin logged through NCCL's logger: level, subsystem flags, text.
+struct Logged
+{
+    ncclDebugLogLevel level;
+    unsigned long flags;
+    std::string text;
+};
+
+std::vector<Logged> g_logged;
+
+void
+Logger(ncclDebugLogLevel level, unsigned long flags, const char*, int, const char* fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    g_logged.push_back({level, flags, text});
+}
+
+/// A raw TCP client of the listening socket in \p handle; -1 on failure.
+int
+RawConnect(const char* handle)
+{
+    talb_handle h;
+    std::memcpy(&h, handle, sizeof(h));
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&h.addr), sizeof(h.addr)) != 0)
+    {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/// The handshake a peer holding \p handle sends first.
+std::vector<uint8_t>
+Hello(const char* handle)
+{
+    talb_handle h;
+    std::memcpy(&h, handle, sizeof(h));
+    std::vector<uint8_t> hello(TALB_HELLO_LEN);
+    talb_hello_encode(h.conn_id, hello.data());
+    return hello;
 }
 
 class TalbNetPlugin : public ::testing::Test
@@ -127,17 +178,16 @@ class TalbNetPlugin : public ::testing::Test
         return out;
     }
 
-    // A raw TCP client connected to a fresh listen comm, and the plugin's recv comm for it.
+    // A raw TCP client connected to a fresh listen comm (it sends the handshake of the handle,
+    // as the plugin's connect() does), and the plugin's recv comm for it.
     void RawPeer(int* fd, void** recv, void** listen)
     {
         char handle[NCCL_NET_HANDLE_MAXSIZE];
         ASSERT_EQ(v11->listen(ctx, 0, handle, listen), ncclSuccess);
-        // The handle starts with a 4-byte magic, then the listening sockaddr_in.
-        sockaddr_in addr;
-        std::memcpy(&addr, handle + 4, sizeof(addr));
-        *fd = socket(AF_INET, SOCK_STREAM, 0);
+        *fd = RawConnect(handle);
         ASSERT_GE(*fd, 0);
-        ASSERT_EQ(connect(*fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+        std::vector<uint8_t> hello = Hello(handle);
+        ASSERT_EQ(send(*fd, hello.data(), hello.size(), 0), (ssize_t)hello.size());
         *recv = nullptr;
         auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
         while (*recv == nullptr)
@@ -198,6 +248,7 @@ TEST_F(TalbNetPlugin, PropertiesDescribeOneHostMemoryDevice)
     EXPECT_EQ(p.maxP2pBytes, size_t{1} << 30);
     EXPECT_EQ(p.maxMultiRequestSize, 1);
     EXPECT_EQ(p.netDeviceType, NCCL_NET_DEVICE_HOST);
+    EXPECT_EQ(p.pciPath, nullptr) << "the tests run on 127.0.0.1 (lo): a virtual interface";
     EXPECT_EQ(v11->getProperties(1, &p), ncclInvalidArgument);
 
     ncclNetProperties_v10_t q;
@@ -407,5 +458,93 @@ TEST_F(TalbNetPlugin, BusyCommReturnsNoRequestInsteadOfBlocking)
     v11->closeRecv(recv);
     v11->closeListen(listen);
 }
+
+// 8< stray-test
+TEST_F(TalbNetPlugin, StrayConnectionsAreRefusedWhileTheRealOneProceeds)
+{
+    ncclNetCommConfig_v11_t config{-1};
+    void* logCtx = nullptr;
+    ASSERT_EQ(v11->init(&logCtx, 43, &config, Logger, nullptr), ncclSuccess);
+    g_logged.clear();
+    char handle[NCCL_NET_HANDLE_MAXSIZE];
+    void* listen = nullptr;
+    ASSERT_EQ(v11->listen(ctx, 0, handle, &listen), ncclSuccess);
+    char other[NCCL_NET_HANDLE_MAXSIZE];
+    void* otherListen = nullptr;
+    ASSERT_EQ(v11->listen(ctx, 0, other, &otherListen), ncclSuccess);
+
+    // Three strays reach the listener before the real peer: one speaks another protocol, one
+    // holds another listener's handle, one says nothing at all.
+    int http = RawConnect(handle);
+    int wrong = RawConnect(handle);
+    int silent = RawConnect(handle);
+    ASSERT_GE(http, 0);
+    ASSERT_GE(wrong, 0);
+    ASSERT_GE(silent, 0);
+    const char get[] = "GET / HTTP/1.0\r\nHost: x\r\n\r\n";
+    ASSERT_EQ(send(http, get, TALB_HELLO_LEN, 0), (ssize_t)TALB_HELLO_LEN);
+    std::vector<uint8_t> foreign = Hello(other);
+    ASSERT_EQ(send(wrong, foreign.data(), foreign.size(), 0), (ssize_t)foreign.size());
+
+    void* send = nullptr;
+    void* recv = nullptr;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (send == nullptr || recv == nullptr)
+    {
+        if (send == nullptr)
+        {
+            ASSERT_EQ(v11->connect(ctx, 0, handle, &send, nullptr), ncclSuccess);
+        }
+        if (recv == nullptr)
+        {
+            ASSERT_EQ(v11->accept(listen, &recv, nullptr), ncclSuccess);
+        }
+        ASSERT_LT(std::chrono::steady_clock::now(), deadline);
+    }
+    // The accepted comm is the real peer's: a message goes through intact.
+    std::vector<uint8_t> msg(5000);
+    for (size_t i = 0; i < msg.size(); ++i)
+    {
+        msg[i] = static_cast<uint8_t>(i * 13);
+    }
+    EXPECT_EQ(Transfer(send, recv, msg), msg);
+    void* none = nullptr;
+    EXPECT_EQ(v11->accept(listen, &none, nullptr), ncclSuccess);
+    EXPECT_EQ(none, nullptr) << "a stray became a comm";
+
+    // The two that spoke were closed: they read end of stream (or a reset).
+    for (int fd : {http, wrong})
+    {
+        timeval tv{5, 0};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        char c;
+        EXPECT_LE(::recv(fd, &c, 1, 0), 0);
+        close(fd);
+    }
+    // Each refusal is a warning through NCCL's logger, flagged NCCL_ALL: NCCL_DEBUG=WARN shows it.
+    int notTalb = 0;
+    int otherListener = 0;
+    for (const Logged& l : g_logged)
+    {
+        if (l.level != NCCL_LOG_WARN)
+        {
+            continue;
+        }
+        EXPECT_EQ(l.flags, NCCL_ALL) << l.text;
+        EXPECT_EQ(l.text.rfind("NET/talb: refused a connection from 127.0.0.1:", 0), 0u) << l.text;
+        notTalb += l.text.find("not a talb handshake") != std::string::npos;
+        otherListener += l.text.find("handshake for another listener") != std::string::npos;
+    }
+    EXPECT_EQ(notTalb, 1);
+    EXPECT_EQ(otherListener, 1);
+    close(silent); // still pending: closed with the listen comm
+    v11->closeSend(send);
+    v11->closeRecv(recv);
+    v11->closeListen(listen);
+    v11->closeListen(otherListen);
+    v11->finalize(logCtx);
+}
+
+// >8 stray-test
 
 } // namespace

@@ -1,0 +1,134 @@
+#include "talb-rdma-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/talb-dcqcn.h"
+#include "ns3/talb-roce-header.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbRdmaHelper");
+
+NS_OBJECT_ENSURE_REGISTERED(TalbRdmaHelper);
+
+TypeId
+TalbRdmaHelper::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TalbRdmaHelper")
+            .SetParent<Object>()
+            .SetGroupName("Talb")
+            .AddConstructor<TalbRdmaHelper>()
+            .AddAttribute("Pfc",
+                          "Priority flow control on the switches (false: lossy, drop-tail)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TalbRdmaHelper::m_pfcEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnKmin",
+                          "Switch queues' RED-like marking starts above this occupancy "
+                          "(TalbPriorityQueue EcnKmin; DCQCN paper: 5 KB)",
+                          QueueSizeValue(QueueSize("5KB")),
+                          MakeQueueSizeAccessor(&TalbRdmaHelper::m_kmin),
+                          MakeQueueSizeChecker())
+            .AddAttribute("EcnKmax",
+                          "... and marks every packet above this one (DCQCN paper: 200 KB)",
+                          QueueSizeValue(QueueSize("200KB")),
+                          MakeQueueSizeAccessor(&TalbRdmaHelper::m_kmax),
+                          MakeQueueSizeChecker())
+            .AddAttribute("EcnPmax",
+                          "... with probability rising to this at EcnKmax (DCQCN paper: 1 %)",
+                          DoubleValue(0.01),
+                          MakeDoubleAccessor(&TalbRdmaHelper::m_pmax),
+                          MakeDoubleChecker<double>(0, 1));
+    return tid;
+}
+
+TalbRdmaHelper::TalbRdmaHelper()
+    : m_pfcEnabled(true),
+      m_pmax(0.01)
+{
+    m_nic.SetTypeId(TalbRdmaNic::GetTypeId());
+    m_rateControl.SetTypeId(TalbDcqcn::GetTypeId());
+    m_pfc.SetTypeId(TalbPfc::GetTypeId());
+}
+
+TalbRdmaHelper::~TalbRdmaHelper()
+{
+}
+
+void
+TalbRdmaHelper::SetNicAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_nic.Set(name, value);
+}
+
+void
+TalbRdmaHelper::SetPfcAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_pfc.Set(name, value);
+}
+
+void
+TalbRdmaHelper::DoSetRateControl(ObjectFactory factory)
+{
+    NS_ABORT_MSG_UNLESS(factory.GetTypeId().IsChildOf(TalbRdmaRateControl::GetTypeId()),
+                        "TalbRdmaHelper::SetRateControl: " << factory.GetTypeId().GetName()
+                                                           << " is not a TalbRdmaRateControl");
+    m_rateControl = factory;
+}
+
+void
+TalbRdmaHelper::SetRateControlAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_rateControl.Set(name, value);
+}
+
+uint32_t
+TalbRdmaHelper::GetPayloadMtu() const
+{
+    UintegerValue mtu;
+    m_nic.Create<TalbRdmaNic>()->GetAttribute("Mtu", mtu);
+    return static_cast<uint32_t>(mtu.Get());
+}
+
+uint32_t
+TalbRdmaHelper::GetDeviceMtu() const
+{
+    return GetPayloadMtu() + TalbRoceHeader::BASE_BYTES + TalbRoceHeader::TRAILER_BYTES;
+}
+
+void
+TalbRdmaHelper::ConfigureQueue(Ptr<TalbPriorityQueue> queue) const
+{
+    queue->SetAttribute("EcnKmin", QueueSizeValue(m_kmin));
+    queue->SetAttribute("EcnKmax", QueueSizeValue(m_kmax));
+    queue->SetAttribute("EcnPmax", DoubleValue(m_pmax));
+}
+
+Ptr<TalbRdmaNic>
+TalbRdmaHelper::InstallNic(Ptr<Node> node, Ptr<TalbPfcNetDevice> device, Ipv4Address address) const
+{
+    Ptr<TalbRdmaNic> nic = m_nic.Create<TalbRdmaNic>();
+    nic->SetRateControlFactory(m_rateControl);
+    nic->Install(node, device, address);
+    node->AggregateObject(nic);
+    return nic;
+}
+
+Ptr<TalbPfc>
+TalbRdmaHelper::CreatePfc() const
+{
+    return m_pfcEnabled ? m_pfc.Create<TalbPfc>() : nullptr;
+}
+
+bool
+TalbRdmaHelper::IsPfcEnabled() const
+{
+    return m_pfcEnabled;
+}
+
+} // namespace ns3

@@ -1,0 +1,85 @@
+#ifndef TALB_RDMA_HELPER_H
+#define TALB_RDMA_HELPER_H
+
+#include "ns3/ipv4-address.h"
+#include "ns3/node.h"
+#include "ns3/object-factory.h"
+#include "ns3/object.h"
+#include "ns3/queue-size.h"
+#include "ns3/talb-pfc-net-device.h"
+#include "ns3/talb-pfc.h"
+#include "ns3/talb-rdma-nic.h"
+
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb
+ * \brief Recipes for the RDMA parts of a fabric: host NICs, their rate control, switch PFC and
+ * the switches' ECN profile. TalbLeafSpineHelper uses one when its Transport is "rdma"
+ * (GetRdmaHelper() to configure it before Install).
+ *
+ * It stores factories and applies them; the defaults are DCQCN's (TalbDcqcn for rate control,
+ * marking from EcnKmin to EcnKmax with probability up to EcnPmax, the values of the DCQCN paper)
+ * with PFC on every priority.
+ */
+class TalbRdmaHelper : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    TalbRdmaHelper();
+    ~TalbRdmaHelper() override;
+
+    /// Set an attribute of every NIC (TalbRdmaNic).
+    void SetNicAttribute(const std::string& name, const AttributeValue& value);
+    /// Set an attribute of every switch's PFC (TalbPfc).
+    void SetPfcAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * Choose the queue pairs' rate control by TypeId name (a TalbRdmaRateControl), with
+     * attribute name/value pairs.
+     */
+    template <typename... Ts>
+    void SetRateControl(const std::string& type, Ts&&... args);
+    /// Set an attribute of the rate control.
+    void SetRateControlAttribute(const std::string& name, const AttributeValue& value);
+
+    /// \return the NICs' payload MTU (TalbRdmaNic's Mtu as configured here)
+    uint32_t GetPayloadMtu() const;
+    /// \return the device MTU an RDMA fabric needs: the payload MTU plus the RoCEv2 headers
+    uint32_t GetDeviceMtu() const;
+
+    /// Give a switch or host queue the RED-like ECN profile.
+    void ConfigureQueue(Ptr<TalbPriorityQueue> queue) const;
+    /// Create, install and aggregate a NIC on \p node's \p device with \p address.
+    Ptr<TalbRdmaNic> InstallNic(Ptr<Node> node,
+                                Ptr<TalbPfcNetDevice> device,
+                                Ipv4Address address) const;
+    /// \return a PFC accounting for one switch, or null when Pfc is false
+    Ptr<TalbPfc> CreatePfc() const;
+    /// \return the Pfc attribute
+    bool IsPfcEnabled() const;
+
+  private:
+    void DoSetRateControl(ObjectFactory factory);
+
+    bool m_pfcEnabled; //!< Pfc attribute
+    QueueSize m_kmin;  //!< EcnKmin attribute
+    QueueSize m_kmax;  //!< EcnKmax attribute
+    double m_pmax;     //!< EcnPmax attribute
+    ObjectFactory m_nic;
+    ObjectFactory m_rateControl;
+    ObjectFactory m_pfc;
+};
+
+template <typename... Ts>
+void
+TalbRdmaHelper::SetRateControl(const std::string& type, Ts&&... args)
+{
+    DoSetRateControl(ObjectFactory(type, std::forward<Ts>(args)...));
+}
+
+} // namespace ns3
+
+#endif /* TALB_RDMA_HELPER_H */

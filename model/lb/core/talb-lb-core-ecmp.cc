@@ -1,0 +1,23 @@
+#include "talb-lb-core-ecmp.h"
+
+namespace talb
+{
+namespace lb
+{
+
+void
+Ecmp::Configure(const Config& config)
+{
+    // Two switches with the same salt would map a flow to the same port index at every hop
+    // (hash polarisation); the switch id decorrelates them.
+    m_salt = config.salt ? config.salt : Mix32(config.switchId + 0x9e3779b9u);
+}
+
+uint32_t
+Ecmp::DoSelect(const PacketInfo& packet, const Candidates& candidates)
+{
+    return candidates.ports[Mix32(packet.flowHash ^ m_salt) % candidates.count];
+}
+
+} // namespace lb
+} // namespace talb

@@ -1,0 +1,68 @@
+#include "talb-lb-core-letflow.h"
+
+namespace talb
+{
+namespace lb
+{
+
+const char*
+LetFlow::Check(const Config& config)
+{
+    if (config.timeoutNs < 1)
+    {
+        return "the flowlet timeout must be at least 1 ns";
+    }
+    if (!FlowletTable::ValidSize(config.tableSize))
+    {
+        return "the flowlet table size must be a power of two in 1..2^24";
+    }
+    return nullptr;
+}
+
+bool
+LetFlow::Configure(const Config& config)
+{
+    if (Check(config))
+    {
+        return false;
+    }
+    m_timeoutNs = config.timeoutNs;
+    m_table.Resize(config.tableSize);
+    return true;
+}
+
+bool
+LetFlow::Retune(const Config& config)
+{
+    if (Check(config) || config.tableSize != m_table.Size())
+    {
+        return false;
+    }
+    m_timeoutNs = config.timeoutNs;
+    return true;
+}
+
+uint32_t
+LetFlow::DoSelect(const PacketInfo& packet, const Candidates& candidates)
+{
+    FlowletTable::Entry& e = m_table.Slot(packet.flowHash);
+    if (FlowletTable::IsActive(e, packet.flowHash, packet.nowNs, m_timeoutNs) &&
+        candidates.Contains(e.port))
+    {
+        e.lastSeenNs = packet.nowNs;
+        return e.port;
+    }
+    uint32_t port = candidates.ports[Draw(0, candidates.count - 1)];
+    if (e.valid && e.flowHash == packet.flowHash && e.port != port)
+    {
+        NotifyRerouted(packet, e.port, port);
+    }
+    e.flowHash = packet.flowHash;
+    e.port = port;
+    e.lastSeenNs = packet.nowNs;
+    e.valid = true;
+    return port;
+}
+
+} // namespace lb
+} // namespace talb

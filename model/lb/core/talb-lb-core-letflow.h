@@ -1,0 +1,47 @@
+#ifndef TALB_LB_CORE_LETFLOW_H
+#define TALB_LB_CORE_LETFLOW_H
+
+#include "talb-lb-core-flowlet-table.h"
+#include "talb-lb-core.h"
+
+namespace talb
+{
+namespace lb
+{
+
+/**
+ * LetFlow: a flow keeps its port while its packets are closer than the flowlet timeout; after a
+ * longer gap the next packet starts a new flowlet on a uniformly random candidate (one draw).
+ */
+class LetFlow : public Policy
+{
+  public:
+    struct Config
+    {
+        int64_t timeoutNs{500000}; ///< gap that starts a new flowlet, >= 1
+        uint32_t tableSize{4096};  ///< flowlet slots, a power of two
+    };
+
+    /// \return nullptr when \p config is usable, else what is wrong with it
+    static const char* Check(const Config& config);
+
+    /// Sizes the table (the only allocation). \return false when Check() fails
+    bool Configure(const Config& config);
+
+    /**
+     * Changes the flowlet timeout of a running policy, keeping its table.
+     * \return false (and no change) when \p config fails Check() or changes the table size
+     */
+    bool Retune(const Config& config);
+
+  private:
+    uint32_t DoSelect(const PacketInfo& packet, const Candidates& candidates) override;
+
+    int64_t m_timeoutNs{500000};
+    FlowletTable m_table;
+};
+
+} // namespace lb
+} // namespace talb
+
+#endif /* TALB_LB_CORE_LETFLOW_H */

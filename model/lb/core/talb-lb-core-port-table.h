@@ -1,0 +1,53 @@
+#ifndef TALB_LB_CORE_PORT_TABLE_H
+#define TALB_LB_CORE_PORT_TABLE_H
+
+#include "talb-lb-core-dre.h"
+#include "talb-lb-core.h"
+
+#include <cstdint>
+
+namespace talb
+{
+namespace lb
+{
+
+/// One port's state as a switch without ns-3 keeps it (the DPDK switch, unit tests).
+struct PortState
+{
+    uint64_t queueBytes{0}; ///< bytes waiting in the egress queue
+    uint64_t rateBps{0};    ///< line (or shaped) rate in bit/s, > 0
+    Dre dre;                ///< bytes sent on the port, decayed
+    bool up{true};          ///< link state: a down port is never a candidate
+};
+
+/// A PortView over a caller-owned array of PortState.
+class PortTable : public PortView
+{
+  public:
+    /// \param ports an array of \p count ports, indexed by port id (outlives the table)
+    PortTable(PortState* ports, uint32_t count);
+
+    uint64_t QueueBytes(uint32_t port) const override;
+    double Utilization(uint32_t port, int64_t nowNs) const override;
+
+    /// \return port \p port's state
+    PortState& operator[](uint32_t port)
+    {
+        return m_ports[port];
+    }
+
+    /// \return the number of ports
+    uint32_t Size() const
+    {
+        return m_count;
+    }
+
+  private:
+    PortState* m_ports;
+    uint32_t m_count;
+};
+
+} // namespace lb
+} // namespace talb
+
+#endif /* TALB_LB_CORE_PORT_TABLE_H */

@@ -1,0 +1,66 @@
+#ifndef TALB_CORE_LB_H
+#define TALB_CORE_LB_H
+
+#include "talb-lb-core-ns3.h"
+#include "talb-load-balancer.h"
+
+#include "ns3/talb-lb-core.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb-lb
+ * \brief A load balancer whose per-packet decision is a decision-core policy
+ * (model/lb/core, talb::lb), the code the testbed's DPDK switch runs too.
+ *
+ * The subclass owns its core policy and maps its attributes to the policy's Config; this class
+ * binds the policy to the attached switch's port table (TalbCorePortView), to the balancer's
+ * RNG stream (TalbCoreRandom: the stream and draw order a hand-written ns-3 selector would
+ * use) and to its events: a reroute becomes NotifyReroute() (Reroute trace, statistics), an
+ * eviction DoCoreEvicted(). A subclass that draws random numbers calls CreateCoreRng() in its
+ * constructor, so that the RNG object is created where an ns-3 selector creates its own.
+ */
+class TalbCoreLb : public TalbLoadBalancer, private talb::lb::Events
+{
+  public:
+    static TypeId GetTypeId();
+    TalbCoreLb();
+    ~TalbCoreLb() override;
+
+    /// \return \p ctx as the decision core sees a packet
+    static talb::lb::PacketInfo ToCore(const TalbPacketContext& ctx);
+
+  protected:
+    void DoDispose() override;
+
+    /// Creates the RNG the policy draws from (constructors of policies that draw).
+    void CreateCoreRng();
+    /// \return the RNG's variable, for AssignStreams (null when the policy draws nothing)
+    Ptr<UniformRandomVariable> GetCoreRng() const;
+
+    /// Binds \p policy to this switch's ports, the RNG and the events (InitializeParams()).
+    void BindCore(talb::lb::Policy& policy);
+
+    /// \return \p policy's choice for \p ctx among \p candidates (DoSelectPath())
+    uint32_t CoreSelect(talb::lb::Policy& policy,
+                        TalbPacketContext& ctx,
+                        const TalbCandidates& candidates);
+
+    /// \return the packet CoreSelect() is deciding for (valid during the call)
+    TalbPacketContext& CurrentPacket() const;
+
+  private:
+    void Rerouted(const talb::lb::PacketInfo& packet, uint32_t from, uint32_t to) override;
+    void Evicted(uint32_t flowHash, uint32_t tensorId) override;
+    /// A live table entry of the policy was evicted; default: nothing.
+    virtual void DoCoreEvicted(uint32_t flowHash, uint32_t tensorId);
+
+    TalbCorePortView m_view;
+    TalbCoreRandom m_random;
+    TalbPacketContext* m_current; //!< the packet being decided, for the events
+};
+
+} // namespace ns3
+
+#endif /* TALB_CORE_LB_H */

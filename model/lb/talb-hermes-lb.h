@@ -1,0 +1,109 @@
+#ifndef TALB_HERMES_LB_H
+#define TALB_HERMES_LB_H
+
+#include "talb-lb-core-ns3.h"
+#include "talb-load-balancer.h"
+
+#include "ns3/talb-lb-core-hermes.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb
+ * \brief Hermes at the leaves: comprehensive sensing (per path ECN fraction and queueing
+ * delay, failed ports) and cautious rerouting (a flow moves off a congested path only when it
+ * has sent enough, is slow, and a notably better path exists; off a failed one at once).
+ *
+ * A thin wrapper of the decision core's talb::lb::Hermes plus the sensing plumbing, CONGA's
+ * leaf-to-leaf scheme with Hermes's signals: the source leaf tags each packet to a remote leaf
+ * with its path (TalbHermesTag); every hop on the way adds the queueing delay the packet meets
+ * and flags it when that queue is at or above MarkThreshold (where the fabric's queues mark
+ * ECN); the destination leaf keeps, per source leaf and path, moving averages (gain EwmaGain)
+ * of the flag (the ECN fraction) and of the delay, and feeds one path's pair back on each
+ * packet it sends to that leaf, round-robin over the paths.
+ */
+class TalbHermesLb : public TalbLoadBalancer
+{
+  public:
+    static TypeId GetTypeId();
+    TalbHermesLb();
+    ~TalbHermesLb() override;
+
+    int64_t AssignStreams(int64_t stream) override;
+
+    /// \return how Hermes classifies port \p port towards \p dstLeaf now
+    talb::lb::Hermes::PathType Classify(uint32_t port, uint32_t dstLeaf) const;
+    /// \return what this leaf knows now of the path towards \p leaf via \p spine
+    talb::lb::RemotePath GetRemotePath(uint32_t leaf, uint32_t spine) const;
+    /// \return flow \p flowHash's rate over its last completed window (bit/s, 0: none)
+    double GetFlowRate(uint32_t flowHash) const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
+    void DoPacketIn(TalbPacketContext& ctx) override;
+    void DoPacketOut(TalbPacketContext& ctx, uint32_t port) override;
+    bool CheckConfig() override;
+    void InitializeParams() override;
+
+    talb::lb::Hermes::Config Config() const;
+
+    /// The core's reroute of the packet being decided, to the Reroute trace.
+    void CoreRerouted(uint32_t from, uint32_t to);
+
+    /// The fed-back path state as the core's remote view.
+    class Remote : public talb::lb::RemoteView
+    {
+      public:
+        explicit Remote(const TalbHermesLb* lb);
+        talb::lb::RemotePath Path(uint32_t dstLeaf, uint32_t path, int64_t nowNs) const override;
+
+      private:
+        const TalbHermesLb* m_lb;
+    };
+
+    /// Smoothed sensing of one (leaf, path).
+    struct PathState
+    {
+        double ecnFraction{0};
+        double delayNs{0};
+        Time updated;
+        bool valid{false};
+    };
+
+    /// \return the queueing delay (ns) a packet meets on \p port now
+    uint32_t QueueDelayNs(uint32_t port) const;
+    /// \return true when \p port's queue is at or above MarkThreshold
+    bool AtMark(uint32_t port) const;
+
+    uint32_t m_tableSize;     //!< TableSize attribute
+    Time m_idleTimeout;       //!< IdleTimeout attribute
+    double m_ecnThreshold;    //!< EcnThreshold attribute
+    Time m_delayLow;          //!< DelayLow attribute
+    Time m_delayHigh;         //!< DelayHigh attribute
+    double m_deltaEcn;        //!< DeltaEcn attribute
+    Time m_deltaDelay;        //!< DeltaDelay attribute
+    uint64_t m_sizeThreshold; //!< SizeThreshold attribute
+    double m_rateThreshold;   //!< RateThreshold attribute
+    Time m_rateWindow;        //!< RateWindow attribute
+    uint64_t m_markBytes;     //!< MarkThreshold attribute
+    double m_gain;            //!< EwmaGain attribute
+    Time m_agingTime;         //!< MetricAgingTime attribute
+
+    talb::lb::Hermes m_core;
+    TalbCorePortView m_view;
+    TalbCoreRandom m_random;
+    TalbCoreEvents m_events;
+    Remote m_remote;
+    std::vector<PathState> m_fromLeaf;  //!< [leaf * nSpines + path]: measured here, fed back
+    std::vector<PathState> m_toLeaf;    //!< [leaf * nSpines + path]: fed back by that leaf
+    std::vector<uint32_t> m_fbCursor;   //!< per leaf: next path to feed back
+    const TalbPacketContext* m_current; //!< the packet being decided, for the Reroute trace
+};
+
+} // namespace ns3
+
+#endif /* TALB_HERMES_LB_H */

@@ -1,0 +1,66 @@
+#include "talb-lb-core-ns3.h"
+
+namespace ns3
+{
+
+TalbCorePortView::TalbCorePortView(const std::vector<TalbPortState>* ports)
+    : m_ports(ports)
+{
+}
+
+void
+TalbCorePortView::SetPorts(const std::vector<TalbPortState>* ports)
+{
+    m_ports = ports;
+}
+
+uint64_t
+TalbCorePortView::QueueBytes(uint32_t port) const
+{
+    const TalbPortState& p = (*m_ports)[port];
+    return p.queue ? p.queue->GetNBytes() : 0;
+}
+
+double
+TalbCorePortView::Utilization(uint32_t port, int64_t nowNs) const
+{
+    const TalbPortState& p = (*m_ports)[port];
+    return p.dre.GetUtilization(NanoSeconds(nowNs), p.rate);
+}
+
+void
+TalbCoreRandom::Create()
+{
+    m_rng = CreateObject<UniformRandomVariable>();
+}
+
+void
+TalbCoreRandom::Dispose()
+{
+    m_rng = nullptr;
+}
+
+uint32_t
+TalbCoreRandom::Integer(uint32_t min, uint32_t max)
+{
+    return m_rng->GetInteger(min, max);
+}
+
+Ptr<UniformRandomVariable>
+TalbCoreRandom::GetVariable() const
+{
+    return m_rng;
+}
+
+TalbCoreEvents::TalbCoreEvents(Callback<void, uint32_t, uint32_t> rerouted)
+    : m_rerouted(rerouted)
+{
+}
+
+void
+TalbCoreEvents::Rerouted(const talb::lb::PacketInfo& /* packet */, uint32_t from, uint32_t to)
+{
+    m_rerouted(from, to);
+}
+
+} // namespace ns3

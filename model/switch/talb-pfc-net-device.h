@@ -1,0 +1,206 @@
+#ifndef TALB_PFC_NET_DEVICE_H
+#define TALB_PFC_NET_DEVICE_H
+
+#include "talb-priority-queue.h"
+#include "talb-wire.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/error-model.h"
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+
+namespace ns3
+{
+
+class TalbPfcChannel;
+
+/**
+ * \ingroup talb
+ * \brief Point-to-point Ethernet port that honours and sends priority flow control (PFC, IEEE
+ * 802.1Qbb) pause frames: the link device of RDMA fabrics, on hosts and switches alike.
+ *
+ * Why not ns-3's PointToPointNetDevice: its transmit state machine and TransmitStart are
+ * private, and once its queue's Dequeue returns nothing it only restarts on the next Send. A
+ * pause that stops one priority cannot be expressed (the queue would have to hide paused
+ * packets), and nothing restarts the device when the pause lifts. This device owns that state
+ * machine: each time the link is free it sends, in this order,
+ *  1. a pending pause frame (MAC control frames are not subject to pause),
+ *  2. the head of the highest-priority band of its TalbPriorityQueue that is not paused
+ *     (forwarded packets on a switch, ACKs and CNPs on a host),
+ *  3. a frame pulled from its pull source, if any (an RDMA NIC's queue pairs, which generate
+ *     packets on demand and skip paused priorities themselves),
+ * and it restarts itself when a pause expires or is lifted. TCP fabrics keep ns-3's
+ * PointToPointNetDevice, so their results do not change.
+ *
+ * Frames on the wire: an IPv4 packet behind a 14-byte Ethernet header (EtherType 0x0800), or a
+ * PFC frame (EtherType 0x8808, opcode 0x0101, class-enable vector, eight 16-bit pause quanta,
+ * padded to the 60-byte minimum). Transmission time counts the frame plus PhyOverhead bytes
+ * (FCS, preamble and inter-frame gap: 24 bytes on Ethernet). A pause quantum is 512 bit times at
+ * the link's rate; quanta 0 resumes the priority at once (XON).
+ *
+ * The queue holds IPv4 packets without the Ethernet header (the header is added when a frame
+ * starts), so queue occupancy counts IPv4 bytes as on TCP fabrics.
+ */
+class TalbPfcNetDevice : public NetDevice
+{
+  public:
+    static TypeId GetTypeId();
+    TalbPfcNetDevice();
+    ~TalbPfcNetDevice() override;
+
+    /// EtherType of PFC (MAC control) frames.
+    static const uint16_t ETHERTYPE_MAC_CONTROL = 0x8808;
+    /// Bytes of the Ethernet header in front of every frame.
+    static const uint32_t ETHERNET_HEADER_BYTES = 14;
+
+    /**
+     * Source of frames generated on demand (an RDMA NIC). Called when the link is free and the
+     * queue has nothing sendable.
+     * \param pausedMask bit p set: priority p is paused and must not be sent
+     * \return an IPv4 packet to send now, or null
+     */
+    typedef Callback<Ptr<Packet>, uint8_t> PullCallback;
+    /**
+     * A packet left the transmit queue for the wire (or was flushed with a failed link):
+     * the switch's PFC ingress accounting releases it.
+     * \param ifIndex this device's index on its node
+     * \param band the queue band it left
+     * \param bytes its size
+     */
+    typedef Callback<void, uint32_t, uint8_t, uint32_t> DequeueCallback;
+
+    /// Counters.
+    struct Stats
+    {
+        uint64_t txFrames{0};      //!< IPv4 frames sent (pause frames excluded)
+        uint64_t txPulled{0};      //!< ... of which pulled from the pull source
+        uint64_t rxFrames{0};      //!< IPv4 frames received and handed up
+        uint64_t rxDropped{0};     //!< frames lost by the receive error model
+        uint64_t pauseFramesTx{0}; //!< PFC frames sent
+        uint64_t pauseFramesRx{0}; //!< PFC frames received
+        uint64_t queueDrops{0};    //!< packets the transmit queue refused
+    };
+
+    void Attach(Ptr<TalbPfcChannel> channel);
+    void SetQueue(Ptr<TalbPriorityQueue> queue);
+    Ptr<TalbPriorityQueue> GetQueue() const;
+    void SetDataRate(DataRate rate);
+    DataRate GetDataRate() const;
+    void SetReceiveErrorModel(Ptr<ErrorModel> em);
+
+    void SetPullCallback(PullCallback cb);
+    void SetDequeueCallback(DequeueCallback cb);
+    /// The pull source has a frame to send: start sending if the link is idle.
+    void TriggerTransmit();
+
+    /**
+     * Ask the peer to pause priority \p priority for \p quanta pause quanta (0: resume). Sent
+     * ahead of queued frames once the current frame ends; requests made before it leaves share
+     * one frame.
+     */
+    void SendPause(uint8_t priority, uint16_t quanta);
+    /// \return bit p set while priority p is paused by the peer
+    uint8_t GetPausedMask() const;
+    /// \return the time \p quanta pause quanta last at this link's rate
+    Time PauseDuration(uint16_t quanta) const;
+
+    /// Drop every queued packet (a failed link); each one is reported to the dequeue callback.
+    void FlushQueue();
+
+    /// A frame arrives from the channel (public for the channel and for MPI receivers).
+    void Receive(Ptr<Packet> frame);
+
+    const Stats& GetStats() const;
+
+    // NetDevice
+    void SetIfIndex(const uint32_t index) override;
+    uint32_t GetIfIndex() const override;
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override;
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override;
+    bool IsBroadcast() const override;
+    Address GetBroadcast() const override;
+    bool IsMulticast() const override;
+    Address GetMulticast(Ipv4Address multicastGroup) const override;
+    Address GetMulticast(Ipv6Address addr) const override;
+    bool IsBridge() const override;
+    bool IsPointToPoint() const override;
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+    Ptr<Node> GetNode() const override;
+    void SetNode(Ptr<Node> node) override;
+    bool NeedsArp() const override;
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    void SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb) override;
+    bool SupportsSendFrom() const override;
+
+    /**
+     * TracedCallback signature for PFC frames.
+     * \param priority the priority
+     * \param quanta pause quanta (0: resume)
+     */
+    typedef void (*PauseTracedCallback)(uint8_t priority, uint16_t quanta);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// Send the next frame if the link is idle.
+    void TryTransmit();
+    void StartFrame(Ptr<Packet> frame);
+    void TransmitComplete();
+    Ptr<Packet> BuildPauseFrame();
+    void HandlePauseFrame(Ptr<Packet> frame);
+    void PauseExpired(uint8_t priority);
+
+    DataRate m_rate;        //!< DataRate attribute
+    uint16_t m_mtu;         //!< Mtu attribute
+    uint32_t m_phyOverhead; //!< PhyOverhead attribute
+    bool m_honourPause;     //!< HonourPause attribute
+    Ptr<TalbPriorityQueue> m_queue;
+    Ptr<ErrorModel> m_receiveErrorModel;
+
+    Ptr<Node> m_node;
+    Ptr<TalbPfcChannel> m_channel;
+    uint32_t m_ifIndex;
+    Mac48Address m_address;
+    NetDevice::ReceiveCallback m_rxCallback;
+    NetDevice::PromiscReceiveCallback m_promiscCallback;
+    PullCallback m_pull;
+    DequeueCallback m_dequeued;
+
+    bool m_busy;                                             //!< a frame is being transmitted
+    bool m_pulling;                                          //!< inside the pull callback
+    Ptr<Packet> m_currentFrame;                              //!< the frame on the wire
+    bool m_pausePending;                                     //!< a pause frame waits for the link
+    uint8_t m_pauseVector;                                   //!< its class-enable vector
+    std::array<uint16_t, TALB_NUM_PRIORITIES> m_pauseQuanta; //!< its quanta
+    uint8_t m_pausedMask;                                    //!< priorities paused by the peer
+    std::array<EventId, TALB_NUM_PRIORITIES> m_pauseEnd;
+    Stats m_stats;
+
+    // Traces, as PointToPointNetDevice groups them: the MAC's top and the PHY's bottom.
+    TracedCallback<Ptr<const Packet>> m_macTxTrace;
+    TracedCallback<Ptr<const Packet>> m_macTxDropTrace;
+    TracedCallback<Ptr<const Packet>> m_macRxTrace;
+    TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;
+    TracedCallback<Ptr<const Packet>> m_phyTxEndTrace;
+    TracedCallback<Ptr<const Packet>> m_phyRxDropTrace;
+    TracedCallback<uint8_t, uint16_t> m_pauseTxTrace;
+    TracedCallback<uint8_t, uint16_t> m_pauseRxTrace;
+};
+
+} // namespace ns3
+
+#endif /* TALB_PFC_NET_DEVICE_H */

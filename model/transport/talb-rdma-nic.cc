@@ -1,0 +1,451 @@
+#include "talb-rdma-nic.h"
+
+#include "talb-dcqcn.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/type-id.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbRdmaNic");
+
+NS_OBJECT_ENSURE_REGISTERED(TalbRdmaNic);
+
+namespace
+{
+constexpr uint16_t ETHERTYPE_IPV4 = 0x0800;
+constexpr uint8_t IP_PROTO_UDP = 17;
+constexpr uint8_t ECN_CE = 0x03;
+/// UDP + BTH + ICRC bytes around a data packet's payload (inside IPv4).
+constexpr uint32_t DATA_OVERHEAD = 8 + 12 + TalbRoceHeader::TRAILER_BYTES;
+
+bool
+IsPayloadMtu(uint32_t mtu)
+{
+    return mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096;
+}
+} // namespace
+
+TypeId
+TalbRdmaNic::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TalbRdmaNic")
+            .SetParent<Object>()
+            .SetGroupName("Talb")
+            .AddConstructor<TalbRdmaNic>()
+            .AddAttribute("Mtu",
+                          "Payload bytes of a full packet: an InfiniBand MTU (256, 512, 1024, "
+                          "2048 or 4096)",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&TalbRdmaNic::m_mtu),
+                          MakeUintegerChecker<uint32_t>(256, 4096))
+            .AddAttribute("AckInterval",
+                          "The responder acknowledges every this many in-order packets (and "
+                          "always a message's last)",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&TalbRdmaNic::m_ackInterval),
+                          MakeUintegerChecker<uint32_t>(1, 1u << 20))
+            .AddAttribute("CnpInterval",
+                          "At most one CNP per queue pair per this interval (DCQCN's N)",
+                          TimeValue(MicroSeconds(50)),
+                          MakeTimeAccessor(&TalbRdmaNic::m_cnpInterval),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("RetransmitTimeout",
+                          "Go-back-N from the oldest unacknowledged packet when no "
+                          "acknowledgement came for this long",
+                          TimeValue(MilliSeconds(4)),
+                          MakeTimeAccessor(&TalbRdmaNic::m_rto),
+                          MakeTimeChecker(MicroSeconds(1)))
+            .AddAttribute("WindowBytes",
+                          "Most payload bytes a queue pair has unacknowledged (0: no window, "
+                          "as DCQCN NICs)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&TalbRdmaNic::m_window),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("RateControl",
+                          "Congestion control of the queue pairs (a TalbRdmaRateControl TypeId)",
+                          TypeIdValue(TalbDcqcn::GetTypeId()),
+                          MakeTypeIdAccessor(&TalbRdmaNic::m_rateControlTid),
+                          MakeTypeIdChecker())
+            .AddAttribute("AddTag",
+                          "Attach a TalbTag (the TaLB IPv4 option) to labelled data packets",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TalbRdmaNic::m_addTag),
+                          MakeBooleanChecker())
+            .AddAttribute("SetDscp",
+                          "Set the DSCP of labelled data packets from their priority",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TalbRdmaNic::m_setDscp),
+                          MakeBooleanChecker())
+            .AddTraceSource("GoBack",
+                            "A queue pair sends again from an earlier PSN: queue pair, PSN it "
+                            "was at, PSN it goes back to, true for a timeout",
+                            MakeTraceSourceAccessor(&TalbRdmaNic::m_goBackTrace),
+                            "ns3::TalbRdmaNic::GoBackTracedCallback")
+            .AddTraceSource("CnpSent",
+                            "The responder of a queue pair sent a CNP",
+                            MakeTraceSourceAccessor(&TalbRdmaNic::m_cnpSentTrace),
+                            "ns3::TalbRdmaNic::QueuePairTracedCallback")
+            .AddTraceSource("CnpReceived",
+                            "The requester of a queue pair received a CNP",
+                            MakeTraceSourceAccessor(&TalbRdmaNic::m_cnpReceivedTrace),
+                            "ns3::TalbRdmaNic::QueuePairTracedCallback")
+            .AddTraceSource("MessageSent",
+                            "A message is fully acknowledged: queue pair, sequence, bytes",
+                            MakeTraceSourceAccessor(&TalbRdmaNic::m_messageSentTrace),
+                            "ns3::TalbRdmaNic::MessageTracedCallback")
+            .AddTraceSource("MessageReceived",
+                            "A message has arrived: queue pair, sequence, bytes",
+                            MakeTraceSourceAccessor(&TalbRdmaNic::m_messageReceivedTrace),
+                            "ns3::TalbRdmaNic::MessageTracedCallback");
+    return tid;
+}
+
+TalbRdmaNic::TalbRdmaNic()
+    : m_mtu(4096),
+      m_ackInterval(16),
+      m_cnpInterval(MicroSeconds(50)),
+      m_rto(MilliSeconds(4)),
+      m_window(0),
+      m_rateControlTid(TalbDcqcn::GetTypeId()),
+      m_addTag(true),
+      m_setDscp(true)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TalbRdmaNic::~TalbRdmaNic()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+TalbRdmaNic::DoDispose()
+{
+    m_wake.Cancel();
+    for (auto& qp : m_qps)
+    {
+        if (qp)
+        {
+            qp->Dispose();
+        }
+    }
+    m_qps.clear();
+    m_active.clear();
+    if (m_device)
+    {
+        m_device->SetPullCallback(TalbPfcNetDevice::PullCallback());
+    }
+    m_device = nullptr;
+    m_node = nullptr;
+    m_ccPrototype = nullptr;
+    Object::DoDispose();
+}
+
+void
+TalbRdmaNic::SetRateControlFactory(const ObjectFactory& factory)
+{
+    NS_ABORT_MSG_IF(m_device, "TalbRdmaNic::SetRateControlFactory after Install");
+    m_ccFactory = factory;
+}
+
+void
+TalbRdmaNic::Install(Ptr<Node> node, Ptr<TalbPfcNetDevice> device, Ipv4Address address)
+{
+    NS_LOG_FUNCTION(this << node << device << address);
+    NS_ABORT_MSG_IF(m_device, "TalbRdmaNic::Install called twice");
+    NS_ABORT_MSG_UNLESS(IsPayloadMtu(m_mtu),
+                        "TalbRdmaNic: Mtu " << m_mtu << " is not 256, 512, 1024, 2048 or 4096");
+    NS_ABORT_MSG_UNLESS(m_mtu + TalbRoceHeader::BASE_BYTES + TalbRoceHeader::TRAILER_BYTES <=
+                            device->GetMtu(),
+                        "TalbRdmaNic: payload Mtu " << m_mtu << " does not fit the device's Mtu "
+                                                    << device->GetMtu());
+    NS_ABORT_MSG_UNLESS(device->GetQueue(), "TalbRdmaNic: the device has no queue");
+    m_node = node;
+    m_device = device;
+    m_address = address;
+    m_lineRate = device->GetDataRate();
+    UintegerValue overhead;
+    device->GetAttribute("PhyOverhead", overhead);
+    m_l2Overhead = TalbPfcNetDevice::ETHERNET_HEADER_BYTES + overhead.Get();
+    m_untaggedBand = device->GetQueue()->GetUntaggedBand();
+    if (m_ccFactory.GetTypeId() == TypeId())
+    {
+        NS_ABORT_MSG_UNLESS(m_rateControlTid.IsChildOf(TalbRdmaRateControl::GetTypeId()),
+                            "TalbRdmaNic: RateControl " << m_rateControlTid.GetName()
+                                                        << " is not a TalbRdmaRateControl");
+        m_ccFactory.SetTypeId(m_rateControlTid);
+    }
+    m_ccPrototype = m_ccFactory.Create<TalbRdmaRateControl>();
+    NS_ABORT_MSG_UNLESS(m_ccPrototype,
+                        "TalbRdmaNic: the rate control factory made no rate control");
+    device->SetPullCallback(MakeCallback(&TalbRdmaNic::Pull, this));
+    node->RegisterProtocolHandler(MakeCallback(&TalbRdmaNic::Receive, this),
+                                  ETHERTYPE_IPV4,
+                                  device,
+                                  false);
+}
+
+Ptr<TalbRdmaQueuePair>
+TalbRdmaNic::CreateQueuePair()
+{
+    NS_ABORT_MSG_UNLESS(m_device, "TalbRdmaNic::CreateQueuePair before Install");
+    NS_ABORT_MSG_IF(m_qps.size() + FIRST_QPN > 0xFFFFFF,
+                    "TalbRdmaNic: queue pair numbers exhausted");
+    Ptr<TalbRdmaQueuePair> qp = CreateObject<TalbRdmaQueuePair>();
+    qp->Setup(this,
+              static_cast<uint32_t>(m_qps.size()) + FIRST_QPN,
+              m_address,
+              m_ccPrototype->Fork());
+    m_qps.push_back(qp);
+    return qp;
+}
+
+void
+TalbRdmaNic::Connect(Ptr<TalbRdmaQueuePair> a, Ptr<TalbRdmaQueuePair> b, uint32_t initialPsn)
+{
+    NS_ABORT_MSG_UNLESS(a->m_peerQpn == 0 && b->m_peerQpn == 0,
+                        "TalbRdmaNic::Connect: a queue pair is already connected");
+    NS_ABORT_MSG_IF(a->GetNic() == b->GetNic(), "TalbRdmaNic::Connect: both ends on one NIC");
+    NS_ABORT_MSG_UNLESS(a->GetPendingMessages() == 0 && b->GetPendingMessages() == 0,
+                        "TalbRdmaNic::Connect: a queue pair has posted messages");
+    a->SetPeer(b->GetLocalAddress(), b->GetQpn(), initialPsn);
+    b->SetPeer(a->GetLocalAddress(), a->GetQpn(), initialPsn);
+}
+
+std::pair<Ptr<TalbRdmaQueuePair>, Ptr<TalbRdmaQueuePair>>
+TalbRdmaNic::Connect(Ptr<TalbRdmaNic> src, Ptr<TalbRdmaNic> dst, uint32_t initialPsn)
+{
+    Ptr<TalbRdmaQueuePair> a = src->CreateQueuePair();
+    Ptr<TalbRdmaQueuePair> b = dst->CreateQueuePair();
+    Connect(a, b, initialPsn);
+    return {a, b};
+}
+
+void
+TalbRdmaNic::DestroyQueuePair(Ptr<TalbRdmaQueuePair> qp)
+{
+    NS_ABORT_MSG_UNLESS(qp->GetNic() == this, "TalbRdmaNic::DestroyQueuePair: not this NIC's");
+    uint32_t index = qp->GetQpn() - FIRST_QPN;
+    NS_ASSERT(index < m_qps.size() && m_qps[index] == qp);
+    m_active.erase(std::remove(m_active.begin(), m_active.end(), PeekPointer(qp)), m_active.end());
+    m_qps[index] = nullptr;
+    qp->Dispose();
+}
+
+Ptr<TalbRdmaQueuePair>
+TalbRdmaNic::GetQueuePair(uint32_t qpn) const
+{
+    uint32_t index = qpn - FIRST_QPN; // wraps below FIRST_QPN
+    return index < m_qps.size() ? m_qps[index] : nullptr;
+}
+
+Ipv4Address
+TalbRdmaNic::GetAddress() const
+{
+    return m_address;
+}
+
+Ptr<TalbPfcNetDevice>
+TalbRdmaNic::GetDevice() const
+{
+    return m_device;
+}
+
+Ptr<Node>
+TalbRdmaNic::GetNode() const
+{
+    return m_node;
+}
+
+uint32_t
+TalbRdmaNic::GetMtu() const
+{
+    return m_mtu;
+}
+
+const TalbRdmaNic::Stats&
+TalbRdmaNic::GetStats() const
+{
+    return m_stats;
+}
+
+void
+TalbRdmaNic::Activate(TalbRdmaQueuePair* qp)
+{
+    if (!qp->m_active)
+    {
+        qp->m_active = true;
+        m_active.push_back(qp);
+    }
+    Transmit();
+}
+
+void
+TalbRdmaNic::Transmit()
+{
+    // Re-times the wake-up too: an idle device pulls, and Pull schedules the next wake-up.
+    m_device->TriggerTransmit();
+}
+
+void
+TalbRdmaNic::Wake()
+{
+    Transmit();
+}
+
+Ptr<Packet>
+TalbRdmaNic::Pull(uint8_t pausedMask)
+{
+    Time now = Simulator::Now();
+    Time earliest = Time::Max();
+    std::size_t n = m_active.size();
+    std::size_t best = n;
+    uint8_t bestBand = TALB_NUM_PRIORITIES;
+    bool idle = false;
+    // Strict priority by the next packet's band; round-robin from m_rr within a band.
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        std::size_t i = (m_rr + k) % n;
+        TalbRdmaQueuePair* qp = m_active[i];
+        if (!qp->HasData())
+        {
+            idle = true;
+            continue;
+        }
+        if (!qp->WindowOpen())
+        {
+            continue; // an acknowledgement re-activates it
+        }
+        uint8_t band = qp->NextBand();
+        if (band >= bestBand || (pausedMask & (1u << band)))
+        {
+            continue; // the device pulls again when the pause ends
+        }
+        if (qp->NextSendTime() > now)
+        {
+            earliest = std::min(earliest, qp->NextSendTime());
+            continue;
+        }
+        best = i;
+        bestBand = band;
+    }
+    TalbRdmaQueuePair* chosen = best < n ? m_active[best] : nullptr;
+    if (idle)
+    {
+        for (auto* qp : m_active)
+        {
+            qp->m_active = qp->HasData();
+        }
+        m_active.erase(std::remove_if(m_active.begin(),
+                                      m_active.end(),
+                                      [](TalbRdmaQueuePair* qp) { return !qp->m_active; }),
+                       m_active.end());
+    }
+    if (!chosen)
+    {
+        if (earliest != Time::Max() &&
+            (!m_wake.IsRunning() || Simulator::GetDelayLeft(m_wake) > earliest - now))
+        {
+            m_wake.Cancel();
+            m_wake = Simulator::Schedule(earliest - now, &TalbRdmaNic::Wake, this);
+        }
+        return nullptr;
+    }
+    // Next round starts after the chosen queue pair.
+    auto pos = std::find(m_active.begin(), m_active.end(), chosen);
+    m_rr = static_cast<std::size_t>(pos - m_active.begin()) + 1;
+    ++m_stats.dataPacketsSent;
+    return chosen->SendNext();
+}
+
+void
+TalbRdmaNic::SendControl(TalbRdmaQueuePair* qp, TalbRoceHeader& h, uint32_t bodyBytes)
+{
+    h.SetSource(m_address);
+    h.SetDestination(qp->m_peer);
+    h.SetTos(0);
+    h.SetSourcePort(qp->m_sourcePort);
+    h.SetDestQp(qp->m_peerQpn);
+    h.SetIpPayloadBytes(static_cast<uint16_t>(h.GetSerializedSize() - 20 + bodyBytes +
+                                              TalbRoceHeader::TRAILER_BYTES));
+    Ptr<Packet> p = Create<Packet>(bodyBytes + TalbRoceHeader::TRAILER_BYTES);
+    p->AddHeader(h);
+    ++m_stats.controlPacketsSent;
+    if (!m_device->Send(p, m_device->GetBroadcast(), ETHERTYPE_IPV4))
+    {
+        ++m_stats.controlDrops;
+    }
+}
+
+void
+TalbRdmaNic::SendAck(TalbRdmaQueuePair* qp, uint8_t syndrome, uint32_t psn24, uint32_t msn)
+{
+    TalbRoceHeader h;
+    h.SetOpcode(TalbRoceHeader::OP_ACK);
+    h.SetSyndrome(syndrome);
+    h.SetPsn(psn24);
+    h.SetMsn(msn & 0xFFFFFF);
+    SendControl(qp, h, 0);
+}
+
+void
+TalbRdmaNic::SendCnp(TalbRdmaQueuePair* qp)
+{
+    TalbRoceHeader h;
+    h.SetOpcode(TalbRoceHeader::OP_CNP);
+    m_cnpSentTrace(qp);
+    SendControl(qp, h, TalbRoceHeader::CNP_PAYLOAD_BYTES);
+}
+
+void
+TalbRdmaNic::Receive(Ptr<NetDevice> /* device */,
+                     Ptr<const Packet> packet,
+                     uint16_t /* protocol */,
+                     const Address& /* from */,
+                     const Address& /* to */,
+                     NetDevice::PacketType /* packetType */)
+{
+    TalbRoceHeader h;
+    if (packet->GetSize() < TalbRoceHeader::BASE_BYTES + TalbRoceHeader::TRAILER_BYTES)
+    {
+        ++m_stats.unknownPackets;
+        return;
+    }
+    packet->PeekHeader(h);
+    Ptr<TalbRdmaQueuePair> qp = GetQueuePair(h.GetDestQp());
+    if (h.GetProtocol() != IP_PROTO_UDP || h.GetDestinationPort() != TalbRoceHeader::UDP_PORT ||
+        h.GetDestination() != m_address || !qp)
+    {
+        ++m_stats.unknownPackets;
+        return;
+    }
+    if (TalbRoceHeader::IsData(h.GetOpcode()))
+    {
+        ++m_stats.dataPacketsReceived;
+        uint32_t payload =
+            h.GetIpPayloadBytes() >= DATA_OVERHEAD ? h.GetIpPayloadBytes() - DATA_OVERHEAD : 0;
+        qp->ReceiveData(h, payload, (h.GetTos() & 0x3) == ECN_CE);
+        return;
+    }
+    ++m_stats.controlPacketsReceived;
+    if (h.GetOpcode() == TalbRoceHeader::OP_ACK)
+    {
+        qp->ReceiveAck(h);
+    }
+    else if (h.GetOpcode() == TalbRoceHeader::OP_CNP)
+    {
+        qp->ReceiveCnp();
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,546 @@
+#include "talb-rdma-queue-pair.h"
+
+#include "talb-rdma-nic.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/talb-tag.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbRdmaQueuePair");
+
+NS_OBJECT_ENSURE_REGISTERED(TalbRdmaQueuePair);
+
+namespace
+{
+constexpr uint32_t PSN_BITS = 24;
+constexpr uint32_t PSN_MASK = (1u << PSN_BITS) - 1;
+constexpr uint8_t ECN_ECT0 = 0x02;
+constexpr uint8_t ECN_CE = 0x03;
+/// UDP + BTH + ICRC bytes around a data packet's payload (inside IPv4).
+constexpr uint32_t DATA_OVERHEAD = 8 + 12 + TalbRoceHeader::TRAILER_BYTES;
+} // namespace
+
+TypeId
+TalbRdmaQueuePair::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::TalbRdmaQueuePair").SetParent<Object>().SetGroupName("Talb");
+    return tid;
+}
+
+TalbRdmaQueuePair::TalbRdmaQueuePair()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TalbRdmaQueuePair::~TalbRdmaQueuePair()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+TalbRdmaQueuePair::DoDispose()
+{
+    m_timer.Cancel();
+    if (m_cc)
+    {
+        m_cc->Stop();
+    }
+    m_cc = nullptr;
+    m_nic = nullptr;
+    m_messages.clear();
+    m_sendComplete = SendCompleteCallback();
+    m_receive = ReceiveCallback();
+    Object::DoDispose();
+}
+
+void
+TalbRdmaQueuePair::Setup(TalbRdmaNic* nic,
+                         uint32_t qpn,
+                         Ipv4Address local,
+                         Ptr<TalbRdmaRateControl> cc)
+{
+    m_nic = nic;
+    m_qpn = qpn;
+    m_local = local;
+    m_cc = cc;
+    m_cc->Start(nic->m_lineRate, MakeCallback(&TalbRdmaQueuePair::RateChanged, this));
+}
+
+void
+TalbRdmaQueuePair::SetPeer(Ipv4Address peer, uint32_t peerQpn, uint32_t initialPsn)
+{
+    m_peer = peer;
+    m_peerQpn = peerQpn;
+    initialPsn &= PSN_MASK;
+    m_postPsn = m_sndNxt = m_sndUna = m_maxSent = initialPsn;
+    m_ePsn = initialPsn;
+    // Real NICs derive the RoCEv2 UDP source port from the connection for ECMP entropy.
+    uint32_t h = (m_local.Get() * 0x9E3779B1u) ^ (peer.Get() * 0x85EBCA77u) ^
+                 (m_qpn * 0xC2B2AE3Du) ^ (peerQpn * 0x27D4EB2Fu);
+    h ^= h >> 15;
+    m_sourcePort = static_cast<uint16_t>(0xC000 | (h & 0x3FFF));
+}
+
+uint64_t
+TalbRdmaQueuePair::PostSend(uint64_t bytes, std::vector<TalbRdmaLabelRun> runs)
+{
+    NS_LOG_FUNCTION(this << bytes << runs.size());
+    NS_ABORT_MSG_UNLESS(m_nic && m_peerQpn != 0,
+                        "TalbRdmaQueuePair::PostSend on a queue pair that is not connected");
+    Message m;
+    m.seq = m_nextSeq++;
+    m.bytes = bytes;
+    m.firstPsn = m_postPsn;
+    uint32_t mtu = m_nic->GetMtu();
+    m.packets = std::max<uint64_t>(1, (bytes + mtu - 1) / mtu);
+    m_postPsn += m.packets;
+    if (runs.empty())
+    {
+        runs.push_back(TalbRdmaLabelRun{bytes, false, {0, TALB_NUM_PRIORITIES - 1, 0}});
+    }
+    m.runStart.reserve(runs.size() + 1);
+    uint64_t offset = 0;
+    for (const auto& r : runs)
+    {
+        NS_ABORT_MSG_UNLESS(!r.labelled || talb_label_valid(&r.label),
+                            "TalbRdmaQueuePair::PostSend: invalid label");
+        m.runStart.push_back(offset);
+        offset += r.bytes;
+    }
+    m.runStart.push_back(offset);
+    NS_ABORT_MSG_UNLESS(offset == bytes,
+                        "TalbRdmaQueuePair::PostSend: runs cover " << offset << " of " << bytes
+                                                                   << " bytes");
+    m.runs = std::move(runs);
+    m_messages.push_back(std::move(m));
+    ++m_stats.messagesPosted;
+    m_nic->Activate(this);
+    return m_nextSeq - 1;
+}
+
+void
+TalbRdmaQueuePair::SetSendCompleteCallback(SendCompleteCallback cb)
+{
+    m_sendComplete = cb;
+}
+
+void
+TalbRdmaQueuePair::SetReceiveCallback(ReceiveCallback cb)
+{
+    m_receive = cb;
+}
+
+uint32_t
+TalbRdmaQueuePair::GetQpn() const
+{
+    return m_qpn;
+}
+
+uint32_t
+TalbRdmaQueuePair::GetPeerQpn() const
+{
+    return m_peerQpn;
+}
+
+Ipv4Address
+TalbRdmaQueuePair::GetLocalAddress() const
+{
+    return m_local;
+}
+
+Ipv4Address
+TalbRdmaQueuePair::GetPeerAddress() const
+{
+    return m_peer;
+}
+
+uint16_t
+TalbRdmaQueuePair::GetSourcePort() const
+{
+    return m_sourcePort;
+}
+
+Ptr<TalbRdmaNic>
+TalbRdmaQueuePair::GetNic() const
+{
+    return m_nic;
+}
+
+Ptr<TalbRdmaRateControl>
+TalbRdmaQueuePair::GetRateControl() const
+{
+    return m_cc;
+}
+
+DataRate
+TalbRdmaQueuePair::GetRate() const
+{
+    return m_cc ? m_cc->GetRate() : DataRate(0);
+}
+
+std::size_t
+TalbRdmaQueuePair::GetPendingMessages() const
+{
+    return m_messages.size();
+}
+
+const TalbRdmaQueuePair::Stats&
+TalbRdmaQueuePair::GetStats() const
+{
+    return m_stats;
+}
+
+bool
+TalbRdmaQueuePair::HasData() const
+{
+    return m_sndNxt < m_postPsn;
+}
+
+bool
+TalbRdmaQueuePair::WindowOpen() const
+{
+    uint64_t window = m_nic->m_window;
+    return window == 0 || (m_sndNxt - m_sndUna) * m_nic->GetMtu() < window;
+}
+
+Time
+TalbRdmaQueuePair::NextSendTime() const
+{
+    return m_nextSend;
+}
+
+std::size_t
+TalbRdmaQueuePair::MessageOf(uint64_t psn) const
+{
+    // The last message whose first PSN is at most psn.
+    auto it = std::upper_bound(m_messages.begin(),
+                               m_messages.end(),
+                               psn,
+                               [](uint64_t p, const Message& m) { return p < m.firstPsn; });
+    NS_ASSERT(it != m_messages.begin());
+    return static_cast<std::size_t>(it - m_messages.begin()) - 1;
+}
+
+uint8_t
+TalbRdmaQueuePair::NextBand() const
+{
+    const Message& m = m_messages[m_cursor];
+    const TalbRdmaLabelRun& run = m.runs[m_runCursor];
+    return run.labelled && (m_nic->m_addTag || m_nic->m_setDscp) ? run.label.priority
+                                                                 : m_nic->m_untaggedBand;
+}
+
+Ptr<Packet>
+TalbRdmaQueuePair::SendNext()
+{
+    NS_ASSERT(HasData());
+    const Message& m = m_messages[m_cursor];
+    uint32_t mtu = m_nic->GetMtu();
+    uint64_t index = m_sndNxt - m.firstPsn;
+    uint64_t offset = index * mtu;
+    auto payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, m.bytes - offset));
+    const TalbRdmaLabelRun& run = m.runs[m_runCursor];
+
+    TalbRoceHeader h;
+    h.SetSource(m_local);
+    h.SetDestination(m_peer);
+    h.SetIdentification(m_ipId++);
+    h.SetIpPayloadBytes(static_cast<uint16_t>(DATA_OVERHEAD + payload));
+    h.SetSourcePort(m_sourcePort);
+    h.SetDestQp(m_peerQpn);
+    h.SetPsn(m_sndNxt & PSN_MASK);
+    bool first = index == 0;
+    bool last = index + 1 == m.packets;
+    h.SetOpcode(first && last ? TalbRoceHeader::OP_SEND_ONLY
+                : first       ? TalbRoceHeader::OP_SEND_FIRST
+                : last        ? TalbRoceHeader::OP_SEND_LAST
+                              : TalbRoceHeader::OP_SEND_MIDDLE);
+    h.SetAckRequest(last);
+    uint8_t dscp = 0;
+    Ptr<Packet> p = Create<Packet>(payload + TalbRoceHeader::TRAILER_BYTES);
+    if (run.labelled)
+    {
+        struct talb_label label = run.label;
+        label.flags = 0;
+        if ((run.label.flags & TALB_FLAG_FIRST) && offset == m.runStart[m_runCursor])
+        {
+            label.flags |= TALB_FLAG_FIRST;
+        }
+        if ((run.label.flags & TALB_FLAG_LAST) && m.runStart[m_runCursor + 1] <= offset + payload)
+        {
+            label.flags |= TALB_FLAG_LAST;
+        }
+        if (m_nic->m_addTag)
+        {
+            p->AddPacketTag(TalbTag(label.tensor_id, label.priority, label.flags));
+        }
+        if (m_nic->m_setDscp)
+        {
+            dscp = talb_dscp_from_priority(label.priority);
+        }
+    }
+    h.SetTos(static_cast<uint8_t>(dscp << 2) | ECN_ECT0);
+    p->AddHeader(h);
+
+    ++m_stats.packetsSent;
+    m_stats.bytesSent += payload;
+    if (m_sndNxt < m_maxSent)
+    {
+        ++m_stats.retransmittedPackets;
+        m_stats.retransmittedBytes += payload;
+    }
+    else
+    {
+        ++m_stats.newPackets;
+    }
+    NS_ASSERT(m_stats.packetsSent == m_stats.newPackets + m_stats.retransmittedPackets);
+    ++m_sndNxt;
+    m_maxSent = std::max(m_maxSent, m_sndNxt);
+
+    // Advance the cursors to the next packet's message and run (past the end when idle).
+    if (last)
+    {
+        ++m_cursor;
+        m_runCursor = 0;
+    }
+    else
+    {
+        uint64_t next = offset + payload;
+        while (m.runStart[m_runCursor + 1] <= next && m_runCursor + 2 < m.runStart.size())
+        {
+            ++m_runCursor;
+        }
+    }
+
+    m_lastSend = Simulator::Now();
+    m_lastWireBytes = p->GetSize() + m_nic->m_l2Overhead;
+    UpdateNextSend();
+    m_cc->PacketSent(p->GetSize());
+    if (!m_timer.IsRunning())
+    {
+        m_timer = Simulator::Schedule(m_nic->m_rto, &TalbRdmaQueuePair::Timeout, this);
+    }
+    return p;
+}
+
+void
+TalbRdmaQueuePair::UpdateNextSend()
+{
+    DataRate rate = m_cc->GetRate();
+    // At line rate the port itself is the pace: no gap, and no rounding that could add one.
+    m_nextSend = rate.GetBitRate() >= m_nic->m_lineRate.GetBitRate()
+                     ? m_lastSend
+                     : m_lastSend + rate.CalculateBytesTxTime(m_lastWireBytes);
+}
+
+void
+TalbRdmaQueuePair::RateChanged(DataRate /* rate */)
+{
+    UpdateNextSend();
+    if (HasData())
+    {
+        m_nic->Activate(this); // re-times the NIC's wake-up
+    }
+}
+
+void
+TalbRdmaQueuePair::SetCursor(uint64_t psn)
+{
+    if (psn >= m_postPsn)
+    {
+        m_cursor = m_messages.size();
+        m_runCursor = 0;
+        return;
+    }
+    m_cursor = MessageOf(psn);
+    const Message& m = m_messages[m_cursor];
+    uint64_t offset = (psn - m.firstPsn) * m_nic->GetMtu();
+    m_runCursor = static_cast<std::size_t>(
+        std::upper_bound(m.runStart.begin(), m.runStart.end() - 1, offset) - m.runStart.begin() -
+        1);
+}
+
+uint64_t
+TalbRdmaQueuePair::ExpandPsn(uint32_t psn24, uint64_t reference)
+{
+    auto diff =
+        static_cast<int32_t>((psn24 - uint32_t(reference)) << (32 - PSN_BITS)) >> (32 - PSN_BITS);
+    return static_cast<uint64_t>(static_cast<int64_t>(reference) + diff);
+}
+
+void
+TalbRdmaQueuePair::GoBack(uint64_t psn, bool timeout)
+{
+    NS_ASSERT(psn >= m_sndUna);
+    if (psn >= m_sndNxt)
+    {
+        return;
+    }
+    NS_LOG_LOGIC("qp " << m_qpn << " goes back from " << m_sndNxt << " to " << psn
+                       << (timeout ? " (timeout)" : " (nak)"));
+    m_nic->m_goBackTrace(this, m_sndNxt, psn, timeout);
+    m_sndNxt = psn;
+    SetCursor(psn);
+    m_nic->Activate(this);
+}
+
+void
+TalbRdmaQueuePair::RestartTimer()
+{
+    m_timer.Cancel();
+    if (m_sndUna < m_maxSent)
+    {
+        m_timer = Simulator::Schedule(m_nic->m_rto, &TalbRdmaQueuePair::Timeout, this);
+    }
+}
+
+void
+TalbRdmaQueuePair::Timeout()
+{
+    if (m_sndUna >= m_maxSent)
+    {
+        return;
+    }
+    ++m_stats.timeouts;
+    GoBack(m_sndUna, true);
+}
+
+void
+TalbRdmaQueuePair::ReceiveAck(const TalbRoceHeader& h)
+{
+    bool nak = h.GetSyndrome() != TalbRoceHeader::SYNDROME_ACK;
+    nak ? ++m_stats.naksReceived : ++m_stats.acksReceived;
+    uint64_t psn = ExpandPsn(h.GetPsn(), m_sndUna);
+    uint64_t una = nak ? psn : psn + 1;
+    if (una > m_maxSent || una < m_sndUna)
+    {
+        return; // stale or not ours
+    }
+    uint64_t newly = 0;
+    if (una > m_sndUna)
+    {
+        newly = (una - m_sndUna) * m_nic->GetMtu();
+        m_sndUna = una;
+        // A retransmission may be behind what the responder already has.
+        if (m_sndNxt < m_sndUna)
+        {
+            m_sndNxt = m_sndUna;
+            SetCursor(m_sndNxt);
+        }
+        RestartTimer();
+    }
+    // Complete the messages whose last packet is acknowledged.
+    while (!m_messages.empty() &&
+           m_messages.front().firstPsn + m_messages.front().packets <= m_sndUna)
+    {
+        uint64_t seq = m_messages.front().seq;
+        uint64_t bytes = m_messages.front().bytes;
+        m_messages.pop_front();
+        NS_ASSERT(m_cursor > 0); // m_sndNxt is past the completed message
+        --m_cursor;
+        ++m_stats.messagesCompleted;
+        m_nic->m_messageSentTrace(this, seq, bytes);
+        if (!m_sendComplete.IsNull())
+        {
+            m_sendComplete(this, seq);
+        }
+    }
+    m_cc->AckReceived(newly, Time());
+    if (nak)
+    {
+        GoBack(una, false);
+    }
+    else if (newly > 0 && HasData())
+    {
+        m_nic->Activate(this); // the window may have opened
+    }
+}
+
+void
+TalbRdmaQueuePair::ReceiveCnp()
+{
+    ++m_stats.cnpsReceived;
+    m_nic->m_cnpReceivedTrace(this);
+    m_cc->CnpReceived();
+}
+
+void
+TalbRdmaQueuePair::ReceiveData(const TalbRoceHeader& h, uint32_t payload, bool ce)
+{
+    ++m_stats.packetsReceived;
+    Time now = Simulator::Now();
+    if (ce)
+    {
+        ++m_stats.ceReceived;
+        if (!m_cnpSent || now - m_lastCnp >= m_nic->m_cnpInterval)
+        {
+            m_cnpSent = true;
+            m_lastCnp = now;
+            ++m_stats.cnpsSent;
+            m_nic->SendCnp(this);
+        }
+    }
+    uint64_t psn = ExpandPsn(h.GetPsn(), m_ePsn);
+    if (psn == m_ePsn)
+    {
+        ++m_stats.packetsAccepted;
+        m_stats.bytesReceived += payload;
+        ++m_ePsn;
+        m_rxBytes += payload;
+        m_nakSent = false;
+        m_dupAcked = false;
+        bool last = h.GetOpcode() == TalbRoceHeader::OP_SEND_LAST ||
+                    h.GetOpcode() == TalbRoceHeader::OP_SEND_ONLY;
+        if (last)
+        {
+            uint64_t seq = m_rxSeq++;
+            uint64_t bytes = m_rxBytes;
+            m_rxBytes = 0;
+            ++m_stats.messagesReceived;
+            m_unacked = 0;
+            ++m_stats.acksSent;
+            m_nic->SendAck(this, TalbRoceHeader::SYNDROME_ACK, (m_ePsn - 1) & PSN_MASK, m_rxSeq);
+            m_nic->m_messageReceivedTrace(this, seq, bytes);
+            if (!m_receive.IsNull())
+            {
+                m_receive(this, seq, bytes);
+            }
+        }
+        else if (++m_unacked >= m_nic->m_ackInterval)
+        {
+            m_unacked = 0;
+            ++m_stats.acksSent;
+            m_nic->SendAck(this, TalbRoceHeader::SYNDROME_ACK, (m_ePsn - 1) & PSN_MASK, m_rxSeq);
+        }
+    }
+    else if (psn > m_ePsn)
+    {
+        ++m_stats.packetsOutOfOrder;
+        if (!m_nakSent)
+        {
+            m_nakSent = true;
+            ++m_stats.naksSent;
+            m_nic->SendAck(this, TalbRoceHeader::SYNDROME_NAK_SEQ, m_ePsn & PSN_MASK, m_rxSeq);
+        }
+    }
+    else
+    {
+        ++m_stats.packetsDuplicate;
+        if (!m_dupAcked)
+        {
+            m_dupAcked = true;
+            ++m_stats.acksSent;
+            m_nic->SendAck(this, TalbRoceHeader::SYNDROME_ACK, (m_ePsn - 1) & PSN_MASK, m_rxSeq);
+        }
+    }
+    NS_ASSERT(m_stats.packetsReceived ==
+              m_stats.packetsAccepted + m_stats.packetsOutOfOrder + m_stats.packetsDuplicate);
+}
+
+} // namespace ns3

@@ -1,0 +1,139 @@
+#include "talb-rdma-rate-control.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/trace-source-accessor.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbRdmaRateControl");
+
+NS_OBJECT_ENSURE_REGISTERED(TalbRdmaRateControl);
+
+TypeId
+TalbRdmaRateControl::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::TalbRdmaRateControl")
+                            .SetParent<Object>()
+                            .SetGroupName("Talb")
+                            .AddAttribute("MinRate",
+                                          "Lowest rate a queue pair is throttled to",
+                                          DataRateValue(DataRate("100Mbps")),
+                                          MakeDataRateAccessor(&TalbRdmaRateControl::m_minRate),
+                                          MakeDataRateChecker())
+                            .AddTraceSource("Rate",
+                                            "The queue pair's sending rate",
+                                            MakeTraceSourceAccessor(&TalbRdmaRateControl::m_rate),
+                                            "ns3::TracedValueCallback::DataRate");
+    return tid;
+}
+
+TalbRdmaRateControl::TalbRdmaRateControl()
+    : m_minRate(DataRate("100Mbps"))
+{
+}
+
+TalbRdmaRateControl::~TalbRdmaRateControl()
+{
+}
+
+void
+TalbRdmaRateControl::DoDispose()
+{
+    Stop();
+    Object::DoDispose();
+}
+
+Ptr<TalbRdmaRateControl>
+TalbRdmaRateControl::Fork() const
+{
+    Ptr<TalbRdmaRateControl> copy = DoFork();
+    NS_ABORT_MSG_UNLESS(copy && copy->GetInstanceTypeId() == GetInstanceTypeId(),
+                        "TalbRdmaRateControl::Fork: " << GetInstanceTypeId().GetName()
+                                                      << " forked another type");
+    return copy;
+}
+
+void
+TalbRdmaRateControl::Start(DataRate lineRate, RateChangedCallback changed)
+{
+    NS_ABORT_MSG_IF(m_running, "TalbRdmaRateControl::Start called twice");
+    NS_ABORT_MSG_UNLESS(lineRate.GetBitRate() > 0, "TalbRdmaRateControl: zero line rate");
+    m_lineRate = lineRate;
+    m_minRate = std::min(m_minRate, lineRate);
+    m_rate = lineRate;
+    m_changed = changed;
+    m_running = true;
+    DoStart();
+}
+
+void
+TalbRdmaRateControl::Stop()
+{
+    if (m_running)
+    {
+        m_running = false;
+        DoStop();
+    }
+    m_changed = RateChangedCallback();
+}
+
+void
+TalbRdmaRateControl::CnpReceived()
+{
+    if (m_running)
+    {
+        DoCnpReceived();
+    }
+}
+
+void
+TalbRdmaRateControl::PacketSent(uint32_t bytes)
+{
+    if (m_running)
+    {
+        DoPacketSent(bytes);
+    }
+}
+
+void
+TalbRdmaRateControl::AckReceived(uint64_t newlyAcked, Time rtt)
+{
+    if (m_running)
+    {
+        DoAckReceived(newlyAcked, rtt);
+    }
+}
+
+DataRate
+TalbRdmaRateControl::GetRate() const
+{
+    return m_rate;
+}
+
+DataRate
+TalbRdmaRateControl::GetLineRate() const
+{
+    return m_lineRate;
+}
+
+void
+TalbRdmaRateControl::SetRate(DataRate rate)
+{
+    DataRate clamped(
+        std::clamp(rate.GetBitRate(), m_minRate.GetBitRate(), m_lineRate.GetBitRate()));
+    if (clamped == m_rate.Get())
+    {
+        return;
+    }
+    m_rate = clamped;
+    if (!m_changed.IsNull())
+    {
+        m_changed(clamped);
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,99 @@
+#ifndef TALB_RDMA_RATE_CONTROL_H
+#define TALB_RDMA_RATE_CONTROL_H
+
+#include "ns3/callback.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-value.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb
+ * \brief Congestion control of one RDMA queue pair: the sending rate a NIC paces it at.
+ *
+ * The split of ns-3's TCP: the queue pair (TalbRdmaQueuePair) owns the connection state, this
+ * small class owns the rate. The NIC forks one instance per queue pair from a prototype chosen by
+ * TypeId (TalbRdmaNic's RateControl attribute) and calls the public entry points on the events
+ * a rate control may react to; subclasses implement the private Do* hooks they need. DCQCN
+ * (TalbDcqcn) reacts to congestion notification packets; a delay- or INT-based scheme (TIMELY,
+ * HPCC) would react to acknowledgements.
+ *
+ * The base keeps the rate within [MinRate, line rate] whatever a subclass sets, and reports every
+ * change to the queue pair (which re-times its next packet) and to the Rate trace.
+ */
+class TalbRdmaRateControl : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    TalbRdmaRateControl();
+    ~TalbRdmaRateControl() override;
+
+    /// Called with the new rate whenever it changes.
+    typedef Callback<void, DataRate> RateChangedCallback;
+
+    /**
+     * Start controlling a queue pair on a port of rate \p lineRate: the rate starts there.
+     * \param changed told of every later change
+     */
+    void Start(DataRate lineRate, RateChangedCallback changed);
+    /// Stop (the queue pair is gone): cancel timers, report nothing more.
+    void Stop();
+
+    /// A congestion notification packet (CNP) arrived for the queue pair.
+    void CnpReceived();
+    /// The queue pair sent a packet of \p bytes (wire bytes).
+    void PacketSent(uint32_t bytes);
+    /**
+     * An acknowledgement arrived.
+     * \param newlyAcked bytes it acknowledged for the first time
+     * \param rtt time since the acknowledged packet was sent (zero when unknown)
+     */
+    void AckReceived(uint64_t newlyAcked, Time rtt);
+
+    DataRate GetRate() const;
+    DataRate GetLineRate() const;
+
+    /// \return a fresh instance with this one's attributes, for another queue pair
+    Ptr<TalbRdmaRateControl> Fork() const;
+
+  protected:
+    /// Set the rate (clamped to [MinRate, line rate]); reports a change.
+    void SetRate(DataRate rate);
+    void DoDispose() override;
+
+  private:
+    virtual Ptr<TalbRdmaRateControl> DoFork() const = 0;
+
+    virtual void DoStart()
+    {
+    }
+
+    virtual void DoStop()
+    {
+    }
+
+    virtual void DoCnpReceived()
+    {
+    }
+
+    virtual void DoPacketSent(uint32_t /* bytes */)
+    {
+    }
+
+    virtual void DoAckReceived(uint64_t /* newlyAcked */, Time /* rtt */)
+    {
+    }
+
+    DataRate m_minRate; //!< MinRate attribute
+    DataRate m_lineRate;
+    TracedValue<DataRate> m_rate;
+    RateChangedCallback m_changed;
+    bool m_running{false};
+};
+
+} // namespace ns3
+
+#endif /* TALB_RDMA_RATE_CONTROL_H */

@@ -1,0 +1,49 @@
+#include "talb-rdma-transport.h"
+
+#include "talb-rdma-message-channel.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbRdmaTransport");
+NS_OBJECT_ENSURE_REGISTERED(TalbRdmaTransport);
+TALB_REGISTER_PLUGIN(TalbTransport, TalbRdmaTransport, "rdma");
+
+TypeId
+TalbRdmaTransport::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::TalbRdmaTransport")
+                            .SetParent<TalbTransport>()
+                            .SetGroupName("Talb")
+                            .AddConstructor<TalbRdmaTransport>();
+    return tid;
+}
+
+TalbRdmaTransport::TalbRdmaTransport()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TalbRdmaTransport::~TalbRdmaTransport()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+Ptr<TalbMessageChannel>
+TalbRdmaTransport::DoConnect(Ptr<Node> from, Ptr<Node> to)
+{
+    Ptr<TalbRdmaNic> src = from->GetObject<TalbRdmaNic>();
+    Ptr<TalbRdmaNic> dst = to->GetObject<TalbRdmaNic>();
+    NS_ABORT_MSG_UNLESS(src && dst,
+                        "TalbRdmaTransport: node " << (src ? to : from)->GetId()
+                                                   << " has no TalbRdmaNic (build the fabric "
+                                                      "with Transport rdma)");
+    Ptr<TalbRdmaMessageChannel> channel = CreateObject<TalbRdmaMessageChannel>();
+    channel->Open(src, dst);
+    return channel;
+}
+
+} // namespace ns3

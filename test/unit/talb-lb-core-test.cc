@@ -1,0 +1,889 @@
+// The load-balancing decision core (model/lb/core) on its own, without ns-3: each policy's
+// defining behaviour on plain port tables. The ns-3 suite talb-lb-core checks that the core and
+// the ns-3 selectors decide identically.
+#include "ns3/talb-lb-core-dre.h"
+#include "ns3/talb-lb-core-drill.h"
+#include "ns3/talb-lb-core-ecmp.h"
+#include "ns3/talb-lb-core-hermes.h"
+#include "ns3/talb-lb-core-letflow.h"
+#include "ns3/talb-lb-core-port-table.h"
+#include "ns3/talb-lb-core-presto.h"
+#include "ns3/talb-lb-core-random.h"
+#include "ns3/talb-lb-core-rps.h"
+#include "ns3/talb-lb-core-tensor-aware.h"
+
+#include <deque>
+#include <gtest/gtest.h>
+#include <map>
+#include <set>
+#include <vector>
+
+using namespace talb::lb;
+
+namespace
+{
+
+constexpr int64_t US = 1000;
+
+/// A leaf: port 0 to a host, ports 1..n uplinks at 10 Gb/s, all idle.
+struct Leaf
+{
+    std::vector<PortState> state;
+    PortTable table;
+    std::vector<uint32_t> uplinks;
+
+    explicit Leaf(uint32_t n)
+        : state(1 + n),
+          table(state.data(), 1 + n)
+    {
+        for (uint32_t p = 0; p <= n; ++p)
+        {
+            state[p].rateBps = 10000000000ull;
+            if (p > 0)
+            {
+                uplinks.push_back(p);
+            }
+        }
+    }
+
+    Candidates All() const
+    {
+        return Candidates{uplinks.data(), static_cast<uint32_t>(uplinks.size())};
+    }
+};
+
+/// Draws from a script; fails the test when the policy draws more, or out of range.
+class ScriptRandom : public Random
+{
+  public:
+    explicit ScriptRandom(std::deque<uint32_t> values = {})
+        : m_values(values)
+    {
+    }
+
+    uint32_t Integer(uint32_t min, uint32_t max) override
+    {
+        ++draws;
+        if (m_values.empty())
+        {
+            ADD_FAILURE() << "unexpected draw in [" << min << ", " << max << "]";
+            return min;
+        }
+        uint32_t v = m_values.front();
+        m_values.pop_front();
+        EXPECT_GE(v, min);
+        EXPECT_LE(v, max);
+        return v;
+    }
+
+    void Push(uint32_t v)
+    {
+        m_values.push_back(v);
+    }
+
+    uint32_t draws{0};
+
+  private:
+    std::deque<uint32_t> m_values;
+};
+
+struct Recorder : public Events
+{
+    std::vector<std::pair<uint32_t, uint32_t>> reroutes;
+    std::vector<std::pair<uint32_t, uint32_t>> evictions;
+
+    void Rerouted(const PacketInfo&, uint32_t from, uint32_t to) override
+    {
+        reroutes.emplace_back(from, to);
+    }
+
+    void Evicted(uint32_t flowHash, uint32_t tensorId) override
+    {
+        evictions.emplace_back(flowHash, tensorId);
+    }
+};
+
+PacketInfo
+Untagged(uint32_t flowHash, int64_t nowNs)
+{
+    PacketInfo p;
+    p.flowHash = flowHash;
+    p.size = 1500;
+    p.dstLeaf = 1;
+    p.nowNs = nowNs;
+    return p;
+}
+
+PacketInfo
+Tensor(uint32_t flowHash, int64_t nowNs, uint32_t tensor, uint8_t priority, uint8_t flags)
+{
+    PacketInfo p = Untagged(flowHash, nowNs);
+    p.hasLabel = true;
+    p.label = talb_label{tensor, priority, flags};
+    return p;
+}
+
+} // namespace
+
+// ---- building blocks -------------------------------------------------------------------------
+
+TEST(TalbLbCoreDre, DecaysByOneMinusAlphaPerInterval)
+{
+    Dre dre;
+    ASSERT_TRUE(dre.Configure(20 * US, 0.5));
+    dre.Add(1000, 0);
+    EXPECT_DOUBLE_EQ(dre.Bytes(19 * US), 1000); // same interval
+    EXPECT_DOUBLE_EQ(dre.Bytes(20 * US), 500);  // one interval
+    EXPECT_DOUBLE_EQ(dre.Bytes(60 * US), 125);  // three in all
+    EXPECT_DOUBLE_EQ(dre.Bytes(60 * US), 125);  // reading twice changes nothing
+    EXPECT_FALSE(dre.Configure(0, 0.5));
+    EXPECT_FALSE(dre.Configure(20 * US, 0));
+    EXPECT_FALSE(dre.Configure(20 * US, 1.5));
+}
+
+TEST(TalbLbCoreDre, UtilisationNearOneAtLineRate)
+{
+    // 1500-byte packets back to back at 10 Gb/s (1.2 us apart) for 2 ms: tau = 200 us.
+    Dre dre;
+    const uint64_t rate = 10000000000ull;
+    int64_t t = 0;
+    for (; t < 2000 * US; t += 1200)
+    {
+        dre.Add(1500, t);
+    }
+    EXPECT_NEAR(dre.Utilization(t, rate), 1.0, 0.1);
+    EXPECT_NEAR(dre.Utilization(t, rate / 2), 2.0, 0.2);
+    EXPECT_EQ(dre.Quantized(t, rate / 2, 3), 7);           // saturates
+    EXPECT_LT(dre.Utilization(t + 5000 * US, rate), 0.01); // idle: decays away
+}
+
+TEST(TalbLbCoreBasics, FlowHashMixesEveryField)
+{
+    uint32_t h = FlowHash(0x0afa0001, 0x0afa0002, (40000u << 16) | 5201, 6);
+    EXPECT_EQ(h, FlowHash(0x0afa0001, 0x0afa0002, (40000u << 16) | 5201, 6));
+    EXPECT_NE(h, FlowHash(0x0afa0002, 0x0afa0001, (40000u << 16) | 5201, 6));
+    EXPECT_NE(h, FlowHash(0x0afa0001, 0x0afa0002, (40001u << 16) | 5201, 6));
+    EXPECT_NE(h, FlowHash(0x0afa0001, 0x0afa0002, (40000u << 16) | 5201, 17));
+}
+
+TEST(TalbLbCoreBasics, PortTableCostIsQueuePlusWeightedUtilisation)
+{
+    Leaf leaf(2);
+    leaf.state[1].queueBytes = 3000;
+    for (int64_t t = 0; t < 2000 * US; t += 1200)
+    {
+        leaf.state[1].dre.Add(1500, t);
+    }
+    double u = leaf.table.Utilization(1, 2000 * US);
+    EXPECT_GT(u, 0.5);
+    EXPECT_DOUBLE_EQ(leaf.table.Cost(1, 2000 * US, 15000), 3000 + 15000 * u);
+    EXPECT_DOUBLE_EQ(leaf.table.Cost(2, 2000 * US, 15000), 0);
+}
+
+TEST(TalbLbCoreBasics, SplitMixRandomCoversItsRangeInclusively)
+{
+    SplitMixRandom r(1);
+    std::map<uint32_t, int> seen;
+    for (int i = 0; i < 40000; ++i)
+    {
+        uint32_t v = r.Integer(3, 6);
+        ASSERT_GE(v, 3u);
+        ASSERT_LE(v, 6u);
+        ++seen[v];
+    }
+    ASSERT_EQ(seen.size(), 4u);
+    for (const auto& [v, n] : seen)
+    {
+        EXPECT_NEAR(n, 10000, 500) << "value " << v;
+    }
+    EXPECT_EQ(r.Integer(7, 7), 7u);
+    r.Integer(0, UINT32_MAX); // the full range must not overflow
+    SplitMixRandom a(42);
+    SplitMixRandom b(42);
+    EXPECT_EQ(a.Next(), b.Next()); // seeded: reproducible
+}
+
+TEST(TalbLbCoreBasics, OneCandidateIsChosenWithoutAskingThePolicy)
+{
+    Leaf leaf(1);
+    ScriptRandom none; // any draw fails the test
+    Rps rps;
+    rps.Bind(&leaf.table, &none, nullptr);
+    uint32_t only = 1;
+    EXPECT_EQ(rps.Select(Untagged(1, 0), Candidates{&only, 1}), 1u);
+    EXPECT_EQ(none.draws, 0u);
+}
+
+// ---- ECMP, RPS ---------------------------------------------------------------------------------
+
+TEST(TalbLbCoreEcmp, AFlowKeepsItsPortWhateverTheLoad)
+{
+    Leaf leaf(4);
+    Ecmp ecmp;
+    ecmp.Configure({0, 7});
+    ecmp.Bind(&leaf.table, nullptr, nullptr);
+    std::map<uint32_t, int> perPort;
+    for (uint32_t flow = 0; flow < 400; ++flow)
+    {
+        uint32_t first = ecmp.Select(Untagged(Mix32(flow), 0), leaf.All());
+        for (int k = 0; k < 10; ++k)
+        {
+            leaf.state[first].queueBytes += 100000; // load must not move an ECMP flow
+            ASSERT_EQ(ecmp.Select(Untagged(Mix32(flow), k * US), leaf.All()), first);
+        }
+        ++perPort[first];
+    }
+    ASSERT_EQ(perPort.size(), 4u);
+    for (const auto& [port, n] : perPort)
+    {
+        EXPECT_GT(n, 60) << "port " << port;
+    }
+}
+
+TEST(TalbLbCoreEcmp, SaltsDecorrelateSwitches)
+{
+    Leaf leaf(4);
+    Ecmp a;
+    Ecmp b;
+    a.Configure({0, 7});
+    b.Configure({0, 8});
+    EXPECT_NE(a.Salt(), b.Salt());
+    Ecmp fixed;
+    fixed.Configure({12345, 7});
+    EXPECT_EQ(fixed.Salt(), 12345u);
+    a.Bind(&leaf.table, nullptr, nullptr);
+    b.Bind(&leaf.table, nullptr, nullptr);
+    int same = 0;
+    for (uint32_t flow = 0; flow < 400; ++flow)
+    {
+        same += a.Select(Untagged(flow, 0), leaf.All()) == b.Select(Untagged(flow, 0), leaf.All());
+    }
+    EXPECT_LT(same, 160); // independent: about a quarter agree
+}
+
+TEST(TalbLbCoreRps, OneFlowSpraysOverEveryPort)
+{
+    Leaf leaf(4);
+    SplitMixRandom random(3);
+    Rps rps;
+    rps.Bind(&leaf.table, &random, nullptr);
+    std::map<uint32_t, int> perPort;
+    for (int k = 0; k < 2000; ++k)
+    {
+        ++perPort[rps.Select(Untagged(42, k), leaf.All())];
+    }
+    ASSERT_EQ(perPort.size(), 4u);
+    for (const auto& [port, n] : perPort)
+    {
+        EXPECT_GT(n, 400) << "port " << port;
+    }
+}
+
+// ---- LetFlow -----------------------------------------------------------------------------------
+
+TEST(TalbLbCoreLetFlow, PortChangesOnlyAfterAGapLongerThanTheTimeout)
+{
+    Leaf leaf(4);
+    ScriptRandom random({2, 0});
+    Recorder events;
+    LetFlow letflow;
+    ASSERT_TRUE(letflow.Configure({50 * US, 64}));
+    letflow.Bind(&leaf.table, &random, &events);
+    EXPECT_EQ(letflow.Select(Untagged(9, 0), leaf.All()), 3u); // draw 2 -> third uplink
+    for (int64_t t = 40 * US; t <= 400 * US; t += 40 * US)     // gaps of 40 us < 50 us
+    {
+        leaf.state[3].queueBytes += 50000;
+        ASSERT_EQ(letflow.Select(Untagged(9, t), leaf.All()), 3u) << "moved at " << t;
+    }
+    EXPECT_EQ(random.draws, 1u);
+    // A gap of 51 us starts a new flowlet: one draw (0 -> first uplink), a reroute 3 -> 1.
+    EXPECT_EQ(letflow.Select(Untagged(9, 451 * US), leaf.All()), 1u);
+    EXPECT_EQ(random.draws, 2u);
+    ASSERT_EQ(events.reroutes.size(), 1u);
+    EXPECT_EQ(events.reroutes[0], std::make_pair(3u, 1u));
+}
+
+TEST(TalbLbCoreLetFlow, AFlowletWhosePortLeftTheCandidatesMoves)
+{
+    Leaf leaf(3);
+    ScriptRandom random({0, 1});
+    Recorder events;
+    LetFlow letflow;
+    ASSERT_TRUE(letflow.Configure({500 * US, 64}));
+    letflow.Bind(&leaf.table, &random, &events);
+    EXPECT_EQ(letflow.Select(Untagged(5, 0), leaf.All()), 1u);
+    uint32_t survivors[] = {2, 3}; // uplink 1 failed
+    EXPECT_EQ(letflow.Select(Untagged(5, US), Candidates{survivors, 2}), 3u);
+    ASSERT_EQ(events.reroutes.size(), 1u);
+    EXPECT_EQ(events.reroutes[0], std::make_pair(1u, 3u));
+}
+
+TEST(TalbLbCoreLetFlow, CollidingFlowsEvictEachOther)
+{
+    Leaf leaf(2);
+    ScriptRandom random({0, 1, 0});
+    LetFlow letflow;
+    ASSERT_TRUE(letflow.Configure({500 * US, 1})); // one slot: every flow collides
+    letflow.Bind(&leaf.table, &random, nullptr);
+    EXPECT_EQ(letflow.Select(Untagged(1, 0), leaf.All()), 1u);
+    EXPECT_EQ(letflow.Select(Untagged(2, 1), leaf.All()), 2u);
+    EXPECT_EQ(letflow.Select(Untagged(1, 2), leaf.All()), 1u); // new flowlet: a third draw
+    EXPECT_EQ(random.draws, 3u);
+}
+
+TEST(TalbLbCoreLetFlow, CheckRejectsBadConfigurations)
+{
+    EXPECT_EQ(LetFlow::Check({500 * US, 4096}), nullptr);
+    EXPECT_NE(LetFlow::Check({0, 4096}), nullptr);
+    EXPECT_NE(LetFlow::Check({500 * US, 1000}), nullptr);
+    LetFlow l;
+    EXPECT_FALSE(l.Configure({500 * US, 0}));
+}
+
+// ---- Presto -----------------------------------------------------------------------------------
+
+/// \return a packet of flow \p flowHash with \p size bytes at \p nowNs
+PacketInfo
+Sized(uint32_t flowHash, uint32_t size, int64_t nowNs)
+{
+    PacketInfo p = Untagged(flowHash, nowNs);
+    p.size = size;
+    return p;
+}
+
+TEST(TalbLbCorePresto, FlowcellsOfAtMostFlowcellBytesGoRoundRobin)
+{
+    Leaf leaf(4);
+    Recorder events;
+    Presto presto;
+    ASSERT_TRUE(presto.Configure({65536, 64, 10000 * US}));
+    presto.Bind(&leaf.table, nullptr, &events); // Presto draws nothing: a draw would crash
+    const uint32_t flow = 77;
+    uint32_t start = Presto::Offset(flow) % 4;
+    // 43 packets of 1500 bytes (64500 bytes) fit a 64 KiB cell; the 44th starts the next one.
+    for (uint32_t cell = 0; cell < 9; ++cell)
+    {
+        uint32_t expected = leaf.uplinks[(start + cell) % 4];
+        for (uint32_t k = 0; k < 43; ++k)
+        {
+            leaf.state[expected].queueBytes += 1500; // load does not move a Presto cell
+            ASSERT_EQ(presto.Select(Sized(flow, 1500, cell * 100 * US + k), leaf.All()), expected)
+                << "cell " << cell << " packet " << k;
+        }
+        EXPECT_EQ(presto.CellOf(flow), cell);
+    }
+    // One reroute per cell boundary, each to the next port in candidate order.
+    ASSERT_EQ(events.reroutes.size(), 8u);
+    for (uint32_t i = 0; i < 8; ++i)
+    {
+        EXPECT_EQ(events.reroutes[i].first, leaf.uplinks[(start + i) % 4]);
+        EXPECT_EQ(events.reroutes[i].second, leaf.uplinks[(start + i + 1) % 4]);
+    }
+}
+
+TEST(TalbLbCorePresto, APacketLargerThanTheRoomLeftStartsTheNextCell)
+{
+    Leaf leaf(2);
+    Presto presto;
+    ASSERT_TRUE(presto.Configure({10000, 64, 10000 * US}));
+    presto.Bind(&leaf.table, nullptr, nullptr);
+    uint32_t first = presto.Select(Sized(5, 9000, 0), leaf.All());
+    EXPECT_EQ(presto.Select(Sized(5, 1000, 1), leaf.All()), first); // exactly 10000: same cell
+    uint32_t second = presto.Select(Sized(5, 1, 2), leaf.All());    // one byte more: next
+    EXPECT_NE(second, first);
+    // A packet larger than a whole cell still goes out, alone in its cell.
+    EXPECT_EQ(presto.Select(Sized(5, 20000, 3), leaf.All()), first);
+    EXPECT_EQ(presto.Select(Sized(5, 100, 4), leaf.All()), second);
+}
+
+TEST(TalbLbCorePresto, FlowsStartAtHashedOffsetsAndDoNotMoveInLockstep)
+{
+    Leaf leaf(4);
+    Presto presto;
+    ASSERT_TRUE(presto.Configure({65536, 4096, 10000 * US}));
+    presto.Bind(&leaf.table, nullptr, nullptr);
+    std::map<uint32_t, uint32_t> firstPorts;
+    for (uint32_t flow = 0; flow < 400; ++flow)
+    {
+        uint32_t hash = Mix32(flow + 1);
+        uint32_t port = presto.Select(Sized(hash, 1500, 0), leaf.All());
+        EXPECT_EQ(port, leaf.uplinks[Presto::Offset(hash) % 4]);
+        ++firstPorts[port];
+    }
+    ASSERT_EQ(firstPorts.size(), 4u);
+    for (const auto& [port, n] : firstPorts)
+    {
+        EXPECT_GT(n, 60u) << "port " << port;
+    }
+}
+
+TEST(TalbLbCorePresto, FailedPortsAndIdleFlowsRestartTheSequence)
+{
+    Leaf leaf(3);
+    Recorder events;
+    Presto presto;
+    ASSERT_TRUE(presto.Configure({3000, 64, 100 * US}));
+    presto.Bind(&leaf.table, nullptr, &events);
+    const uint32_t flow = 12;
+    uint32_t start = Presto::Offset(flow) % 3;
+    EXPECT_EQ(presto.Select(Sized(flow, 3000, 0), leaf.All()), leaf.uplinks[start]);
+    EXPECT_EQ(presto.Select(Sized(flow, 3000, 1), leaf.All()), leaf.uplinks[(start + 1) % 3]);
+    EXPECT_EQ(presto.CellOf(flow), 1u);
+    // Idle longer than the timeout: back to cell 0, no reroute counted for the restart.
+    EXPECT_EQ(presto.Select(Sized(flow, 3000, 200 * US), leaf.All()), leaf.uplinks[start]);
+    EXPECT_EQ(presto.CellOf(flow), 0u);
+    EXPECT_EQ(events.reroutes.size(), 1u);
+    // Round robin goes over the candidates that are left when a port fails.
+    uint32_t survivors[] = {1, 3};
+    for (int64_t k = 1; k <= 4; ++k)
+    {
+        uint32_t port = presto.Select(Sized(flow, 3000, 200 * US + k), Candidates{survivors, 2});
+        EXPECT_EQ(port, survivors[(Presto::Offset(flow) % 2 + k) % 2]);
+    }
+}
+
+TEST(TalbLbCorePresto, CollidingFlowsEvictEachOtherAndCheckRejectsBadConfigurations)
+{
+    Leaf leaf(2);
+    Recorder events;
+    Presto presto;
+    ASSERT_TRUE(presto.Configure({3000, 1, 100 * US})); // one slot: every flow collides
+    presto.Bind(&leaf.table, nullptr, &events);
+    presto.Select(Sized(1, 3000, 0), leaf.All());
+    presto.Select(Sized(1, 3000, 1), leaf.All());
+    EXPECT_EQ(presto.CellOf(1), 1u);
+    presto.Select(Sized(2, 3000, 2), leaf.All());
+    ASSERT_EQ(events.evictions.size(), 1u);
+    EXPECT_EQ(events.evictions[0].first, 1u);
+    EXPECT_EQ(presto.CellOf(1), 0u);
+    EXPECT_EQ(Presto::Check({65536, 4096, 1}), nullptr);
+    EXPECT_NE(Presto::Check({0, 4096, 1}), nullptr);
+    EXPECT_NE(Presto::Check({65536, 1000, 1}), nullptr);
+    EXPECT_NE(Presto::Check({65536, 4096, 0}), nullptr);
+    EXPECT_FALSE(presto.Configure({65536, 0, 1}));
+}
+
+// ---- Hermes -----------------------------------------------------------------------------------
+
+/// Remote path sensing set by the test: [leaf][path].
+struct FakeRemote : public RemoteView
+{
+    RemotePath value[2][4]{};
+
+    RemotePath Path(uint32_t dstLeaf, uint32_t path, int64_t /* nowNs */) const override
+    {
+        return value[dstLeaf][path];
+    }
+
+    /// Path \p path towards leaf 1 has ECN fraction \p f and queueing delay \p delayUs.
+    void Set(uint32_t path, double f, int64_t delayUs)
+    {
+        value[1][path] = RemotePath{f, delayUs * US, true};
+    }
+};
+
+/// A leaf with three uplinks (ports 1..3 = paths 0..2) and Hermes bound to it.
+struct HermesLeaf
+{
+    Leaf leaf{3};
+    FakeRemote remote;
+    SplitMixRandom random{7};
+    Recorder events;
+    Hermes hermes;
+
+    explicit HermesLeaf(Hermes::Config c = Hermes::Config())
+    {
+        c.portPath = {Hermes::kNoPath, 0, 1, 2};
+        c.portRateBps.assign(4, 10000000000ull);
+        c.nLeaves = 2;
+        c.nPaths = 3;
+        EXPECT_TRUE(hermes.Configure(c));
+        hermes.Bind(&leaf.table, &random, &events);
+        hermes.BindRemote(&remote);
+    }
+
+    /// Send \p n packets of flow \p flow, \p gapNs apart from \p *t; \return the last port
+    uint32_t Send(uint32_t flow, uint32_t n, int64_t gapNs, int64_t* t)
+    {
+        uint32_t port = 0;
+        for (uint32_t k = 0; k < n; ++k, *t += gapNs)
+        {
+            port = hermes.Select(Sized(flow, 1500, *t), leaf.All());
+        }
+        return port;
+    }
+};
+
+TEST(TalbLbCoreHermes, SensingClassifiesPathsByEcnFractionAndDelay)
+{
+    HermesLeaf h;
+    EXPECT_EQ(h.hermes.Classify(1, 1, 0), Hermes::GOOD);
+    h.leaf.state[1].queueBytes = 30000; // 24 us at 10 Gb/s: above T_RTT_low
+    EXPECT_EQ(h.hermes.Classify(1, 1, 0), Hermes::GRAY);
+    h.leaf.state[1].queueBytes = 200000; // 160 us, but no ECN feedback yet: not congested
+    EXPECT_EQ(h.hermes.Classify(1, 1, 0), Hermes::GRAY);
+    h.remote.Set(0, 0.5, 0); // marks fed back: the local queue's delay and f high
+    EXPECT_EQ(h.hermes.Classify(1, 1, 0), Hermes::CONGESTED);
+    h.remote.Set(1, 0.6, 50); // path 1 (port 2) towards leaf 1: both signals high
+    EXPECT_EQ(h.hermes.Classify(2, 1, 0), Hermes::CONGESTED);
+    EXPECT_EQ(h.hermes.Classify(2, 0, 0), Hermes::GOOD) << "other destination leaf";
+    h.remote.Set(1, 0.6, 10); // many marks, short delay: gray
+    EXPECT_EQ(h.hermes.Classify(2, 1, 0), Hermes::GRAY);
+    h.remote.Set(1, 0.1, 30); // few marks, delay between the thresholds: gray
+    EXPECT_EQ(h.hermes.Classify(2, 1, 0), Hermes::GRAY);
+    h.remote.Set(1, 0.1, 10);
+    EXPECT_EQ(h.hermes.Classify(2, 1, 0), Hermes::GOOD);
+}
+
+TEST(TalbLbCoreHermes, NewFlowsTakeGoodBeforeGrayBeforeCongestedThenTheLeastLocalRate)
+{
+    HermesLeaf h;
+    h.remote.Set(0, 0.8, 100); // port 1 congested
+    h.remote.Set(1, 0.6, 10);  // port 2 gray
+    EXPECT_EQ(h.hermes.Select(Sized(1, 1500, 0), h.leaf.All()), 3u);
+    h.remote.Set(2, 0.9, 200); // port 3 congested too
+    EXPECT_EQ(h.hermes.Select(Sized(2, 1500, 0), h.leaf.All()), 2u);
+    // All good: the uplink this leaf sends least on wins.
+    h.remote = FakeRemote();
+    for (int64_t t = 0; t < 100 * US; t += 1200)
+    {
+        h.leaf.state[1].dre.Add(1500, t);
+        h.leaf.state[3].dre.Add(500, t);
+    }
+    EXPECT_EQ(h.hermes.Select(Sized(3, 1500, 100 * US), h.leaf.All()), 2u);
+    EXPECT_TRUE(h.events.reroutes.empty());
+}
+
+TEST(TalbLbCoreHermes, AFlowOnAGoodPathNeverMoves)
+{
+    HermesLeaf h;
+    h.remote.Set(1, 0.6, 10);
+    h.remote.Set(2, 0.6, 10); // ports 2, 3 gray: the flow takes port 1
+    int64_t t = 0;
+    EXPECT_EQ(h.Send(9, 1, 1, &t), 1u);
+    h.remote = FakeRemote();                     // the others become idle too
+    h.leaf.state[1].queueBytes = 20000;          // 16 us: port 1 still good
+    EXPECT_EQ(h.Send(9, 200, 100 * US, &t), 1u); // slow and large: would move if congested
+    EXPECT_TRUE(h.events.reroutes.empty());
+}
+
+TEST(TalbLbCoreHermes, ACongestedFlowMovesOnlyWhenLargeSlowAndANotablyBetterPathExists)
+{
+    Hermes::Config c;
+    c.sizeThresholdBytes = 30000; // 20 packets
+    c.idleNs = 100000 * US;       // flows 4 and 5 take turns
+    HermesLeaf h(c);
+    h.remote.Set(1, 0.6, 10);
+    h.remote.Set(2, 0.6, 10);
+    int64_t t = 0;
+    ASSERT_EQ(h.Send(4, 1, 1, &t), 1u);
+    ASSERT_EQ(h.Send(5, 1, 1, &t), 1u);
+    h.remote.Set(0, 0.9, 100); // port 1 congested
+    h.remote.Set(2, 0, 0);     // port 3 good: notably better
+    // Flow 4, large but fast (1500 B per 1 us = 12 Gb/s > 0.3 x 10 Gb/s): stays.
+    EXPECT_EQ(h.Send(4, 300, 1000, &t), 1u);
+    EXPECT_GT(h.hermes.RateOf(4), 3e9);
+    // Flow 5, slow (1500 B per 100 us) but below the size threshold: stays.
+    EXPECT_EQ(h.Send(5, 10, 100 * US, &t), 1u);
+    EXPECT_GT(h.hermes.RateOf(5), 0.0);
+    EXPECT_LT(h.hermes.RateOf(5), 3e9);
+    // Flow 4, slow and large, but no notably better path: port 2 gray yet only 0.02 fewer
+    // marks, port 3 congested.
+    h.remote.Set(1, 0.88, 30);
+    h.remote.Set(2, 0.5, 95);
+    EXPECT_EQ(h.Send(4, 5, 100 * US, &t), 1u);
+    EXPECT_LT(h.hermes.RateOf(4), 3e9);
+    EXPECT_TRUE(h.events.reroutes.empty());
+    // Port 3 turns good: notably better in both signals. The flow moves, once.
+    h.remote.Set(2, 0, 0);
+    EXPECT_EQ(h.Send(4, 1, 100 * US, &t), 3u);
+    ASSERT_EQ(h.events.reroutes.size(), 1u);
+    EXPECT_EQ(h.events.reroutes[0], std::make_pair(1u, 3u));
+    EXPECT_EQ(h.Send(4, 20, 100 * US, &t), 3u);
+    EXPECT_EQ(h.events.reroutes.size(), 1u);
+}
+
+TEST(TalbLbCoreHermes, AFlowWhosePortFailedMovesAtOnce)
+{
+    HermesLeaf h;
+    h.remote.Set(1, 0.6, 10);
+    h.remote.Set(2, 0.6, 10);
+    int64_t t = 0;
+    ASSERT_EQ(h.Send(6, 1, 1, &t), 1u);
+    uint32_t survivors[] = {2, 3};
+    h.remote.Set(2, 0.1, 10); // port 3 good, port 2 gray
+    EXPECT_EQ(h.hermes.Select(Sized(6, 1500, t), Candidates{survivors, 2}), 3u);
+    ASSERT_EQ(h.events.reroutes.size(), 1u);
+    EXPECT_EQ(h.events.reroutes[0], std::make_pair(1u, 3u));
+}
+
+TEST(TalbLbCoreHermes, IdleFlowsArePlacedAfreshAndCheckRejectsBadConfigurations)
+{
+    HermesLeaf h;
+    h.remote.Set(1, 0.6, 10);
+    h.remote.Set(2, 0.6, 10);
+    int64_t t = 0;
+    ASSERT_EQ(h.Send(8, 1, 1, &t), 1u);
+    h.remote.Set(0, 0.6, 10);
+    h.remote.Set(2, 0, 0);
+    EXPECT_EQ(h.Send(8, 1, 1, &t), 1u) << "a live flow is not re-placed";
+    t += 2000 * US; // longer than the 1 ms idle timeout
+    EXPECT_EQ(h.Send(8, 1, 1, &t), 3u);
+    EXPECT_TRUE(h.events.reroutes.empty()) << "a new placement is no reroute";
+
+    Hermes::Config ok;
+    EXPECT_EQ(Hermes::Check(ok), nullptr);
+    Hermes::Config bad = ok;
+    bad.portPath = {0};
+    EXPECT_NE(Hermes::Check(bad), nullptr) << "paths without rates";
+    bad = ok;
+    bad.portPath = {0};
+    bad.portRateBps = {10};
+    EXPECT_NE(Hermes::Check(bad), nullptr) << "path index beyond nPaths";
+    bad = ok;
+    bad.ecnThreshold = 1.5;
+    EXPECT_NE(Hermes::Check(bad), nullptr);
+    bad = ok;
+    bad.delayLowNs = 100000;
+    EXPECT_NE(Hermes::Check(bad), nullptr) << "low delay above high";
+    bad = ok;
+    bad.tableSize = 1000;
+    EXPECT_NE(Hermes::Check(bad), nullptr);
+    bad = ok;
+    bad.rateWindowNs = 0;
+    EXPECT_NE(Hermes::Check(bad), nullptr);
+}
+
+// ---- DRILL -------------------------------------------------------------------------------------
+
+TEST(TalbLbCoreDrill, TheLeastQueuedSampleWins)
+{
+    Leaf leaf(4);
+    leaf.state[1].queueBytes = 9000;
+    leaf.state[2].queueBytes = 3000;
+    leaf.state[3].queueBytes = 6000;
+    leaf.state[4].queueBytes = 1500;
+    ScriptRandom random({0, 2}); // samples uplinks 1 and 3
+    Drill drill;
+    ASSERT_TRUE(drill.Configure({2, 0}));
+    drill.Bind(&leaf.table, &random, nullptr);
+    EXPECT_EQ(drill.Select(Untagged(1, 0), leaf.All()), 3u);
+    // Sampling all four finds the emptiest.
+    Drill all;
+    ASSERT_TRUE(all.Configure({4, 0}));
+    ScriptRandom everyPort({3, 1, 0, 2});
+    all.Bind(&leaf.table, &everyPort, nullptr);
+    EXPECT_EQ(all.Select(Untagged(2, 0), leaf.All()), 4u);
+}
+
+TEST(TalbLbCoreDrill, MemoryKeepsTheLastWinnerInTheRace)
+{
+    Leaf leaf(4);
+    leaf.state[1].queueBytes = 9000;
+    leaf.state[2].queueBytes = 100;
+    leaf.state[3].queueBytes = 6000;
+    leaf.state[4].queueBytes = 7000;
+    ScriptRandom random({1, 0});
+    Drill drill;
+    ASSERT_TRUE(drill.Configure({1, 1}));
+    drill.Bind(&leaf.table, &random, nullptr);
+    EXPECT_EQ(drill.Select(Untagged(1, 0), leaf.All()), 2u); // sampled uplink 2
+    // The next sample (uplink 1) is worse than the remembered uplink 2.
+    EXPECT_EQ(drill.Select(Untagged(2, 0), leaf.All()), 2u);
+    // Equal queues: the remembered port wins over the sample.
+    leaf.state[3].queueBytes = 100;
+    random.Push(2);
+    EXPECT_EQ(drill.Select(Untagged(3, 0), leaf.All()), 2u);
+    // A remembered port outside the candidates is skipped.
+    uint32_t others[] = {3, 4};
+    random.Push(1);
+    EXPECT_EQ(drill.Select(Untagged(4, 0), Candidates{others, 2}), 4u);
+}
+
+TEST(TalbLbCoreDrill, CheckRejectsBadConfigurations)
+{
+    EXPECT_EQ(Drill::Check({2, 1}), nullptr);
+    EXPECT_NE(Drill::Check({0, 1}), nullptr);
+    EXPECT_NE(Drill::Check({17, 1}), nullptr);
+    EXPECT_NE(Drill::Check({2, 9}), nullptr);
+}
+
+// ---- TaLB v1 -----------------------------------------------------------------------------------
+
+namespace
+{
+
+/// TaLB v1 with a LetFlow fallback on a leaf with 2 (or more) uplinks.
+struct TalbRig
+{
+    Leaf leaf;
+    SplitMixRandom random{7};
+    SplitMixRandom fallbackRandom{8};
+    Recorder events;
+    LetFlow fallback;
+    TensorAwareV1 talb;
+
+    explicit TalbRig(TensorAwareV1::Config config = TensorAwareV1::Config(), uint32_t uplinks = 2)
+        : leaf(uplinks)
+    {
+        EXPECT_TRUE(fallback.Configure(LetFlow::Config()));
+        fallback.Bind(&leaf.table, &fallbackRandom, nullptr);
+        EXPECT_TRUE(talb.Configure(config, 1 + uplinks));
+        talb.SetFallback(&fallback);
+        talb.Bind(&leaf.table, &random, &events);
+    }
+
+    uint32_t Send(const PacketInfo& p)
+    {
+        return talb.Select(p, leaf.All());
+    }
+};
+
+} // namespace
+
+TEST(TalbLbCoreTensorAware, LowPriorityTensorsKeepTheirPort)
+{
+    TalbRig rig;
+    uint32_t port = rig.Send(Tensor(10, US, 100, 7, TALB_FLAG_FIRST));
+    rig.leaf.state[port].queueBytes = 1000000;
+    for (int k = 2; k < 50; ++k)
+    {
+        ASSERT_EQ(rig.Send(Tensor(10, k * US, 100, 7, 0)), port);
+    }
+    EXPECT_TRUE(rig.events.reroutes.empty());
+}
+
+TEST(TalbLbCoreTensorAware, NewHighPriorityTensorTakesTheLeastCostPort)
+{
+    TalbRig rig;
+    rig.leaf.state[1].queueBytes = 30000;
+    EXPECT_EQ(rig.Send(Tensor(20, US, 200, 0, TALB_FLAG_FIRST)), 2u);
+    rig.leaf.state[2].queueBytes = 60000;
+    EXPECT_EQ(rig.Send(Tensor(21, US, 201, 1, TALB_FLAG_FIRST)), 1u);
+}
+
+TEST(TalbLbCoreTensorAware, HighPriorityMovesOnlyBeyondTheMargin)
+{
+    TalbRig rig; // MoveMargin 15000 bytes
+    uint32_t port = rig.Send(Tensor(20, US, 200, 0, TALB_FLAG_FIRST));
+    uint32_t other = port == 1 ? 2 : 1;
+    rig.leaf.state[port].queueBytes = 14000; // within the margin: stays
+    EXPECT_EQ(rig.Send(Tensor(20, 2 * US, 200, 0, 0)), port);
+    rig.leaf.state[port].queueBytes = 40000; // beyond: moves
+    EXPECT_EQ(rig.Send(Tensor(20, 3 * US, 200, 0, 0)), other);
+    ASSERT_EQ(rig.events.reroutes.size(), 1u);
+    EXPECT_EQ(rig.events.reroutes[0], std::make_pair(port, other));
+    EXPECT_EQ(rig.talb.GetTableStats().nMidTensorMoves, 1u);
+    // The entry follows the move.
+    rig.leaf.state[port].queueBytes = 0;
+    EXPECT_EQ(rig.Send(Tensor(20, 4 * US, 200, 0, 0)), other);
+}
+
+TEST(TalbLbCoreTensorAware, NewLowPriorityTensorAvoidsHighPriorityLoad)
+{
+    TalbRig rig;
+    rig.leaf.state[1].queueBytes = 1; // high traffic then takes uplink 2
+    for (int k = 0; k < 20; ++k)
+    {
+        ASSERT_EQ(rig.Send(Tensor(20, US + k * 100, 200, 0, k == 0 ? TALB_FLAG_FIRST : 0)), 2u);
+    }
+    // Uplink 2 has less queue but all the high-priority load: low goes to uplink 1.
+    rig.leaf.state[1].queueBytes = 20000;
+    EXPECT_EQ(rig.Send(Tensor(30, 3 * US, 300, 6, TALB_FLAG_FIRST)), 1u);
+}
+
+TEST(TalbLbCoreTensorAware, LastFreesAndIdleAgesEntries)
+{
+    TalbRig rig; // IdleTimeout 10 ms
+    rig.Send(Tensor(10, US, 100, 7, TALB_FLAG_FIRST));
+    rig.Send(Tensor(20, US, 200, 0, TALB_FLAG_FIRST));
+    EXPECT_EQ(rig.talb.LiveEntries(US), 2u);
+    rig.Send(Tensor(10, 2 * US, 100, 7, TALB_FLAG_LAST));
+    EXPECT_EQ(rig.talb.LiveEntries(2 * US), 1u);
+    EXPECT_EQ(rig.talb.GetTableStats().nFreedOnLast, 1u);
+    // A one-packet tensor (FIRST|LAST) never takes an entry.
+    rig.Send(Tensor(30, 3 * US, 300, 2, TALB_FLAG_FIRST | TALB_FLAG_LAST));
+    EXPECT_EQ(rig.talb.GetTableStats().nInserted, 2u);
+    // Idle for longer than 10 ms: no longer live, reclaimed when its slot is reused.
+    EXPECT_EQ(rig.talb.LiveEntries(20000 * US), 0u);
+    EXPECT_EQ(rig.talb.HeldEntries(), 1u);
+    const auto& s = rig.talb.GetTableStats();
+    EXPECT_EQ(s.nInserted, s.nFreedOnLast + s.nAgedOut + s.nEvicted + rig.talb.HeldEntries());
+}
+
+TEST(TalbLbCoreTensorAware, AFullWindowEvictsTheLeastRecentlyUsedEntry)
+{
+    TensorAwareV1::Config c;
+    c.tableSize = 4;
+    c.probeLimit = 4;
+    TalbRig rig(c);
+    for (uint32_t t = 0; t < 5; ++t)
+    {
+        rig.Send(Tensor(1, (1 + t) * US, t, 6, TALB_FLAG_FIRST));
+    }
+    ASSERT_EQ(rig.events.evictions.size(), 1u);
+    EXPECT_EQ(rig.events.evictions[0], std::make_pair(1u, 0u)); // tensor 0, the oldest
+    EXPECT_EQ(rig.talb.GetTableStats().nEvicted, 1u);
+    EXPECT_EQ(rig.talb.LiveEntries(6 * US), 4u);
+    const auto& s = rig.talb.GetTableStats();
+    EXPECT_EQ(s.nInserted, s.nFreedOnLast + s.nAgedOut + s.nEvicted + rig.talb.HeldEntries());
+}
+
+TEST(TalbLbCoreTensorAware, UnlabelledPacketsGoToTheFallback)
+{
+    TalbRig rig;
+    uint32_t port = rig.Send(Untagged(30, US));
+    for (int k = 2; k < 10; ++k)
+    {
+        EXPECT_EQ(rig.Send(Untagged(30, k * US)), port); // LetFlow: same flowlet
+    }
+    EXPECT_EQ(rig.talb.GetTableStats().nFallback, 9u);
+    EXPECT_EQ(rig.talb.GetTableStats().nInserted, 0u);
+}
+
+TEST(TalbLbCoreTensorAware, ATensorWhosePortFailedMovesWhateverItsPriority)
+{
+    TalbRig rig(TensorAwareV1::Config(), 3);
+    uint32_t port = rig.Send(Tensor(10, US, 100, 7, TALB_FLAG_FIRST));
+    std::vector<uint32_t> survivors;
+    for (uint32_t p : rig.leaf.uplinks)
+    {
+        if (p != port)
+        {
+            survivors.push_back(p);
+        }
+    }
+    Candidates alive{survivors.data(), 2};
+    uint32_t moved = rig.talb.Select(Tensor(10, 2 * US, 100, 7, 0), alive);
+    EXPECT_NE(moved, port);
+    ASSERT_EQ(rig.events.reroutes.size(), 1u);
+    EXPECT_EQ(rig.events.reroutes[0], std::make_pair(port, moved));
+    // The entry follows: back on all three uplinks, the tensor stays where it moved.
+    EXPECT_EQ(rig.Send(Tensor(10, 3 * US, 100, 7, 0)), moved);
+}
+
+TEST(TalbLbCoreTensorAware, CheckRejectsBadConfigurations)
+{
+    TensorAwareV1::Config c;
+    EXPECT_EQ(TensorAwareV1::Check(c), nullptr);
+    auto bad = [](auto change) {
+        TensorAwareV1::Config x;
+        change(x);
+        return TensorAwareV1::Check(x) != nullptr;
+    };
+    EXPECT_TRUE(bad([](auto& x) { x.highThreshold = 9; }));
+    EXPECT_TRUE(bad([](auto& x) { x.moveMarginBytes = -1; }));
+    EXPECT_TRUE(bad([](auto& x) { x.loadQuantumBytes = 0.5; }));
+    EXPECT_TRUE(bad([](auto& x) { x.idleTimeoutNs = 0; }));
+    EXPECT_TRUE(bad([](auto& x) { x.tableSize = 100; }));
+    EXPECT_TRUE(bad([](auto& x) { x.probeLimit = 0; }));
+    EXPECT_TRUE(bad([](auto& x) { x.probeLimit = 65; }));
+    EXPECT_TRUE(bad([](auto& x) {
+        x.tableSize = 4;
+        x.probeLimit = 8;
+    }));
+    EXPECT_TRUE(bad([](auto& x) { x.dreAlpha = 0; }));
+    TensorAwareV1 t;
+    c.tableSize = 3;
+    EXPECT_FALSE(t.Configure(c, 3));
+}

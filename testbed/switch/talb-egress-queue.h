@@ -1,0 +1,143 @@
+/*
+ * One switch port's egress queue, without DPDK: eight strict-priority bands sharing one
+ * buffer (drop-tail), ECN marking on arrival, and the scheduler that picks the next band.
+ * Items are opaque pointers (mbufs in talb-switch) with their size in bytes.
+ *
+ * Marking follows the simulator's TalbPriorityQueue: an ECN-capable packet is marked CE when
+ * the port's occupancy at its arrival is at least the threshold. Band 0 is served first.
+ *
+ * Scheduling lives in one place, NextBand(): strict priority over the eight bands today. A
+ * training / best-effort split (tensor bands and untagged traffic as two classes served by
+ * DWRR, as the simulator's port queue may grow) replaces NextBand() with a choice of class by
+ * deficit round robin followed by strict priority inside the training class; Enqueue() and
+ * Dequeue() stay as they are.
+ */
+#ifndef TALB_EGRESS_QUEUE_H
+#define TALB_EGRESS_QUEUE_H
+
+#include "ns3/talb-wire.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace talb
+{
+
+struct EgressConfig
+{
+    uint64_t bufferBytes = 1u << 20;    ///< shared by the bands (drop-tail)
+    uint64_t ecnThresholdBytes = 97500; ///< occupancy from which ECT packets are marked CE
+    bool ecn = true;                    ///< mark at all
+    uint32_t bandPackets = 1024;        ///< packets per band, a power of two
+};
+
+/// What Enqueue() did with a packet.
+enum class EnqueueResult
+{
+    kQueued,  ///< queued as it is
+    kMarked,  ///< queued; the caller must set its ECN field to CE
+    kDropped, ///< the buffer or the band is full: the caller frees it
+};
+
+/**
+ * Counter identity (asserted by the tests): enqueued = dequeued + Packets(); every packet
+ * offered is enqueued or dropped; marked counts enqueued packets told to be marked.
+ */
+struct EgressCounters
+{
+    uint64_t enqueued = 0;
+    uint64_t dropped = 0;
+    uint64_t marked = 0;
+    uint64_t dequeued = 0;
+    uint64_t dequeuedBytes = 0;
+};
+
+class EgressQueue
+{
+  public:
+    /// \return nullptr when \p config is usable, else what is wrong with it
+    static const char* Check(const EgressConfig& config);
+
+    /// Allocates the bands' rings (the only allocation). \return false when Check() fails
+    bool Init(const EgressConfig& config);
+
+    /**
+     * Offers a packet. \p band is 0..7 (0 served first); \p ecnCapable: its ECN field is ECT(0)
+     * or ECT(1).
+     */
+    EnqueueResult Enqueue(void* item, uint32_t bytes, uint8_t band, bool ecnCapable);
+
+    /// \return the next packet by the scheduler, or nullptr when empty; \p bytes gets its size
+    void* Dequeue(uint32_t* bytes);
+
+    /// \return the size of the packet Dequeue() would return next (0 when empty)
+    uint32_t HeadBytes() const;
+
+    bool Empty() const
+    {
+        return m_nonEmpty == 0;
+    }
+
+    uint64_t Bytes() const
+    {
+        return m_bytes;
+    }
+
+    uint32_t Packets() const
+    {
+        return m_packets;
+    }
+
+    uint64_t BandBytes(uint8_t band) const
+    {
+        return m_bands[band].bytes;
+    }
+
+    uint32_t BandPackets(uint8_t band) const
+    {
+        return m_bands[band].tail - m_bands[band].head;
+    }
+
+    const EgressCounters& Counters() const
+    {
+        return m_counters;
+    }
+
+    const EgressConfig& Config() const
+    {
+        return m_config;
+    }
+
+  private:
+    struct Item
+    {
+        void* item;
+        uint32_t bytes;
+    };
+
+    struct Band
+    {
+        std::vector<Item> ring;
+        uint32_t head{0}; ///< free-running indices, masked on access
+        uint32_t tail{0};
+        uint64_t bytes{0};
+    };
+
+    /// The scheduler: the band to serve next (the lowest non-empty one); the queue is not empty.
+    uint8_t NextBand() const
+    {
+        return static_cast<uint8_t>(__builtin_ctz(m_nonEmpty));
+    }
+
+    EgressConfig m_config;
+    Band m_bands[TALB_NUM_PRIORITIES];
+    uint32_t m_mask{0};
+    uint32_t m_nonEmpty{0}; ///< bit b set: band b holds packets
+    uint64_t m_bytes{0};
+    uint32_t m_packets{0};
+    EgressCounters m_counters;
+};
+
+} // namespace talb
+
+#endif /* TALB_EGRESS_QUEUE_H */

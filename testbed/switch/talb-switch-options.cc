@@ -1,0 +1,183 @@
+#include "talb-switch-options.h"
+
+#include "talb-agent-options.h"
+#include "talb-text.h"
+
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <sstream>
+
+namespace talb
+{
+
+std::string
+SwitchUsage(const std::string& prog)
+{
+    std::ostringstream os;
+    os << "usage: " << prog << " [EAL args] -- --config=FILE [options]\n"
+       << "A software leaf or spine switch: forwards IPv4 by destination prefix; where a route\n"
+       << "has several ports the load balancer chooses per packet (the simulator's decision\n"
+       << "code); each port queues in 8 strict-priority bands by TaLB priority or DSCP, marks\n"
+       << "ECN, and may be shaped to a rate. Frames are forwarded unchanged (no MAC rewrite).\n"
+       << "  --config=FILE            ports and routes: 'port <id> <device> [rate=R] [ecn=B]\n"
+       << "                           [buffer=B]', 'route <a.b.c.d>/<len> <port>[,<port>..]\n"
+       << "                           [leaf=N]' ('#' comments)\n"
+       << "  --lb=NAME                load balancer: " << kPolicyNames << " (default ecmp)\n"
+       << "  --labels=option|dscp     label source: the TaLB IPv4 option (tensor, priority,\n"
+       << "                           FIRST/LAST), or the DSCP alone (priority; the flow stands\n"
+       << "                           for its tensor) (default option)\n"
+       << "  --fallback=NAME          talb's policy for unlabelled packets (default letflow)\n"
+       << "  --seed=N                 seed of the load balancer's random source (default 1)\n"
+       << "  --switch-id=N            decorrelates ECMP hashing between switches (default 0)\n"
+       << "  --flowlet-timeout-us=N   LetFlow's flowlet gap, 1..10000000 (default 500)\n"
+       << "  --drill-samples=N        DRILL's random samples, 1..16 (default 2)\n"
+       << "  --drill-memory=N         DRILL's remembered ports, 0..8 (default 1)\n"
+       << "  --talb-high-threshold=N  TaLB: priorities below N are high, 0..8 (default 4)\n"
+       << "  --talb-move-margin=B     TaLB: cost excess in bytes that moves a high-priority\n"
+       << "                           tensor (default 15000)\n"
+       << "  --talb-idle-timeout-us=N TaLB: tensor entry idle timeout (default 10000)\n"
+       << "  --ecn-threshold=B        marking threshold in bytes for ports without ecn=\n"
+       << "                           (default 97500: 65 full-size packets)\n"
+       << "  --no-ecn                 never mark\n"
+       << "  --buffer=B               egress buffer in bytes for ports without buffer=\n"
+       << "                           (default 1048576)\n"
+       << "  --line-rate=R            DRE capacity of unshaped ports (default 10Gbps)\n"
+       << "  --burst-us=N             a shaped port's bucket depth in microseconds of its rate\n"
+       << "                           (at least 4 frames), 1..1000000 (default 500)\n"
+       << "  --mtu=N                  ports' MTU, 68..9600 (default 1500)\n"
+       << "  --stats-interval=SEC     seconds between stats lines, 0 = none (default 1)\n"
+       << "  --idle-sleep-us=N        when a pass over the ports moved nothing, sleep up to N\n"
+       << "                           us (less when a shaped packet may leave sooner); 0 =\n"
+       << "                           busy-poll, the default; 1..10000\n"
+       << "  --help                   this text\n"
+       << "SIGINT/SIGTERM stop it; it prints final counters, last line:\n"
+       << "  talb-switch final: rx=.. tx=.. queued=.. labelled=.. unlabelled=.. malformed=..\n"
+       << "                     not_ipv4=.. no_route=.. queue_drops=.. discarded=.. marked=..\n"
+       << "                     selections=.. reroutes=.. evictions=.. missed=..\n"
+       << "  (rx = tx + not_ipv4 + no_route + queue_drops + discarded)\n";
+    return os.str();
+}
+
+bool
+ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
+{
+    // Numeric options: name -> (lo, hi, where the value goes).
+    struct Number
+    {
+        uint64_t lo;
+        uint64_t hi;
+        std::function<void(uint64_t)> set;
+    };
+
+    std::map<std::string, Number> numbers = {
+        {"--seed", {0, UINT64_MAX >> 1, [o](uint64_t v) { o->policy.seed = v; }}},
+        {"--switch-id", {0, UINT32_MAX, [o](uint64_t v) { o->policy.switchId = uint32_t(v); }}},
+        {"--flowlet-timeout-us",
+         {1, 10000000, [o](uint64_t v) { o->policy.letflow.timeoutNs = int64_t(v) * 1000; }}},
+        {"--drill-samples", {1, 16, [o](uint64_t v) { o->policy.drill.samples = uint32_t(v); }}},
+        {"--drill-memory", {0, 8, [o](uint64_t v) { o->policy.drill.memory = uint32_t(v); }}},
+        {"--talb-high-threshold",
+         {0, TALB_NUM_PRIORITIES, [o](uint64_t v) { o->policy.talb.highThreshold = uint8_t(v); }}},
+        {"--talb-move-margin",
+         {0, 1u << 30, [o](uint64_t v) { o->policy.talb.moveMarginBytes = double(v); }}},
+        {"--talb-idle-timeout-us",
+         {1, 10000000, [o](uint64_t v) { o->policy.talb.idleTimeoutNs = int64_t(v) * 1000; }}},
+        {"--ecn-threshold",
+         {0, 1ull << 32, [o](uint64_t v) { o->pipeline.egress.ecnThresholdBytes = v; }}},
+        {"--buffer", {2048, 1ull << 32, [o](uint64_t v) { o->pipeline.egress.bufferBytes = v; }}},
+        {"--burst-us", {1, 1000000, [o](uint64_t v) { o->pipeline.shaperBurstUs = uint32_t(v); }}},
+        {"--mtu", {68, 9600, [o](uint64_t v) { o->mtu = uint32_t(v); }}},
+        {"--stats-interval", {0, 3600, [o](uint64_t v) { o->statsInterval = uint32_t(v); }}},
+        {"--idle-sleep-us", {0, 10000, [o](uint64_t v) { o->idleSleepUs = uint32_t(v); }}},
+    };
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string arg = argv[i];
+        size_t eq = arg.find('=');
+        std::string name = arg.substr(0, eq);
+        bool hasValue = eq != std::string::npos;
+        std::string value = hasValue ? arg.substr(eq + 1) : "";
+        auto number = numbers.find(name);
+        if (name == "--help" && !hasValue)
+        {
+            o->help = true;
+        }
+        else if (name == "--no-ecn" && !hasValue)
+        {
+            o->pipeline.egress.ecn = false;
+        }
+        else if (!hasValue)
+        {
+            bool known = number != numbers.end() || name == "--config" || name == "--lb" ||
+                         name == "--labels" || name == "--fallback" || name == "--line-rate";
+            *error = known ? name + ": needs a value (" + name + "=...)"
+                           : "unknown argument '" + arg + "'";
+            return false;
+        }
+        else if (number != numbers.end())
+        {
+            uint64_t v;
+            if (!ParseUnsigned(value, number->second.lo, number->second.hi, &v))
+            {
+                *error = name + ": '" + value + "' is not a number in " +
+                         std::to_string(number->second.lo) + ".." +
+                         std::to_string(number->second.hi);
+                return false;
+            }
+            number->second.set(v);
+        }
+        else if (name == "--config")
+        {
+            if (value.empty())
+            {
+                *error = "--config: empty file name";
+                return false;
+            }
+            o->config = value;
+        }
+        else if (name == "--lb" || name == "--fallback")
+        {
+            std::string names = std::string(", ") + kPolicyNames + ",";
+            if (value.empty() || names.find(" " + value + ",") == std::string::npos ||
+                (name == "--fallback" && value == "talb"))
+            {
+                *error = name + ": '" + value + "' is not one of " +
+                         (name == "--lb" ? kPolicyNames : "ecmp, rps, letflow, drill");
+                return false;
+            }
+            (name == "--lb" ? o->policy.name : o->policy.fallback) = value;
+        }
+        else if (name == "--labels")
+        {
+            if (value != "option" && value != "dscp")
+            {
+                *error = "--labels: '" + value + "' is not option or dscp";
+                return false;
+            }
+            o->pipeline.labels = value == "option" ? LabelSource::kOption : LabelSource::kDscp;
+        }
+        else if (name == "--line-rate")
+        {
+            if (!ParseRate(value, &o->pipeline.lineRateBps))
+            {
+                *error = "--line-rate: '" + value + "' is not a rate such as 10Gbps";
+                return false;
+            }
+        }
+        else
+        {
+            *error = "unknown argument '" + arg + "'";
+            return false;
+        }
+    }
+    if (!o->help && o->config.empty())
+    {
+        *error = "--config is required";
+        return false;
+    }
+    o->pipeline.maxFrameBytes = o->mtu + 22;
+    return true;
+}
+
+} // namespace talb

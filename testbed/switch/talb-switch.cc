@@ -1,0 +1,274 @@
+/*
+ * talb-switch: a software leaf or spine switch for the TaLB testbed. Forwards IPv4 frames by
+ * destination prefix (a small config file); where a route offers several ports, the decision
+ * core the simulator runs (ECMP, RPS, LetFlow, DRILL, TaLB) picks one per packet; each port
+ * queues in eight strict-priority bands, marks ECN and may be shaped to a rate.
+ *
+ * Layout after DPDK's examples/skeleton and l2fwd: main reads top-down (EAL, application
+ * arguments, configuration, mempool, ports, links, launch, stats until a signal, teardown), only
+ * main exits. The main lcore prints stats; one worker lcore forwards (talb-switch-dpdk.cc).
+ */
+#include "talb-switch-dpdk.h"
+#include "talb-switch-options.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <rte_eal.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <string>
+
+namespace
+{
+
+constexpr unsigned kLinkWaitMs = 9000;
+constexpr unsigned kMempoolCache = 256;
+constexpr uint32_t kMaxL2Overhead = 14 + 2 * 4; // Ethernet + two VLAN tags
+
+void
+PrintStats(const talb::SwitchStats& s,
+           uint32_t nPorts,
+           double elapsed,
+           uint64_t prevRx,
+           double interval)
+{
+    const talb::PipelineCounters& c = s.pipeline;
+    std::printf("talb-switch: t=%.0fs rx=%lu tx=%lu labelled=%lu unlabelled=%lu malformed=%lu "
+                "drops=%lu marked=%lu reroutes=%lu rx_rate=%.0fpps q=",
+                elapsed,
+                s.rx,
+                s.tx,
+                c.labelled,
+                c.unlabelled,
+                c.malformed,
+                c.notIpv4 + c.noRoute + c.queueDrops,
+                c.marked,
+                c.reroutes,
+                static_cast<double>(s.rx - prevRx) / interval);
+    for (uint32_t p = 0; p < nPorts; ++p)
+    {
+        std::printf("%s%lu", p ? "," : "", s.portQueueBytes[p]);
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+}
+
+void
+PrintFinal(const talb::SwitchStats& s,
+           const talb::SwitchConfig& config,
+           const talb::SwitchPipeline& pipeline,
+           uint64_t missed)
+{
+    const talb::PipelineCounters& c = s.pipeline;
+    for (uint32_t p = 0; p < config.ports.size(); ++p)
+    {
+        std::printf("talb-switch: port %u (%s): tx=%lu bytes=%lu marked=%lu queue_drops=%lu\n",
+                    p,
+                    config.ports[p].device.c_str(),
+                    s.portTx[p],
+                    s.portTxBytes[p],
+                    s.portMarked[p],
+                    s.portDrops[p]);
+    }
+    if (const talb::lb::TensorAwareV1* t = pipeline.TensorAware())
+    {
+        const auto& ts = t->GetTableStats();
+        std::printf("talb-switch: talb table inserted=%lu freed_on_last=%lu aged_out=%lu "
+                    "evicted=%lu mid_tensor_moves=%lu fallback=%lu\n",
+                    ts.nInserted,
+                    ts.nFreedOnLast,
+                    ts.nAgedOut,
+                    ts.nEvicted,
+                    ts.nMidTensorMoves,
+                    ts.nFallback);
+    }
+    std::printf("talb-switch final: rx=%lu tx=%lu queued=%lu labelled=%lu unlabelled=%lu "
+                "malformed=%lu not_ipv4=%lu no_route=%lu queue_drops=%lu discarded=%lu marked=%lu "
+                "selections=%lu reroutes=%lu evictions=%lu missed=%lu\n",
+                s.rx,
+                s.tx,
+                c.queued,
+                c.labelled,
+                c.unlabelled,
+                c.malformed,
+                c.notIpv4,
+                c.noRoute,
+                c.queueDrops,
+                s.discarded,
+                c.marked,
+                c.selections,
+                c.reroutes,
+                c.evictions,
+                missed);
+    std::fflush(stdout);
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    int ret = rte_eal_init(argc, argv);
+    if (ret < 0)
+    {
+        rte_exit(EXIT_FAILURE, "talb-switch: EAL initialisation failed (see above)\n");
+    }
+    argc -= ret;
+    argv += ret;
+
+    talb::SwitchOptions options;
+    std::string error;
+    if (!talb::ParseSwitchOptions(argc, argv, &options, &error))
+    {
+        std::fprintf(stderr,
+                     "talb-switch: %s\n%s",
+                     error.c_str(),
+                     talb::SwitchUsage("talb-switch").c_str());
+        rte_eal_cleanup();
+        return 2;
+    }
+    if (options.help)
+    {
+        std::printf("%s", talb::SwitchUsage("talb-switch").c_str());
+        rte_eal_cleanup();
+        return 0;
+    }
+    talb::SwitchConfig config;
+    if (!talb::LoadSwitchConfig(options.config, &config, &error))
+    {
+        std::fprintf(stderr, "talb-switch: %s\n", error.c_str());
+        rte_eal_cleanup();
+        return 2;
+    }
+    talb::InstallStopSignals();
+
+    const uint32_t nPorts = static_cast<uint32_t>(config.ports.size());
+    uint16_t ethPorts[talb::kMaxSwitchPorts];
+    for (uint32_t p = 0; p < nPorts; ++p)
+    {
+        const talb::PortSpec& spec = config.ports[p];
+        int id = talb::ResolvePort(spec.device.c_str());
+        if (id < 0)
+        {
+            std::fprintf(stderr,
+                         "talb-switch: %s:%u: port %u: no device '%s' (%u ports: give an id or a "
+                         "device name such as net_af_packet0 from the --vdev arguments)\n",
+                         options.config.c_str(),
+                         spec.line,
+                         p,
+                         spec.device.c_str(),
+                         rte_eth_dev_count_avail());
+            rte_eal_cleanup();
+            return 2;
+        }
+        ethPorts[p] = static_cast<uint16_t>(id);
+    }
+    unsigned worker = rte_get_next_lcore(-1, 1, 0);
+    if (worker >= RTE_MAX_LCORE)
+    {
+        rte_exit(2,
+                 "talb-switch: needs two lcores, e.g. -l 0,1: the main lcore prints stats, "
+                 "the second forwards\n");
+    }
+
+    // Every mbuf holds a whole frame. Enough of them for the rings and every band of every port.
+    options.pipeline.egress.bandPackets = talb::kSwitchBandPackets;
+    uint32_t dataRoom =
+        std::max<uint32_t>(RTE_MBUF_DEFAULT_DATAROOM, options.mtu + kMaxL2Overhead) +
+        RTE_PKTMBUF_HEADROOM;
+    unsigned mbufs =
+        nPorts * (talb::kSwitchRxDescriptors + talb::kSwitchTxDescriptors + 2 * talb::kSwitchBurst +
+                  TALB_NUM_PRIORITIES * talb::kSwitchBandPackets) +
+        2 * kMempoolCache;
+    rte_mempool* pool = rte_pktmbuf_pool_create("talb_switch_mbufs",
+                                                mbufs,
+                                                kMempoolCache,
+                                                0,
+                                                static_cast<uint16_t>(dataRoom),
+                                                rte_socket_id());
+    if (pool == nullptr)
+    {
+        rte_exit(EXIT_FAILURE,
+                 "talb-switch: cannot create a pool of %u mbufs: %s (raise EAL's -m)\n",
+                 mbufs,
+                 rte_strerror(rte_errno));
+    }
+    for (uint32_t p = 0; p < nPorts; ++p)
+    {
+        if (talb::PortInit(ethPorts[p],
+                           pool,
+                           options.mtu,
+                           "talb-switch",
+                           talb::kSwitchRxDescriptors,
+                           talb::kSwitchTxDescriptors) != 0)
+        {
+            rte_exit(EXIT_FAILURE, "talb-switch: cannot initialise port %u\n", p);
+        }
+    }
+    if (!talb::WaitForLinks(ethPorts, nPorts, kLinkWaitMs, "talb-switch"))
+    {
+        std::printf("talb-switch: warning: a link is down; its routes avoid it until it is up\n");
+    }
+
+    auto* ports = new talb::SwitchPort[nPorts];
+    talb::SwitchPipeline pipeline;
+    if (!pipeline.Init(config, options.pipeline, options.policy, ports, &error))
+    {
+        rte_exit(2, "talb-switch: %s\n", error.c_str());
+    }
+    volatile bool quit = false;
+    auto* ctx = static_cast<talb::SwitchLcore*>(rte_zmalloc_socket("talb_switch_lcore",
+                                                                   sizeof(talb::SwitchLcore),
+                                                                   RTE_CACHE_LINE_SIZE,
+                                                                   rte_lcore_to_socket_id(worker)));
+    if (ctx == nullptr)
+    {
+        rte_exit(EXIT_FAILURE, "talb-switch: out of memory for the forwarding lcore's state\n");
+    }
+    talb::SwitchLcoreInit(ctx, &pipeline, ports, ethPorts, options.idleSleepUs, &quit);
+    std::printf("talb-switch: forwarding %u ports, %zu routes on lcore %u: lb %s, labels from %s, "
+                "ECN %s at %lu bytes, %s\n",
+                nPorts,
+                config.routes.size(),
+                worker,
+                options.policy.name.c_str(),
+                options.pipeline.labels == talb::LabelSource::kOption ? "the IPv4 option"
+                                                                      : "the DSCP",
+                options.pipeline.egress.ecn ? "on" : "off",
+                options.pipeline.egress.ecnThresholdBytes,
+                options.idleSleepUs ? "sleeping when idle" : "busy-polling");
+    std::fflush(stdout);
+    if (rte_eal_remote_launch(talb::SwitchLcoreMain, ctx, worker) != 0)
+    {
+        rte_exit(EXIT_FAILURE, "talb-switch: cannot launch the forwarding lcore %u\n", worker);
+    }
+
+    // The main lcore prints stats until a signal; then the worker stops.
+    uint64_t prevRx = 0;
+    int signum = talb::RunUntilSignal(options.statsInterval, [&](double elapsed) {
+        talb::SwitchStats s = talb::SwitchPublishedStats(ctx);
+        PrintStats(s, nPorts, elapsed, prevRx, options.statsInterval);
+        prevRx = s.rx;
+    });
+    std::printf("talb-switch: %s: stopping\n", strsignal(signum));
+    quit = true;
+    rte_eal_wait_lcore(worker);
+
+    talb::SwitchStats final = talb::SwitchFinalStats(ctx);
+    talb::SwitchLcoreDiscard(ctx, &final);
+    uint64_t missed = 0;
+    for (uint32_t p = 0; p < nPorts; ++p)
+    {
+        missed += talb::PortMissed(ethPorts[p]);
+        rte_eth_dev_stop(ethPorts[p]);
+        rte_eth_dev_close(ethPorts[p]);
+    }
+    PrintFinal(final, config, pipeline, missed);
+    rte_free(ctx);
+    delete[] ports;
+    rte_mempool_free(pool);
+    rte_eal_cleanup();
+    return 0;
+}

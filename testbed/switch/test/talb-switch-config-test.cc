@@ -1,0 +1,233 @@
+// talb-switch's configuration file and command line: what they accept, and an error naming the
+// file, the line and the fault for everything they refuse.
+#include "talb-switch-config.h"
+#include "talb-switch-options.h"
+
+#include <cstdio>
+#include <gtest/gtest.h>
+#include <string>
+#include <vector>
+
+using namespace talb;
+
+namespace
+{
+
+std::string
+Error(const std::string& text)
+{
+    SwitchConfig c;
+    std::string error;
+    EXPECT_FALSE(ParseSwitchConfig(text, "leaf.conf", &c, &error)) << text;
+    return error;
+}
+
+} // namespace
+
+TEST(TalbSwitchConfig, ParsesPortsAndRoutes)
+{
+    const char* text = "# leaf 0\n"
+                       "port 1 net_af_packet1            # host 2\n"
+                       "port 0 net_af_packet0 rate=1Gbps\n"
+                       "port 2 net_af_packet2 rate=100Mbps ecn=30000 buffer=262144\n"
+                       "port 3 3 rate=2.5Gbps\n"
+                       "\n"
+                       "route 10.250.0.1/32 0 leaf=0\n"
+                       "route 10.250.0.2/32 1 leaf=0\n"
+                       "route 10.250.0.0/24 2,3\n"
+                       "route 0.0.0.0/0 3\n";
+    SwitchConfig c;
+    std::string error;
+    ASSERT_TRUE(ParseSwitchConfig(text, "leaf.conf", &c, &error)) << error;
+    ASSERT_EQ(c.ports.size(), 4u);
+    EXPECT_EQ(c.ports[0].device, "net_af_packet0");
+    EXPECT_EQ(c.ports[0].rateBps, 1000000000u);
+    EXPECT_EQ(c.ports[1].rateBps, 0u);
+    EXPECT_EQ(c.ports[1].ecnBytes, -1);
+    EXPECT_EQ(c.ports[2].ecnBytes, 30000);
+    EXPECT_EQ(c.ports[2].bufferBytes, 262144);
+    EXPECT_EQ(c.ports[3].device, "3");
+    EXPECT_EQ(c.ports[3].rateBps, 2500000000u);
+    ASSERT_EQ(c.routes.size(), 4u);
+    EXPECT_EQ(c.routes[0].prefix, 0x0AFA0001u);
+    EXPECT_EQ(c.routes[0].length, 32);
+    EXPECT_EQ(c.routes[0].leaf, 0u);
+    EXPECT_EQ(c.routes[2].ports, (std::vector<uint32_t>{2, 3}));
+    EXPECT_EQ(c.routes[2].leaf, kNoLeaf);
+    EXPECT_EQ(c.routes[2].line, 9u);
+    EXPECT_EQ(c.routes[3].length, 0);
+}
+
+TEST(TalbSwitchConfig, ErrorsNameFileLineAndFault)
+{
+    const std::string p0 = "port 0 a\n";
+    EXPECT_EQ(Error("bridge 0 a\n"), "leaf.conf:1: unknown keyword 'bridge' (port, route)");
+    EXPECT_EQ(Error("port 16 a\n"), "leaf.conf:1: port '16': the id must be a number in 0..15");
+    EXPECT_EQ(Error("port 0\n"),
+              "leaf.conf:1: port: expected 'port <id> <device> [rate=R] [ecn=BYTES] "
+              "[buffer=BYTES]'");
+    EXPECT_EQ(Error(p0 + "port 0 b\n"), "leaf.conf:2: port 0: defined twice (first on line 1)");
+    EXPECT_EQ(Error(p0 + "port 1 a\n"),
+              "leaf.conf:2: port 1: device 'a' is port 0 already (line 1)");
+    EXPECT_EQ(Error("port 0 a rate=fast\n"),
+              "leaf.conf:1: port 0: rate 'fast' is not a rate such as 100Mbps or 2.5Gbps");
+    EXPECT_EQ(Error("port 0 a speed=1Gbps\n"),
+              "leaf.conf:1: port 0: unknown setting 'speed' (rate, ecn, buffer)");
+    EXPECT_EQ(Error("port 0 a buffer=100\n"),
+              "leaf.conf:1: port 0: buffer '100' is not a byte count in 2048..4294967296");
+    EXPECT_EQ(Error("port 0 a ecn\n"), "leaf.conf:1: port 0: 'ecn' is not key=value");
+    EXPECT_EQ(Error(p0 + "route 10.250.0.0/33 0\n"),
+              "leaf.conf:2: route 10.250.0.0/33: not a prefix a.b.c.d/len with len 0..32");
+    EXPECT_EQ(Error(p0 + "route 10.250.0.300/24 0\n"),
+              "leaf.conf:2: route 10.250.0.300/24: not a prefix a.b.c.d/len with len 0..32");
+    EXPECT_EQ(Error(p0 + "route 10.250.0.7/24 0\n"),
+              "leaf.conf:2: route 10.250.0.7/24: host bits are set (did you mean "
+              "10.250.0.0/24?)");
+    EXPECT_EQ(Error(p0 + "route 10.250.0.0/24 0,0\n"),
+              "leaf.conf:2: route 10.250.0.0/24: port 0 listed twice");
+    EXPECT_EQ(Error(p0 + "route 10.250.0.0/24 0,x\n"),
+              "leaf.conf:2: route 10.250.0.0/24: 'x' is not a port id in 0..15");
+    EXPECT_EQ(Error(p0 + "route 10.250.0.0/24 0 spine=1\n"),
+              "leaf.conf:2: route 10.250.0.0/24: 'spine=1' is not leaf=N with N in 0..65535");
+    EXPECT_EQ(Error(p0 + "route 10.250.0.0/24 0\nroute 10.250.0.0/24 0\n"),
+              "leaf.conf:3: route 10.250.0.0/24: defined twice (first on line 2)");
+    EXPECT_EQ(Error(p0 + "route 10.250.0.0/24 0,3\n"),
+              "leaf.conf:2: route 10.250.0.0/24: port 3 is not defined");
+    EXPECT_EQ(Error("port 1 a\n"),
+              "leaf.conf: port ids must be 0..1 without gaps: port 0 is missing");
+    EXPECT_EQ(Error("# nothing\n"), "leaf.conf: no port defined");
+    SwitchConfig c;
+    std::string error;
+    EXPECT_FALSE(LoadSwitchConfig("/nonexistent/talb.conf", &c, &error));
+    EXPECT_EQ(error, "/nonexistent/talb.conf: cannot read");
+}
+
+TEST(TalbSwitchConfig, RatesAndAddresses)
+{
+    uint64_t bps = 0;
+    EXPECT_TRUE(ParseRate("100Mbps", &bps));
+    EXPECT_EQ(bps, 100000000u);
+    EXPECT_TRUE(ParseRate("2.5Gbps", &bps));
+    EXPECT_EQ(bps, 2500000000u);
+    EXPECT_TRUE(ParseRate("500kbps", &bps));
+    EXPECT_EQ(bps, 500000u);
+    EXPECT_TRUE(ParseRate("64bps", &bps));
+    EXPECT_EQ(bps, 64u);
+    for (const char* bad : {"", "10", "Mbps", "-1Mbps", "1.2.3Gbps", "0Mbps", "1e3Mbps", ".5Gbps"})
+    {
+        EXPECT_FALSE(ParseRate(bad, &bps)) << bad;
+    }
+    uint32_t a = 0;
+    EXPECT_TRUE(ParseIpv4("10.250.0.1", &a));
+    EXPECT_EQ(a, 0x0AFA0001u);
+    EXPECT_EQ(FormatIpv4(a), "10.250.0.1");
+    for (const char* bad : {"10.250.0", "10.250.0.1.2", "10.250.0.256", "a.b.c.d", "10..0.1"})
+    {
+        EXPECT_FALSE(ParseIpv4(bad, &a)) << bad;
+    }
+}
+
+namespace
+{
+
+bool
+Parse(std::vector<std::string> args, SwitchOptions* o, std::string* error)
+{
+    args.insert(args.begin(), "talb-switch");
+    std::vector<char*> argv;
+    for (std::string& a : args)
+    {
+        argv.push_back(a.data());
+    }
+    return ParseSwitchOptions(static_cast<int>(argv.size()), argv.data(), o, error);
+}
+
+std::string
+OptionError(std::vector<std::string> args)
+{
+    SwitchOptions o;
+    std::string error;
+    EXPECT_FALSE(Parse(args, &o, &error));
+    return error;
+}
+
+} // namespace
+
+TEST(TalbSwitchOptions, DefaultsAndEveryOption)
+{
+    SwitchOptions o;
+    std::string error;
+    ASSERT_TRUE(Parse({"--config=leaf.conf"}, &o, &error)) << error;
+    EXPECT_EQ(o.policy.name, "ecmp");
+    EXPECT_EQ(o.pipeline.labels, LabelSource::kOption);
+    EXPECT_EQ(o.pipeline.egress.ecnThresholdBytes, 97500u);
+    EXPECT_TRUE(o.pipeline.egress.ecn);
+    EXPECT_EQ(o.idleSleepUs, 0u);
+    SwitchOptions p;
+    ASSERT_TRUE(Parse({"--config=x",
+                       "--lb=talb",
+                       "--labels=dscp",
+                       "--fallback=drill",
+                       "--seed=9",
+                       "--switch-id=3",
+                       "--flowlet-timeout-us=50",
+                       "--drill-samples=3",
+                       "--drill-memory=2",
+                       "--talb-high-threshold=2",
+                       "--talb-move-margin=3000",
+                       "--talb-idle-timeout-us=500",
+                       "--ecn-threshold=30000",
+                       "--no-ecn",
+                       "--buffer=65536",
+                       "--line-rate=1Gbps",
+                       "--burst-us=200",
+                       "--mtu=9000",
+                       "--stats-interval=0",
+                       "--idle-sleep-us=50"},
+                      &p,
+                      &error))
+        << error;
+    EXPECT_EQ(p.policy.name, "talb");
+    EXPECT_EQ(p.pipeline.labels, LabelSource::kDscp);
+    EXPECT_EQ(p.policy.fallback, "drill");
+    EXPECT_EQ(p.policy.seed, 9u);
+    EXPECT_EQ(p.policy.switchId, 3u);
+    EXPECT_EQ(p.policy.letflow.timeoutNs, 50000);
+    EXPECT_EQ(p.policy.drill.samples, 3u);
+    EXPECT_EQ(p.policy.drill.memory, 2u);
+    EXPECT_EQ(p.policy.talb.highThreshold, 2);
+    EXPECT_EQ(p.policy.talb.moveMarginBytes, 3000);
+    EXPECT_EQ(p.policy.talb.idleTimeoutNs, 500000);
+    EXPECT_EQ(p.pipeline.egress.ecnThresholdBytes, 30000u);
+    EXPECT_FALSE(p.pipeline.egress.ecn);
+    EXPECT_EQ(p.pipeline.egress.bufferBytes, 65536u);
+    EXPECT_EQ(p.pipeline.lineRateBps, 1000000000u);
+    EXPECT_EQ(p.pipeline.shaperBurstUs, 200u);
+    EXPECT_EQ(p.mtu, 9000u);
+    EXPECT_EQ(p.pipeline.maxFrameBytes, 9022u);
+    EXPECT_EQ(p.statsInterval, 0u);
+    EXPECT_EQ(p.idleSleepUs, 50u);
+    SwitchOptions h;
+    EXPECT_TRUE(Parse({"--help"}, &h, &error));
+    EXPECT_TRUE(h.help);
+    EXPECT_NE(SwitchUsage("talb-switch").find("--idle-sleep-us"), std::string::npos);
+}
+
+TEST(TalbSwitchOptions, ErrorsNameTheArgument)
+{
+    EXPECT_EQ(OptionError({}), "--config is required");
+    EXPECT_EQ(OptionError({"--config"}), "--config: needs a value (--config=...)");
+    EXPECT_EQ(OptionError({"--config=x", "--frobnicate"}), "unknown argument '--frobnicate'");
+    EXPECT_EQ(OptionError({"--config=x", "--lb=conga"}),
+              "--lb: 'conga' is not one of ecmp, rps, letflow, drill, talb");
+    EXPECT_EQ(OptionError({"--config=x", "--fallback=talb"}),
+              "--fallback: 'talb' is not one of ecmp, rps, letflow, drill");
+    EXPECT_EQ(OptionError({"--config=x", "--labels=tag"}), "--labels: 'tag' is not option or dscp");
+    EXPECT_EQ(OptionError({"--config=x", "--drill-samples=17"}),
+              "--drill-samples: '17' is not a number in 1..16");
+    EXPECT_EQ(OptionError({"--config=x", "--idle-sleep-us=-1"}),
+              "--idle-sleep-us: '-1' is not a number in 0..10000");
+    EXPECT_EQ(OptionError({"--config=x", "--line-rate=fast"}),
+              "--line-rate: 'fast' is not a rate such as 10Gbps");
+    EXPECT_EQ(OptionError({"--config=x", "--mtu"}), "--mtu: needs a value (--mtu=...)");
+}

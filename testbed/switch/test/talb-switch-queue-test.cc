@@ -1,0 +1,175 @@
+// talb-switch's building blocks: the longest-prefix route table, the egress queue (bands, buffer,
+// ECN) and the token bucket.
+#include "talb-egress-queue.h"
+#include "talb-route-table.h"
+#include "talb-token-bucket.h"
+
+#include <gtest/gtest.h>
+#include <random>
+#include <set>
+#include <vector>
+
+using namespace talb;
+
+TEST(TalbRouteTable, LongestPrefixWins)
+{
+    RouteTable t;
+    t.Build({0x0AFA0001, 0x0AFA0000, 0x0A000000, 0}, {32, 24, 8, 0});
+    EXPECT_EQ(t.Lookup(0x0AFA0001), 0);
+    EXPECT_EQ(t.Lookup(0x0AFA0002), 1);
+    EXPECT_EQ(t.Lookup(0x0A010203), 2);
+    EXPECT_EQ(t.Lookup(0xC0A80001), 3);
+    RouteTable noDefault;
+    noDefault.Build({0x0AFA0000}, {24});
+    EXPECT_EQ(noDefault.Lookup(0x0AFB0000), RouteTable::kNoRoute);
+    RouteTable empty;
+    empty.Build({}, {});
+    EXPECT_EQ(empty.Lookup(1), RouteTable::kNoRoute);
+}
+
+TEST(TalbRouteTable, AgreesWithALinearScanOnRandomRoutes)
+{
+    std::mt19937 rng(4);
+    std::vector<uint32_t> prefixes;
+    std::vector<uint8_t> lengths;
+    std::set<std::pair<uint32_t, uint8_t>> seen;
+    while (prefixes.size() < 500)
+    {
+        uint8_t len = static_cast<uint8_t>(8 + rng() % 25);
+        uint32_t prefix = (0x0A000000 | (rng() & 0x00FFFFFF)) & (~0u << (32 - len));
+        if (seen.insert({prefix, len}).second)
+        {
+            prefixes.push_back(prefix);
+            lengths.push_back(len);
+        }
+    }
+    RouteTable t;
+    t.Build(prefixes, lengths);
+    for (int i = 0; i < 20000; ++i)
+    {
+        uint32_t a = i % 2 ? prefixes[rng() % prefixes.size()] | (rng() & 0xFF) : rng();
+        int best = RouteTable::kNoRoute;
+        for (size_t r = 0; r < prefixes.size(); ++r)
+        {
+            uint32_t mask = ~0u << (32 - lengths[r]);
+            if ((a & mask) == prefixes[r] && (best < 0 || lengths[r] > lengths[best]))
+            {
+                best = static_cast<int>(r);
+            }
+        }
+        ASSERT_EQ(t.Lookup(a), best) << std::hex << a;
+    }
+}
+
+namespace
+{
+
+void*
+Item(uintptr_t id)
+{
+    return reinterpret_cast<void*>(id);
+}
+
+} // namespace
+
+TEST(TalbEgressQueue, StrictPriorityFifoWithinABand)
+{
+    EgressQueue q;
+    ASSERT_TRUE(q.Init(EgressConfig()));
+    q.Enqueue(Item(1), 100, 7, false);
+    q.Enqueue(Item(2), 200, 3, false);
+    q.Enqueue(Item(3), 300, 7, false);
+    q.Enqueue(Item(4), 400, 0, false);
+    q.Enqueue(Item(5), 500, 3, false);
+    EXPECT_EQ(q.Bytes(), 1500u);
+    EXPECT_EQ(q.BandBytes(3), 700u);
+    EXPECT_EQ(q.BandPackets(7), 2u);
+    std::vector<uintptr_t> order;
+    uint32_t bytes = 0;
+    EXPECT_EQ(q.HeadBytes(), 400u);
+    while (void* it = q.Dequeue(&bytes))
+    {
+        order.push_back(reinterpret_cast<uintptr_t>(it));
+    }
+    EXPECT_EQ(order, (std::vector<uintptr_t>{4, 2, 5, 1, 3}));
+    EXPECT_TRUE(q.Empty());
+    EXPECT_EQ(q.Bytes(), 0u);
+    EXPECT_EQ(q.HeadBytes(), 0u);
+    EXPECT_EQ(q.Counters().enqueued, q.Counters().dequeued + q.Packets());
+    EXPECT_EQ(q.Counters().dequeuedBytes, 1500u);
+}
+
+TEST(TalbEgressQueue, DropTailOnTheSharedBufferAndOnAFullBand)
+{
+    EgressConfig c;
+    c.bufferBytes = 4000;
+    c.bandPackets = 4;
+    EgressQueue q;
+    ASSERT_TRUE(q.Init(c));
+    EXPECT_EQ(q.Enqueue(Item(1), 1500, 1, false), EnqueueResult::kQueued);
+    EXPECT_EQ(q.Enqueue(Item(2), 1500, 2, false), EnqueueResult::kQueued);
+    EXPECT_EQ(q.Enqueue(Item(3), 1500, 0, false), EnqueueResult::kDropped); // 4500 > 4000
+    EXPECT_EQ(q.Enqueue(Item(4), 1000, 0, false), EnqueueResult::kQueued);  // exactly full
+    uint32_t bytes;
+    q.Dequeue(&bytes);
+    q.Dequeue(&bytes);
+    q.Dequeue(&bytes);
+    for (int i = 0; i < 4; ++i)
+    {
+        EXPECT_EQ(q.Enqueue(Item(10 + i), 64, 5, false), EnqueueResult::kQueued);
+    }
+    EXPECT_EQ(q.Enqueue(Item(20), 64, 5, false), EnqueueResult::kDropped); // band ring full
+    EXPECT_EQ(q.Enqueue(Item(21), 64, 6, false), EnqueueResult::kQueued);
+    EXPECT_EQ(q.Counters().dropped, 2u);
+    EXPECT_EQ(q.Counters().enqueued, q.Counters().dequeued + q.Packets());
+    EXPECT_NE(EgressQueue::Check(EgressConfig{1000, 0, true, 4}), nullptr);
+    EXPECT_NE(EgressQueue::Check(EgressConfig{4000, 0, true, 3}), nullptr);
+}
+
+TEST(TalbEgressQueue, EcnMarksCapablePacketsFromTheThresholdOn)
+{
+    EgressConfig c;
+    c.ecnThresholdBytes = 3000;
+    EgressQueue q;
+    ASSERT_TRUE(q.Init(c));
+    EXPECT_EQ(q.Enqueue(Item(1), 1500, 4, true), EnqueueResult::kQueued);  // finds 0
+    EXPECT_EQ(q.Enqueue(Item(2), 1500, 4, true), EnqueueResult::kQueued);  // finds 1500
+    EXPECT_EQ(q.Enqueue(Item(3), 1500, 4, true), EnqueueResult::kMarked);  // finds 3000
+    EXPECT_EQ(q.Enqueue(Item(4), 1500, 0, false), EnqueueResult::kQueued); // not ECN-capable
+    EXPECT_EQ(q.Counters().marked, 1u);
+    c.ecn = false;
+    EgressQueue off;
+    ASSERT_TRUE(off.Init(c));
+    for (int i = 0; i < 5; ++i)
+    {
+        EXPECT_EQ(off.Enqueue(Item(i), 1500, 4, true), EnqueueResult::kQueued);
+    }
+}
+
+TEST(TalbTokenBucket, ShapesToItsRate)
+{
+    TokenBucket b;
+    b.Configure(8000000, 3000); // 1 byte per us, 3000 bytes deep
+    int64_t t = 1000000;
+    EXPECT_TRUE(b.TryConsume(1500, t)); // full bucket: a burst of 3000 bytes
+    EXPECT_TRUE(b.TryConsume(1500, t));
+    EXPECT_FALSE(b.TryConsume(1500, t));
+    EXPECT_EQ(b.WaitNs(1500, t), 1500001);
+    EXPECT_FALSE(b.TryConsume(1500, t + 1499000));
+    EXPECT_TRUE(b.TryConsume(1500, t + 1500001));
+    // Over 100 ms of back-to-back demand it sends 100 kB (+ the burst).
+    uint64_t sent = 0;
+    for (int64_t now = t + 1500001; now < t + 101500001; now += 1000)
+    {
+        while (b.TryConsume(1000, now))
+        {
+            sent += 1000;
+        }
+    }
+    EXPECT_NEAR(static_cast<double>(sent), 100000, 2000);
+    TokenBucket unlimited;
+    unlimited.Configure(0, 0);
+    EXPECT_TRUE(unlimited.Unlimited());
+    EXPECT_TRUE(unlimited.TryConsume(1 << 30, 0));
+    EXPECT_EQ(unlimited.WaitNs(1 << 30, 0), 0);
+}

@@ -16,7 +16,6 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 
 using namespace ns3;
 
@@ -59,18 +58,12 @@ UplinkTx(uint32_t link, Ptr<const Packet>)
     ++g_uplinkPackets[link];
 }
 
-/// Parses "leaf:spine@time" (failure) or "leaf:spine=rate" (rate override).
-void
-ParseLink(const std::string& text, char sep, uint32_t& leaf, uint32_t& spine, std::string& rest)
+/// Reports a bad option and how to get help. \return the exit code for bad input
+int
+BadOption(const std::string& message)
 {
-    std::istringstream is(text);
-    char colon = 0;
-    char at = 0;
-    if (!(is >> leaf >> colon >> spine >> at) || colon != ':' || at != sep ||
-        !std::getline(is, rest) || rest.empty())
-    {
-        NS_FATAL_ERROR("cannot parse '" << text << "': expected leaf:spine" << sep << "value");
-    }
+    std::cerr << "talb-leaf-spine: error: " << message << " (--help lists the options)\n";
+    return 2;
 }
 
 } // namespace
@@ -84,14 +77,14 @@ main(int argc, char* argv[])
     uint32_t hostsPerLeaf = 4;
     std::string hostRate = "10Gbps";
     std::string fabricRate = "40Gbps";
-    double oversub = 0;
-    std::string delay = "1us";
+    double oversubscription = 0;
+    std::string linkDelay = "1us";
     uint32_t flows = 8;
     uint64_t flowSize = 1000000;
     uint32_t tensors = 0;
-    double duration = 0.05;
+    std::string duration = "50ms";
     std::string failLink;
-    std::string linkRate;
+    std::string linkRates;
     std::string tcp = "newreno";
     uint32_t seed = 1;
     bool stockRouting = false;
@@ -106,19 +99,23 @@ main(int argc, char* argv[])
     cmd.AddValue("hostsPerLeaf", "Hosts below each leaf", hostsPerLeaf);
     cmd.AddValue("hostRate", "Host link rate", hostRate);
     cmd.AddValue("fabricRate", "Leaf-spine link rate", fabricRate);
-    cmd.AddValue("oversub", "Oversubscription ratio (overrides fabricRate when > 0)", oversub);
-    cmd.AddValue("delay", "Propagation delay of every link", delay);
+    cmd.AddValue("oversubscription",
+                 "Oversubscription ratio (overrides fabricRate when > 0)",
+                 oversubscription);
+    cmd.AddValue("linkDelay", "Propagation delay of every link", linkDelay);
     cmd.AddValue("flows", "Number of flows between random hosts on different leaves", flows);
     cmd.AddValue("flowSize", "Bytes per flow (0: unlimited bulk transfer)", flowSize);
     cmd.AddValue("tensors",
                  "Send each flow as this many tagged tensors (priority = index mod 8); "
                  "0: untagged BulkSend",
                  tensors);
-    cmd.AddValue("duration", "Simulated seconds", duration);
-    cmd.AddValue("failLink", "Fail a leaf-spine link: leaf:spine@seconds, e.g. 0:1@0.01", failLink);
-    cmd.AddValue("linkRate",
-                 "Override a leaf-spine link rate: leaf:spine=rate, e.g. 0:1=1Gbps",
-                 linkRate);
+    cmd.AddValue("duration", "Simulated time, e.g. 50ms", duration);
+    cmd.AddValue("failLink",
+                 "Leaf-spine links that fail, leaf:spine@time, ';'-separated, e.g. 0:1@10ms",
+                 failLink);
+    cmd.AddValue("linkRates",
+                 "Leaf-spine link rate overrides, leaf:spine=rate, ';'-separated, e.g. 0:1=1Gbps",
+                 linkRates);
     cmd.AddValue("tcp", "TCP variant: newreno or dctcp", tcp);
     cmd.AddValue("seed", "Random seed (traffic and load balancers)", seed);
     cmd.AddValue("stockRouting",
@@ -126,11 +123,41 @@ main(int argc, char* argv[])
                  stockRouting);
     cmd.Parse(argc, argv);
 
-    NS_ABORT_MSG_UNLESS(tcp == "newreno" || tcp == "dctcp",
-                        "--tcp=" << tcp << ": expected newreno or dctcp");
-    NS_ABORT_MSG_IF(tensors > 0 && flowSize == 0, "--tensors needs a finite --flowSize");
-    NS_ABORT_MSG_IF(tensors > 0 && flowSize < tensors, "--flowSize smaller than --tensors");
-    NS_ABORT_MSG_IF(leaves < 2, "--leaves must be at least 2 (flows go between leaves)");
+    TypeId lbTid;
+    std::string error;
+    Time stop;
+    Time delay;
+    std::vector<TalbLeafSpineHelper::LinkFailure> failures;
+    std::vector<TalbLeafSpineHelper::LinkRate> rates;
+    if (!TalbLoadBalancer::GetRegistry().Lookup(lb, &lbTid, &error))
+    {
+        return BadOption("--lb: " + error);
+    }
+    if (tcp != "newreno" && tcp != "dctcp")
+    {
+        return BadOption("--tcp=" + tcp + ": expected newreno or dctcp");
+    }
+    if (!TalbParse::ParseTime(duration, &stop) || !TalbParse::ParseTime(linkDelay, &delay))
+    {
+        return BadOption("--duration and --linkDelay take a time with its unit, e.g. 50ms");
+    }
+    error = TalbLeafSpineHelper::ParseLinkFailures(failLink, &failures);
+    if (error.empty())
+    {
+        error = TalbLeafSpineHelper::ParseLinkRates(linkRates, &rates);
+    }
+    if (!error.empty())
+    {
+        return BadOption(error);
+    }
+    if (tensors > 0 && (flowSize == 0 || flowSize < tensors))
+    {
+        return BadOption("--tensors needs a finite --flowSize of at least one byte per tensor");
+    }
+    if (leaves < 2)
+    {
+        return BadOption("--leaves must be at least 2 (flows go between leaves)");
+    }
     RngSeedManager::SetSeed(seed);
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
@@ -141,27 +168,22 @@ main(int argc, char* argv[])
     fabric->SetAttribute("HostsPerLeaf", UintegerValue(hostsPerLeaf));
     fabric->SetAttribute("HostRate", DataRateValue(DataRate(hostRate)));
     fabric->SetAttribute("FabricRate", DataRateValue(DataRate(fabricRate)));
-    fabric->SetAttribute("LinkDelay", TimeValue(Time(delay)));
+    fabric->SetAttribute("LinkDelay", TimeValue(delay));
     fabric->SetAttribute("TcpVariant",
                          StringValue(tcp == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno"));
     fabric->SetAttribute("StockRouting", BooleanValue(stockRouting));
-    if (oversub > 0)
+    if (oversubscription > 0)
     {
-        fabric->SetOversubscription(oversub);
+        fabric->SetOversubscription(oversubscription);
     }
     fabric->SetLoadBalancer(lb);
-    uint32_t leaf;
-    uint32_t spine;
-    std::string rest;
-    if (!failLink.empty())
+    for (const auto& f : failures)
     {
-        ParseLink(failLink, '@', leaf, spine, rest);
-        fabric->SetLinkFailure(leaf, spine, Seconds(std::stod(rest)));
+        fabric->SetLinkFailure(f.leaf, f.spine, f.at);
     }
-    if (!linkRate.empty())
+    for (const auto& r : rates)
     {
-        ParseLink(linkRate, '=', leaf, spine, rest);
-        fabric->SetLinkRate(leaf, spine, DataRate(rest));
+        fabric->SetLinkRate(r.leaf, r.spine, r.rate);
     }
     fabric->Install();
     fabric->AssignStreams(1000);
@@ -224,7 +246,7 @@ main(int argc, char* argv[])
         }
     }
 
-    Simulator::Stop(Seconds(duration));
+    Simulator::Stop(stop);
     auto t0 = std::chrono::steady_clock::now();
     Simulator::Run();
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

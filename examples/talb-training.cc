@@ -1,7 +1,7 @@
 // Data-parallel DNN training jobs (and optional background traffic) on a two-tier fabric.
 //
 //   build/bin/talb-training --model=resnet50 --workers=16 --scheduler=bytescheduler
-//       --collective=ring --rate=100Gbps --iterations=2 --out=results/demo
+//       --collective=ring --hostRate=100Gbps --iterations=2 --out=results/demo
 //
 // writes flows.csv, tensors.csv and iterations.csv into --out and prints one line per job.
 // Every option: build/bin/talb-training --help. Scheduler and collective attributes beyond the
@@ -15,7 +15,6 @@
 
 #include <chrono>
 #include <iostream>
-#include <sstream>
 
 using namespace ns3;
 
@@ -74,17 +73,26 @@ BuildFabric(uint32_t racks, uint32_t hostsPerRack, DataRate rate, Time delay)
     return hosts;
 }
 
-std::vector<std::string>
-SplitList(const std::string& s)
+/// Reports a bad option and how to get help. \return the exit code for bad input
+int
+BadOption(const std::string& message)
 {
-    std::vector<std::string> out;
-    std::istringstream in(s);
-    std::string item;
-    while (std::getline(in, item, ','))
+    std::cerr << "talb-training: error: " << message << " (--help lists the options)\n";
+    return 2;
+}
+
+/// Set \p name on the scheduler only if the chosen scheduler has that attribute.
+void
+SetIfPresent(TalbTrainingJobHelper& helper,
+             TypeId scheduler,
+             const std::string& name,
+             const AttributeValue& value)
+{
+    TypeId::AttributeInformation info;
+    if (scheduler.LookupAttributeByName(name, &info))
     {
-        out.push_back(item);
+        helper.SetSchedulerAttribute(name, value);
     }
-    return out;
 }
 
 } // namespace
@@ -103,6 +111,7 @@ main(int argc, char* argv[])
     uint32_t iterations = 2;
     std::string scheduler = "wfbp";
     std::string collective = "ring";
+    std::string transport = "tcp";
     uint32_t psHosts = 0;
     uint32_t batch = 32;
     std::string device = "V100-FP32";
@@ -114,57 +123,94 @@ main(int argc, char* argv[])
     double sparseRatio = 0.01;
     uint32_t racks = 0;
     uint32_t hostsPerRack = 4;
-    std::string rate = "100Gbps";
-    std::string delay = "1us";
+    std::string hostRate = "100Gbps";
+    std::string linkDelay = "1us";
     uint32_t mtu = 1500;
     std::string bgCdf;
     double bgLoad = 0;
     std::string out = "results/talb-training";
     std::string scheme = "ecmp";
-    double stopTime = 60;
+    std::string stopTime = "60s";
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("model", "Zoo model (alexnet, vgg19, resnet50) or model file PATH[#MODEL]", model);
     cmd.AddValue("models", "Per-job models, comma separated (overrides --model)", models);
     cmd.AddValue("astra", "ASTRA-sim 1.0 DATA workload file to use as the model", astraFile);
-    cmd.AddValue("astra-cycle", "Duration of one ASTRA-sim compute cycle", astraCycle);
-    cmd.AddValue("astra-bytes",
+    cmd.AddValue("astraCycle", "Duration of one ASTRA-sim compute cycle", astraCycle);
+    cmd.AddValue("astraBytes",
                  "Bytes per element of the ASTRA-sim communication sizes",
                  astraBytes);
     cmd.AddValue("workers", "Workers (hosts) per job", workers);
     cmd.AddValue("jobs", "Training jobs sharing the fabric", jobs);
     cmd.AddValue("placement", "Job placement: packed or spread (across racks)", placement);
     cmd.AddValue("iterations", "Training iterations per job", iterations);
-    cmd.AddValue("scheduler", "wfbp, fusion, bytescheduler, usbyte, ascwfbp or sparse", scheduler);
-    cmd.AddValue("collective", "ring or ps", collective);
-    cmd.AddValue("ps-hosts", "Dedicated parameter-server hosts per job (0: colocated)", psHosts);
+    cmd.AddValue("scheduler",
+                 "Communication scheduler: " + TalbCommScheduler::GetRegistry().GetNames(),
+                 scheduler);
+    cmd.AddValue("collective",
+                 "Collective: " + TalbCollective::GetRegistry().GetNames(),
+                 collective);
+    cmd.AddValue("transport",
+                 "Transport of the collectives: " + TalbTransport::GetRegistry().GetNames(),
+                 transport);
+    cmd.AddValue("psHosts", "Dedicated parameter-server hosts per job (0: colocated)", psHosts);
     cmd.AddValue("batch", "Batch size per worker", batch);
-    cmd.AddValue("device", "Device preset: V100-FP32, V100-AMP, A100-TF32, A100-AMP", device);
-    cmd.AddValue("device-rate",
-                 "Effective device FLOP/s (overrides --device when > 0)",
-                 deviceRate);
+    cmd.AddValue("device", "Device preset: " + TalbComputeModel::PresetNames(), device);
+    cmd.AddValue("deviceRate", "Effective device FLOP/s (overrides --device when > 0)", deviceRate);
     cmd.AddValue("precision", "Gradient precision: fp32 or fp16", precision);
-    cmd.AddValue("bucket-size", "fusion: bucket size in bytes", bucketSize);
-    cmd.AddValue("partition-size", "bytescheduler: partition size in bytes", partitionSize);
-    cmd.AddValue("credit", "bytescheduler: credit in bytes", credit);
-    cmd.AddValue("sparse-ratio", "sparse: fraction of elements kept", sparseRatio);
+    cmd.AddValue("bucketSize", "Bucket size in bytes (schedulers with BucketSize)", bucketSize);
+    cmd.AddValue("partitionSize",
+                 "Partition size in bytes (schedulers with PartitionSize)",
+                 partitionSize);
+    cmd.AddValue("credit", "Credit in bytes (schedulers with Credit)", credit);
+    cmd.AddValue("sparseRatio", "Fraction of elements kept (schedulers with Ratio)", sparseRatio);
     cmd.AddValue("racks", "Racks (0: just enough for the jobs)", racks);
-    cmd.AddValue("hosts-per-rack", "Hosts per rack", hostsPerRack);
-    cmd.AddValue("rate", "Host link rate", rate);
-    cmd.AddValue("delay", "Per-link propagation delay", delay);
+    cmd.AddValue("hostsPerRack", "Hosts per rack", hostsPerRack);
+    cmd.AddValue("hostRate", "Host link rate", hostRate);
+    cmd.AddValue("linkDelay", "Per-link propagation delay", linkDelay);
     cmd.AddValue("mtu", "Link MTU in bytes (TCP segment = MTU - 52)", mtu);
-    cmd.AddValue("bg-cdf", "Background flow-size CDF file (e.g. data/websearch-cdf.txt)", bgCdf);
-    cmd.AddValue("bg-load", "Background load per host link, 0..1 (0: none)", bgLoad);
+    cmd.AddValue("bgCdf", "Background flow-size CDF file (e.g. data/websearch-cdf.txt)", bgCdf);
+    cmd.AddValue("bgLoad", "Background load per host link, 0..1 (0: none)", bgLoad);
     cmd.AddValue("out", "Output folder for flows.csv, tensors.csv, iterations.csv", out);
     cmd.AddValue("scheme", "Value of the scheme column (the load balancer's name)", scheme);
-    cmd.AddValue("stop", "Simulation stop time in seconds (a safety net)", stopTime);
+    cmd.AddValue("stopTime", "Simulation stop time, e.g. 60s (a safety net)", stopTime);
     cmd.Parse(argc, argv);
 
-    NS_ABORT_MSG_IF(workers == 0 || jobs == 0 || hostsPerRack == 0,
-                    "workers, jobs and "
-                    "hosts-per-rack must be > 0");
-    NS_ABORT_MSG_IF(mtu < 576 || mtu > 9000, "--mtu must be in [576, 9000]");
-    uint32_t hostsNeeded = jobs * (workers + (collective == "ps" ? psHosts : 0));
+    TypeId schedulerTid;
+    TypeId collectiveTid;
+    TypeId tid;
+    std::string error;
+    Time stop;
+    Time delay;
+    if (!TalbCommScheduler::GetRegistry().Lookup(scheduler, &schedulerTid, &error) ||
+        !TalbCollective::GetRegistry().Lookup(collective, &collectiveTid, &error) ||
+        !TalbTransport::GetRegistry().Lookup(transport, &tid, &error))
+    {
+        return BadOption(error);
+    }
+    if (workers == 0 || jobs == 0 || hostsPerRack == 0)
+    {
+        return BadOption("--workers, --jobs and --hostsPerRack must be > 0");
+    }
+    if (mtu < 576 || mtu > 9000)
+    {
+        return BadOption("--mtu must be in [576, 9000]");
+    }
+    if (!TalbParse::ParseTime(stopTime, &stop) || !TalbParse::ParseTime(linkDelay, &delay))
+    {
+        return BadOption("--stopTime and --linkDelay take a time with its unit, e.g. 60s");
+    }
+    // Dedicated parameter servers: hosts of their own next to each job's workers.
+    const bool servers = psHosts > 0;
+    if (servers && collectiveTid != TalbParameterServer::GetTypeId())
+    {
+        return BadOption("--psHosts needs --collective=ps");
+    }
+    if (bgLoad > 0 && bgCdf.empty())
+    {
+        return BadOption("--bgLoad needs --bgCdf");
+    }
+    uint32_t hostsNeeded = jobs * (workers + psHosts);
     if (racks == 0)
     {
         racks = (hostsNeeded + hostsPerRack - 1) / hostsPerRack;
@@ -181,28 +227,31 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
     Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(20)));
 
-    NodeContainer hosts = BuildFabric(racks, hostsPerRack, DataRate(rate), Time(delay));
+    NodeContainer hosts = BuildFabric(racks, hostsPerRack, DataRate(hostRate), delay);
 
     Ptr<TalbOutputWriter> writer = CreateObject<TalbOutputWriter>();
     writer->Open(out);
     writer->SetScheme(scheme);
     writer->SetSeed(RngSeedManager::GetRun());
     // Ideal FCT: a cross-rack path (4 links) at the host rate.
-    writer->SetIdealFct(DataRate(rate), Time(delay) * 8, mtu - 52, 54);
+    writer->SetIdealFct(DataRate(hostRate), delay * 8, mtu - 52, 54);
 
-    std::vector<std::string> jobModels = SplitList(models);
+    std::vector<std::string> jobModels = TalbParse::Split(models, ',');
     if (jobModels.empty())
     {
         jobModels.assign(jobs, model);
     }
-    NS_ABORT_MSG_IF(jobModels.size() != jobs,
-                    "--models lists " << jobModels.size() << " models for " << jobs << " jobs");
+    if (jobModels.size() != jobs)
+    {
+        return BadOption("--models lists " + std::to_string(jobModels.size()) + " models for " +
+                         std::to_string(jobs) + " jobs");
+    }
 
     std::vector<uint32_t> sizes;
     for (uint32_t j = 0; j < jobs; ++j)
     {
         sizes.push_back(workers);
-        if (collective == "ps" && psHosts > 0)
+        if (servers)
         {
             sizes.push_back(psHosts);
         }
@@ -230,26 +279,16 @@ main(int argc, char* argv[])
         helper.SetJobAttribute("DeviceRate", DoubleValue(deviceRate));
         helper.SetJobAttribute("Precision", StringValue(precision));
         helper.SetScheduler(scheduler);
-        if (scheduler == "fusion")
-        {
-            helper.SetSchedulerAttribute("BucketSize", UintegerValue(bucketSize));
-        }
-        else if (scheduler == "bytescheduler")
-        {
-            helper.SetSchedulerAttribute("PartitionSize", UintegerValue(partitionSize));
-            helper.SetSchedulerAttribute("Credit", UintegerValue(credit));
-        }
-        else if (scheduler == "sparse")
-        {
-            helper.SetSchedulerAttribute("Ratio", DoubleValue(sparseRatio));
-        }
-        else if (scheduler == "usbyte")
-        {
-            helper.SetSchedulerAttribute("Bandwidth", DataRateValue(DataRate(rate)));
-        }
+        // Each option goes to the schedulers that have the attribute; the others ignore it.
+        SetIfPresent(helper, schedulerTid, "BucketSize", UintegerValue(bucketSize));
+        SetIfPresent(helper, schedulerTid, "PartitionSize", UintegerValue(partitionSize));
+        SetIfPresent(helper, schedulerTid, "Credit", UintegerValue(credit));
+        SetIfPresent(helper, schedulerTid, "Ratio", DoubleValue(sparseRatio));
+        SetIfPresent(helper, schedulerTid, "Bandwidth", DataRateValue(DataRate(hostRate)));
         helper.SetCollective(collective);
-        uint32_t slot = (collective == "ps" && psHosts > 0) ? 2 * j : j;
-        if (collective == "ps" && psHosts > 0)
+        helper.SetTransport(transport);
+        uint32_t slot = servers ? 2 * j : j;
+        if (servers)
         {
             helper.SetParameterServers(placed[slot + 1]);
         }
@@ -261,9 +300,8 @@ main(int argc, char* argv[])
 
     if (bgLoad > 0)
     {
-        NS_ABORT_MSG_IF(bgCdf.empty(), "--bg-load needs --bg-cdf");
-        TalbBackgroundTrafficHelper bg(bgCdf, bgLoad, rate);
-        bg.SetStartStop(Seconds(0), Seconds(stopTime));
+        TalbBackgroundTrafficHelper bg(bgCdf, bgLoad, hostRate);
+        bg.SetStartStop(Seconds(0), stop);
         ApplicationContainer bgApps = bg.Install(hosts);
         TalbBackgroundTrafficHelper::AssignStreams(bgApps, 100);
         writer->ConnectBackground(bgApps);
@@ -282,7 +320,7 @@ main(int argc, char* argv[])
         Simulator::Stop();
     };
     Simulator::Schedule(MilliSeconds(1), check);
-    Simulator::Stop(Seconds(stopTime));
+    Simulator::Stop(stop);
 
     auto wallStart = std::chrono::steady_clock::now();
     Simulator::Run();

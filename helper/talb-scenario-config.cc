@@ -69,9 +69,7 @@ TalbScenarioConfig::Declare(const std::string& name,
 {
     NS_ABORT_MSG_IF(kind == NAME || kind == NAMES,
                     "TalbScenarioConfig: '" << name << "': name parameters need a registry");
-    Param p;
-    p.kind = kind;
-    p.help = help;
+    Param p{kind, "", help, {}, Range(), nullptr};
     p.choices = kind == CHOICE ? TalbParse::Split(choices, ',') : std::vector<std::string>{};
     Add(name, p, defaultValue);
 }
@@ -85,11 +83,7 @@ TalbScenarioConfig::Declare(const std::string& name,
 {
     NS_ABORT_MSG_UNLESS(kind == UINT || kind == DOUBLE,
                         "TalbScenarioConfig: '" << name << "': only numbers have a range");
-    Param p;
-    p.kind = kind;
-    p.help = help;
-    p.range = range;
-    Add(name, p, defaultValue);
+    Add(name, Param{kind, "", help, {}, range, nullptr}, defaultValue);
 }
 
 void
@@ -101,11 +95,7 @@ TalbScenarioConfig::Declare(const std::string& name,
 {
     NS_ABORT_MSG_UNLESS(kind == NAME || kind == NAMES,
                         "TalbScenarioConfig: '" << name << "': a registry goes with NAME(S)");
-    Param p;
-    p.kind = kind;
-    p.help = help;
-    p.registry = &registry;
-    Add(name, p, defaultValue);
+    Add(name, Param{kind, "", help, {}, Range(), &registry}, defaultValue);
 }
 
 void
@@ -173,31 +163,37 @@ TalbScenarioConfig::Check(const Param& p, const std::string& value)
         }
         return error;
     case NAME:
-    case NAMES: {
-        std::vector<std::string> names =
-            p.kind == NAME ? std::vector<std::string>{value} : TalbParse::Split(value, ',');
-        std::string what = p.kind == NAME ? "a " + p.registry->GetFamily() + " name"
-                                          : "a list of " + p.registry->GetFamily() + " names";
-        if (names.empty())
-        {
-            return what + " (" + p.registry->GetNames() + ")";
-        }
-        for (const auto& n : names)
-        {
-            TypeId tid;
-            if (!p.registry->Lookup(n, &tid, &error))
-            {
-                return what + ": " + error;
-            }
-        }
-        return "";
-    }
+    case NAMES:
+        return CheckNames(p, value);
     }
     // Numbers: the range.
     const Range& r = p.range;
     if (d < r.min || d > r.max || (r.maxOpen && d >= r.max))
     {
         return "in " + Describe(p);
+    }
+    return "";
+}
+
+std::string
+TalbScenarioConfig::CheckNames(const Param& p, const std::string& value)
+{
+    std::vector<std::string> names =
+        p.kind == NAME ? std::vector<std::string>{value} : TalbParse::Split(value, ',');
+    std::string what = p.kind == NAME ? "a " + p.registry->GetFamily() + " name"
+                                      : "a list of " + p.registry->GetFamily() + " names";
+    if (names.empty())
+    {
+        return what + " (" + p.registry->GetNames() + ")";
+    }
+    for (const auto& n : names)
+    {
+        TypeId tid;
+        std::string error;
+        if (!p.registry->Lookup(n, &tid, &error))
+        {
+            return what + ": " + error;
+        }
     }
     return "";
 }

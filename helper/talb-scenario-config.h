@@ -123,6 +123,8 @@ class TalbScenarioConfig
     void Add(const std::string& name, Param param, const std::string& defaultValue);
     /// \return what \p value should have been for \p p ("a number"), or empty when it is valid
     static std::string Check(const Param& p, const std::string& value);
+    /// Check() of NAME and NAMES parameters: every name known to the registry.
+    static std::string CheckNames(const Param& p, const std::string& value);
     /// \return the declaration as --help shows it: choices, names, range, default
     static std::string Describe(const Param& p);
 

@@ -296,36 +296,29 @@ ParseFabric(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std:
     s->untaggedBand = c.GetUint("untaggedBand");
     s->ecnThreshold = c.GetString("ecnThreshold");
     s->stockRouting = c.GetBool("stockRouting");
-    std::string err = TalbLeafSpineHelper::ParseLinkRates(c.GetString("linkRates"), &s->linkRates);
-    if (!err.empty())
-    {
-        errors->push_back("linkRates: " + err);
-    }
-    for (const auto& r : s->linkRates)
-    {
-        if (r.leaf >= s->leaves || r.spine >= s->spines)
+    std::string rates =
+        TalbLeafSpineHelper::ParseLinkRates(c.GetString("linkRates"), &s->linkRates);
+    std::string failures =
+        TalbLeafSpineHelper::ParseLinkFailures(c.GetString("failLink"), &s->linkFailures);
+    // Every named link must exist: leaf < leaves, spine < spines.
+    auto checkLinks = [&](const char* param, const std::string& error, auto& links) {
+        if (!error.empty())
         {
-            errors->push_back("linkRates: link " + std::to_string(r.leaf) + ":" +
-                              std::to_string(r.spine) + " is outside the fabric (" +
-                              std::to_string(s->leaves) + " leaves x " + std::to_string(s->spines) +
-                              " spines)");
+            errors->push_back(std::string(param) + ": " + error);
         }
-    }
-    err = TalbLeafSpineHelper::ParseLinkFailures(c.GetString("failLink"), &s->linkFailures);
-    if (!err.empty())
-    {
-        errors->push_back("failLink: " + err);
-    }
-    for (const auto& f : s->linkFailures)
-    {
-        if (f.leaf >= s->leaves || f.spine >= s->spines)
+        for (const auto& l : links)
         {
-            errors->push_back("failLink: link " + std::to_string(f.leaf) + ":" +
-                              std::to_string(f.spine) + " is outside the fabric (" +
-                              std::to_string(s->leaves) + " leaves x " + std::to_string(s->spines) +
-                              " spines)");
+            if (l.leaf >= s->leaves || l.spine >= s->spines)
+            {
+                errors->push_back(std::string(param) + ": link " + std::to_string(l.leaf) + ":" +
+                                  std::to_string(l.spine) + " is outside the fabric (" +
+                                  std::to_string(s->leaves) + " leaves x " +
+                                  std::to_string(s->spines) + " spines)");
+            }
         }
-    }
+    };
+    checkLinks("linkRates", rates, s->linkRates);
+    checkLinks("failLink", failures, s->linkFailures);
 }
 
 /// Stage 2b: load balancers and their attributes; an attribute applies to the balancers that
@@ -375,11 +368,28 @@ CheckJob(TalbScenario::JobSpec* job, const std::string& where, std::vector<std::
     {
         errors->push_back(where + error);
     }
+    size_t before = errors->size();
     CheckPluginAttributes(TalbCommScheduler::GetRegistry(),
                           job->scheduler,
                           job->schedulerAttributes,
                           where,
                           errors);
+    // Attribute combinations the scheduler refuses (Credit below PartitionSize, ...), once each
+    // value is valid on its own.
+    TypeId scheduler;
+    if (before == errors->size() &&
+        TalbCommScheduler::GetRegistry().Lookup(job->scheduler, &scheduler, &error))
+    {
+        ObjectFactory factory(scheduler.GetName());
+        for (const auto& kv : job->schedulerAttributes)
+        {
+            factory.Set(kv.first, StringValue(kv.second));
+        }
+        if (!factory.Create<TalbCommScheduler>()->CheckAttributes(&error))
+        {
+            errors->push_back(where + error);
+        }
+    }
     CheckPluginAttributes(TalbCollective::GetRegistry(),
                           job->collective,
                           job->collectiveAttributes,
@@ -757,11 +767,15 @@ Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result*
 
 } // namespace
 
-void
-TalbScenario::DeclareParameters(TalbScenarioConfig& c)
+namespace
 {
-    using C = TalbScenarioConfig;
-    // Fabric
+
+using C = TalbScenarioConfig;
+
+/// Stage 1a: the fabric's parameters.
+void
+DeclareFabric(TalbScenarioConfig& c)
+{
     c.Declare("leaves", C::UINT, "4", "leaf (ToR) switches", C::Between(1, 256));
     c.Declare("spines", C::UINT, "2", "spine switches", C::Between(1, 256));
     c.Declare("hostsPerLeaf", C::UINT, "4", "hosts below each leaf", C::Between(1, 1024));
@@ -809,6 +823,12 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
               "false",
               "switches use ns-3's IPv4 stack with Ipv4GlobalRouting ECMP instead of TalbSwitch "
               "(for speed comparisons; lb is then ignored)");
+}
+
+/// Stage 1b: routing, transport, training jobs and background traffic.
+void
+DeclareTraffic(TalbScenarioConfig& c)
+{
     // Routing and transport
     c.Declare("lb",
               C::NAMES,
@@ -872,6 +892,12 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
               C::STRING,
               "websearch",
               "background flow sizes: websearch, datamining or a CDF file (size percent lines)");
+}
+
+/// Stage 1c: the run's seed, limits and outputs.
+void
+DeclareRun(TalbScenarioConfig& c)
+{
     // Run
     c.Declare("seed", C::UINT, "1", "run number of ns-3's RNG (RngRun)");
     c.Declare("duration",
@@ -888,6 +914,88 @@ TalbScenario::DeclareParameters(TalbScenarioConfig& c)
               "results/run",
               "output folder (one subfolder per lb when several are compared)");
 }
+
+} // namespace
+
+void
+TalbScenario::DeclareParameters(TalbScenarioConfig& c)
+{
+    DeclareFabric(c);
+    DeclareTraffic(c);
+    DeclareRun(c);
+}
+
+namespace
+{
+
+/// One key=value of a job. \return an error ("bad value ..."), or empty
+std::string
+SetJobKey(TalbScenario::JobSpec* job, const std::string& key, const std::string& value)
+{
+    uint64_t n = 0;
+    bool ok = true;
+    if (key == "model")
+    {
+        job->modelName = value;
+    }
+    else if (key == "workers")
+    {
+        ok = TalbParse::ParseUint(value, &n, 2, TALB_TENSOR_INDEX_MASK);
+        job->workers = n;
+    }
+    else if (key == "scheduler")
+    {
+        job->scheduler = value;
+    }
+    else if (key == "collective")
+    {
+        job->collective = value;
+    }
+    else if (key == "transport")
+    {
+        job->transport = value;
+    }
+    else if (key == "iterations" || key == "batch")
+    {
+        ok = TalbParse::ParseUint(value, &n, 1, 1000000);
+        (key == "batch" ? job->batch : job->iterations) = n;
+    }
+    else if (key == "device")
+    {
+        job->device = value;
+    }
+    else if (key == "precision")
+    {
+        job->precision = value;
+        ok = value == "fp32" || value == "fp16";
+    }
+    else if (key == "start")
+    {
+        ok = TalbParse::ParseTime(value, &job->start);
+    }
+    else if (key.rfind("sched.", 0) == 0 && key.size() > 6)
+    {
+        job->schedulerAttributes.emplace_back(key.substr(6), value);
+    }
+    else if (key.rfind("coll.", 0) == 0 && key.size() > 5)
+    {
+        job->collectiveAttributes.emplace_back(key.substr(5), value);
+    }
+    else if (key.rfind("trans.", 0) == 0 && key.size() > 6)
+    {
+        job->transportAttributes.emplace_back(key.substr(6), value);
+    }
+    else
+    {
+        return "unknown key '" + key +
+               "' (model, workers, scheduler, collective, transport, iterations, batch, "
+               "device, precision, start, sched.<Attribute>, coll.<Attribute>, "
+               "trans.<Attribute>)";
+    }
+    return ok ? "" : "bad value " + key + "=" + value;
+}
+
+} // namespace
 
 std::string
 TalbScenario::ParseJobs(const std::string& text,
@@ -908,69 +1016,10 @@ TalbScenario::ParseJobs(const std::string& text,
             }
             std::string key = TalbParse::Trim(kv.substr(0, eq));
             std::string value = TalbParse::Trim(kv.substr(eq + 1));
-            uint64_t n = 0;
-            bool ok = true;
-            if (key == "model")
+            std::string error = SetJobKey(&job, key, value);
+            if (!error.empty())
             {
-                job.modelName = value;
-            }
-            else if (key == "workers")
-            {
-                ok = TalbParse::ParseUint(value, &n, 2, TALB_TENSOR_INDEX_MASK);
-                job.workers = n;
-            }
-            else if (key == "scheduler")
-            {
-                job.scheduler = value;
-            }
-            else if (key == "collective")
-            {
-                job.collective = value;
-            }
-            else if (key == "transport")
-            {
-                job.transport = value;
-            }
-            else if (key == "iterations" || key == "batch")
-            {
-                ok = TalbParse::ParseUint(value, &n, 1, 1000000);
-                (key == "batch" ? job.batch : job.iterations) = n;
-            }
-            else if (key == "device")
-            {
-                job.device = value;
-            }
-            else if (key == "precision")
-            {
-                job.precision = value;
-                ok = value == "fp32" || value == "fp16";
-            }
-            else if (key == "start")
-            {
-                ok = TalbParse::ParseTime(value, &job.start);
-            }
-            else if (key.rfind("sched.", 0) == 0 && key.size() > 6)
-            {
-                job.schedulerAttributes.emplace_back(key.substr(6), value);
-            }
-            else if (key.rfind("coll.", 0) == 0 && key.size() > 5)
-            {
-                job.collectiveAttributes.emplace_back(key.substr(5), value);
-            }
-            else if (key.rfind("trans.", 0) == 0 && key.size() > 6)
-            {
-                job.transportAttributes.emplace_back(key.substr(6), value);
-            }
-            else
-            {
-                return where + ": unknown key '" + key +
-                       "' (model, workers, scheduler, collective, transport, iterations, batch, "
-                       "device, precision, start, sched.<Attribute>, coll.<Attribute>, "
-                       "trans.<Attribute>)";
-            }
-            if (!ok)
-            {
-                return where + ": bad value " + kv;
+                return where + ": " + error;
             }
         }
         jobs->push_back(job);

@@ -31,15 +31,16 @@ class FlowLog
 };
 
 /**
- * 4 hosts at 1 Gb/s, target load 0.3, 100 kB flows for 2 s (about 3000 flows): the offered
+ * 4 hosts at 1 Gbps, target load 0.3, 100 kB flows for 2 s (about 3000 flows): the offered
  * load (bytes of flows started in the window / (window x hosts x rate)) is within 5 % of the
  * target, and every flow arrives whole and is recorded as background.
  */
-class TalbBackgroundLoadTestCase : public TestCase
+class TalbBackgroundLoadTestCase : public talbtest::SimulationTestCase
 {
   public:
     TalbBackgroundLoadTestCase()
-        : TestCase("background traffic offers the target load within 5% and delivers every flow")
+        : talbtest::SimulationTestCase(
+              "background traffic offers the target load within 5% and delivers every flow")
     {
     }
 
@@ -67,7 +68,6 @@ class TalbBackgroundLoadTestCase : public TestCase
         }
         Simulator::Stop(window + Seconds(1));
         Simulator::Run();
-        Simulator::Destroy();
 
         uint64_t bytes = 0;
         std::set<std::pair<uint32_t, uint32_t>> pairs;

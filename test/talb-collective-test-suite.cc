@@ -239,11 +239,12 @@ class TalbRingMarkersTestCase : public TestCase
 };
 
 /// Two jobs (different models and collectives) on one fabric: both finish, records stay apart.
-class TalbTwoJobsTestCase : public TestCase
+class TalbTwoJobsTestCase : public talbtest::SimulationTestCase
 {
   public:
     TalbTwoJobsTestCase()
-        : TestCase("two jobs with different models and collectives share a fabric")
+        : talbtest::SimulationTestCase(
+              "two jobs with different models and collectives share a fabric")
     {
     }
 
@@ -270,7 +271,6 @@ class TalbTwoJobsTestCase : public TestCase
         Simulator::Stop(Seconds(1));
         Simulator::Run();
         bool finished = jobs[0]->IsFinished() && jobs[1]->IsFinished();
-        Simulator::Destroy();
         NS_TEST_ASSERT_MSG_EQ(finished, true, "both jobs finish");
         const uint32_t tensors[2] = {2, 3};
         for (uint32_t j = 0; j < 2; ++j)
@@ -288,11 +288,11 @@ class TalbTwoJobsTestCase : public TestCase
 };
 
 /// Placement: packed fills racks in order, spread takes one host per rack in turn.
-class TalbPlacementTestCase : public TestCase
+class TalbPlacementTestCase : public talbtest::SimulationTestCase
 {
   public:
     TalbPlacementTestCase()
-        : TestCase("packed and spread placement of jobs on racks")
+        : talbtest::SimulationTestCase("packed and spread placement of jobs on racks")
     {
     }
 
@@ -320,7 +320,6 @@ class TalbPlacementTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ((rel(spread[1]) == std::vector<uint32_t>{6, 1, 3, 5}),
                               true,
                               "spread 1");
-        Simulator::Destroy();
     }
 };
 

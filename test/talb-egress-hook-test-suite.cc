@@ -1,5 +1,8 @@
-// Tensor tags end to end on a host: TalbTag's wire bytes, byte tags through TCP segmentation,
-// and the egress hook's per-segment label (FIRST/LAST, segments spanning tensors, ACKs, DSCP).
+// Tensor tags end to end on a host: byte tags through TCP segmentation and the egress hook's
+// per-segment label (FIRST/LAST, segments spanning tensors, ACKs, DSCP). TalbTag's own wire
+// bytes: talb-tag.
+#include "talb-test-fabric.h"
+
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -12,49 +15,15 @@
 
 using namespace ns3;
 
-/// TalbTag serializes to exactly talb_option_encode's 8 bytes, and back.
-class TalbTagWireBytesTestCase : public TestCase
-{
-  public:
-    TalbTagWireBytesTestCase()
-        : TestCase("TalbTagWireBytes: TalbTag serializes to the TaLB IPv4 option bytes")
-    {
-    }
-
-  private:
-    void DoRun() override
-    {
-        for (uint8_t flags : {0, TALB_FLAG_FIRST, TALB_FLAG_LAST, TALB_FLAG_FIRST | TALB_FLAG_LAST})
-        {
-            TalbTag tag(talb_make_tensor_id(3, 0x123456), 5, flags);
-            NS_TEST_ASSERT_MSG_EQ(tag.GetSerializedSize(), TALB_OPT_LEN, "tag size");
-            uint8_t buf[TALB_OPT_LEN];
-            tag.Serialize(TagBuffer(buf, buf + sizeof(buf)));
-            uint8_t wire[TALB_OPT_LEN];
-            struct talb_label label = tag.GetLabel();
-            NS_TEST_ASSERT_MSG_EQ(talb_option_encode(&label, wire, sizeof(wire)),
-                                  TALB_OPT_LEN,
-                                  "encode");
-            NS_TEST_ASSERT_MSG_EQ(std::memcmp(buf, wire, TALB_OPT_LEN), 0, "bytes differ");
-            NS_TEST_ASSERT_MSG_EQ(+buf[0], TALB_OPT_TYPE, "option type");
-            TalbTag back;
-            back.Deserialize(TagBuffer(buf, buf + sizeof(buf)));
-            NS_TEST_ASSERT_MSG_EQ(back.GetTensorId(), tag.GetTensorId(), "tensor id");
-            NS_TEST_ASSERT_MSG_EQ(+back.GetJobId(), 3, "job id");
-            NS_TEST_ASSERT_MSG_EQ(+back.GetPriority(), 5, "priority");
-            NS_TEST_ASSERT_MSG_EQ(+back.GetFlags(), +flags, "flags");
-        }
-    }
-};
-
 /// Three tensors over one TCP connection: every data segment carries the tensor owning its
 /// first payload byte, FIRST iff that byte starts the tensor, LAST iff the segment holds the
 /// tensor's last byte, and the tensor's DSCP; the receiver's ACKs carry no tag and DSCP 0.
-class TalbEgressHookSegmentsTestCase : public TestCase
+class TalbEgressHookSegmentsTestCase : public talbtest::SimulationTestCase
 {
   public:
     TalbEgressHookSegmentsTestCase()
-        : TestCase("TalbEgressHookSegments: labels per segment, spanning segments, ACKs")
+        : talbtest::SimulationTestCase(
+              "TalbEgressHookSegments: labels per segment, spanning segments, ACKs")
     {
     }
 
@@ -179,7 +148,6 @@ class TalbEgressHookSegmentsTestCase : public TestCase
         NS_TEST_ASSERT_MSG_GT(spanning, 0u, "no segment spanned two tensors");
         Ptr<TalbHostEgressHook> hook = f->GetHost(0)->GetObject<TalbHostEgressHook>();
         NS_TEST_ASSERT_MSG_GT_OR_EQ(hook->GetStats().nLabelled, data.size(), "hook counter");
-        Simulator::Destroy();
     }
 };
 
@@ -190,7 +158,6 @@ class TalbEgressHookTestSuite : public TestSuite
     TalbEgressHookTestSuite()
         : TestSuite("talb-egress-hook", UNIT)
     {
-        AddTestCase(new TalbTagWireBytesTestCase, TestCase::QUICK);
         AddTestCase(new TalbEgressHookSegmentsTestCase, TestCase::QUICK);
     }
 };

@@ -1,5 +1,7 @@
 // TalbPriorityQueue: strict-priority bands, classification, ECN marking, and a fabric run where
 // a high-priority tensor overtakes queued low-priority traffic.
+#include "talb-test-fabric.h"
+
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -157,12 +159,13 @@ class TalbPriorityQueueEcnTestCase : public TestCase
 
 /// Fabric: two low-priority senders overload a host port; a high-priority tensor started later
 /// finishes far sooner than the same tensor sent at low priority.
-class TalbPriorityQueueOvertakeTestCase : public TestCase
+class TalbPriorityQueueOvertakeTestCase : public talbtest::SimulationTestCase
 {
   public:
     TalbPriorityQueueOvertakeTestCase()
-        : TestCase("TalbPriorityQueueOvertake: a priority-0 tensor overtakes queued priority-7 "
-                   "traffic (FCT < half of the same tensor at priority 7)")
+        : talbtest::SimulationTestCase(
+              "TalbPriorityQueueOvertake: a priority-0 tensor overtakes queued priority-7 "
+              "traffic (FCT < half of the same tensor at priority 7)")
     {
     }
 
@@ -214,7 +217,6 @@ class TalbPriorityQueueOvertakeTestCase : public TestCase
                 &done));
         Simulator::Stop(MilliSeconds(15));
         Simulator::Run();
-        Simulator::Destroy();
         return done.IsZero() ? Seconds(1) : done - start;
     }
 

@@ -429,7 +429,7 @@ class TalbAscWfbpTestCase : public TestCase
                 NS_TEST_EXPECT_MSG_EQ(ops[g].segments[k].tensor, expected[g][k], "group tensor");
             }
         }
-        // 2 MB groups need 16 ms at 1 Gb/s, far longer than the backward gaps.
+        // 2 MB groups need 16 ms at 1 Gbps, far longer than the backward gaps.
         NS_TEST_EXPECT_MSG_EQ(rec.maxInFlightOps, 2, "simultaneous all-reduces");
     }
 };

@@ -1,5 +1,7 @@
 // TalbSwitch: device-level forwarding without IPv4 on switches, all-pairs reachability (TaLB
 // switches and the stock-routing fabric), and link failure.
+#include "talb-test-fabric.h"
+
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -12,12 +14,13 @@
 using namespace ns3;
 
 /// Every host reaches every other host with one UDP datagram; switches have no IPv4.
-class TalbSwitchAllPairsTestCase : public TestCase
+class TalbSwitchAllPairsTestCase : public talbtest::SimulationTestCase
 {
   public:
     TalbSwitchAllPairsTestCase(bool stock)
-        : TestCase(std::string("TalbSwitchAllPairs: 3 leaves x 2 hosts, 2 spines, ") +
-                   (stock ? "stock Ipv4GlobalRouting" : "TalbSwitch (no IPv4 on switches)")),
+        : talbtest::SimulationTestCase(
+              std::string("TalbSwitchAllPairs: 3 leaves x 2 hosts, 2 spines, ") +
+              (stock ? "stock Ipv4GlobalRouting" : "TalbSwitch (no IPv4 on switches)")),
           m_stock(stock)
     {
     }
@@ -105,19 +108,19 @@ class TalbSwitchAllPairsTestCase : public TestCase
             // Same leaf: 1 leaf hop; other leaf: 2 leaf hops (+ 1 spine hop).
             NS_TEST_EXPECT_MSG_EQ(forwarded, 6u * 1 + 24u * 2, "leaf forwarding count");
         }
-        Simulator::Destroy();
     }
 
     bool m_stock;
 };
 
 /// A leaf-spine link fails mid-run: it carries nothing afterwards and every flow completes.
-class TalbSwitchLinkFailureTestCase : public TestCase
+class TalbSwitchLinkFailureTestCase : public talbtest::SimulationTestCase
 {
   public:
     TalbSwitchLinkFailureTestCase(std::string lb)
-        : TestCase("TalbSwitchLinkFailure: " + lb +
-                   ", link leaf 0 - spine 1 fails at 2 ms, 4 TCP flows of 2 MB complete"),
+        : talbtest::SimulationTestCase(
+              "TalbSwitchLinkFailure: " + lb +
+              ", link leaf 0 - spine 1 fails at 2 ms, 4 TCP flows of 2 MB complete"),
           m_lb(lb)
     {
     }
@@ -171,7 +174,6 @@ class TalbSwitchLinkFailureTestCase : public TestCase
         {
             NS_TEST_EXPECT_MSG_EQ(sinks[k]->GetTotalRx(), size, "flow " << k << " incomplete");
         }
-        Simulator::Destroy();
     }
 
     std::string m_lb;

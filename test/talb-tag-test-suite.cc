@@ -17,34 +17,42 @@ class TalbTagSerializesAsWireOption : public TestCase
 {
   public:
     TalbTagSerializesAsWireOption()
-        : TestCase("TalbTag serializes to the TaLB IPv4 option bytes")
+        : TestCase("TalbTagSerializesAsWireOption: every flag combination gives the TaLB IPv4 "
+                   "option bytes")
     {
     }
 
   private:
     void DoRun() override
     {
-        TalbTag tag(talb_make_tensor_id(3, 0xABCDE), 6, TALB_FLAG_FIRST);
-        NS_TEST_ASSERT_MSG_EQ(tag.GetSerializedSize(), TALB_OPT_LEN, "tag size is the option's");
+        for (uint8_t flags : {0, TALB_FLAG_FIRST, TALB_FLAG_LAST, TALB_FLAG_FIRST | TALB_FLAG_LAST})
+        {
+            TalbTag tag(talb_make_tensor_id(3, 0xABCDE), 6, flags);
+            NS_TEST_ASSERT_MSG_EQ(tag.GetSerializedSize(),
+                                  TALB_OPT_LEN,
+                                  "tag size is the option's");
 
-        uint8_t fromTag[TALB_OPT_LEN];
-        tag.Serialize(TagBuffer(fromTag, fromTag + sizeof(fromTag)));
-        uint8_t fromWire[TALB_OPT_LEN];
-        talb_label label = tag.GetLabel();
-        NS_TEST_ASSERT_MSG_EQ(talb_option_encode(&label, fromWire, sizeof(fromWire)),
-                              TALB_OPT_LEN,
-                              "encode");
-        NS_TEST_ASSERT_MSG_EQ(std::memcmp(fromTag, fromWire, TALB_OPT_LEN), 0, "same bytes");
+            uint8_t fromTag[TALB_OPT_LEN];
+            tag.Serialize(TagBuffer(fromTag, fromTag + sizeof(fromTag)));
+            uint8_t fromWire[TALB_OPT_LEN];
+            talb_label label = tag.GetLabel();
+            NS_TEST_ASSERT_MSG_EQ(talb_option_encode(&label, fromWire, sizeof(fromWire)),
+                                  TALB_OPT_LEN,
+                                  "encode");
+            NS_TEST_EXPECT_MSG_EQ(std::memcmp(fromTag, fromWire, TALB_OPT_LEN), 0, "same bytes");
+            NS_TEST_EXPECT_MSG_EQ(+fromTag[0], TALB_OPT_TYPE, "option type");
 
-        Ptr<Packet> p = Create<Packet>(100);
-        p->AddPacketTag(tag);
-        TalbTag back;
-        NS_TEST_ASSERT_MSG_EQ(p->PeekPacketTag(back), true, "tag present");
-        NS_TEST_EXPECT_MSG_EQ(back.GetTensorId(), tag.GetTensorId(), "tensor id");
-        NS_TEST_EXPECT_MSG_EQ(+back.GetJobId(), 3, "job id from the top 8 bits");
-        NS_TEST_EXPECT_MSG_EQ(+back.GetPriority(), 6, "priority");
-        NS_TEST_EXPECT_MSG_EQ(back.IsFirst(), true, "FIRST");
-        NS_TEST_EXPECT_MSG_EQ(back.IsLast(), false, "not LAST");
+            Ptr<Packet> p = Create<Packet>(100);
+            p->AddPacketTag(tag);
+            TalbTag back;
+            NS_TEST_ASSERT_MSG_EQ(p->PeekPacketTag(back), true, "tag present");
+            NS_TEST_EXPECT_MSG_EQ(back.GetTensorId(), tag.GetTensorId(), "tensor id");
+            NS_TEST_EXPECT_MSG_EQ(+back.GetJobId(), 3, "job id from the top 8 bits");
+            NS_TEST_EXPECT_MSG_EQ(+back.GetPriority(), 6, "priority");
+            NS_TEST_EXPECT_MSG_EQ(+back.GetFlags(), +flags, "flags");
+            NS_TEST_EXPECT_MSG_EQ(back.IsFirst(), bool(flags & TALB_FLAG_FIRST), "FIRST");
+            NS_TEST_EXPECT_MSG_EQ(back.IsLast(), bool(flags & TALB_FLAG_LAST), "LAST");
+        }
     }
 };
 
@@ -57,7 +65,8 @@ class TalbTensorByteTagLabelsSegments : public TestCase
 {
   public:
     TalbTensorByteTagLabelsSegments()
-        : TestCase("TalbTensorByteTag labels segments cut from a tagged stream")
+        : TestCase("TalbTensorByteTagLabelsSegments: segments cut from a tagged stream carry their "
+                   "tensor")
     {
     }
 

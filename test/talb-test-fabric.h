@@ -1,4 +1,5 @@
-// Small fabrics for the generator's ns-3 test suites (not part of the module): hosts on
+// Shared by talb's ns-3 test suites (not part of the module): a simulation test case that
+// always tears the simulator down, and small fabrics for the generator's suites: hosts on
 // point-to-point links to one router, routed by ns-3's global routing. All links have the same
 // rate, so the router is non-blocking. The real leaf-spine comes from the topology helper.
 #ifndef TALB_TEST_FABRIC_H
@@ -9,6 +10,7 @@
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/talb-module.h"
+#include "ns3/test.h"
 
 #include <algorithm>
 #include <vector>
@@ -17,6 +19,27 @@ namespace ns3
 {
 namespace talbtest
 {
+
+/**
+ * A test case that runs a simulation: the simulator is destroyed and the attribute defaults are
+ * reset after DoRun, however it returned (an NS_TEST_ASSERT returns early), so no state leaks
+ * into the next case.
+ */
+class SimulationTestCase : public TestCase
+{
+  public:
+    explicit SimulationTestCase(const std::string& name)
+        : TestCase(name)
+    {
+    }
+
+  private:
+    void DoTeardown() override
+    {
+        Simulator::Destroy();
+        Config::Reset();
+    }
+};
 
 /// Per-packet overhead on these links: IPv4 20 + TCP 32 (timestamps) + PPP 2 bytes.
 const uint32_t PACKET_OVERHEAD = 54;

@@ -96,8 +96,8 @@ struct TalbCandidates
  *
  * Split like ns-3's QueueDisc: the public, non-virtual SelectPath() validates, counts, and fires
  * the PathSelected trace; policies implement the private DoSelectPath(). A policy is one class
- * that registers its short name for command lines (ecmp, rps, letflow, drill, conga, presto, hermes, talb) in
- * GetRegistry() with TALB_REGISTER_PLUGIN in its own .cc.
+ * that registers its short name for command lines (ecmp, rps, letflow, drill, conga, presto,
+ * hermes, talb) in GetRegistry() with TALB_REGISTER_PLUGIN in its own .cc.
  *
  * The switch calls, for every packet it forwards: PacketIn() on arrival, SelectPath() when the
  * forwarding table offers more than one candidate port, and PacketOut() just before sending.
@@ -203,9 +203,8 @@ class TalbLoadBalancer : public Object
                                    const TalbCandidates& candidates);
 
     /**
-     * The candidate with the least \p key(port), ties broken uniformly at random by reservoir
-     * sampling (the k-th equal minimum replaces the choice with probability 1/k), so \p rng is
-     * drawn only on ties. Keys compare with < and ==; a std::pair orders lexicographically.
+     * The candidate with the least \p key(port), ties broken uniformly at random, drawing from
+     * \p rng only on ties: talb::lb::PickLeast, the loop the decision core's policies share.
      * O(candidates), allocation-free.
      */
     template <class Key>
@@ -252,25 +251,10 @@ TalbLoadBalancer::PickLeast(const TalbCandidates& candidates,
                             const Ptr<UniformRandomVariable>& rng,
                             Key key)
 {
-    uint32_t best = candidates.ports[0];
-    auto bestKey = key(best);
-    uint32_t ties = 1;
-    for (uint32_t i = 1; i < candidates.count; ++i)
-    {
-        uint32_t p = candidates.ports[i];
-        auto k = key(p);
-        if (k < bestKey)
-        {
-            best = p;
-            bestKey = k;
-            ties = 1;
-        }
-        else if (k == bestKey && rng->GetInteger(0, ties++) == 0)
-        {
-            best = p;
-        }
-    }
-    return best;
+    return talb::lb::PickLeast(
+        candidates,
+        [&rng](uint32_t min, uint32_t max) { return rng->GetInteger(min, max); },
+        key);
 }
 
 /**

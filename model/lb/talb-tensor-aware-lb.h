@@ -10,8 +10,8 @@ namespace ns3
 
 /**
  * \ingroup talb-lb
- * \brief TaLB: tensor-aware path selection (this project's specification of the TaLB abstract,
- * DESIGN.md "TaLB at the switch").
+ * \brief TaLB: tensor-aware path selection (this project's specification of the TaLB abstract;
+ * doc/talb-switch.rst, "TaLB -- this project's design").
  *
  * For a tagged packet, the tensor table (keyed by flow hash + tensor id) holds the tensor's port:
  * - known tensor: it stays on its port (tensor integrity), except that a high-priority tensor
@@ -23,7 +23,8 @@ namespace ns3
  *   then at random.
  * Cost = queued bytes of the port + DreWeight x its DRE utilisation. High-priority load is a DRE
  * of the high-priority bytes this switch sent on each port. An entry is freed by the LAST flag or
- * when idle longer than IdleTimeout. Untagged packets go to the Fallback policy.
+ * when idle longer than IdleTimeout. Untagged packets go to the Fallback policy: a load balancer
+ * whose CanBeFallback() is true.
  *
  * The table has TableSize slots and no allocation after install: a key probes ProbeLimit
  * consecutive slots; when all hold live entries the least recently used one is evicted

@@ -1,4 +1,6 @@
-/*
+/**
+ * \file
+ * \ingroup talb-switch
  * talb wire format: the one definition shared by the ns-3 model (model/) and the host testbed
  * (testbed/). Plain C99, header-only, no allocation, no ns-3 or DPDK dependency.
  *

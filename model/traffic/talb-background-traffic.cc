@@ -19,17 +19,6 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TalbBackgroundTraffic");
 NS_OBJECT_ENSURE_REGISTERED(TalbBackgroundTraffic);
 
-namespace
-{
-
-uint64_t
-EndpointKey(Ipv4Address addr, uint16_t port)
-{
-    return (uint64_t(addr.Get()) << 16) | port;
-}
-
-} // namespace
-
 TypeId
 TalbBackgroundTraffic::GetTypeId()
 {
@@ -238,14 +227,14 @@ TalbBackgroundTraffic::SendSpace(Ptr<Socket> socket, uint32_t)
 void
 TalbBackgroundTraffic::ExpectFlow(const TalbFlowRecord& record)
 {
-    m_expected[EndpointKey(record.src, record.srcPort)] = record;
+    m_expected[TalbEndpointKey(record.src, record.srcPort)] = record;
 }
 
 void
 TalbBackgroundTraffic::Accept(Ptr<Socket> socket, const Address& from)
 {
     InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
-    auto it = m_expected.find(EndpointKey(peer.GetIpv4(), peer.GetPort()));
+    auto it = m_expected.find(TalbEndpointKey(peer.GetIpv4(), peer.GetPort()));
     NS_ABORT_MSG_IF(it == m_expected.end(),
                     "TalbBackgroundTraffic: unexpected connection from " << peer.GetIpv4());
     FlowSocket f;

@@ -75,6 +75,14 @@ TalbCommScheduler::Setup(const TalbDnnModel& model,
 }
 
 bool
+TalbCommScheduler::CheckAttributes(std::string* error)
+{
+    bool ok = CheckConfig();
+    *error = ok ? "" : GetInstanceTypeId().GetName() + ": " + m_configError;
+    return ok;
+}
+
+bool
 TalbCommScheduler::CheckConfig()
 {
     return true;

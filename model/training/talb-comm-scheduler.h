@@ -79,6 +79,13 @@ class TalbCommScheduler : public Object
                const std::vector<Time>& backward,
                LaunchCallback launch);
 
+    /**
+     * Check the attribute values before any job exists (CheckConfig() looks at attributes
+     * only), so that a bad combination is refused before simulating.
+     * \return false with the reason in \p error
+     */
+    bool CheckAttributes(std::string* error);
+
     /// The gradient of \p tensor for \p iteration is ready on every worker.
     void TensorReady(uint32_t iteration, uint32_t tensor);
     /// A launched operation has finished on every worker.
@@ -134,7 +141,8 @@ class TalbCommScheduler : public Object
     /// \return bytes sent for \p tensor; default: the dense gradient (GetDenseBytes())
     virtual uint64_t DoGetWireBytes(uint32_t tensor) const;
     /**
-     * Check the attribute values; called once by Setup() before InitializeParams().
+     * Check the attribute values (and nothing of the job: it may run before Setup()); called
+     * by CheckAttributes() and once by Setup() before InitializeParams().
      * \return false (after ConfigError()) on an unusable configuration
      */
     virtual bool CheckConfig();

@@ -57,8 +57,50 @@ TalbUsByteScheduler::GetPlan() const
     return m_plan;
 }
 
+TalbCommSegment
+TalbUsByteScheduler::Progress::Take(TalbCommSegment whole, uint64_t bytes)
+{
+    uint32_t i = whole.tensor;
+    whole.offset = sent[i];
+    whole.bytes = bytes;
+    whole.firstPart = sent[i] == 0;
+    whole.lastPart = sent[i] + bytes == total[i];
+    sent[i] += bytes;
+    return whole;
+}
+
 void
 TalbUsByteScheduler::InitializeParams()
+{
+    uint32_t n = GetModel().GetNTensors();
+    Progress progress;
+    progress.sent.assign(n, 0);
+    progress.total.resize(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        progress.total[i] = GetWireBytes(i);
+    }
+    m_plan.clear();
+    PlanBackwardPhase(progress);
+    PlanForwardPhase(progress);
+
+    m_blocksOf.assign(n, {});
+    m_unready.assign(m_plan.size(), 0);
+    m_eligible.assign(m_plan.size(), false);
+    m_nextBlock = 0;
+    for (uint32_t b = 0; b < m_plan.size(); ++b)
+    {
+        for (const auto& seg : m_plan[b])
+        {
+            m_blocksOf[seg.tensor].push_back(b);
+            ++m_unready[b];
+        }
+    }
+    NS_LOG_INFO("plan: " << m_plan.size() << " blocks for " << n << " tensors");
+}
+
+void
+TalbUsByteScheduler::PlanBackwardPhase(Progress& progress)
 {
     uint32_t n = GetModel().GetNTensors();
     // Cost model: a collective of b bytes takes alpha + beta * b (ring all-reduce bandwidth
@@ -74,24 +116,7 @@ TalbUsByteScheduler::InitializeParams()
         t += GetBackwardTimes()[i].GetSeconds();
         ready[i] = t;
     }
-    std::vector<uint64_t> sent(n, 0);
-    std::vector<uint64_t> total(n);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        total[i] = GetWireBytes(i);
-    }
-    auto segment = [&](uint32_t i, uint64_t bytes) {
-        TalbCommSegment s = WholeTensor(i);
-        s.offset = sent[i];
-        s.bytes = bytes;
-        s.firstPart = sent[i] == 0;
-        s.lastPart = sent[i] + bytes == total[i];
-        sent[i] += bytes;
-        return s;
-    };
-    m_plan.clear();
-
-    // Phase 1: overlap with backward. Tensors with index > next are ready at 'now'.
+    // Tensors with index > next are ready at 'now'.
     double now = 0;
     int64_t next = int64_t(n) - 1;
     while (true)
@@ -102,10 +127,10 @@ TalbUsByteScheduler::InitializeParams()
         }
         if (next < 0)
         {
-            break; // backward has finished: phase 2
+            return; // backward has finished: phase 2
         }
         uint32_t u = next + 1;
-        while (u < n && sent[u] == total[u])
+        while (u < n && progress.sent[u] == progress.total[u])
         {
             ++u;
         }
@@ -120,24 +145,28 @@ TalbUsByteScheduler::InitializeParams()
             double b = (ready[next] - now - alpha) / beta;
             budget = b > 0 ? static_cast<uint64_t>(b) : 0;
         }
-        uint64_t left = total[u] - sent[u];
+        uint64_t left = progress.total[u] - progress.sent[u];
         uint64_t block = std::min(left, std::max(budget, m_minBlock));
-        m_plan.push_back({segment(u, block)});
+        m_plan.push_back({progress.Take(WholeTensor(u), block)});
         now += alpha + beta * block;
     }
+}
 
-    // Phase 2: overlap with the next forward pass: remainders in layer order, fused up to at
-    // least MinBlockSize.
+void
+TalbUsByteScheduler::PlanForwardPhase(Progress& progress)
+{
+    // Overlap with the next forward pass: remainders in layer order, fused up to at least
+    // MinBlockSize.
     std::vector<TalbCommSegment> block;
     uint64_t blockBytes = 0;
-    for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t i = 0; i < GetModel().GetNTensors(); ++i)
     {
-        if (sent[i] == total[i])
+        if (progress.sent[i] == progress.total[i])
         {
             continue;
         }
-        uint64_t left = total[i] - sent[i];
-        block.push_back(segment(i, left));
+        uint64_t left = progress.total[i] - progress.sent[i];
+        block.push_back(progress.Take(WholeTensor(i), left));
         blockBytes += left;
         if (blockBytes >= m_minBlock)
         {
@@ -150,20 +179,6 @@ TalbUsByteScheduler::InitializeParams()
     {
         m_plan.push_back(std::move(block));
     }
-
-    m_blocksOf.assign(n, {});
-    m_unready.assign(m_plan.size(), 0);
-    m_eligible.assign(m_plan.size(), false);
-    m_nextBlock = 0;
-    for (uint32_t b = 0; b < m_plan.size(); ++b)
-    {
-        for (const auto& s : m_plan[b])
-        {
-            m_blocksOf[s.tensor].push_back(b);
-            ++m_unready[b];
-        }
-    }
-    NS_LOG_INFO("plan: " << m_plan.size() << " blocks for " << n << " tensors");
 }
 
 void

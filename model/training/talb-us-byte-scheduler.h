@@ -36,8 +36,22 @@ class TalbUsByteScheduler : public TalbCommScheduler
     const std::vector<std::vector<TalbCommSegment>>& GetPlan() const;
 
   private:
+    /// Bytes of each tensor the plan has placed so far.
+    struct Progress
+    {
+        std::vector<uint64_t> sent;
+        std::vector<uint64_t> total;
+
+        /// \return the next \p bytes of \p whole's tensor, as a segment; counts them placed
+        TalbCommSegment Take(TalbCommSegment whole, uint64_t bytes);
+    };
+
     void DoTensorReady(uint32_t iteration, uint32_t tensor) override;
     void InitializeParams() override;
+    /// Phase 1: blocks sent while gradients are still being produced.
+    void PlanBackwardPhase(Progress& progress);
+    /// Phase 2: what is left, in layer order, fused into blocks of at least MinBlockSize.
+    void PlanForwardPhase(Progress& progress);
 
     DataRate m_bandwidth;
     Time m_startup;

@@ -12,17 +12,6 @@ NS_LOG_COMPONENT_DEFINE("TalbTcpTransport");
 NS_OBJECT_ENSURE_REGISTERED(TalbTcpTransport);
 TALB_REGISTER_PLUGIN(TalbTransport, TalbTcpTransport, "tcp");
 
-namespace
-{
-
-uint64_t
-EndpointKey(Ipv4Address addr, uint16_t port)
-{
-    return (uint64_t(addr.Get()) << 16) | port;
-}
-
-} // namespace
-
 TypeId
 TalbTcpTransport::GetTypeId()
 {
@@ -76,7 +65,7 @@ TalbTcpTransport::DoConnect(Ptr<Node> from, Ptr<Node> to)
     Ptr<TalbTcpMessageChannel> channel = CreateObject<TalbTcpMessageChannel>();
     Ipv4Address src = GetHostAddress(from);
     channel->Open(from, src, GetHostAddress(to), port);
-    m_awaitingAccept.emplace(EndpointKey(src, channel->GetSrcPort()), channel);
+    m_awaitingAccept.emplace(TalbEndpointKey(src, channel->GetSrcPort()), channel);
     return channel;
 }
 
@@ -84,7 +73,7 @@ void
 TalbTcpTransport::HandleAccept(Ptr<Socket> socket, const Address& from)
 {
     InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
-    auto it = m_awaitingAccept.find(EndpointKey(peer.GetIpv4(), peer.GetPort()));
+    auto it = m_awaitingAccept.find(TalbEndpointKey(peer.GetIpv4(), peer.GetPort()));
     NS_ABORT_MSG_IF(it == m_awaitingAccept.end(),
                     "TalbTcpTransport: unexpected connection from " << peer.GetIpv4() << ":"
                                                                     << peer.GetPort());

@@ -52,7 +52,24 @@ TalbTransport::Setup(uint16_t port)
     NS_ABORT_MSG_IF(m_setUp, "TalbTransport::Setup called twice");
     m_port = port;
     m_setUp = true;
+    NS_ABORT_MSG_UNLESS(CheckConfig(),
+                        GetInstanceTypeId().GetName()
+                            << ": invalid configuration: " << m_configError);
     DoSetup();
+}
+
+bool
+TalbTransport::CheckConfig()
+{
+    return true;
+}
+
+bool
+TalbTransport::ConfigError(const std::string& message)
+{
+    NS_LOG_ERROR(message);
+    m_configError = message;
+    return false;
 }
 
 void

@@ -21,7 +21,8 @@ namespace ns3
  * A collective asks its transport for one TalbMessageChannel per (sender, receiver) pair it
  * uses, once, before the first operation; the channels then carry framed messages in order and
  * report each delivery. The collectives depend on this interface only, so a transport is one
- * subclass: it implements the private DoConnect() (and, if it needs per-job state, DoSetup()),
+ * subclass: it implements the private DoConnect() (and, if it needs them, CheckConfig() and
+ * DoSetup()),
  * and registers its short name in GetRegistry() with TALB_REGISTER_PLUGIN in its own .cc.
  *
  * The public entry points are non-virtual: Setup() once per job, then Connect() per channel.
@@ -38,7 +39,8 @@ class TalbTransport : public Object
     static TalbRegistry& GetRegistry();
 
     /**
-     * Called once by the job before the first Connect().
+     * Called once by the job before the first Connect(). Aborts with the transport's message
+     * when its attributes are unusable (CheckConfig()).
      * \param port the job's service port: receivers on every host the job uses listen on it
      */
     void Setup(uint16_t port);
@@ -69,8 +71,19 @@ class TalbTransport : public Object
   protected:
     void DoDispose() override;
 
+    /**
+     * For CheckConfig(): record why the configuration is unusable; Setup() aborts with it.
+     * \return false
+     */
+    bool ConfigError(const std::string& message);
+
   private:
-    /// Per-job preparation; called once by Setup(). Default: nothing.
+    /**
+     * Check the attribute values; called once by Setup() before DoSetup().
+     * \return false (after ConfigError()) on an unusable configuration
+     */
+    virtual bool CheckConfig();
+    /// Per-job preparation; called once by Setup() after CheckConfig(). Default: nothing.
     virtual void DoSetup();
     /**
      * Open the channel from \p from to \p to for GetPort(). Called by Connect(), which then
@@ -80,8 +93,19 @@ class TalbTransport : public Object
 
     uint16_t m_port{0};
     bool m_setUp{false};
+    std::string m_configError;
     std::vector<Ptr<TalbMessageChannel>> m_channels;
 };
+
+/**
+ * \ingroup talb-transport
+ * \return a key of the IPv4 endpoint \p addr : \p port, for tables of connections
+ */
+inline uint64_t
+TalbEndpointKey(Ipv4Address addr, uint16_t port)
+{
+    return (uint64_t(addr.Get()) << 16) | port;
+}
 
 } // namespace ns3
 

@@ -83,6 +83,8 @@ def test_run_writes_rows_and_run_json(runs):
     (['--jobs=workers=4,sched.Colour=1'], "ns3::TalbFusionScheduler has no attribute 'Colour'"),
     (['--jobs=workers=4,scheduler=bytescheduler,sched.Credit=lots'],
      "Credit='lots' is not a valid value"),
+    (['--jobs=workers=4,scheduler=bytescheduler,sched.Credit=100,sched.PartitionSize=1000'],
+     'ns3::TalbByteScheduler: Credit 100 is below PartitionSize 1000'),
     (['--config=/nonexistent.cfg'], '/nonexistent.cfg: cannot open config file'),
 ])
 def test_bad_scenarios_are_refused_before_simulating(tmp_path, args, message):

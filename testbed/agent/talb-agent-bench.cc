@@ -12,6 +12,7 @@
  */
 #include "talb-agent-dpdk.h"
 #include "talb-dpdk-bench.h"
+#include "talb-text.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -58,7 +59,6 @@ ParseBench(int argc, char** argv, BenchOptions* o)
     {
         std::string arg = argv[i];
         std::string value = arg.find('=') == std::string::npos ? "" : arg.substr(arg.find('=') + 1);
-        char* end = nullptr;
         if (arg == "--help")
         {
             Usage();
@@ -66,8 +66,7 @@ ParseBench(int argc, char** argv, BenchOptions* o)
         }
         else if (arg.rfind("--seconds=", 0) == 0)
         {
-            o->seconds = std::strtod(value.c_str(), &end);
-            if (value.empty() || *end != '\0' || !(o->seconds >= 0.01 && o->seconds <= 60))
+            if (!talb::ParseReal(value, 0.01, 60, &o->seconds))
             {
                 std::fprintf(stderr,
                              "talb-agent-bench: --seconds: '%s' is not in 0.01..60\n",
@@ -78,17 +77,17 @@ ParseBench(int argc, char** argv, BenchOptions* o)
         else if (arg.rfind("--packets=", 0) == 0 || arg.rfind("--flows=", 0) == 0)
         {
             bool packets = arg[2] == 'p';
-            unsigned long v = std::strtoul(value.c_str(), &end, 10);
-            unsigned long lo = packets ? 64 : 1;
-            unsigned long hi = packets ? 65536 : 64;
-            if (value.empty() || *end != '\0' || v < lo || v > hi)
+            uint64_t lo = packets ? 64 : 1;
+            uint64_t hi = packets ? 65536 : 64;
+            uint64_t v = 0;
+            if (!talb::ParseUnsigned(value, lo, hi, &v))
             {
                 std::fprintf(stderr,
                              "talb-agent-bench: %s: '%s' is not in %lu..%lu\n",
                              packets ? "--packets" : "--flows",
                              value.c_str(),
-                             lo,
-                             hi);
+                             static_cast<unsigned long>(lo),
+                             static_cast<unsigned long>(hi));
                 return false;
             }
             (packets ? o->packets : o->flows) = static_cast<uint32_t>(v);
@@ -96,11 +95,10 @@ ParseBench(int argc, char** argv, BenchOptions* o)
         else if (arg.rfind("--sizes=", 0) == 0)
         {
             o->sizes.clear();
-            const char* p = value.c_str();
-            while (*p != '\0')
+            for (const auto& item : talb::Split(value, ','))
             {
-                unsigned long v = std::strtoul(p, &end, 10);
-                if (end == p || v < 64 || v > 1500 || (*end != ',' && *end != '\0'))
+                uint64_t v = 0;
+                if (!talb::ParseUnsigned(item, 64, 1500, &v))
                 {
                     std::fprintf(
                         stderr,
@@ -109,12 +107,6 @@ ParseBench(int argc, char** argv, BenchOptions* o)
                     return false;
                 }
                 o->sizes.push_back(static_cast<uint32_t>(v));
-                p = *end == ',' ? end + 1 : end;
-            }
-            if (o->sizes.empty())
-            {
-                std::fprintf(stderr, "talb-agent-bench: --sizes: empty list\n");
-                return false;
             }
         }
         else

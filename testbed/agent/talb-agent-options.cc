@@ -1,5 +1,7 @@
 #include "talb-agent-options.h"
 
+#include "talb-text.h"
+
 #include <cstdlib>
 #include <sstream>
 
@@ -12,31 +14,29 @@ namespace
 bool
 ParseDscpMap(const std::string& text, uint8_t* dscp, std::string* error)
 {
-    std::istringstream in(text);
-    std::string item;
-    uint8_t values[TALB_NUM_PRIORITIES];
-    unsigned n = 0;
-    while (std::getline(in, item, ','))
+    std::vector<std::string> items = Split(text, ',');
+    if (items.size() > TALB_NUM_PRIORITIES)
     {
-        uint64_t v;
-        if (n == TALB_NUM_PRIORITIES)
-        {
-            *error = "--dscp-map: more than 8 values in '" + text + "'";
-            return false;
-        }
-        if (!ParseUnsigned(item, 0, 63, &v))
-        {
-            *error =
-                "--dscp-map: value " + std::to_string(n) + " ('" + item + "') is not a DSCP 0..63";
-            return false;
-        }
-        values[n++] = static_cast<uint8_t>(v);
+        *error = "--dscp-map: more than 8 values in '" + text + "'";
+        return false;
     }
-    if (n != TALB_NUM_PRIORITIES || (!text.empty() && text.back() == ','))
+    if (items.size() != TALB_NUM_PRIORITIES || text.back() == ',')
     {
         *error = "--dscp-map: needs exactly 8 comma-separated values (priority 0..7), got '" +
                  text + "'";
         return false;
+    }
+    uint8_t values[TALB_NUM_PRIORITIES];
+    for (unsigned n = 0; n < TALB_NUM_PRIORITIES; ++n)
+    {
+        uint64_t v;
+        if (!ParseUnsigned(items[n], 0, 63, &v))
+        {
+            *error = "--dscp-map: value " + std::to_string(n) + " ('" + items[n] +
+                     "') is not a DSCP 0..63";
+            return false;
+        }
+        values[n] = static_cast<uint8_t>(v);
     }
     for (unsigned p = 0; p < TALB_NUM_PRIORITIES; ++p)
     {
@@ -46,23 +46,6 @@ ParseDscpMap(const std::string& text, uint8_t* dscp, std::string* error)
 }
 
 } // namespace
-
-bool
-ParseUnsigned(const std::string& text, uint64_t lo, uint64_t hi, uint64_t* out)
-{
-    if (text.empty() || text.size() > 19 ||
-        text.find_first_not_of("0123456789") != std::string::npos)
-    {
-        return false;
-    }
-    uint64_t v = std::strtoull(text.c_str(), nullptr, 10);
-    if (v < lo || v > hi)
-    {
-        return false;
-    }
-    *out = v;
-    return true;
-}
 
 std::string
 AgentUsage(const std::string& prog)

@@ -33,12 +33,6 @@ std::string AgentUsage(const std::string& prog);
 bool ParseAgentOptions(int argc, char** argv, AgentOptions* options, std::string* error);
 
 /**
- * Parses a whole decimal number (digits only, at most 19) in [lo, hi] into *out.
- * \return false, leaving *out alone, when it is not one
- */
-bool ParseUnsigned(const std::string& text, uint64_t lo, uint64_t hi, uint64_t* out);
-
-/**
  * Parses a port argument.
  * \return the port id when text is a decimal number below 65535, else -1 (a device name)
  */

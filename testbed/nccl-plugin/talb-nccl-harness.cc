@@ -4,6 +4,7 @@
 #include "nccl/net_v11.h"
 #include "talb-net-handle.h"
 #include "talb-tensor.h"
+#include "talb-text.h"
 
 #include <arpa/inet.h>
 #include <cerrno>
@@ -16,8 +17,8 @@
 #include <ctime>
 #include <dlfcn.h>
 #include <fstream>
-#include <sys/prctl.h>
 #include <string>
+#include <sys/prctl.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -94,24 +95,6 @@ struct Options
 
 constexpr uint64_t kStampBytes = 16;
 
-bool
-parseUint(const std::string& text, uint64_t max, uint64_t* out)
-{
-    if (text.empty() || text[0] == '-' || text[0] == '+')
-    {
-        return false;
-    }
-    errno = 0;
-    char* end = nullptr;
-    unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-    if (errno != 0 || *end != '\0' || v > max)
-    {
-        return false;
-    }
-    *out = v;
-    return true;
-}
-
 // Returns 0 on success, 2 after printing what was wrong.
 int
 parseArgs(int argc, char** argv, Options* o)
@@ -146,23 +129,24 @@ parseArgs(int argc, char** argv, Options* o)
         }
         else if (key == "--messages")
         {
-            ok = ok && parseUint(val, UINT32_MAX, &o->messages);
+            ok = ok && talb::ParseUnsigned(val, 0, UINT32_MAX, &o->messages);
         }
         else if (key == "--bytes")
         {
-            ok = ok && parseUint(val, 1u << 30, &o->bytes);
+            ok = ok && talb::ParseUnsigned(val, 0, 1u << 30, &o->bytes);
         }
         else if (key == "--inflight")
         {
-            ok = ok && parseUint(val, NCCL_NET_MAX_REQUESTS, &o->inflight) && o->inflight > 0;
+            ok = ok && talb::ParseUnsigned(val, 0, NCCL_NET_MAX_REQUESTS, &o->inflight) &&
+                 o->inflight > 0;
         }
         else if (key == "--seed")
         {
-            ok = ok && parseUint(val, UINT64_MAX, &o->seed);
+            ok = ok && talb::ParseUnsigned(val, 0, UINT64_MAX, &o->seed);
         }
         else if (key == "--timeout" && o->mode != "loopback")
         {
-            ok = ok && parseUint(val, 86400, &o->timeout) && o->timeout > 0;
+            ok = ok && talb::ParseUnsigned(val, 0, 86400, &o->timeout) && o->timeout > 0;
         }
         else if (key == "--handle-file" && o->mode != "loopback")
         {
@@ -176,7 +160,7 @@ parseArgs(int argc, char** argv, Options* o)
         }
         else if (key == "--interval-us" && o->mode == "send")
         {
-            ok = ok && parseUint(val, 60000000, &o->intervalUs);
+            ok = ok && talb::ParseUnsigned(val, 0, 60000000, &o->intervalUs);
         }
         else if (a == "--stamp" && o->mode == "send")
         {
@@ -185,7 +169,7 @@ parseArgs(int argc, char** argv, Options* o)
         }
         else if (key == "--idle-sleep-us" && o->mode != "loopback")
         {
-            ok = ok && parseUint(val, 100000, &o->idleSleepUs);
+            ok = ok && talb::ParseUnsigned(val, 0, 100000, &o->idleSleepUs);
         }
         else if (key == "--flows" && o->mode == "recv")
         {
@@ -199,11 +183,11 @@ parseArgs(int argc, char** argv, Options* o)
         }
         else if (key == "--ideal-mbps" && o->mode == "recv")
         {
-            ok = ok && parseUint(val, 10000000, &o->idealMbps);
+            ok = ok && talb::ParseUnsigned(val, 0, 10000000, &o->idealMbps);
         }
         else if (key == "--base-rtt-us" && o->mode == "recv")
         {
-            ok = ok && parseUint(val, 10000000, &o->baseRttUs);
+            ok = ok && talb::ParseUnsigned(val, 0, 10000000, &o->baseRttUs);
         }
         else
         {

@@ -11,6 +11,7 @@
  */
 #include "talb-dpdk-bench.h"
 #include "talb-switch-dpdk.h"
+#include "talb-text.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -72,7 +73,6 @@ ParseBench(int argc, char** argv, BenchOptions* o)
         size_t eq = arg.find('=');
         std::string name = arg.substr(0, eq);
         std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
-        char* end = nullptr;
         if (arg == "--help")
         {
             Usage();
@@ -80,18 +80,17 @@ ParseBench(int argc, char** argv, BenchOptions* o)
         }
         else if (name == "--seconds")
         {
-            o->seconds = std::strtod(value.c_str(), &end);
-            if (value.empty() || *end != '\0' || !(o->seconds >= 0.01 && o->seconds <= 60))
+            if (!talb::ParseReal(value, 0.01, 60, &o->seconds))
             {
                 return Fail("--seconds: '" + value + "' is not in 0.01..60");
             }
         }
         else if (name == "--packets" || name == "--flows")
         {
-            unsigned long v = std::strtoul(value.c_str(), &end, 10);
-            unsigned long lo = name == "--packets" ? 64 : 1;
-            unsigned long hi = name == "--packets" ? 8192 : 1024;
-            if (value.empty() || *end != '\0' || value[0] == '-' || v < lo || v > hi)
+            uint64_t v = 0;
+            uint64_t lo = name == "--packets" ? 64 : 1;
+            uint64_t hi = name == "--packets" ? 8192 : 1024;
+            if (!talb::ParseUnsigned(value, lo, hi, &v))
             {
                 return Fail(name + ": '" + value + "' is not in " + std::to_string(lo) + ".." +
                             std::to_string(hi));
@@ -100,13 +99,8 @@ ParseBench(int argc, char** argv, BenchOptions* o)
         }
         else if (name == "--sizes" || name == "--lb")
         {
-            std::vector<std::string> items;
-            std::istringstream in(value);
-            std::string item;
-            while (std::getline(in, item, ','))
-            {
-                items.push_back(item);
-            }
+            std::vector<std::string> items =
+                value.empty() ? std::vector<std::string>{} : talb::Split(value, ',');
             if (items.empty())
             {
                 return Fail(name + ": empty list");
@@ -128,8 +122,8 @@ ParseBench(int argc, char** argv, BenchOptions* o)
             o->sizes.clear();
             for (const std::string& s : items)
             {
-                unsigned long v = std::strtoul(s.c_str(), &end, 10);
-                if (s.empty() || *end != '\0' || v < 64 || v > 1500)
+                uint64_t v = 0;
+                if (!talb::ParseUnsigned(s, 64, 1500, &v))
                 {
                     return Fail("--sizes: '" + s + "' is not a size in 64..1500");
                 }

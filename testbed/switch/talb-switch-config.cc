@@ -1,6 +1,7 @@
 #include "talb-switch-config.h"
 
 #include "talb-agent-options.h"
+#include "talb-text.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -13,23 +14,6 @@ namespace talb
 
 namespace
 {
-
-std::vector<std::string>
-Split(const std::string& text, char sep)
-{
-    std::vector<std::string> out;
-    std::string item;
-    std::istringstream in(text);
-    while (std::getline(in, item, sep))
-    {
-        out.push_back(item);
-    }
-    if (!text.empty() && text.back() == sep)
-    {
-        out.push_back("");
-    }
-    return out;
-}
 
 /// One line's parser: fields, and an error that names file, line and the line's subject.
 class Line
@@ -213,10 +197,13 @@ ParseRate(const std::string& text, uint64_t* bps)
             {
                 return false;
             }
-            char* end = nullptr;
-            double v = std::strtod(number.c_str(), &end);
+            double v = 0;
+            if (!ParseReal(number, 0, 1e13, &v))
+            {
+                return false;
+            }
             double r = std::round(v * u.scale);
-            if (*end != '\0' || !(r >= 1) || r > 1e13)
+            if (!(r >= 1) || r > 1e13)
             {
                 return false;
             }

@@ -1,6 +1,7 @@
 #include "talb-switch-options.h"
 
 #include "talb-agent-options.h"
+#include "talb-text.h"
 
 #include <cstdlib>
 #include <functional>

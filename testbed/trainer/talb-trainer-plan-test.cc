@@ -1,4 +1,5 @@
-// The trainer's host-side plan: zoo rows, priorities by layer position, WFBP buckets.
+// The trainer's host-side plan: zoo rows, priorities by layer group (the simulator's rule), WFBP
+// buckets.
 #include "talb-trainer-plan.h"
 
 #include <cstdio>
@@ -57,10 +58,12 @@ TEST(TalbTrainerPlan, OneBucketPerTensorInBackwardOrder)
     EXPECT_EQ(plan.tensors[0].offset, 340u);
     EXPECT_EQ(plan.buckets[3].first, 0u);
     EXPECT_EQ(plan.buckets[3].count, 100u);
-    // Priority by position, 8 classes, input side most urgent.
+    // Priority by layer group (g0, g1), 8 classes, input side most urgent: the simulator's rule.
+    EXPECT_EQ(plan.layers, 2u);
     EXPECT_EQ(plan.tensors[0].priority, 0);
-    EXPECT_EQ(plan.tensors[1].priority, 2);
-    EXPECT_EQ(plan.tensors[3].priority, 6);
+    EXPECT_EQ(plan.tensors[1].priority, 0);
+    EXPECT_EQ(plan.tensors[2].priority, 4);
+    EXPECT_EQ(plan.tensors[3].priority, 4);
 }
 
 TEST(TalbTrainerPlan, BucketsCloseOnceTheyReachTheByteThreshold)
@@ -115,6 +118,37 @@ TEST(TalbTrainerPlan, ZooTotalsMatchTheTorchvisionModels)
         EXPECT_EQ(sum, total);
         EXPECT_EQ(plan.tensors.front().priority, 0);
         EXPECT_EQ(plan.tensors.back().priority, 7);
+        // Tensors of one layer group share a priority; priorities never decrease.
+        for (size_t i = 1; i < plan.tensors.size(); ++i)
+        {
+            const talb::Tensor& a = plan.tensors[i - 1];
+            const talb::Tensor& b = plan.tensors[i];
+            EXPECT_LE(a.priority, b.priority) << name << " " << b.name;
+            if (a.layer == b.layer)
+            {
+                EXPECT_EQ(a.priority, b.priority) << name << " " << b.name;
+            }
+        }
+    }
+}
+
+TEST(TalbTrainerPlan, ResNet50LayerGroupsMatchTheSimulatorsLabels)
+{
+    std::string path = std::string(TALB_SOURCE_DIR) + "/data/model-zoo-tensors.csv";
+    if (!std::ifstream(path))
+    {
+        GTEST_SKIP() << path << " not in this checkout";
+    }
+    // The module's unit test pins ResNet50 at 18 layer groups (stem, 16 blocks, fc): the same
+    // CSV must give the trainer the same groups, hence the same labels.
+    talb::ModelPlan plan;
+    std::string error;
+    ASSERT_TRUE(talb::LoadModel(path, "resnet50", &plan, &error)) << error;
+    talb::PlanBuckets(&plan, 0);
+    EXPECT_EQ(plan.layers, 18u);
+    for (const auto& t : plan.tensors)
+    {
+        EXPECT_EQ(t.priority, t.layer * 8 / 18) << t.name;
     }
 }
 

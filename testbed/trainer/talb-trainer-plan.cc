@@ -1,6 +1,9 @@
 // Host-side plan of the CUDA/NCCL trainer: see talb-trainer-plan.h.
 #include "talb-trainer-plan.h"
 
+#include "talb-text.h"
+#include "talb-wire.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -13,40 +16,7 @@ namespace talb
 namespace
 {
 
-bool
-ParseUint(const std::string& text, uint64_t max, uint64_t* out)
-{
-    if (text.empty() || text[0] < '0' || text[0] > '9')
-    {
-        return false;
-    }
-    errno = 0;
-    char* end = nullptr;
-    unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-    if (errno != 0 || *end != '\0' || v > max)
-    {
-        return false;
-    }
-    *out = v;
-    return true;
-}
-
-std::vector<std::string>
-SplitCsv(const std::string& line)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(line);
-    std::string field;
-    while (std::getline(ss, field, ','))
-    {
-        out.push_back(field);
-    }
-    if (!line.empty() && line.back() == ',')
-    {
-        out.emplace_back();
-    }
-    return out;
-}
+const uint32_t kBytesPerElement = 4; // fp32 gradients
 
 int
 Fail(const std::string& what)
@@ -133,27 +103,26 @@ ParseTrainerArgs(int argc, char** argv, TrainerOptions* o)
         }
         else if (key == "--iterations")
         {
-            ok = ok && ParseUint(val, 1000000, &u) && u > 0;
+            ok = ok && ParseUnsigned(val, 0, 1000000, &u) && u > 0;
             o->iterations = static_cast<uint32_t>(u);
         }
         else if (key == "--batch")
         {
-            ok = ok && ParseUint(val, 65536, &u) && u > 0;
+            ok = ok && ParseUnsigned(val, 0, 65536, &u) && u > 0;
             o->batch = static_cast<uint32_t>(u);
         }
         else if (key == "--compute-scale")
         {
-            char* end = nullptr;
-            o->computeScale = hasVal ? std::strtod(val.c_str(), &end) : 0;
-            ok = ok && *end == '\0' && o->computeScale > 0 && o->computeScale < 1e12;
+            ok = ok && ParseReal(val, 0, 1e12, &o->computeScale) && o->computeScale > 0 &&
+                 o->computeScale < 1e12;
         }
         else if (key == "--bucket-bytes")
         {
-            ok = ok && ParseUint(val, uint64_t{1} << 40, &o->bucketBytes);
+            ok = ok && ParseUnsigned(val, 0, uint64_t{1} << 40, &o->bucketBytes);
         }
         else if (key == "--job")
         {
-            ok = ok && ParseUint(val, 255, &u);
+            ok = ok && ParseUnsigned(val, 0, 255, &u);
             o->job = static_cast<uint32_t>(u);
         }
         else if (key == "--scheme")
@@ -163,16 +132,16 @@ ParseTrainerArgs(int argc, char** argv, TrainerOptions* o)
         }
         else if (key == "--seed")
         {
-            ok = ok && ParseUint(val, UINT64_MAX, &o->seed);
+            ok = ok && ParseUnsigned(val, 0, UINT64_MAX, &o->seed);
         }
         else if (key == "--device")
         {
-            ok = ok && ParseUint(val, 1024, &u);
+            ok = ok && ParseUnsigned(val, 0, 1024, &u);
             o->device = static_cast<int>(u);
         }
         else if (key == "--id-timeout")
         {
-            ok = ok && ParseUint(val, 86400, &u) && u > 0;
+            ok = ok && ParseUnsigned(val, 0, 86400, &u) && u > 0;
             o->idTimeout = static_cast<uint32_t>(u);
         }
         else if (key == "--tensor-csv")
@@ -200,11 +169,11 @@ ParseTrainerArgs(int argc, char** argv, TrainerOptions* o)
     const char* world = std::getenv("TALB_WORLD");
     uint64_t r = 0;
     uint64_t w = 0;
-    if (world == nullptr || !ParseUint(world, 1u << 20, &w) || w == 0)
+    if (world == nullptr || !ParseUnsigned(world, 0, 1u << 20, &w) || w == 0)
     {
         return Fail("TALB_WORLD must be set to the number of ranks (>= 1)");
     }
-    if (rank == nullptr || !ParseUint(rank, w - 1, &r))
+    if (rank == nullptr || !ParseUnsigned(rank, 0, w - 1, &r))
     {
         return Fail("TALB_RANK must be set to this process's rank, 0.." + std::to_string(w - 1));
     }
@@ -231,6 +200,8 @@ LoadModel(const std::string& path, const std::string& model, ModelPlan* plan, st
     }
     plan->tensors.clear();
     plan->totalParams = 0;
+    plan->layers = 0;
+    std::string lastLayer;
     for (int lineNo = 2; std::getline(in, line); ++lineNo)
     {
         if (!line.empty() && line.back() == '\r')
@@ -241,7 +212,7 @@ LoadModel(const std::string& path, const std::string& model, ModelPlan* plan, st
         {
             continue;
         }
-        std::vector<std::string> f = SplitCsv(line);
+        std::vector<std::string> f = Split(line, ',');
         std::string where = path + ":" + std::to_string(lineNo) + ": ";
         if (f.size() != 7)
         {
@@ -255,16 +226,22 @@ LoadModel(const std::string& path, const std::string& model, ModelPlan* plan, st
         Tensor t;
         t.index = static_cast<uint32_t>(plan->tensors.size());
         t.name = f[1];
-        if (!ParseUint(f[4], uint64_t{1} << 34, &t.params) || t.params == 0)
+        if (!ParseUnsigned(f[4], 0, uint64_t{1} << 34, &t.params) || t.params == 0)
         {
             *error = where + "params '" + f[4] + "' is not a positive integer";
             return false;
         }
-        if (!ParseUint(f[5], UINT64_MAX / 65536 / 3, &t.fwdFlopsPerSample))
+        if (!ParseUnsigned(f[5], 0, UINT64_MAX / 65536 / 3, &t.fwdFlopsPerSample))
         {
             *error = where + "fwd_flops_per_sample '" + f[5] + "' is not an integer";
             return false;
         }
+        if (plan->tensors.empty() || f[6] != lastLayer)
+        {
+            ++plan->layers;
+            lastLayer = f[6];
+        }
+        t.layer = plan->layers - 1;
         t.priority = 0;
         t.bucket = 0;
         t.offset = 0;
@@ -293,9 +270,9 @@ PlanBuckets(ModelPlan* plan, uint64_t bucketBytes)
     for (size_t k = 0; k < n; ++k)
     {
         Tensor& t = plan->tensors[n - 1 - k]; // backward order: last layer first
-        t.priority = static_cast<uint8_t>(t.index * 8 / n);
+        t.priority = talb_layer_priority(t.layer, plan->layers);
         if (plan->buckets.empty() || bucketBytes == 0 ||
-            plan->buckets.back().count * 4 >= bucketBytes)
+            talb_gradient_bytes(plan->buckets.back().count, kBytesPerElement) >= bucketBytes)
         {
             plan->buckets.push_back(Bucket{t.index, t.index, offset, 0});
         }

@@ -42,7 +42,8 @@ struct Tensor
     std::string name;
     uint64_t params;
     uint64_t fwdFlopsPerSample;
-    uint8_t priority; // index quantised to 8 classes, 0 = most urgent
+    uint32_t layer;   // layer group index (layer_group column), 0 = closest to the input
+    uint8_t priority; // talb_layer_priority(layer, layers): 0 = most urgent
     uint32_t bucket;  // all-reduce that carries it
     uint64_t offset;  // element offset in the flat gradient buffer (backward order)
 };
@@ -60,6 +61,7 @@ struct ModelPlan
     std::vector<Tensor> tensors;
     std::vector<Bucket> buckets; // in issue (backward) order
     uint64_t totalParams = 0;
+    uint32_t layers = 0; // distinct layer groups, consecutive in tensor order
 };
 
 // Reads the model's rows from the zoo CSV (columns model,tensor,kind,shape,params,
@@ -69,8 +71,11 @@ bool LoadModel(const std::string& path,
                ModelPlan* plan,
                std::string* error);
 
-// Assigns priorities and buckets: backward order, a bucket closes once it holds >= bucketBytes
-// (4-byte gradients); bucketBytes 0 gives one bucket per tensor.
+// Assigns priorities and buckets. Priorities follow the simulator's rule, talb_layer_priority() of
+// talb-wire.h: a tensor's layer group quantised to 8 classes, so the testbed and the simulator
+// label a model's tensors alike. Buckets: backward order, a bucket closes once it holds
+// >= bucketBytes (talb_gradient_bytes of 4-byte gradients); bucketBytes 0 gives one bucket per
+// tensor.
 void PlanBuckets(ModelPlan* plan, uint64_t bucketBytes);
 
 std::string ExpandRank(const std::string& pattern, int rank);

@@ -3,6 +3,7 @@
 #include "talb-lb-core-flowlet-table.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace talb
 {
@@ -129,30 +130,11 @@ Hermes::RateOf(uint32_t flowHash) const
 uint32_t
 Hermes::Place(const PacketInfo& packet, const Candidates& candidates)
 {
-    uint32_t best = kNoPort;
-    PathType bestType = CONGESTED;
-    double bestUtil = 0;
-    uint32_t ties = 0;
-    for (uint32_t i = 0; i < candidates.count; ++i)
-    {
-        uint32_t p = candidates.ports[i];
+    // Good paths first, then gray, then congested; within a type the least local rate.
+    return PickLeast(candidates, [&](uint32_t p) {
         Sense s = Sensed(p, packet.dstLeaf, packet.nowNs);
-        bool better =
-            best == kNoPort || s.type < bestType || (s.type == bestType && s.localUtil < bestUtil);
-        bool equal = !better && s.type == bestType && s.localUtil == bestUtil;
-        if (better)
-        {
-            best = p;
-            bestType = s.type;
-            bestUtil = s.localUtil;
-            ties = 1;
-        }
-        else if (equal && Draw(0, ties++) == 0) // uniform among equals (reservoir sampling)
-        {
-            best = p;
-        }
-    }
-    return best;
+        return std::make_pair(s.type, s.localUtil);
+    });
 }
 
 uint32_t

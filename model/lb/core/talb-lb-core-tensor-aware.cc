@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <cmath>
+#include <utility>
 
 namespace talb
 {
@@ -127,53 +128,16 @@ TensorAwareV1::Lookup(uint32_t flowHash, uint32_t tensorId, int64_t nowNs, Entry
 uint32_t
 TensorAwareV1::LeastCostPort(const Candidates& candidates, int64_t nowNs)
 {
-    uint32_t best = candidates.ports[0];
-    double bestCost = Cost(best, nowNs);
-    uint32_t ties = 1;
-    for (uint32_t i = 1; i < candidates.count; ++i)
-    {
-        uint32_t p = candidates.ports[i];
-        double cost = Cost(p, nowNs);
-        if (cost < bestCost)
-        {
-            best = p;
-            bestCost = cost;
-            ties = 1;
-        }
-        else if (cost == bestCost && Draw(0, ties++) == 0)
-        {
-            // Reservoir sampling: each of the k tied ports ends up chosen with probability 1/k.
-            best = p;
-        }
-    }
-    return best;
+    return PickLeast(candidates, [&](uint32_t p) { return Cost(p, nowNs); });
 }
 
 uint32_t
 TensorAwareV1::LeastHighPriorityLoadPort(const Candidates& candidates, int64_t nowNs)
 {
-    uint32_t best = 0;
-    double bestLoad = 0;
-    double bestCost = 0;
-    uint32_t ties = 0;
-    for (uint32_t i = 0; i < candidates.count; ++i)
-    {
-        uint32_t p = candidates.ports[i];
+    return PickLeast(candidates, [&](uint32_t p) {
         double load = std::floor(m_highLoad[p].Bytes(nowNs) / m_config.loadQuantumBytes);
-        double cost = Cost(p, nowNs);
-        if (ties == 0 || load < bestLoad || (load == bestLoad && cost < bestCost))
-        {
-            best = p;
-            bestLoad = load;
-            bestCost = cost;
-            ties = 1;
-        }
-        else if (load == bestLoad && cost == bestCost && Draw(0, ties++) == 0)
-        {
-            best = p;
-        }
-    }
-    return best;
+        return std::make_pair(load, Cost(p, nowNs));
+    });
 }
 
 uint32_t

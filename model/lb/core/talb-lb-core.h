@@ -87,6 +87,41 @@ struct Candidates
 };
 
 /**
+ * The project's one "least-loaded port, random tie-break" loop: the candidate with the least
+ * \p key(port), ties broken uniformly at random by reservoir sampling (the k-th equal minimum
+ * replaces the choice with probability 1/k), so \p draw(0, k) is called only on ties and always
+ * in candidate order. Keys compare with < and ==; a std::pair orders lexicographically. Core
+ * policies use it through Policy::PickLeast, ns-3 selectors through TalbLoadBalancer::PickLeast.
+ * \param candidates anything with ports and count (count >= 1)
+ * \param draw uniform integer in [min, max]
+ * \param key the cost of a port
+ */
+template <class Cands, class Draw, class Key>
+inline uint32_t
+PickLeast(const Cands& candidates, Draw&& draw, Key&& key)
+{
+    uint32_t best = candidates.ports[0];
+    auto bestKey = key(best);
+    uint32_t ties = 1;
+    for (uint32_t i = 1; i < candidates.count; ++i)
+    {
+        uint32_t p = candidates.ports[i];
+        auto k = key(p);
+        if (k < bestKey)
+        {
+            best = p;
+            bestKey = k;
+            ties = 1;
+        }
+        else if (k == bestKey && draw(0, ties++) == 0)
+        {
+            best = p;
+        }
+    }
+    return best;
+}
+
+/**
  * The state of the switch's ports, read lazily: a policy asks only for the ports and the
  * moments its decision needs, so a caller whose estimators decay on access (the DRE) sees
  * exactly the reads the policy makes.
@@ -170,6 +205,16 @@ class Policy
     uint32_t Draw(uint32_t min, uint32_t max)
     {
         return m_random->Integer(min, max);
+    }
+
+    /// \return the candidate with the least \p key(port), ties at random (lb::PickLeast)
+    template <class Key>
+    uint32_t PickLeast(const Candidates& candidates, Key&& key)
+    {
+        return lb::PickLeast(
+            candidates,
+            [this](uint32_t min, uint32_t max) { return Draw(min, max); },
+            key);
     }
 
     /// Tell the event sink, if any, that a flow, flowlet or tensor moved.

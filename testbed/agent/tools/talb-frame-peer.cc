@@ -14,6 +14,7 @@
  * reads the handle file (waiting for it), connects from TALB_NET_ADDR when set, sends the
  * frames, and exits 0 once the receiver has closed the connection.
  */
+#include "talb-text.h"
 #include "talb-wire.h"
 
 #include <arpa/inet.h>
@@ -69,10 +70,8 @@ OnAlarm(int)
 uint64_t
 ParseNumber(const std::string& name, const std::string& value, uint64_t lo, uint64_t hi)
 {
-    char* end = nullptr;
-    errno = 0;
-    unsigned long long v = std::strtoull(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || errno != 0 || v < lo || v > hi || value[0] == '-')
+    uint64_t v = 0;
+    if (!talb::ParseUnsigned(value, lo, hi, &v))
     {
         Fail(name + ": '" + value + "' is not a number in " + std::to_string(lo) + ".." +
              std::to_string(hi));

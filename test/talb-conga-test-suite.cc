@@ -1,0 +1,174 @@
+// CONGA (TalbCongaLb): flowlets placed on the uplink minimising max(local DRE, remote metric),
+// the remote metric fed back by the destination leaf in TalbCongaTag.
+#include "talb-lb-test-util.h"
+
+#include "ns3/test.h"
+
+using namespace ns3;
+using namespace ns3::talbtest;
+
+namespace
+{
+
+/**
+ * A packet from leaf 1 arrives at leaf 0 (its destination leaf) over spine 0 with CE 0 and,
+ * when \p feedbackMetric >= 0, feedback that the path via spine 1 towards leaf 1 has that
+ * congestion. \return the packet after PacketIn
+ */
+Ptr<Packet>
+ArriveFromLeaf1(Ptr<TalbCongaLb> lb, int feedbackMetric)
+{
+    Ptr<Packet> p = Create<Packet>(100);
+    TalbCongaTag tag;
+    tag.SetPath(0);
+    tag.SetCe(0);
+    if (feedbackMetric >= 0)
+    {
+        tag.SetFeedback(1, static_cast<uint8_t>(feedbackMetric));
+    }
+    p->AddPacketTag(tag);
+    TalbPacketContext in = Ctx(1, MicroSeconds(1), PeekPointer(p));
+    in.srcLeaf = 1;
+    in.dstLeaf = 0;
+    lb->PacketIn(in);
+    return p;
+}
+
+} // namespace
+
+/// The destination leaf learns Congestion-To-Leaf from the feedback a packet carries, and
+/// removes the tag.
+class TalbCongaLearnsFeedbackTestCase : public TestCase
+{
+  public:
+    TalbCongaLearnsFeedbackTestCase()
+        : TestCase("TalbCongaLearnsFeedback: the destination leaf stores the feedback, drops "
+                   "the tag")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        FakeSwitch sw(2);
+        Ptr<TalbCongaLb> lb = DynamicCast<TalbCongaLb>(sw.Make("conga"));
+        // The path via spine 1 towards leaf 1 is congested (metric 7 of 7).
+        Ptr<Packet> p = ArriveFromLeaf1(lb, 7);
+        TalbCongaTag tag;
+        NS_TEST_EXPECT_MSG_EQ(p->PeekPacketTag(tag), false, "destination leaf removes the tag");
+        NS_TEST_EXPECT_MSG_EQ(+lb->GetCongestionToLeaf(1, 1, MicroSeconds(1)), 7, "feedback");
+        NS_TEST_EXPECT_MSG_EQ(+lb->GetCongestionToLeaf(1, 1, MilliSeconds(20)),
+                              0,
+                              "a metric older than MetricAgingTime counts as 0");
+    }
+};
+
+/// New flowlets avoid the path the feedback says is congested.
+class TalbCongaSteersFlowletsTestCase : public TestCase
+{
+  public:
+    TalbCongaSteersFlowletsTestCase()
+        : TestCase("TalbCongaSteersFlowlets: feedback that spine 1 is congested moves "
+                   "flowlets to spine 0")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        FakeSwitch sw(2);
+        Ptr<TalbCongaLb> lb = DynamicCast<TalbCongaLb>(sw.Make("conga"));
+        ArriveFromLeaf1(lb, 7);
+        for (uint32_t flow = 0; flow < 200; ++flow)
+        {
+            TalbPacketContext c = Ctx(flow, MicroSeconds(2));
+            NS_TEST_ASSERT_MSG_EQ(lb->SelectPath(c, sw.Candidates()),
+                                  1u,
+                                  "flowlet on port 1 (spine 0)");
+        }
+    }
+};
+
+/// The source leaf tags a packet with its path, its local CE and one feedback entry.
+class TalbCongaTagsEgressTestCase : public TestCase
+{
+  public:
+    TalbCongaTagsEgressTestCase()
+        : TestCase("TalbCongaTagsEgress: the source leaf adds path, CE and piggybacked feedback")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        FakeSwitch sw(2);
+        Ptr<TalbCongaLb> lb = DynamicCast<TalbCongaLb>(sw.Make("conga"));
+        // This leaf measured traffic from leaf 1 over spine 0 (CE 0): that is the feedback.
+        ArriveFromLeaf1(lb, -1);
+        TalbCongaTag tag;
+        Ptr<Packet> q = Create<Packet>(100);
+        TalbPacketContext out = Ctx(3, MicroSeconds(3), PeekPointer(q));
+        lb->PacketOut(out, 2);
+        NS_TEST_ASSERT_MSG_EQ(q->PeekPacketTag(tag), true, "source leaf adds a tag");
+        NS_TEST_EXPECT_MSG_EQ(+tag.GetPath(), 1, "path = spine of port 2");
+        NS_TEST_EXPECT_MSG_EQ(tag.HasFeedback(), true, "feedback piggybacked");
+        NS_TEST_EXPECT_MSG_EQ(+tag.GetFeedbackPath(), 0, "feedback path");
+    }
+};
+
+/// CONGA has per-packet hooks: it cannot choose for another balancer.
+class TalbCongaNotAFallbackTestCase : public TestCase
+{
+  public:
+    TalbCongaNotAFallbackTestCase()
+        : TestCase("TalbCongaNotAFallback: the capability query says no")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NS_TEST_EXPECT_MSG_EQ(CreateObject<TalbCongaLb>()->CanBeFallback(), false, "conga");
+        NS_TEST_EXPECT_MSG_EQ(CreateObject<TalbLetFlowLb>()->CanBeFallback(), true, "letflow");
+    }
+};
+
+/// On a fabric, a slow remote link (spine 1 to leaf 1) is seen through feedback and avoided.
+class TalbCongaFabricAvoidsSlowRemoteLinkTestCase : public SimulationTestCase
+{
+  public:
+    TalbCongaFabricAvoidsSlowRemoteLinkTestCase()
+        : SimulationTestCase("TalbCongaFabricAvoidsSlowRemoteLink: most packets avoid a "
+                             "1 Gbps spine 1 -> leaf 1 link")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::vector<uint64_t> up;
+        RunAroundSlowLink("conga", true, &up);
+        uint64_t total = up[0] + up[1];
+        NS_TEST_ASSERT_MSG_GT(total, 1000u, "flows did not run");
+        NS_TEST_EXPECT_MSG_GT(up[0],
+                              total * 7 / 10,
+                              "fast uplink got " << up[0] << " of " << total);
+    }
+};
+
+/// The talb-conga suite.
+class TalbCongaTestSuite : public TestSuite
+{
+  public:
+    TalbCongaTestSuite()
+        : TestSuite("talb-conga", UNIT)
+    {
+        AddTestCase(new TalbCongaLearnsFeedbackTestCase, TestCase::QUICK);
+        AddTestCase(new TalbCongaSteersFlowletsTestCase, TestCase::QUICK);
+        AddTestCase(new TalbCongaTagsEgressTestCase, TestCase::QUICK);
+        AddTestCase(new TalbCongaNotAFallbackTestCase, TestCase::QUICK);
+        AddTestCase(new TalbCongaFabricAvoidsSlowRemoteLinkTestCase, TestCase::QUICK);
+    }
+};
+
+static TalbCongaTestSuite g_talbCongaTestSuite; //!< the suite's instance

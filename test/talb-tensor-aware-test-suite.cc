@@ -1,0 +1,307 @@
+// TaLB (TalbTensorAwareLb): tensor integrity for low-priority tensors, mid-tensor moves for
+// high-priority ones, entries freed by LAST or aged out, untagged packets to the fallback.
+#include "talb-lb-test-util.h"
+
+#include "ns3/test.h"
+
+#include <map>
+#include <set>
+
+using namespace ns3;
+using namespace ns3::talbtest;
+
+namespace
+{
+
+Ptr<TalbTensorAwareLb>
+MakeTalb(FakeSwitch& sw)
+{
+    return DynamicCast<TalbTensorAwareLb>(sw.Make("talb"));
+}
+
+} // namespace
+
+/// A low-priority tensor keeps its port however congested that port becomes.
+class TalbTensorAwareLowKeepsPortTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareLowKeepsPortTestCase()
+        : TestCase("TalbTensorAwareLowKeepsPort: priority 7 stays on its congested port")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        FakeSwitch sw(2);
+        Ptr<TalbTensorAwareLb> lb = MakeTalb(sw);
+        TalbPacketContext lo = TensorCtx(10, MicroSeconds(1), 100, 7, TALB_FLAG_FIRST);
+        uint32_t loPort = lb->SelectPath(lo, sw.Candidates());
+        sw.Fill(loPort, 100000);
+        lo.label.flags = 0;
+        for (int k = 0; k < 50; ++k)
+        {
+            lo.now += MicroSeconds(1);
+            NS_TEST_ASSERT_MSG_EQ(lb->SelectPath(lo, sw.Candidates()), loPort, "low moved");
+        }
+        NS_TEST_EXPECT_MSG_EQ(lb->GetStats().nReroutes, 0, "no reroute");
+    }
+};
+
+/// A new high-priority tensor avoids a congested port, and moves mid-tensor once its own port
+/// is congested by more than MoveMargin.
+class TalbTensorAwareHighMovesTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareHighMovesTestCase()
+        : TestCase("TalbTensorAwareHighMoves: priority 0 avoids congestion and moves mid-tensor")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        FakeSwitch sw(2);
+        Ptr<TalbTensorAwareLb> lb = MakeTalb(sw);
+        uint64_t reroutes = 0;
+        lb->TraceConnectWithoutContext(
+            "Reroute",
+            MakeBoundCallback(
+                +[](uint64_t* n, uint32_t, uint32_t, uint32_t, uint32_t) { ++*n; },
+                &reroutes));
+        sw.Fill(1, 100000);
+        TalbPacketContext hi = TensorCtx(20, MicroSeconds(1), 200, 0, TALB_FLAG_FIRST);
+        uint32_t hiPort = lb->SelectPath(hi, sw.Candidates());
+        NS_TEST_EXPECT_MSG_EQ(hiPort, 2u, "high placed on the congested port");
+        hi.label.flags = 0;
+        sw.Fill(hiPort, 200000);
+        hi.now += MicroSeconds(1);
+        NS_TEST_EXPECT_MSG_EQ(lb->SelectPath(hi, sw.Candidates()), 1u, "did not move");
+        NS_TEST_EXPECT_MSG_EQ(lb->GetTableStats().nMidTensorMoves, 1, "one move");
+        NS_TEST_EXPECT_MSG_EQ(reroutes, lb->GetStats().nReroutes, "trace vs stats");
+        NS_TEST_EXPECT_MSG_EQ(reroutes, 1, "one reroute");
+    }
+};
+
+/// The LAST packet frees the tensor's entry.
+class TalbTensorAwareLastFreesTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareLastFreesTestCase()
+        : TestCase("TalbTensorAwareLastFrees: LAST frees the entries of two tensors")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        FakeSwitch sw(2);
+        Ptr<TalbTensorAwareLb> lb = MakeTalb(sw);
+        TalbPacketContext a = TensorCtx(10, MicroSeconds(1), 100, 7, TALB_FLAG_FIRST);
+        TalbPacketContext b = TensorCtx(20, MicroSeconds(1), 200, 0, TALB_FLAG_FIRST);
+        lb->SelectPath(a, sw.Candidates());
+        lb->SelectPath(b, sw.Candidates());
+        NS_TEST_EXPECT_MSG_EQ(lb->GetLiveEntries(MicroSeconds(1)), 2, "two tensors held");
+        a.label.flags = TALB_FLAG_LAST;
+        b.label.flags = TALB_FLAG_LAST;
+        lb->SelectPath(a, sw.Candidates());
+        lb->SelectPath(b, sw.Candidates());
+        NS_TEST_EXPECT_MSG_EQ(lb->GetLiveEntries(MicroSeconds(1)), 0, "LAST did not free");
+        NS_TEST_EXPECT_MSG_EQ(lb->GetTableStats().nFreedOnLast, 2, "freed on LAST");
+        NS_TEST_EXPECT_MSG_EQ(lb->GetTableStats().nInserted, 2, "inserted");
+    }
+};
+
+/// An entry idle for longer than IdleTimeout is no longer live.
+class TalbTensorAwareIdleAgingTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareIdleAgingTestCase()
+        : TestCase("TalbTensorAwareIdleAging: an entry idle > IdleTimeout (10 ms) ages out")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        FakeSwitch sw(2);
+        Ptr<TalbTensorAwareLb> lb = MakeTalb(sw);
+        TalbPacketContext c = TensorCtx(40, MicroSeconds(1), 300, 5, TALB_FLAG_FIRST);
+        lb->SelectPath(c, sw.Candidates());
+        NS_TEST_EXPECT_MSG_EQ(lb->GetLiveEntries(MicroSeconds(1)), 1, "entry inserted");
+        NS_TEST_EXPECT_MSG_EQ(lb->GetLiveEntries(MilliSeconds(20)), 0, "entry aged");
+        NS_TEST_EXPECT_MSG_EQ(lb->GetHeldEntries(), 1, "held until reclaimed");
+    }
+};
+
+/// Untagged packets go to the Fallback policy.
+class TalbTensorAwareFallbackTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareFallbackTestCase()
+        : TestCase("TalbTensorAwareFallback: untagged packets are chosen by the fallback")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        FakeSwitch sw(2);
+        Ptr<TalbTensorAwareLb> lb = MakeTalb(sw);
+        TalbPacketContext untagged = Ctx(30, MicroSeconds(1));
+        lb->SelectPath(untagged, sw.Candidates());
+        NS_TEST_EXPECT_MSG_EQ(lb->GetTableStats().nFallback, 1, "fallback used");
+        NS_TEST_EXPECT_MSG_EQ(lb->GetHeldEntries(), 0, "no tensor entry for untagged");
+        NS_TEST_EXPECT_MSG_EQ(lb->GetStats().nUntaggedSelections, 1, "counted untagged");
+        NS_TEST_EXPECT_MSG_EQ(lb->CanBeFallback(), false, "TaLB itself is no fallback");
+    }
+};
+
+/// The least recently used live entry is evicted when a probe window is full.
+class TalbTensorAwareEvictTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareEvictTestCase()
+        : TestCase("TalbTensorAwareEvict: TableSize 4, ProbeLimit 4: the 5th tensor evicts")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::TalbTensorAwareLb::TableSize", UintegerValue(4));
+        Config::SetDefault("ns3::TalbTensorAwareLb::ProbeLimit", UintegerValue(4));
+        FakeSwitch sw(2);
+        Ptr<TalbTensorAwareLb> lb = MakeTalb(sw);
+        Config::Reset();
+        uint64_t evicted = 0;
+        lb->TraceConnectWithoutContext("TableEvict",
+                                       MakeBoundCallback(
+                                           +[](uint64_t* n, uint32_t, uint32_t) { ++*n; },
+                                           &evicted));
+        for (uint32_t t = 0; t < 5; ++t)
+        {
+            TalbPacketContext c = TensorCtx(1, MicroSeconds(1 + t), t, 6, TALB_FLAG_FIRST);
+            lb->SelectPath(c, sw.Candidates());
+        }
+        NS_TEST_EXPECT_MSG_EQ(evicted, 1, "one eviction traced");
+        NS_TEST_EXPECT_MSG_EQ(lb->GetTableStats().nEvicted, 1, "one eviction counted");
+        NS_TEST_EXPECT_MSG_EQ(lb->GetLiveEntries(MicroSeconds(6)), 4, "table full");
+    }
+};
+
+/// On a fabric: every low-priority tensor stays on one uplink; high-priority tensors placed on
+/// a slow uplink move off it mid-tensor; every entry is freed by LAST.
+class TalbTensorAwareFabricTestCase : public SimulationTestCase
+{
+  public:
+    TalbTensorAwareFabricTestCase()
+        : SimulationTestCase("TalbTensorAwareFabric: low tensors keep one path, high tensors "
+                             "leave a congested one, LAST frees entries")
+    {
+    }
+
+  private:
+    /// First transmission of each tensor at leaf 0: tensor id -> uplinks its packets took
+    /// until its LAST packet. (A retransmission after LAST finds no entry and is placed anew.)
+    struct Seen
+    {
+        std::map<uint32_t, std::set<uint32_t>> ports;
+        std::set<uint32_t> done;
+    };
+
+    static void Forwarded(Seen* s, Ptr<const Packet> p, uint32_t, uint32_t out)
+    {
+        TalbTag tag;
+        if (out >= 4 && p->PeekPacketTag(tag) && !s->done.count(tag.GetTensorId()))
+        {
+            s->ports[tag.GetTensorId()].insert(out);
+            if (tag.IsLast())
+            {
+                s->done.insert(tag.GetTensorId());
+            }
+        }
+    }
+
+    void DoRun() override
+    {
+        Ptr<TalbLeafSpineHelper> f = MakeFabric("talb", 2, 4);
+        f->SetLinkRate(0, 1, DataRate("1Gbps"));
+        f->Install();
+        f->AssignStreams(5);
+        Ptr<TalbTensorAwareLb> lb =
+            DynamicCast<TalbTensorAwareLb>(f->GetLeafSwitch(0)->GetLoadBalancer());
+        Seen seen;
+        f->GetLeafSwitch(0)->TraceConnectWithoutContext("Forward",
+                                                        MakeBoundCallback(&Forwarded, &seen));
+        std::vector<uint32_t> moved; // tensor ids
+        lb->TraceConnectWithoutContext(
+            "Reroute",
+            MakeBoundCallback(
+                +[](std::vector<uint32_t>* v, uint32_t, uint32_t t, uint32_t, uint32_t) {
+                    v->push_back(t);
+                },
+                &moved));
+        // Hosts 0-3 each send 6 tensors to hosts 4-7: even ids high (prio 1), odd low (prio 6).
+        uint32_t nTensors = 0;
+        for (uint32_t h = 0; h < 4; ++h)
+        {
+            uint16_t port = 6000 + h;
+            PacketSinkHelper sink("ns3::TcpSocketFactory",
+                                  InetSocketAddress(Ipv4Address::GetAny(), port));
+            sink.Install(f->GetHost(4 + h));
+            Ptr<TalbTensorSource> src = CreateObject<TalbTensorSource>();
+            src->SetAttribute("Remote",
+                              AddressValue(InetSocketAddress(f->GetHostAddress(4 + h), port)));
+            for (uint32_t t = 0; t < 6; ++t)
+            {
+                uint32_t id = h * 100 + t;
+                src->AddTensor(id, (id % 2) ? 6 : 1, 200000, MicroSeconds(10));
+                ++nTensors;
+            }
+            f->GetHost(h)->AddApplication(src);
+            src->SetStartTime(MicroSeconds(10 + h));
+        }
+        Simulator::Stop(MilliSeconds(40));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(seen.ports.size(), nTensors, "not every tensor crossed leaf 0");
+        NS_TEST_EXPECT_MSG_EQ(seen.done.size(), nTensors, "not every tensor finished");
+        for (const auto& [id, set] : seen.ports)
+        {
+            if (id % 2)
+            {
+                NS_TEST_EXPECT_MSG_EQ(set.size(), 1, "low-priority tensor " << id << " split");
+            }
+        }
+        NS_TEST_EXPECT_MSG_GT(moved.size(), 0u, "no high-priority tensor moved");
+        for (uint32_t id : moved)
+        {
+            NS_TEST_EXPECT_MSG_EQ(id % 2, 0, "low-priority tensor " << id << " was moved");
+        }
+        const auto& st = lb->GetTableStats();
+        NS_TEST_EXPECT_MSG_EQ(lb->GetLiveEntries(Simulator::Now()), 0, "entries left");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(st.nFreedOnLast, nTensors, "LAST frees each tensor's entry");
+        NS_TEST_EXPECT_MSG_EQ(st.nInserted,
+                              st.nFreedOnLast + st.nAgedOut + st.nEvicted,
+                              "table identity");
+    }
+};
+
+/// The talb-tensor-aware suite.
+class TalbTensorAwareTestSuite : public TestSuite
+{
+  public:
+    TalbTensorAwareTestSuite()
+        : TestSuite("talb-tensor-aware", UNIT)
+    {
+        AddTestCase(new TalbTensorAwareLowKeepsPortTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareHighMovesTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareLastFreesTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareIdleAgingTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareFallbackTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareEvictTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareFabricTestCase, TestCase::QUICK);
+    }
+};
+
+static TalbTensorAwareTestSuite g_talbTensorAwareTestSuite; //!< the suite's instance

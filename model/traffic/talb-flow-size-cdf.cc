@@ -139,7 +139,8 @@ TalbFlowSizeCdf::Sample(double u) const
         auto prev = it - 1;
         double span = it->second - prev->second;
         double f = span > 0 ? (u - prev->second) / span : 1.0;
-        size = prev->first + f * (it->first - prev->first);
+        // Rounding can carry prev + f * (next - prev) past next for sizes beyond 2^53.
+        size = std::min(it->first, prev->first + f * (it->first - prev->first));
     }
     return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(size)));
 }

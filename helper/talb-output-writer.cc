@@ -6,6 +6,7 @@
 #include "ns3/talb-background-traffic.h"
 
 #include <cinttypes>
+#include <cstdio>
 #include <fstream>
 
 #ifndef TALB_VERSION
@@ -70,9 +71,12 @@ TalbOutputWriter::Close()
 void
 TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
 {
+    // Through a temporary file and a rename: a run killed at any point leaves the previous
+    // run.json or the new one, never half of one.
     std::string path = SystemPath::Append(folder, "run.json");
-    std::ofstream json(path);
-    NS_ABORT_MSG_UNLESS(json, "TalbOutputWriter: cannot create " << path);
+    std::string tmp = path + ".tmp";
+    std::ofstream json(tmp);
+    NS_ABORT_MSG_UNLESS(json, "TalbOutputWriter: cannot create " << tmp);
     json << "{\"talb_version\": \"" << TALB_VERSION << "\", \"scheme\": \"" << info.scheme
          << "\", \"seed\": " << info.seed << ", \"lb\": \"" << info.lb
          << "\", \"complete\": " << (info.complete ? "true" : "false")
@@ -82,6 +86,9 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
          << ", \"packet_hops\": " << info.packetHops
          << ", \"delivered_packets\": " << info.deliveredPackets
          << ", \"parameters\": " << info.parametersJson << "}\n";
+    json.close();
+    NS_ABORT_MSG_IF(!json || std::rename(tmp.c_str(), path.c_str()) != 0,
+                    "TalbOutputWriter: cannot write " << path);
 }
 
 void

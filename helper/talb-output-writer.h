@@ -26,8 +26,8 @@ namespace ns3
  *   wire_bytes
  * - iterations.csv: job,worker,iteration,start_ns,end_ns,compute_ns,exposed_comm_ns,scheme,seed
  *
- * - run.json (WriteRunJson, once the run is over): the run's identity, timings, counters and
- *   every parameter.
+ * - run.json (WriteRunJson): the run's identity, timings, counters and every parameter; the
+ *   scenario writes it when the run starts (complete: false) and replaces it when it ends.
  *
  * Times are integer nanoseconds of simulated time. Column meanings: doc/talb-generator.rst.
  */
@@ -51,7 +51,7 @@ class TalbOutputWriter : public Object
         std::string parametersJson;   //!< every scenario parameter, a JSON object
     };
 
-    /// Write \p info as \p folder/run.json (after the CSVs are closed).
+    /// Write \p info as \p folder/run.json, replacing it atomically (temporary file, rename).
     static void WriteRunJson(const std::string& folder, const RunInfo& info);
 
     static TypeId GetTypeId();

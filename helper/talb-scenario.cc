@@ -18,6 +18,7 @@
 #include "ns3/system-path.h"
 #include "ns3/talb-collective.h"
 #include "ns3/talb-comm-scheduler.h"
+#include "ns3/talb-flow-size-cdf.h"
 #include "ns3/talb-load-balancer.h"
 #include "ns3/talb-model-zoo.h"
 #include "ns3/talb-parse.h"
@@ -481,6 +482,16 @@ ParseRun(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std::st
         errors->push_back("bgCdf: no such file '" + s->bgCdfPath +
                           "' (websearch, datamining or a path; set TALB_DATA_DIR to find the "
                           "shipped ones)");
+    }
+    else if (s->bgLoad > 0)
+    {
+        // Read now: a malformed file would otherwise abort when the background starts.
+        TalbFlowSizeCdf cdf;
+        std::string error;
+        if (!TalbFlowSizeCdf::TryLoad(s->bgCdfPath, &cdf, &error))
+        {
+            errors->push_back("bgCdf: " + error);
+        }
     }
     s->seed = c.GetUint("seed");
     s->duration = c.GetTime("duration");
@@ -1049,6 +1060,14 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     // kept as it was so results stay comparable; they overlap only past ~1000 - 3 x hosts.
     b.stream = b.fabric->AssignStreams(1000);
     OpenOutputs(spec, lb, outDir, &b);
+    // run.json first, marked incomplete: a run killed outright (SIGKILL, out of memory) still
+    // leaves a folder the report reads, its CSVs holding every row flushed so far.
+    TalbOutputWriter::RunInfo info;
+    info.scheme = spec.stockRouting ? "stock-ecmp" : lb;
+    info.lb = lb;
+    info.seed = spec.seed;
+    info.parametersJson = spec.parametersJson;
+    TalbOutputWriter::WriteRunJson(outDir, info);
     InstallJobs(spec, &b);
     InstallBackground(spec, &b);
 
@@ -1063,10 +1082,6 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     r.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
 
-    TalbOutputWriter::RunInfo info;
-    info.scheme = r.scheme;
-    info.lb = lb;
-    info.seed = spec.seed;
     info.complete = r.iterationsDone == r.iterationsExpected;
     info.simSeconds = r.simSeconds;
     info.wallSeconds = r.wallSeconds;
@@ -1075,7 +1090,6 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     info.events = r.events;
     info.packetHops = r.packetHops;
     info.deliveredPackets = r.deliveredPackets;
-    info.parametersJson = spec.parametersJson;
     TalbOutputWriter::WriteRunJson(outDir, info);
     return r;
 }

@@ -14,8 +14,8 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   # ns-3 3.37 and what its CMake package references
   libns3-dev ns3 libgsl-dev libsqlite3-dev libxml2-dev
-  # tests and benchmarks
-  googletest libgtest-dev libbenchmark-dev
+  # tests and benchmarks; clang's libFuzzer for the fuzz targets (test/fuzz)
+  googletest libgtest-dev libbenchmark-dev clang-14 libclang-rt-14-dev
   # analysis (Debian's /usr/bin/python3)
   python3 python3-pandas python3-numpy python3-matplotlib python3-pytest
   # testbed: DPDK agent, namespace end-to-end test

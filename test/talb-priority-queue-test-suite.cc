@@ -204,14 +204,15 @@ class TalbPriorityQueueOvertakeTestCase : public talbtest::SimulationTestCase
         Time done;
         rx->TraceConnectWithoutContext(
             "Rx",
+            // A raw pointer: a Ptr bound into the sink's own trace would keep it alive forever.
             MakeBoundCallback(
-                +[](Ptr<PacketSink> s, uint32_t b, Time* t, Ptr<const Packet>, const Address&) {
+                +[](PacketSink* s, uint32_t b, Time* t, Ptr<const Packet>, const Address&) {
                     if (s->GetTotalRx() >= b && t->IsZero())
                     {
                         *t = Simulator::Now();
                     }
                 },
-                rx,
+                PeekPointer(rx),
                 bytes,
                 &done));
         Simulator::Stop(MilliSeconds(15));

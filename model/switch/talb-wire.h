@@ -200,6 +200,8 @@ extern "C"
      * Walks an IPv4 options area (the bytes after the 20-byte fixed header) and reports the offset
      * of the TaLB option in *offset. EOL (0) ends the list, NOP (1) is one byte, every other
      * option has a length byte >= 2 that must fit inside the area.
+     * On TALB_WIRE_NOT_FOUND, *offset is where the list ends: the EOL byte, or len. That is where
+     * an added option must go -- receivers ignore whatever follows an EOL.
      */
     static inline int talb_ipv4_options_find(const uint8_t* opts, size_t len, size_t* offset)
     {
@@ -209,6 +211,7 @@ extern "C"
             uint8_t type = opts[i];
             if (type == 0)
             {
+                *offset = i;
                 return TALB_WIRE_NOT_FOUND;
             }
             if (type == 1)
@@ -232,6 +235,7 @@ extern "C"
             }
             i += olen;
         }
+        *offset = len;
         return TALB_WIRE_NOT_FOUND;
     }
 

@@ -15,15 +15,25 @@ namespace ns3
 bool
 TalbFlowSizeCdf::TryLoad(const std::string& path, TalbFlowSizeCdf* cdf, std::string* error)
 {
+    std::ifstream in(path);
+    if (!in)
+    {
+        *error = TalbParse::ErrorAt(path, 0, "", "cannot open the flow-size CDF file");
+        return false;
+    }
+    return TryParse(in, path, cdf, error);
+}
+
+bool
+TalbFlowSizeCdf::TryParse(std::istream& in,
+                          const std::string& path,
+                          TalbFlowSizeCdf* cdf,
+                          std::string* error)
+{
     auto fail = [&](uint32_t line, const std::string& field, const std::string& msg) {
         *error = TalbParse::ErrorAt(path, line, field, msg);
         return false;
     };
-    std::ifstream in(path);
-    if (!in)
-    {
-        return fail(0, "", "cannot open the flow-size CDF file");
-    }
     TalbFlowSizeCdf c;
     std::string line;
     uint32_t lineNo = 0;
@@ -97,6 +107,12 @@ bool
 TalbFlowSizeCdf::IsEmpty() const
 {
     return m_points.empty();
+}
+
+const std::vector<std::pair<double, double>>&
+TalbFlowSizeCdf::GetPoints() const
+{
+    return m_points;
 }
 
 uint64_t

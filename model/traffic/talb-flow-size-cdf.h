@@ -2,6 +2,7 @@
 #define TALB_FLOW_SIZE_CDF_H
 
 #include <cstdint>
+#include <istream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,12 +25,22 @@ class TalbFlowSizeCdf
     static TalbFlowSizeCdf Load(const std::string& path);
     /// Like Load, but reports errors in \p error. \return false on error
     static bool TryLoad(const std::string& path, TalbFlowSizeCdf* cdf, std::string* error);
+    /**
+     * Parses CDF text from \p in; errors read "name:line: ...".
+     * \return false on error (then \p cdf is unchanged)
+     */
+    static bool TryParse(std::istream& in,
+                         const std::string& name,
+                         TalbFlowSizeCdf* cdf,
+                         std::string* error);
 
     /// \return the size at quantile \p u in [0, 1] (at least 1 byte)
     uint64_t Sample(double u) const;
     /// \return the distribution's mean size in bytes (exact for the piecewise-linear CDF)
     double GetMean() const;
     bool IsEmpty() const;
+    /// \return the points: (size in bytes, cumulative fraction in [0, 1]), both non-decreasing
+    const std::vector<std::pair<double, double>>& GetPoints() const;
 
   private:
     std::vector<std::pair<double, double>> m_points; //!< (size, cumulative fraction)

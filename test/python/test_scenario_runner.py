@@ -1,12 +1,18 @@
 """The scenario runner end to end: bad scenarios are refused before simulating, and a run is
 reproducible byte for byte from its seed. TALB_SCENARIO names the binary (set by ctest)."""
 import filecmp
+import json
 import os
 import signal
+import sys
 import time
 import subprocess
 
 import pytest
+
+from conftest import REPORT
+from talb_analysis import loading
+from talb_analysis.loading import TalbDataWarning
 
 RUNNER = os.environ.get('TALB_SCENARIO', 'build/bin/talb-scenario')
 # 2 leaves x 2 hosts, one 4-worker ResNet50 iteration next to web-search background flows.
@@ -105,6 +111,15 @@ def test_rdma_transport_runs_the_job_with_the_same_outputs(runs, tmp_path):
     assert '"complete": true' in text
 
 
+def test_a_malformed_cdf_file_is_refused_before_simulating(tmp_path):
+    cdf = tmp_path / 'bad.cdf'
+    cdf.write_text('0 0\n100 abc\n')
+    result = run('--bgLoad=0.1', '--bgCdf=%s' % cdf, '--out=%s' % (tmp_path / 'out'))
+    assert result.returncode == 2, result.stderr
+    assert "bgCdf: %s:2: field 'cumulative_percent'" % cdf in result.stderr
+    assert not (tmp_path / 'out').exists()
+
+
 def test_config_file_lines_are_named_in_errors(tmp_path):
     cfg = tmp_path / 'bad.cfg'
     cfg.write_text('leaves = 2\nspines = two\n')
@@ -129,3 +144,39 @@ def test_interrupt_ends_the_run_cleanly_keeping_what_was_measured(tmp_path):
     assert '"complete": false' in (out / 'run.json').read_text()
     rows = (out / 'iterations.csv').read_text().splitlines()
     assert len(rows) >= 3 and all(r.count(',') == 8 for r in rows)
+
+
+def test_a_killed_run_leaves_data_the_report_reads(tmp_path):
+    """SIGKILL cannot be handled: what survives is run.json (written first, complete: false) and
+    every row flushed so far. A row cut short (here: appended by hand, as a write interrupted
+    by a full disk or a crash would leave it) is dropped with a warning naming the file."""
+    out = tmp_path / 'out'
+    proc = subprocess.Popen([RUNNER, *TINY[:-1], '--lb=ecmp', '--iterations=50',
+                             '--out=%s' % out], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline and (not (out / 'iterations.csv').exists()
+                                      or (out / 'iterations.csv').read_text().count('\n') < 3):
+        time.sleep(0.2)
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    run_json = json.loads((out / 'run.json').read_text())
+    assert run_json['complete'] is False and run_json['scheme'] == 'ecmp'
+    assert not (out / 'run.json.tmp').exists()
+    rows = {name: (out / name).read_text().count('\n') - 1
+            for name in ('flows.csv', 'tensors.csv', 'iterations.csv')}
+    assert rows['iterations.csv'] >= 2
+    with open(out / 'flows.csv', 'a') as f:
+        f.write('10.0.0.1,10.0.1.1,49153,50')
+
+    with pytest.warns(TalbDataWarning, match=r'flows.csv:%d: dropped a truncated last line'
+                      % (rows['flows.csv'] + 2)):
+        data = loading.load(str(out))
+    assert len(data.flows) == rows['flows.csv']
+    assert len(data.tensors) == rows['tensors.csv']
+    assert len(data.iterations) == rows['iterations.csv']
+
+    report = subprocess.run([sys.executable, REPORT, str(out)], capture_output=True, text=True,
+                            timeout=300)
+    assert report.returncode == 0, report.stderr
+    assert 'flows.csv:%d: dropped a truncated last line' % (rows['flows.csv'] + 2) in report.stderr

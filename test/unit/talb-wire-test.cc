@@ -104,6 +104,12 @@ TEST(TalbWireOptionsList, FindsTheOptionAfterOthersAndRejectsBadLists)
 
     const uint8_t eol[] = {0, 0x9E, 8, 0x10, 0, 0, 0, 0};
     EXPECT_EQ(talb_ipv4_options_find(eol, sizeof(eol), &off), TALB_WIRE_NOT_FOUND);
+    EXPECT_EQ(off, 0u) << "not found: where the list ends, for an option to be added";
+    const uint8_t raEol[] = {0x94, 4, 0, 0, 1, 0, 0, 0};
+    EXPECT_EQ(talb_ipv4_options_find(raEol, sizeof(raEol), &off), TALB_WIRE_NOT_FOUND);
+    EXPECT_EQ(off, 5u);
+    EXPECT_EQ(talb_ipv4_options_find(raEol, 4, &off), TALB_WIRE_NOT_FOUND);
+    EXPECT_EQ(off, 4u) << "no EOL: the end of the area";
 
     const uint8_t zeroLen[] = {0x94, 0, 0, 0};
     EXPECT_EQ(talb_ipv4_options_find(zeroLen, sizeof(zeroLen), &off), TALB_WIRE_BAD_OPTIONS);

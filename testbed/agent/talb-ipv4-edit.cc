@@ -35,6 +35,23 @@ MoveHeaders(uint8_t* dst, const uint8_t* src, size_t n)
         std::memmove(dst, src, n);
     }
 }
+
+/**
+ * The running-sum contribution of 8 option bytes that sit at offset `at` of the options area.
+ * At an odd offset each byte is in the other half of its 16-bit word than ChecksumAdd assumes:
+ * the one's complement sum of byte-swapped words is the byte-swapped sum.
+ */
+inline uint32_t
+OptionSum(const uint8_t* option, size_t at)
+{
+    uint32_t sum = ChecksumAdd(option, TALB_OPT_LEN);
+    if (at % 2 != 0)
+    {
+        sum = ChecksumFold(sum);
+        sum = static_cast<uint16_t>((sum << 8) | (sum >> 8));
+    }
+    return sum;
+}
 } // namespace
 
 namespace
@@ -64,12 +81,17 @@ SetEcnCe(uint8_t* ip)
 }
 
 uint8_t*
-InsertOption(uint8_t* frame, uint32_t l3, uint32_t ipHeaderLen, const uint8_t* option, uint8_t dscp)
+InsertOption(uint8_t* frame,
+             uint32_t l3,
+             uint32_t ipHeaderLen,
+             size_t at,
+             const uint8_t* option,
+             uint8_t dscp)
 {
     uint8_t* out = frame - TALB_OPT_LEN;
-    MoveHeaders(out, frame, l3 + ipHeaderLen);
+    MoveHeaders(out, frame, l3 + kIpv4FixedLen + at);
     uint8_t* ip = out + l3;
-    std::memcpy(ip + ipHeaderLen, option, TALB_OPT_LEN);
+    std::memcpy(ip + kIpv4FixedLen + at, option, TALB_OPT_LEN);
 
     uint16_t oldWord0 = LoadBe16(ip);
     uint16_t oldTotal = LoadBe16(ip + 2);
@@ -80,7 +102,9 @@ InsertOption(uint8_t* frame, uint32_t l3, uint32_t ipHeaderLen, const uint8_t* o
     uint32_t sum = ChecksumUpdateBegin(LoadBe16(ip + kChecksumOffset));
     sum = ChecksumUpdateWord(sum, oldWord0, LoadBe16(ip));
     sum = ChecksumUpdateWord(sum, oldTotal, LoadBe16(ip + 2));
-    sum = ChecksumAdd(option, TALB_OPT_LEN, sum); // words added: old value 0
+    // The option's words are added (old value 0); the bytes after it moved by 8, staying in the
+    // same word halves, so they leave the sum as it was.
+    sum += OptionSum(option, at);
     StoreBe16(ip + kChecksumOffset, ChecksumUpdateEnd(sum));
     return out;
 }
@@ -99,16 +123,9 @@ RemoveOption(uint8_t* frame, uint32_t l3, uint32_t ipHeaderLen, size_t optionOff
     uint32_t sum = ChecksumUpdateBegin(LoadBe16(ip + kChecksumOffset));
     sum = ChecksumUpdateWord(sum, oldWord0, newWord0);
     sum = ChecksumUpdateWord(sum, oldTotal, newTotal);
-    // The removed bytes leave the sum. At an odd offset each sits in the other half of its word
-    // than ChecksumAdd assumes: subtract their sum byte-swapped. The bytes after them move by 8,
-    // staying in the same word halves, so they leave the sum as it was.
-    uint32_t removed = ChecksumAdd(option, TALB_OPT_LEN);
-    if (optionOffset % 2 != 0)
-    {
-        removed = ChecksumFold(removed);
-        removed = static_cast<uint16_t>((removed << 8) | (removed >> 8));
-    }
-    sum += static_cast<uint16_t>(~ChecksumFold(removed));
+    // The removed bytes leave the sum. The bytes after them move by 8, staying in the same word
+    // halves, so they leave the sum as it was.
+    sum += static_cast<uint16_t>(~ChecksumFold(OptionSum(option, optionOffset)));
     StoreBe16(ip, newWord0);
     StoreBe16(ip + 2, newTotal);
     StoreBe16(ip + kChecksumOffset, ChecksumUpdateEnd(sum));

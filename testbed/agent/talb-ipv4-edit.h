@@ -26,19 +26,23 @@ void SetDscp(uint8_t* ip, uint8_t dscp);
 void SetEcnCe(uint8_t* ip);
 
 /**
- * Inserts the 8 option bytes after the IPv4 header's existing options and sets the DSCP.
- * The link-layer and IPv4 headers move 8 bytes towards the front: the caller guarantees 8
- * writable bytes before frame and that the header has room (ipHeaderLen + 8 <= 60).
- * IHL, total length and the header checksum are updated.
+ * Inserts the 8 option bytes at the end of the IPv4 header's options list and sets the DSCP.
+ * The link-layer header and the header bytes before the insertion point move 8 bytes towards
+ * the front (an EOL and the padding after it stay behind the new option): the caller
+ * guarantees 8 writable bytes before frame and that the header has room (ipHeaderLen + 8 <=
+ * 60). IHL, total length and the header checksum are updated.
  * \param frame first byte of the frame
  * \param l3 offset of the IPv4 header in the frame
  * \param ipHeaderLen the header's current length (IHL * 4)
+ * \param at offset in the options area where the list ends (as reported by
+ *        talb_ipv4_options_find on TALB_WIRE_NOT_FOUND; ipHeaderLen - 20 without options)
  * \param option TALB_OPT_LEN bytes
  * \return the frame's new first byte, frame - 8
  */
 uint8_t* InsertOption(uint8_t* frame,
                       uint32_t l3,
                       uint32_t ipHeaderLen,
+                      size_t at,
                       const uint8_t* option,
                       uint8_t dscp);
 

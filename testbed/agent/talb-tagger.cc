@@ -97,10 +97,12 @@ Tagger::Outbound(uint8_t* frame, uint32_t len, uint32_t headroom)
         ++c.tagged;
         return 0;
     }
+    // The option goes where the options list ends: after the last option, before an EOL.
+    size_t listEnd = v.ipHeaderLen - kIpv4FixedLen;
     if (v.ipHeaderLen > kIpv4FixedLen)
     {
-        size_t at;
-        int rc = talb_ipv4_options_find(ip + kIpv4FixedLen, v.ipHeaderLen - kIpv4FixedLen, &at);
+        int rc =
+            talb_ipv4_options_find(ip + kIpv4FixedLen, v.ipHeaderLen - kIpv4FixedLen, &listEnd);
         if (rc == TALB_WIRE_OK)
         {
             ++c.passthrough; // labelled upstream: leave it as it is
@@ -121,7 +123,7 @@ Tagger::Outbound(uint8_t* frame, uint32_t len, uint32_t headroom)
     }
     uint8_t option[TALB_OPT_LEN];
     talb_option_encode(&label, option, sizeof(option));
-    InsertOption(frame, v.l3, v.ipHeaderLen, option, dscp);
+    InsertOption(frame, v.l3, v.ipHeaderLen, listEnd, option, dscp);
     ++c.tagged;
     return -TALB_OPT_LEN;
 }

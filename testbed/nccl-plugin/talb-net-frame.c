@@ -70,6 +70,7 @@ talb_rx_init(struct talb_rx_parser* rx)
     rx->payload_have = 0;
     rx->frame.payload_len = 0;
     rx->wire_status = TALB_WIRE_OK;
+    rx->failed = 0;
 }
 
 int
@@ -107,6 +108,12 @@ read_some(talb_read_fn rd, void* ctx, void* buf, size_t len)
 int
 talb_rx_step(struct talb_rx_parser* rx, talb_read_fn rd, void* ctx, void* dst, size_t cap)
 {
+    /* Found by the plugin-rx fuzz target: a step after TALB_IO_TOO_LONG went on to read the
+     * oversized payload into dst, past cap. */
+    if (rx->failed != 0)
+    {
+        return rx->failed;
+    }
     while (rx->header_have < TALB_FRAME_LEN)
     {
         ssize_t r =
@@ -126,10 +133,12 @@ talb_rx_step(struct talb_rx_parser* rx, talb_read_fn rd, void* ctx, void* dst, s
             if (st < 0)
             {
                 rx->wire_status = st;
+                rx->failed = TALB_IO_BAD_FRAME;
                 return TALB_IO_BAD_FRAME;
             }
             if (rx->frame.payload_len > cap)
             {
+                rx->failed = TALB_IO_TOO_LONG;
                 return TALB_IO_TOO_LONG;
             }
             rx->payload_have = 0;

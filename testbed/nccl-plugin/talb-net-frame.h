@@ -63,6 +63,7 @@ extern "C"
         struct talb_frame frame;
         uint32_t payload_have; /* payload bytes read of the current frame */
         int wire_status;       /* decoder status after TALB_IO_BAD_FRAME */
+        int failed;            /* TALB_IO_BAD_FRAME or TALB_IO_TOO_LONG once returned, else 0 */
     };
 
     void talb_rx_init(struct talb_rx_parser* rx);
@@ -71,7 +72,9 @@ extern "C"
      * Reads the next frame's header, then its payload into dst (capacity cap). Never reads past
      * the current frame, so the next frame stays in the stream. TALB_IO_DONE leaves the frame's
      * label and length in rx->frame and resets for the next frame; TALB_IO_EOF is returned for a
-     * close at any point, mid-frame or between frames.
+     * close at any point, mid-frame or between frames. After TALB_IO_BAD_FRAME or TALB_IO_TOO_LONG
+     * the stream cannot be followed any more: every later step returns the same status without
+     * reading or writing anything.
      */
     int talb_rx_step(struct talb_rx_parser* rx, talb_read_fn rd, void* ctx, void* dst, size_t cap);
 

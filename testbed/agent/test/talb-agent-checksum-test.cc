@@ -103,7 +103,7 @@ TEST(TalbAgentChecksum, InsertOptionMatchesTheReferenceAndKeepsTcpValid)
         ASSERT_EQ(talb_option_encode(&label, option, sizeof(option)), TALB_OPT_LEN);
         uint8_t dscp = frames.Byte() & 0x3F;
 
-        uint8_t* out = InsertOption(f.Data(), 14, ihl, option, dscp);
+        uint8_t* out = InsertOption(f.Data(), 14, ihl, ihl - 20, option, dscp);
         ASSERT_EQ(out, f.Data() - TALB_OPT_LEN);
         f.Move(-TALB_OPT_LEN);
         uint8_t* ip = f.Data() + 14;
@@ -155,6 +155,43 @@ TEST(TalbAgentChecksum, RemoveOptionAtEvenAndOddOffsetsMatchesTheReference)
     }
 }
 
+// Found by the agent-path fuzz target: an option appended after an EOL byte is invisible to
+// every receiver (and the receiving agent never strips it). It goes where the list ends.
+TEST(TalbAgentChecksum, InsertOptionBeforeAnEolAtEvenAndOddOffsets)
+{
+    RandomFrames frames(5);
+    for (size_t eol = 0; eol < 8; ++eol)
+    {
+        // 8 bytes of options: `eol` NOPs, then EOL and zero padding.
+        TcpSpec spec;
+        spec.tos = frames.Byte();
+        spec.ipOptions.assign(8, 0);
+        std::fill(spec.ipOptions.begin(), spec.ipOptions.begin() + eol, 1);
+        uint8_t payload[3] = {7, 8, 9};
+        TestFrame f = MakeTcpFrame(spec, payload, sizeof(payload));
+        std::vector<uint8_t> before = f.Bytes();
+        size_t end = 99;
+        ASSERT_EQ(talb_ipv4_options_find(f.Data() + 34, 8, &end), TALB_WIRE_NOT_FOUND);
+        ASSERT_EQ(end, eol);
+        uint8_t option[TALB_OPT_LEN];
+        talb_label label{0x01020304, 5, 1};
+        talb_option_encode(&label, option, sizeof(option));
+
+        InsertOption(f.Data(), 14, 28, end, option, 9);
+        f.Move(-TALB_OPT_LEN);
+        uint8_t* ip = f.Data() + 14;
+        EXPECT_EQ(std::memcmp(ip + 20, before.data() + 34, eol), 0) << "options before the EOL";
+        EXPECT_EQ(std::memcmp(ip + 20 + eol, option, TALB_OPT_LEN), 0);
+        EXPECT_EQ(std::memcmp(ip + 28 + eol, before.data() + 34 + eol, 8 - eol), 0)
+            << "EOL and padding after the option";
+        size_t at = 99;
+        EXPECT_EQ(talb_ipv4_options_find(ip + 20, 16, &at), TALB_WIRE_OK);
+        EXPECT_EQ(at, eol) << "receivers find it";
+        ASSERT_EQ(StoredChecksum(ip), Ipv4HeaderChecksum(ip, 36)) << "EOL at " << eol;
+        ASSERT_EQ(LoadBe16(ip + 36 + 16), TcpChecksum(ip));
+    }
+}
+
 TEST(TalbAgentChecksum, InsertThenRemoveRestoresTheFrame)
 {
     RandomFrames frames(4);
@@ -168,7 +205,7 @@ TEST(TalbAgentChecksum, InsertThenRemoveRestoresTheFrame)
         uint8_t option[TALB_OPT_LEN];
         talb_label label{static_cast<uint32_t>(i), static_cast<uint8_t>(i % 8), 1};
         talb_option_encode(&label, option, sizeof(option));
-        InsertOption(f.Data(), 14, ihl, option, dscp);
+        InsertOption(f.Data(), 14, ihl, ihl - 20, option, dscp);
         f.Move(-TALB_OPT_LEN);
         RemoveOption(f.Data(), 14, ihl + 8, ihl - 20);
         f.Move(TALB_OPT_LEN);

@@ -122,6 +122,39 @@ TEST(TalbAgentTagger, TagsEveryDataSegmentWithItsTensorAndStripRestoresIt)
     ExpectIdentities(tagger);
 }
 
+// Found by the agent-path fuzz target: a packet whose options end with an EOL (a 3-byte option
+// padded to 4) got the option after the EOL, where nothing reads it; the receiving agent then
+// left 8 stray bytes in the header.
+TEST(TalbAgentTagger, OptionGoesBeforeAnEolAndTheReceiverStripsIt)
+{
+    Stream s = TwoTensors();
+    Sender snd(s, 77);
+    snd.Spec().ipOptions = {0x94, 3, 0, 0}; // a 3-byte option (type 148), EOL
+    Tagger tagger{TaggerConfig()};
+    TestFrame syn = snd.Syn();
+    tagger.Outbound(syn.Data(), syn.len, kHeadroom);
+    TestFrame f = snd.Data(0, 1000);
+    std::vector<uint8_t> original = f.Bytes();
+    ASSERT_EQ(tagger.Outbound(f.Data(), f.len, kHeadroom), -TALB_OPT_LEN);
+    f.Move(-TALB_OPT_LEN);
+    uint8_t* ip = f.Data() + 14;
+    ASSERT_EQ(ip[0] & 0x0F, 8);
+    EXPECT_EQ(LoadBe16(ip + 10), Ipv4HeaderChecksum(ip, 32));
+    size_t at = 99;
+    ASSERT_EQ(talb_ipv4_options_find(ip + 20, 12, &at), TALB_WIRE_OK);
+    EXPECT_EQ(at, 3u) << "right after the 3-byte option, at an odd offset";
+    EXPECT_EQ(ip[31], 0) << "the EOL follows the option";
+
+    ASSERT_EQ(tagger.Inbound(f.Data(), f.len), TALB_OPT_LEN);
+    f.Move(TALB_OPT_LEN);
+    std::vector<uint8_t> stripped = f.Bytes();
+    stripped[15] = original[15]; // the DSCP is the only change
+    StoreBe16(stripped.data() + 24, LoadBe16(original.data() + 24));
+    EXPECT_EQ(stripped, original);
+    EXPECT_EQ(LoadBe16(f.Data() + 24), Ipv4HeaderChecksum(f.Data() + 14, 24));
+    ExpectIdentities(tagger);
+}
+
 TEST(TalbAgentTagger, FirstAndLastFlagsReachTheOption)
 {
     Stream s = TwoTensors();
@@ -244,7 +277,9 @@ TEST(TalbAgentTagger, ExistingIpOptionsAreKeptAndFollowedByTheOption)
     uint8_t* ip = f.Data() + 14;
     EXPECT_EQ(ip[0], 0x48);
     EXPECT_EQ(LoadBe16(ip + 10), Ipv4HeaderChecksum(ip, 32));
-    EXPECT_EQ(ip[24], TALB_OPT_TYPE);
+    // After the NOPs, before the EOL (an option after an EOL is read by nobody).
+    EXPECT_EQ(ip[23], TALB_OPT_TYPE);
+    EXPECT_EQ(ip[31], 0);
     // 40 bytes of options already: no room for 8 more.
     Sender full(s, 9);
     full.Spec().srcPort = 1;

@@ -121,7 +121,8 @@ DecodeAll(FakeStream& s, const std::vector<std::vector<uint8_t>>& payloads, size
         ASSERT_EQ(rx.frame.payload_len, payloads[i].size());
         EXPECT_EQ(rx.frame.label.tensor_id, talb_make_tensor_id(2, static_cast<uint32_t>(i)));
         EXPECT_EQ(rx.frame.label.priority, i % 8);
-        EXPECT_EQ(0, std::memcmp(buf.data(), payloads[i].data(), payloads[i].size()));
+        EXPECT_TRUE(payloads[i].empty() || // memcmp of a null (empty) buffer is undefined
+                    std::memcmp(buf.data(), payloads[i].data(), payloads[i].size()) == 0);
         EXPECT_TRUE(talb_rx_idle(&rx));
     }
     EXPECT_EQ(talb_rx_step(&rx, FakeStream::Read, &s, buf.data(), cap), TALB_IO_EOF);
@@ -219,6 +220,36 @@ TEST(TalbNetFrame, RejectsBadMagicVersionFieldsAndLength)
     // An absurd length is rejected before any payload byte is read.
     EXPECT_EQ(DecodeDamaged([](uint8_t* h) { std::memset(h + 12, 0xFF, 4); }, &ws),
               TALB_IO_TOO_LONG);
+}
+
+// Found by the plugin-rx fuzz target: a step after TALB_IO_TOO_LONG read the oversized payload
+// into the (smaller) buffer. A failed parser now stays failed and touches nothing.
+TEST(TalbNetFrame, AFailedParserStaysFailedWithoutReadingOrWriting)
+{
+    std::vector<std::vector<uint8_t>> payloads{Payload(64, 1), Payload(4, 2)};
+    for (bool damage : {false, true})
+    {
+        FakeStream s;
+        s.data = EncodeAll(payloads, {});
+        if (damage)
+        {
+            s.data[4] = 9; // version
+        }
+        talb_rx_parser rx;
+        talb_rx_init(&rx);
+        std::vector<uint8_t> small(8, 0xEE);
+        int first = talb_rx_step(&rx, FakeStream::Read, &s, small.data(), small.size());
+        EXPECT_EQ(first, damage ? TALB_IO_BAD_FRAME : TALB_IO_TOO_LONG);
+        size_t pos = s.pos;
+        for (size_t cap : {size_t{8}, size_t{0}, size_t{64}})
+        {
+            EXPECT_EQ(talb_rx_step(&rx, FakeStream::Read, &s, small.data(), cap), first);
+        }
+        EXPECT_EQ(s.pos, pos) << "nothing more read";
+        EXPECT_EQ(small, std::vector<uint8_t>(8, 0xEE)) << "nothing written";
+        talb_rx_init(&rx); // a new stream starts afresh
+        EXPECT_EQ(rx.failed, 0);
+    }
 }
 
 TEST(TalbNetFrame, EndOfStreamMidHeaderAndMidPayloadIsEof)

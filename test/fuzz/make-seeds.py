@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Writes the hand-made seeds of test/fuzz/corpus/<target>/seed-*.
+
+Each seed is a readable recipe in the byte script its target reads (talb-fuzz.h's Input: U8,
+U16 and U32 big-endian; Range(lo, hi) is one byte when hi - lo < 256, else two). The fuzzers
+start from these; inputs they found (crash-*, regression-*) sit next to them and are kept.
+
+    python3 test/fuzz/make-seeds.py        # rewrites the seed-* files only
+"""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def u8(v):
+    return bytes([v & 0xFF])
+
+
+def u16(v):
+    return struct.pack('>H', v & 0xFFFF)
+
+
+def u32(v):
+    return struct.pack('>I', v & 0xFFFFFFFF)
+
+
+def rng(v, lo, hi):
+    """The bytes that make Input::Range(lo, hi) return v."""
+    assert lo <= v <= hi
+    return u8(v - lo) if hi - lo + 1 <= 256 else u16(v - lo)
+
+
+def option(tensor, prio, flags, version=1):
+    return bytes([0x9E, 8, (version << 4) | flags, prio]) + u32(tensor)
+
+
+def frame(tensor, prio, flags, length, magic=b'TALB', version=1, reserved=0):
+    return magic + bytes([version, prio, flags, reserved]) + u32(tensor) + u32(length)
+
+
+def write(target, name, data):
+    folder = os.path.join(HERE, 'corpus', target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, 'seed-' + name), 'wb') as f:
+        f.write(data)
+
+
+def wire_seeds():
+    write('wire-option', 'valid-first', option(0x01000007, 0, 1))
+    write('wire-option', 'valid-last-prio7', option(0xFF123456, 7, 2))
+    write('wire-option', 'reserved-bits', option(5, 3, 3)[:3] + bytes([0xF3]) + u32(5))
+    write('wire-option', 'version2', option(5, 3, 0, version=2))
+    write('wire-option', 'bad-flags', option(5, 3, 0xC))
+    write('wire-option', 'truncated', option(5, 3, 0)[:5])
+    write('wire-option', 'bad-length', bytes([0x9E, 12]) + bytes(10))
+
+    rr = bytes([7, 7, 4]) + bytes(4)  # record route, one slot
+    write('wire-options', 'only', option(9, 1, 0))
+    write('wire-options', 'after-nops', bytes([1, 1, 1, 1]) + option(9, 1, 0))
+    write('wire-options', 'after-rr', rr + bytes([1]) + option(9, 1, 0))
+    write('wire-options', 'odd-offset', rr + option(9, 1, 0) + bytes([0]))
+    write('wire-options', 'eol-first', bytes([0, 0, 0, 0]) + option(9, 1, 0))
+    write('wire-options', 'overlong', bytes([7, 40, 4]) + bytes(5))
+    write('wire-options', 'zero-length', bytes([0x44, 0]) + bytes(6))
+    write('wire-options', 'talb-len-12', bytes([0x9E, 12]) + bytes(10))
+
+    write('wire-frame', 'valid', frame(0x02000001, 2, 1, 1 << 20))
+    write('wire-frame', 'empty-payload', frame(3, 7, 3, 0))
+    write('wire-frame', 'bad-magic', frame(3, 0, 0, 8, magic=b'TALC'))
+    write('wire-frame', 'version2', frame(3, 0, 0, 8, version=2))
+    write('wire-frame', 'reserved', frame(3, 0, 0, 8, reserved=1))
+    write('wire-frame', 'prio8', frame(3, 8, 0, 8))
+    write('wire-frame', 'short', frame(3, 0, 0, 8)[:15])
+
+
+def stream_piece(tensor, prio, flags, length, limit):
+    """A frame piece of the frame-stream / plugin-rx scripts (payload made by the target)."""
+    return u8(1) + u8(prio) + u8(flags) + u32(tensor) + rng(length, 0, limit)
+
+
+def raw_piece(data):
+    return u8(0) + rng(len(data), 1, 40) + data
+
+
+def frame_stream_seeds():
+    pieces = [stream_piece(0x01000000 + i, i % 8, (1 if i == 0 else 0) | (2 if i == 3 else 0),
+                           [100, 0, 599, 16][i], 600) for i in range(4)]
+    body = rng(len(pieces), 0, 40) + b''.join(pieces)
+    # Chunks: 1, 15, 16, 17, 1500 bytes (the first byte of each: 1 = consume).
+    chunks = b''.join(u8(1) + rng(n, 0, 1500) for n in (1, 15, 16, 17, 1500))
+    write('frame-stream', 'four-frames-odd-chunks', body + chunks)
+    # A skip inside the first payload (allowed) and one across the next header (refused).
+    skips = u8(1) + rng(20, 0, 1500) + u8(0) + rng(50, 0, 1500) + u8(0) + rng(200, 0, 1500)
+    write('frame-stream', 'skips', body + skips)
+    bad = rng(2, 0, 40) + stream_piece(1, 0, 0, 10, 600) + raw_piece(b'NOTATALBFRAMEHDR')
+    write('frame-stream', 'desync', bad)
+    write('frame-stream', 'other-protocol', rng(1, 0, 40) + raw_piece(b'SSH-2.0-OpenSSH_9.2\r\n'))
+
+
+def plugin_rx_seeds():
+    pieces = [stream_piece(0x01000000 + i, i % 8, 1, [64, 0, 700][i], 700) for i in range(3)]
+    body = rng(len(pieces), 0, 24) + b''.join(pieces)
+    # Each receive: "exact capacity" (1), then reads: 5-byte chunks, EAGAIN (0), EINTR (1).
+    script = u8(1) + (u8(3) + u8(4)) * 4 + u8(0) + u8(1) + u8(3) + u8(63)
+    write('plugin-rx', 'three-frames', body + script)
+    # A receive smaller than the frame: "any capacity" (0) of 10 bytes for 64.
+    write('plugin-rx', 'too-long', body + u8(0) + rng(10, 0, 800))
+    write('plugin-rx', 'bad-header', rng(2, 0, 24) + stream_piece(1, 0, 0, 4, 700) +
+          raw_piece(frame(2, 0, 0, 4, version=9)))
+    write('plugin-rx', 'eof-mid-payload', rng(1, 0, 24) + raw_piece(frame(1, 0, 0, 500)))
+    write('plugin-rx', 'socket-error', body + u8(1) + u8(2) + u8(0))
+
+
+def segment_extras(tos=0, headroom=16, tags=0, ip_options=None, tcp_words=0, padding=0):
+    """BuildSegment's choices, then the headroom byte SendAndCheck reads."""
+    out = u8(0 if tags else 1)
+    if tags:
+        out += rng(tags, 1, 2)
+    out += u8(0 if ip_options is not None else 1)
+    if ip_options is not None:
+        out += ip_options
+    out += u8(0 if tcp_words else 1)
+    if tcp_words:
+        out += rng(tcp_words, 0, 10)
+    out += u8(0 if padding else 1)
+    if padding:
+        out += rng(padding, 0, 8)
+    out += u16(0x0F0F) * tags  # VLAN ids
+    out += u8(tos) + u16(0x1234) + u8(1) + u32(0)  # TOS, IP id, not a fragment, ack
+    out += bytes(padding)
+    return out, rng(headroom, 0, 16)
+
+
+def syn(flow, isn, **kw):
+    extras, headroom = segment_extras(**kw)
+    return u8(0) + u8(flow) + u32(isn) + u8(0) + extras + headroom
+
+
+def append_frame(flow, tensor, prio, flags, length):
+    size = u8(0) if length == 0 else u8(1) + rng(length, 1, 4000)
+    return u8(1) + u8(flow) + u8(1) + u8(prio) + u8(flags) + u32(tensor) + size
+
+
+def segment(flow, mode, length, mode_arg=b'', fin=False, **kw):
+    """mode: 0 retransmission (arg U16 % sent), 1 gap (arg Range(1, 3000)), 2 anywhere,
+    3 in order."""
+    extras, headroom = segment_extras(**kw)
+    return (u8(3) + u8(flow) + u8(mode) + mode_arg + rng(length, 1, 1460) +
+            u8(16 if fin else 2) + extras + headroom)
+
+
+def agent_path_seeds():
+    config = u8(1) + u8(2) + rng(4, 1, 16)  # option mode, MTU 1500, 4 flows
+    session = (syn(0, 0xFFFFFF00) + append_frame(0, 0x01000001, 0, 1, 3000) +
+               append_frame(0, 0x01000002, 5, 3, 0) + append_frame(0, 0x01000003, 7, 2, 200) +
+               b''.join(segment(0, 3, 1460) for _ in range(3)) +
+               segment(0, 0, 1460, mode_arg=u16(100)))
+    write('agent-path', 'one-connection-wraps', config + session)
+    write('agent-path', 'dscp-only', u8(0) + u8(2) + rng(4, 1, 16) + session)
+    write('agent-path', 'small-mtu', u8(1) + u8(0) + rng(600, 68, 2000) + rng(4, 1, 16) + session)
+    # Options already present: record route (odd length), a TaLB option, VLAN tags, padding.
+    rr = rng(2, 0, 4) + u8(3) + rng(7, 2, 12) + rng(7, 2, 255) + bytes(5) + u8(1)
+    talb_opt = rng(1, 0, 4) + u8(2) + u32(0x05000001) + u8(2) + u8(1) + u8(1)
+    mixed = (syn(1, 7, tags=2) + append_frame(1, 0x02000001, 1, 1, 4000) +
+             segment(1, 3, 1000, ip_options=rr, padding=6, tags=1) +
+             segment(1, 3, 1000, ip_options=talb_opt) +
+             segment(1, 3, 1000, tcp_words=3, headroom=4) +
+             segment(1, 1, 500, mode_arg=rng(300, 1, 3000)))
+    write('agent-path', 'options-vlan-gaps', config + mixed)
+    # Several connections in a 1-flow table: evictions.
+    many = b''.join(syn(f, 1000 * f) + append_frame(f, 0x03000000 + f, f % 8, 1, 100) +
+                    segment(f, 3, 116) for f in range(6))
+    write('agent-path', 'evictions', u8(1) + u8(2) + rng(1, 1, 16) + many)
+    write('agent-path', 'fin', config + syn(2, 5) + append_frame(2, 9, 4, 3, 50) +
+          segment(2, 3, 66, fin=True) + segment(2, 0, 66, mode_arg=u16(0)))
+    write('agent-path', 'raw-frames', config + u8(7) + u8(0) + rng(60, 0, 120) + bytes(60) +
+          u8(1))
+
+
+def cdf_seeds():
+    write('flow-size-cdf', 'websearch-like', b'# size percent\n0 0\n10000 15\n'
+          b'20000 20\n1000000 80\n30000000 100\n')
+    write('flow-size-cdf', 'one-point', b'1000 100\n')
+    write('flow-size-cdf', 'crlf-and-blank', b'0 0\r\n\r\n100 50\r\n200 100\r\n')
+    write('flow-size-cdf', 'exponents', b'1e2 0\n1.5e3 50.5\n2e4 100\n')
+    write('flow-size-cdf', 'bad-last', b'0 0\n100 99.99\n')
+    write('flow-size-cdf', 'decreasing', b'100 0\n50 100\n')
+
+
+def main():
+    for folder, _, files in os.walk(os.path.join(HERE, 'corpus')):
+        for name in files:
+            if name.startswith('seed-'):
+                os.remove(os.path.join(folder, name))
+    wire_seeds()
+    frame_stream_seeds()
+    plugin_rx_seeds()
+    agent_path_seeds()
+    cdf_seeds()
+
+
+if __name__ == '__main__':
+    main()

@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-helper
  * \brief Recipes for the RDMA parts of a fabric: host NICs, their rate control, switch PFC and
  * the switches' ECN profile. TalbLeafSpineHelper uses one when its Transport is "rdma"
  * (GetRdmaHelper() to configure it before Install).

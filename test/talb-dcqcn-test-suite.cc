@@ -1,6 +1,8 @@
 // DCQCN: the reaction point's arithmetic (decrease with alpha, alpha decay, fast recovery,
 // additive and hyper increase, byte counter, minimum rate) against hand-computed values, and two
 // flows on one 100 Gb/s bottleneck of a PFC fabric converging to their fair share.
+#include "talb-test-fabric.h"
+
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/talb-module.h"
@@ -23,12 +25,13 @@ Gbps(const DataRate& r)
 } // namespace
 
 /// Rate decrease on CNPs, fast recovery on the timer, then additive increase.
-class TalbDcqcnDecreaseAndRecover : public TestCase
+class TalbDcqcnDecreaseAndRecover : public talbtest::SimulationTestCase
 {
   public:
     TalbDcqcnDecreaseAndRecover()
-        : TestCase("TalbDcqcnDecreaseAndRecover: CNPs halve the rate at alpha 1; five timer "
-                   "events of fast recovery, then additive increase of the target")
+        : talbtest::SimulationTestCase(
+              "TalbDcqcnDecreaseAndRecover: CNPs halve the rate at alpha 1; five timer "
+              "events of fast recovery, then additive increase of the target")
     {
     }
 

@@ -1,6 +1,7 @@
 // Hermes through the switch: the sensing plumbing (tags, spine updates, feedback, ageing) on
 // synthetic ports, and on a two-leaf fabric its cautious rerouting: flows on a slow remote path
 // move to the good one and stay; flows on good paths never move.
+#include "talb-test-fabric.h"
 #include "talb-test-ports.h"
 
 #include "ns3/applications-module.h"
@@ -46,12 +47,13 @@ Ctx(uint32_t flowHash, uint32_t srcLeaf, uint32_t dstLeaf, Packet* p = nullptr)
 
 /// The destination leaf learns and feeds back; the source leaf reads feedback and avoids the
 /// congested path; spines add their delay and mark; feedback ages out.
-class TalbHermesSensingTestCase : public TestCase
+class TalbHermesSensingTestCase : public talbtest::SimulationTestCase
 {
   public:
     TalbHermesSensingTestCase()
-        : TestCase("TalbHermesSensing: tags measure paths, feedback updates the sender's view, "
-                   "new flows avoid the congested path, old feedback ages out")
+        : talbtest::SimulationTestCase(
+              "TalbHermesSensing: tags measure paths, feedback updates the sender's view, "
+              "new flows avoid the congested path, old feedback ages out")
     {
     }
 
@@ -126,14 +128,15 @@ class TalbHermesSensingTestCase : public TestCase
 };
 
 /// Hermes on a two-leaf, two-spine fabric with one TCP flow from each host of leaf 0.
-class TalbHermesFabricTestCase : public TestCase
+class TalbHermesFabricTestCase : public talbtest::SimulationTestCase
 {
   public:
     /// \param slowRemote make the spine 1 - leaf 1 link 1 Gb/s (of 10)
     explicit TalbHermesFabricTestCase(bool slowRemote)
-        : TestCase(slowRemote ? "TalbHermesFabric: flows leave a slow remote path for the good "
-                                "one and do not come back"
-                              : "TalbHermesFabric: flows on good paths are never rerouted"),
+        : talbtest::SimulationTestCase(
+              slowRemote ? "TalbHermesFabric: flows leave a slow remote path for the good "
+                           "one and do not come back"
+                         : "TalbHermesFabric: flows on good paths are never rerouted"),
           m_slowRemote(slowRemote)
     {
     }

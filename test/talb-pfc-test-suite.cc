@@ -3,6 +3,8 @@
 // packets; a 16-to-1 incast on a PFC fabric loses nothing and keeps every ingress charge below
 // XOFF + headroom; all-to-all traffic completes (no deadlock on up-down routing); without PFC
 // the incast's drops are all counted and recovered by go-back-N.
+#include "talb-test-fabric.h"
+
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/talb-module.h"
@@ -61,12 +63,13 @@ MakeLink(Arrivals* atB)
 } // namespace
 
 /// XOFF stops one priority at the upstream port, the others keep flowing; XON restarts it.
-class TalbPfcPauseOnePriority : public TestCase
+class TalbPfcPauseOnePriority : public talbtest::SimulationTestCase
 {
   public:
     TalbPfcPauseOnePriority()
-        : TestCase("TalbPfcPauseOnePriority: priority 3 paused, priority 5 passes; XON and "
-                   "expiry restart priority 3")
+        : talbtest::SimulationTestCase(
+              "TalbPfcPauseOnePriority: priority 3 paused, priority 5 passes; XON and "
+              "expiry restart priority 3")
     {
     }
 

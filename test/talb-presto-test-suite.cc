@@ -1,6 +1,7 @@
 // Presto through the switch: flowcell boundaries and round-robin order on synthetic ports, and
 // on a two-leaf fabric what blind flowcell spraying does to one TCP connection: in order on
 // equal paths, reordered (and retransmitted) when one path is slower.
+#include "talb-test-fabric.h"
 #include "talb-test-ports.h"
 
 #include "ns3/applications-module.h"
@@ -73,15 +74,16 @@ class TalbPrestoFlowcellTestCase : public TestCase
 };
 
 /// One TCP connection over a two-leaf, two-spine fabric with Presto at the leaves.
-class TalbPrestoFabricTestCase : public TestCase
+class TalbPrestoFabricTestCase : public talbtest::SimulationTestCase
 {
   public:
     /// \param slowRemote make the spine 1 - leaf 1 link 2.5 Gb/s (of 10)
     explicit TalbPrestoFabricTestCase(bool slowRemote)
-        : TestCase(slowRemote ? "TalbPrestoFabric: with a slow remote path one TCP flow is "
-                                "still sprayed half-and-half, reordered, and delivered"
-                              : "TalbPrestoFabric: on equal idle paths one TCP flow alternates "
-                                "64 KB flowcells over both uplinks, nearly in order"),
+        : talbtest::SimulationTestCase(
+              slowRemote ? "TalbPrestoFabric: with a slow remote path one TCP flow is "
+                           "still sprayed half-and-half, reordered, and delivered"
+                         : "TalbPrestoFabric: on equal idle paths one TCP flow alternates "
+                           "64 KB flowcells over both uplinks, nearly in order"),
           m_slowRemote(slowRemote)
     {
     }

@@ -1,6 +1,8 @@
 // RoCEv2 NIC: framing, one message at line rate, TaLB labels on RDMA packets, every balancer on
 // an RDMA fabric, go-back-N after a NAK and after a timeout with the expected retransmitted
 // bytes, and PSN wrap-around. Fabrics come from TalbLeafSpineHelper with Transport rdma.
+#include "talb-test-fabric.h"
+
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/talb-module.h"
@@ -364,12 +366,13 @@ class TalbRdmaNicScheduling : public TestCase
 };
 
 /// A packet lost mid-message: the responder NAKs, the requester goes back to it.
-class TalbRdmaGoBackNak : public TestCase
+class TalbRdmaGoBackNak : public talbtest::SimulationTestCase
 {
   public:
     TalbRdmaGoBackNak()
-        : TestCase("TalbRdmaGoBackNak: packet 50 of 1 MB lost; NAK; go-back-N resends the "
-                   "packets sent in the NAK's round trip, and the bytes arrive once")
+        : talbtest::SimulationTestCase(
+              "TalbRdmaGoBackNak: packet 50 of 1 MB lost; NAK; go-back-N resends the "
+              "packets sent in the NAK's round trip, and the bytes arrive once")
     {
     }
 

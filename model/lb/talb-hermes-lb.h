@@ -10,7 +10,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief Hermes at the leaves: comprehensive sensing (per path ECN fraction and queueing
  * delay, failed ports) and cautious rerouting (a flow moves off a congested path only when it
  * has sent enough, is slow, and a notably better path exists; off a failed one at once).

@@ -7,7 +7,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief Hermes's path sensing between leaves, carried as a packet tag (the leaf-level stand-in
  * for what Hermes's end hosts learn from ECN echoes and RTT samples).
  *

@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief The decision core's view of a TalbSwitch's port table: queue bytes from the egress
  * device's queue, utilisation from the port's TalbDre, both read when the core asks.
  */
@@ -34,7 +34,7 @@ class TalbCorePortView : public talb::lb::PortView
 };
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief The decision core's random source backed by an ns-3 RNG stream: Integer(min, max) is
  * UniformRandomVariable::GetInteger(min, max), so a selector keeps its stream and draw order.
  * The variable exists once Create() was called (creating one takes an automatic stream index,
@@ -58,7 +58,7 @@ class TalbCoreRandom : public talb::lb::Random
 };
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief The decision core's event sink for a selector: reroutes go to a callback (the
  * selector's, which fires its Reroute trace for the packet being decided).
  */

@@ -10,7 +10,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-lb
  * \brief Presto: flows cut into flowcells of FlowcellBytes at the source leaf; successive
  * flowcells of a flow go round-robin over the candidate uplinks from a per-flow offset.
  *

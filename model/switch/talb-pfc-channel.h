@@ -11,7 +11,7 @@ namespace ns3
 class TalbPfcNetDevice;
 
 /**
- * \ingroup talb
+ * \ingroup talb-switch
  * \brief Full-duplex point-to-point link between two TalbPfcNetDevices.
  *
  * A frame handed to TransmitStart() arrives at the other device after its transmission time

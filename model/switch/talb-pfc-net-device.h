@@ -19,7 +19,7 @@ namespace ns3
 class TalbPfcChannel;
 
 /**
- * \ingroup talb
+ * \ingroup talb-switch
  * \brief Point-to-point Ethernet port that honours and sends priority flow control (PFC, IEEE
  * 802.1Qbb) pause frames: the link device of RDMA fabrics, on hosts and switches alike.
  *

@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-switch
  * \brief A switch's ingress buffer accounting with priority flow control (PFC, IEEE 802.1Qbb).
  *
  * Every packet a switch accepts is charged to its (ingress port, priority) until it leaves

@@ -9,7 +9,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-transport
  * \brief DCQCN's reaction point (Zhu et al., "Congestion Control for Large-Scale RDMA
  * Deployments", SIGCOMM 2015): the sender's rate control of RoCEv2.
  *

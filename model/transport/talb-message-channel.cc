@@ -1,6 +1,7 @@
 #include "talb-message-channel.h"
 
 #include "ns3/log.h"
+#include "ns3/talb-wire.h"
 
 #include <algorithm>
 
@@ -101,8 +102,13 @@ TalbMessageChannel::Send(TalbMessage&& message)
 }
 
 void
-TalbMessageChannel::NotifyDelivered(const TalbMessage& message, const TalbFlowRecord& record)
+TalbMessageChannel::NotifyDelivered(const TalbMessage& message, TalbFlowRecord record)
 {
+    record.start = message.start;
+    record.job = talb_job_of(message.ownerTensorId);
+    record.iteration = message.iteration;
+    record.tensor = message.ownerTensorId & TALB_TENSOR_INDEX_MASK;
+    record.priority = message.ownerPriority;
     ++m_delivered;
     NS_ASSERT_MSG(m_delivered <= m_sent, "TalbMessageChannel: delivered a message never sent");
     if (!m_deliveredCb.IsNull())

@@ -89,8 +89,11 @@ class TalbMessageChannel : public Object
     /**
      * For transports: \p message has been fully received by the destination application.
      * Messages must be reported in the order they were sent.
+     * \param message the message
+     * \param record its endpoints, size (header included) and end time; the start time and the
+     * job fields (job, iteration, tensor, priority) are filled here from \p message
      */
-    void NotifyDelivered(const TalbMessage& message, const TalbFlowRecord& record);
+    void NotifyDelivered(const TalbMessage& message, TalbFlowRecord record);
 
   private:
     /**

@@ -111,12 +111,7 @@ TalbRdmaMessageChannel::Received(Ptr<TalbRdmaQueuePair> /* qp */,
     r.srcPort = m_tx->GetSourcePort();
     r.dstPort = TalbRoceHeader::UDP_PORT;
     r.sizeBytes = bytes;
-    r.start = m.start;
     r.end = Simulator::Now();
-    r.job = talb_job_of(m.ownerTensorId);
-    r.iteration = m.iteration;
-    r.tensor = m.ownerTensorId & TALB_TENSOR_INDEX_MASK;
-    r.priority = m.ownerPriority;
     NotifyDelivered(m, r);
 }
 

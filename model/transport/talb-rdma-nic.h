@@ -18,7 +18,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-transport
  * \brief A host's RoCEv2 NIC: queue pairs over one TalbPfcNetDevice, without an IP stack.
  *
  * The NIC is the device's pull source: whenever the link is free it picks the next packet among

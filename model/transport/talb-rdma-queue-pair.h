@@ -21,7 +21,7 @@ namespace ns3
 class TalbRdmaNic;
 
 /**
- * \ingroup talb
+ * \ingroup talb-transport
  * \brief A run of message bytes with one TaLB label (or none): what the switches see in the
  * label of every packet whose first payload byte lies in it.
  */
@@ -39,7 +39,7 @@ struct TalbRdmaLabelRun
 };
 
 /**
- * \ingroup talb
+ * \ingroup talb-transport
  * \brief One end of a reliable-connected RoCEv2 queue pair: a requester (sends messages) and a
  * responder (receives the peer's), created by and living in a TalbRdmaNic.
  *

@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-transport
  * \brief Congestion control of one RDMA queue pair: the sending rate a NIC paces it at.
  *
  * The split of ns-3's TCP: the queue pair (TalbRdmaQueuePair) owns the connection state, this

@@ -8,7 +8,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb
+ * \ingroup talb-transport
  * \brief RoCEv2 packet headers, serialised as one: IPv4 (20 bytes, no options) + UDP (8 bytes,
  * destination port 4791) + InfiniBand Base Transport Header (12 bytes) + for acknowledgements
  * the ACK Extended Transport Header (AETH, 4 bytes).

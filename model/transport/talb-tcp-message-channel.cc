@@ -273,12 +273,7 @@ TalbTcpMessageChannel::MessageReceived()
     r.srcPort = m_srcPort;
     r.dstPort = m_dstPort;
     r.sizeBytes = TALB_FRAME_LEN + m.GetPayloadBytes();
-    r.start = m.start;
     r.end = Simulator::Now();
-    r.job = talb_job_of(m.ownerTensorId);
-    r.iteration = m.iteration;
-    r.tensor = m.ownerTensorId & TALB_TENSOR_INDEX_MASK;
-    r.priority = m.ownerPriority;
     NotifyDelivered(m, r);
 }
 

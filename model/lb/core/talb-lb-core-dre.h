@@ -9,6 +9,7 @@ namespace lb
 {
 
 /**
+ * \ingroup talb-lb
  * Discounting rate estimator (DRE) of CONGA: a byte register that grows by every byte sent and
  * shrinks by a factor (1 - alpha) every interval Tdre.
  *

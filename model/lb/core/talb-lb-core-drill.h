@@ -11,6 +11,7 @@ namespace lb
 {
 
 /**
+ * \ingroup talb-lb
  * DRILL: per packet, sample `samples` random candidates plus the `memory` least-loaded ports
  * remembered from the previous decision, and send on the one with the fewest queued bytes.
  *

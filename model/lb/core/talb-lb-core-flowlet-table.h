@@ -12,6 +12,7 @@ namespace lb
 {
 
 /**
+ * \ingroup talb-lb
  * Fixed-size, direct-mapped flowlet table (LetFlow, CONGA, TaLB's fallback).
  *
  * One slot per hash bucket, as in switch hardware. A slot remembers which flow owns it, so two

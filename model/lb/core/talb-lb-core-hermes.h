@@ -20,6 +20,7 @@ struct RemotePath
 };
 
 /**
+ * \ingroup talb-lb
  * The path sensing a leaf has learnt from the destination leaves (in the ns-3 model, from the
  * TalbHermesTag feedback), read by Hermes when it decides. Owned by the caller.
  */
@@ -32,6 +33,7 @@ class RemoteView
 };
 
 /**
+ * \ingroup talb-lb
  * Hermes (Zhang et al., SIGCOMM 2017) as a leaf policy: comprehensive sensing, cautious
  * rerouting.
  *

@@ -10,6 +10,7 @@ namespace lb
 {
 
 /**
+ * \ingroup talb-lb
  * LetFlow: a flow keeps its port while its packets are closer than the flowlet timeout; after a
  * longer gap the next packet starts a new flowlet on a uniformly random candidate (one draw).
  */

@@ -12,6 +12,7 @@ namespace lb
 {
 
 /**
+ * \ingroup talb-lb
  * Presto (He et al., SIGCOMM 2015): a flow is cut into flowcells of at most `flowcellBytes`
  * bytes at the network edge, and successive flowcells go round-robin over the candidate paths.
  *

@@ -11,6 +11,7 @@ namespace lb
 {
 
 /**
+ * \ingroup talb-lb
  * A small, fast random source for callers without ns-3 (the DPDK switch, unit tests):
  * SplitMix64 (Steele, Lea, Flood 2014), mapped to a range by a 64-bit multiply (Lemire). Its
  * bias is below 2^-32 per draw, irrelevant next to a queue's noise. Not for cryptography.

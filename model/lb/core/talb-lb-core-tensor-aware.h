@@ -12,6 +12,7 @@ namespace lb
 {
 
 /**
+ * \ingroup talb-lb
  * TaLB v1: tensor-aware path selection (this project's specification of the TaLB abstract).
  *
  * For a labelled packet, the tensor table (keyed by flow hash + tensor id) holds the tensor's

@@ -122,6 +122,7 @@ PickLeast(const Cands& candidates, Draw&& draw, Key&& key)
 }
 
 /**
+ * \ingroup talb-lb
  * The state of the switch's ports, read lazily: a policy asks only for the ports and the
  * moments its decision needs, so a caller whose estimators decay on access (the DRE) sees
  * exactly the reads the policy makes.
@@ -152,6 +153,7 @@ class Random
 };
 
 /**
+ * \ingroup talb-lb
  * Notifications a policy gives while deciding. The defaults ignore them; the ns-3 selectors
  * turn them into trace sources, the switch into counters.
  */
@@ -166,6 +168,7 @@ class Events
 };
 
 /**
+ * \ingroup talb-lb
  * A per-packet path selection policy.
  *
  * Split like ns-3's QueueDisc: the public, non-virtual Select() checks its inputs and returns

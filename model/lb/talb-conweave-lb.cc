@@ -63,7 +63,7 @@ TalbConWeaveLb::GetTypeId()
                           MakeTimeChecker(Time(0)))
             .AddAttribute("PathPauseTime",
                           "A path judged congested is not chosen again for this long",
-                          TimeValue(MicroSeconds(50)),
+                          TimeValue(MicroSeconds(500)),
                           MakeTimeAccessor(&TalbConWeaveLb::m_pathPauseTime),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("ExtraFlushTime",
@@ -74,7 +74,7 @@ TalbConWeaveLb::GetTypeId()
                           MakeTimeChecker(Time(0)))
             .AddAttribute("MaxReorderWait",
                           "Longest a reorder queue waits for the TAIL",
-                          TimeValue(MicroSeconds(500)),
+                          TimeValue(MilliSeconds(1)),
                           MakeTimeAccessor(&TalbConWeaveLb::m_maxReorderWait),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("ReorderQueueLimit",
@@ -444,6 +444,7 @@ TalbConWeaveLb::RxLookup(uint32_t flowHash)
         e.lastPhase0TxNs = 0;
         e.tailTimeNs = 0;
         e.delay = Time(0);
+        e.pace = 1.0;
         e.reordering = false;
     }
     return e;
@@ -554,8 +555,17 @@ TalbConWeaveLb::ReceiveData(TalbPacketContext& ctx,
     }
     if (f.phase == 0)
     {
+        if (e.seenPhase0 && f.txTimeNs > e.lastPhase0TxNs && ctx.now > e.lastPhase0Rx)
+        {
+            // How fast the old path delivers what was sent: send-time progress per arrival
+            // time, 1 on an uncongested path, below 1 while its queue builds or drains.
+            double pace = double(f.txTimeNs - e.lastPhase0TxNs) /
+                          double((ctx.now - e.lastPhase0Rx).GetNanoSeconds());
+            e.pace = 0.5 * e.pace + 0.5 * std::min(std::max(pace, 0.01), 1.0);
+        }
+        e.lastPhase0TxNs = e.seenPhase0 ? std::max(e.lastPhase0TxNs, f.txTimeNs) : f.txTimeNs;
         e.seenPhase0 = true;
-        e.lastPhase0TxNs = std::max(e.lastPhase0TxNs, f.txTimeNs);
+        e.lastPhase0Rx = ctx.now;
         if (e.reordering && f.txTimeNs >= e.tailTimeNs)
         {
             NS_LOG_LOGIC("flow " << ctx.flowHash << " TAIL sent at " << f.txTimeNs << " arrives");
@@ -563,6 +573,10 @@ TalbConWeaveLb::ReceiveData(TalbPacketContext& ctx,
             Transmit(packet, ctx.inPort, port);
             Flush(e, ctx.flowHash, TAIL);
             return true;
+        }
+        if (e.reordering)
+        {
+            ScheduleFlush(e, ctx.flowHash, ctx.now); // the old path is moving: re-estimate
         }
         return false;
     }
@@ -578,16 +592,15 @@ TalbConWeaveLb::ReceiveData(TalbPacketContext& ctx,
             return false; // the old path has drained: nothing to reorder
         }
         e.reordering = true;
-        // Wait for the TAIL as long as twice the old path's last delay, plus a margin: the
-        // path is congested (that is why the flow moved), so its delay is still growing, and
-        // releasing too early costs a go-back-N while waiting longer only delays.
-        Time expected = NanoSeconds(f.tailTimeNs) + 2 * previousDelay + m_extraFlushTime;
-        Time wait = std::min(std::max(expected - ctx.now, m_extraFlushTime), m_maxReorderWait);
-        uint32_t slot = TalbMix32(ctx.flowHash) & (m_tableSize - 1);
-        NS_LOG_LOGIC("flow " << ctx.flowHash << " holds for the TAIL sent at " << f.tailTimeNs
-                             << " ns, old path delay " << previousDelay.GetMicroSeconds()
-                             << " us: wait " << wait.GetMicroSeconds() << " us");
-        e.flush = Simulator::Schedule(wait, &TalbConWeaveLb::FlushTimeout, this, slot);
+        e.holdStart = ctx.now;
+        if (!e.seenPhase0)
+        {
+            // Nothing of this epoch came over the old path yet: its last delay is all we know,
+            // and it is growing (the path is congested): expect the TAIL after twice that.
+            e.lastPhase0TxNs = f.tailTimeNs; // for the estimate only; seenPhase0 stays false
+            e.lastPhase0Rx = NanoSeconds(f.tailTimeNs) + 2 * previousDelay;
+        }
+        ScheduleFlush(e, ctx.flowHash, ctx.now);
     }
     if (!e.reordering)
     {
@@ -602,6 +615,32 @@ TalbConWeaveLb::ReceiveData(TalbPacketContext& ctx,
     ++m_counters.held;
     ++m_counters.heldNow;
     return true;
+}
+
+void
+TalbConWeaveLb::ScheduleFlush(RxEntry& e, uint32_t flowHash, const Time& now)
+{
+    // The TAIL's expected arrival: the old path still has to deliver what was sent between
+    // the last packet it delivered and the TAIL, at the pace it delivers; plus a margin.
+    // Releasing too early costs a go-back-N, waiting longer only delays the held packets.
+    Time remaining = NanoSeconds(e.tailTimeNs) - NanoSeconds(e.lastPhase0TxNs);
+    if (remaining.IsNegative())
+    {
+        remaining = Time(0);
+    }
+    Time expected = e.lastPhase0Rx +
+                    NanoSeconds(int64_t(double(remaining.GetNanoSeconds()) / e.pace)) +
+                    m_extraFlushTime;
+    Time deadline =
+        std::min(std::max(expected, now + m_extraFlushTime), e.holdStart + m_maxReorderWait);
+    e.flush.Cancel();
+    uint32_t slot = TalbMix32(flowHash) & (m_tableSize - 1);
+    NS_LOG_LOGIC("flow " << flowHash << " waits for the TAIL sent at " << e.tailTimeNs
+                         << " ns until " << deadline.GetMicroSeconds() << " us");
+    e.flush = Simulator::Schedule(std::max(deadline - now, Time(0)),
+                                  &TalbConWeaveLb::FlushTimeout,
+                                  this,
+                                  slot);
 }
 
 void

@@ -128,6 +128,9 @@ class TalbConWeaveLb : public TalbLoadBalancer
         uint64_t lastPhase0TxNs{0}; //!< send time of the latest one
         uint64_t tailTimeNs{0};     //!< the TAIL's send time (phase 1)
         Time delay;                 //!< source to destination leaf, last data packet
+        Time lastPhase0Rx;          //!< arrival of the latest phase-0 packet
+        double pace{1.0};           //!< old path: send-time progress per arrival time
+        Time holdStart;             //!< when the reorder queue began to hold
         bool reordering{false};     //!< phase-1 packets are held until the TAIL
         std::deque<Held> queue;
         EventId flush;
@@ -167,6 +170,8 @@ class TalbConWeaveLb : public TalbLoadBalancer
     /// Remember how to reach the flow's source leaf (from data packet \p packet via \p path).
     void SetReturnPath(RxEntry& e, const TalbPacketContext& ctx, uint8_t path, Ptr<Packet> packet);
     void FlushTimeout(uint32_t slot);
+    /// (Re)arm \p e's flush timer at the TAIL's expected arrival.
+    void ScheduleFlush(RxEntry& e, uint32_t flowHash, const Time& now);
     /// Send an RTT_REPLY or CLEAR for flow \p flowHash towards its source leaf.
     void SendControl(const RxEntry& e, uint8_t kind, uint32_t flowHash, uint32_t epoch);
 

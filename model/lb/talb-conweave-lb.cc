@@ -1,5 +1,6 @@
 #include "talb-conweave-lb.h"
 
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
@@ -66,6 +67,13 @@ TalbConWeaveLb::GetTypeId()
                           TimeValue(MicroSeconds(500)),
                           MakeTimeAccessor(&TalbConWeaveLb::m_pathPauseTime),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("RandomPathChoice",
+                          "Choose new and reroute paths uniformly among those not paused (the "
+                          "paper's rule) instead of by fewest flows of this leaf, then fewest "
+                          "queued bytes",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TalbConWeaveLb::m_randomChoice),
+                          MakeBooleanChecker())
             .AddAttribute("ExtraFlushTime",
                           "Margin added to the TAIL's expected arrival before a reorder queue "
                           "is released without it (and the least wait)",
@@ -204,8 +212,9 @@ TalbConWeaveLb::PickPath(const TalbCandidates& candidates, uint32_t dstLeaf, uin
             continue;
         }
         const TalbPortState& p = GetPort(port);
-        uint32_t flows = m_portFlows[port];
-        uint64_t bytes = p.queue ? p.queue->GetNBytes() : 0;
+        // Random choice (the paper's) makes every path that is not paused a tie.
+        uint32_t flows = m_randomChoice ? 0 : m_portFlows[port];
+        uint64_t bytes = m_randomChoice || !p.queue ? 0 : p.queue->GetNBytes();
         if (best == UINT32_MAX || flows < bestFlows || (flows == bestFlows && bytes < bestBytes))
         {
             best = port;
@@ -334,7 +343,8 @@ TalbConWeaveLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candi
             // more of this leaf's flows than the current one does now (flows that meet
             // congestion together must not all jump onto the same path).
             uint32_t better = PickPath(candidates, ctx.dstLeaf, e.port);
-            if (better != UINT32_MAX && m_portFlows[better] + 1 > m_portFlows[e.port])
+            if (!m_randomChoice && better != UINT32_MAX &&
+                m_portFlows[better] + 1 > m_portFlows[e.port])
             {
                 better = UINT32_MAX;
             }

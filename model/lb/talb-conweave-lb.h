@@ -175,14 +175,15 @@ class TalbConWeaveLb : public TalbLoadBalancer
     /// Send an RTT_REPLY or CLEAR for flow \p flowHash towards its source leaf.
     void SendControl(const RxEntry& e, uint8_t kind, uint32_t flowHash, uint32_t epoch);
 
-    uint32_t m_tableSize;      //!< TableSize attribute
-    Time m_idleTimeout;        //!< IdleTimeout attribute
-    Time m_baseRtt;            //!< BaseRtt attribute (0: learned)
-    Time m_extraReplyDeadline; //!< ExtraReplyDeadline attribute
-    Time m_pathPauseTime;      //!< PathPauseTime attribute
-    Time m_extraFlushTime;     //!< ExtraFlushTime attribute
-    Time m_maxReorderWait;     //!< MaxReorderWait attribute
-    uint32_t m_queueLimit;     //!< ReorderQueueLimit attribute
+    uint32_t m_tableSize;       //!< TableSize attribute
+    Time m_idleTimeout;         //!< IdleTimeout attribute
+    Time m_baseRtt;             //!< BaseRtt attribute (0: learned)
+    Time m_extraReplyDeadline;  //!< ExtraReplyDeadline attribute
+    Time m_pathPauseTime;       //!< PathPauseTime attribute
+    Time m_extraFlushTime;      //!< ExtraFlushTime attribute
+    Time m_maxReorderWait;      //!< MaxReorderWait attribute
+    uint32_t m_queueLimit;      //!< ReorderQueueLimit attribute
+    bool m_randomChoice{false}; //!< RandomPathChoice attribute
 
     Ptr<UniformRandomVariable> m_rng;
     std::vector<TxEntry> m_tx;

@@ -98,7 +98,7 @@ struct TalbCandidates
  * Split like ns-3's QueueDisc: the public, non-virtual SelectPath() validates, counts, and fires
  * the PathSelected trace; policies implement the private DoSelectPath(). A policy is one class
  * that registers its short name for command lines (ecmp, rps, letflow, drill, conga, presto,
- * hermes, talb) in GetRegistry() with TALB_REGISTER_PLUGIN in its own .cc.
+ * hermes, conweave, talb) in GetRegistry() with TALB_REGISTER_PLUGIN in its own .cc.
  *
  * The switch calls, for every packet it forwards: PacketIn() on arrival, SelectPath() when the
  * forwarding table offers more than one candidate port, PacketOut() once the port is chosen, and

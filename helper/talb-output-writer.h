@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -53,6 +54,13 @@ class TalbOutputWriter : public Object
 
     /// Write \p info as \p folder/run.json, replacing it atomically (temporary file, rename).
     static void WriteRunJson(const std::string& folder, const RunInfo& info);
+
+    /**
+     * Merge the CSVs of \p parts (folders written by Open(), e.g. one per rank of a
+     * distributed run) into \p folder: one header, then every part's rows in order. The parts
+     * are removed afterwards.
+     */
+    static void MergeFolders(const std::vector<std::string>& parts, const std::string& folder);
 
     static TypeId GetTypeId();
     TalbOutputWriter();

@@ -7,6 +7,7 @@
 #include "ns3/talb-leaf-spine-helper.h"
 #include "ns3/talb-scenario-config.h"
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -91,6 +92,14 @@ class TalbScenario
         bool progress{true};
         std::string out;
         std::string parametersJson; //!< every parameter, for run.json
+        // Distributed run (ns-3's MPI simulator): set by the runner, not scenario parameters
+        uint32_t ranks{1};       //!< processes the fabric is partitioned over
+        uint32_t rank{0};        //!< this process's rank
+        bool distributed{false}; //!< under MPI, any number of ranks (see Run())
+        /// Element-wise sum over the ranks, the result on every rank (distributed runs).
+        std::function<void(std::vector<uint64_t>*)> sumOverRanks;
+        /// Every rank's values in rank order, the result on every rank (distributed runs).
+        std::function<void(std::vector<double>*)> gatherOverRanks;
     };
 
     /// What a run measured, for the comparison table (the CSVs hold everything).
@@ -130,6 +139,15 @@ class TalbScenario
     static bool Parse(const TalbScenarioConfig& config,
                       Spec* spec,
                       std::vector<std::string>* errors);
+    /**
+     * Check that \p spec can be split over spec.ranks processes: at most one rank per leaf, TCP
+     * hosts with TalbSwitch forwarding, one load balancer, no background traffic, and every job
+     * on the leaves of one rank (its collective keeps the state of all its workers in one
+     * process).
+     * \return one message per problem (empty: it can)
+     */
+    static std::vector<std::string> CheckPartition(const Spec& spec);
+
     /// Parse() for its messages only. \return one message per problem (empty: valid)
     static std::vector<std::string> Validate(const TalbScenarioConfig& config);
 
@@ -147,6 +165,14 @@ class TalbScenario
     /**
      * Build and simulate \p spec with load balancer \p lb, writing flows.csv, tensors.csv,
      * iterations.csv and run.json into \p outDir.
+     *
+     * Distributed (spec.distributed): every rank builds the whole fabric, partitioned as
+     * TalbLeafSpineHelper's Ranks attribute says, and installs only the jobs on its own hosts;
+     * each rank writes its rows into outDir/rank-R, which rank 0 merges into outDir (rows of
+     * rank 0, then rank 1, ...) and removes. The run ends at duration or stopTime, not when the
+     * jobs have finished: one rank cannot stop the others early without changing what they
+     * simulate. The Result holds every rank's figures (counters summed, CPU summed, wall of
+     * this rank).
      */
     static Result Run(const Spec& spec, const std::string& lb, const std::string& outDir);
 

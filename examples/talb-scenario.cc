@@ -125,7 +125,13 @@ Main(const TalbScenario::Spec& spec)
             << " packets delivered";
         if (spec.distributed)
         {
-            log << " (" << spec.ranks << " ranks, " << r.runCpuSeconds << " s CPU in all)";
+            // The figures that decide how far a partition scales: work and cross-rank traffic
+            // per lookahead window (lookahead = linkDelay).
+            double windows = r.simSeconds / spec.linkDelay.GetSeconds();
+            log << " (" << spec.ranks << " ranks, " << r.runCpuSeconds
+                << " s CPU in all; per lookahead window of " << spec.linkDelay.As(Time::US) << ": "
+                << r.events / windows << " events, " << r.remotePacketHops / windows
+                << " packets between ranks)";
         }
         log << "\n";
     }

@@ -6,6 +6,7 @@
 #include "talb-training-job-helper.h"
 
 #include "ns3/boolean.h"
+#include "ns3/channel.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -254,9 +255,10 @@ struct Collector
  * without a per-packet trace sink: received - dropped - still queued.
  */
 uint64_t
-CountPacketHops()
+CountPacketHops(uint64_t* remoteHops)
 {
     uint64_t hops = 0;
+    *remoteHops = 0;
     for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
     {
         Ptr<Node> node = NodeList::GetNode(n);
@@ -272,8 +274,16 @@ CountPacketHops()
             Ptr<Queue<Packet>> q = dev ? dev->GetQueue() : nullptr;
             if (q)
             {
-                hops +=
+                uint64_t sent =
                     q->GetTotalReceivedPackets() - q->GetTotalDroppedPackets() - q->GetNPackets();
+                hops += sent;
+                // Distributed runs: the links to other ranks (by name, so that this compiles
+                // without the MPI module).
+                if (dev->GetChannel()->GetInstanceTypeId().GetName() ==
+                    "ns3::PointToPointRemoteChannel")
+                {
+                    *remoteHops += sent;
+                }
             }
         }
     }
@@ -755,7 +765,9 @@ Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result*
     std::vector<double> highPrioFct = c.highPrioFct;
     std::vector<double> backgroundFct = c.backgroundFct;
     std::map<std::pair<uint32_t, uint32_t>, double> iterationMax = c.iterationMax;
-    std::vector<uint64_t> counts = {c.iterations, c.delivered, CountPacketHops()};
+    uint64_t remoteHops = 0;
+    uint64_t hops = CountPacketHops(&remoteHops);
+    std::vector<uint64_t> counts = {c.iterations, c.delivered, hops, remoteHops};
     if (s.distributed)
     {
         s.gatherOverRanks(&tensorFct);
@@ -802,6 +814,7 @@ Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result*
     r->meanIterationMs = Mean(iterationMs);
     r->deliveredPackets = counts[1];
     r->packetHops = counts[2];
+    r->remotePacketHops = counts[3];
 }
 
 } // namespace

@@ -121,6 +121,7 @@ class TalbScenario
         uint64_t deliveredPackets{0}; //!< packets received by host NICs
         uint64_t events{0};           //!< simulator events executed
         uint64_t packetHops{0};       //!< link transmissions started, hosts and switches
+        uint64_t remotePacketHops{0}; //!< of those, onto links to another rank (distributed)
         double simSeconds{0};
         double wallSeconds{0};    //!< the whole run: build, simulate, tear down
         double runWallSeconds{0}; //!< Simulator::Run() alone

@@ -85,8 +85,13 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
          << ", \"run_wall_seconds\": " << info.runWallSeconds
          << ", \"run_cpu_seconds\": " << info.runCpuSeconds << ", \"events\": " << info.events
          << ", \"packet_hops\": " << info.packetHops
-         << ", \"delivered_packets\": " << info.deliveredPackets
-         << ", \"parameters\": " << info.parametersJson << "}\n";
+         << ", \"delivered_packets\": " << info.deliveredPackets;
+    if (info.ranks > 1)
+    {
+        json << ", \"ranks\": " << info.ranks
+             << ", \"remote_packet_hops\": " << info.remotePacketHops;
+    }
+    json << ", \"parameters\": " << info.parametersJson << "}\n";
     json.close();
     NS_ABORT_MSG_IF(!json || std::rename(tmp.c_str(), path.c_str()) != 0,
                     "TalbOutputWriter: cannot write " << path);

@@ -49,6 +49,8 @@ class TalbOutputWriter : public Object
         uint64_t events{0};           //!< simulator events executed
         uint64_t packetHops{0};       //!< link transmissions started
         uint64_t deliveredPackets{0}; //!< packets received by host NICs
+        uint32_t ranks{1};            //!< processes of a distributed run (MPI)
+        uint64_t remotePacketHops{0}; //!< distributed: link transmissions to another rank
         std::string parametersJson;   //!< every scenario parameter, a JSON object
     };
 

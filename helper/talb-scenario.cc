@@ -1239,6 +1239,8 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     info.events = r.events;
     info.packetHops = r.packetHops;
     info.deliveredPackets = r.deliveredPackets;
+    info.ranks = spec.ranks;
+    info.remotePacketHops = r.remotePacketHops;
     if (spec.rank == 0)
     {
         TalbOutputWriter::WriteRunJson(outDir, info);

@@ -89,6 +89,16 @@ if [ $MPI -eq 1 ]; then
   done
 fi
 
+if [ $MPI -eq 1 ]; then
+  # ns-3's mpi module receives every packet into a fixed 2000-byte buffer, and a larger one fails
+  # the run (MPI_ERR_TRUNCATE, or a crash in Open MPI): talb's jumbo frames (mtu up to 9216) plus
+  # their serialized tags need more. 64 KiB per pending receive, one per remote rank.
+  sed -i -e 's/\(const uint32_t MAX_MPI_MSG_SIZE = \)2000;/\165536;/' \
+    "$NS3/src/mpi/model/granted-time-window-mpi-interface.h"
+  sed -i -e 's/\(const uint32_t NULL_MESSAGE_MAX_MPI_MSG_SIZE = \)2000;/\165536;/' \
+    "$NS3/src/mpi/model/null-message-mpi-interface.cc"
+fi
+
 cd "$NS3"
 if [ ! -f cmake-cache/build.ninja ] || ! grep -qxs "$VARIANT" cmake-cache/.talb-fast; then
   echo "setup-fast: configuring ns-3 ($VARIANT, modules: $MODULES and their dependencies)"

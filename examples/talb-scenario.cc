@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 
 #ifdef NS3_MPI
 #include "ns3/global-value.h"
@@ -63,6 +64,39 @@ EnableMpi(const std::string& sync, int* argc, char*** argv, TalbScenario::Spec* 
                       MPI_SUM,
                       MpiInterface::GetCommunicator());
         *v = std::move(out);
+    };
+
+    // The done checks run inside simulation events, on a communicator of their own, overlapped
+    // by one period: the exchange started at one check is completed at the next.
+    struct DoneExchange
+    {
+        MPI_Comm comm;
+        MPI_Request request{MPI_REQUEST_NULL};
+        int mine{0};
+        int all{0};
+    };
+
+    auto exchange = std::make_shared<DoneExchange>();
+    MPI_Comm_dup(MpiInterface::GetCommunicator(), &exchange->comm);
+    spec->allRanksDone = [exchange](bool localDone, bool last) {
+        bool previous = false;
+        if (exchange->request != MPI_REQUEST_NULL)
+        {
+            MPI_Wait(&exchange->request, MPI_STATUS_IGNORE);
+            previous = exchange->all != 0;
+        }
+        if (!last)
+        {
+            exchange->mine = localDone ? 1 : 0;
+            MPI_Iallreduce(&exchange->mine,
+                           &exchange->all,
+                           1,
+                           MPI_INT,
+                           MPI_LAND,
+                           exchange->comm,
+                           &exchange->request);
+        }
+        return previous;
     };
     spec->gatherOverRanks = [](std::vector<double>* v) {
         MPI_Comm comm = MpiInterface::GetCommunicator();
@@ -142,7 +176,7 @@ Main(const TalbScenario::Spec& spec)
         {
             log << "talb-scenario: warning: " << r.scheme << " finished " << r.iterationsDone
                 << " of " << r.iterationsExpected << " worker-iterations before "
-                << (spec.distributed ? "the end (duration or stopTime)" : "stopTime") << "\n";
+                << (spec.distributed ? "duration or stopTime" : "stopTime") << "\n";
         }
     }
     return 0;

@@ -212,7 +212,9 @@ struct Collector
     uint64_t iterations{0};
     uint64_t expected{0};
     uint64_t delivered{0};
-    bool stopWhenDone{true}; //!< stop the simulation once every worker finished
+    bool stopWhenDone{true};  //!< stop the simulation once every worker finished
+    uint64_t expectedHere{0}; //!< worker-iterations of this rank's jobs
+    uint64_t iterationsHere{0};
 
     void Flow(const TalbFlowRecord& r)
     {
@@ -234,6 +236,7 @@ struct Collector
     void Iteration(const TalbIterationRecord& r)
     {
         ++iterations;
+        ++iterationsHere;
         double& m = iterationMax[{r.job, r.iteration}];
         m = std::max(m, (r.end - r.start).GetSeconds());
         if (stopWhenDone && iterations == expected)
@@ -695,6 +698,7 @@ InstallJobs(const TalbScenario::Spec& s, Build* b)
         {
             continue;
         }
+        b->collector.expectedHere += uint64_t(spec.iterations) * spec.workers;
         ApplicationContainer apps = helper.Install(placed[j]);
         Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(apps);
         b->writer->ConnectJob(job);
@@ -731,10 +735,32 @@ InstallBackground(const TalbScenario::Spec& s, Build* b)
     }
 }
 
+/**
+ * Distributed runs: every rank calls this at the same simulated times and stops once every
+ * rank's jobs had finished at the previous call, so all ranks stop at one simulated time.
+ */
+void
+CheckAllRanksDone(const TalbScenario::Spec* s, const Collector* c, Time period)
+{
+    if (s->allRanksDone(c->iterationsHere == c->expectedHere, false))
+    {
+        Simulator::Stop();
+        return;
+    }
+    Simulator::Schedule(period, &CheckAllRanksDone, s, c, period);
+}
+
 /// Stage 3f: simulate until the jobs are done, duration, stopTime or a signal.
 void
-Simulate(const TalbScenario::Spec& s, TalbScenario::Result* r)
+Simulate(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result* r)
 {
+    if (s.distributed)
+    {
+        // Longer than the lookahead: when a rank waits for the previous exchange, every other
+        // rank has passed the time it started it.
+        Time period = std::max(MicroSeconds(100), 2 * s.linkDelay);
+        Simulator::Schedule(period, &CheckAllRanksDone, &s, &c, period);
+    }
     Simulator::Stop(s.duration.IsZero() ? s.stopTime : std::min(s.duration, s.stopTime));
     std::unique_ptr<ShowProgress> progress;
     if (s.progress && s.rank == 0)
@@ -754,6 +780,10 @@ Simulate(const TalbScenario::Spec& s, TalbScenario::Result* r)
     r->runCpuSeconds = double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
     r->runWallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
+    if (s.distributed)
+    {
+        s.allRanksDone(false, true);
+    }
 }
 
 /// Stage 3g: the comparison table's figures from what the collector saw.
@@ -1207,7 +1237,7 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     Result r;
     r.scheme = spec.stockRouting ? "stock-ecmp" : lb;
     r.outDir = outDir;
-    Simulate(spec, &r);
+    Simulate(spec, b.collector, &r);
     // Rows flushed and closed before Summarize(), whose first exchange between the ranks then
     // also tells rank 0 that every rank's files are complete.
     b.writer->Dispose();

@@ -100,6 +100,13 @@ class TalbScenario
         std::function<void(std::vector<uint64_t>*)> sumOverRanks;
         /// Every rank's values in rank order, the result on every rank (distributed runs).
         std::function<void(std::vector<double>*)> gatherOverRanks;
+        /**
+         * Distributed runs: called by every rank at the same simulated times with whether its
+         * own jobs have finished; returns whether every rank's had at the previous call (the
+         * exchange overlaps one period, so no rank waits inside an event for another). With
+         * \p last set (after the run) it only completes the exchange under way.
+         */
+        std::function<bool(bool localDone, bool last)> allRanksDone;
     };
 
     /// What a run measured, for the comparison table (the CSVs hold everything).
@@ -170,10 +177,10 @@ class TalbScenario
      * Distributed (spec.distributed): every rank builds the whole fabric, partitioned as
      * TalbLeafSpineHelper's Ranks attribute says, and installs only the jobs on its own hosts;
      * each rank writes its rows into outDir/rank-R, which rank 0 merges into outDir (rows of
-     * rank 0, then rank 1, ...) and removes. The run ends at duration or stopTime, not when the
-     * jobs have finished: one rank cannot stop the others early without changing what they
-     * simulate. The Result holds every rank's figures (counters summed, CPU summed, wall of
-     * this rank).
+     * rank 0, then rank 1, ...) and removes. Every rank stops at the same simulated time: at
+     * duration or stopTime, or at the second check (allRanksDone, every 100 us of simulated
+     * time or two link delays) after every rank's jobs have finished. The Result holds every rank's
+     * figures (counters summed, CPU summed, wall of this rank).
      */
     static Result Run(const Spec& spec, const std::string& lb, const std::string& outDir);
 

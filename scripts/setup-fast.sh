@@ -93,10 +93,12 @@ if [ $MPI -eq 1 ]; then
   # ns-3's mpi module receives every packet into a fixed 2000-byte buffer, and a larger one fails
   # the run (MPI_ERR_TRUNCATE, or a crash in Open MPI): talb's jumbo frames (mtu up to 9216) plus
   # their serialized tags need more. 64 KiB per pending receive, one per remote rank.
-  sed -i -e 's/\(const uint32_t MAX_MPI_MSG_SIZE = \)2000;/\165536;/' \
-    "$NS3/src/mpi/model/granted-time-window-mpi-interface.h"
-  sed -i -e 's/\(const uint32_t NULL_MESSAGE_MAX_MPI_MSG_SIZE = \)2000;/\165536;/' \
-    "$NS3/src/mpi/model/null-message-mpi-interface.cc"
+  # (Edited only while still 2000, so that a rerun rebuilds nothing.)
+  for f in granted-time-window-mpi-interface.h null-message-mpi-interface.cc; do
+    if grep -q 'MAX_MPI_MSG_SIZE = 2000;' "$NS3/src/mpi/model/$f"; then
+      sed -i -e 's/\(MAX_MPI_MSG_SIZE = \)2000;/\165536;/' "$NS3/src/mpi/model/$f"
+    fi
+  done
 fi
 
 cd "$NS3"

@@ -84,6 +84,8 @@ def test_both_ranks_wrote_their_jobs(runs):
     info = json.loads((runs['nullmsg'] / 'run.json').read_text())
     one = json.loads((runs['one'] / 'run.json').read_text())
     assert info['complete'] and one['complete']
+    # Every rank stopped at one check after the last job finished, well before duration.
+    assert info['sim_seconds'] == one['sim_seconds'] < 0.04
     # Every rank's counters, summed: the same packets crossed the same links.
     assert info['packet_hops'] == one['packet_hops'] > 0
     assert info['delivered_packets'] == one['delivered_packets'] > 0

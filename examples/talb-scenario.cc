@@ -30,13 +30,18 @@ using namespace ns3;
 namespace
 {
 
-/// \return whether this process was started by an MPI launcher (mpirun, srun)
+/**
+ * \return whether this process is one of several started by an MPI launcher (Open MPI's mpirun,
+ * or a PMI launcher such as MPICH's or srun). One process alone, under mpirun -np 1 too, runs
+ * as without MPI: the sequential simulator, every option.
+ */
 bool
-UnderMpiLauncher()
+PartOfDistributedRun()
 {
-    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
     {
-        if (std::getenv(v))
+        const char* size = std::getenv(v);
+        if (size && std::atoi(size) > 1)
         {
             return true;
         }
@@ -197,11 +202,12 @@ main(int argc, char* argv[])
     config.AddToCommandLine(cmd);
 #ifdef NS3_MPI
     std::string mpiSync = "nullmsg";
-    cmd.AddValue("mpiSync",
-                 "under mpirun: how the ranks synchronise (conservative, lookahead = linkDelay): "
-                 "nullmsg (null messages between neighbouring ranks) or window (granted time "
-                 "window: all ranks agree on each window with one reduction)",
-                 mpiSync);
+    cmd.AddValue(
+        "mpiSync",
+        "under mpirun -np N > 1: how the ranks synchronise (conservative, lookahead = linkDelay): "
+        "nullmsg (null messages between neighbouring ranks) or window (granted time "
+        "window: all ranks agree on each window with one reduction)",
+        mpiSync);
 #endif
     cmd.Parse(argc, argv);
 
@@ -212,7 +218,7 @@ main(int argc, char* argv[])
         TalbScenario::Parse(config, &spec, &errors);
     }
 #ifdef NS3_MPI
-    bool mpi = UnderMpiLauncher();
+    bool mpi = PartOfDistributedRun();
     if (mpi && mpiSync != "nullmsg" && mpiSync != "window")
     {
         errors.push_back("mpiSync: '" + mpiSync + "' is neither nullmsg nor window");

@@ -95,7 +95,7 @@ class TalbScenario
         // Distributed run (ns-3's MPI simulator): set by the runner, not scenario parameters
         uint32_t ranks{1};       //!< processes the fabric is partitioned over
         uint32_t rank{0};        //!< this process's rank
-        bool distributed{false}; //!< under MPI, any number of ranks (see Run())
+        bool distributed{false}; //!< one of several MPI processes (see Run())
         /// Element-wise sum over the ranks, the result on every rank (distributed runs).
         std::function<void(std::vector<uint64_t>*)> sumOverRanks;
         /// Every rank's values in rank order, the result on every rank (distributed runs).

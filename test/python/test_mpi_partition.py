@@ -1,5 +1,6 @@
-"""talb-scenario under mpirun (ns-3's distributed simulator): the same scenario and seed on 1 and
-on 2 ranks, in both synchronisation modes, gives the same flows, tensors and iterations rows.
+"""talb-scenario under mpirun (ns-3's distributed simulator): the same scenario and seed on 1 rank
+(the sequential simulator) and on 2 ranks, in both synchronisation modes, gives the same flows,
+tensors and iterations rows.
 
 Needs the MPI build of scripts/setup-fast.sh --mpi (TALB_MPI_SCENARIO names its talb-scenario;
 default /tmp/talb-fast-mpi/bin/talb-scenario) and Open MPI's mpirun. Where either is missing the
@@ -84,11 +85,14 @@ def test_both_ranks_wrote_their_jobs(runs):
     info = json.loads((runs['nullmsg'] / 'run.json').read_text())
     one = json.loads((runs['one'] / 'run.json').read_text())
     assert info['complete'] and one['complete']
-    # Every rank stopped at one check after the last job finished, well before duration.
-    assert info['sim_seconds'] == one['sim_seconds'] < 0.04
-    # Every rank's counters, summed: the same packets crossed the same links.
-    assert info['packet_hops'] == one['packet_hops'] > 0
-    assert info['delivered_packets'] == one['delivered_packets'] > 0
+    # One rank is the sequential simulator, which stops when the last job finishes; the ranks
+    # stop together at the second check (every 100 us) after that, well before duration.
+    assert one['sim_seconds'] < info['sim_seconds'] <= one['sim_seconds'] + 200e-6
+    # Every rank's counters, summed: the same packets, plus what the 8 workers' connections still
+    # sent in those extra microseconds (delayed ACKs: a few per connection at most).
+    assert one['packet_hops'] > 0 and one['delivered_packets'] > 0
+    assert 0 <= info['packet_hops'] - one['packet_hops'] <= 3 * 8
+    assert 0 <= info['delivered_packets'] - one['delivered_packets'] <= 8
 
 
 def test_a_job_across_ranks_is_refused(runs, tmp_path):

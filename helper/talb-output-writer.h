@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -59,11 +60,20 @@ class TalbOutputWriter : public Object
         uint64_t packetHops{0};       //!< link transmissions started
         uint64_t deliveredPackets{0}; //!< packets received by host NICs
         RdmaCounters rdma;            //!< go-back-N counters
+        uint32_t ranks{1};            //!< processes of a distributed run (MPI)
+        uint64_t remotePacketHops{0}; //!< distributed: link transmissions to another rank
         std::string parametersJson;   //!< every scenario parameter, a JSON object
     };
 
     /// Write \p info as \p folder/run.json, replacing it atomically (temporary file, rename).
     static void WriteRunJson(const std::string& folder, const RunInfo& info);
+
+    /**
+     * Merge the CSVs of \p parts (folders written by Open(), e.g. one per rank of a
+     * distributed run) into \p folder: one header, then every part's rows in order. The parts
+     * are removed afterwards.
+     */
+    static void MergeFolders(const std::vector<std::string>& parts, const std::string& folder);
 
     static TypeId GetTypeId();
     TalbOutputWriter();

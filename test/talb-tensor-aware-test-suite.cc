@@ -1,5 +1,8 @@
-// TaLB (TalbTensorAwareLb): tensor integrity for low-priority tensors, mid-tensor moves for
-// high-priority ones, entries freed by LAST or aged out, untagged packets to the fallback.
+// TaLB (TalbTensorAwareLb). Version 1: tensor integrity for low-priority tensors, mid-tensor
+// moves for high-priority ones, entries freed by LAST or aged out, untagged packets to the
+// fallback. Version 2 (the default): placement by the other tensor flows on a port, moves of
+// every priority bounded by the reordering they cause (the core's rules: gtest
+// TalbLbCoreTensorAwareV2; here through the ns-3 selector, its attributes and on a fabric).
 #include "talb-lb-test-util.h"
 
 #include "ns3/test.h"
@@ -13,10 +16,14 @@ using namespace ns3::talbtest;
 namespace
 {
 
+/// TaLB of decision \p version (1: the cases below test v1's rules) with \p attributes.
 Ptr<TalbTensorAwareLb>
-MakeTalb(FakeSwitch& sw)
+MakeTalb(FakeSwitch& sw,
+         uint32_t version = 1,
+         std::vector<std::pair<std::string, std::string>> attributes = {})
 {
-    return DynamicCast<TalbTensorAwareLb>(sw.Make("talb"));
+    attributes.emplace_back("Version", std::to_string(version));
+    return DynamicCast<TalbTensorAwareLb>(sw.Make("talb", attributes));
 }
 
 } // namespace
@@ -226,6 +233,7 @@ class TalbTensorAwareFabricTestCase : public SimulationTestCase
     void DoRun() override
     {
         Ptr<TalbLeafSpineHelper> f = MakeFabric("talb", 2, 4);
+        f->SetLoadBalancer("talb", "Version", UintegerValue(1));
         f->SetLinkRate(0, 1, DataRate("1Gbps"));
         f->Install();
         f->AssignStreams(5);

@@ -45,6 +45,14 @@ TalbCorePortView::RateBps(uint32_t port) const
 }
 
 uint64_t
+TalbCorePortView::PathRateBps(uint32_t port, uint32_t dstLeaf) const
+{
+    const TalbPortState& p = (*m_ports)[port];
+    uint64_t path = dstLeaf < p.pathRateBps.size() ? p.pathRateBps[dstLeaf] : 0;
+    return path ? path : p.rate.GetBitRate();
+}
+
+uint64_t
 TalbCorePortView::QueueBytes(uint32_t port) const
 {
     const TalbPortState& p = (*m_ports)[port];

@@ -33,6 +33,8 @@ class TalbCorePortView : public talb::lb::PortView
     /// Bands 0..\p priority of a TalbPriorityQueue; all queued bytes of any other queue.
     uint64_t QueueBytesAtOrAbove(uint32_t port, uint8_t priority) const override;
     uint64_t RateBps(uint32_t port) const override;
+    /// The port's pathRateBps entry for \p dstLeaf when set, else its rate.
+    uint64_t PathRateBps(uint32_t port, uint32_t dstLeaf) const override;
 
   private:
     const std::vector<TalbPortState>* m_ports;

@@ -4,6 +4,7 @@
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 #include "ns3/string.h"
+#include "ns3/talb-priority-queue.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
@@ -208,6 +209,15 @@ TalbTensorAwareLb::MakeV2Config() const
     c.idleTimeoutNs = TalbCoreNs(m_idleTimeout);
     c.tableSize = m_tableSize;
     c.probeLimit = m_probeLimit;
+    // Untagged traffic counts at the band the switch's port queues put it in.
+    c.untaggedPriority = 0;
+    if (IsAttached() && GetNPorts() > 0)
+    {
+        if (Ptr<TalbPriorityQueue> q = DynamicCast<TalbPriorityQueue>(GetPort(0).queue))
+        {
+            c.untaggedPriority = q->GetUntaggedBand();
+        }
+    }
     return c;
 }
 

@@ -999,7 +999,7 @@ TEST(TalbLbCoreTensorAwareV2, OnlyTensorsAtOrAboveItsPriorityDelayATensor)
     EXPECT_EQ(bytes.Send(Tensor(40, US, 400, 2, TALB_FLAG_FIRST)), 1u);
 }
 
-TEST(TalbLbCoreTensorAwareV2, SlowerPortsCountInProportionToTheirRate)
+TEST(TalbLbCoreTensorAwareV2, SlowerPathsCountInProportionToTheirRate)
 {
     TalbV2Rig rig;
     rig.leaf.state[1].rateBps = 2500000000ull; // a quarter of uplink 2
@@ -1007,6 +1007,13 @@ TEST(TalbLbCoreTensorAwareV2, SlowerPortsCountInProportionToTheirRate)
     for (uint32_t f = 0; f < 3; ++f)
     {
         EXPECT_EQ(rig.Send(Tensor(10 + f, US, 100 + f, 5, TALB_FLAG_FIRST)), 2u);
+    }
+    // The same when the slow link is beyond the port, on the path to the destination leaf.
+    TalbV2Rig remote;
+    remote.leaf.state[1].remoteRateBps = 2500000000ull;
+    for (uint32_t f = 0; f < 3; ++f)
+    {
+        EXPECT_EQ(remote.Send(Tensor(10 + f, US, 100 + f, 5, TALB_FLAG_FIRST)), 2u);
     }
 }
 
@@ -1111,7 +1118,7 @@ TEST(TalbLbCoreTensorAwareV2, ATensorWhosePortFailedMovesAndLastFreesItsEntry)
     EXPECT_EQ(rig.talb.LiveEntries(3 * US), 0u);
 }
 
-TEST(TalbLbCoreTensorAwareV2, UnlabelledPacketsGoToTheFallback)
+TEST(TalbLbCoreTensorAwareV2, UnlabelledPacketsGoToTheFallbackAndTheirFlowsCount)
 {
     TalbV2Rig rig;
     uint32_t port = rig.Send(Untagged(30, US));
@@ -1120,7 +1127,15 @@ TEST(TalbLbCoreTensorAwareV2, UnlabelledPacketsGoToTheFallback)
         EXPECT_EQ(rig.Send(Untagged(30, k * US)), port);
     }
     EXPECT_EQ(rig.talb.GetTableStats().nFallback, 9u);
-    EXPECT_EQ(rig.talb.ActiveFlows(1, 10 * US) + rig.talb.ActiveFlows(2, 10 * US), 0u);
+    // An untagged data flow counts on its port (at untaggedPriority, 0: it is served first), so a
+    // tensor avoids it; a flow of ACK-sized packets does not count.
+    uint32_t other = port == 1 ? 2 : 1;
+    EXPECT_EQ(rig.talb.ActiveFlows(port, 10 * US), 1u);
+    PacketInfo ack = Untagged(40, 10 * US);
+    ack.size = 64;
+    uint32_t ackPort = rig.Send(ack);
+    EXPECT_EQ(rig.talb.ActiveFlows(ackPort, 10 * US), ackPort == port ? 1u : 0u);
+    EXPECT_EQ(rig.Send(Tensor(50, 11 * US, 500, 3, TALB_FLAG_FIRST)), other);
 }
 
 TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)

@@ -40,5 +40,12 @@ PortTable::RateBps(uint32_t port) const
     return m_ports[port].rateBps;
 }
 
+uint64_t
+PortTable::PathRateBps(uint32_t port, uint32_t /* dstLeaf */) const
+{
+    const PortState& p = m_ports[port];
+    return (p.remoteRateBps && p.remoteRateBps < p.rateBps) ? p.remoteRateBps : p.rateBps;
+}
+
 } // namespace lb
 } // namespace talb

@@ -11,9 +11,9 @@ namespace lb
 const char*
 TensorAwareV2::Check(const Config& c)
 {
-    if (c.highThreshold > TALB_NUM_PRIORITIES)
+    if (c.highThreshold > TALB_NUM_PRIORITIES || c.untaggedPriority >= TALB_NUM_PRIORITIES)
     {
-        return "the high-priority threshold must be in 0..8";
+        return "the high-priority threshold must be in 0..8 and the untagged priority in 0..7";
     }
     if (!(c.highMoveMarginBytes >= 0) || !(c.lowMoveMarginBytes >= 0) || !(c.maxReorderBytes >= 0))
     {
@@ -138,24 +138,27 @@ TensorAwareV2::Forget(uint32_t port, uint32_t flowHash)
     }
 }
 
-double
-TensorAwareV2::FastestBps(const Candidates& candidates) const
+TensorAwareV2::Fastest
+TensorAwareV2::FastestRates(const PacketInfo& packet, const Candidates& candidates) const
 {
-    double fastest = 0;
+    Fastest f;
     for (uint32_t c = 0; c < candidates.count; ++c)
     {
-        double rate = static_cast<double>(Ports().RateBps(candidates.ports[c]));
-        fastest = rate > fastest ? rate : fastest;
+        uint32_t port = candidates.ports[c];
+        double local = static_cast<double>(Ports().RateBps(port));
+        double path = static_cast<double>(Ports().PathRateBps(port, packet.dstLeaf));
+        f.local = local > f.local ? local : f.local;
+        f.path = path > f.path ? path : f.path;
     }
-    return fastest;
+    return f;
 }
 
 TensorAwareV2::Cost
-TensorAwareV2::PortCost(uint32_t port, const PacketInfo& packet, double fastestBps) const
+TensorAwareV2::PortCost(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const
 {
-    // Slower ports cost proportionally more: r = 1 on a symmetric fabric (or rates unknown).
-    double rate = static_cast<double>(Ports().RateBps(port));
-    double r = (rate > 0 && fastestBps > 0) ? fastestBps / rate : 1.0;
+    // Slower paths and ports cost proportionally more (1 on a symmetric fabric).
+    double rPath = Ratio(fastest.path, Ports().PathRateBps(port, packet.dstLeaf));
+    double rLocal = Ratio(fastest.local, Ports().RateBps(port));
     uint32_t atOrAbove = 0;
     uint32_t all = 0;
     const FlowSlot* slots = Slots(port);
@@ -169,10 +172,10 @@ TensorAwareV2::PortCost(uint32_t port, const PacketInfo& packet, double fastestB
         }
     }
     Cost cost;
-    cost.share = r * (1 + atOrAbove);
-    cost.crowd = r * (1 + all);
+    cost.share = rPath * (1 + atOrAbove);
+    cost.crowd = rPath * (1 + all);
     cost.drainBytes =
-        r * static_cast<double>(Ports().QueueBytesAtOrAbove(port, packet.label.priority));
+        rLocal * static_cast<double>(Ports().QueueBytesAtOrAbove(port, packet.label.priority));
     return cost;
 }
 
@@ -180,20 +183,20 @@ uint32_t
 TensorAwareV2::Best(const PacketInfo& packet,
                     const Candidates& candidates,
                     uint32_t current,
-                    double fastestBps,
+                    const Fastest& fastest,
                     Cost* bestCost,
                     Cost* currentCost)
 {
     // Costs are computed once per candidate (PickLeast asks each key once, in candidate order).
     uint32_t best = PickLeast(candidates, [&](uint32_t port) {
-        Cost c = PortCost(port, packet, fastestBps);
+        Cost c = PortCost(port, packet, fastest);
         if (port == current)
         {
             *currentCost = c;
         }
         return std::make_tuple(c.share, c.crowd, c.drainBytes);
     });
-    *bestCost = best == current ? *currentCost : PortCost(best, packet, fastestBps);
+    *bestCost = best == current ? *currentCost : PortCost(best, packet, fastest);
     return best;
 }
 
@@ -204,7 +207,12 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
     {
         assert(m_fallback && "TensorAwareV2 without a fallback policy");
         ++m_stats.nFallback;
-        return m_fallback->Select(packet, candidates);
+        uint32_t port = m_fallback->Select(packet, candidates);
+        if (packet.size >= kUntaggedMinBytes)
+        {
+            Touch(port, packet.flowHash, m_config.untaggedPriority, packet.nowNs);
+        }
+        return port;
     }
     const int64_t now = packet.nowNs;
     const uint8_t priority = packet.label.priority;
@@ -233,12 +241,13 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
     {
         Cost bestCost;
         Cost unused;
-        port = Best(packet, candidates, kNoPort, FastestBps(candidates), &bestCost, &unused);
+        port =
+            Best(packet, candidates, kNoPort, FastestRates(packet, candidates), &bestCost, &unused);
         moved = failed;
     }
     else if (!midTensor || now - e->lastMoveNs >= m_config.minMoveIntervalNs)
     {
-        const double fastest = FastestBps(candidates);
+        const Fastest fastest = FastestRates(packet, candidates);
         Cost bestCost;
         Cost currentCost;
         uint32_t best = Best(packet, candidates, current, fastest, &bestCost, &currentCost);
@@ -260,8 +269,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         {
             // Bytes ahead of the flow on its port that would drain after a packet sent now on
             // the new one, in bytes of the current port's rate.
-            double rate = static_cast<double>(Ports().RateBps(current));
-            double r = (rate > 0 && fastest > 0) ? fastest / rate : 1.0;
+            double r = Ratio(fastest.local, Ports().RateBps(current));
             double reorder = (currentCost.drainBytes - bestCost.drainBytes) / r;
             if (reorder > m_config.maxReorderBytes)
             {

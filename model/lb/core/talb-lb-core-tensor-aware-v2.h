@@ -18,11 +18,12 @@ namespace lb
  *
  * Each port remembers the tensor flows (flow hashes, with the priority of their current tensor)
  * that sent on it within activeWindowNs, in kFlowSlots slots. The cost of port q for a packet of
- * priority p from flow f, with r = the fastest candidate's rate / q's rate (1 on a symmetric
- * fabric), compared lexicographically:
- *   1. r x (1 + other active flows on q with priority <= p): the share of q the tensor would get;
- *      lower-priority tensors do not delay it under strict priority;
- *   2. r x (1 + all other active flows on q): among equals, do not sit on lower-priority tensors;
+ * priority p from flow f towards leaf d, compared lexicographically, with R = the fastest
+ * candidate path's bottleneck rate / the bottleneck rate of q's path to d (PortView::PathRateBps)
+ * and r the same ratio of local port rates (both 1 on a symmetric fabric):
+ *   1. R x (1 + other active flows on q with priority <= p): the share of the path the tensor
+ *      would get; lower-priority tensors do not delay it under strict priority;
+ *   2. R x (1 + all other active flows on q): among equals, do not sit on lower-priority tensors;
  *   3. r x bytes queued on q in bands 0..p (untagged traffic queued there included).
  * f itself is never counted against its own port (that made v1's choice a coin toss).
  *
@@ -37,7 +38,10 @@ namespace lb
  * drain after a packet sent now on the new port (key 3 of c minus that of the new port, at c's
  * rate). 0 allows only moves that cannot reorder (RDMA's go-back-N).
  * A port that left the candidate set (failure) is left whatever the bound. Entries are freed on
- * LAST or when idle longer than idleTimeoutNs. Unlabelled packets go to the fallback policy.
+ * LAST or when idle longer than idleTimeoutNs. Unlabelled packets go to the fallback policy; a
+ * flow of untagged data packets (kUntaggedMinBytes or more) counts on the port the fallback chose
+ * as a flow of priority untaggedPriority (the band the switch queues it in), so tensors see
+ * background traffic that strict priority serves before them.
  *
  * Per packet: a table lookup (probeLimit slots), a kFlowSlots scan of the chosen port and, on a
  * decision, kFlowSlots x candidates. No allocation after Configure().
@@ -59,7 +63,11 @@ class TensorAwareV2 : public Policy
         int64_t idleTimeoutNs{10000000};   ///< an entry idle longer is aged out, >= 1
         uint32_t tableSize{4096};          ///< tensor table slots, a power of two
         uint32_t probeLimit{8};            ///< slots a key may occupy, 1..64, <= tableSize
+        uint8_t untaggedPriority{0};       ///< the band untagged traffic is queued in, 0..7
     };
+
+    /// Untagged packets smaller than this (ACKs, handshakes) do not make their flow count.
+    static constexpr uint32_t kUntaggedMinBytes = 128;
 
     using TableStats = TensorTableStats;
 
@@ -143,15 +151,31 @@ class TensorAwareV2 : public Policy
     void Touch(uint32_t port, uint32_t flowHash, uint8_t priority, int64_t nowNs);
     /// Forgets \p flowHash on \p port (it moved away).
     void Forget(uint32_t port, uint32_t flowHash);
-    Cost PortCost(uint32_t port, const PacketInfo& packet, double fastestBps) const;
-    /// \return the candidate with the least cost, \p current kept on a key 1-2 tie
+
+    /// The fastest candidate's local and path rates (bit/s; 0 when unknown).
+    struct Fastest
+    {
+        double local{0};
+        double path{0};
+    };
+
+    Fastest FastestRates(const PacketInfo& packet, const Candidates& candidates) const;
+
+    /// \return \p fastest / \p rate, 1 when either is unknown
+    static double Ratio(double fastest, uint64_t rate)
+    {
+        return (rate > 0 && fastest > 0) ? fastest / static_cast<double>(rate) : 1.0;
+    }
+
+    Cost PortCost(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const;
+    /// \return the candidate with the least cost (ties at random); \p currentCost gets the cost
+    /// of \p current when it is a candidate
     uint32_t Best(const PacketInfo& packet,
                   const Candidates& candidates,
                   uint32_t current,
-                  double fastestBps,
+                  const Fastest& fastest,
                   Cost* bestCost,
                   Cost* currentCost);
-    double FastestBps(const Candidates& candidates) const;
 
     Config m_config;
     TensorTable m_table;

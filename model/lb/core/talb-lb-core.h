@@ -154,6 +154,16 @@ class PortView
         return 0;
     }
 
+    /**
+     * \return the slowest link rate in bit/s on the path through \p port to leaf \p dstLeaf
+     * (asymmetric fabrics: a remote slow link), 0 when unknown. Default: RateBps().
+     */
+    virtual uint64_t PathRateBps(uint32_t port, uint32_t dstLeaf) const
+    {
+        (void)dstLeaf;
+        return RateBps(port);
+    }
+
     /// \return port congestion in bytes: queue bytes + dreWeightBytes x DRE utilisation
     double Cost(uint32_t port, int64_t nowNs, double dreWeightBytes) const
     {

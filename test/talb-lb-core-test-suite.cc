@@ -597,7 +597,7 @@ class TalbLbCoreTestSuite : public TestSuite
         }
         AddTestCase(new T("talb v1 defaults",
                           "talb",
-                          {{"Version", "1"}},
+                          {{"Version", "1"}, {"Fallback", "letflow"}},
                           TensorAware(V1::Config(), "letflow")),
                     TestCase::QUICK);
         for (const char* fb : {"ecmp", "rps", "drill"})

@@ -115,8 +115,9 @@ TalbTensorAwareLb::GetTypeId()
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("Fallback",
                           "Policy for untagged packets: a load balancer that can serve as a "
-                          "fallback (ecmp, letflow, rps, drill)",
-                          StringValue("letflow"),
+                          "fallback (ecmp, letflow, rps, drill; drill spreads background flows "
+                          "per packet, letflow was v1's)",
+                          StringValue("drill"),
                           MakeStringAccessor(&TalbTensorAwareLb::m_fallbackName),
                           MakeRegistryNameChecker(TalbLoadBalancer::GetRegistry()))
             .AddAttribute("DreInterval",

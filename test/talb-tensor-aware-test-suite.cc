@@ -295,6 +295,52 @@ class TalbTensorAwareFabricTestCase : public SimulationTestCase
     }
 };
 
+/// Version 2 (the default) through the ns-3 selector: a second tensor flow avoids the first
+/// one's uplink although that uplink's queue is the shorter one, and a low-priority tensor moves
+/// mid-tensor (MinMoveInterval later) when its uplink is shared and another one is free.
+class TalbTensorAwareV2SpreadsFlowsTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareV2SpreadsFlowsTestCase()
+        : TestCase("TalbTensorAwareV2SpreadsFlows: v2 keeps tensor flows apart, low ones move")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        FakeSwitch sw(3);
+        Ptr<TalbTensorAwareLb> lb = DynamicCast<TalbTensorAwareLb>(sw.Make("talb"));
+        UintegerValue version;
+        lb->GetAttribute("Version", version);
+        NS_TEST_ASSERT_MSG_EQ(version.Get(), 2, "v2 is the default");
+        uint32_t two[] = {sw.uplinks[0], sw.uplinks[1]};
+        TalbCandidates firstTwo{two, 2};
+        TalbPacketContext a = TensorCtx(10, MicroSeconds(1), 100, 7, TALB_FLAG_FIRST);
+        uint32_t pa = lb->SelectPath(a, firstTwo);
+        uint32_t other = pa == two[0] ? two[1] : two[0];
+        sw.Fill(other, 9000);
+        TalbPacketContext b = TensorCtx(20, MicroSeconds(2), 200, 7, TALB_FLAG_FIRST);
+        NS_TEST_ASSERT_MSG_EQ(lb->SelectPath(b, firstTwo), other, "second flow joined the first");
+        // A third flow has to share an uplink while only two are offered ...
+        TalbPacketContext c = TensorCtx(30, MicroSeconds(3), 300, 7, TALB_FLAG_FIRST);
+        uint32_t pc = lb->SelectPath(c, firstTwo);
+        a.label.flags = b.label.flags = c.label.flags = 0;
+        for (int t = 10; t < 200; t += 10)
+        {
+            a.now = b.now = c.now = MicroSeconds(t);
+            lb->SelectPath(a, firstTwo);
+            lb->SelectPath(b, firstTwo);
+            NS_TEST_ASSERT_MSG_EQ(lb->SelectPath(c, firstTwo), pc, "moved too early");
+        }
+        // ... and moves to the third once it is offered, although its priority is low.
+        c.now = MicroSeconds(200);
+        NS_TEST_EXPECT_MSG_EQ(lb->SelectPath(c, sw.Candidates()), sw.uplinks[2], "did not move");
+        NS_TEST_EXPECT_MSG_EQ(lb->GetTableStats().nMidTensorMoves, 1, "one move");
+        NS_TEST_EXPECT_MSG_EQ(lb->GetStats().nReroutes, 1, "one reroute");
+    }
+};
+
 /// The talb-tensor-aware suite.
 class TalbTensorAwareTestSuite : public TestSuite
 {
@@ -305,6 +351,7 @@ class TalbTensorAwareTestSuite : public TestSuite
         AddTestCase(new TalbTensorAwareLowKeepsPortTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareHighMovesTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareLastFreesTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareV2SpreadsFlowsTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareIdleAgingTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareFallbackTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareEvictTestCase, TestCase::QUICK);

@@ -722,6 +722,14 @@ TalbLeafSpineHelper::ComputeRoutes()
             }
             m_leafSwitches[l]->SetRoute(h, ports);
         }
+        for (uint32_t s = 0; s < m_nSpines; ++s)
+        {
+            for (uint32_t d = 0; d < m_nLeaves; ++d)
+            {
+                DataRate path = std::min(GetLinkRate(l, s), GetLinkRate(d, s));
+                m_leafSwitches[l]->SetPathRate(m_hostsPerLeaf + s, d, path);
+            }
+        }
     }
     for (uint32_t s = 0; s < m_nSpines; ++s)
     {

@@ -36,6 +36,9 @@ struct TalbPortState
     uint32_t peer{0};      //!< remote end: spine index (uplink), leaf index (spine port), host id
     uint64_t txPackets{0}; //!< packets the switch sent on this port
     uint64_t txBytes{0};   //!< bytes the switch sent on this port
+    /// uplinks: per destination leaf, the slowest link rate (bit/s) on the path through this
+    /// port (the fabric's control plane knows it); empty or 0: the port's own rate
+    std::vector<uint64_t> pathRateBps;
 };
 
 /**

@@ -219,6 +219,18 @@ TalbSwitch::SetPeer(uint32_t port, uint32_t peer)
     m_ports[port].peer = peer;
 }
 
+void
+TalbSwitch::SetPathRate(uint32_t port, uint32_t dstLeaf, DataRate rate)
+{
+    NS_ABORT_MSG_UNLESS(port < m_ports.size(), "TalbSwitch::SetPathRate: no port " << port);
+    std::vector<uint64_t>& rates = m_ports[port].pathRateBps;
+    if (rates.size() <= dstLeaf)
+    {
+        rates.resize(dstLeaf + 1, 0);
+    }
+    rates[dstLeaf] = rate.GetBitRate();
+}
+
 uint32_t
 TalbSwitch::GetNPorts() const
 {

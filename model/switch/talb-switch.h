@@ -109,6 +109,8 @@ class TalbSwitch : public Object
     void SetUplink(uint32_t port, uint32_t spine);
     /// Record the port's remote end (host id, or leaf index on a spine).
     void SetPeer(uint32_t port, uint32_t peer);
+    /// Record the bottleneck rate of the path through uplink \p port to leaf \p dstLeaf.
+    void SetPathRate(uint32_t port, uint32_t dstLeaf, DataRate rate);
 
     uint32_t GetNPorts() const;
     const TalbPortState& GetPort(uint32_t port) const;

@@ -1,6 +1,7 @@
 #include "talb-scenario.h"
 
 #include "talb-background-traffic-helper.h"
+#include "talb-host-config.h"
 #include "talb-leaf-spine-helper.h"
 #include "talb-output-writer.h"
 #include "talb-training-job-helper.h"
@@ -519,25 +520,13 @@ struct Build
     int64_t stream{0};                   //!< next free RNG stream
 };
 
-/// Stage 3a: ns-3 defaults for data-center TCP and the switches' queues.
+/// Stage 3a: ns-3 defaults for the hosts' TCP and the switches' queues.
 void
 ConfigureDefaults(const TalbScenario::Spec& s)
 {
     RngSeedManager::SetRun(s.seed);
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(s.mtu - 52));
-    // Data-center RTTs are microseconds: ns-3's 1 s minimum RTO would turn every tail loss
-    // into a one-second stall.
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
-    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MicroSeconds(10)));
-    // The delayed-ACK timeout must stay below the minimum RTO, or a lone trailing segment
-    // times out and the connection then sends one segment per RTO.
-    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(20)));
-    // TIME_WAIT lasts 2 x MaxSegLifetime (ns-3: 2 x 120 s, i.e. never within a run). Every
-    // endpoint in TIME_WAIT stays in the linear list that Ipv4EndPointDemux scans for each
-    // received packet, so background traffic made every packet slower as the run went on. 20 ms
-    // is still hundreds of fabric RTTs and four minimum RTOs: no segment of a closed connection
-    // arrives later in these fabrics.
-    Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime", DoubleValue(0.01));
+    // The hosts' TCP: Linux-like buffers and timers, the same in every talb program and test.
+    TalbHostConfig::ApplyDefaults(s.mtu);
     Config::SetDefault("ns3::TalbPriorityQueue::UntaggedBand", UintegerValue(s.untaggedBand));
 }
 
@@ -610,7 +599,7 @@ OpenOutputs(const TalbScenario::Spec& s, const std::string& lb, const std::strin
     b->writer->SetScheme(s.stockRouting ? "stock-ecmp" : lb);
     b->writer->SetSeed(s.seed);
     // Per packet: IP + TCP with timestamps + PPP, or IP + UDP + BTH + ICRC + Ethernet + PHY.
-    uint32_t payload = s.mtu - 52;
+    uint32_t payload = s.mtu - TalbHostConfig::HEADER_BYTES;
     uint32_t headerBytes = 52 + 2;
     if (s.rdmaHosts)
     {

@@ -6,6 +6,7 @@
 #include "talb-output-writer.h"
 #include "talb-training-job-helper.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
@@ -329,6 +330,8 @@ ParseRouting(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std
 {
     s->lbs = c.GetNames("lb");
     s->tcpVariant = c.GetString("tcp") == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno";
+    s->sndBuf = static_cast<uint32_t>(c.GetUint("sndBuf"));
+    s->rcvBuf = static_cast<uint32_t>(c.GetUint("rcvBuf"));
     std::string err = ParseAttributeList(c.GetString("lbAttributes"), &s->lbAttributes);
     if (!err.empty())
     {
@@ -526,7 +529,10 @@ ConfigureDefaults(const TalbScenario::Spec& s)
 {
     RngSeedManager::SetRun(s.seed);
     // The hosts' TCP: Linux-like buffers and timers, the same in every talb program and test.
-    TalbHostConfig::ApplyDefaults(s.mtu);
+    Ptr<TalbHostConfig> host = CreateObject<TalbHostConfig>();
+    host->SetAttribute("SndBufSize", UintegerValue(s.sndBuf));
+    host->SetAttribute("RcvBufSize", UintegerValue(s.rcvBuf));
+    host->Apply(s.mtu);
     Config::SetDefault("ns3::TalbPriorityQueue::UntaggedBand", UintegerValue(s.untaggedBand));
 }
 
@@ -814,6 +820,15 @@ DeclareFabric(TalbScenarioConfig& c)
               "(for speed comparisons; lb is then ignored)");
 }
 
+/// \return the default of TalbHostConfig's attribute \p name, as text
+std::string
+HostConfigDefault(const std::string& name)
+{
+    TypeId::AttributeInformation info;
+    NS_ABORT_UNLESS(TalbHostConfig::GetTypeId().LookupAttributeByName(name, &info));
+    return info.initialValue->SerializeToString(info.checker);
+}
+
 /// Stage 1b: routing, transport, training jobs and background traffic.
 void
 DeclareTraffic(TalbScenarioConfig& c)
@@ -830,6 +845,17 @@ DeclareTraffic(TalbScenarioConfig& c)
               "attributes of the load balancer, Name=Value;... (applied to every lb that has "
               "them), e.g. HighPriorityThreshold=3");
     c.Declare("tcp", C::CHOICE, "newreno", "TCP congestion control of the hosts", "newreno,dctcp");
+    c.Declare("sndBuf",
+              C::UINT,
+              HostConfigDefault("SndBufSize"),
+              "TCP send buffer of the hosts in bytes (default: Linux's tcp_wmem maximum; larger "
+              "windows can overflow a switch port)",
+              C::Between(65536, 1e9));
+    c.Declare("rcvBuf",
+              C::UINT,
+              HostConfigDefault("RcvBufSize"),
+              "TCP receive buffer of the hosts in bytes (default: Linux's tcp_rmem maximum)",
+              C::Between(65536, 1e9));
     c.Declare("transport",
               C::NAME,
               "tcp",

@@ -147,13 +147,13 @@ TalbTcpMessageChannel::TrySend()
         {
             return;
         }
-        else
-        {
-            p = Create<Packet>();
-        }
         // One Send per batch: a message's header leaves with its first payload bytes, as the
         // NCCL plugin's single sendmsg does, never as a segment of its own.
-        AppendPayload(p, available);
+        AppendPayload(&p, available);
+        if (!p)
+        {
+            continue; // only empty parts were left
+        }
         uint32_t size = p->GetSize();
         int sent = m_tx->Send(p);
         NS_ABORT_MSG_IF(sent != int(size),
@@ -189,7 +189,7 @@ TalbTcpMessageChannel::StartMessage()
 }
 
 void
-TalbTcpMessageChannel::AppendPayload(Ptr<Packet> p, uint32_t budget)
+TalbTcpMessageChannel::AppendPayload(Ptr<Packet>* p, uint32_t budget)
 {
     TalbMessage& m = *m_current;
     while (m_part < m.parts.size())
@@ -208,7 +208,14 @@ TalbTcpMessageChannel::AppendPayload(Ptr<Packet> p, uint32_t budget)
             bool first = part.first && m_part > 0 && m_partSent == 0;
             bool last = part.last && m_partSent + n == part.bytes;
             TalbTensorByteTag::TagMessage(chunk, part.tensorId, part.priority, first, last);
-            p->AddAtEnd(chunk);
+            if (*p)
+            {
+                (*p)->AddAtEnd(chunk);
+            }
+            else
+            {
+                *p = chunk;
+            }
             budget -= n;
             m_partSent += n;
         }

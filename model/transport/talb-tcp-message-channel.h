@@ -58,10 +58,10 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     /// Move the queue's head in flight. \return its frame header, tagged
     Ptr<Packet> StartMessage();
     /**
-     * Append up to \p budget bytes of m_current's payload to \p p, tagged; clears m_current
-     * once every part is appended.
+     * Append up to \p budget bytes of m_current's payload to \p *p (or make \p *p of them
+     * when null), tagged; clears m_current once every part is appended.
      */
-    void AppendPayload(Ptr<Packet> p, uint32_t budget);
+    void AppendPayload(Ptr<Packet>* p, uint32_t budget);
     void HandleRead(Ptr<Socket> socket);
     void HeaderReceived();
     void MessageReceived();

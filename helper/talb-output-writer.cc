@@ -85,6 +85,10 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
          << ", \"run_cpu_seconds\": " << info.runCpuSeconds << ", \"events\": " << info.events
          << ", \"packet_hops\": " << info.packetHops
          << ", \"delivered_packets\": " << info.deliveredPackets
+         << ", \"rdma_retransmitted_packets\": " << info.rdma.retransmittedPackets
+         << ", \"rdma_retransmitted_bytes\": " << info.rdma.retransmittedBytes
+         << ", \"rdma_naks\": " << info.rdma.naks << ", \"rdma_timeouts\": " << info.rdma.timeouts
+         << ", \"rdma_out_of_order\": " << info.rdma.outOfOrder
          << ", \"parameters\": " << info.parametersJson << "}\n";
     json.close();
     NS_ABORT_MSG_IF(!json || std::rename(tmp.c_str(), path.c_str()) != 0,

@@ -35,6 +35,16 @@ class TalbOutputWriter : public Object
 {
   public:
     /// What run.json says about one run.
+    /// Go-back-N counters summed over the hosts' RDMA queue pairs (zero with TCP).
+    struct RdmaCounters
+    {
+        uint64_t retransmittedPackets{0}; //!< data packets sent again
+        uint64_t retransmittedBytes{0};   //!< their payload bytes
+        uint64_t naks{0};                 //!< NAKs (PSN sequence errors) received
+        uint64_t timeouts{0};             //!< retransmission timeouts
+        uint64_t outOfOrder{0};           //!< packets responders dropped as out of order
+    };
+
     struct RunInfo
     {
         std::string scheme;           //!< the scheme column: the load balancer, or stock-ecmp
@@ -48,6 +58,7 @@ class TalbOutputWriter : public Object
         uint64_t events{0};           //!< simulator events executed
         uint64_t packetHops{0};       //!< link transmissions started
         uint64_t deliveredPackets{0}; //!< packets received by host NICs
+        RdmaCounters rdma;            //!< go-back-N counters
         std::string parametersJson;   //!< every scenario parameter, a JSON object
     };
 

@@ -760,6 +760,30 @@ Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result*
     r->packetHops = CountPacketHops();
 }
 
+/// Stage 3h: the hosts' go-back-N counters (their queue pairs live until the fabric goes).
+TalbOutputWriter::RdmaCounters
+SumRdmaCounters(const TalbScenario::Spec& s, Ptr<TalbLeafSpineHelper> fabric)
+{
+    TalbOutputWriter::RdmaCounters c;
+    for (uint32_t i = 0; s.rdmaHosts && i < fabric->GetNHosts(); ++i)
+    {
+        Ptr<TalbRdmaNic> nic = fabric->GetRdmaNic(i);
+        // Queue pairs are numbered from FIRST_QPN on, and the collectives keep theirs.
+        for (uint32_t qpn = TalbRdmaNic::FIRST_QPN;
+             Ptr<TalbRdmaQueuePair> qp = nic->GetQueuePair(qpn);
+             ++qpn)
+        {
+            const TalbRdmaQueuePair::Stats& q = qp->GetStats();
+            c.retransmittedPackets += q.retransmittedPackets;
+            c.retransmittedBytes += q.retransmittedBytes;
+            c.naks += q.naksReceived;
+            c.timeouts += q.timeouts;
+            c.outOfOrder += q.packetsOutOfOrder;
+        }
+    }
+    return c;
+}
+
 } // namespace
 
 namespace
@@ -1091,6 +1115,7 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     r.outDir = outDir;
     Simulate(spec, &r);
     Summarize(spec, b.collector, &r);
+    r.rdma = SumRdmaCounters(spec, b.fabric);
     r.events = Simulator::GetEventCount() - eventsBefore;
     b.writer->Dispose();
     Simulator::Destroy();
@@ -1105,6 +1130,7 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     info.events = r.events;
     info.packetHops = r.packetHops;
     info.deliveredPackets = r.deliveredPackets;
+    info.rdma = r.rdma;
     TalbOutputWriter::WriteRunJson(outDir, info);
     return r;
 }
@@ -1155,6 +1181,21 @@ TalbScenario::PrintTable(const std::vector<Result>& results, std::ostream& os)
         os << "  " << r.scheme << " " << std::setprecision(1) << red << " %";
     }
     os << "\n";
+    bool goBack = false;
+    for (const auto& r : results)
+    {
+        goBack = goBack || r.rdma.retransmittedPackets + r.rdma.outOfOrder > 0;
+    }
+    if (goBack)
+    {
+        os << "go-back-N (retransmitted bytes / NAKs / timeouts / out-of-order drops):";
+        for (const auto& r : results)
+        {
+            os << "  " << r.scheme << " " << r.rdma.retransmittedBytes << "/" << r.rdma.naks << "/"
+               << r.rdma.timeouts << "/" << r.rdma.outOfOrder;
+        }
+        os << "\n";
+    }
 }
 
 } // namespace ns3

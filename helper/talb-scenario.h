@@ -5,6 +5,7 @@
 #include "ns3/nstime.h"
 #include "ns3/talb-dnn-model.h"
 #include "ns3/talb-leaf-spine-helper.h"
+#include "ns3/talb-output-writer.h"
 #include "ns3/talb-scenario-config.h"
 
 #include <ostream>
@@ -118,6 +119,9 @@ class TalbScenario
         double wallSeconds{0};    //!< the whole run: build, simulate, tear down
         double runWallSeconds{0}; //!< Simulator::Run() alone
         double runCpuSeconds{0};  //!< CPU time of this process during Simulator::Run()
+
+        /// Go-back-N counters of the hosts' queue pairs (rdma transport).
+        TalbOutputWriter::RdmaCounters rdma;
     };
 
     /// Declare every scenario parameter with its kind, default, range and help.

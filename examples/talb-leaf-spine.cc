@@ -159,8 +159,6 @@ main(int argc, char* argv[])
         return BadOption("--leaves must be at least 2 (flows go between leaves)");
     }
     RngSeedManager::SetSeed(seed);
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
 
     Ptr<TalbLeafSpineHelper> fabric = CreateObject<TalbLeafSpineHelper>();
     fabric->SetAttribute("Leaves", UintegerValue(leaves));
@@ -185,6 +183,10 @@ main(int argc, char* argv[])
     {
         fabric->SetLinkRate(r.leaf, r.spine, r.rate);
     }
+    // The hosts' TCP, as in talb-scenario, for the fabric's MTU.
+    UintegerValue mtu;
+    fabric->GetAttribute("Mtu", mtu);
+    TalbHostConfig::ApplyDefaults(mtu.Get());
     fabric->Install();
     fabric->AssignStreams(1000);
 

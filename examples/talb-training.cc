@@ -216,16 +216,9 @@ main(int argc, char* argv[])
         racks = (hostsNeeded + hostsPerRack - 1) / hostsPerRack;
     }
 
-    // TCP: full-size segments, buffers well above the bandwidth-delay product.
+    // The hosts' TCP, as in talb-scenario (Linux-like buffers and timers).
     Config::SetDefault("ns3::PointToPointNetDevice::Mtu", UintegerValue(mtu));
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mtu - 52));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(8 << 20));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(8 << 20));
-    // A datacenter RTO, and a delayed-ACK timeout well below it: with the ns-3 defaults
-    // (200 ms) a lone trailing segment waits for its ACK longer than the RTO, every such wait
-    // ends in a timeout with cwnd = 1, and the connection never leaves that state.
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
-    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(20)));
+    TalbHostConfig::ApplyDefaults(mtu);
 
     NodeContainer hosts = BuildFabric(racks, hostsPerRack, DataRate(hostRate), delay);
 

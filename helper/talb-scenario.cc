@@ -1,10 +1,12 @@
 #include "talb-scenario.h"
 
 #include "talb-background-traffic-helper.h"
+#include "talb-host-config.h"
 #include "talb-leaf-spine-helper.h"
 #include "talb-output-writer.h"
 #include "talb-training-job-helper.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
 #include "ns3/config.h"
@@ -342,6 +344,8 @@ ParseRouting(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std
 {
     s->lbs = c.GetNames("lb");
     s->tcpVariant = c.GetString("tcp") == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno";
+    s->sndBuf = static_cast<uint32_t>(c.GetUint("sndBuf"));
+    s->rcvBuf = static_cast<uint32_t>(c.GetUint("rcvBuf"));
     std::string err = ParseAttributeList(c.GetString("lbAttributes"), &s->lbAttributes);
     if (!err.empty())
     {
@@ -533,25 +537,16 @@ struct Build
     int64_t stream{0};                   //!< next free RNG stream
 };
 
-/// Stage 3a: ns-3 defaults for data-center TCP and the switches' queues.
+/// Stage 3a: ns-3 defaults for the hosts' TCP and the switches' queues.
 void
 ConfigureDefaults(const TalbScenario::Spec& s)
 {
     RngSeedManager::SetRun(s.seed);
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(s.mtu - 52));
-    // Data-center RTTs are microseconds: ns-3's 1 s minimum RTO would turn every tail loss
-    // into a one-second stall.
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
-    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MicroSeconds(10)));
-    // The delayed-ACK timeout must stay below the minimum RTO, or a lone trailing segment
-    // times out and the connection then sends one segment per RTO.
-    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(20)));
-    // TIME_WAIT lasts 2 x MaxSegLifetime (ns-3: 2 x 120 s, i.e. never within a run). Every
-    // endpoint in TIME_WAIT stays in the linear list that Ipv4EndPointDemux scans for each
-    // received packet, so background traffic made every packet slower as the run went on. 20 ms
-    // is still hundreds of fabric RTTs and four minimum RTOs: no segment of a closed connection
-    // arrives later in these fabrics.
-    Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime", DoubleValue(0.01));
+    // The hosts' TCP: Linux-like buffers and timers, the same in every talb program and test.
+    Ptr<TalbHostConfig> host = CreateObject<TalbHostConfig>();
+    host->SetAttribute("SndBufSize", UintegerValue(s.sndBuf));
+    host->SetAttribute("RcvBufSize", UintegerValue(s.rcvBuf));
+    host->Apply(s.mtu);
     Config::SetDefault("ns3::TalbPriorityQueue::UntaggedBand", UintegerValue(s.untaggedBand));
 }
 
@@ -625,7 +620,7 @@ OpenOutputs(const TalbScenario::Spec& s, const std::string& lb, const std::strin
     b->writer->SetScheme(s.stockRouting ? "stock-ecmp" : lb);
     b->writer->SetSeed(s.seed);
     // Per packet: IP + TCP with timestamps + PPP, or IP + UDP + BTH + ICRC + Ethernet + PHY.
-    uint32_t payload = s.mtu - 52;
+    uint32_t payload = s.mtu - TalbHostConfig::HEADER_BYTES;
     uint32_t headerBytes = 52 + 2;
     if (s.rdmaHosts)
     {
@@ -931,6 +926,15 @@ DeclareFabric(TalbScenarioConfig& c)
               "(for speed comparisons; lb is then ignored)");
 }
 
+/// \return the default of TalbHostConfig's attribute \p name, as text
+std::string
+HostConfigDefault(const std::string& name)
+{
+    TypeId::AttributeInformation info;
+    NS_ABORT_UNLESS(TalbHostConfig::GetTypeId().LookupAttributeByName(name, &info));
+    return info.initialValue->SerializeToString(info.checker);
+}
+
 /// Stage 1b: routing, transport, training jobs and background traffic.
 void
 DeclareTraffic(TalbScenarioConfig& c)
@@ -947,6 +951,17 @@ DeclareTraffic(TalbScenarioConfig& c)
               "attributes of the load balancer, Name=Value;... (applied to every lb that has "
               "them), e.g. HighPriorityThreshold=3");
     c.Declare("tcp", C::CHOICE, "newreno", "TCP congestion control of the hosts", "newreno,dctcp");
+    c.Declare("sndBuf",
+              C::UINT,
+              HostConfigDefault("SndBufSize"),
+              "TCP send buffer of the hosts in bytes (default: Linux's tcp_wmem maximum; larger "
+              "windows can overflow a switch port)",
+              C::Between(65536, 1e9));
+    c.Declare("rcvBuf",
+              C::UINT,
+              HostConfigDefault("RcvBufSize"),
+              "TCP receive buffer of the hosts in bytes (default: Linux's tcp_rmem maximum)",
+              C::Between(65536, 1e9));
     c.Declare("transport",
               C::NAME,
               "tcp",

@@ -78,6 +78,8 @@ class TalbScenario
         std::vector<std::string> lbs;
         std::vector<std::pair<std::string, std::string>> lbAttributes;
         std::string tcpVariant; //!< TypeId name of the hosts' TCP congestion control
+        uint32_t sndBuf{0};     //!< hosts' TCP send buffer, bytes (TalbHostConfig)
+        uint32_t rcvBuf{0};     //!< hosts' TCP receive buffer, bytes (TalbHostConfig)
         bool rdmaHosts{false};  //!< transport rdma: hosts with RoCEv2 NICs, PFC switches
         // Training
         std::vector<JobSpec> jobs;

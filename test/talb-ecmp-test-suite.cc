@@ -4,6 +4,7 @@
 #include "ns3/test.h"
 
 #include <map>
+#include <vector>
 
 using namespace ns3;
 using namespace ns3::talbtest;
@@ -83,6 +84,52 @@ class TalbEcmpPerSwitchSaltTestCase : public TestCase
     }
 };
 
+/**
+ * Salt 0 also derives from the RNG seed and run: another run hashes the same flows onto other
+ * ports (so ECMP's results vary across seeds), the same run onto the same ones.
+ */
+class TalbEcmpRunSaltTestCase : public TestCase
+{
+  public:
+    TalbEcmpRunSaltTestCase()
+        : TestCase("TalbEcmpRunSalt: runs 1 and 2 hash 200 flows differently, run 1 twice alike")
+    {
+    }
+
+  private:
+    /// \return the ports of 200 flows at a fresh switch (same node id) under RNG run \p run
+    static std::vector<uint32_t> Ports(uint64_t run)
+    {
+        RngSeedManager::SetRun(run);
+        FakeSwitch sw(4);
+        Ptr<TalbLoadBalancer> lb = sw.Make("ecmp");
+        std::vector<uint32_t> ports;
+        for (uint32_t flow = 0; flow < 200; ++flow)
+        {
+            TalbPacketContext c = Ctx(TalbMix32(flow), Seconds(0));
+            ports.push_back(lb->SelectPath(c, sw.Candidates()));
+        }
+        return ports;
+    }
+
+    void DoRun() override
+    {
+        const uint64_t saved = RngSeedManager::GetRun();
+        std::vector<uint32_t> run1 = Ports(1);
+        std::vector<uint32_t> run2 = Ports(2);
+        std::vector<uint32_t> run1Again = Ports(1);
+        RngSeedManager::SetRun(saved);
+        uint32_t differ = 0;
+        for (std::size_t i = 0; i < run1.size(); ++i)
+        {
+            differ += run1[i] != run2[i];
+        }
+        NS_TEST_EXPECT_MSG_GT(differ, 100u, "runs 1 and 2 hash flows alike");
+        NS_TEST_EXPECT_MSG_EQ((run1 == run1Again), true, "the same run hashes flows differently");
+        NS_TEST_EXPECT_MSG_NE(TalbEcmpLb::GetRunKey(), 0u, "run 1 keys no salt");
+    }
+};
+
 /// On a fabric, one TCP flow's packets all take one uplink.
 class TalbEcmpFabricPinsFlowTestCase : public SimulationTestCase
 {
@@ -111,6 +158,7 @@ class TalbEcmpTestSuite : public TestSuite
     {
         AddTestCase(new TalbEcmpFlowStickyTestCase, TestCase::QUICK);
         AddTestCase(new TalbEcmpPerSwitchSaltTestCase, TestCase::QUICK);
+        AddTestCase(new TalbEcmpRunSaltTestCase, TestCase::QUICK);
         AddTestCase(new TalbEcmpFabricPinsFlowTestCase, TestCase::QUICK);
     }
 };

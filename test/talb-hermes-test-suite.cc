@@ -144,7 +144,7 @@ class TalbHermesFabricTestCase : public talbtest::SimulationTestCase
   private:
     void DoRun() override
     {
-        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+        TalbHostConfig::ApplyDefaults(1500); // the helper's default Mtu
         Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
         f->SetAttribute("Leaves", UintegerValue(2));
         f->SetAttribute("Spines", UintegerValue(2));

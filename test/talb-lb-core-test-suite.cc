@@ -402,7 +402,7 @@ Ecmp(uint32_t salt)
 {
     return [salt](Pair& p) {
         auto* e = new talb::lb::Ecmp();
-        e->Configure({salt, SWITCH_ID});
+        e->Configure({salt, SWITCH_ID, TalbEcmpLb::GetRunKey()});
         p.BindCore(e);
     };
 }
@@ -431,7 +431,7 @@ TensorAware(talb::lb::TensorAwareV1::Config config, const std::string& fallback)
         if (fallback == "ecmp")
         {
             auto* e = new talb::lb::Ecmp();
-            e->Configure({0, SWITCH_ID});
+            e->Configure({0, SWITCH_ID, TalbEcmpLb::GetRunKey()});
             p.BindFallback(e);
         }
         else if (fallback == "rps")

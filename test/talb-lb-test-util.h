@@ -92,7 +92,7 @@ TensorCtx(uint32_t flowHash, Time now, uint32_t tensor, uint8_t prio, uint8_t fl
 inline Ptr<TalbLeafSpineHelper>
 MakeFabric(const std::string& lb, uint32_t spines, uint32_t hostsPerLeaf)
 {
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+    TalbHostConfig::ApplyDefaults(1500); // the helper's default Mtu
     Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
     f->SetAttribute("Leaves", UintegerValue(2));
     f->SetAttribute("Spines", UintegerValue(spines));

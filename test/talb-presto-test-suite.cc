@@ -186,7 +186,7 @@ class TalbPrestoFabricTestCase : public talbtest::SimulationTestCase
     void DoRun() override
     {
         const uint64_t bytes = 4000000;
-        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+        TalbHostConfig::ApplyDefaults(1500); // the helper's default Mtu
         Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
         f->SetAttribute("Leaves", UintegerValue(2));
         f->SetAttribute("Spines", UintegerValue(2));

@@ -173,7 +173,7 @@ class TalbPriorityQueueOvertakeTestCase : public talbtest::SimulationTestCase
     /// \return completion time of a 150 kB tensor of priority \p prio sent at 3 ms
     Time Run(uint8_t prio)
     {
-        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+        TalbHostConfig::ApplyDefaults(1500); // the helper's default Mtu
         Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
         f->SetAttribute("Leaves", UintegerValue(1));
         f->SetAttribute("HostsPerLeaf", UintegerValue(4));

@@ -128,8 +128,7 @@ class TalbSwitchLinkFailureTestCase : public talbtest::SimulationTestCase
   private:
     void DoRun() override
     {
-        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-        Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
+        TalbHostConfig::ApplyDefaults(1500); // the helper's default Mtu
         Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
         f->SetAttribute("FabricRate", DataRateValue(DataRate("10Gbps")));
         f->SetLoadBalancer(m_lb);

@@ -44,17 +44,12 @@ class SimulationTestCase : public TestCase
 /// Per-packet overhead on these links: IPv4 20 + TCP 32 (timestamps) + PPP 2 bytes.
 const uint32_t PACKET_OVERHEAD = 54;
 
-/// TCP settings for the tests: segments filling \p mtu, buffers far above the BDP.
+/// The hosts' TCP of every talb program (TalbHostConfig) on links of MTU \p mtu.
 inline void
 ConfigureTcp(uint32_t mtu)
 {
     Config::SetDefault("ns3::PointToPointNetDevice::Mtu", UintegerValue(mtu));
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mtu - 52));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(8 << 20));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(8 << 20));
-    // As in examples/talb-training.cc: the delayed-ACK timeout must stay below the RTO.
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(5)));
-    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(20)));
+    TalbHostConfig::ApplyDefaults(mtu);
 }
 
 /// \return \p n hosts, each on a (rate, delay) link to one shared router

@@ -1,6 +1,7 @@
 #include "talb-ecmp-lb.h"
 
 #include "ns3/log.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -20,7 +21,8 @@ TalbEcmpLb::GetTypeId()
             .SetGroupName("Talb")
             .AddConstructor<TalbEcmpLb>()
             .AddAttribute("Salt",
-                          "Per-switch hash salt; 0 derives one from the switch's node id",
+                          "Per-switch hash salt; 0 derives one from the switch's node id and the "
+                          "RNG seed and run",
                           UintegerValue(0),
                           MakeUintegerAccessor(&TalbEcmpLb::m_salt),
                           MakeUintegerChecker<uint32_t>());
@@ -38,10 +40,17 @@ TalbEcmpLb::~TalbEcmpLb()
     NS_LOG_FUNCTION(this);
 }
 
+uint32_t
+TalbEcmpLb::GetRunKey()
+{
+    uint64_t run = RngSeedManager::GetRun();
+    return uint32_t(run) ^ uint32_t(run >> 32) ^ TalbMix32(RngSeedManager::GetSeed());
+}
+
 void
 TalbEcmpLb::InitializeParams()
 {
-    m_core.Configure({m_salt, GetSwitchInfo().switchId});
+    m_core.Configure({m_salt, GetSwitchInfo().switchId, GetRunKey()});
     BindCore(m_core);
 }
 

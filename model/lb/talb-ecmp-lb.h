@@ -14,7 +14,10 @@ namespace ns3
  *
  * Every packet of a flow takes the same port while the candidate set is unchanged; a failure
  * that shrinks the set rehashes flows (no resilient hashing). The per-switch salt keeps leaf and
- * spine decisions uncorrelated (hash polarisation). The decision is the core's talb::lb::Ecmp.
+ * spine decisions uncorrelated (hash polarisation). Unless the Salt attribute fixes it, the salt
+ * derives from the switch's node id and the RNG seed and run (GetRunKey()), so runs with
+ * different seeds see different flow collisions, as fabrics of switches with different hash
+ * seeds do, and the same run sees the same. The decision is the core's talb::lb::Ecmp.
  */
 class TalbEcmpLb : public TalbCoreLb
 {
@@ -23,11 +26,17 @@ class TalbEcmpLb : public TalbCoreLb
     TalbEcmpLb();
     ~TalbEcmpLb() override;
 
+    /**
+     * \return ns-3's RNG seed and run (RngSeedManager) folded into the number that varies the
+     * derived salt from one run to the next (talb::lb::Ecmp::Config::run)
+     */
+    static uint32_t GetRunKey();
+
   private:
     uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
     void InitializeParams() override;
 
-    uint32_t m_salt;       //!< Salt attribute (0 = derive from the switch id)
+    uint32_t m_salt;       //!< Salt attribute (0 = derive from the switch id and run)
     talb::lb::Ecmp m_core; //!< the decision
 };
 

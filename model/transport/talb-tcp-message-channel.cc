@@ -133,45 +133,36 @@ TalbTcpMessageChannel::TrySend()
     while (m_current || !m_queue.empty())
     {
         uint32_t available = m_tx->GetTxAvailable();
+        Ptr<Packet> p;
         if (!m_current)
         {
             if (available < TALB_FRAME_LEN)
             {
                 return;
             }
-            SendHeader();
-            continue;
+            p = StartMessage();
+            available -= TALB_FRAME_LEN;
         }
-        TalbMessage& m = *m_current;
-        if (m_part == m.parts.size())
-        {
-            m_current = nullptr;
-            continue;
-        }
-        if (available == 0)
+        else if (available == 0)
         {
             return;
         }
-        const TalbMessage::Part& part = m.parts[m_part];
-        uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(available, part.bytes - m_partSent));
-        Ptr<Packet> p = Create<Packet>(n);
-        // The header already carries the first part's FIRST marker.
-        bool first = part.first && m_part > 0 && m_partSent == 0;
-        bool last = part.last && m_partSent + n == part.bytes;
-        TalbTensorByteTag::TagMessage(p, part.tensorId, part.priority, first, last);
-        int sent = m_tx->Send(p);
-        NS_ABORT_MSG_IF(sent != int(n), "TalbTcpMessageChannel: send of " << n << " bytes failed");
-        m_partSent += n;
-        if (m_partSent == part.bytes)
+        // One Send per batch: a message's header leaves with its first payload bytes, as the
+        // NCCL plugin's single sendmsg does, never as a segment of its own.
+        AppendPayload(&p, available);
+        if (!p)
         {
-            ++m_part;
-            m_partSent = 0;
+            continue; // only empty parts were left
         }
+        uint32_t size = p->GetSize();
+        int sent = m_tx->Send(p);
+        NS_ABORT_MSG_IF(sent != int(size),
+                        "TalbTcpMessageChannel: send of " << size << " bytes failed");
     }
 }
 
-void
-TalbTcpMessageChannel::SendHeader()
+Ptr<Packet>
+TalbTcpMessageChannel::StartMessage()
 {
     // From its header on, a message is in flight: the receiver may see the header before the
     // sender has handed over the payload.
@@ -192,10 +183,49 @@ TalbTcpMessageChannel::SendHeader()
     Ptr<Packet> p = Create<Packet>(h, TALB_FRAME_LEN);
     TalbTensorByteTag::TagMessage(p, m.ownerTensorId, m.ownerPriority, first, false);
     m.start = Simulator::Now();
-    int sent = m_tx->Send(p);
-    NS_ABORT_MSG_IF(sent != int(TALB_FRAME_LEN), "TalbTcpMessageChannel: header send failed");
     m_part = 0;
     m_partSent = 0;
+    return p;
+}
+
+void
+TalbTcpMessageChannel::AppendPayload(Ptr<Packet>* p, uint32_t budget)
+{
+    TalbMessage& m = *m_current;
+    while (m_part < m.parts.size())
+    {
+        const TalbMessage::Part& part = m.parts[m_part];
+        uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(budget, part.bytes - m_partSent));
+        if (n == 0 && part.bytes > m_partSent)
+        {
+            return; // the socket's buffer is full
+        }
+        if (n > 0)
+        {
+            // Zero-filled virtual bytes: appending them to a packet keeps them virtual.
+            Ptr<Packet> chunk = Create<Packet>(n);
+            // The header already carries the first part's FIRST marker.
+            bool first = part.first && m_part > 0 && m_partSent == 0;
+            bool last = part.last && m_partSent + n == part.bytes;
+            TalbTensorByteTag::TagMessage(chunk, part.tensorId, part.priority, first, last);
+            if (*p)
+            {
+                (*p)->AddAtEnd(chunk);
+            }
+            else
+            {
+                *p = chunk;
+            }
+            budget -= n;
+            m_partSent += n;
+        }
+        if (m_partSent == part.bytes)
+        {
+            ++m_part;
+            m_partSent = 0;
+        }
+    }
+    m_current = nullptr; // every part handed over
 }
 
 void

@@ -5,6 +5,7 @@
 
 #include "ns3/ipv4-address.h"
 #include "ns3/node.h"
+#include "ns3/packet.h"
 #include "ns3/socket.h"
 #include "ns3/talb-wire.h"
 
@@ -20,7 +21,8 @@ namespace ns3
  *
  * The sender queues messages and hands them to its socket in pieces as send-buffer space
  * frees: the frame header (talb_frame_encode, the NCCL plugin's 16-byte frame) as real bytes,
- * the payload as zero-filled virtual bytes (never held in memory). Every byte carries a
+ * in the same Send as the first payload bytes (the plugin writes both with one sendmsg), the
+ * payload as zero-filled virtual bytes (never held in memory). Every byte carries a
  * TalbTensorByteTag; FIRST / LAST markers go only on the bytes the message's parts flag. The
  * receiver parses the byte stream (no per-byte work, no allocation beyond the packets TCP hands
  * up), decodes each header (talb_frame_decode), checks it against the sender's record (TCP
@@ -53,8 +55,13 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     void SendSpace(Ptr<Socket> socket, uint32_t available);
     /// Hand as many bytes of the queue to the socket as its buffer takes.
     void TrySend();
-    /// Move the queue's head in flight and hand its frame header to the socket.
-    void SendHeader();
+    /// Move the queue's head in flight. \return its frame header, tagged
+    Ptr<Packet> StartMessage();
+    /**
+     * Append up to \p budget bytes of m_current's payload to \p *p (or make \p *p of them
+     * when null), tagged; clears m_current once every part is appended.
+     */
+    void AppendPayload(Ptr<Packet>* p, uint32_t budget);
     void HandleRead(Ptr<Socket> socket);
     void HeaderReceived();
     void MessageReceived();

@@ -9,8 +9,10 @@ void
 Ecmp::Configure(const Config& config)
 {
     // Two switches with the same salt would map a flow to the same port index at every hop
-    // (hash polarisation); the switch id decorrelates them.
-    m_salt = config.salt ? config.salt : Mix32(config.switchId + 0x9e3779b9u);
+    // (hash polarisation); the switch id decorrelates them. The run varies the collisions from
+    // one experiment to the next (Mix32(0) = 0: run 0 keeps the switch-id salt).
+    m_salt = config.salt ? config.salt
+                         : Mix32(config.switchId + 0x9e3779b9u) ^ Mix32(config.run * 0x27d4eb2fu);
 }
 
 uint32_t

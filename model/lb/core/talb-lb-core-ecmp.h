@@ -14,8 +14,11 @@ class Ecmp : public Policy
   public:
     struct Config
     {
-        uint32_t salt{0};     ///< per-switch hash salt; 0 derives one from switchId
+        uint32_t salt{0};     ///< per-switch hash salt; 0 derives one from switchId and run
         uint32_t switchId{0}; ///< the switch's id, for the derived salt
+        /// The experiment's random run, for the derived salt: runs differ in which flows
+        /// collide, as hardware switches differ in their hash seeds. 0: switchId alone.
+        uint32_t run{0};
     };
 
     void Configure(const Config& config);

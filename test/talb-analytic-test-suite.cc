@@ -1,0 +1,156 @@
+// Analytic bounds through the product: one large tensor's all-reduce on an idle fabric, built and
+// run the way talb-scenario builds and runs it (TalbScenarioConfig -> TalbScenario::Parse ->
+// TalbScenario::Run, hence TalbHostConfig's hosts), against the time its bytes need.
+#include "talb-test-fabric.h"
+
+#include "ns3/core-module.h"
+#include "ns3/talb-module.h"
+#include "ns3/test.h"
+
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace ns3;
+using namespace ns3::talbtest;
+
+namespace
+{
+
+/// One case: a fabric, a job of one tensor, a balancer.
+struct AnalyticCase
+{
+    uint32_t workers;
+    std::string rate; //!< every link's rate
+    uint64_t params;  //!< fp32 parameters of the one tensor
+    bool leafSpine;   //!< false: one switch; true: 2 leaves x 4 spines x 4 hosts
+    std::string lb;   //!< load balancer
+    std::string collective;
+};
+
+/**
+ * Ring all-reduce of one tensor of S bytes among N workers whose links run at B: every worker
+ * sends and receives 2(N-1) chunks of S/N, so no schedule beats T = 2(N-1)/N * S/B (plus the
+ * tensor's compute time). The measured iteration must lie in [T, 1.05 T]: above T by the
+ * per-packet headers (0.6 % at MTU 9000), the ACKs sharing the links, and per step one round
+ * trip; a run faster than T would mean lost bytes or wrong accounting.
+ *
+ * On one switch the fabric is non-blocking by construction. On the leaf-spine (2 leaves, 4
+ * spines, 4 hosts per leaf: 40 Gb/s down and up per leaf) the job is spread over the racks, so
+ * every ring neighbour is on the other leaf and each leaf sends 4 flows over its 4 uplinks:
+ * non-blocking only if the balancer gives each flow its own uplink, as TaLB does.
+ */
+class TalbAnalyticAllReduceTestCase : public SimulationTestCase
+{
+  public:
+    explicit TalbAnalyticAllReduceTestCase(const AnalyticCase& c)
+        : SimulationTestCase(Name(c)),
+          m_case(c)
+    {
+    }
+
+  private:
+    static std::string Name(const AnalyticCase& c)
+    {
+        return "TalbAnalytic: " + c.collective + " of one " +
+               std::to_string(c.params * 4 / 1000000) + " MB tensor, " + std::to_string(c.workers) +
+               " workers, " + c.rate + ", " +
+               (c.leafSpine ? "2x4 leaf-spine, " + c.lb : std::string("one switch")) +
+               ", within 5% of the analytic time";
+    }
+
+    void DoRun() override
+    {
+        const int64_t computeNs = 2000; // the model file's fwd_ns + bwd_ns
+        std::string dir = CreateTempDirFilename("talb-analytic");
+        SystemPath::MakeDirectories(dir);
+        std::string model = SystemPath::Append(dir, "one-tensor.csv");
+        {
+            std::ofstream f(model);
+            f << "# talb-model-file v1\nmodel,tensor,params,layer_group,fwd_ns,bwd_ns\n"
+              << "big,t0," << m_case.params << ",0,1000,1000\n";
+        }
+        const std::string n = std::to_string(m_case.workers);
+        std::vector<std::pair<std::string, std::string>> params = {
+            {"hostRate", m_case.rate},
+            {"fabricRate", m_case.rate},
+            {"bgLoad", "0"},
+            {"model", model},
+            {"jobs", "workers=" + n + ",scheduler=wfbp,collective=" + m_case.collective},
+            {"iterations", "1"},
+            {"warmup", "0"},
+            {"lb", m_case.lb},
+            {"progress", "false"},
+            {"out", dir},
+        };
+        if (m_case.leafSpine)
+        {
+            params.insert(
+                params.end(),
+                {{"leaves", "2"}, {"spines", "4"}, {"hostsPerLeaf", "4"}, {"placement", "spread"}});
+        }
+        else
+        {
+            params.insert(params.end(), {{"leaves", "1"}, {"spines", "1"}, {"hostsPerLeaf", n}});
+        }
+        TalbScenarioConfig config;
+        TalbScenario::DeclareParameters(config);
+        for (const auto& kv : params)
+        {
+            NS_TEST_ASSERT_MSG_EQ(config.Set(kv.first, kv.second, "test"), "", "parameter");
+        }
+        TalbScenario::Spec spec;
+        std::vector<std::string> errors;
+        NS_TEST_ASSERT_MSG_EQ(TalbScenario::Parse(config, &spec, &errors),
+                              true,
+                              (errors.empty() ? "" : errors.front()));
+
+        const uint64_t savedRun = RngSeedManager::GetRun(); // Run() sets the scenario's seed
+        TalbScenario::Result r = TalbScenario::Run(spec, m_case.lb, dir);
+        RngSeedManager::SetRun(savedRun);
+
+        NS_TEST_ASSERT_MSG_EQ(r.iterationsDone, m_case.workers, "every worker finished");
+        const double nw = m_case.workers;
+        const double bound =
+            2 * (nw - 1) / nw * double(m_case.params * 4) * 8 / DataRate(m_case.rate).GetBitRate() +
+            computeNs * 1e-9;
+        const double measured = r.meanIterationMs / 1e3;
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(measured, bound, "faster than its bytes allow");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(measured,
+                                    1.05 * bound,
+                                    "more than 5% above the analytic time "
+                                        << bound * 1e3 << " ms: " << measured * 1e3 << " ms");
+    }
+
+    AnalyticCase m_case;
+};
+
+} // namespace
+
+/// The talb-analytic suite.
+class TalbAnalyticTestSuite : public TestSuite
+{
+  public:
+    TalbAnalyticTestSuite()
+        : TestSuite("talb-analytic", SYSTEM)
+    {
+        // 25 MB at 10 Gb/s, 50 MB at 100 Gb/s: each step's round trip stays a small share of
+        // the step, and each case simulates in about a CPU second per 25 MB and 8 workers.
+        const uint64_t p25 = 6250000;
+        const uint64_t p50 = 12500000;
+        for (const AnalyticCase& c : std::vector<AnalyticCase>{
+                 {8, "10Gbps", p25, false, "ecmp", "ring"},
+                 {16, "10Gbps", p25, false, "ecmp", "ring"},
+                 {8, "100Gbps", p50, false, "ecmp", "ring"},
+                 {16, "100Gbps", p50, false, "ecmp", "ring"},
+                 {8, "10Gbps", p25, true, "talb", "ring"},
+                 {8, "100Gbps", p50, true, "talb", "ring"},
+             })
+        {
+            AddTestCase(new TalbAnalyticAllReduceTestCase(c), TestCase::QUICK);
+        }
+    }
+};
+
+static TalbAnalyticTestSuite g_talbAnalyticTestSuite; //!< the suite's instance

@@ -32,7 +32,7 @@ class TalbDcqcnDecreaseAndRecover : public talbtest::SimulationTestCase
         : talbtest::SimulationTestCase(
               "TalbDcqcnDecreaseAndRecover: CNPs halve the rate at alpha 1; five timer "
               "events of fast recovery, then additive increase of the target, scaled from "
-              "40 Gb/s to the line rate")
+              "40 Gbps to the line rate")
     {
     }
 
@@ -295,8 +295,8 @@ class TalbDcqcnEcnThresholdsScale : public talbtest::SimulationTestCase
 {
   public:
     TalbDcqcnEcnThresholdsScale()
-        : talbtest::SimulationTestCase("TalbDcqcnEcnThresholdsScale: 5 KB and 200 KB at 40 Gb/s "
-                                       "are 12.5 KB and 500 KB on a 100 Gb/s port, as given with "
+        : talbtest::SimulationTestCase("TalbDcqcnEcnThresholdsScale: 5 KB and 200 KB at 40 Gbps "
+                                       "are 12.5 KB and 500 KB on a 100 Gbps port, as given with "
                                        "EcnReferenceRate 0")
     {
     }

@@ -236,12 +236,7 @@ class TalbDcqcnIncastAt100G : public talbtest::SimulationTestCase
   private:
     void DoRun() override
     {
-        Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
-        f->SetAttribute("Transport", StringValue("rdma"));
-        f->SetAttribute("Leaves", UintegerValue(4));
-        f->SetAttribute("HostsPerLeaf", UintegerValue(5));
-        f->SetAttribute("HostRate", StringValue("100Gbps"));
-        f->SetAttribute("FabricRate", StringValue("100Gbps"));
+        Ptr<TalbLeafSpineHelper> f = talbtest::RdmaIncastFabric("100Gbps");
         if (m_paper)
         {
             f->GetRdmaHelper()->SetAttribute("EcnReferenceRate", DataRateValue(DataRate(0)));

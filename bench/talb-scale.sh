@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Scale curve: one training iteration with every host in one job, on leaf-spine fabrics of
 # growing size (8 hosts per leaf, 8 spines), one process per point so that peak RSS is the
-# point's own. Prints a table (hosts, wall time, events, packet-hops, peak RSS, load) as it
+# point's own. Prints a table (hosts, wall and CPU time, events, packet-hops, peak RSS, load) as it
 # goes, appends the same to OUT/scale.csv, and plots OUT/scale.png with Debian's matplotlib.
 # A benchmark, not a test: nothing here asserts a time.
 #
@@ -51,8 +51,11 @@ export TALB_DATA_DIR=${TALB_DATA_DIR:-$TOP/data}
 
 mkdir -p "$OUT"
 CSV=$OUT/scale.csv
-[ -s "$CSV" ] || echo "date,cores,binary,hosts,leaves,spines,rate,model,scheduler,load1,status,complete,sim_s,wall_s,events,packet_hops,delivered,peak_rss_mib,events_per_s,hops_per_s" >"$CSV"
-printf '%6s %6s %9s %9s %13s %12s %9s %10s %6s  %s\n' hosts leaves "sim ms" "wall s" events "pkt-hops" "RSS MiB" "hops/s" load status
+[ -s "$CSV" ] || echo "date,cores,binary,hosts,leaves,spines,rate,model,scheduler,load1,status,complete,sim_s,wall_s,events,packet_hops,delivered,peak_rss_mib,events_per_s,hops_per_s,run_cpu_s" >"$CSV"
+if ! head -1 "$CSV" | grep -q ',run_cpu_s$'; then
+  echo "talb-scale: $CSV has no run_cpu_s column (written by an older version): use another --out" >&2; exit 2
+fi
+printf '%6s %6s %9s %9s %9s %13s %12s %9s %10s %6s  %s\n' hosts leaves "sim ms" "wall s" "cpu s" events "pkt-hops" "RSS MiB" "hops/s" load status
 for h in $HOSTS; do
   leaves=$((h / 8))
   dir=$OUT/h$h
@@ -69,7 +72,7 @@ for h in $HOSTS; do
   [ $rc -eq 0 ] || status="failed(rc=$rc)"
   if [ ! -s "$dir/run.json" ]; then
     echo "$(printf '%6s' "$h")  no run.json ($status): see $OUT/h$h.log"
-    echo "$(date -u +%FT%TZ),$(nproc),$BIN,$h,$leaves,8,$RATE,$MODEL,$SCHEDULER,$load,$status,false,,,,,,,," >>"$CSV"
+    echo "$(date -u +%FT%TZ),$(nproc),$BIN,$h,$leaves,8,$RATE,$MODEL,$SCHEDULER,$load,$status,false,,,,,,,,," >>"$CSV"
     continue
   fi
   read -r rss_kib wall_time <"$OUT/h$h.time" || true
@@ -81,11 +84,12 @@ rss = int(sys.argv[2]) / 1024
 hosts, leaves, load, status, csv, prefix = sys.argv[3:9]
 wall = run['wall_seconds']
 row = [run['complete'], run['sim_seconds'], wall, run['events'], run['packet_hops'],
-       run['delivered_packets'], round(rss, 1), run['events'] / wall, run['packet_hops'] / wall]
+       run['delivered_packets'], round(rss, 1), run['events'] / wall, run['packet_hops'] / wall,
+       run['run_cpu_seconds']]
 with open(csv, 'a') as f:
     f.write(prefix + ',' + ','.join(str(x).lower() if isinstance(x, bool) else str(x) for x in row) + '\n')
-print('%6s %6s %9.2f %9.1f %13d %12d %9.0f %10.0f %6s  %s%s' % (
-    hosts, leaves, run['sim_seconds'] * 1e3, wall, run['events'], run['packet_hops'], rss,
+print('%6s %6s %9.2f %9.1f %9.1f %13d %12d %9.0f %10.0f %6s  %s%s' % (
+    hosts, leaves, run['sim_seconds'] * 1e3, wall, run['run_cpu_seconds'], run['events'], run['packet_hops'], rss,
     run['packet_hops'] / wall, load, status, '' if run['complete'] else ' (incomplete)'))
 PY
 done

@@ -3,6 +3,7 @@
 //   stock: ns-3's IPv4 stack on the switches, Ipv4GlobalRouting with RandomEcmpRouting,
 //   ecmp:  TalbSwitch device-level forwarding with the ECMP selector,
 //   talb:  TalbSwitch with the tensor-aware selector,
+//   ecmp/rdma: a variant over the RDMA transport (RoCEv2 NICs, DCQCN, PFC) instead of TCP,
 // all in one invocation, so that the ratios (ecmp/stock, talb/ecmp) compare runs that shared the
 // machine's state. Prints packet-hops (link transmissions), events and delivered packets per
 // wall-second of Simulator::Run() (building and tearing down the scenario is shown apart as
@@ -10,6 +11,7 @@
 // here asserts a time. doc/talb-benchmarks.rst has the measured figures and how to read them.
 //
 //   talb-sim-bench                                    (128 hosts, 10 and 100 Gb/s)
+//   talb-sim-bench --variants=ecmp,ecmp/rdma          (TCP against RDMA, same scenario)
 //   talb-sim-bench --fabrics=4x4x8,8x8x16,16x8x16 --rates=10Gbps --durations=5ms
 //
 // Every scenario parameter of talb-scenario is accepted too (--bgLoad, --mtu, --tcp, ...).
@@ -138,6 +140,31 @@ Ns3CoreLibrary()
     return "unknown";
 }
 
+/// A variant LB[/TRANSPORT] as (load balancer or "stock", transport name; tcp when left out).
+std::pair<std::string, std::string>
+SplitVariant(const std::string& variant)
+{
+    auto slash = variant.find('/');
+    if (slash == std::string::npos)
+    {
+        return {variant, "tcp"};
+    }
+    return {variant.substr(0, slash), variant.substr(slash + 1)};
+}
+
+/// The variant \p variants[i] is compared with: LB for LB/TRANSPORT when listed, else the one
+/// before it.
+std::string
+BaseOf(const std::vector<std::string>& variants, size_t i)
+{
+    auto [lb, transport] = SplitVariant(variants[i]);
+    if (transport != "tcp" && std::find(variants.begin(), variants.end(), lb) != variants.end())
+    {
+        return lb;
+    }
+    return variants[i - 1];
+}
+
 double
 Median(std::vector<double> v)
 {
@@ -169,16 +196,17 @@ main(int argc, char* argv[])
     std::string fabrics = "8x8x16";
     std::string rates = "10Gbps,100Gbps";
     std::string durations = "10ms,2500us";
-    std::string variants = "stock,ecmp,talb";
+    std::string variants = "stock,ecmp,talb,ecmp/rdma";
     std::string job = "model=resnet50,scheduler=wfbp";
     uint32_t repeat = 1;
     std::string csv;
     CommandLine cmd(__FILE__);
     cmd.Usage("Simulation speed of one scenario (a ring all-reduce job on all hosts plus "
               "background flows, a fixed simulated window) with stock ns-3 routing on the "
-              "switches (stock), TalbSwitch with ECMP (ecmp) and with TaLB (talb), in one "
-              "invocation; prints packet-hops, events and delivered packets per wall-second and "
-              "the ratios ecmp/stock and talb/ecmp. Scenario parameters (as talb-scenario) "
+              "switches (stock), TalbSwitch with ECMP (ecmp) and with TaLB (talb), and ECMP over "
+              "the RDMA transport (ecmp/rdma), in one invocation; prints packet-hops, events and "
+              "delivered packets per wall-second and the ratios ecmp/stock, talb/ecmp and "
+              "rdma/tcp. Scenario parameters (as talb-scenario) "
               "apply to every run; leaves, spines, hostsPerLeaf, hostRate, fabricRate, duration, "
               "jobs and lb are set per run from the options below.");
     cmd.AddValue("fabrics",
@@ -190,7 +218,8 @@ main(int argc, char* argv[])
                  durations);
     cmd.AddValue("variants",
                  "stock (ns-3 Ipv4GlobalRouting + RandomEcmpRouting), or a talb load balancer "
-                 "(ecmp, talb, ...), comma-separated; ratios are each to the one before",
+                 "(ecmp, talb, ...) over TCP, or LB/rdma over the RDMA transport, "
+                 "comma-separated; ratios are each to the one before, LB/rdma's to LB when listed",
                  variants);
     cmd.AddValue("job",
                  "the training job on all hosts, as talb-scenario's --jobs, without workers",
@@ -255,9 +284,14 @@ main(int argc, char* argv[])
         set("oversubscription", "0");
         set("duration", durationList.size() == 1 ? durationList[0] : durationList[r]);
         set("jobs", job + ",workers=" + std::to_string(f.Hosts()));
-        set("stockRouting", variant == "stock" ? "true" : "false");
-        set("lb", variant == "stock" ? "ecmp" : variant);
-        set("out", SystemPath::Append(outRoot, f.Name() + "-" + rateList[r] + "-" + variant));
+        auto [lb, transport] = SplitVariant(variant); // Parse() refuses stock over rdma
+        set("transport", transport);
+        set("stockRouting", lb == "stock" ? "true" : "false");
+        set("lb", lb == "stock" ? "ecmp" : lb);
+        set("out",
+            SystemPath::Append(outRoot,
+                               f.Name() + "-" + rateList[r] + "-" + lb +
+                                   (transport == "tcp" ? "" : "-" + transport)));
         std::vector<std::string> invalid;
         TalbScenario::Parse(config, &spec, &invalid);
         e.insert(e.end(), invalid.begin(), invalid.end());
@@ -311,7 +345,7 @@ main(int argc, char* argv[])
         }
     }
 
-    std::cout << std::left << std::setw(10) << "fabric" << std::setw(9) << "rate" << std::setw(8)
+    std::cout << std::left << std::setw(10) << "fabric" << std::setw(9) << "rate" << std::setw(11)
               << "variant" << std::right << std::setw(6) << "load" << std::setw(8) << "sim ms"
               << std::setw(8) << "setup s" << std::setw(8) << "run s" << std::setw(8) << "cpu s"
               << std::setw(10) << "events" << std::setw(10) << "pkt-hops" << std::setw(10)
@@ -332,7 +366,7 @@ main(int argc, char* argv[])
                     row.result = TalbScenario::Run(spec, spec.lbs.front(), spec.out);
                     const auto& res = row.result;
                     std::cout << std::left << std::setw(10) << row.fabric << std::setw(9)
-                              << row.rate << std::setw(8) << v << std::right << std::fixed
+                              << row.rate << std::setw(11) << v << std::right << std::fixed
                               << std::setprecision(2) << std::setw(6) << row.load << std::setw(8)
                               << res.simSeconds * 1e3 << std::setw(8)
                               << res.wallSeconds - res.runWallSeconds << std::setw(8)
@@ -362,7 +396,8 @@ main(int argc, char* argv[])
     }
 
     // Ratios of the median rates, each variant to the one before it.
-    std::cout << "\nratios (median over repeats; each variant / the one before it):\n";
+    std::cout << "\nratios (median over repeats; each variant : the one before it, LB/rdma : LB "
+                 "when listed):\n";
     for (const auto& f : fabricList)
     {
         for (const auto& rate : rateList)
@@ -381,10 +416,10 @@ main(int argc, char* argv[])
             }
             for (size_t i = 1; i < variantList.size(); ++i)
             {
-                const std::string& a = variantList[i - 1];
+                const std::string a = BaseOf(variantList, i);
                 const std::string& b = variantList[i];
                 std::cout << "  " << std::left << std::setw(10) << f.Name() << std::setw(9) << rate
-                          << std::setw(14) << (b + "/" + a) << std::right << std::fixed
+                          << std::setw(22) << (b + " : " + a) << std::right << std::fixed
                           << std::setprecision(2) << "packet-hops/s " << std::setw(6)
                           << Median(hops[b]) / Median(hops[a]) << "   packet-hops/cpu-s "
                           << std::setw(6) << Median(cpu[b]) / Median(cpu[a]) << "   events/s "

@@ -304,7 +304,7 @@ TalbLeafSpineHelper::Connect(Ptr<Node> a,
             Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
             q->SetMaxSize(sizes[k]);
             q->SetAttribute("MarkThreshold", QueueSizeValue(m_ecnThreshold));
-            m_rdma->ConfigureQueue(q);
+            m_rdma->ConfigureQueue(q, rate);
             devs[k]->SetQueue(q);
             nodes[k]->AddDevice(devs[k]);
             devs[k]->Attach(channel);

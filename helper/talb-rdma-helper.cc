@@ -8,6 +8,8 @@
 #include "ns3/talb-roce-header.h"
 #include "ns3/uinteger.h"
 
+#include <cmath>
+
 namespace ns3
 {
 
@@ -30,7 +32,7 @@ TalbRdmaHelper::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("EcnKmin",
                           "Switch queues' RED-like marking starts above this occupancy "
-                          "(TalbPriorityQueue EcnKmin; DCQCN paper: 5 KB)",
+                          "at EcnReferenceRate (TalbPriorityQueue EcnKmin; DCQCN paper: 5 KB)",
                           QueueSizeValue(QueueSize("5KB")),
                           MakeQueueSizeAccessor(&TalbRdmaHelper::m_kmin),
                           MakeQueueSizeChecker())
@@ -39,6 +41,12 @@ TalbRdmaHelper::GetTypeId()
                           QueueSizeValue(QueueSize("200KB")),
                           MakeQueueSizeAccessor(&TalbRdmaHelper::m_kmax),
                           MakeQueueSizeChecker())
+            .AddAttribute("EcnReferenceRate",
+                          "Port rate EcnKmin and EcnKmax are given for: a port of rate R gets "
+                          "them times R / this (0: as given at any rate)",
+                          DataRateValue(DataRate("40Gbps")),
+                          MakeDataRateAccessor(&TalbRdmaHelper::m_ecnReferenceRate),
+                          MakeDataRateChecker())
             .AddAttribute("EcnPmax",
                           "... with probability rising to this at EcnKmax (DCQCN paper: 1 %)",
                           DoubleValue(0.01),
@@ -49,6 +57,7 @@ TalbRdmaHelper::GetTypeId()
 
 TalbRdmaHelper::TalbRdmaHelper()
     : m_pfcEnabled(true),
+      m_ecnReferenceRate(DataRate("40Gbps")),
       m_pmax(0.01)
 {
     m_nic.SetTypeId(TalbRdmaNic::GetTypeId());
@@ -102,10 +111,17 @@ TalbRdmaHelper::GetDeviceMtu() const
 }
 
 void
-TalbRdmaHelper::ConfigureQueue(Ptr<TalbPriorityQueue> queue) const
+TalbRdmaHelper::ConfigureQueue(Ptr<TalbPriorityQueue> queue, DataRate rate) const
 {
-    queue->SetAttribute("EcnKmin", QueueSizeValue(m_kmin));
-    queue->SetAttribute("EcnKmax", QueueSizeValue(m_kmax));
+    // Thresholds in bytes mean a queueing delay: keep the delay when the rate changes.
+    double scale = m_ecnReferenceRate.GetBitRate() == 0
+                       ? 1.0
+                       : double(rate.GetBitRate()) / double(m_ecnReferenceRate.GetBitRate());
+    auto scaled = [scale](const QueueSize& q) {
+        return QueueSize(q.GetUnit(), static_cast<uint32_t>(std::llround(q.GetValue() * scale)));
+    };
+    queue->SetAttribute("EcnKmin", QueueSizeValue(scaled(m_kmin)));
+    queue->SetAttribute("EcnKmax", QueueSizeValue(scaled(m_kmax)));
     queue->SetAttribute("EcnPmax", DoubleValue(m_pmax));
 }
 

@@ -1,6 +1,7 @@
 #ifndef TALB_RDMA_HELPER_H
 #define TALB_RDMA_HELPER_H
 
+#include "ns3/data-rate.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
@@ -50,8 +51,8 @@ class TalbRdmaHelper : public Object
     /// \return the device MTU an RDMA fabric needs: the payload MTU plus the RoCEv2 headers
     uint32_t GetDeviceMtu() const;
 
-    /// Give a switch or host queue the RED-like ECN profile.
-    void ConfigureQueue(Ptr<TalbPriorityQueue> queue) const;
+    /// Give the queue of a switch or host port of rate \p rate the RED-like ECN profile.
+    void ConfigureQueue(Ptr<TalbPriorityQueue> queue, DataRate rate) const;
     /// Create, install and aggregate a NIC on \p node's \p device with \p address.
     Ptr<TalbRdmaNic> InstallNic(Ptr<Node> node,
                                 Ptr<TalbPfcNetDevice> device,
@@ -64,10 +65,11 @@ class TalbRdmaHelper : public Object
   private:
     void DoSetRateControl(ObjectFactory factory);
 
-    bool m_pfcEnabled; //!< Pfc attribute
-    QueueSize m_kmin;  //!< EcnKmin attribute
-    QueueSize m_kmax;  //!< EcnKmax attribute
-    double m_pmax;     //!< EcnPmax attribute
+    bool m_pfcEnabled;           //!< Pfc attribute
+    DataRate m_ecnReferenceRate; //!< EcnReferenceRate attribute
+    QueueSize m_kmin;            //!< EcnKmin attribute
+    QueueSize m_kmax;            //!< EcnKmax attribute
+    double m_pmax;               //!< EcnPmax attribute
     ObjectFactory m_nic;
     ObjectFactory m_rateControl;
     ObjectFactory m_pfc;

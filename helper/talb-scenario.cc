@@ -490,11 +490,6 @@ ParseRun(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std::st
 {
     s->bgLoad = c.GetDouble("bgLoad");
     s->bgCdfPath = CdfPath(c.GetString("bgCdf"));
-    if (s->bgLoad > 0 && s->rdmaHosts)
-    {
-        errors->push_back("bgLoad: background flows run over TCP only for now; set bgLoad=0 "
-                          "with transport rdma");
-    }
     if (s->bgLoad > 0 && !FileExists(s->bgCdfPath))
     {
         errors->push_back("bgCdf: no such file '" + s->bgCdfPath +

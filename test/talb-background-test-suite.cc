@@ -1,4 +1,5 @@
-// Background traffic: Poisson flows at a target load, every flow delivered and recorded.
+// Background traffic: Poisson flows at a target load, every flow delivered and recorded, over
+// TCP hosts and over RDMA hosts (one queue pair per flow, destroyed when it is done).
 #include "talb-test-fabric.h"
 
 #include "ns3/core-module.h"
@@ -33,14 +34,19 @@ class FlowLog
 /**
  * 4 hosts at 1 Gbps, target load 0.3, 100 kB flows for 2 s (about 3000 flows): the offered
  * load (bytes of flows started in the window / (window x hosts x rate)) is within 5 % of the
- * target, and every flow arrives whole and is recorded as background.
+ * target, and every flow arrives whole and is recorded as background. Over TCP the hosts sit on
+ * a star; over RDMA under one leaf of an RDMA fabric (TalbLeafSpineHelper, Transport rdma),
+ * where each flow's records carry the RoCEv2 port and its queue pairs are gone at the end.
  */
 class TalbBackgroundLoadTestCase : public talbtest::SimulationTestCase
 {
   public:
-    TalbBackgroundLoadTestCase()
-        : talbtest::SimulationTestCase(
-              "background traffic offers the target load within 5% and delivers every flow")
+    TalbBackgroundLoadTestCase(bool rdma)
+        : talbtest::SimulationTestCase(std::string("background traffic over ") +
+                                       (rdma ? "rdma" : "tcp") +
+                                       " offers the target load within 5% and delivers every "
+                                       "flow"),
+          m_rdma(rdma)
     {
     }
 
@@ -51,8 +57,24 @@ class TalbBackgroundLoadTestCase : public talbtest::SimulationTestCase
         const uint32_t n = 4;
         const double load = 0.3;
         const Time window = Seconds(2);
-        ConfigureTcp(9000);
-        NodeContainer hosts = StarFabric(n, DataRate("1Gbps"), MicroSeconds(1));
+        NodeContainer hosts;
+        Ptr<TalbLeafSpineHelper> fabric;
+        if (m_rdma)
+        {
+            fabric = CreateObject<TalbLeafSpineHelper>();
+            fabric->SetAttribute("Transport", StringValue("rdma"));
+            fabric->SetAttribute("Leaves", UintegerValue(1));
+            fabric->SetAttribute("HostsPerLeaf", UintegerValue(n));
+            fabric->SetAttribute("HostRate", StringValue("1Gbps"));
+            fabric->SetAttribute("LinkDelay", TimeValue(MicroSeconds(1)));
+            fabric->Install();
+            hosts = fabric->GetHosts();
+        }
+        else
+        {
+            ConfigureTcp(9000);
+            hosts = StarFabric(n, DataRate("1Gbps"), MicroSeconds(1));
+        }
         TalbBackgroundTrafficHelper helper(CreateDataDirFilename("data/talb-constant-100k-cdf.txt"),
                                            load,
                                            "1Gbps");
@@ -88,8 +110,29 @@ class TalbBackgroundLoadTestCase : public talbtest::SimulationTestCase
             NS_TEST_EXPECT_MSG_EQ(r.job, -1, "job of a background flow");
             NS_TEST_EXPECT_MSG_EQ(r.tensor, -1, "tensor of a background flow");
             NS_TEST_EXPECT_MSG_GT(r.end, r.start, "fct");
+            if (m_rdma)
+            {
+                NS_TEST_EXPECT_MSG_EQ(r.dstPort, TalbRoceHeader::UDP_PORT, "RoCEv2 port");
+                NS_TEST_EXPECT_MSG_GT(r.srcPort, 0, "queue pair's UDP source port");
+            }
+        }
+        if (m_rdma)
+        {
+            uint64_t sent = 0;
+            for (uint32_t i = 0; i < n; ++i)
+            {
+                Ptr<TalbRdmaNic> nic = fabric->GetRdmaNic(i);
+                NS_TEST_EXPECT_MSG_EQ(nic->GetNQueuePairs(), 0, "queue pairs left behind");
+                sent += nic->GetStats().dataPacketsSent;
+            }
+            // 100 kB in 4096-byte packets: 25 per flow. A few go back: a queue pair that DCQCN
+            // cut towards MinRate can take longer than RetransmitTimeout for AckInterval packets.
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(sent, 25 * log.done.size(), "data packets sent");
+            NS_TEST_EXPECT_MSG_LT(sent, 25 * log.done.size() * 1.001, "data packets resent");
         }
     }
+
+    bool m_rdma;
 };
 
 class TalbBackgroundTestSuite : public TestSuite
@@ -98,7 +141,8 @@ class TalbBackgroundTestSuite : public TestSuite
     TalbBackgroundTestSuite()
         : TestSuite("talb-background", UNIT)
     {
-        AddTestCase(new TalbBackgroundLoadTestCase, TestCase::QUICK);
+        AddTestCase(new TalbBackgroundLoadTestCase(false), TestCase::QUICK);
+        AddTestCase(new TalbBackgroundLoadTestCase(true), TestCase::QUICK);
     }
 };
 

@@ -56,6 +56,10 @@ RunFlow(const std::string& lb,
     }
     f->SetLoadBalancerFactory(factory);
     f->SetLinkRate(1, slowSpine, DataRate(SLOW_RATE));
+    // The DCQCN paper's absolute ECN thresholds and increase steps, which these cases were
+    // calibrated with (the defaults scale them from 40 Gb/s to the link rate).
+    f->GetRdmaHelper()->SetAttribute("EcnReferenceRate", DataRateValue(DataRate(0)));
+    f->GetRdmaHelper()->SetRateControlAttribute("ReferenceRate", DataRateValue(DataRate(0)));
     f->Install();
     f->AssignStreams(11);
 

@@ -31,7 +31,8 @@ class TalbDcqcnDecreaseAndRecover : public talbtest::SimulationTestCase
     TalbDcqcnDecreaseAndRecover()
         : talbtest::SimulationTestCase(
               "TalbDcqcnDecreaseAndRecover: CNPs halve the rate at alpha 1; five timer "
-              "events of fast recovery, then additive increase of the target")
+              "events of fast recovery, then additive increase of the target, scaled from "
+              "40 Gbps to the line rate")
     {
     }
 
@@ -89,9 +90,9 @@ class TalbDcqcnDecreaseAndRecover : public talbtest::SimulationTestCase
             expect = (50.0 + expect) / 2;
             NS_TEST_EXPECT_MSG_EQ_TOL(recovery[k], expect, 1e-6, "fast recovery step " << k + 1);
         }
-        // Sixth: additive increase, R_T += 40 Mb/s.
-        NS_TEST_EXPECT_MSG_EQ_TOL(target, 50.04, 1e-6, "additive increase of the target");
-        NS_TEST_EXPECT_MSG_EQ_TOL(recovery[5], (50.04 + expect) / 2, 1e-6, "R_C halfway to it");
+        // Sixth: additive increase, R_T += 40 Mb/s x 100 / 40 (ReferenceRate 40 Gb/s).
+        NS_TEST_EXPECT_MSG_EQ_TOL(target, 50.1, 1e-6, "additive increase scaled to the line rate");
+        NS_TEST_EXPECT_MSG_EQ_TOL(recovery[5], (50.1 + expect) / 2, 1e-6, "R_C halfway to it");
         NS_TEST_EXPECT_MSG_GT(rates.size(), 7u, "every change reported");
     }
 };
@@ -103,7 +104,8 @@ class TalbDcqcnAlphaAndHyper : public TestCase
   public:
     TalbDcqcnAlphaAndHyper()
         : TestCase("TalbDcqcnAlphaAndHyper: alpha decay between CNPs; byte-counter events; "
-                   "hyper increase once both stages exceed F; rate floor at MinRate")
+                   "hyper increase once both stages exceed F (R_HAI as given with ReferenceRate "
+                   "0); rate floor at MinRate")
     {
     }
 
@@ -114,6 +116,7 @@ class TalbDcqcnAlphaAndHyper : public TestCase
         cc->SetAttribute("Gain", DoubleValue(0.25));
         cc->SetAttribute("FastRecoverySteps", UintegerValue(1));
         cc->SetAttribute("ByteCounter", UintegerValue(1000));
+        cc->SetAttribute("ReferenceRate", DataRateValue(DataRate(0))); // steps as given
         cc->Start(DataRate("100Gbps"), TalbRdmaRateControl::RateChangedCallback());
         double alphaAfter2 = 0;
         double rateAfter2 = 0;
@@ -210,6 +213,117 @@ class TalbDcqcnFairShare : public TestCase
     }
 };
 
+/**
+ * A 16-to-1 incast of 1 MB each at 100 Gb/s (4 leaves x 5 hosts, PFC): with the defaults (ECN
+ * thresholds and increase steps scaled from 40 Gb/s to the link rate) it completes within 1.6x
+ * the line-rate bound and DCQCN's deepest cuts stay near the fair share (6.25 Gb/s); with the
+ * paper's absolute values (EcnReferenceRate and ReferenceRate 0) the same incast takes over 2.5x
+ * the bound, the queue pairs cut to a fifth of their fair share on average
+ * (doc/talb-transport.rst).
+ */
+class TalbDcqcnIncastAt100G : public talbtest::SimulationTestCase
+{
+  public:
+    TalbDcqcnIncastAt100G(bool paper)
+        : talbtest::SimulationTestCase(
+              std::string("TalbDcqcnIncastAt100G: 16-to-1 incast, ") +
+              (paper ? "the paper's absolute values overreact (over 2.5x the bound)"
+                     : "rate-scaled defaults within 1.6x the bound")),
+          m_paper(paper)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TalbLeafSpineHelper> f = talbtest::RdmaIncastFabric("100Gbps");
+        if (m_paper)
+        {
+            f->GetRdmaHelper()->SetAttribute("EcnReferenceRate", DataRateValue(DataRate(0)));
+            f->GetRdmaHelper()->SetRateControlAttribute("ReferenceRate",
+                                                        DataRateValue(DataRate(0)));
+        }
+        f->Install();
+        f->AssignStreams(1);
+        Time last;
+        std::vector<double> lowest(16, 100.0);
+        for (uint32_t s = 0; s < 16; ++s)
+        {
+            auto qp = TalbRdmaNic::Connect(f->GetRdmaNic(s + 1), f->GetRdmaNic(0));
+            qp.second->SetReceiveCallback(MakeBoundCallback(
+                +[](Time* t, Ptr<TalbRdmaQueuePair>, uint64_t, uint64_t) { *t = Now(); },
+                &last));
+            qp.first->GetRateControl()->TraceConnectWithoutContext(
+                "Rate",
+                MakeBoundCallback(
+                    +[](double* low, DataRate, DataRate r) { *low = std::min(*low, Gbps(r)); },
+                    &lowest[s]));
+            qp.first->PostSend(1000000);
+        }
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+
+        // 245 packets of 4096 B (the last 576 B) per sender, 82 bytes of overhead each.
+        double bound = 16 * (1000000 + 245 * 82) * 8 / 100e9;
+        double meanLowest = 0;
+        for (double l : lowest)
+        {
+            meanLowest += l / 16;
+        }
+        if (m_paper)
+        {
+            NS_TEST_EXPECT_MSG_GT(last.GetSeconds(), 2.5 * bound, "the paper's values overreact");
+            NS_TEST_EXPECT_MSG_LT(meanLowest, 6.25 / 4, "cut far below the fair share");
+        }
+        else
+        {
+            NS_TEST_EXPECT_MSG_LT(last.GetSeconds(), 1.6 * bound, "completion near the bound");
+            NS_TEST_EXPECT_MSG_GT(meanLowest, 6.25 * 0.75, "cuts stop near the fair share");
+        }
+    }
+
+    bool m_paper;
+};
+
+/// The RDMA helper scales the ECN thresholds with each port's rate, from EcnReferenceRate.
+class TalbDcqcnEcnThresholdsScale : public talbtest::SimulationTestCase
+{
+  public:
+    TalbDcqcnEcnThresholdsScale()
+        : talbtest::SimulationTestCase("TalbDcqcnEcnThresholdsScale: 5 KB and 200 KB at 40 Gbps "
+                                       "are 12.5 KB and 500 KB on a 100 Gbps port, as given with "
+                                       "EcnReferenceRate 0")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (bool scaled : {true, false})
+        {
+            Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
+            f->SetAttribute("Transport", StringValue("rdma"));
+            f->SetAttribute("Leaves", UintegerValue(1));
+            f->SetAttribute("HostsPerLeaf", UintegerValue(2));
+            f->SetAttribute("HostRate", StringValue("100Gbps"));
+            if (!scaled)
+            {
+                f->GetRdmaHelper()->SetAttribute("EcnReferenceRate", DataRateValue(DataRate(0)));
+            }
+            f->Install();
+            Ptr<TalbSwitch> leaf = f->GetLeafSwitch(0);
+            QueueSizeValue kmin;
+            QueueSizeValue kmax;
+            auto dev = DynamicCast<TalbPfcNetDevice>(leaf->GetPort(0).device);
+            dev->GetQueue()->GetAttribute("EcnKmin", kmin);
+            dev->GetQueue()->GetAttribute("EcnKmax", kmax);
+            NS_TEST_EXPECT_MSG_EQ(kmin.Get(), QueueSize(scaled ? "12500B" : "5000B"), "Kmin");
+            NS_TEST_EXPECT_MSG_EQ(kmax.Get(), QueueSize(scaled ? "500000B" : "200000B"), "Kmax");
+            Simulator::Destroy();
+        }
+    }
+};
+
 class TalbDcqcnTestSuite : public TestSuite
 {
   public:
@@ -219,6 +333,9 @@ class TalbDcqcnTestSuite : public TestSuite
         AddTestCase(new TalbDcqcnDecreaseAndRecover(), TestCase::QUICK);
         AddTestCase(new TalbDcqcnAlphaAndHyper(), TestCase::QUICK);
         AddTestCase(new TalbDcqcnFairShare(), TestCase::QUICK);
+        AddTestCase(new TalbDcqcnIncastAt100G(false), TestCase::QUICK);
+        AddTestCase(new TalbDcqcnIncastAt100G(true), TestCase::QUICK);
+        AddTestCase(new TalbDcqcnEcnThresholdsScale(), TestCase::QUICK);
     }
 };
 

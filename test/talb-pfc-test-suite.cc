@@ -239,12 +239,7 @@ namespace
 Ptr<TalbLeafSpineHelper>
 MakeIncastFabric(bool pfc)
 {
-    Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
-    f->SetAttribute("Transport", StringValue("rdma"));
-    f->SetAttribute("Leaves", UintegerValue(4));
-    f->SetAttribute("HostsPerLeaf", UintegerValue(5));
-    f->SetAttribute("HostRate", StringValue("100Gbps"));
-    f->SetAttribute("FabricRate", StringValue("100Gbps"));
+    Ptr<TalbLeafSpineHelper> f = talbtest::RdmaIncastFabric("100Gbps");
     f->GetRdmaHelper()->SetAttribute("Pfc", BooleanValue(pfc));
     f->Install();
     f->AssignStreams(1);

@@ -1,33 +1,75 @@
-// Collectives over the RDMA transport ("rdma"): the ring all-reduce of one 100 MB tensor on an
-// idle RDMA fabric against its analytic time, at 8 and 16 workers and 10 and 100 Gb/s, with
-// flow records in the TCP channel's format.
-#include "talb-test-fabric.h"
-
+// Collectives over the RDMA transport ("rdma") through the scenario runner's own configuration
+// (TalbScenario, as talb-scenario --transport=rdma builds it): the ring all-reduce of one 100 MB
+// tensor on an idle RDMA fabric against its analytic time, at 8 and 16 workers and 10 and
+// 100 Gb/s, with flow records in the TCP channel's format.
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/talb-module.h"
 #include "ns3/test.h"
 
 #include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 using namespace ns3;
-using namespace ns3::talbtest;
+
+namespace
+{
+
+/// Rows of a CSV file with a header line, as column name -> value maps.
+std::vector<std::map<std::string, std::string>>
+ReadCsv(const std::string& path)
+{
+    std::vector<std::map<std::string, std::string>> rows;
+    std::ifstream in(path);
+    std::string line;
+    std::vector<std::string> names;
+    auto split = [](const std::string& text) {
+        std::vector<std::string> fields;
+        std::stringstream ss(text);
+        std::string field;
+        while (std::getline(ss, field, ','))
+        {
+            fields.push_back(field);
+        }
+        return fields;
+    };
+    if (std::getline(in, line))
+    {
+        names = split(line);
+    }
+    while (std::getline(in, line))
+    {
+        std::vector<std::string> fields = split(line);
+        std::map<std::string, std::string> row;
+        for (std::size_t i = 0; i < fields.size() && i < names.size(); ++i)
+        {
+            row[names[i]] = fields[i];
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
 
 /**
- * One tensor of S bytes, ring all-reduce among N workers under one leaf of an RDMA fabric
- * (TalbLeafSpineHelper, Transport rdma). Each step sends m = S/N + 16 bytes (chunk and frame
- * header) as one RDMA SEND of p = ceil(m / MTU) packets, each carrying 82 bytes of IPv4, UDP,
- * BTH, ICRC, Ethernet and PHY overhead; the next step starts when the chunk has arrived:
+ * One tensor of S = 100 MB (test/data/talb-one-tensor-model.csv), ring all-reduce among N
+ * workers under one leaf of the runner's RDMA fabric (talb-scenario --transport=rdma --leaves=1
+ * --hostsPerLeaf=N --scheduler wfbp, everything else the runner's defaults). Each step sends
+ * m = S/N + 16 bytes (chunk and frame header) as one RDMA SEND of p = ceil(m / MTU) packets,
+ * each carrying 82 bytes of IPv4, UDP, BTH, ICRC, Ethernet and PHY overhead; the next step starts
+ * when the chunk has arrived:
  *   T = 2(N-1) * [ (m + 82 p) * 8/B + (MTU + 82) * 8/B + 2 d ]
  * (serialisation on the sender's link, store-and-forward of the last full packet at the leaf,
- * propagation over both links). The measured time must be within 2 %.
+ * propagation over both links). The tensor's comm_ns in tensors.csv must be within 2 %.
  */
 class TalbRdmaRingAllReduceAnalytic : public TestCase
 {
   public:
     TalbRdmaRingAllReduceAnalytic(uint32_t workers, std::string rate)
-        : TestCase("TalbRdmaRingAllReduceAnalytic: 100 MB among " + std::to_string(workers) +
-                   " workers at " + rate + " over rdma within 2 % of the analytic time"),
+        : TestCase("TalbRdmaRingAllReduceAnalytic: talb-scenario --transport=rdma, 100 MB among " +
+                   std::to_string(workers) + " workers at " + rate +
+                   " within 2 % of the analytic time"),
           m_workers(workers),
           m_rate(rate)
     {
@@ -36,29 +78,45 @@ class TalbRdmaRingAllReduceAnalytic : public TestCase
   private:
     void DoRun() override
     {
-        const uint64_t s = 100000000; // 25e6 fp32 parameters
+        SetDataDir(NS_TEST_SOURCEDIR);
+        const uint64_t s = 100000000;
         const Time delay = MicroSeconds(1);
-        Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
-        f->SetAttribute("Transport", StringValue("rdma"));
-        f->SetAttribute("Leaves", UintegerValue(1));
-        f->SetAttribute("HostsPerLeaf", UintegerValue(m_workers));
-        f->SetAttribute("HostRate", StringValue(m_rate));
-        f->SetAttribute("LinkDelay", TimeValue(delay));
-        f->Install();
-        const uint32_t mtu = f->GetRdmaNic(0)->GetMtu();
-        TalbTrainingJobHelper helper;
-        helper.SetModel(SyntheticModel({s / 4}, 500000, 500000));
-        helper.SetJobAttribute("Iterations", UintegerValue(1));
-        helper.SetTransport("rdma");
-        ApplicationContainer apps = helper.Install(f->GetHosts());
-        Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(apps);
-        JobRecorder rec;
-        rec.Attach(job);
-        bool finished = RunJob(job, Seconds(10));
+        const std::string out =
+            CreateTempDirFilename("ring-" + std::to_string(m_workers) + "-" + m_rate);
+        TalbScenarioConfig config;
+        TalbScenario::DeclareParameters(config);
+        const std::vector<std::pair<std::string, std::string>> params = {
+            {"transport", "rdma"},
+            {"leaves", "1"},
+            {"hostsPerLeaf", std::to_string(m_workers)},
+            {"hostRate", m_rate},
+            {"linkDelay", "1us"},
+            {"model", CreateDataDirFilename("data/talb-one-tensor-model.csv")},
+            {"jobs", "workers=" + std::to_string(m_workers) + ",scheduler=wfbp"},
+            {"iterations", "1"},
+            {"warmup", "0"},
+            {"bgLoad", "0"},
+            {"lb", "ecmp"},
+            {"progress", "false"},
+            {"out", out}};
+        for (const auto& kv : params)
+        {
+            std::string error = config.Set(kv.first, kv.second, "test");
+            NS_TEST_ASSERT_MSG_EQ(error, "", "parameter " << kv.first);
+        }
+        TalbScenario::Spec spec;
+        std::vector<std::string> errors;
+        bool parsed = TalbScenario::Parse(config, &spec, &errors);
+        NS_TEST_ASSERT_MSG_EQ(parsed, true, (errors.empty() ? "" : errors[0]));
+        TalbScenario::Result r = TalbScenario::Run(spec, "ecmp", out);
+        Config::Reset();
 
-        NS_TEST_ASSERT_MSG_EQ(finished, true, "job did not finish");
-        NS_TEST_ASSERT_MSG_EQ(rec.tensors.size(), 1, "one tensor record");
-        double measured = (rec.tensors[0].done - rec.tensors[0].ready).GetSeconds();
+        NS_TEST_ASSERT_MSG_EQ(r.iterationsDone, m_workers, "every worker finished its iteration");
+        auto tensors = ReadCsv(out + "/tensors.csv");
+        NS_TEST_ASSERT_MSG_EQ(tensors.size(), 1, "one tensor record");
+        NS_TEST_ASSERT_MSG_EQ(tensors[0]["bytes"], std::to_string(s), "tensor bytes");
+        double measured = std::stod(tensors[0]["comm_ns"]) * 1e-9;
+        const uint32_t mtu = 4096; // the NIC's default payload MTU, which the runner keeps
         const uint32_t overhead = TalbRoceHeader::BASE_BYTES + TalbRoceHeader::TRAILER_BYTES +
                                   TalbPfcNetDevice::ETHERNET_HEADER_BYTES + 24;
         double m = double(s) / m_workers + TALB_FRAME_LEN;
@@ -70,12 +128,17 @@ class TalbRdmaRingAllReduceAnalytic : public TestCase
                                   expected,
                                   0.02 * expected,
                                   "ring all-reduce time off the analytic bound");
-        NS_TEST_ASSERT_MSG_EQ(rec.flows.size(), 2 * (m_workers - 1) * m_workers, "messages");
-        for (const auto& r : rec.flows)
+        auto flows = ReadCsv(out + "/flows.csv");
+        NS_TEST_ASSERT_MSG_EQ(flows.size(), 2 * (m_workers - 1) * m_workers, "messages");
+        for (auto& f : flows)
         {
-            NS_TEST_EXPECT_MSG_EQ_TOL(double(r.sizeBytes), m, 1.0, "chunk size is S/N + header");
-            NS_TEST_EXPECT_MSG_EQ(r.dstPort, TalbRoceHeader::UDP_PORT, "RoCEv2 port");
-            NS_TEST_EXPECT_MSG_EQ(r.job, 0, "job of the flow");
+            NS_TEST_EXPECT_MSG_EQ_TOL(std::stod(f["size_bytes"]),
+                                      m,
+                                      1.0,
+                                      "chunk size is S/N + header");
+            NS_TEST_EXPECT_MSG_EQ(f["dst_port"], "4791", "RoCEv2 port");
+            NS_TEST_EXPECT_MSG_EQ(f["kind"], "tensor", "kind of the flow");
+            NS_TEST_EXPECT_MSG_EQ(f["job"], "0", "job of the flow");
         }
     }
 
@@ -100,3 +163,5 @@ class TalbRdmaCollectiveTestSuite : public TestSuite
 };
 
 static TalbRdmaCollectiveTestSuite g_talbRdmaCollectiveTestSuite;
+
+} // namespace

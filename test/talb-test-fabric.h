@@ -81,6 +81,22 @@ StarFabric(uint32_t n, DataRate rate, Time delay)
     return hosts;
 }
 
+/**
+ * The incast suites' RDMA fabric through the product's helper, not yet installed (so a test can
+ * set RDMA attributes first): 4 leaves x 5 hosts, hosts and fabric at \p rate.
+ */
+inline Ptr<TalbLeafSpineHelper>
+RdmaIncastFabric(const std::string& rate)
+{
+    Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
+    f->SetAttribute("Transport", StringValue("rdma"));
+    f->SetAttribute("Leaves", UintegerValue(4));
+    f->SetAttribute("HostsPerLeaf", UintegerValue(5));
+    f->SetAttribute("HostRate", StringValue(rate));
+    f->SetAttribute("FabricRate", StringValue(rate));
+    return f;
+}
+
 /// A model of \p tensors tensors (one layer each) with explicit compute times.
 inline TalbDnnModel
 SyntheticModel(const std::vector<uint64_t>& params, int64_t fwdNs, int64_t bwdNs)

@@ -286,6 +286,24 @@ TalbPfcNetDevice::TryTransmit()
     StartFrame(p);
 }
 
+Time
+TalbPfcNetDevice::TxTime(uint32_t bytes)
+{
+    // Keyed by the rate too: the DataRate attribute can change it without SetDataRate.
+    uint64_t bps = m_rate.GetBitRate();
+    for (const auto& m : m_txMemo)
+    {
+        if (m.bytes == bytes && m.bps == bps)
+        {
+            return m.time;
+        }
+    }
+    TxTimeMemo& m = m_txMemo[m_txMemoNext];
+    m_txMemoNext ^= 1;
+    m = {bps, bytes, m_rate.CalculateBytesTxTime(bytes)};
+    return m.time;
+}
+
 void
 TalbPfcNetDevice::StartFrame(Ptr<Packet> frame)
 {
@@ -293,7 +311,7 @@ TalbPfcNetDevice::StartFrame(Ptr<Packet> frame)
     m_busy = true;
     m_currentFrame = frame;
     m_phyTxBeginTrace(frame);
-    Time txTime = m_rate.CalculateBytesTxTime(frame->GetSize() + m_phyOverhead);
+    Time txTime = TxTime(frame->GetSize() + m_phyOverhead);
     m_channel->TransmitStart(frame, this, txTime);
     Simulator::Schedule(txTime, &TalbPfcNetDevice::TransmitComplete, this);
 }

@@ -167,7 +167,22 @@ class TalbPfcNetDevice : public NetDevice
     DataRate m_rate;        //!< DataRate attribute
     uint16_t m_mtu;         //!< Mtu attribute
     uint32_t m_phyOverhead; //!< PhyOverhead attribute
-    bool m_honourPause;     //!< HonourPause attribute
+
+    /// Transmission time of \p bytes at m_rate, remembered for the last two frame sizes.
+    Time TxTime(uint32_t bytes);
+
+    /// One remembered transmission time: frames come in few sizes (full data packets and
+    /// acknowledgements), and DataRate::CalculateBytesTxTime divides in 128-bit arithmetic.
+    struct TxTimeMemo
+    {
+        uint64_t bps{0};
+        uint32_t bytes{0};
+        Time time;
+    };
+
+    TxTimeMemo m_txMemo[2];
+    uint8_t m_txMemoNext{0};
+    bool m_honourPause; //!< HonourPause attribute
     Ptr<TalbPriorityQueue> m_queue;
     Ptr<ErrorModel> m_receiveErrorModel;
 

@@ -77,6 +77,9 @@ TalbBackgroundTraffic::DoDispose()
     m_next.Cancel();
     m_peers.clear();
     m_listener = nullptr;
+    m_nic = nullptr;
+    m_rdmaSending.clear();
+    m_rdmaExpected.clear();
     m_sending.clear();
     m_receiving.clear();
     m_interArrival = nullptr;
@@ -100,6 +103,11 @@ TalbBackgroundTraffic::SetFlowSizeCdf(const TalbFlowSizeCdf& cdf)
 Ipv4Address
 TalbBackgroundTraffic::GetAddress() const
 {
+    // RDMA hosts have no IP stack: their NIC holds the address.
+    if (Ptr<TalbRdmaNic> nic = GetNode()->GetObject<TalbRdmaNic>())
+    {
+        return nic->GetAddress();
+    }
     return TalbTransport::GetHostAddress(GetNode());
 }
 
@@ -127,17 +135,27 @@ TalbBackgroundTraffic::StartApplication()
         NS_ABORT_MSG_IF(m_cdfFile.empty(), "TalbBackgroundTraffic: no FlowSizeCdf file");
         m_cdf = TalbFlowSizeCdf::Load(m_cdfFile);
     }
+    m_nic = GetNode()->GetObject<TalbRdmaNic>();
+    if (!m_nic)
+    {
+        StartTcpListener();
+    }
+    if (m_load > 0 && !m_peers.empty())
+    {
+        m_interArrival->SetAttribute("Mean", DoubleValue(1.0 / GetArrivalRate()));
+        ScheduleNextFlow();
+    }
+}
+
+void
+TalbBackgroundTraffic::StartTcpListener()
+{
     m_listener = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
     NS_ABORT_MSG_IF(m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) != 0,
                     "TalbBackgroundTraffic: port " << m_port << " in use");
     m_listener->Listen();
     m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
                                   MakeCallback(&TalbBackgroundTraffic::Accept, this));
-    if (m_load > 0 && !m_peers.empty())
-    {
-        m_interArrival->SetAttribute("Mean", DoubleValue(1.0 / GetArrivalRate()));
-        ScheduleNextFlow();
-    }
 }
 
 void
@@ -160,6 +178,18 @@ TalbBackgroundTraffic::StartFlow()
 {
     Ptr<TalbBackgroundTraffic> peer = m_peers[m_peer->GetInteger(0, m_peers.size() - 1)];
     Ipv4Address src = GetAddress();
+    if (m_nic)
+    {
+        TalbFlowRecord r;
+        r.src = src;
+        r.dst = peer->GetAddress();
+        r.sizeBytes = m_cdf.Sample(m_size->GetValue(0, 1));
+        r.start = Simulator::Now();
+        r.background = true;
+        StartRdmaFlow(peer, r);
+        ScheduleNextFlow();
+        return;
+    }
     Ptr<Socket> s = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
     NS_ABORT_MSG_IF(s->Bind(InetSocketAddress(src, 0)) != 0,
                     "TalbBackgroundTraffic: cannot bind to " << src);
@@ -264,6 +294,59 @@ TalbBackgroundTraffic::Read(Ptr<Socket> socket)
         m_receiving.erase(it);
         m_flowDone(r);
     }
+}
+
+void
+TalbBackgroundTraffic::StartRdmaFlow(Ptr<TalbBackgroundTraffic> peer, TalbFlowRecord record)
+{
+    Ptr<TalbRdmaNic> remote = peer->GetNode()->GetObject<TalbRdmaNic>();
+    NS_ABORT_MSG_UNLESS(remote,
+                        "TalbBackgroundTraffic: host "
+                            << record.dst << " has no TalbRdmaNic, unlike " << record.src);
+    auto qps = TalbRdmaNic::Connect(m_nic, remote);
+    record.srcPort = qps.first->GetSourcePort();
+    record.dstPort = TalbRoceHeader::UDP_PORT;
+    peer->m_rdmaExpected[qps.second->GetQpn()] = record;
+    m_rdmaSending[qps.first->GetQpn()] = qps.second;
+    qps.second->SetReceiveCallback(MakeCallback(&TalbBackgroundTraffic::RdmaReceived, peer));
+    qps.first->SetSendCompleteCallback(MakeCallback(&TalbBackgroundTraffic::RdmaSent, this));
+    m_flowStarted(record);
+    qps.first->PostSend(record.sizeBytes); // no runs: unlabelled, the untagged band
+}
+
+void
+TalbBackgroundTraffic::RdmaSent(Ptr<TalbRdmaQueuePair> qp, uint64_t /* seq */)
+{
+    auto it = m_rdmaSending.find(qp->GetQpn());
+    NS_ASSERT(it != m_rdmaSending.end());
+    // Not from inside the queue pair's own acknowledgement handling: after it returns.
+    Simulator::ScheduleNow(&TalbBackgroundTraffic::CloseRdmaFlow, qp, it->second);
+    m_rdmaSending.erase(it);
+}
+
+void
+TalbBackgroundTraffic::CloseRdmaFlow(Ptr<TalbRdmaQueuePair> local, Ptr<TalbRdmaQueuePair> remote)
+{
+    if (Ptr<TalbRdmaNic> nic = local->GetNic())
+    {
+        nic->DestroyQueuePair(local);
+    }
+    if (Ptr<TalbRdmaNic> nic = remote->GetNic())
+    {
+        nic->DestroyQueuePair(remote);
+    }
+}
+
+void
+TalbBackgroundTraffic::RdmaReceived(Ptr<TalbRdmaQueuePair> qp, uint64_t /* seq */, uint64_t bytes)
+{
+    auto it = m_rdmaExpected.find(qp->GetQpn());
+    NS_ASSERT(it != m_rdmaExpected.end());
+    TalbFlowRecord r = it->second;
+    m_rdmaExpected.erase(it);
+    NS_ASSERT(bytes == r.sizeBytes);
+    r.end = Simulator::Now();
+    m_flowDone(r);
 }
 
 } // namespace ns3

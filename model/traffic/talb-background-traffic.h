@@ -10,6 +10,7 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/socket.h"
 #include "ns3/talb-flow-record.h"
+#include "ns3/talb-rdma-nic.h"
 #include "ns3/traced-callback.h"
 
 #include <unordered_map>
@@ -21,7 +22,14 @@ namespace ns3
 /**
  * \ingroup talb-traffic
  * \brief Background traffic of one host: Poisson flow arrivals to random peers, sizes from a
- * flow-size CDF, each flow a new TCP connection; also the sink for its peers' flows.
+ * flow-size CDF, each flow a new connection; also the sink for its peers' flows.
+ *
+ * The flow's transport is the host's: a host with a TalbRdmaNic (an RDMA fabric, which gives
+ * hosts no IP stack) sends each flow as one unlabelled RDMA SEND on a queue pair of its own,
+ * connected when the flow starts (out of band, as RDMA connection set-up is) and destroyed at
+ * both ends once the message is acknowledged; its record's ports are the queue pair's UDP
+ * source port and 4791. Any other host opens a TCP connection per flow, sends and closes it.
+ * Records have the same fields either way.
  *
  * Flows start at rate Load x LinkRate / (8 x mean flow size), so the host offers Load of its
  * link on average; destinations are uniform over the peers. A flow sends its bytes (untagged)
@@ -41,7 +49,7 @@ class TalbBackgroundTraffic : public Application
     void SetPeers(const std::vector<Ptr<TalbBackgroundTraffic>>& peers);
     /// Use \p cdf instead of reading the FlowSizeCdf file.
     void SetFlowSizeCdf(const TalbFlowSizeCdf& cdf);
-    /// \return this host's address (interface 1)
+    /// \return this host's address (its RDMA NIC's, or IPv4 interface 1's)
     Ipv4Address GetAddress() const;
     /// \return the flow arrival rate per second
     double GetArrivalRate() const;
@@ -61,11 +69,21 @@ class TalbBackgroundTraffic : public Application
 
     void ScheduleNextFlow();
     void StartFlow();
+    void StartTcpListener();
     void Connected(Ptr<Socket> socket);
     void ConnectFailed(Ptr<Socket> socket);
     void SendSpace(Ptr<Socket> socket, uint32_t available);
     void Accept(Ptr<Socket> socket, const Address& from);
     void Read(Ptr<Socket> socket);
+
+    // RDMA hosts
+    void StartRdmaFlow(Ptr<TalbBackgroundTraffic> peer, TalbFlowRecord record);
+    /// Sender: the flow's message is acknowledged.
+    void RdmaSent(Ptr<TalbRdmaQueuePair> qp, uint64_t seq);
+    /// Receiver: the flow's message has arrived.
+    void RdmaReceived(Ptr<TalbRdmaQueuePair> qp, uint64_t seq, uint64_t bytes);
+    /// Destroy both ends of a finished flow's queue pair.
+    static void CloseRdmaFlow(Ptr<TalbRdmaQueuePair> local, Ptr<TalbRdmaQueuePair> remote);
 
     std::string m_cdfFile;
     double m_load;
@@ -91,6 +109,12 @@ class TalbBackgroundTraffic : public Application
     std::unordered_map<Socket*, FlowSocket> m_sending;       //!< bytes = left to send
     std::unordered_map<Socket*, FlowSocket> m_receiving;     //!< bytes = received
     std::unordered_map<uint64_t, TalbFlowRecord> m_expected; //!< by src ip:port
+
+    Ptr<TalbRdmaNic> m_nic; //!< the host's RDMA NIC, or null (TCP)
+    /// Sender: the remote end of each flow's queue pair, by the local queue pair number.
+    std::unordered_map<uint32_t, Ptr<TalbRdmaQueuePair>> m_rdmaSending;
+    /// Receiver: the record of each flow on its way, by the local queue pair number.
+    std::unordered_map<uint32_t, TalbFlowRecord> m_rdmaExpected;
 
     TracedCallback<const TalbFlowRecord&> m_flowStarted;
     TracedCallback<const TalbFlowRecord&> m_flowDone;

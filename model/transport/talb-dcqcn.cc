@@ -58,6 +58,12 @@ TalbDcqcn::GetTypeId()
                           DataRateValue(DataRate("200Mbps")),
                           MakeDataRateAccessor(&TalbDcqcn::m_hyper),
                           MakeDataRateChecker())
+            .AddAttribute("ReferenceRate",
+                          "Line rate the increase steps are given for: a queue pair of line "
+                          "rate R steps R / ReferenceRate times as far (0: as given at any rate)",
+                          DataRateValue(DataRate("40Gbps")),
+                          MakeDataRateAccessor(&TalbDcqcn::m_referenceRate),
+                          MakeDataRateChecker())
             .AddAttribute("InitialAlpha",
                           "alpha of a queue pair before its first CNP",
                           DoubleValue(1.0),
@@ -74,6 +80,7 @@ TalbDcqcn::TalbDcqcn()
       m_fastRecoverySteps(5),
       m_additive(DataRate("40Mbps")),
       m_hyper(DataRate("200Mbps")),
+      m_referenceRate(DataRate("40Gbps")),
       m_initialAlpha(1.0)
 {
 }
@@ -106,6 +113,11 @@ TalbDcqcn::DoStart()
     m_alpha = m_initialAlpha;
     m_lastAlphaUpdate = Simulator::Now();
     m_target = GetLineRate().GetBitRate();
+    double scale = m_referenceRate.GetBitRate() == 0
+                       ? 1.0
+                       : double(m_target) / double(m_referenceRate.GetBitRate());
+    m_additiveBps = static_cast<uint64_t>(std::llround(m_additive.GetBitRate() * scale));
+    m_hyperBps = static_cast<uint64_t>(std::llround(m_hyper.GetBitRate() * scale));
     m_timeStage = 0;
     m_byteStage = 0;
     m_bytes = 0;
@@ -178,11 +190,11 @@ TalbDcqcn::Increase()
     if (m_timeStage > f && m_byteStage > f)
     {
         uint64_t i = std::min(m_timeStage, m_byteStage) - f;
-        m_target += i * m_hyper.GetBitRate();
+        m_target += i * m_hyperBps;
     }
     else if (m_timeStage > f || m_byteStage > f)
     {
-        m_target += m_additive.GetBitRate();
+        m_target += m_additiveBps;
     }
     m_target = std::min(m_target, line);
     // Rounded up, so that R_C reaches R_T exactly.

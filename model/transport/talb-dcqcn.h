@@ -27,7 +27,12 @@ namespace ns3
  *   R_T += i HyperIncrease with i = min(stages) - F, then R_C = (R_T + R_C) / 2; otherwise
  *   additive increase R_T += AdditiveIncrease, then R_C = (R_T + R_C) / 2.
  * Increase events stop once R_C is back at line rate. Defaults are the paper's (its Table 1 and
- * section 5 for 40 Gb/s links), R_HAI the authors' simulator configuration.
+ * section 5 for 40 Gb/s links), R_HAI the authors' simulator configuration, except that the two
+ * increase steps are rates tuned for ReferenceRate (40 Gb/s): a queue pair of line rate R uses
+ * AdditiveIncrease x R / ReferenceRate and HyperIncrease x R / ReferenceRate, so recovery takes
+ * the same time at every link rate. ReferenceRate 0 applies the steps as given (the paper's
+ * absolute values at any rate). Measurements and reasoning: doc/talb-transport.rst, "DCQCN at
+ * 100 Gb/s".
  */
 class TalbDcqcn : public TalbRdmaRateControl
 {
@@ -61,12 +66,15 @@ class TalbDcqcn : public TalbRdmaRateControl
     uint32_t m_fastRecoverySteps;
     DataRate m_additive;
     DataRate m_hyper;
+    DataRate m_referenceRate;
     double m_initialAlpha;
 
     // State
     double m_alpha{1};
     Time m_lastAlphaUpdate;
-    uint64_t m_target{0}; //!< R_T in bit/s
+    uint64_t m_target{0};      //!< R_T in bit/s
+    uint64_t m_additiveBps{0}; //!< R_AI at this line rate
+    uint64_t m_hyperBps{0};    //!< R_HAI at this line rate
     uint32_t m_timeStage{0};
     uint32_t m_byteStage{0};
     uint64_t m_bytes{0}; //!< bytes sent since the last byte-counter event

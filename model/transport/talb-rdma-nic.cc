@@ -249,6 +249,12 @@ TalbRdmaNic::GetQueuePair(uint32_t qpn) const
     return index < m_qps.size() ? m_qps[index] : nullptr;
 }
 
+uint32_t
+TalbRdmaNic::GetNQueuePairs() const
+{
+    return static_cast<uint32_t>(m_qps.size() - std::count(m_qps.begin(), m_qps.end(), nullptr));
+}
+
 Ipv4Address
 TalbRdmaNic::GetAddress() const
 {

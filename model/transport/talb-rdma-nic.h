@@ -88,6 +88,8 @@ class TalbRdmaNic : public Object
     void DestroyQueuePair(Ptr<TalbRdmaQueuePair> qp);
     /// \return the live queue pair numbered \p qpn, or null
     Ptr<TalbRdmaQueuePair> GetQueuePair(uint32_t qpn) const;
+    /// \return the number of queue pairs created and not destroyed
+    uint32_t GetNQueuePairs() const;
 
     Ipv4Address GetAddress() const;
     Ptr<TalbPfcNetDevice> GetDevice() const;

@@ -74,7 +74,6 @@ def test_run_writes_rows_and_run_json(runs):
     (['--jobs=workers=4,collective=allreduce'],
      "unknown collective 'allreduce': valid names are ps, ring"),
     (['--jobs=workers=4,transport=udp'], "unknown transport 'udp': valid names are rdma, tcp"),
-    (['--transport=rdma'], "background flows run over TCP only for now"),
     (['--transport=rdma', '--bgLoad=0', '--jobs=workers=4,transport=tcp'],
      "transport 'tcp' does not run on the hosts of transport 'rdma'"),
     (['--lb=ns3::TalbWfbpScheduler'], 'not a ns3::TalbLoadBalancer'),
@@ -95,10 +94,10 @@ def test_bad_scenarios_are_refused_before_simulating(tmp_path, args, message):
     assert not (tmp_path / 'out').exists()
 
 
-def test_rdma_transport_runs_the_job_with_the_same_outputs(runs, tmp_path):
-    """--transport=rdma: RoCEv2 hosts and PFC switches; same output files and columns."""
-    tiny = [a for a in TINY if not a.startswith('--bgLoad')]
-    result = run(*tiny, '--transport=rdma', '--bgLoad=0', '--out=%s' % tmp_path)
+def test_rdma_transport_runs_job_and_background_with_the_same_outputs(runs, tmp_path):
+    """--transport=rdma: RoCEv2 hosts and PFC switches carry the job and the background flows
+    (one queue pair per flow); same output files and columns as over TCP."""
+    result = run(*TINY, '--transport=rdma', '--out=%s' % tmp_path)
     assert result.returncode == 0, result.stderr
     for name in OUTPUTS:
         with open(runs['a'] / name) as tcp, open(tmp_path / name) as rdma:
@@ -107,6 +106,10 @@ def test_rdma_transport_runs_the_job_with_the_same_outputs(runs, tmp_path):
     with open(tmp_path / 'flows.csv') as f:
         rows = f.read().splitlines()
     assert all(',4791,' in r for r in rows[1:]), 'every message went over RoCEv2 (UDP 4791)'
+    background = [r.split(',') for r in rows[1:] if ',background,' in r]
+    assert background, 'background flows over rdma'
+    for r in background:
+        assert r[9:13] == ['-1'] * 4 and int(r[4]) > 0 and int(r[6]) > 0, r
     text = (tmp_path / 'run.json').read_text()
     assert '"complete": true' in text
 

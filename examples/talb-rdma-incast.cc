@@ -1,0 +1,195 @@
+// An N-to-1 incast over RDMA (RoCEv2 NICs, DCQCN, PFC) on a leaf-spine, to study how the rate
+// control reacts: completion time against the line-rate bound, CNPs, how far DCQCN cut the
+// rates, pause frames, the bottleneck queue; optionally a trace of every rate change and CNP.
+//
+//   talb-rdma-incast                                  (16 x 1 MB into one host at 100 Gb/s)
+//   talb-rdma-incast --dcqcn=paper --trace=/tmp/incast.csv
+//   talb-rdma-incast --ns3::TalbDcqcn::AdditiveIncrease=100Mbps
+//   --ns3::TalbRdmaHelper::EcnKmax=400KB
+//
+// Every DCQCN (ns3::TalbDcqcn::*), NIC (ns3::TalbRdmaNic::*), PFC (ns3::TalbPfc::*) and ECN
+// profile (ns3::TalbRdmaHelper::*) attribute can be set as --TypeId::Attribute=value.
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/talb-module.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+
+using namespace ns3;
+
+namespace
+{
+
+/// What the run saw, per queue pair and in total.
+struct Observer
+{
+    std::ofstream trace;
+    std::vector<double> minRateBps;
+    std::vector<uint64_t> cnps;
+    uint32_t done{0};
+    Time lastDone;
+
+    void Rate(uint32_t qp, Ptr<TalbRdmaRateControl> cc, DataRate, DataRate rate)
+    {
+        minRateBps[qp] = std::min(minRateBps[qp], double(rate.GetBitRate()));
+        Write(qp, "rate", cc, rate); // the traced value changes after its callbacks
+    }
+
+    void Cnp(uint32_t qp, Ptr<TalbRdmaRateControl> cc)
+    {
+        ++cnps[qp];
+        Write(qp, "cnp", cc, cc->GetRate());
+    }
+
+    void Write(uint32_t qp, const char* event, Ptr<TalbRdmaRateControl> cc, DataRate rate)
+    {
+        if (!trace.is_open())
+        {
+            return;
+        }
+        Ptr<TalbDcqcn> dcqcn = DynamicCast<TalbDcqcn>(cc);
+        trace << Simulator::Now().GetNanoSeconds() << "," << qp << "," << event << ","
+              << rate.GetBitRate() / 1e9 << ","
+              << (dcqcn ? dcqcn->GetTargetRate().GetBitRate() / 1e9 : 0) << ","
+              << (dcqcn ? dcqcn->GetAlpha() : 0) << "\n";
+    }
+
+    void Received(Ptr<TalbRdmaQueuePair>, uint64_t, uint64_t)
+    {
+        ++done;
+        lastDone = Simulator::Now();
+    }
+};
+
+void
+OnCnp(Observer* o, uint32_t qp, Ptr<TalbRdmaRateControl> cc, Ptr<const TalbRdmaQueuePair>)
+{
+    o->Cnp(qp, cc);
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t senders = 16;
+    uint64_t bytes = 1000000;
+    std::string rate = "100Gbps";
+    bool pfc = true;
+    std::string dcqcn = "default";
+    std::string tracePath;
+    CommandLine cmd(__FILE__);
+    cmd.Usage("N-to-1 incast over RDMA (DCQCN, PFC) on 4 leaves x 5 hosts x 2 spines: prints "
+              "the completion time against the line-rate bound, CNPs, the lowest rates DCQCN "
+              "set, pause frames. Any attribute: --ns3::TalbDcqcn::Gain=0.0625 etc.");
+    cmd.AddValue("senders", "senders (1-19), hosts 1.. sending to host 0", senders);
+    cmd.AddValue("bytes", "bytes each sender sends (one message)", bytes);
+    cmd.AddValue("rate", "host and fabric link rate", rate);
+    cmd.AddValue("pfc", "PFC on the switches (lossless)", pfc);
+    cmd.AddValue("dcqcn",
+                 "DCQCN parameters: default (the attributes' defaults: the paper's, with ECN "
+                 "thresholds and increase steps scaled from 40 Gb/s to the link rate) or paper "
+                 "(the paper's absolute values, EcnReferenceRate and ReferenceRate 0)",
+                 dcqcn);
+    cmd.AddValue("trace", "CSV of every rate change and CNP (time_ns,qp,event,...)", tracePath);
+    cmd.Parse(argc, argv);
+    if (senders < 1 || senders > 19 || bytes == 0 || (dcqcn != "default" && dcqcn != "paper"))
+    {
+        std::cerr << "talb-rdma-incast: error: --senders must be 1-19, --bytes above 0, "
+                     "--dcqcn default or paper\n";
+        return 2;
+    }
+
+    Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
+    f->SetAttribute("Transport", StringValue("rdma"));
+    f->SetAttribute("Leaves", UintegerValue(4));
+    f->SetAttribute("HostsPerLeaf", UintegerValue(5));
+    f->SetAttribute("HostRate", StringValue(rate));
+    f->SetAttribute("FabricRate", StringValue(rate));
+    f->GetRdmaHelper()->SetAttribute("Pfc", BooleanValue(pfc));
+    if (dcqcn == "paper")
+    {
+        // The paper's absolute values at any rate (the defaults scale them from 40 Gb/s).
+        f->GetRdmaHelper()->SetAttribute("EcnReferenceRate", DataRateValue(DataRate(0)));
+        f->GetRdmaHelper()->SetRateControlAttribute("ReferenceRate", DataRateValue(DataRate(0)));
+    }
+    f->Install();
+    f->AssignStreams(1);
+
+    Observer o;
+    o.minRateBps.assign(senders, 1e18);
+    o.cnps.assign(senders, 0);
+    if (!tracePath.empty())
+    {
+        o.trace.open(tracePath);
+        if (!o.trace)
+        {
+            std::cerr << "talb-rdma-incast: error: cannot write --trace=" << tracePath << "\n";
+            return 2;
+        }
+        o.trace << "time_ns,qp,event,rate_gbps,target_gbps,alpha\n";
+    }
+    std::vector<Ptr<TalbRdmaQueuePair>> requesters;
+    for (uint32_t s = 0; s < senders; ++s)
+    {
+        auto qp = TalbRdmaNic::Connect(f->GetRdmaNic(s + 1), f->GetRdmaNic(0));
+        Ptr<TalbRdmaRateControl> cc = qp.first->GetRateControl();
+        cc->TraceConnectWithoutContext("Rate", MakeCallback(&Observer::Rate, &o).Bind(s, cc));
+        qp.second->SetReceiveCallback(MakeCallback(&Observer::Received, &o));
+        qp.first->PostSend(bytes);
+        requesters.push_back(qp.first);
+    }
+    for (uint32_t s = 0; s < senders; ++s)
+    {
+        f->GetRdmaNic(s + 1)->TraceConnectWithoutContext(
+            "CnpReceived",
+            MakeBoundCallback(&OnCnp, &o, s, requesters[s]->GetRateControl()));
+    }
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+
+    uint64_t pauses = 0;
+    uint64_t marked = 0;
+    for (uint32_t l = 0; l < 4; ++l)
+    {
+        Ptr<TalbSwitch> sw = f->GetLeafSwitch(l);
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            auto dev = DynamicCast<TalbPfcNetDevice>(sw->GetPort(p).device);
+            pauses += dev->GetStats().pauseFramesTx;
+            marked += dev->GetQueue()->GetMarkedCount();
+        }
+    }
+    uint32_t mtu = f->GetRdmaNic(0)->GetMtu();
+    uint64_t packets = (bytes + mtu - 1) / mtu;
+    uint64_t wire =
+        senders * (bytes + packets * (TalbRoceHeader::BASE_BYTES + TalbRoceHeader::TRAILER_BYTES +
+                                      TalbPfcNetDevice::ETHERNET_HEADER_BYTES + 24));
+    double bound = DataRate(rate).CalculateBytesTxTime(wire).GetSeconds() * 1e3;
+    uint64_t cnps = 0;
+    double lowest = 1e18;
+    double meanLowest = 0;
+    for (uint32_t s = 0; s < senders; ++s)
+    {
+        cnps += o.cnps[s];
+        lowest = std::min(lowest, o.minRateBps[s]);
+        meanLowest += std::min(o.minRateBps[s], double(DataRate(rate).GetBitRate())) / senders;
+    }
+    std::cout << std::fixed << std::setprecision(3) << "senders " << senders << " x " << bytes
+              << " B at " << rate << ", dcqcn " << dcqcn << ", pfc " << (pfc ? "on" : "off") << "\n"
+              << "messages done      " << o.done << " of " << senders << "\n"
+              << "completion (ms)    " << o.lastDone.GetSeconds() * 1e3 << "\n"
+              << "line-rate bound    " << bound << "\n"
+              << "ratio              " << o.lastDone.GetSeconds() * 1e3 / bound << "\n"
+              << "CNPs received      " << cnps << " (" << double(cnps) / senders
+              << " per queue pair)\n"
+              << "lowest rate (Gb/s) " << (lowest > 1e17 ? 0 : lowest / 1e9) << " (mean of "
+              << "the queue pairs' lowest: " << meanLowest / 1e9 << ")\n"
+              << "CE-marked packets  " << marked << "\n"
+              << "pause frames (leaves) " << pauses << "\n";
+    Simulator::Destroy();
+    return o.done == senders ? 0 : 1;
+}

@@ -8,6 +8,7 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/point-to-point-net-device.h"
@@ -23,6 +24,7 @@
 #include "ns3/talb-model-zoo.h"
 #include "ns3/talb-parse.h"
 #include "ns3/talb-pfc-net-device.h"
+#include "ns3/talb-priority-queue.h"
 #include "ns3/talb-rdma-transport.h"
 #include "ns3/talb-training-job.h"
 #include "ns3/talb-transport.h"
@@ -294,6 +296,9 @@ ParseFabric(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std:
     s->queueSize = c.GetString("queueSize");
     s->hostQueueSize = c.GetString("hostQueueSize");
     s->untaggedBand = c.GetUint("untaggedBand");
+    s->dwrr = c.GetString("portScheduling") == "dwrr";
+    s->trainingWeight = c.GetUint("trainingWeight");
+    s->bestEffortWeight = c.GetUint("bestEffortWeight");
     s->ecnThreshold = c.GetString("ecnThreshold");
     s->stockRouting = c.GetBool("stockRouting");
     std::string rates =
@@ -539,6 +544,11 @@ ConfigureDefaults(const TalbScenario::Spec& s)
     // arrives later in these fabrics.
     Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime", DoubleValue(0.01));
     Config::SetDefault("ns3::TalbPriorityQueue::UntaggedBand", UintegerValue(s.untaggedBand));
+    Config::SetDefault("ns3::TalbPriorityQueue::Scheduling",
+                       EnumValue(s.dwrr ? TalbPriorityQueue::DWRR : TalbPriorityQueue::STRICT));
+    Config::SetDefault("ns3::TalbPriorityQueue::TrainingWeight", UintegerValue(s.trainingWeight));
+    Config::SetDefault("ns3::TalbPriorityQueue::BestEffortWeight",
+                       UintegerValue(s.bestEffortWeight));
 }
 
 /// Stage 3b: the leaf-spine fabric with load balancer \p lb, installed, streams assigned.
@@ -800,11 +810,30 @@ DeclareFabric(TalbScenarioConfig& c)
               "1000000p",
               "host NIC buffer. Linux hosts do not drop their own packets (TCP small queues "
               "push back on the socket); ns-3 has no such feedback, so the default is large");
+    c.Declare("portScheduling",
+              C::CHOICE,
+              "dwrr",
+              "port queues: dwrr = training class (strict tensor bands) and best-effort class "
+              "(untagged background) sharing each link by DWRR, as a data-center switch runs; "
+              "strict = one strict-priority order, untagged traffic in untaggedBand",
+              "dwrr,strict");
+    c.Declare("trainingWeight",
+              C::UINT,
+              "1",
+              "dwrr: weight of the training class (link share trainingWeight / (trainingWeight "
+              "+ bestEffortWeight) while both classes have packets; an idle class gets nothing)",
+              C::Between(1, 1000));
+    c.Declare("bestEffortWeight",
+              C::UINT,
+              "1",
+              "dwrr: weight of the best-effort class (untagged background traffic)",
+              C::Between(1, 1000));
     c.Declare("untaggedBand",
               C::UINT,
               "0",
-              "queue band (0 = served first .. 7) of untagged traffic: background flows; "
-              "tensor packets use the band of their priority",
+              "strict: queue band (0 = served first .. 7) of untagged traffic (background "
+              "flows); dwrr: the band PFC accounts the best-effort class in. Tensor packets use "
+              "the band of their priority",
               C::Between(0, TALB_NUM_PRIORITIES - 1));
     c.Declare("ecnThreshold",
               C::SIZE,

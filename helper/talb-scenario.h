@@ -68,7 +68,10 @@ class TalbScenario
         std::string queueSize; //!< empty: the helper's default
         std::string hostQueueSize;
         uint32_t untaggedBand{0};
-        std::string ecnThreshold; //!< empty: the helper's default
+        bool dwrr{true};              //!< port queues: DWRR classes (false: strict bands)
+        uint32_t trainingWeight{1};   //!< DWRR weight of the training class
+        uint32_t bestEffortWeight{1}; //!< DWRR weight of the best-effort class
+        std::string ecnThreshold;     //!< empty: the helper's default
         std::vector<TalbLeafSpineHelper::LinkRate> linkRates;
         std::vector<TalbLeafSpineHelper::LinkFailure> linkFailures;
         bool stockRouting{false};

@@ -85,7 +85,12 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
          << ", \"run_cpu_seconds\": " << info.runCpuSeconds << ", \"events\": " << info.events
          << ", \"packet_hops\": " << info.packetHops
          << ", \"delivered_packets\": " << info.deliveredPackets
-         << ", \"parameters\": " << info.parametersJson << "}\n";
+         << ", \"parameters\": " << info.parametersJson;
+    if (!info.jobsJson.empty())
+    {
+        json << ", \"jobs\": " << info.jobsJson;
+    }
+    json << "}\n";
     json.close();
     NS_ABORT_MSG_IF(!json || std::rename(tmp.c_str(), path.c_str()) != 0,
                     "TalbOutputWriter: cannot write " << path);

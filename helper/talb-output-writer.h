@@ -49,6 +49,7 @@ class TalbOutputWriter : public Object
         uint64_t packetHops{0};       //!< link transmissions started
         uint64_t deliveredPackets{0}; //!< packets received by host NICs
         std::string parametersJson;   //!< every scenario parameter, a JSON object
+        std::string jobsJson;         //!< per-job figures, a JSON array (empty: left out)
     };
 
     /// Write \p info as \p folder/run.json, replacing it atomically (temporary file, rename).

@@ -649,6 +649,88 @@ OpenOutputs(const TalbScenario::Spec& s, const std::string& lb, const std::strin
         headerBytes));
 }
 
+/// The helper that installs job \p j of \p spec.
+TalbTrainingJobHelper
+MakeJobHelper(const TalbScenario::JobSpec& spec, uint32_t j)
+{
+    TalbTrainingJobHelper helper;
+    helper.SetModel(spec.model);
+    helper.SetJobAttribute("JobId", UintegerValue(j));
+    helper.SetJobAttribute("Iterations", UintegerValue(spec.iterations));
+    helper.SetJobAttribute("BatchSize", UintegerValue(spec.batch));
+    helper.SetJobAttribute("Device", StringValue(spec.device));
+    helper.SetJobAttribute("Precision", StringValue(spec.precision));
+    helper.SetScheduler(spec.scheduler);
+    for (const auto& kv : spec.schedulerAttributes)
+    {
+        helper.SetSchedulerAttribute(kv.first, StringValue(kv.second));
+    }
+    helper.SetCollective(spec.collective);
+    for (const auto& kv : spec.collectiveAttributes)
+    {
+        helper.SetCollectiveAttribute(kv.first, StringValue(kv.second));
+    }
+    helper.SetTransport(spec.transport);
+    for (const auto& kv : spec.transportAttributes)
+    {
+        helper.SetTransportAttribute(kv.first, StringValue(kv.second));
+    }
+    helper.SetStartTime(spec.start);
+    return helper;
+}
+
+/// Stage 3 (first): each job's ideal iteration on an idle non-blocking fabric of host links.
+void
+ComputeIdeals(const TalbScenario::Spec& s, TalbScenario::Result* r)
+{
+    for (uint32_t j = 0; j < s.jobs.size(); ++j)
+    {
+        TalbIdealIteration::Result ideal =
+            MakeJobHelper(s.jobs[j], j).ComputeIdealIteration(s.jobs[j].workers, s.hostRate);
+        TalbScenario::JobIdeal out;
+        out.known = ideal.known;
+        out.iterationMs = ideal.known ? ideal.GetMean(s.warmup).GetSeconds() * 1e3 : 0;
+        out.computeMs = ideal.compute.GetSeconds() * 1e3;
+        out.communicationMs = ideal.known ? ideal.communication.GetSeconds() * 1e3 : 0;
+        r->ideals.push_back(out);
+    }
+}
+
+/// run.json's "jobs": per job, the ideal and (once measured) the mean iteration.
+std::string
+JobsJson(const TalbScenario::Result& r)
+{
+    std::ostringstream os;
+    os << "[";
+    for (std::size_t j = 0; j < r.ideals.size(); ++j)
+    {
+        const TalbScenario::JobIdeal& i = r.ideals[j];
+        os << (j ? ", " : "") << "{\"job\": " << j << ", \"ideal_iteration_ms\": ";
+        if (i.known)
+        {
+            os << i.iterationMs;
+        }
+        else
+        {
+            os << "null";
+        }
+        os << ", \"ideal_compute_ms\": " << i.computeMs
+           << ", \"ideal_communication_ms\": " << i.communicationMs
+           << ", \"iteration_ms\": " << i.measuredMs << ", \"x_ideal\": ";
+        if (i.known && i.iterationMs > 0 && i.measuredMs > 0)
+        {
+            os << i.measuredMs / i.iterationMs;
+        }
+        else
+        {
+            os << "null";
+        }
+        os << "}";
+    }
+    os << "]";
+    return os.str();
+}
+
 /// Stage 3d: the training jobs, placed on the hosts, traced into the outputs.
 void
 InstallJobs(const TalbScenario::Spec& s, Build* b)
@@ -663,30 +745,7 @@ InstallJobs(const TalbScenario::Spec& s, Build* b)
     for (size_t j = 0; j < s.jobs.size(); ++j)
     {
         const TalbScenario::JobSpec& spec = s.jobs[j];
-        TalbTrainingJobHelper helper;
-        helper.SetModel(spec.model);
-        helper.SetJobAttribute("JobId", UintegerValue(j));
-        helper.SetJobAttribute("Iterations", UintegerValue(spec.iterations));
-        helper.SetJobAttribute("BatchSize", UintegerValue(spec.batch));
-        helper.SetJobAttribute("Device", StringValue(spec.device));
-        helper.SetJobAttribute("Precision", StringValue(spec.precision));
-        helper.SetScheduler(spec.scheduler);
-        for (const auto& kv : spec.schedulerAttributes)
-        {
-            helper.SetSchedulerAttribute(kv.first, StringValue(kv.second));
-        }
-        helper.SetCollective(spec.collective);
-        for (const auto& kv : spec.collectiveAttributes)
-        {
-            helper.SetCollectiveAttribute(kv.first, StringValue(kv.second));
-        }
-        helper.SetTransport(spec.transport);
-        for (const auto& kv : spec.transportAttributes)
-        {
-            helper.SetTransportAttribute(kv.first, StringValue(kv.second));
-        }
-        helper.SetStartTime(spec.start);
-        ApplicationContainer apps = helper.Install(placed[j]);
+        ApplicationContainer apps = MakeJobHelper(spec, j).Install(placed[j]);
         Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(apps);
         b->writer->ConnectJob(job);
         job->TraceConnectWithoutContext("FlowDone", MakeCallback(&Collector::Flow, &b->collector));
@@ -763,14 +822,27 @@ Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result*
     r->iterationsDone = c.iterations;
     r->iterationsExpected = c.expected;
     std::vector<double> iterationMs;
+    std::vector<std::vector<double>> perJob(s.jobs.size());
+    double idealSum = 0;
+    bool idealKnown = !r->ideals.empty();
     for (const auto& kv : c.iterationMax)
     {
         if (kv.first.second >= s.warmup)
         {
             iterationMs.push_back(kv.second * 1e3);
+            perJob[kv.first.first].push_back(kv.second * 1e3);
+            const TalbScenario::JobIdeal& ideal = r->ideals[kv.first.first];
+            idealKnown = idealKnown && ideal.known;
+            idealSum += ideal.iterationMs;
         }
     }
     r->meanIterationMs = Mean(iterationMs);
+    // The ideal averaged over the same (job, iteration) pairs as the measured mean.
+    r->idealIterationMs = idealKnown && !iterationMs.empty() ? idealSum / iterationMs.size() : 0;
+    for (std::size_t j = 0; j < perJob.size(); ++j)
+    {
+        r->ideals[j].measuredMs = Mean(perJob[j]);
+    }
     r->deliveredPackets = c.delivered;
     r->packetHops = CountPacketHops();
 }
@@ -1081,6 +1153,9 @@ TalbScenario::Result
 TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& outDir)
 {
     auto wallStart = std::chrono::steady_clock::now();
+    Result r;
+    // Before anything is built: the replay runs a simulator session of its own.
+    ComputeIdeals(spec, &r);
     uint64_t eventsBefore = Simulator::GetEventCount();
     ConfigureDefaults(spec);
     Build b;
@@ -1096,11 +1171,11 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     info.lb = lb;
     info.seed = spec.seed;
     info.parametersJson = spec.parametersJson;
+    info.jobsJson = JobsJson(r);
     TalbOutputWriter::WriteRunJson(outDir, info);
     InstallJobs(spec, &b);
     InstallBackground(spec, &b);
 
-    Result r;
     r.scheme = spec.stockRouting ? "stock-ecmp" : lb;
     r.outDir = outDir;
     Simulate(spec, &r);
@@ -1119,6 +1194,7 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     info.events = r.events;
     info.packetHops = r.packetHops;
     info.deliveredPackets = r.deliveredPackets;
+    info.jobsJson = JobsJson(r);
     TalbOutputWriter::WriteRunJson(outDir, info);
     return r;
 }
@@ -1141,12 +1217,14 @@ TalbScenario::PrintTable(const std::vector<Result>& results, std::ostream& os)
     os << std::left << std::setw(12) << "scheme" << std::right << std::setw(9) << "tensor"
        << std::setw(12) << "avg FCT" << std::setw(12) << "p99 FCT" << std::setw(12) << "hi-prio avg"
        << std::setw(9) << "bg" << std::setw(12) << "bg avg" << std::setw(12) << "bg p99"
-       << std::setw(12) << "iter time" << std::setw(10) << "speedup" << std::setw(10) << "iters"
+       << std::setw(12) << "iter time" << std::setw(10) << "ideal" << std::setw(8) << "x"
+       << std::setw(10) << "speedup" << std::setw(10) << "iters"
        << "\n";
     os << std::left << std::setw(12) << "" << std::right << std::setw(9) << "msgs" << std::setw(12)
        << "(us)" << std::setw(12) << "(us)" << std::setw(12) << "FCT (us)" << std::setw(9)
        << "flows" << std::setw(12) << "FCT (us)" << std::setw(12) << "FCT (us)" << std::setw(12)
-       << "(ms)" << std::setw(10) << ("vs " + base.scheme) << std::setw(10) << "done"
+       << "(ms)" << std::setw(10) << "(ms)" << std::setw(8) << "ideal" << std::setw(10)
+       << ("vs " + base.scheme) << std::setw(10) << "done"
        << "\n";
     for (const auto& r : results)
     {
@@ -1156,8 +1234,17 @@ TalbScenario::PrintTable(const std::vector<Result>& results, std::ostream& os)
            << std::setw(9) << r.tensorFlows << std::setw(12) << r.tensorAvgFctUs << std::setw(12)
            << r.tensorP99FctUs << std::setw(12) << r.highPrioAvgFctUs << std::setw(9)
            << r.backgroundFlows << std::setw(12) << r.backgroundAvgFctUs << std::setw(12)
-           << r.backgroundP99FctUs << std::setprecision(3) << std::setw(12) << r.meanIterationMs
-           << std::setw(10)
+           << r.backgroundP99FctUs << std::setprecision(3) << std::setw(12) << r.meanIterationMs;
+        if (r.idealIterationMs > 0)
+        {
+            os << std::setw(10) << r.idealIterationMs << std::setprecision(2) << std::setw(8)
+               << r.meanIterationMs / r.idealIterationMs << std::setprecision(3);
+        }
+        else
+        {
+            os << std::setw(10) << "-" << std::setw(8) << "-";
+        }
+        os << std::setw(10)
            << (r.meanIterationMs > 0 ? base.meanIterationMs / r.meanIterationMs : 0.0)
            << std::setw(10) << iters.str() << "\n";
     }
@@ -1169,6 +1256,31 @@ TalbScenario::PrintTable(const std::vector<Result>& results, std::ostream& os)
         os << "  " << r.scheme << " " << std::setprecision(1) << red << " %";
     }
     os << "\n";
+    // The ideal depends on the jobs and host rate only: the same for every scheme.
+    for (std::size_t j = 0; j < base.ideals.size(); ++j)
+    {
+        const JobIdeal& i = base.ideals[j];
+        os << "ideal iteration of job " << j << " (idle non-blocking fabric, analytic): ";
+        if (i.known)
+        {
+            os << std::setprecision(3) << i.iterationMs << " ms";
+        }
+        else
+        {
+            os << "unknown (its collective gives no analytic bound)";
+        }
+        os << std::setprecision(3) << "; compute " << i.computeMs << " ms, communication "
+           << i.communicationMs << " ms per iteration";
+        for (const auto& r : results)
+        {
+            if (j < r.ideals.size() && i.known && i.iterationMs > 0 && r.ideals[j].measuredMs > 0)
+            {
+                os << std::setprecision(2) << "; " << r.scheme << " "
+                   << r.ideals[j].measuredMs / i.iterationMs << "x";
+            }
+        }
+        os << "\n";
+    }
 }
 
 } // namespace ns3

@@ -96,6 +96,16 @@ class TalbScenario
         std::string parametersJson; //!< every parameter, for run.json
     };
 
+    /// A job's ideal iteration (TalbTrainingJobHelper::ComputeIdealIteration) and what it got.
+    struct JobIdeal
+    {
+        bool known{false};         //!< the collective gives an analytic bound
+        double iterationMs{0};     //!< ideal mean iteration, iterations >= warm-up
+        double computeMs{0};       //!< forward + backward compute of one iteration
+        double communicationMs{0}; //!< the collective's analytic time for one iteration's ops
+        double measuredMs{0};      //!< measured mean iteration (max over workers), >= warm-up
+    };
+
     /// What a run measured, for the comparison table (the CSVs hold everything).
     struct Result
     {
@@ -112,6 +122,8 @@ class TalbScenario
         uint64_t iterationsDone{0}; //!< (job, worker, iteration) records
         uint64_t iterationsExpected{0};
         double meanIterationMs{0};    //!< mean over (job, iteration >= warm-up) of max over workers
+        double idealIterationMs{0};   //!< the jobs' ideals over the same pairs; 0: unknown
+        std::vector<JobIdeal> ideals; //!< per job
         uint64_t deliveredPackets{0}; //!< packets received by host NICs
         uint64_t events{0};           //!< simulator events executed
         uint64_t packetHops{0};       //!< link transmissions started, hosts and switches

@@ -64,7 +64,7 @@ class TalbTrainingJobHelper
      * non-blocking fabric of \p hostRate host links (TalbIdealIteration: the job's scheduler,
      * with its attributes, replayed over the model's compute times with the collective's
      * analytic operation times). Runs a simulator session of its own: call it before building
-     * a simulation.
+     * a simulation (before creating nodes: they schedule their own initialisation).
      */
     TalbIdealIteration::Result ComputeIdealIteration(uint32_t nWorkers, DataRate hostRate) const;
 

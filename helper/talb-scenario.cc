@@ -701,7 +701,8 @@ std::string
 JobsJson(const TalbScenario::Result& r)
 {
     std::ostringstream os;
-    os << "[";
+    // Enough digits for readers that recompute the table's figures (talb-testbed-table.py).
+    os << std::setprecision(15) << "[";
     for (std::size_t j = 0; j < r.ideals.size(); ++j)
     {
         const TalbScenario::JobIdeal& i = r.ideals[j];

@@ -477,7 +477,8 @@ TalbAttrs(uint8_t threshold,
           uint32_t probeLimit,
           const std::string& fallback)
 {
-    return {{"HighPriorityThreshold", std::to_string(threshold)},
+    return {{"Version", "1"},
+            {"HighPriorityThreshold", std::to_string(threshold)},
             {"MoveMargin", std::to_string(margin)},
             {"IdleTimeout", idle},
             {"TableSize", std::to_string(tableSize)},
@@ -594,13 +595,16 @@ class TalbLbCoreTestSuite : public TestSuite
                               [d = d, m = m](Pair& p) { p.BindCore(NewDrill(d, m)); }),
                         TestCase::QUICK);
         }
-        AddTestCase(new T("talb defaults", "talb", {}, TensorAware(V1::Config(), "letflow")),
+        AddTestCase(new T("talb v1 defaults",
+                          "talb",
+                          {{"Version", "1"}, {"Fallback", "letflow"}},
+                          TensorAware(V1::Config(), "letflow")),
                     TestCase::QUICK);
         for (const char* fb : {"ecmp", "rps", "drill"})
         {
             AddTestCase(new T(std::string("talb, fallback ") + fb,
                               "talb",
-                              {{"Fallback", fb}},
+                              {{"Version", "1"}, {"Fallback", fb}},
                               TensorAware(V1::Config(), fb)),
                         TestCase::QUICK);
         }

@@ -37,8 +37,20 @@ struct FakeSwitch : public TestPorts
     /// \p leaf of a two-leaf fabric, streams fixed.
     Ptr<TalbLoadBalancer> Make(const std::string& name, uint32_t leaf = 0)
     {
+        return Make(name, {}, leaf);
+    }
+
+    /// The same with attributes \p attributes (name, value as text) set before attaching.
+    Ptr<TalbLoadBalancer> Make(const std::string& name,
+                               const std::vector<std::pair<std::string, std::string>>& attributes,
+                               uint32_t leaf = 0)
+    {
         ObjectFactory f;
         f.SetTypeId(TalbLoadBalancer::GetRegistry().Get(name));
+        for (const auto& [attribute, value] : attributes)
+        {
+            f.Set(attribute, StringValue(value));
+        }
         Ptr<TalbLoadBalancer> lb = f.Create<TalbLoadBalancer>();
         TalbSwitchInfo info;
         info.switchId = 7;

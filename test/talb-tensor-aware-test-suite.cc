@@ -1,5 +1,8 @@
-// TaLB (TalbTensorAwareLb): tensor integrity for low-priority tensors, mid-tensor moves for
-// high-priority ones, entries freed by LAST or aged out, untagged packets to the fallback.
+// TaLB (TalbTensorAwareLb). Version 1: tensor integrity for low-priority tensors, mid-tensor
+// moves for high-priority ones, entries freed by LAST or aged out, untagged packets to the
+// fallback. Version 2 (the default): placement by the other tensor flows on a port, moves of
+// every priority bounded by the reordering they cause (the core's rules: gtest
+// TalbLbCoreTensorAwareV2; here through the ns-3 selector, its attributes and on a fabric).
 #include "talb-lb-test-util.h"
 
 #include "ns3/test.h"
@@ -13,10 +16,14 @@ using namespace ns3::talbtest;
 namespace
 {
 
+/// TaLB of decision \p version (1: the cases below test v1's rules) with \p attributes.
 Ptr<TalbTensorAwareLb>
-MakeTalb(FakeSwitch& sw)
+MakeTalb(FakeSwitch& sw,
+         uint32_t version = 1,
+         std::vector<std::pair<std::string, std::string>> attributes = {})
 {
-    return DynamicCast<TalbTensorAwareLb>(sw.Make("talb"));
+    attributes.emplace_back("Version", std::to_string(version));
+    return DynamicCast<TalbTensorAwareLb>(sw.Make("talb", attributes));
 }
 
 } // namespace
@@ -226,6 +233,7 @@ class TalbTensorAwareFabricTestCase : public SimulationTestCase
     void DoRun() override
     {
         Ptr<TalbLeafSpineHelper> f = MakeFabric("talb", 2, 4);
+        f->SetLoadBalancer("talb", "Version", UintegerValue(1));
         f->SetLinkRate(0, 1, DataRate("1Gbps"));
         f->Install();
         f->AssignStreams(5);
@@ -287,6 +295,52 @@ class TalbTensorAwareFabricTestCase : public SimulationTestCase
     }
 };
 
+/// Version 2 (the default) through the ns-3 selector: a second tensor flow avoids the first
+/// one's uplink although that uplink's queue is the shorter one, and a low-priority tensor moves
+/// mid-tensor (MinMoveInterval later) when its uplink is shared and another one is free.
+class TalbTensorAwareV2SpreadsFlowsTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareV2SpreadsFlowsTestCase()
+        : TestCase("TalbTensorAwareV2SpreadsFlows: v2 keeps tensor flows apart, low ones move")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        FakeSwitch sw(3);
+        Ptr<TalbTensorAwareLb> lb = DynamicCast<TalbTensorAwareLb>(sw.Make("talb"));
+        UintegerValue version;
+        lb->GetAttribute("Version", version);
+        NS_TEST_ASSERT_MSG_EQ(version.Get(), 2, "v2 is the default");
+        uint32_t two[] = {sw.uplinks[0], sw.uplinks[1]};
+        TalbCandidates firstTwo{two, 2};
+        TalbPacketContext a = TensorCtx(10, MicroSeconds(1), 100, 7, TALB_FLAG_FIRST);
+        uint32_t pa = lb->SelectPath(a, firstTwo);
+        uint32_t other = pa == two[0] ? two[1] : two[0];
+        sw.Fill(other, 9000);
+        TalbPacketContext b = TensorCtx(20, MicroSeconds(2), 200, 7, TALB_FLAG_FIRST);
+        NS_TEST_ASSERT_MSG_EQ(lb->SelectPath(b, firstTwo), other, "second flow joined the first");
+        // A third flow has to share an uplink while only two are offered ...
+        TalbPacketContext c = TensorCtx(30, MicroSeconds(3), 300, 7, TALB_FLAG_FIRST);
+        uint32_t pc = lb->SelectPath(c, firstTwo);
+        a.label.flags = b.label.flags = c.label.flags = 0;
+        for (int t = 10; t < 200; t += 10)
+        {
+            a.now = b.now = c.now = MicroSeconds(t);
+            lb->SelectPath(a, firstTwo);
+            lb->SelectPath(b, firstTwo);
+            NS_TEST_ASSERT_MSG_EQ(lb->SelectPath(c, firstTwo), pc, "moved too early");
+        }
+        // ... and moves to the third once it is offered, although its priority is low.
+        c.now = MicroSeconds(200);
+        NS_TEST_EXPECT_MSG_EQ(lb->SelectPath(c, sw.Candidates()), sw.uplinks[2], "did not move");
+        NS_TEST_EXPECT_MSG_EQ(lb->GetTableStats().nMidTensorMoves, 1, "one move");
+        NS_TEST_EXPECT_MSG_EQ(lb->GetStats().nReroutes, 1, "one reroute");
+    }
+};
+
 /// The talb-tensor-aware suite.
 class TalbTensorAwareTestSuite : public TestSuite
 {
@@ -297,6 +351,7 @@ class TalbTensorAwareTestSuite : public TestSuite
         AddTestCase(new TalbTensorAwareLowKeepsPortTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareHighMovesTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareLastFreesTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareV2SpreadsFlowsTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareIdleAgingTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareFallbackTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareEvictTestCase, TestCase::QUICK);

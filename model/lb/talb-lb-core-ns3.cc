@@ -12,6 +12,44 @@ void
 TalbCorePortView::SetPorts(const std::vector<TalbPortState>* ports)
 {
     m_ports = ports;
+    m_bands.clear();
+    if (ports)
+    {
+        for (const TalbPortState& p : *ports)
+        {
+            m_bands.push_back(PeekPointer(DynamicCast<TalbPriorityQueue>(p.queue)));
+        }
+    }
+}
+
+uint64_t
+TalbCorePortView::QueueBytesAtOrAbove(uint32_t port, uint8_t priority) const
+{
+    const TalbPriorityQueue* q = port < m_bands.size() ? m_bands[port] : nullptr;
+    if (!q)
+    {
+        return QueueBytes(port);
+    }
+    uint64_t bytes = 0;
+    for (uint8_t b = 0; b <= priority && b < TALB_NUM_PRIORITIES; ++b)
+    {
+        bytes += q->GetBandBytes(b);
+    }
+    return bytes;
+}
+
+uint64_t
+TalbCorePortView::RateBps(uint32_t port) const
+{
+    return (*m_ports)[port].rate.GetBitRate();
+}
+
+uint64_t
+TalbCorePortView::PathRateBps(uint32_t port, uint32_t dstLeaf) const
+{
+    const TalbPortState& p = (*m_ports)[port];
+    uint64_t path = dstLeaf < p.pathRateBps.size() ? p.pathRateBps[dstLeaf] : 0;
+    return path ? path : p.rate.GetBitRate();
 }
 
 uint64_t

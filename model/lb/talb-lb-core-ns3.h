@@ -6,6 +6,7 @@
 #include "ns3/callback.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/talb-lb-core.h"
+#include "ns3/talb-priority-queue.h"
 
 #include <vector>
 
@@ -14,8 +15,9 @@ namespace ns3
 
 /**
  * \ingroup talb-lb
- * \brief The decision core's view of a TalbSwitch's port table: queue bytes from the egress
- * device's queue, utilisation from the port's TalbDre, both read when the core asks.
+ * \brief The decision core's view of a TalbSwitch's port table: queue bytes (per band when the
+ * queue is a TalbPriorityQueue) from the egress device's queue, utilisation from the port's
+ * TalbDre, the line rate; all read when the core asks.
  */
 class TalbCorePortView : public talb::lb::PortView
 {
@@ -28,9 +30,15 @@ class TalbCorePortView : public talb::lb::PortView
 
     uint64_t QueueBytes(uint32_t port) const override;
     double Utilization(uint32_t port, int64_t nowNs) const override;
+    /// Bands 0..\p priority of a TalbPriorityQueue; all queued bytes of any other queue.
+    uint64_t QueueBytesAtOrAbove(uint32_t port, uint8_t priority) const override;
+    uint64_t RateBps(uint32_t port) const override;
+    /// The port's pathRateBps entry for \p dstLeaf when set, else its rate.
+    uint64_t PathRateBps(uint32_t port, uint32_t dstLeaf) const override;
 
   private:
     const std::vector<TalbPortState>* m_ports;
+    std::vector<TalbPriorityQueue*> m_bands; //!< per port: its queue when it counts bands
 };
 
 /**

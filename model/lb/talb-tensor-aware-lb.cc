@@ -4,6 +4,7 @@
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 #include "ns3/string.h"
+#include "ns3/talb-priority-queue.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
@@ -15,6 +16,26 @@ NS_LOG_COMPONENT_DEFINE("TalbTensorAwareLb");
 NS_OBJECT_ENSURE_REGISTERED(TalbTensorAwareLb);
 TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbTensorAwareLb, "talb");
 
+template <class T, T TalbTensorAwareLb::*Member>
+void
+TalbTensorAwareLb::SetAndRetune(T value)
+{
+    this->*Member = value;
+    Retune();
+}
+
+template <class T, T TalbTensorAwareLb::*Member>
+T
+TalbTensorAwareLb::GetMember() const
+{
+    return this->*Member;
+}
+
+/// The accessor pair of an attribute that a running policy takes (SetAndRetune).
+#define TALB_RETUNED(T, member)                                                                    \
+    &TalbTensorAwareLb::SetAndRetune<T, &TalbTensorAwareLb::member>,                               \
+        &TalbTensorAwareLb::GetMember<T, &TalbTensorAwareLb::member>
+
 TypeId
 TalbTensorAwareLb::GetTypeId()
 {
@@ -23,37 +44,64 @@ TalbTensorAwareLb::GetTypeId()
             .SetParent<TalbCoreLb>()
             .SetGroupName("Talb")
             .AddConstructor<TalbTensorAwareLb>()
+            .AddAttribute("Version",
+                          "Decision: 2 places tensors by what delays them and lets every priority "
+                          "move (bounded reordering); 1 is the first design (only high-priority "
+                          "tensors move; low ones avoid high-priority load); fixed at install",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&TalbTensorAwareLb::m_version),
+                          MakeUintegerChecker<uint32_t>(1, 2))
             .AddAttribute("HighPriorityThreshold",
                           "Tensors with priority below this value are high priority",
                           UintegerValue(4),
-                          MakeUintegerAccessor(&TalbTensorAwareLb::SetHighThreshold,
-                                               &TalbTensorAwareLb::GetHighThreshold),
+                          MakeUintegerAccessor(TALB_RETUNED(uint8_t, m_highThreshold)),
                           MakeUintegerChecker<uint8_t>(0, TALB_NUM_PRIORITIES))
             .AddAttribute("MoveMargin",
                           "Cost excess (bytes) of a high-priority tensor's port over the best "
-                          "candidate that moves the tensor mid-tensor",
+                          "candidate that moves the tensor mid-tensor (v2: queued bytes at or "
+                          "above its priority, when the ports are equally shared)",
                           DoubleValue(15000),
-                          MakeDoubleAccessor(&TalbTensorAwareLb::SetMoveMargin,
-                                             &TalbTensorAwareLb::GetMoveMargin),
+                          MakeDoubleAccessor(TALB_RETUNED(double, m_moveMargin)),
                           MakeDoubleChecker<double>(0))
+            .AddAttribute("LowMoveMargin",
+                          "v2: the same margin for low-priority tensors (larger: their moves "
+                          "matter less to the next iteration and reorder more bytes)",
+                          DoubleValue(150000),
+                          MakeDoubleAccessor(TALB_RETUNED(double, m_lowMoveMargin)),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("MaxReorder",
+                          "v2: a move is taken only if the flow's bytes it can overtake (queued "
+                          "bytes of the old port draining after the new one) are at most this "
+                          "(0: only moves that cannot reorder, for go-back-N transports)",
+                          DoubleValue(18000),
+                          MakeDoubleAccessor(TALB_RETUNED(double, m_maxReorder)),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("MinMoveInterval",
+                          "v2: a tensor moves mid-tensor at most once per this interval",
+                          TimeValue(MicroSeconds(100)),
+                          MakeTimeAccessor(TALB_RETUNED(Time, m_minMoveInterval)),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("ActiveWindow",
+                          "v2: a tensor flow counts on a port while it sent there within this "
+                          "window; a flow silent longer is re-placed like a new tensor",
+                          TimeValue(MicroSeconds(100)),
+                          MakeTimeAccessor(TALB_RETUNED(Time, m_activeWindow)),
+                          MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("DreWeight",
-                          "Bytes of cost a fully utilised port adds on top of its queued bytes",
+                          "v1: bytes of cost a fully utilised port adds on top of its queued bytes",
                           DoubleValue(15000),
-                          MakeDoubleAccessor(&TalbTensorAwareLb::SetDreWeight,
-                                             &TalbTensorAwareLb::GetDreWeight),
+                          MakeDoubleAccessor(TALB_RETUNED(double, m_dreWeight)),
                           MakeDoubleChecker<double>(0))
             .AddAttribute("LoadQuantum",
-                          "Granularity (bytes) at which high-priority loads count as equal",
+                          "v1: granularity (bytes) at which high-priority loads count as equal",
                           DoubleValue(1500),
-                          MakeDoubleAccessor(&TalbTensorAwareLb::SetLoadQuantum,
-                                             &TalbTensorAwareLb::GetLoadQuantum),
+                          MakeDoubleAccessor(TALB_RETUNED(double, m_loadQuantum)),
                           MakeDoubleChecker<double>(1))
             .AddAttribute("IdleTimeout",
                           "A tensor entry idle for longer than this is aged out (keep it above the "
                           "largest RTT under load: a sender stalled longer re-places its tensor)",
                           TimeValue(MilliSeconds(10)),
-                          MakeTimeAccessor(&TalbTensorAwareLb::SetIdleTimeout,
-                                           &TalbTensorAwareLb::GetIdleTimeout),
+                          MakeTimeAccessor(TALB_RETUNED(Time, m_idleTimeout)),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("TableSize",
                           "Tensor table slots (a power of two)",
@@ -63,22 +111,22 @@ TalbTensorAwareLb::GetTypeId()
             .AddAttribute("ProbeLimit",
                           "Consecutive slots a key may occupy (open addressing window)",
                           UintegerValue(8),
-                          MakeUintegerAccessor(&TalbTensorAwareLb::SetProbeLimit,
-                                               &TalbTensorAwareLb::GetProbeLimit),
+                          MakeUintegerAccessor(TALB_RETUNED(uint32_t, m_probeLimit)),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("Fallback",
                           "Policy for untagged packets: a load balancer that can serve as a "
-                          "fallback (ecmp, letflow, rps, drill)",
-                          StringValue("letflow"),
+                          "fallback (ecmp, letflow, rps, drill; drill spreads background flows "
+                          "per packet, letflow was v1's)",
+                          StringValue("drill"),
                           MakeStringAccessor(&TalbTensorAwareLb::m_fallbackName),
                           MakeRegistryNameChecker(TalbLoadBalancer::GetRegistry()))
             .AddAttribute("DreInterval",
-                          "Decay interval of the per-port high-priority load estimator",
+                          "v1: decay interval of the per-port high-priority load estimator",
                           TimeValue(MicroSeconds(20)),
                           MakeTimeAccessor(&TalbTensorAwareLb::m_dreInterval),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("DreAlpha",
-                          "Decay factor per interval of the high-priority load estimator",
+                          "v1: decay factor per interval of the high-priority load estimator",
                           DoubleValue(0.1),
                           MakeDoubleAccessor(&TalbTensorAwareLb::m_dreAlpha),
                           MakeDoubleChecker<double>(1e-6, 1))
@@ -89,9 +137,15 @@ TalbTensorAwareLb::GetTypeId()
     return tid;
 }
 
+#undef TALB_RETUNED
+
 TalbTensorAwareLb::TalbTensorAwareLb()
-    : m_highThreshold(4),
+    : m_version(2),
+      m_installedVersion(2),
+      m_highThreshold(4),
       m_moveMargin(15000),
+      m_lowMoveMargin(150000),
+      m_maxReorder(18000),
       m_dreWeight(15000),
       m_loadQuantum(1500),
       m_tableSize(4096),
@@ -128,7 +182,7 @@ TalbTensorAwareLb::AssignStreams(int64_t stream)
 }
 
 talb::lb::TensorAwareV1::Config
-TalbTensorAwareLb::MakeConfig() const
+TalbTensorAwareLb::MakeV1Config() const
 {
     talb::lb::TensorAwareV1::Config c;
     c.highThreshold = m_highThreshold;
@@ -143,93 +197,53 @@ TalbTensorAwareLb::MakeConfig() const
     return c;
 }
 
+talb::lb::TensorAwareV2::Config
+TalbTensorAwareLb::MakeV2Config() const
+{
+    talb::lb::TensorAwareV2::Config c;
+    c.highThreshold = m_highThreshold;
+    c.highMoveMarginBytes = m_moveMargin;
+    c.lowMoveMarginBytes = m_lowMoveMargin;
+    c.maxReorderBytes = m_maxReorder;
+    c.minMoveIntervalNs = TalbCoreNs(m_minMoveInterval);
+    c.activeWindowNs = TalbCoreNs(m_activeWindow);
+    c.idleTimeoutNs = TalbCoreNs(m_idleTimeout);
+    c.tableSize = m_tableSize;
+    c.probeLimit = m_probeLimit;
+    // Untagged traffic counts at the band the switch's port queues put it in.
+    c.untaggedPriority = 0;
+    if (IsAttached() && GetNPorts() > 0)
+    {
+        if (Ptr<TalbPriorityQueue> q = DynamicCast<TalbPriorityQueue>(GetPort(0).queue))
+        {
+            c.untaggedPriority = q->GetUntaggedBand();
+        }
+    }
+    return c;
+}
+
+const char*
+TalbTensorAwareLb::CheckCore() const
+{
+    return m_version == 1 ? talb::lb::TensorAwareV1::Check(MakeV1Config())
+                          : talb::lb::TensorAwareV2::Check(MakeV2Config());
+}
+
 void
 TalbTensorAwareLb::Retune()
 {
-    if (IsAttached() && !m_core.Retune(MakeConfig()))
+    if (!IsAttached())
     {
-        const char* why = talb::lb::TensorAwareV1::Check(MakeConfig());
+        return;
+    }
+    bool taken =
+        m_installedVersion == 1 ? m_v1.Retune(MakeV1Config()) : m_v2.Retune(MakeV2Config());
+    if (!taken)
+    {
+        const char* why = CheckCore();
         NS_LOG_WARN("attribute change not taken: "
                     << (why ? why : "table size and DRE parameters are fixed at install"));
     }
-}
-
-void
-TalbTensorAwareLb::SetHighThreshold(uint8_t threshold)
-{
-    m_highThreshold = threshold;
-    Retune();
-}
-
-uint8_t
-TalbTensorAwareLb::GetHighThreshold() const
-{
-    return m_highThreshold;
-}
-
-void
-TalbTensorAwareLb::SetMoveMargin(double bytes)
-{
-    m_moveMargin = bytes;
-    Retune();
-}
-
-double
-TalbTensorAwareLb::GetMoveMargin() const
-{
-    return m_moveMargin;
-}
-
-void
-TalbTensorAwareLb::SetDreWeight(double bytes)
-{
-    m_dreWeight = bytes;
-    Retune();
-}
-
-double
-TalbTensorAwareLb::GetDreWeight() const
-{
-    return m_dreWeight;
-}
-
-void
-TalbTensorAwareLb::SetLoadQuantum(double bytes)
-{
-    m_loadQuantum = bytes;
-    Retune();
-}
-
-double
-TalbTensorAwareLb::GetLoadQuantum() const
-{
-    return m_loadQuantum;
-}
-
-void
-TalbTensorAwareLb::SetIdleTimeout(Time timeout)
-{
-    m_idleTimeout = timeout;
-    Retune();
-}
-
-Time
-TalbTensorAwareLb::GetIdleTimeout() const
-{
-    return m_idleTimeout;
-}
-
-void
-TalbTensorAwareLb::SetProbeLimit(uint32_t limit)
-{
-    m_probeLimit = limit;
-    Retune();
-}
-
-uint32_t
-TalbTensorAwareLb::GetProbeLimit() const
-{
-    return m_probeLimit;
 }
 
 bool
@@ -244,7 +258,7 @@ TalbTensorAwareLb::CheckConfig()
         return ConfigError("ProbeLimit " + std::to_string(m_probeLimit) + " exceeds TableSize " +
                            std::to_string(m_tableSize));
     }
-    if (const char* error = talb::lb::TensorAwareV1::Check(MakeConfig()))
+    if (const char* error = CheckCore())
     {
         return ConfigError(error);
     }
@@ -275,34 +289,46 @@ TalbTensorAwareLb::CanBeFallback() const
 void
 TalbTensorAwareLb::InitializeParams()
 {
-    m_core.Configure(MakeConfig(), GetNPorts());
-    m_core.SetFallback(&m_fallbackPolicy);
-    BindCore(m_core);
+    m_installedVersion = m_version;
+    if (m_version == 1)
+    {
+        m_v1.Configure(MakeV1Config(), GetNPorts());
+        m_v1.SetFallback(&m_fallbackPolicy);
+        BindCore(m_v1);
+    }
+    else
+    {
+        m_v2.Configure(MakeV2Config(), GetNPorts());
+        m_v2.SetFallback(&m_fallbackPolicy);
+        BindCore(m_v2);
+    }
     m_fallback->Attach(GetSwitchInfo(), GetPortTable());
 }
 
 const TalbTensorAwareLb::TableStats&
 TalbTensorAwareLb::GetTableStats() const
 {
-    return m_core.GetTableStats();
+    return m_installedVersion == 1 ? m_v1.GetTableStats() : m_v2.GetTableStats();
 }
 
 uint32_t
 TalbTensorAwareLb::GetLiveEntries(Time now) const
 {
-    return m_core.LiveEntries(TalbCoreNs(now));
+    return m_installedVersion == 1 ? m_v1.LiveEntries(TalbCoreNs(now))
+                                   : m_v2.LiveEntries(TalbCoreNs(now));
 }
 
 uint32_t
 TalbTensorAwareLb::GetHeldEntries() const
 {
-    return m_core.HeldEntries();
+    return m_installedVersion == 1 ? m_v1.HeldEntries() : m_v2.HeldEntries();
 }
 
 uint32_t
 TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {
-    return CoreSelect(m_core, ctx, candidates);
+    return m_installedVersion == 1 ? CoreSelect(m_v1, ctx, candidates)
+                                   : CoreSelect(m_v2, ctx, candidates);
 }
 
 void

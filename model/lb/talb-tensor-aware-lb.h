@@ -3,6 +3,7 @@
 
 #include "talb-core-lb.h"
 
+#include "ns3/talb-lb-core-tensor-aware-v2.h"
 #include "ns3/talb-lb-core-tensor-aware.h"
 
 namespace ns3
@@ -13,25 +14,24 @@ namespace ns3
  * \brief TaLB: tensor-aware path selection (this project's specification of the TaLB abstract;
  * doc/talb-switch.rst, "TaLB -- this project's design").
  *
- * For a tagged packet, the tensor table (keyed by flow hash + tensor id) holds the tensor's port:
- * - known tensor: it stays on its port (tensor integrity), except that a high-priority tensor
- *   (priority < HighPriorityThreshold) moves mid-tensor when its port's cost exceeds the best
- *   candidate's by more than MoveMargin; low-priority tensors never move mid-tensor (unless
- *   their port left the candidate set after a failure);
- * - first packet (or aged-out entry): high priority takes the least-cost port; low priority
- *   takes the port with the least high-priority load (quantised by LoadQuantum), ties by cost,
- *   then at random.
- * Cost = queued bytes of the port + DreWeight x its DRE utilisation. High-priority load is a DRE
- * of the high-priority bytes this switch sent on each port. An entry is freed by the LAST flag or
- * when idle longer than IdleTimeout. Untagged packets go to the Fallback policy: a load balancer
- * whose CanBeFallback() is true.
- *
- * The table has TableSize slots and no allocation after install: a key probes ProbeLimit
- * consecutive slots; when all hold live entries the least recently used one is evicted
- * (TableEvict trace).
- *
- * The decision is the core's talb::lb::TensorAwareV1; the Fallback is an ns-3 balancer of its
- * own, which the core reaches through a small adapter policy.
+ * Version selects the decision:
+ * - 2 (default): talb::lb::TensorAwareV2. A tensor is placed by what delays it: the other active
+ *   tensor flows on each port with its priority or a more urgent one, then all of them, then
+ *   the bytes queued in its band and the more urgent ones (untagged traffic there included),
+ *   each scaled by the port's rate relative to the fastest candidate. A flow stays on its port
+ *   on ties; any tensor moves, at a boundary or after a pause when a port is strictly less
+ *   shared, mid-tensor at most once per MinMoveInterval also when its queue is worse by the
+ *   class's margin (MoveMargin below HighPriorityThreshold, LowMoveMargin above), and only when
+ *   the move reorders at most MaxReorder bytes.
+ * - 1: talb::lb::TensorAwareV1, the first design: a known tensor stays on its port except that
+ *   a high-priority one moves when its port's cost (queued bytes + DreWeight x DRE utilisation)
+ *   exceeds the best by MoveMargin; a new high tensor takes the least-cost port, a new low one
+ *   the least high-priority load (quantised by LoadQuantum).
+ * In both, the tensor table (keyed by flow hash + tensor id) frees an entry on LAST or when
+ * idle longer than IdleTimeout; it has TableSize slots and no allocation after install: a key
+ * probes ProbeLimit consecutive slots; when all hold live entries the least recently used one is
+ * evicted (TableEvict trace). Untagged packets go to the Fallback policy: a load balancer whose
+ * CanBeFallback() is true, which the core reaches through a small adapter policy.
  */
 class TalbTensorAwareLb : public TalbCoreLb
 {
@@ -47,7 +47,7 @@ class TalbTensorAwareLb : public TalbCoreLb
      * Tensor table statistics. Identity: inserted = freedOnLast + agedOut + evicted + held,
      * where held entries are still in the table (live, or idle and not yet reclaimed).
      */
-    using TableStats = talb::lb::TensorAwareV1::TableStats;
+    using TableStats = talb::lb::TensorTableStats;
 
     const TableStats& GetTableStats() const;
 
@@ -85,38 +85,42 @@ class TalbTensorAwareLb : public TalbCoreLb
         TalbTensorAwareLb* m_owner;
     };
 
-    /// \return the core's Config from the attributes
-    talb::lb::TensorAwareV1::Config MakeConfig() const;
+    /// \return v1's Config from the attributes
+    talb::lb::TensorAwareV1::Config MakeV1Config() const;
+    /// \return v2's Config from the attributes
+    talb::lb::TensorAwareV2::Config MakeV2Config() const;
+    /// \return what is wrong with the attributes for the chosen version, or nullptr
+    const char* CheckCore() const;
     /// After an attribute changed: a running policy takes the new values (those it can take).
     void Retune();
 
-    // Setters of the attributes that take effect at once, also after install.
-    void SetHighThreshold(uint8_t threshold);
-    uint8_t GetHighThreshold() const;
-    void SetMoveMargin(double bytes);
-    double GetMoveMargin() const;
-    void SetDreWeight(double bytes);
-    double GetDreWeight() const;
-    void SetLoadQuantum(double bytes);
-    double GetLoadQuantum() const;
-    void SetIdleTimeout(Time timeout);
-    Time GetIdleTimeout() const;
-    void SetProbeLimit(uint32_t limit);
-    uint32_t GetProbeLimit() const;
+    /// The setter of every attribute a running policy can take: assign, then Retune().
+    template <class T, T TalbTensorAwareLb::*Member>
+    void SetAndRetune(T value);
+    /// Its getter.
+    template <class T, T TalbTensorAwareLb::*Member>
+    T GetMember() const;
 
-    uint8_t m_highThreshold;    //!< HighPriorityThreshold attribute
-    double m_moveMargin;        //!< MoveMargin attribute (bytes)
-    double m_dreWeight;         //!< DreWeight attribute (bytes)
-    double m_loadQuantum;       //!< LoadQuantum attribute (bytes)
-    Time m_idleTimeout;         //!< IdleTimeout attribute
-    uint32_t m_tableSize;       //!< TableSize attribute
-    uint32_t m_probeLimit;      //!< ProbeLimit attribute
-    std::string m_fallbackName; //!< Fallback attribute
-    Time m_dreInterval;         //!< DreInterval attribute
-    double m_dreAlpha;          //!< DreAlpha attribute
+    uint32_t m_version;          //!< Version attribute
+    uint32_t m_installedVersion; //!< the Version the installed policy runs
+    uint8_t m_highThreshold;     //!< HighPriorityThreshold attribute
+    double m_moveMargin;         //!< MoveMargin attribute (bytes)
+    double m_lowMoveMargin;      //!< LowMoveMargin attribute (bytes)
+    double m_maxReorder;         //!< MaxReorder attribute (bytes)
+    Time m_minMoveInterval;      //!< MinMoveInterval attribute
+    Time m_activeWindow;         //!< ActiveWindow attribute
+    double m_dreWeight;          //!< DreWeight attribute (bytes)
+    double m_loadQuantum;        //!< LoadQuantum attribute (bytes)
+    Time m_idleTimeout;          //!< IdleTimeout attribute
+    uint32_t m_tableSize;        //!< TableSize attribute
+    uint32_t m_probeLimit;       //!< ProbeLimit attribute
+    std::string m_fallbackName;  //!< Fallback attribute
+    Time m_dreInterval;          //!< DreInterval attribute
+    double m_dreAlpha;           //!< DreAlpha attribute
 
-    talb::lb::TensorAwareV1 m_core; //!< the decision
-    Fallback m_fallbackPolicy;      //!< m_fallback as the core sees it
+    talb::lb::TensorAwareV1 m_v1; //!< the decision, Version 1
+    talb::lb::TensorAwareV2 m_v2; //!< the decision, Version 2
+    Fallback m_fallbackPolicy;    //!< m_fallback as the core sees it
     Ptr<TalbLoadBalancer> m_fallback;
     TracedCallback<uint32_t, uint32_t> m_evictTrace;
 };

@@ -10,6 +10,7 @@
 #include "ns3/talb-lb-core-presto.h"
 #include "ns3/talb-lb-core-random.h"
 #include "ns3/talb-lb-core-rps.h"
+#include "ns3/talb-lb-core-tensor-aware-v2.h"
 #include "ns3/talb-lb-core-tensor-aware.h"
 
 #include <deque>
@@ -886,4 +887,275 @@ TEST(TalbLbCoreTensorAware, CheckRejectsBadConfigurations)
     TensorAwareV1 t;
     c.tableSize = 3;
     EXPECT_FALSE(t.Configure(c, 3));
+}
+
+// ---- TaLB v2 -----------------------------------------------------------------------------------
+
+namespace
+{
+
+/// TaLB v2 with a LetFlow fallback on a leaf with 2 (or more) uplinks.
+struct TalbV2Rig
+{
+    Leaf leaf;
+    SplitMixRandom random{7};
+    SplitMixRandom fallbackRandom{8};
+    Recorder events;
+    LetFlow fallback;
+    TensorAwareV2 talb;
+
+    explicit TalbV2Rig(TensorAwareV2::Config config = TensorAwareV2::Config(), uint32_t uplinks = 2)
+        : leaf(uplinks)
+    {
+        EXPECT_TRUE(fallback.Configure(LetFlow::Config()));
+        fallback.Bind(&leaf.table, &fallbackRandom, nullptr);
+        EXPECT_TRUE(talb.Configure(config, 1 + uplinks));
+        talb.SetFallback(&fallback);
+        talb.Bind(&leaf.table, &random, &events);
+    }
+
+    uint32_t Send(const PacketInfo& p)
+    {
+        return talb.Select(p, leaf.All());
+    }
+
+    uint32_t Send(const PacketInfo& p, std::vector<uint32_t> ports)
+    {
+        return talb.Select(p, Candidates{ports.data(), static_cast<uint32_t>(ports.size())});
+    }
+
+    /// Queues \p bytes in band \p band of \p port.
+    void Queue(uint32_t port, uint8_t band, uint64_t bytes)
+    {
+        leaf.state[port].bandBytes[band] = bytes;
+        leaf.state[port].queueBytes = 0;
+        for (uint64_t b : leaf.state[port].bandBytes)
+        {
+            leaf.state[port].queueBytes += b;
+        }
+    }
+};
+
+/// On three uplinks with only 1 and 2 offered: flows 10 and 20 take one each, flow 30 shares
+/// one of them (returned); all three send every 10 us until \p until, uplink 3 then comes back.
+uint32_t
+ShareTwoUplinks(TalbV2Rig& rig, uint8_t priority, int64_t until)
+{
+    uint32_t a = rig.Send(Tensor(10, US, 100, priority, TALB_FLAG_FIRST), {1, 2});
+    uint32_t b = rig.Send(Tensor(20, US, 200, priority, TALB_FLAG_FIRST), {1, 2});
+    EXPECT_NE(a, b);
+    uint32_t c = rig.Send(Tensor(30, US, 300, priority, TALB_FLAG_FIRST), {1, 2});
+    for (int64_t t = 11 * US; t < until; t += 10 * US)
+    {
+        EXPECT_EQ(rig.Send(Tensor(10, t, 100, priority, 0), {1, 2}), a);
+        EXPECT_EQ(rig.Send(Tensor(20, t, 200, priority, 0), {1, 2}), b);
+        EXPECT_EQ(rig.Send(Tensor(30, t, 300, priority, 0), {1, 2}), c);
+    }
+    return c;
+}
+
+} // namespace
+
+TEST(TalbLbCoreTensorAwareV2, NewFlowsAvoidPortsWithOtherTensorFlows)
+{
+    TalbV2Rig rig;
+    uint32_t a = rig.Send(Tensor(10, US, 100, 5, TALB_FLAG_FIRST));
+    // The other uplink has more queued bytes, but no tensor flow: it is the less shared one.
+    uint32_t other = a == 1 ? 2 : 1;
+    rig.Queue(other, 5, 60000);
+    EXPECT_EQ(rig.Send(Tensor(20, 2 * US, 200, 5, TALB_FLAG_FIRST)), other);
+    EXPECT_EQ(rig.talb.ActiveFlows(a, 2 * US), 1u);
+    EXPECT_EQ(rig.talb.ActiveFlows(other, 2 * US), 1u);
+    // Equally shared: the shorter queue (in the tensor's band and above) wins.
+    EXPECT_EQ(rig.Send(Tensor(30, 3 * US, 300, 5, TALB_FLAG_FIRST)), a);
+}
+
+TEST(TalbLbCoreTensorAwareV2, AFlowIsNotCountedAgainstItsOwnPort)
+{
+    TalbV2Rig rig(TensorAwareV2::Config(), 3);
+    uint32_t a = rig.Send(Tensor(10, US, 100, 5, TALB_FLAG_FIRST), {1, 2});
+    uint32_t b = rig.Send(Tensor(20, US, 200, 5, TALB_FLAG_FIRST), {1, 2});
+    ASSERT_NE(a, b);
+    // Flow 10's own bytes fill its uplink; uplink 3 is empty and unshared, like flow 10's own
+    // is once flow 10 itself is left out: a new tensor of flow 10 stays (stay on ties).
+    rig.Queue(a, 5, 90000);
+    EXPECT_EQ(rig.Send(Tensor(10, 5 * US, 101, 5, TALB_FLAG_FIRST)), a);
+    EXPECT_TRUE(rig.events.reroutes.empty());
+}
+
+TEST(TalbLbCoreTensorAwareV2, OnlyTensorsAtOrAboveItsPriorityDelayATensor)
+{
+    TalbV2Rig rig;
+    uint32_t low = rig.Send(Tensor(10, US, 100, 6, TALB_FLAG_FIRST));
+    uint32_t other = low == 1 ? 2 : 1;
+    // Priority 0: the low flow does not delay it, but among equals it keeps off its port.
+    EXPECT_EQ(rig.Send(Tensor(20, 2 * US, 200, 0, TALB_FLAG_FIRST)), other);
+    // Priority 3: the priority-0 flow delays it, the priority-6 one does not.
+    EXPECT_EQ(rig.Send(Tensor(30, 3 * US, 300, 3, TALB_FLAG_FIRST)), low);
+    // Bytes queued in lower bands do not count either; bytes in its band and above do.
+    TalbV2Rig bytes;
+    bytes.Queue(1, 7, 500000);
+    bytes.Queue(2, 0, 10000);
+    EXPECT_EQ(bytes.Send(Tensor(40, US, 400, 2, TALB_FLAG_FIRST)), 1u);
+}
+
+TEST(TalbLbCoreTensorAwareV2, SlowerPathsCountInProportionToTheirRate)
+{
+    TalbV2Rig rig;
+    rig.leaf.state[1].rateBps = 2500000000ull; // a quarter of uplink 2
+    // Sharing the 10 Gb/s uplink with up to two other flows beats the 2.5 Gb/s one alone.
+    for (uint32_t f = 0; f < 3; ++f)
+    {
+        EXPECT_EQ(rig.Send(Tensor(10 + f, US, 100 + f, 5, TALB_FLAG_FIRST)), 2u);
+    }
+    // The same when the slow link is beyond the port, on the path to the destination leaf.
+    TalbV2Rig remote;
+    remote.leaf.state[1].remoteRateBps = 2500000000ull;
+    for (uint32_t f = 0; f < 3; ++f)
+    {
+        EXPECT_EQ(remote.Send(Tensor(10 + f, US, 100 + f, 5, TALB_FLAG_FIRST)), 2u);
+    }
+}
+
+TEST(TalbLbCoreTensorAwareV2, LowPriorityTensorsMoveToALessSharedPort)
+{
+    TalbV2Rig rig(TensorAwareV2::Config(), 3); // MinMoveInterval 100 us
+    uint32_t shared = ShareTwoUplinks(rig, 7, 200 * US);
+    // Uplink 3 is back and unshared: flow 30 moves mid-tensor, although its priority is low.
+    uint32_t moved = rig.Send(Tensor(30, 200 * US, 300, 7, 0));
+    EXPECT_EQ(moved, 3u);
+    ASSERT_EQ(rig.events.reroutes.size(), 1u);
+    EXPECT_EQ(rig.events.reroutes[0], std::make_pair(shared, 3u));
+    EXPECT_EQ(rig.talb.GetTableStats().nMidTensorMoves, 1u);
+    // It is no longer counted on its old port, and it stays where it moved.
+    EXPECT_EQ(rig.talb.ActiveFlows(shared, 200 * US), 1u);
+    EXPECT_EQ(rig.Send(Tensor(30, 210 * US, 300, 7, 0)), 3u);
+}
+
+TEST(TalbLbCoreTensorAwareV2, ATensorMovesAtMostOncePerInterval)
+{
+    TensorAwareV2::Config c;
+    c.minMoveIntervalNs = 1000 * US;
+    TalbV2Rig rig(c, 3);
+    uint32_t shared = ShareTwoUplinks(rig, 7, 200 * US);
+    EXPECT_EQ(rig.Send(Tensor(30, 200 * US, 300, 7, 0)), shared); // placed 199 us ago
+    EXPECT_TRUE(rig.events.reroutes.empty());
+}
+
+TEST(TalbLbCoreTensorAwareV2, MovesThatWouldReorderTooMuchAreHeld)
+{
+    TalbV2Rig rig(TensorAwareV2::Config(), 3); // MaxReorder 18000 bytes
+    uint32_t shared = ShareTwoUplinks(rig, 7, 200 * US);
+    rig.Queue(shared, 7, 30000); // 30000 bytes would drain after a packet sent on uplink 3
+    EXPECT_EQ(rig.Send(Tensor(30, 200 * US, 300, 7, 0)), shared);
+    EXPECT_EQ(rig.talb.GetTableStats().nReorderHeld, 1u);
+    rig.Queue(3, 7, 15000); // now 15000: within the bound
+    EXPECT_EQ(rig.Send(Tensor(30, 210 * US, 300, 7, 0)), 3u);
+    // MaxReorder 0: only a move that cannot reorder (the old queue no longer than the new).
+    TensorAwareV2::Config strict;
+    strict.maxReorderBytes = 0;
+    TalbV2Rig rdma(strict, 3);
+    uint32_t port = ShareTwoUplinks(rdma, 7, 200 * US);
+    rdma.Queue(port, 7, 9000);
+    EXPECT_EQ(rdma.Send(Tensor(30, 200 * US, 300, 7, 0)), port);
+    rdma.Queue(3, 7, 9000);
+    EXPECT_EQ(rdma.Send(Tensor(30, 210 * US, 300, 7, 0)), 3u);
+}
+
+TEST(TalbLbCoreTensorAwareV2, QueueMovesUseTheClassMargin)
+{
+    TensorAwareV2::Config c;
+    c.maxReorderBytes = 1e9; // this test is about the margins only; margins 15000 / 150000
+    for (uint8_t priority : {1, 6})
+    {
+        TalbV2Rig rig(c);
+        uint32_t port = rig.Send(Tensor(10, US, 100, priority, TALB_FLAG_FIRST));
+        uint32_t other = port == 1 ? 2 : 1;
+        for (int64_t t = 11 * US; t < 200 * US; t += 10 * US)
+        {
+            ASSERT_EQ(rig.Send(Tensor(10, t, 100, priority, 0)), port);
+        }
+        // Both uplinks equally shared; 100000 bytes more in the flow's band on its own: beyond
+        // the high class's margin, within the low one's.
+        rig.Queue(port, priority, 100000);
+        EXPECT_EQ(rig.Send(Tensor(10, 200 * US, 100, priority, 0)), priority < 4 ? other : port);
+        EXPECT_EQ(rig.talb.GetTableStats().nMidTensorMoves, priority < 4 ? 1u : 0u);
+    }
+}
+
+TEST(TalbLbCoreTensorAwareV2, APausedFlowIsReplacedWithoutWaitingForTheInterval)
+{
+    TensorAwareV2::Config c;
+    c.minMoveIntervalNs = 10000 * US; // ActiveWindow 100 us
+    TalbV2Rig rig(c, 3);
+    uint32_t shared = ShareTwoUplinks(rig, 4, 60 * US);
+    // Flows 10 and 20 keep sending; flow 30 pauses for 150 us, then resumes its tensor.
+    for (int64_t t = 61 * US; t < 211 * US; t += 10 * US)
+    {
+        rig.Send(Tensor(10, t, 100, 4, 0), {1, 2});
+        rig.Send(Tensor(20, t, 200, 4, 0), {1, 2});
+    }
+    EXPECT_EQ(rig.talb.ActiveFlows(shared, 210 * US), 1u);
+    EXPECT_EQ(rig.Send(Tensor(30, 210 * US, 300, 4, 0)), 3u);
+    EXPECT_EQ(rig.talb.GetTableStats().nBoundaryMoves, 1u);
+    EXPECT_EQ(rig.talb.GetTableStats().nMidTensorMoves, 0u);
+}
+
+TEST(TalbLbCoreTensorAwareV2, ATensorWhosePortFailedMovesAndLastFreesItsEntry)
+{
+    TalbV2Rig rig(TensorAwareV2::Config(), 3);
+    uint32_t port = rig.Send(Tensor(10, US, 100, 7, TALB_FLAG_FIRST), {1, 2});
+    std::vector<uint32_t> survivors =
+        port == 1 ? std::vector<uint32_t>{2, 3} : std::vector<uint32_t>{1, 3};
+    uint32_t moved = rig.Send(Tensor(10, 2 * US, 100, 7, 0), survivors);
+    EXPECT_NE(moved, port);
+    ASSERT_EQ(rig.events.reroutes.size(), 1u);
+    EXPECT_EQ(rig.events.reroutes[0], std::make_pair(port, moved));
+    rig.Send(Tensor(10, 3 * US, 100, 7, TALB_FLAG_LAST));
+    const auto& s = rig.talb.GetTableStats();
+    EXPECT_EQ(s.nFreedOnLast, 1u);
+    EXPECT_EQ(s.nInserted, s.nFreedOnLast + s.nAgedOut + s.nEvicted + rig.talb.HeldEntries());
+    EXPECT_EQ(rig.talb.LiveEntries(3 * US), 0u);
+}
+
+TEST(TalbLbCoreTensorAwareV2, UnlabelledPacketsGoToTheFallbackAndTheirFlowsCount)
+{
+    TalbV2Rig rig;
+    uint32_t port = rig.Send(Untagged(30, US));
+    for (int k = 2; k < 10; ++k)
+    {
+        EXPECT_EQ(rig.Send(Untagged(30, k * US)), port);
+    }
+    EXPECT_EQ(rig.talb.GetTableStats().nFallback, 9u);
+    // An untagged data flow counts on its port (at untaggedPriority, 0: it is served first), so a
+    // tensor avoids it; a flow of ACK-sized packets does not count.
+    uint32_t other = port == 1 ? 2 : 1;
+    EXPECT_EQ(rig.talb.ActiveFlows(port, 10 * US), 1u);
+    PacketInfo ack = Untagged(40, 10 * US);
+    ack.size = 64;
+    uint32_t ackPort = rig.Send(ack);
+    EXPECT_EQ(rig.talb.ActiveFlows(ackPort, 10 * US), ackPort == port ? 1u : 0u);
+    EXPECT_EQ(rig.Send(Tensor(50, 11 * US, 500, 3, TALB_FLAG_FIRST)), other);
+}
+
+TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
+{
+    EXPECT_EQ(TensorAwareV2::Check(TensorAwareV2::Config()), nullptr);
+    auto bad = [](auto change) {
+        TensorAwareV2::Config x;
+        change(x);
+        return TensorAwareV2::Check(x) != nullptr;
+    };
+    EXPECT_TRUE(bad([](auto& x) { x.highThreshold = 9; }));
+    EXPECT_TRUE(bad([](auto& x) { x.lowMoveMarginBytes = -1; }));
+    EXPECT_TRUE(bad([](auto& x) { x.maxReorderBytes = -1; }));
+    EXPECT_TRUE(bad([](auto& x) { x.minMoveIntervalNs = -1; }));
+    EXPECT_TRUE(bad([](auto& x) { x.activeWindowNs = 0; }));
+    EXPECT_TRUE(bad([](auto& x) { x.tableSize = 100; }));
+    EXPECT_TRUE(bad([](auto& x) { x.probeLimit = 65; }));
+    TensorAwareV2 t;
+    TensorAwareV2::Config c;
+    EXPECT_TRUE(t.Configure(c, 3));
+    c.tableSize = 8;
+    EXPECT_FALSE(t.Retune(c));
 }

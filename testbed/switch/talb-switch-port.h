@@ -1,7 +1,7 @@
 /*
  * One port of talb-switch as the pipeline and the decision core see it: its egress queue, its
- * shaper, its DRE and its link state. The decision core reads queue bytes and utilisation
- * through SwitchPortView.
+ * shaper, its DRE and its link state. The decision core reads queue bytes (per band),
+ * utilisation and rate through SwitchPortView.
  */
 #ifndef TALB_SWITCH_PORT_H
 #define TALB_SWITCH_PORT_H
@@ -49,6 +49,22 @@ class SwitchPortView : public lb::PortView
     double Utilization(uint32_t port, int64_t nowNs) const override
     {
         return m_ports[port].dre.Utilization(nowNs, m_ports[port].rateBps);
+    }
+
+    /// Bands 0..\p priority, plus the bytes held by the device (they leave first).
+    uint64_t QueueBytesAtOrAbove(uint32_t port, uint8_t priority) const override
+    {
+        uint64_t bytes = m_ports[port].heldBytes;
+        for (uint8_t b = 0; b <= priority && b < TALB_NUM_PRIORITIES; ++b)
+        {
+            bytes += m_ports[port].queue.BandBytes(b);
+        }
+        return bytes;
+    }
+
+    uint64_t RateBps(uint32_t port) const override
+    {
+        return m_ports[port].rateBps;
     }
 
   private:

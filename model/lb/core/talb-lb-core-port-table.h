@@ -15,9 +15,13 @@ namespace lb
 struct PortState
 {
     uint64_t queueBytes{0}; ///< bytes waiting in the egress queue
-    uint64_t rateBps{0};    ///< line (or shaped) rate in bit/s, > 0
-    Dre dre;                ///< bytes sent on the port, decayed
-    bool up{true};          ///< link state: a down port is never a candidate
+    /// of queueBytes, those in each priority band (zero where the caller does not count bands)
+    uint64_t bandBytes[TALB_NUM_PRIORITIES]{};
+    uint64_t rateBps{0}; ///< line (or shaped) rate in bit/s, > 0
+    /// the slowest link beyond the port, towards every leaf (0: none slower than rateBps)
+    uint64_t remoteRateBps{0};
+    Dre dre;       ///< bytes sent on the port, decayed
+    bool up{true}; ///< link state: a down port is never a candidate
 };
 
 /// A PortView over a caller-owned array of PortState.
@@ -29,6 +33,11 @@ class PortTable : public PortView
 
     uint64_t QueueBytes(uint32_t port) const override;
     double Utilization(uint32_t port, int64_t nowNs) const override;
+    /// \return the band bytes of bands 0..\p priority
+    uint64_t QueueBytesAtOrAbove(uint32_t port, uint8_t priority) const override;
+    uint64_t RateBps(uint32_t port) const override;
+    /// min(rateBps, remoteRateBps) (remoteRateBps 0: rateBps)
+    uint64_t PathRateBps(uint32_t port, uint32_t dstLeaf) const override;
 
     /// \return port \p port's state
     PortState& operator[](uint32_t port)

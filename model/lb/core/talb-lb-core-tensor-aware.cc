@@ -20,17 +20,9 @@ TensorAwareV1::Check(const Config& c)
     {
         return "the move margin and DRE weight must be >= 0 and the load quantum >= 1";
     }
-    if (c.idleTimeoutNs < 1)
+    if (const char* error = TensorTable::Check(c.tableSize, c.probeLimit, c.idleTimeoutNs))
     {
-        return "the idle timeout must be at least 1 ns";
-    }
-    if (c.tableSize == 0 || c.tableSize > (1u << 24) || (c.tableSize & (c.tableSize - 1)) != 0)
-    {
-        return "the tensor table size must be a power of two in 1..2^24";
-    }
-    if (c.probeLimit < 1 || c.probeLimit > 64 || c.probeLimit > c.tableSize)
-    {
-        return "the probe limit must be in 1..64 and at most the table size";
+        return error;
     }
     if (!Dre().Configure(c.dreIntervalNs, c.dreAlpha))
     {
@@ -47,7 +39,7 @@ TensorAwareV1::Configure(const Config& config, uint32_t nPorts)
         return false;
     }
     m_config = config;
-    m_table.assign(config.tableSize, Entry());
+    m_table.Configure(config.tableSize, config.probeLimit, config.idleTimeoutNs);
     m_highLoad.assign(nPorts, Dre());
     for (Dre& dre : m_highLoad)
     {
@@ -66,6 +58,7 @@ TensorAwareV1::Retune(const Config& config)
         return false;
     }
     m_config = config;
+    m_table.Retune(config.probeLimit, config.idleTimeoutNs);
     return true;
 }
 
@@ -78,51 +71,13 @@ TensorAwareV1::SetFallback(Policy* fallback)
 uint32_t
 TensorAwareV1::LiveEntries(int64_t nowNs) const
 {
-    uint32_t n = 0;
-    for (const Entry& e : m_table)
-    {
-        n += IsLive(e, nowNs) ? 1 : 0;
-    }
-    return n;
+    return m_table.LiveEntries(nowNs);
 }
 
 uint32_t
 TensorAwareV1::HeldEntries() const
 {
-    uint32_t n = 0;
-    for (const Entry& e : m_table)
-    {
-        n += e.valid ? 1 : 0;
-    }
-    return n;
-}
-
-TensorAwareV1::Entry*
-TensorAwareV1::Lookup(uint32_t flowHash, uint32_t tensorId, int64_t nowNs, Entry** freeSlot)
-{
-    uint32_t mask = m_config.tableSize - 1;
-    uint32_t start = Mix32(flowHash ^ Mix32(tensorId)) & mask;
-    Entry* free = nullptr;
-    Entry* oldest = nullptr;
-    for (uint32_t i = 0; i < m_config.probeLimit; ++i)
-    {
-        Entry& e = m_table[(start + i) & mask];
-        bool live = IsLive(e, nowNs);
-        if (live && e.flowHash == flowHash && e.tensorId == tensorId)
-        {
-            return &e;
-        }
-        if (!live && !free)
-        {
-            free = &e;
-        }
-        if (live && (!oldest || e.lastSeenNs < oldest->lastSeenNs))
-        {
-            oldest = &e;
-        }
-    }
-    *freeSlot = free ? free : oldest;
-    return nullptr;
+    return m_table.HeldEntries();
 }
 
 uint32_t
@@ -151,8 +106,8 @@ TensorAwareV1::DoSelect(const PacketInfo& packet, const Candidates& candidates)
     }
     const int64_t now = packet.nowNs;
     const bool high = packet.label.priority < m_config.highThreshold;
-    Entry* slot = nullptr;
-    Entry* e = Lookup(packet.flowHash, packet.label.tensor_id, now, &slot);
+    TensorTable::Entry* slot = nullptr;
+    TensorTable::Entry* e = m_table.Lookup(packet.flowHash, packet.label.tensor_id, now, &slot);
     uint32_t port;
     if (e && candidates.Contains(e->port))
     {
@@ -179,22 +134,11 @@ TensorAwareV1::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         else if (!(packet.label.flags & TALB_FLAG_LAST))
         {
             e = slot;
-            if (e->valid)
+            TensorTable::Entry evicted;
+            if (m_table.Insert(e, packet.flowHash, packet.label.tensor_id, now, m_stats, &evicted))
             {
-                if (IsLive(*e, now))
-                {
-                    ++m_stats.nEvicted;
-                    NotifyEvicted(e->flowHash, e->tensorId);
-                }
-                else
-                {
-                    ++m_stats.nAgedOut;
-                }
+                NotifyEvicted(evicted.flowHash, evicted.tensorId);
             }
-            e->flowHash = packet.flowHash;
-            e->tensorId = packet.label.tensor_id;
-            e->valid = true;
-            ++m_stats.nInserted;
         }
     }
     if (e)

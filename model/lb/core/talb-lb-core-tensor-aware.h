@@ -2,6 +2,7 @@
 #define TALB_LB_CORE_TENSOR_AWARE_H
 
 #include "talb-lb-core-dre.h"
+#include "talb-lb-core-tensor-table.h"
 #include "talb-lb-core.h"
 
 #include <vector>
@@ -47,19 +48,8 @@ class TensorAwareV1 : public Policy
         double dreAlpha{0.1};            ///< its decay factor per interval, (0, 1]
     };
 
-    /**
-     * Tensor table statistics. Identity: inserted = freedOnLast + agedOut + evicted + held,
-     * where held entries are still in the table (live, or idle and not yet reclaimed).
-     */
-    struct TableStats
-    {
-        uint64_t nInserted{0};       ///< entries created
-        uint64_t nFreedOnLast{0};    ///< entries freed by a LAST packet
-        uint64_t nAgedOut{0};        ///< idle entries reclaimed
-        uint64_t nEvicted{0};        ///< live entries evicted for lack of space
-        uint64_t nMidTensorMoves{0}; ///< high-priority tensors moved mid-tensor
-        uint64_t nFallback{0};       ///< unlabelled packets handed to the fallback
-    };
+    /// Tensor table statistics (TensorTableStats: the identity it keeps).
+    using TableStats = TensorTableStats;
 
     /// \return nullptr when \p config is usable, else what is wrong with it
     static const char* Check(const Config& config);
@@ -95,23 +85,6 @@ class TensorAwareV1 : public Policy
   private:
     uint32_t DoSelect(const PacketInfo& packet, const Candidates& candidates) override;
 
-    /// One tensor.
-    struct Entry
-    {
-        uint32_t flowHash{0};
-        uint32_t tensorId{0};
-        uint32_t port{0};
-        int64_t lastSeenNs{0};
-        bool valid{false};
-    };
-
-    bool IsLive(const Entry& e, int64_t nowNs) const
-    {
-        return e.valid && nowNs - e.lastSeenNs <= m_config.idleTimeoutNs;
-    }
-
-    /// \return the live entry of the key, or nullptr; \p freeSlot gets a slot to insert into
-    Entry* Lookup(uint32_t flowHash, uint32_t tensorId, int64_t nowNs, Entry** freeSlot);
     uint32_t LeastCostPort(const Candidates& candidates, int64_t nowNs);
     uint32_t LeastHighPriorityLoadPort(const Candidates& candidates, int64_t nowNs);
 
@@ -121,7 +94,7 @@ class TensorAwareV1 : public Policy
     }
 
     Config m_config;
-    std::vector<Entry> m_table;
+    TensorTable m_table;
     std::vector<Dre> m_highLoad; ///< per port: high-priority bytes sent, decayed
     Policy* m_fallback{nullptr};
     TableStats m_stats;

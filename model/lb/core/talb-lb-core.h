@@ -136,6 +136,34 @@ class PortView
     /// \return \p port's DRE utilisation estimate at \p nowNs (1.0 = fully busy)
     virtual double Utilization(uint32_t port, int64_t nowNs) const = 0;
 
+    /**
+     * \return bytes waiting in \p port's egress queue that are served before or with a packet of
+     * TaLB priority \p priority: its band and the more urgent ones (untagged traffic included when
+     * it is queued there). Default: QueueBytes(), for a port that does not count per band.
+     */
+    virtual uint64_t QueueBytesAtOrAbove(uint32_t port, uint8_t priority) const
+    {
+        (void)priority;
+        return QueueBytes(port);
+    }
+
+    /// \return \p port's line (or shaped) rate in bit/s; 0 when unknown. Default: 0.
+    virtual uint64_t RateBps(uint32_t port) const
+    {
+        (void)port;
+        return 0;
+    }
+
+    /**
+     * \return the slowest link rate in bit/s on the path through \p port to leaf \p dstLeaf
+     * (asymmetric fabrics: a remote slow link), 0 when unknown. Default: RateBps().
+     */
+    virtual uint64_t PathRateBps(uint32_t port, uint32_t dstLeaf) const
+    {
+        (void)dstLeaf;
+        return RateBps(port);
+    }
+
     /// \return port congestion in bytes: queue bytes + dreWeightBytes x DRE utilisation
     double Cost(uint32_t port, int64_t nowNs, double dreWeightBytes) const
     {

@@ -1,0 +1,324 @@
+#include "talb-lb-core-tensor-aware-v2.h"
+
+#include <cassert>
+#include <tuple>
+
+namespace talb
+{
+namespace lb
+{
+
+const char*
+TensorAwareV2::Check(const Config& c)
+{
+    if (c.highThreshold > TALB_NUM_PRIORITIES || c.untaggedPriority >= TALB_NUM_PRIORITIES)
+    {
+        return "the high-priority threshold must be in 0..8 and the untagged priority in 0..7";
+    }
+    if (!(c.highMoveMarginBytes >= 0) || !(c.lowMoveMarginBytes >= 0) || !(c.maxReorderBytes >= 0))
+    {
+        return "the move margins and the reordering bound must be >= 0";
+    }
+    if (c.minMoveIntervalNs < 0 || c.activeWindowNs < 1)
+    {
+        return "the move interval must be >= 0 and the active window at least 1 ns";
+    }
+    return TensorTable::Check(c.tableSize, c.probeLimit, c.idleTimeoutNs);
+}
+
+bool
+TensorAwareV2::Configure(const Config& config, uint32_t nPorts)
+{
+    if (Check(config))
+    {
+        return false;
+    }
+    m_config = config;
+    m_table.Configure(config.tableSize, config.probeLimit, config.idleTimeoutNs);
+    m_slots.assign(static_cast<size_t>(nPorts) * kFlowSlots, FlowSlot());
+    m_stats = TableStats();
+    return true;
+}
+
+bool
+TensorAwareV2::Retune(const Config& config)
+{
+    if (Check(config) || config.tableSize != m_config.tableSize)
+    {
+        return false;
+    }
+    m_config = config;
+    m_table.Retune(config.probeLimit, config.idleTimeoutNs);
+    return true;
+}
+
+void
+TensorAwareV2::SetFallback(Policy* fallback)
+{
+    m_fallback = fallback;
+}
+
+uint32_t
+TensorAwareV2::LiveEntries(int64_t nowNs) const
+{
+    return m_table.LiveEntries(nowNs);
+}
+
+uint32_t
+TensorAwareV2::HeldEntries() const
+{
+    return m_table.HeldEntries();
+}
+
+uint32_t
+TensorAwareV2::ActiveFlows(uint32_t port, int64_t nowNs) const
+{
+    uint32_t n = 0;
+    const FlowSlot* slots = Slots(port);
+    for (uint32_t i = 0; i < kFlowSlots; ++i)
+    {
+        n += IsActive(slots[i], nowNs) ? 1 : 0;
+    }
+    return n;
+}
+
+uint32_t
+TensorAwareV2::ActivePort(uint32_t flowHash, const Candidates& candidates, int64_t nowNs) const
+{
+    for (uint32_t c = 0; c < candidates.count; ++c)
+    {
+        const FlowSlot* slots = Slots(candidates.ports[c]);
+        for (uint32_t i = 0; i < kFlowSlots; ++i)
+        {
+            if (slots[i].flowHash == flowHash && IsActive(slots[i], nowNs))
+            {
+                return candidates.ports[c];
+            }
+        }
+    }
+    return kNoPort;
+}
+
+void
+TensorAwareV2::Touch(uint32_t port, uint32_t flowHash, uint8_t priority, int64_t nowNs)
+{
+    FlowSlot* slots = Slots(port);
+    FlowSlot* target = nullptr;
+    for (uint32_t i = 0; i < kFlowSlots; ++i)
+    {
+        FlowSlot& s = slots[i];
+        if (s.valid && s.flowHash == flowHash)
+        {
+            target = &s;
+            break;
+        }
+        // Otherwise the first inactive slot, else the least recently seen one.
+        if (!target || (IsActive(*target, nowNs) &&
+                        (!IsActive(s, nowNs) || s.lastSeenNs < target->lastSeenNs)))
+        {
+            target = &s;
+        }
+    }
+    target->flowHash = flowHash;
+    target->priority = priority;
+    target->lastSeenNs = nowNs;
+    target->valid = true;
+}
+
+void
+TensorAwareV2::Forget(uint32_t port, uint32_t flowHash)
+{
+    FlowSlot* slots = Slots(port);
+    for (uint32_t i = 0; i < kFlowSlots; ++i)
+    {
+        if (slots[i].valid && slots[i].flowHash == flowHash)
+        {
+            slots[i].valid = false;
+        }
+    }
+}
+
+TensorAwareV2::Fastest
+TensorAwareV2::FastestRates(const PacketInfo& packet, const Candidates& candidates) const
+{
+    Fastest f;
+    for (uint32_t c = 0; c < candidates.count; ++c)
+    {
+        uint32_t port = candidates.ports[c];
+        double local = static_cast<double>(Ports().RateBps(port));
+        double path = static_cast<double>(Ports().PathRateBps(port, packet.dstLeaf));
+        f.local = local > f.local ? local : f.local;
+        f.path = path > f.path ? path : f.path;
+    }
+    return f;
+}
+
+TensorAwareV2::Cost
+TensorAwareV2::PortCost(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const
+{
+    // Slower paths and ports cost proportionally more (1 on a symmetric fabric).
+    double rPath = Ratio(fastest.path, Ports().PathRateBps(port, packet.dstLeaf));
+    double rLocal = Ratio(fastest.local, Ports().RateBps(port));
+    uint32_t atOrAbove = 0;
+    uint32_t all = 0;
+    const FlowSlot* slots = Slots(port);
+    for (uint32_t i = 0; i < kFlowSlots; ++i)
+    {
+        const FlowSlot& s = slots[i];
+        if (s.flowHash != packet.flowHash && IsActive(s, packet.nowNs))
+        {
+            ++all;
+            atOrAbove += s.priority <= packet.label.priority ? 1 : 0;
+        }
+    }
+    Cost cost;
+    cost.share = rPath * (1 + atOrAbove);
+    cost.crowd = rPath * (1 + all);
+    cost.drainBytes =
+        rLocal * static_cast<double>(Ports().QueueBytesAtOrAbove(port, packet.label.priority));
+    return cost;
+}
+
+uint32_t
+TensorAwareV2::Best(const PacketInfo& packet,
+                    const Candidates& candidates,
+                    uint32_t current,
+                    const Fastest& fastest,
+                    Cost* bestCost,
+                    Cost* currentCost)
+{
+    // Costs are computed once per candidate (PickLeast asks each key once, in candidate order).
+    uint32_t best = PickLeast(candidates, [&](uint32_t port) {
+        Cost c = PortCost(port, packet, fastest);
+        if (port == current)
+        {
+            *currentCost = c;
+        }
+        return std::make_tuple(c.share, c.crowd, c.drainBytes);
+    });
+    *bestCost = best == current ? *currentCost : PortCost(best, packet, fastest);
+    return best;
+}
+
+uint32_t
+TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
+{
+    if (!packet.hasLabel)
+    {
+        assert(m_fallback && "TensorAwareV2 without a fallback policy");
+        ++m_stats.nFallback;
+        uint32_t port = m_fallback->Select(packet, candidates);
+        if (packet.size >= kUntaggedMinBytes)
+        {
+            Touch(port, packet.flowHash, m_config.untaggedPriority, packet.nowNs);
+        }
+        return port;
+    }
+    const int64_t now = packet.nowNs;
+    const uint8_t priority = packet.label.priority;
+    TensorTable::Entry* slot = nullptr;
+    TensorTable::Entry* e = m_table.Lookup(packet.flowHash, packet.label.tensor_id, now, &slot);
+
+    // The flow's current port: its tensor's, else (a new tensor) the port the flow is active on.
+    uint32_t current = kNoPort;
+    bool failed = false;
+    if (e)
+    {
+        failed = !candidates.Contains(e->port);
+        current = failed ? kNoPort : e->port;
+    }
+    else
+    {
+        current = ActivePort(packet.flowHash, candidates, now);
+    }
+    // A tensor the table holds and that kept sending is mid-tensor; anything else is at a
+    // boundary (a new tensor, or a pause long enough for the flow to have left its port).
+    const bool midTensor = e && !failed && now - e->lastSeenNs <= m_config.activeWindowNs;
+
+    uint32_t port = current;
+    bool moved = false;
+    if (current == kNoPort)
+    {
+        Cost bestCost;
+        Cost unused;
+        port =
+            Best(packet, candidates, kNoPort, FastestRates(packet, candidates), &bestCost, &unused);
+        moved = failed;
+    }
+    else if (!midTensor || now - e->lastMoveNs >= m_config.minMoveIntervalNs)
+    {
+        const Fastest fastest = FastestRates(packet, candidates);
+        Cost bestCost;
+        Cost currentCost;
+        uint32_t best = Best(packet, candidates, current, fastest, &bestCost, &currentCost);
+        bool better = false;
+        if (best != current)
+        {
+            if (bestCost.SharesLess(currentCost))
+            {
+                better = true;
+            }
+            else if (midTensor)
+            {
+                double margin = priority < m_config.highThreshold ? m_config.highMoveMarginBytes
+                                                                  : m_config.lowMoveMarginBytes;
+                better = currentCost.drainBytes - bestCost.drainBytes > margin;
+            }
+        }
+        if (better)
+        {
+            // Bytes ahead of the flow on its port that would drain after a packet sent now on
+            // the new one, in bytes of the current port's rate.
+            double r = Ratio(fastest.local, Ports().RateBps(current));
+            double reorder = (currentCost.drainBytes - bestCost.drainBytes) / r;
+            if (reorder > m_config.maxReorderBytes)
+            {
+                ++m_stats.nReorderHeld;
+            }
+            else
+            {
+                port = best;
+                moved = true;
+                ++(midTensor ? m_stats.nMidTensorMoves : m_stats.nBoundaryMoves);
+            }
+        }
+    }
+
+    if (moved)
+    {
+        uint32_t from = failed ? e->port : current;
+        NotifyRerouted(packet, from, port);
+        if (!failed)
+        {
+            Forget(from, packet.flowHash);
+        }
+    }
+    if (!e && !(packet.label.flags & TALB_FLAG_LAST))
+    {
+        e = slot;
+        TensorTable::Entry evicted;
+        if (m_table.Insert(e, packet.flowHash, packet.label.tensor_id, now, m_stats, &evicted))
+        {
+            NotifyEvicted(evicted.flowHash, evicted.tensorId);
+        }
+    }
+    if (e)
+    {
+        if (moved || e->port != port)
+        {
+            e->lastMoveNs = now;
+        }
+        e->port = port;
+        e->lastSeenNs = now;
+        if (packet.label.flags & TALB_FLAG_LAST)
+        {
+            e->valid = false;
+            ++m_stats.nFreedOnLast;
+        }
+    }
+    Touch(port, packet.flowHash, priority, now);
+    return port;
+}
+
+} // namespace lb
+} // namespace talb

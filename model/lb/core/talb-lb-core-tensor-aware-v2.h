@@ -1,0 +1,190 @@
+#ifndef TALB_LB_CORE_TENSOR_AWARE_V2_H
+#define TALB_LB_CORE_TENSOR_AWARE_V2_H
+
+#include "talb-lb-core-tensor-table.h"
+#include "talb-lb-core.h"
+
+#include <vector>
+
+namespace talb
+{
+namespace lb
+{
+
+/**
+ * \ingroup talb-lb
+ * TaLB v2: tensor-aware path selection that places a tensor by what delays it (doc/talb-switch.rst,
+ * "TaLB v2").
+ *
+ * Each port remembers the tensor flows (flow hashes, with the priority of their current tensor)
+ * that sent on it within activeWindowNs, in kFlowSlots slots. The cost of port q for a packet of
+ * priority p from flow f towards leaf d, compared lexicographically, with R = the fastest
+ * candidate path's bottleneck rate / the bottleneck rate of q's path to d (PortView::PathRateBps)
+ * and r the same ratio of local port rates (both 1 on a symmetric fabric):
+ *   1. R x (1 + other active flows on q with priority <= p): the share of the path the tensor
+ *      would get; lower-priority tensors do not delay it under strict priority;
+ *   2. R x (1 + all other active flows on q): among equals, do not sit on lower-priority tensors;
+ *   3. r x bytes queued on q in bands 0..p (untagged traffic queued there included).
+ * f itself is never counted against its own port (that made v1's choice a coin toss).
+ *
+ * A flow is placed (least cost, ties at random) when it has no active port. A flow that is active
+ * on port c keeps c when c ties the best on keys 1-2 ("stay on ties"); it moves
+ * - at a tensor boundary (a tensor the table does not hold) or after a pause longer than
+ *   activeWindowNs, when a port has strictly lower keys 1-2;
+ * - mid-tensor, whatever the priority, at most once per minMoveIntervalNs, when a port has
+ *   strictly lower keys 1-2, or equal ones and key 3 lower by more than the class's margin
+ *   (highMoveMarginBytes below highThreshold, lowMoveMarginBytes otherwise);
+ * and only when the move reorders at most maxReorderBytes: the bytes ahead of the flow on c that
+ * drain after a packet sent now on the new port (key 3 of c minus that of the new port, at c's
+ * rate). 0 allows only moves that cannot reorder (RDMA's go-back-N).
+ * A port that left the candidate set (failure) is left whatever the bound. Entries are freed on
+ * LAST or when idle longer than idleTimeoutNs. Unlabelled packets go to the fallback policy; a
+ * flow of untagged data packets (kUntaggedMinBytes or more) counts on the port the fallback chose
+ * as a flow of priority untaggedPriority (the band the switch queues it in), so tensors see
+ * background traffic that strict priority serves before them.
+ *
+ * Per packet: a table lookup (probeLimit slots), a kFlowSlots scan of the chosen port and, on a
+ * decision, kFlowSlots x candidates. No allocation after Configure().
+ */
+class TensorAwareV2 : public Policy
+{
+  public:
+    /// Tensor flows a port remembers; more active flows than this count as this many.
+    static constexpr uint32_t kFlowSlots = 8;
+
+    struct Config
+    {
+        uint8_t highThreshold{4};          ///< priorities below it are high, 0..8
+        double highMoveMarginBytes{15000}; ///< key-3 excess that moves a high tensor, >= 0
+        double lowMoveMarginBytes{150000}; ///< key-3 excess that moves a low tensor, >= 0
+        double maxReorderBytes{18000};     ///< bytes a move may reorder, >= 0
+        int64_t minMoveIntervalNs{100000}; ///< a tensor moves at most once per interval, >= 0
+        int64_t activeWindowNs{100000};    ///< a flow silent longer is no longer on its port
+        int64_t idleTimeoutNs{10000000};   ///< an entry idle longer is aged out, >= 1
+        uint32_t tableSize{4096};          ///< tensor table slots, a power of two
+        uint32_t probeLimit{8};            ///< slots a key may occupy, 1..64, <= tableSize
+        uint8_t untaggedPriority{0};       ///< the band untagged traffic is queued in, 0..7
+    };
+
+    /// Untagged packets smaller than this (ACKs, handshakes) do not make their flow count.
+    static constexpr uint32_t kUntaggedMinBytes = 128;
+
+    using TableStats = TensorTableStats;
+
+    /// \return nullptr when \p config is usable, else what is wrong with it
+    static const char* Check(const Config& config);
+
+    /**
+     * Sizes the tensor table and the per-port flow slots (the only allocations).
+     * \param nPorts the switch's port count (port ids are below it)
+     * \return false when Check() fails
+     */
+    bool Configure(const Config& config, uint32_t nPorts);
+
+    /// Changes every parameter but the table size, keeping the tables.
+    /// \return false (and no change) when \p config fails Check() or changes the table size
+    bool Retune(const Config& config);
+
+    /// \param fallback the policy for unlabelled packets (outlives this one), bound by its owner
+    void SetFallback(Policy* fallback);
+
+    const TableStats& GetTableStats() const
+    {
+        return m_stats;
+    }
+
+    /// \return the number of live entries at \p nowNs (O(tableSize): for tests and reports)
+    uint32_t LiveEntries(int64_t nowNs) const;
+    /// \return the number of entries held, live or idle (O(tableSize))
+    uint32_t HeldEntries() const;
+    /// \return tensor flows active on \p port at \p nowNs (O(kFlowSlots))
+    uint32_t ActiveFlows(uint32_t port, int64_t nowNs) const;
+
+  private:
+    uint32_t DoSelect(const PacketInfo& packet, const Candidates& candidates) override;
+
+    /// A tensor flow recently seen on a port.
+    struct FlowSlot
+    {
+        uint32_t flowHash{0};
+        uint8_t priority{0};
+        int64_t lastSeenNs{0};
+        bool valid{false};
+    };
+
+    /// Keys 1-3 of a port for one packet, lexicographic.
+    struct Cost
+    {
+        double share{0};      ///< key 1
+        double crowd{0};      ///< key 2
+        double drainBytes{0}; ///< key 3
+
+        bool SharesLess(const Cost& o) const
+        {
+            return share < o.share || (share == o.share && crowd < o.crowd);
+        }
+
+        bool SharesEqual(const Cost& o) const
+        {
+            return share == o.share && crowd == o.crowd;
+        }
+    };
+
+    bool IsActive(const FlowSlot& s, int64_t nowNs) const
+    {
+        return s.valid && nowNs - s.lastSeenNs <= m_config.activeWindowNs;
+    }
+
+    FlowSlot* Slots(uint32_t port)
+    {
+        return &m_slots[port * kFlowSlots];
+    }
+
+    const FlowSlot* Slots(uint32_t port) const
+    {
+        return &m_slots[port * kFlowSlots];
+    }
+
+    /// \return the candidate \p flowHash is active on, or kNoPort
+    uint32_t ActivePort(uint32_t flowHash, const Candidates& candidates, int64_t nowNs) const;
+    /// Records a packet of \p flowHash on \p port.
+    void Touch(uint32_t port, uint32_t flowHash, uint8_t priority, int64_t nowNs);
+    /// Forgets \p flowHash on \p port (it moved away).
+    void Forget(uint32_t port, uint32_t flowHash);
+
+    /// The fastest candidate's local and path rates (bit/s; 0 when unknown).
+    struct Fastest
+    {
+        double local{0};
+        double path{0};
+    };
+
+    Fastest FastestRates(const PacketInfo& packet, const Candidates& candidates) const;
+
+    /// \return \p fastest / \p rate, 1 when either is unknown
+    static double Ratio(double fastest, uint64_t rate)
+    {
+        return (rate > 0 && fastest > 0) ? fastest / static_cast<double>(rate) : 1.0;
+    }
+
+    Cost PortCost(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const;
+    /// \return the candidate with the least cost (ties at random); \p currentCost gets the cost
+    /// of \p current when it is a candidate
+    uint32_t Best(const PacketInfo& packet,
+                  const Candidates& candidates,
+                  uint32_t current,
+                  const Fastest& fastest,
+                  Cost* bestCost,
+                  Cost* currentCost);
+
+    Config m_config;
+    TensorTable m_table;
+    std::vector<FlowSlot> m_slots; ///< kFlowSlots per port
+    Policy* m_fallback{nullptr};
+    TableStats m_stats;
+};
+
+} // namespace lb
+} // namespace talb
+
+#endif /* TALB_LB_CORE_TENSOR_AWARE_V2_H */

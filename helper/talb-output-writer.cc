@@ -95,7 +95,12 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
         json << ", \"ranks\": " << info.ranks
              << ", \"remote_packet_hops\": " << info.remotePacketHops;
     }
-    json << ", \"parameters\": " << info.parametersJson << "}\n";
+    json << ", \"parameters\": " << info.parametersJson;
+    if (!info.jobsJson.empty())
+    {
+        json << ", \"jobs\": " << info.jobsJson;
+    }
+    json << "}\n";
     json.close();
     NS_ABORT_MSG_IF(!json || std::rename(tmp.c_str(), path.c_str()) != 0,
                     "TalbOutputWriter: cannot write " << path);

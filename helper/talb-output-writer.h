@@ -63,6 +63,7 @@ class TalbOutputWriter : public Object
         uint32_t ranks{1};            //!< processes of a distributed run (MPI)
         uint64_t remotePacketHops{0}; //!< distributed: link transmissions to another rank
         std::string parametersJson;   //!< every scenario parameter, a JSON object
+        std::string jobsJson;         //!< per-job figures, a JSON array (empty: left out)
     };
 
     /// Write \p info as \p folder/run.json, replacing it atomically (temporary file, rename).

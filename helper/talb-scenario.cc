@@ -11,6 +11,7 @@
 #include "ns3/channel.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/point-to-point-net-device.h"
@@ -26,6 +27,7 @@
 #include "ns3/talb-model-zoo.h"
 #include "ns3/talb-parse.h"
 #include "ns3/talb-pfc-net-device.h"
+#include "ns3/talb-priority-queue.h"
 #include "ns3/talb-rdma-transport.h"
 #include "ns3/talb-training-job.h"
 #include "ns3/talb-transport.h"
@@ -310,6 +312,9 @@ ParseFabric(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std:
     s->queueSize = c.GetString("queueSize");
     s->hostQueueSize = c.GetString("hostQueueSize");
     s->untaggedBand = c.GetUint("untaggedBand");
+    s->dwrr = c.GetString("portScheduling") == "dwrr";
+    s->trainingWeight = c.GetUint("trainingWeight");
+    s->bestEffortWeight = c.GetUint("bestEffortWeight");
     s->ecnThreshold = c.GetString("ecnThreshold");
     s->stockRouting = c.GetBool("stockRouting");
     std::string rates =
@@ -543,6 +548,11 @@ ConfigureDefaults(const TalbScenario::Spec& s)
     host->SetAttribute("RcvBufSize", UintegerValue(s.rcvBuf));
     host->Apply(s.mtu);
     Config::SetDefault("ns3::TalbPriorityQueue::UntaggedBand", UintegerValue(s.untaggedBand));
+    Config::SetDefault("ns3::TalbPriorityQueue::Scheduling",
+                       EnumValue(s.dwrr ? TalbPriorityQueue::DWRR : TalbPriorityQueue::STRICT));
+    Config::SetDefault("ns3::TalbPriorityQueue::TrainingWeight", UintegerValue(s.trainingWeight));
+    Config::SetDefault("ns3::TalbPriorityQueue::BestEffortWeight",
+                       UintegerValue(s.bestEffortWeight));
 }
 
 /// Stage 3b: the leaf-spine fabric with load balancer \p lb, installed, streams assigned.
@@ -644,6 +654,89 @@ OpenOutputs(const TalbScenario::Spec& s, const std::string& lb, const std::strin
         headerBytes));
 }
 
+/// The helper that installs job \p j of \p spec.
+TalbTrainingJobHelper
+MakeJobHelper(const TalbScenario::JobSpec& spec, uint32_t j)
+{
+    TalbTrainingJobHelper helper;
+    helper.SetModel(spec.model);
+    helper.SetJobAttribute("JobId", UintegerValue(j));
+    helper.SetJobAttribute("Iterations", UintegerValue(spec.iterations));
+    helper.SetJobAttribute("BatchSize", UintegerValue(spec.batch));
+    helper.SetJobAttribute("Device", StringValue(spec.device));
+    helper.SetJobAttribute("Precision", StringValue(spec.precision));
+    helper.SetScheduler(spec.scheduler);
+    for (const auto& kv : spec.schedulerAttributes)
+    {
+        helper.SetSchedulerAttribute(kv.first, StringValue(kv.second));
+    }
+    helper.SetCollective(spec.collective);
+    for (const auto& kv : spec.collectiveAttributes)
+    {
+        helper.SetCollectiveAttribute(kv.first, StringValue(kv.second));
+    }
+    helper.SetTransport(spec.transport);
+    for (const auto& kv : spec.transportAttributes)
+    {
+        helper.SetTransportAttribute(kv.first, StringValue(kv.second));
+    }
+    helper.SetStartTime(spec.start);
+    return helper;
+}
+
+/// Stage 3 (first): each job's ideal iteration on an idle non-blocking fabric of host links.
+void
+ComputeIdeals(const TalbScenario::Spec& s, TalbScenario::Result* r)
+{
+    for (uint32_t j = 0; j < s.jobs.size(); ++j)
+    {
+        TalbIdealIteration::Result ideal =
+            MakeJobHelper(s.jobs[j], j).ComputeIdealIteration(s.jobs[j].workers, s.hostRate);
+        TalbScenario::JobIdeal out;
+        out.known = ideal.known;
+        out.iterationMs = ideal.known ? ideal.GetMean(s.warmup).GetSeconds() * 1e3 : 0;
+        out.computeMs = ideal.compute.GetSeconds() * 1e3;
+        out.communicationMs = ideal.known ? ideal.communication.GetSeconds() * 1e3 : 0;
+        r->ideals.push_back(out);
+    }
+}
+
+/// run.json's "jobs": per job, the ideal and (once measured) the mean iteration.
+std::string
+JobsJson(const TalbScenario::Result& r)
+{
+    std::ostringstream os;
+    // Enough digits for readers that recompute the table's figures (talb-testbed-table.py).
+    os << std::setprecision(15) << "[";
+    for (std::size_t j = 0; j < r.ideals.size(); ++j)
+    {
+        const TalbScenario::JobIdeal& i = r.ideals[j];
+        os << (j ? ", " : "") << "{\"job\": " << j << ", \"ideal_iteration_ms\": ";
+        if (i.known)
+        {
+            os << i.iterationMs;
+        }
+        else
+        {
+            os << "null";
+        }
+        os << ", \"ideal_compute_ms\": " << i.computeMs
+           << ", \"ideal_communication_ms\": " << i.communicationMs
+           << ", \"iteration_ms\": " << i.measuredMs << ", \"x_ideal\": ";
+        if (i.known && i.iterationMs > 0 && i.measuredMs > 0)
+        {
+            os << i.measuredMs / i.iterationMs;
+        }
+        else
+        {
+            os << "null";
+        }
+        os << "}";
+    }
+    os << "]";
+    return os.str();
+}
+
 /// Stage 3d: the training jobs, placed on the hosts, traced into the outputs.
 void
 InstallJobs(const TalbScenario::Spec& s, Build* b)
@@ -658,29 +751,7 @@ InstallJobs(const TalbScenario::Spec& s, Build* b)
     for (size_t j = 0; j < s.jobs.size(); ++j)
     {
         const TalbScenario::JobSpec& spec = s.jobs[j];
-        TalbTrainingJobHelper helper;
-        helper.SetModel(spec.model);
-        helper.SetJobAttribute("JobId", UintegerValue(j));
-        helper.SetJobAttribute("Iterations", UintegerValue(spec.iterations));
-        helper.SetJobAttribute("BatchSize", UintegerValue(spec.batch));
-        helper.SetJobAttribute("Device", StringValue(spec.device));
-        helper.SetJobAttribute("Precision", StringValue(spec.precision));
-        helper.SetScheduler(spec.scheduler);
-        for (const auto& kv : spec.schedulerAttributes)
-        {
-            helper.SetSchedulerAttribute(kv.first, StringValue(kv.second));
-        }
-        helper.SetCollective(spec.collective);
-        for (const auto& kv : spec.collectiveAttributes)
-        {
-            helper.SetCollectiveAttribute(kv.first, StringValue(kv.second));
-        }
-        helper.SetTransport(spec.transport);
-        for (const auto& kv : spec.transportAttributes)
-        {
-            helper.SetTransportAttribute(kv.first, StringValue(kv.second));
-        }
-        helper.SetStartTime(spec.start);
+        TalbTrainingJobHelper helper = MakeJobHelper(spec, j);
         b->collector.expected += uint64_t(spec.iterations) * spec.workers;
         // CheckPartition() made sure that a job's workers share one rank.
         Ptr<Node> first = placed[j].Get(0);
@@ -824,14 +895,31 @@ Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result*
     r->iterationsDone = counts[0];
     r->iterationsExpected = c.expected;
     std::vector<double> iterationMs;
+    std::vector<std::vector<double>> perJob(s.jobs.size());
+    double idealSum = 0;
+    // Distributed runs compute no ideals (see Run()).
+    bool idealKnown = !s.jobs.empty() && r->ideals.size() == s.jobs.size();
     for (const auto& kv : iterationMax)
     {
         if (kv.first.second >= s.warmup)
         {
             iterationMs.push_back(kv.second * 1e3);
+            perJob[kv.first.first].push_back(kv.second * 1e3);
+            if (idealKnown)
+            {
+                const TalbScenario::JobIdeal& ideal = r->ideals[kv.first.first];
+                idealKnown = ideal.known;
+                idealSum += ideal.iterationMs;
+            }
         }
     }
     r->meanIterationMs = Mean(iterationMs);
+    // The ideal averaged over the same (job, iteration) pairs as the measured mean.
+    r->idealIterationMs = idealKnown && !iterationMs.empty() ? idealSum / iterationMs.size() : 0;
+    for (std::size_t j = 0; j < perJob.size() && j < r->ideals.size(); ++j)
+    {
+        r->ideals[j].measuredMs = Mean(perJob[j]);
+    }
     r->deliveredPackets = counts[1];
     r->packetHops = counts[2];
     r->remotePacketHops = counts[3];
@@ -896,11 +984,30 @@ DeclareFabric(TalbScenarioConfig& c)
               "1000000p",
               "host NIC buffer. Linux hosts do not drop their own packets (TCP small queues "
               "push back on the socket); ns-3 has no such feedback, so the default is large");
+    c.Declare("portScheduling",
+              C::CHOICE,
+              "dwrr",
+              "port queues: dwrr = training class (strict tensor bands) and best-effort class "
+              "(untagged background) sharing each link by DWRR, as a data-center switch runs; "
+              "strict = one strict-priority order, untagged traffic in untaggedBand",
+              "dwrr,strict");
+    c.Declare("trainingWeight",
+              C::UINT,
+              "1",
+              "dwrr: weight of the training class (link share trainingWeight / (trainingWeight "
+              "+ bestEffortWeight) while both classes have packets; an idle class gets nothing)",
+              C::Between(1, 1000));
+    c.Declare("bestEffortWeight",
+              C::UINT,
+              "1",
+              "dwrr: weight of the best-effort class (untagged background traffic)",
+              C::Between(1, 1000));
     c.Declare("untaggedBand",
               C::UINT,
               "0",
-              "queue band (0 = served first .. 7) of untagged traffic: background flows; "
-              "tensor packets use the band of their priority",
+              "strict: queue band (0 = served first .. 7) of untagged traffic (background "
+              "flows); dwrr: the band PFC accounts the best-effort class in. Tensor packets use "
+              "the band of their priority",
               C::Between(0, TALB_NUM_PRIORITIES - 1));
     c.Declare("ecnThreshold",
               C::SIZE,
@@ -1239,6 +1346,13 @@ TalbScenario::Result
 TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& outDir)
 {
     auto wallStart = std::chrono::steady_clock::now();
+    Result r;
+    // Before anything is built: the replay runs a simulator session of its own (not under MPI,
+    // whose simulator implementation must be the first one made).
+    if (!spec.distributed)
+    {
+        ComputeIdeals(spec, &r);
+    }
     uint64_t eventsBefore = Simulator::GetEventCount();
     ConfigureDefaults(spec);
     Build b;
@@ -1261,6 +1375,7 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     info.lb = lb;
     info.seed = spec.seed;
     info.parametersJson = spec.parametersJson;
+    info.jobsJson = JobsJson(r);
     if (spec.rank == 0)
     {
         TalbOutputWriter::WriteRunJson(outDir, info);
@@ -1268,7 +1383,6 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     InstallJobs(spec, &b);
     InstallBackground(spec, &b);
 
-    Result r;
     r.scheme = spec.stockRouting ? "stock-ecmp" : lb;
     r.outDir = outDir;
     Simulate(spec, b.collector, &r);
@@ -1307,6 +1421,7 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     info.rdma = r.rdma;
     info.ranks = spec.ranks;
     info.remotePacketHops = r.remotePacketHops;
+    info.jobsJson = JobsJson(r);
     if (spec.rank == 0)
     {
         TalbOutputWriter::WriteRunJson(outDir, info);
@@ -1332,12 +1447,14 @@ TalbScenario::PrintTable(const std::vector<Result>& results, std::ostream& os)
     os << std::left << std::setw(12) << "scheme" << std::right << std::setw(9) << "tensor"
        << std::setw(12) << "avg FCT" << std::setw(12) << "p99 FCT" << std::setw(12) << "hi-prio avg"
        << std::setw(9) << "bg" << std::setw(12) << "bg avg" << std::setw(12) << "bg p99"
-       << std::setw(12) << "iter time" << std::setw(10) << "speedup" << std::setw(10) << "iters"
+       << std::setw(12) << "iter time" << std::setw(10) << "ideal" << std::setw(8) << "x"
+       << std::setw(10) << "speedup" << std::setw(10) << "iters"
        << "\n";
     os << std::left << std::setw(12) << "" << std::right << std::setw(9) << "msgs" << std::setw(12)
        << "(us)" << std::setw(12) << "(us)" << std::setw(12) << "FCT (us)" << std::setw(9)
        << "flows" << std::setw(12) << "FCT (us)" << std::setw(12) << "FCT (us)" << std::setw(12)
-       << "(ms)" << std::setw(10) << ("vs " + base.scheme) << std::setw(10) << "done"
+       << "(ms)" << std::setw(10) << "(ms)" << std::setw(8) << "ideal" << std::setw(10)
+       << ("vs " + base.scheme) << std::setw(10) << "done"
        << "\n";
     for (const auto& r : results)
     {
@@ -1347,8 +1464,17 @@ TalbScenario::PrintTable(const std::vector<Result>& results, std::ostream& os)
            << std::setw(9) << r.tensorFlows << std::setw(12) << r.tensorAvgFctUs << std::setw(12)
            << r.tensorP99FctUs << std::setw(12) << r.highPrioAvgFctUs << std::setw(9)
            << r.backgroundFlows << std::setw(12) << r.backgroundAvgFctUs << std::setw(12)
-           << r.backgroundP99FctUs << std::setprecision(3) << std::setw(12) << r.meanIterationMs
-           << std::setw(10)
+           << r.backgroundP99FctUs << std::setprecision(3) << std::setw(12) << r.meanIterationMs;
+        if (r.idealIterationMs > 0)
+        {
+            os << std::setw(10) << r.idealIterationMs << std::setprecision(2) << std::setw(8)
+               << r.meanIterationMs / r.idealIterationMs << std::setprecision(3);
+        }
+        else
+        {
+            os << std::setw(10) << "-" << std::setw(8) << "-";
+        }
+        os << std::setw(10)
            << (r.meanIterationMs > 0 ? base.meanIterationMs / r.meanIterationMs : 0.0)
            << std::setw(10) << iters.str() << "\n";
     }
@@ -1372,6 +1498,31 @@ TalbScenario::PrintTable(const std::vector<Result>& results, std::ostream& os)
         {
             os << "  " << r.scheme << " " << r.rdma.retransmittedBytes << "/" << r.rdma.naks << "/"
                << r.rdma.timeouts << "/" << r.rdma.outOfOrder;
+        }
+        os << "\n";
+    }
+    // The ideal depends on the jobs and host rate only: the same for every scheme.
+    for (std::size_t j = 0; j < base.ideals.size(); ++j)
+    {
+        const JobIdeal& i = base.ideals[j];
+        os << "ideal iteration of job " << j << " (idle non-blocking fabric, analytic): ";
+        if (i.known)
+        {
+            os << std::setprecision(3) << i.iterationMs << " ms";
+        }
+        else
+        {
+            os << "unknown (its collective gives no analytic bound)";
+        }
+        os << std::setprecision(3) << "; compute " << i.computeMs << " ms, communication "
+           << i.communicationMs << " ms per iteration";
+        for (const auto& r : results)
+        {
+            if (j < r.ideals.size() && i.known && i.iterationMs > 0 && r.ideals[j].measuredMs > 0)
+            {
+                os << std::setprecision(2) << "; " << r.scheme << " "
+                   << r.ideals[j].measuredMs / i.iterationMs << "x";
+            }
         }
         os << "\n";
     }

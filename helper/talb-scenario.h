@@ -70,7 +70,10 @@ class TalbScenario
         std::string queueSize; //!< empty: the helper's default
         std::string hostQueueSize;
         uint32_t untaggedBand{0};
-        std::string ecnThreshold; //!< empty: the helper's default
+        bool dwrr{true};              //!< port queues: DWRR classes (false: strict bands)
+        uint32_t trainingWeight{1};   //!< DWRR weight of the training class
+        uint32_t bestEffortWeight{1}; //!< DWRR weight of the best-effort class
+        std::string ecnThreshold;     //!< empty: the helper's default
         std::vector<TalbLeafSpineHelper::LinkRate> linkRates;
         std::vector<TalbLeafSpineHelper::LinkFailure> linkFailures;
         bool stockRouting{false};
@@ -112,6 +115,16 @@ class TalbScenario
         std::function<bool(bool localDone, bool last)> allRanksDone;
     };
 
+    /// A job's ideal iteration (TalbTrainingJobHelper::ComputeIdealIteration) and what it got.
+    struct JobIdeal
+    {
+        bool known{false};         //!< the collective gives an analytic bound
+        double iterationMs{0};     //!< ideal mean iteration, iterations >= warm-up
+        double computeMs{0};       //!< forward + backward compute of one iteration
+        double communicationMs{0}; //!< the collective's analytic time for one iteration's ops
+        double measuredMs{0};      //!< measured mean iteration (max over workers), >= warm-up
+    };
+
     /// What a run measured, for the comparison table (the CSVs hold everything).
     struct Result
     {
@@ -128,6 +141,8 @@ class TalbScenario
         uint64_t iterationsDone{0}; //!< (job, worker, iteration) records
         uint64_t iterationsExpected{0};
         double meanIterationMs{0};    //!< mean over (job, iteration >= warm-up) of max over workers
+        double idealIterationMs{0};   //!< the jobs' ideals over the same pairs; 0: unknown
+        std::vector<JobIdeal> ideals; //!< per job
         uint64_t deliveredPackets{0}; //!< packets received by host NICs
         uint64_t events{0};           //!< simulator events executed
         uint64_t packetHops{0};       //!< link transmissions started, hosts and switches

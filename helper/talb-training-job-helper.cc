@@ -5,6 +5,7 @@
 #include "ns3/talb-collective.h"
 #include "ns3/talb-comm-scheduler.h"
 #include "ns3/talb-dnn-worker.h"
+#include "ns3/talb-ideal-iteration.h"
 #include "ns3/talb-model-zoo.h"
 #include "ns3/talb-parameter-server.h"
 #include "ns3/talb-transport.h"
@@ -99,16 +100,7 @@ TalbTrainingJobHelper::Install(const NodeContainer& hosts) const
     Ptr<TalbTrainingJob> job = m_job.Create<TalbTrainingJob>();
     job->SetModel(m_model);
     job->SetScheduler(m_scheduler.Create<TalbCommScheduler>());
-    Ptr<TalbCollective> collective = m_collective.Create<TalbCollective>();
-    if (m_servers.GetN() > 0)
-    {
-        Ptr<TalbParameterServer> ps = DynamicCast<TalbParameterServer>(collective);
-        NS_ABORT_MSG_IF(!ps,
-                        "TalbTrainingJobHelper: parameter servers given for a collective "
-                        "that is not ps");
-        ps->SetServers(m_servers);
-    }
-    job->SetCollective(collective);
+    job->SetCollective(MakeCollective());
     job->SetTransport(m_transport.Create<TalbTransport>());
     ApplicationContainer apps;
     std::vector<Ptr<TalbDnnWorker>> workers;
@@ -123,6 +115,49 @@ TalbTrainingJobHelper::Install(const NodeContainer& hosts) const
     }
     job->SetWorkers(hosts, workers);
     return apps;
+}
+
+Ptr<TalbCollective>
+TalbTrainingJobHelper::MakeCollective() const
+{
+    Ptr<TalbCollective> collective = m_collective.Create<TalbCollective>();
+    if (m_servers.GetN() > 0)
+    {
+        Ptr<TalbParameterServer> ps = DynamicCast<TalbParameterServer>(collective);
+        NS_ABORT_MSG_IF(!ps,
+                        "TalbTrainingJobHelper: parameter servers given for a collective "
+                        "that is not ps");
+        ps->SetServers(m_servers);
+    }
+    return collective;
+}
+
+TalbIdealIteration::Result
+TalbTrainingJobHelper::ComputeIdealIteration(uint32_t nWorkers, DataRate hostRate) const
+{
+    NS_ABORT_MSG_IF(m_model.GetNTensors() == 0,
+                    "TalbTrainingJobHelper::ComputeIdealIteration: no model set");
+    Ptr<TalbTrainingJob> job = m_job.Create<TalbTrainingJob>();
+    TalbComputeModel compute = job->GetComputeModel();
+    std::vector<Time> forward(m_model.GetNTensors());
+    std::vector<Time> backward(m_model.GetNTensors());
+    for (uint32_t t = 0; t < m_model.GetNTensors(); ++t)
+    {
+        forward[t] = m_model.GetForwardTime(t, compute);
+        backward[t] = m_model.GetBackwardTime(t, compute);
+    }
+    TalbIdealIteration::Result r =
+        TalbIdealIteration::Compute(m_model,
+                                    job->GetBytesPerElement(),
+                                    forward,
+                                    backward,
+                                    nWorkers,
+                                    job->GetIterations(),
+                                    m_scheduler.Create<TalbCommScheduler>(),
+                                    MakeCollective(),
+                                    hostRate);
+    job->Dispose();
+    return r;
 }
 
 Ptr<TalbTrainingJob>

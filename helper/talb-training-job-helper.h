@@ -3,10 +3,12 @@
 
 #include "ns3/application-container.h"
 #include "ns3/attribute.h"
+#include "ns3/data-rate.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/talb-dnn-model.h"
+#include "ns3/talb-ideal-iteration.h"
 #include "ns3/talb-training-job.h"
 
 #include <string>
@@ -57,6 +59,15 @@ class TalbTrainingJobHelper
      */
     ApplicationContainer Install(const NodeContainer& hosts) const;
 
+    /**
+     * The analytic lower bound of this job's iterations with \p nWorkers workers on an idle
+     * non-blocking fabric of \p hostRate host links (TalbIdealIteration: the job's scheduler,
+     * with its attributes, replayed over the model's compute times with the collective's
+     * analytic operation times). Runs a simulator session of its own: call it before building
+     * a simulation (before creating nodes: they schedule their own initialisation).
+     */
+    TalbIdealIteration::Result ComputeIdealIteration(uint32_t nWorkers, DataRate hostRate) const;
+
     /// \return the job of applications made by Install()
     static Ptr<TalbTrainingJob> GetJob(const ApplicationContainer& apps);
 
@@ -77,6 +88,9 @@ class TalbTrainingJobHelper
                                                            const std::string& placement);
 
   private:
+    /// \return a new collective from its recipe, with the parameter servers if any
+    Ptr<TalbCollective> MakeCollective() const;
+
     TalbDnnModel m_model;
     ObjectFactory m_job;
     ObjectFactory m_scheduler;

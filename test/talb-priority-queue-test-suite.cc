@@ -131,6 +131,7 @@ class TalbPriorityQueueEcnTestCase : public TestCase
     {
         Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
         q->SetMaxSize(QueueSize("100p"));
+        q->SetAttribute("Scheduling", EnumValue(TalbPriorityQueue::STRICT));
         q->SetAttribute("MarkThreshold", QueueSizeValue(QueueSize("3p")));
         q->SetAttribute("EcnPerBand", BooleanValue(m_perBand));
         // Three band-7 packets fill the port to the threshold.
@@ -155,6 +156,228 @@ class TalbPriorityQueueEcnTestCase : public TestCase
     }
 
     bool m_perBand;
+};
+
+/// A tensor packet of \p payload bytes at priority \p prio, tensor id \p id.
+Ptr<Packet>
+TensorFrame(uint32_t payload, uint8_t prio, uint32_t id)
+{
+    Ptr<Packet> p = Frame(payload, 0);
+    p->AddPacketTag(TalbTag(id, prio, 0));
+    return p;
+}
+
+/// Priority of a dequeued packet, or -1 when untagged.
+int
+PrioOf(Ptr<const Packet> p)
+{
+    TalbTag tag;
+    return p->PeekPacketTag(tag) ? tag.GetPriority() : -1;
+}
+
+/// Training band of a dequeued frame (tag, DSCP, or 0 for a pure ACK); -1 for untagged data.
+int
+TrainingBandOf(Ptr<const Packet> frame)
+{
+    int prio = PrioOf(frame);
+    if (prio >= 0)
+    {
+        return prio;
+    }
+    Ptr<Packet> c = frame->Copy();
+    PppHeader ppp;
+    Ipv4Header ip;
+    c->RemoveHeader(ppp);
+    c->RemoveHeader(ip);
+    prio = talb_priority_from_dscp(ip.GetDscp());
+    if (prio >= 0)
+    {
+        return prio;
+    }
+    return ip.GetPayloadSize() <= 20 ? 0 : -1;
+}
+
+/// Dwrr: while both classes are backlogged, their byte shares follow the weights (mixed packet
+/// sizes), and Peek() shows what Dequeue() returns.
+class TalbPriorityQueueDwrrSharesTestCase : public TestCase
+{
+  public:
+    TalbPriorityQueueDwrrSharesTestCase(uint32_t trainingWeight, uint32_t bestEffortWeight)
+        : TestCase("TalbPriorityQueueDwrrShares: byte shares " + std::to_string(trainingWeight) +
+                   ":" + std::to_string(bestEffortWeight) + " under saturation"),
+          m_tw(trainingWeight),
+          m_bw(bestEffortWeight)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+        q->SetMaxSize(QueueSize("100000p"));
+        q->SetAttribute("TrainingWeight", UintegerValue(m_tw));
+        q->SetAttribute("BestEffortWeight", UintegerValue(m_bw));
+        // Far more of each class than is dequeued, sizes differing between and within classes.
+        const uint32_t trainingSizes[] = {8948, 1448, 8948, 300};
+        const uint32_t bestEffortSizes[] = {1448, 8948, 64, 4000, 1448};
+        for (uint32_t k = 0; k < 4000; ++k)
+        {
+            q->Enqueue(TensorFrame(trainingSizes[k % 4], k % 8, k));
+            q->Enqueue(Frame(bestEffortSizes[k % 5], 0));
+        }
+        NS_TEST_ASSERT_MSG_EQ(q->GetBestEffortPackets(), 4000u, "untagged in best effort");
+        uint64_t bytes[2] = {0, 0};
+        for (uint32_t k = 0; k < 3000; ++k)
+        {
+            Ptr<const Packet> peeked = q->Peek();
+            Ptr<Packet> p = q->Dequeue();
+            NS_TEST_ASSERT_MSG_EQ(peeked, Ptr<const Packet>(p), "Peek shows the next packet");
+            bytes[PrioOf(p) < 0] += p->GetSize();
+        }
+        double share = double(bytes[0]) / (bytes[0] + bytes[1]);
+        double want = double(m_tw) / (m_tw + m_bw);
+        NS_TEST_ASSERT_MSG_EQ_TOL(share, want, 0.02, "training byte share");
+    }
+
+    uint32_t m_tw;
+    uint32_t m_bw;
+};
+
+/// Dwrr: the training class is strict priority among its bands while best-effort packets are
+/// interleaved by DWRR; ACKs (ControlBand) and DSCP-tagged packets are training traffic.
+class TalbPriorityQueueDwrrStrictBandsTestCase : public TestCase
+{
+  public:
+    TalbPriorityQueueDwrrStrictBandsTestCase()
+        : TestCase("TalbPriorityQueueDwrrStrictBands: tensor bands strict inside the training "
+                   "class, background served in between")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+        q->SetMaxSize(QueueSize("10000p"));
+        NS_TEST_ASSERT_MSG_EQ(q->GetBestEffortPackets(), 0u, "empty");
+        const uint8_t prios[] = {7, 3, 5, 0, 3, 1, 7, 6};
+        for (uint32_t k = 0; k < 400; ++k)
+        {
+            q->Enqueue(TensorFrame(1448, prios[k % 8], k));
+            q->Enqueue(Frame(1448, 0));
+        }
+        q->Enqueue(Frame(0, 0)); // a pure ACK: training class, ControlBand 0
+        q->Enqueue(Frame(1448, talb_dscp_from_priority(2) << 2)); // DSCP-tagged: training band 2
+        NS_TEST_ASSERT_MSG_EQ(q->GetBestEffortPackets(), 400u, "only untagged data is best effort");
+        int last = -1;
+        uint32_t training = 0;
+        uint32_t bestEffort = 0;
+        while (Ptr<Packet> p = q->Dequeue())
+        {
+            int band = TrainingBandOf(p);
+            if (band < 0)
+            {
+                ++bestEffort;
+                // While tensors wait, the classes take turns of one quantum (about 6 packets).
+                if (training < 400)
+                {
+                    NS_TEST_EXPECT_MSG_LT(bestEffort, training + 8, "best effort ahead");
+                    NS_TEST_EXPECT_MSG_LT(training, bestEffort + 8, "training ahead");
+                }
+                continue;
+            }
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(band, last, "tensor bands leave in strict order");
+            last = band;
+            ++training;
+        }
+        NS_TEST_ASSERT_MSG_EQ(training, 402u, "every training packet");
+        NS_TEST_ASSERT_MSG_EQ(bestEffort, 400u, "every best-effort packet");
+    }
+};
+
+/// Dwrr: a class alone gets the whole port (work-conserving); a class that was idle earned no
+/// credit, so when both are busy again the shares follow the weights from the start.
+class TalbPriorityQueueDwrrIdleTestCase : public TestCase
+{
+  public:
+    TalbPriorityQueueDwrrIdleTestCase()
+        : TestCase("TalbPriorityQueueDwrrIdle: an idle class gets no share and banks no credit")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+        q->SetMaxSize(QueueSize("10000p"));
+        q->SetAttribute("TrainingWeight", UintegerValue(3));
+        // Training alone: every dequeue serves it, none returns nothing while packets wait.
+        for (uint32_t k = 0; k < 1000; ++k)
+        {
+            q->Enqueue(TensorFrame(8948, k % 8, k));
+        }
+        for (uint32_t k = 0; k < 1000; ++k)
+        {
+            Ptr<Packet> p = q->Dequeue();
+            NS_TEST_ASSERT_MSG_NE(p, Ptr<Packet>(), "work-conserving (training alone)");
+        }
+        // Best effort alone, likewise.
+        for (uint32_t k = 0; k < 1000; ++k)
+        {
+            q->Enqueue(Frame(8948, 0));
+        }
+        for (uint32_t k = 0; k < 1000; ++k)
+        {
+            Ptr<Packet> p = q->Dequeue();
+            NS_TEST_ASSERT_MSG_NE(p, Ptr<Packet>(), "work-conserving (best effort alone)");
+            NS_TEST_ASSERT_MSG_EQ(PrioOf(p), -1, "best effort");
+        }
+        NS_TEST_ASSERT_MSG_EQ(q->GetNPackets(), 0u, "empty");
+        // Both again: 3:1 over the first 40 packets (10 rounds), neither class owed anything.
+        for (uint32_t k = 0; k < 200; ++k)
+        {
+            q->Enqueue(TensorFrame(8948, 4, k));
+            q->Enqueue(Frame(8948, 0));
+        }
+        uint32_t n[2] = {0, 0};
+        for (uint32_t k = 0; k < 40; ++k)
+        {
+            ++n[PrioOf(q->Dequeue()) < 0];
+        }
+        NS_TEST_ASSERT_MSG_EQ(n[0], 30u, "training packets in 10 rounds");
+        NS_TEST_ASSERT_MSG_EQ(n[1], 10u, "best-effort packets in 10 rounds");
+    }
+};
+
+/// Strict (kept for comparison): untagged packets in UntaggedBand 0 pre-empt every tensor.
+class TalbPriorityQueueStrictUntaggedTestCase : public TestCase
+{
+  public:
+    TalbPriorityQueueStrictUntaggedTestCase()
+        : TestCase("TalbPriorityQueueStrictUntagged: Strict, UntaggedBand 0 pre-empts tensors")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+        q->SetMaxSize(QueueSize("1000p"));
+        q->SetAttribute("Scheduling", EnumValue(TalbPriorityQueue::STRICT));
+        q->SetAttribute("UntaggedBand", UintegerValue(0));
+        for (uint32_t k = 0; k < 50; ++k)
+        {
+            q->Enqueue(TensorFrame(1448, 1, k));
+            q->Enqueue(Frame(1448, 0));
+        }
+        NS_TEST_ASSERT_MSG_EQ(q->GetBestEffortPackets(), 0u, "no best-effort class");
+        NS_TEST_ASSERT_MSG_EQ(q->GetBandPackets(0), 50u, "untagged in band 0");
+        for (uint32_t k = 0; k < 100; ++k)
+        {
+            int want = k < 50 ? -1 : 1;
+            NS_TEST_ASSERT_MSG_EQ(PrioOf(q->Dequeue()), want, "service order at " << k);
+        }
+    }
 };
 
 /// Fabric: two low-priority senders overload a host port; a high-priority tensor started later
@@ -241,6 +464,12 @@ class TalbPriorityQueueTestSuite : public TestSuite
         AddTestCase(new TalbPriorityQueueEcnTestCase(false), TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueEcnTestCase(true), TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueOvertakeTestCase, TestCase::QUICK);
+        AddTestCase(new TalbPriorityQueueDwrrSharesTestCase(1, 1), TestCase::QUICK);
+        AddTestCase(new TalbPriorityQueueDwrrSharesTestCase(3, 1), TestCase::QUICK);
+        AddTestCase(new TalbPriorityQueueDwrrSharesTestCase(1, 4), TestCase::QUICK);
+        AddTestCase(new TalbPriorityQueueDwrrStrictBandsTestCase, TestCase::QUICK);
+        AddTestCase(new TalbPriorityQueueDwrrIdleTestCase, TestCase::QUICK);
+        AddTestCase(new TalbPriorityQueueStrictUntaggedTestCase, TestCase::QUICK);
     }
 };
 

@@ -4,6 +4,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -36,6 +37,33 @@ TalbPriorityQueue::GetTypeId()
             .SetParent<Queue<Packet>>()
             .SetGroupName("Talb")
             .AddConstructor<TalbPriorityQueue>()
+            .AddAttribute("Scheduling",
+                          "Dwrr: training class (strict tensor bands) and best-effort class "
+                          "(untagged) share the port by DWRR; Strict: one strict-priority order, "
+                          "untagged packets in UntaggedBand",
+                          EnumValue(TalbPriorityQueue::DWRR),
+                          MakeEnumAccessor(&TalbPriorityQueue::m_scheduling),
+                          MakeEnumChecker(TalbPriorityQueue::DWRR,
+                                          "Dwrr",
+                                          TalbPriorityQueue::STRICT,
+                                          "Strict"))
+            .AddAttribute("TrainingWeight",
+                          "DWRR weight of the training class (byte share while both classes "
+                          "are backlogged: TrainingWeight / (TrainingWeight + BestEffortWeight))",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&TalbPriorityQueue::m_trainingWeight),
+                          MakeUintegerChecker<uint32_t>(1, 1000))
+            .AddAttribute("BestEffortWeight",
+                          "DWRR weight of the best-effort class (untagged traffic)",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&TalbPriorityQueue::m_bestEffortWeight),
+                          MakeUintegerChecker<uint32_t>(1, 1000))
+            .AddAttribute("Quantum",
+                          "DWRR bytes per unit of weight per round; at least the largest packet "
+                          "(9216-byte MTU + PPP header) keeps a dequeue to one decision",
+                          UintegerValue(9218),
+                          MakeUintegerAccessor(&TalbPriorityQueue::m_quantum),
+                          MakeUintegerChecker<uint32_t>(64, 1 << 24))
             .AddAttribute("ControlBand",
                           "Band of TCP segments without payload (ACK, SYN, FIN) and RoCEv2 "
                           "ACK/NAK/CNP packets, without a TaLB DSCP",
@@ -43,7 +71,8 @@ TalbPriorityQueue::GetTypeId()
                           MakeUintegerAccessor(&TalbPriorityQueue::m_controlBand),
                           MakeUintegerChecker<uint8_t>(0, TALB_NUM_PRIORITIES - 1))
             .AddAttribute("UntaggedBand",
-                          "Band of packets with neither a TaLB tag nor a TaLB DSCP",
+                          "Band of packets with neither a TaLB tag nor a TaLB DSCP (Strict); "
+                          "under Dwrr, the band reported for the best-effort class (PFC)",
                           UintegerValue(TALB_NUM_PRIORITIES - 1),
                           MakeUintegerAccessor(&TalbPriorityQueue::m_untaggedBand),
                           MakeUintegerChecker<uint8_t>(0, TALB_NUM_PRIORITIES - 1))
@@ -87,6 +116,10 @@ TalbPriorityQueue::GetTypeId()
 
 TalbPriorityQueue::TalbPriorityQueue()
     : NS_LOG_TEMPLATE_DEFINE("TalbPriorityQueue"),
+      m_scheduling(DWRR),
+      m_trainingWeight(1),
+      m_bestEffortWeight(1),
+      m_quantum(9218),
       m_controlBand(0),
       m_untaggedBand(TALB_NUM_PRIORITIES - 1),
       m_useEcn(true),
@@ -94,6 +127,9 @@ TalbPriorityQueue::TalbPriorityQueue()
       m_pmax(0.01),
       m_bandPackets{},
       m_bandBytes{},
+      m_trainingPackets(0),
+      m_servingBestEffort(false),
+      m_deficit{0, 0},
       m_nMarked(0)
 {
     NS_LOG_FUNCTION(this);
@@ -144,7 +180,7 @@ TalbPriorityQueue::Parse(Ptr<const Packet> item) const
 }
 
 uint8_t
-TalbPriorityQueue::BandOf(Ptr<const Packet> item, const Parsed& parsed) const
+TalbPriorityQueue::SlotOf(Ptr<const Packet> item, const Parsed& parsed) const
 {
     TalbTag tag;
     if (item->PeekPacketTag(tag))
@@ -163,13 +199,14 @@ TalbPriorityQueue::BandOf(Ptr<const Packet> item, const Parsed& parsed) const
             return m_controlBand;
         }
     }
-    return m_untaggedBand;
+    return m_scheduling == DWRR ? BEST_EFFORT : m_untaggedBand;
 }
 
 uint8_t
 TalbPriorityQueue::Classify(Ptr<const Packet> item) const
 {
-    return BandOf(item, Parse(item));
+    uint8_t slot = SlotOf(item, Parse(item));
+    return slot == BEST_EFFORT ? m_untaggedBand : slot;
 }
 
 uint8_t
@@ -190,14 +227,14 @@ TalbPriorityQueue::AssignStreams(int64_t stream)
 }
 
 bool
-TalbPriorityQueue::ShouldMark(uint8_t band)
+TalbPriorityQueue::ShouldMark(uint8_t slot)
 {
-    auto occupancy = [this, band](const QueueSize& limit) -> uint32_t {
+    auto occupancy = [this, slot](const QueueSize& limit) -> uint32_t {
         if (limit.GetUnit() == QueueSizeUnit::BYTES)
         {
-            return m_ecnPerBand ? m_bandBytes[band] : GetNBytes();
+            return m_ecnPerBand ? m_bandBytes[slot] : GetNBytes();
         }
-        return m_ecnPerBand ? m_bandPackets[band] : GetNPackets();
+        return m_ecnPerBand ? m_bandPackets[slot] : GetNPackets();
     };
     if (m_kmax.GetValue() == 0)
     {
@@ -249,16 +286,16 @@ TalbPriorityQueue::Enqueue(Ptr<Packet> item)
 {
     NS_LOG_FUNCTION(this << item);
     Parsed parsed = Parse(item);
-    uint8_t band = BandOf(item, parsed);
+    uint8_t slot = SlotOf(item, parsed);
     uint8_t ecn = parsed.tos & 0x3;
     if (m_useEcn && (ecn == Ipv4Header::ECN_ECT0 || ecn == Ipv4Header::ECN_ECT1) &&
-        ShouldMark(band))
+        ShouldMark(slot))
     {
         MarkCe(item, parsed);
     }
-    // Insert in front of the first packet of the next non-empty lower-priority band.
+    // Insert in front of the first packet of the next non-empty slot behind this one.
     ConstIterator pos = GetContainer().end();
-    for (uint8_t b = band + 1; b < TALB_NUM_PRIORITIES; ++b)
+    for (uint8_t b = slot + 1; b < NUM_SLOTS; ++b)
     {
         if (m_bandPackets[b] > 0)
         {
@@ -271,12 +308,16 @@ TalbPriorityQueue::Enqueue(Ptr<Packet> item)
     {
         return false;
     }
-    if (m_bandPackets[band] == 0)
+    if (m_bandPackets[slot] == 0)
     {
-        m_head[band] = inserted;
+        m_head[slot] = inserted;
     }
-    ++m_bandPackets[band];
-    m_bandBytes[band] += item->GetSize();
+    ++m_bandPackets[slot];
+    m_bandBytes[slot] += item->GetSize();
+    if (slot != BEST_EFFORT)
+    {
+        ++m_trainingPackets;
+    }
     return true;
 }
 
@@ -290,23 +331,83 @@ TalbPriorityQueue::FirstBand(uint8_t pausedMask) const
             return b;
         }
     }
-    return TALB_NUM_PRIORITIES;
+    return NONE;
+}
+
+uint8_t
+TalbPriorityQueue::Pick(uint8_t pausedMask) const
+{
+    uint8_t training = FirstBand(pausedMask);
+    bool bestEffort = m_bandPackets[BEST_EFFORT] > 0 && !(pausedMask & (1u << m_untaggedBand));
+    if (!bestEffort)
+    {
+        return training;
+    }
+    if (training == NONE)
+    {
+        return BEST_EFFORT;
+    }
+    // Both classes can send: the class whose turn it is keeps it while its deficit covers its
+    // head packet; otherwise the turn passes (TakeHead adds the next class's quantum).
+    uint8_t current = m_servingBestEffort ? BEST_EFFORT : training;
+    uint8_t other = m_servingBestEffort ? training : BEST_EFFORT;
+    uint32_t headBytes = (*m_head[current])->GetSize();
+    return m_deficit[m_servingBestEffort] >= int64_t(headBytes) ? current : other;
 }
 
 Ptr<Packet>
-TalbPriorityQueue::TakeHead(uint8_t band, bool remove)
+TalbPriorityQueue::TakeHead(uint8_t slot, bool remove)
 {
-    auto pos = m_head[band];
+    auto pos = m_head[slot];
     auto next = std::next(pos);
-    Ptr<Packet> item = remove ? DoRemove(pos) : DoDequeue(pos);
-    NS_ASSERT(m_bandPackets[band] > 0 && m_bandBytes[band] >= item->GetSize());
-    --m_bandPackets[band];
-    m_bandBytes[band] -= item->GetSize();
-    if (m_bandPackets[band] > 0)
+    if (m_scheduling == DWRR)
     {
-        m_head[band] = next;
+        bool bestEffort = slot == BEST_EFFORT;
+        int64_t quantum = int64_t(m_quantum) * (bestEffort ? m_bestEffortWeight : m_trainingWeight);
+        if (bestEffort != m_servingBestEffort)
+        {
+            m_servingBestEffort = bestEffort; // a new visit: one quantum
+            m_deficit[bestEffort] += quantum;
+        }
+        // The class is alone (or a packet exceeds the quantum): new rounds of its own. With
+        // Quantum at least the largest packet this runs at most once.
+        while (m_deficit[bestEffort] < int64_t((*pos)->GetSize()))
+        {
+            m_deficit[bestEffort] += quantum;
+        }
+        m_deficit[bestEffort] -= (*pos)->GetSize();
+    }
+    Ptr<Packet> item = remove ? DoRemove(pos) : DoDequeue(pos);
+    NS_ASSERT(m_bandPackets[slot] > 0 && m_bandBytes[slot] >= item->GetSize());
+    --m_bandPackets[slot];
+    m_bandBytes[slot] -= item->GetSize();
+    if (m_bandPackets[slot] > 0)
+    {
+        m_head[slot] = next;
+    }
+    if (slot != BEST_EFFORT)
+    {
+        --m_trainingPackets;
+    }
+    // An emptied class forfeits its deficit (DRR): idle time earns no credit.
+    if (slot == BEST_EFFORT ? m_bandPackets[slot] == 0 : m_trainingPackets == 0)
+    {
+        m_deficit[slot == BEST_EFFORT] = 0;
     }
     return item;
+}
+
+Ptr<Packet>
+TalbPriorityQueue::TakeNext(uint8_t pausedMask, uint8_t* band, bool remove)
+{
+    uint8_t slot = Pick(pausedMask);
+    if (slot == NONE)
+    {
+        *band = TALB_NUM_PRIORITIES;
+        return nullptr;
+    }
+    *band = slot == BEST_EFFORT ? m_untaggedBand : slot;
+    return TakeHead(slot, remove);
 }
 
 Ptr<Packet>
@@ -314,38 +415,30 @@ TalbPriorityQueue::Dequeue()
 {
     NS_LOG_FUNCTION(this);
     uint8_t band;
-    return DequeueUnpaused(0, &band);
+    return TakeNext(0, &band, false);
 }
 
 Ptr<Packet>
 TalbPriorityQueue::DequeueUnpaused(uint8_t pausedMask, uint8_t* band)
 {
     NS_LOG_FUNCTION(this << +pausedMask);
-    *band = FirstBand(pausedMask);
-    if (*band == TALB_NUM_PRIORITIES)
-    {
-        return nullptr;
-    }
-    return TakeHead(*band, false);
+    return TakeNext(pausedMask, band, false);
 }
 
 Ptr<Packet>
 TalbPriorityQueue::Remove()
 {
     NS_LOG_FUNCTION(this);
-    uint8_t band = FirstBand(0);
-    if (band == TALB_NUM_PRIORITIES)
-    {
-        return nullptr;
-    }
-    return TakeHead(band, true);
+    uint8_t band;
+    return TakeNext(0, &band, true);
 }
 
 Ptr<const Packet>
 TalbPriorityQueue::Peek() const
 {
     NS_LOG_FUNCTION(this);
-    return DoPeek(GetContainer().begin());
+    uint8_t slot = Pick(0);
+    return slot == NONE ? nullptr : DoPeek(m_head[slot]);
 }
 
 uint32_t
@@ -360,6 +453,18 @@ TalbPriorityQueue::GetBandPackets(uint8_t band) const
 {
     NS_ASSERT(band < TALB_NUM_PRIORITIES);
     return m_bandPackets[band];
+}
+
+uint32_t
+TalbPriorityQueue::GetBestEffortBytes() const
+{
+    return m_bandBytes[BEST_EFFORT];
+}
+
+uint32_t
+TalbPriorityQueue::GetBestEffortPackets() const
+{
+    return m_bandPackets[BEST_EFFORT];
 }
 
 uint64_t

@@ -14,28 +14,43 @@ namespace ns3
 
 /**
  * \ingroup talb-switch
- * \brief Strict-priority device transmit queue with ECN marking, for switch and host ports.
+ * \brief Device transmit queue of a data-center port: a training class of eight strict-priority
+ * tensor bands and a best-effort class, scheduled by DWRR; ECN marking; for switch and host ports.
  *
  * Set as a PointToPointNetDevice's TxQueue, it holds packets with the PPP header in front; as a
- * TalbPfcNetDevice's, plain IPv4 packets. Eight bands, band 0 served first. A packet's band is
+ * TalbPfcNetDevice's, plain IPv4 packets. A packet's band is
  * - the priority of its TalbTag, else
  * - the TaLB priority of its DSCP (talb_priority_from_dscp), else
  * - ControlBand for a TCP segment without payload (ACK, SYN, FIN) or a RoCEv2 ACK, NAK or CNP,
  *   else
- * - UntaggedBand.
- * All bands share one buffer of MaxSize (drop-tail). On arrival, an ECN-capable packet (ECT(0)
+ * - UntaggedBand (the packet is untagged: background traffic).
+ *
+ * Two schedulers (Scheduling attribute):
+ * - Dwrr (default), what a data-center switch runs: tagged and control packets form the training
+ *   class, eight strict-priority bands (band 0 served first); untagged packets form the
+ *   best-effort class, one FIFO. The two classes share the port by deficit weighted round robin:
+ *   each visit adds Weight x Quantum bytes to the class's deficit, so while both are backlogged
+ *   their byte shares are TrainingWeight : BestEffortWeight; a class with nothing to send gets
+ *   nothing (its deficit is reset) and the other takes the whole port (work-conserving).
+ *   UntaggedBand is then only the band reported for best-effort packets (Classify(), PFC).
+ * - Strict: one strict-priority order of eight bands, untagged packets in UntaggedBand among the
+ *   tensor bands (kept for comparison: with UntaggedBand 0 background pre-empts every tensor).
+ *
+ * All packets share one buffer of MaxSize (drop-tail). On arrival, an ECN-capable packet (ECT(0)
  * or ECT(1)) is marked CE by one of two profiles, on the port's occupancy (or, with EcnPerBand,
- * its band's occupancy):
+ * its band's occupancy; the best-effort class counts as one band):
  * - step (DCTCP): marked when the occupancy is at least MarkThreshold;
  * - RED-like (DCQCN), when EcnKmax is above zero: never at or below EcnKmin, always above
  *   EcnKmax, and in between with a probability rising linearly from 0 to EcnPmax.
  * The IPv4 header is rewritten, with its checksum when checksums are enabled.
  *
  * A TalbPfcNetDevice dequeues with DequeueUnpaused(), which skips the bands its peer has paused
- * (priority flow control); each band stays first-in first-out.
+ * (priority flow control; pausing UntaggedBand pauses the best-effort class too); each band stays
+ * first-in first-out.
  *
- * O(bands) per operation: the base class's single list is kept sorted by band, and the first
- * packet of each band is remembered, so a packet is inserted right behind its band.
+ * O(bands) per operation and no allocation: the base class's single list is kept sorted by band
+ * (the best-effort class last), and the first packet of each band is remembered, so a packet is
+ * inserted right behind its band; a DWRR decision compares one deficit with one head packet.
  */
 class TalbPriorityQueue : public Queue<Packet>
 {
@@ -58,10 +73,18 @@ class TalbPriorityQueue : public Queue<Packet>
      */
     Ptr<Packet> DequeueUnpaused(uint8_t pausedMask, uint8_t* band);
 
-    /// \return the band \p item would be queued in
+    /// \return the band of \p item: its priority, ControlBand, or UntaggedBand (also for the
+    /// best-effort class under Dwrr); PFC accounts packets by this band
     uint8_t Classify(Ptr<const Packet> item) const;
     /// \return the UntaggedBand attribute
     uint8_t GetUntaggedBand() const;
+
+    /// How the port shares its link between packets of different bands.
+    enum Scheduling
+    {
+        STRICT, //!< eight strict-priority bands, untagged packets in UntaggedBand
+        DWRR    //!< training class (strict bands) and best-effort class, by DWRR
+    };
 
     /**
      * Fix the random stream of the RED-like ECN profile.
@@ -73,6 +96,11 @@ class TalbPriorityQueue : public Queue<Packet>
     uint32_t GetBandBytes(uint8_t band) const;
     /// \return packets queued in band \p band
     uint32_t GetBandPackets(uint8_t band) const;
+    /// \return bytes queued in the best-effort class (Dwrr; in Strict, untagged packets are
+    /// counted in UntaggedBand's band)
+    uint32_t GetBestEffortBytes() const;
+    /// \return packets queued in the best-effort class (Dwrr)
+    uint32_t GetBestEffortPackets() const;
     /// \return packets marked CE so far
     uint64_t GetMarkedCount() const;
 
@@ -88,15 +116,31 @@ class TalbPriorityQueue : public Queue<Packet>
         bool control{false};  //!< TCP segment without payload, or RoCEv2 ACK/NAK/CNP
     };
 
-    Parsed Parse(Ptr<const Packet> item) const;
-    uint8_t BandOf(Ptr<const Packet> item, const Parsed& parsed) const;
-    bool ShouldMark(uint8_t band);
-    void MarkCe(Ptr<Packet> item, const Parsed& parsed);
-    /// \return the lowest non-empty band not in \p pausedMask, or TALB_NUM_PRIORITIES
-    uint8_t FirstBand(uint8_t pausedMask) const;
-    /// Remove the head of band \p band (dequeued, or removed when \p remove).
-    Ptr<Packet> TakeHead(uint8_t band, bool remove);
+    /// Slot of the best-effort class, behind the eight bands.
+    static constexpr uint8_t BEST_EFFORT = TALB_NUM_PRIORITIES;
+    /// Bands plus the best-effort class.
+    static constexpr uint8_t NUM_SLOTS = TALB_NUM_PRIORITIES + 1;
+    /// No slot: nothing to send.
+    static constexpr uint8_t NONE = NUM_SLOTS;
 
+    Parsed Parse(Ptr<const Packet> item) const;
+    /// \return the slot \p item is queued in: its band, or BEST_EFFORT for untagged under Dwrr
+    uint8_t SlotOf(Ptr<const Packet> item, const Parsed& parsed) const;
+    bool ShouldMark(uint8_t slot);
+    void MarkCe(Ptr<Packet> item, const Parsed& parsed);
+    /// \return the lowest non-empty band not in \p pausedMask, or NONE
+    uint8_t FirstBand(uint8_t pausedMask) const;
+    /// \return the slot the next dequeue serves with \p pausedMask, or NONE; changes nothing
+    uint8_t Pick(uint8_t pausedMask) const;
+    /// Remove the head of slot \p slot (dequeued, or removed when \p remove), charging DWRR.
+    Ptr<Packet> TakeHead(uint8_t slot, bool remove);
+    /// Dequeue (or remove) what Pick() chooses; \p band receives its band
+    Ptr<Packet> TakeNext(uint8_t pausedMask, uint8_t* band, bool remove);
+
+    Scheduling m_scheduling;              //!< Scheduling attribute
+    uint32_t m_trainingWeight;            //!< TrainingWeight attribute
+    uint32_t m_bestEffortWeight;          //!< BestEffortWeight attribute
+    uint32_t m_quantum;                   //!< Quantum attribute (bytes per unit of weight)
     uint8_t m_controlBand;                //!< ControlBand attribute
     uint8_t m_untaggedBand;               //!< UntaggedBand attribute
     bool m_useEcn;                        //!< UseEcn attribute
@@ -107,9 +151,12 @@ class TalbPriorityQueue : public Queue<Packet>
     double m_pmax;                        //!< EcnPmax attribute
     Ptr<UniformRandomVariable> m_uniform; //!< RED-like profile's draws (created when used)
 
-    std::array<Iterator, TALB_NUM_PRIORITIES> m_head; //!< first packet of each non-empty band
-    std::array<uint32_t, TALB_NUM_PRIORITIES> m_bandPackets;
-    std::array<uint32_t, TALB_NUM_PRIORITIES> m_bandBytes;
+    std::array<Iterator, NUM_SLOTS> m_head; //!< first packet of each non-empty slot
+    std::array<uint32_t, NUM_SLOTS> m_bandPackets;
+    std::array<uint32_t, NUM_SLOTS> m_bandBytes;
+    uint32_t m_trainingPackets; //!< packets in bands 0..7
+    bool m_servingBestEffort;   //!< DWRR: the class whose turn it is
+    int64_t m_deficit[2];       //!< DWRR deficit in bytes: [0] training, [1] best effort
     uint64_t m_nMarked;
 };
 

@@ -92,6 +92,25 @@ TalbCollective::Start(const TalbCommOp& op)
     DoStart(op);
 }
 
+Time
+TalbCollective::GetIdealOpTime(uint64_t bytes, uint32_t nWorkers, DataRate rate) const
+{
+    NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "TalbCollective::GetIdealOpTime: zero rate");
+    if (nWorkers < 2 || bytes == 0)
+    {
+        return Time(0);
+    }
+    return DoGetIdealOpTime(bytes, nWorkers, rate);
+}
+
+Time
+TalbCollective::DoGetIdealOpTime(uint64_t /* bytes */,
+                                 uint32_t /* nWorkers */,
+                                 DataRate /* rate */) const
+{
+    return Time(-1);
+}
+
 const TalbCollective::Stats&
 TalbCollective::GetStats() const
 {

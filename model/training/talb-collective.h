@@ -5,6 +5,7 @@
 #include "talb-training-records.h"
 
 #include "ns3/callback.h"
+#include "ns3/data-rate.h"
 #include "ns3/node.h"
 #include "ns3/object.h"
 #include "ns3/talb-registry.h"
@@ -83,6 +84,16 @@ class TalbCollective : public Object
 
     const Stats& GetStats() const;
 
+    /**
+     * Analytic lower bound of one operation of \p bytes among \p nWorkers workers on an idle
+     * non-blocking fabric whose host links run at \p rate: the time the busiest NIC needs for
+     * the algorithm's payload bytes, phases that must follow each other added (message and
+     * packet headers, latency and reduction arithmetic are not counted). Usable before Setup().
+     * \return the bound (zero with one worker), or a negative time when the algorithm gives
+     * none (DoGetIdealOpTime())
+     */
+    Time GetIdealOpTime(uint64_t bytes, uint32_t nWorkers, DataRate rate) const;
+
   protected:
     void DoDispose() override;
 
@@ -139,6 +150,11 @@ class TalbCollective : public Object
      * \return false (after ConfigError()) on an unusable configuration
      */
     virtual bool CheckConfig();
+    /**
+     * The algorithm's analytic bound for GetIdealOpTime() (\p nWorkers >= 2, \p rate > 0).
+     * Default: none (a negative time), so the ideal iteration is reported as unknown.
+     */
+    virtual Time DoGetIdealOpTime(uint64_t bytes, uint32_t nWorkers, DataRate rate) const;
 
     void OnDelivered(Ptr<TalbMessageChannel> channel,
                      const TalbMessage& message,

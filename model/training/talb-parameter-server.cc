@@ -4,6 +4,8 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -46,6 +48,16 @@ TalbParameterServer::SetServers(const NodeContainer& servers)
 {
     NS_ABORT_MSG_IF(IsSetUp(), "TalbParameterServer: SetServers after Setup");
     m_servers.assign(servers.Begin(), servers.End());
+}
+
+Time
+TalbParameterServer::DoGetIdealOpTime(uint64_t bytes, uint32_t nWorkers, DataRate rate) const
+{
+    // Setup() fills m_servers with the workers when colocated.
+    bool colocated = m_servers.empty() || (IsSetUp() && m_servers == GetWorkers());
+    double perPhase = colocated ? double(nWorkers - 1) / nWorkers * double(bytes)
+                                : std::max(1.0, double(nWorkers) / m_servers.size()) * bytes;
+    return Seconds(2 * perPhase * 8 / rate.GetBitRate());
 }
 
 void

@@ -44,6 +44,12 @@ class TalbParameterServer : public TalbCollective
     void DoSetup() override;
     void DoStart(const TalbCommOp& op) override;
     void DoDelivered(Ptr<TalbMessageChannel> channel, const TalbMessage& message) override;
+    /**
+     * Push phase, then pull phase, each at its busiest NIC. Colocated (P = N): every host
+     * sends (N-1)/N x S per phase, 2(N-1)/N x S / rate in all. P dedicated servers: a worker
+     * sends (receives) S, a server receives (sends) N x S / P, so 2 max(S, N x S / P) / rate.
+     */
+    Time DoGetIdealOpTime(uint64_t bytes, uint32_t nWorkers, DataRate rate) const override;
 
     struct OpState
     {

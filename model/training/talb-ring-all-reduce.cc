@@ -39,6 +39,13 @@ TalbRingAllReduce::DoDispose()
     TalbCollective::DoDispose();
 }
 
+Time
+TalbRingAllReduce::DoGetIdealOpTime(uint64_t bytes, uint32_t nWorkers, DataRate rate) const
+{
+    double perNic = 2.0 * (nWorkers - 1) / nWorkers * double(bytes);
+    return Seconds(perNic * 8 / rate.GetBitRate());
+}
+
 void
 TalbRingAllReduce::DoSetup()
 {

@@ -38,6 +38,8 @@ class TalbRingAllReduce : public TalbCollective
     void DoSetup() override;
     void DoStart(const TalbCommOp& op) override;
     void DoDelivered(Ptr<TalbMessageChannel> channel, const TalbMessage& message) override;
+    /// 2(N-1) steps of S/N bytes through each worker's NIC: 2(N-1)/N x S / rate
+    Time DoGetIdealOpTime(uint64_t bytes, uint32_t nWorkers, DataRate rate) const override;
 
     /// An operation in progress.
     struct OpState

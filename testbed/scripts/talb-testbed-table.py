@@ -8,7 +8,9 @@ talb-leafspine.sh writes them. The first run is the baseline of the 'speedup' an
 line. The columns and their arithmetic are TalbScenario::PrintTable's: FCTs in whole
 microseconds (truncated), percentiles interpolated linearly between ranks, 'hi-prio' = tensor
 messages of priority 0 or 1, iteration time = mean over (job, iteration) of the slowest worker,
-iterations below the run's 'warmup' parameter left out; 'iters done' counts worker iterations
+iterations below the run's 'warmup' parameter left out; 'ideal' = run.json's per-job
+ideal_iteration_ms averaged over the same (job, iteration) pairs ('-' when a job has none, as
+for testbed runs), 'x ideal' = iteration time / ideal; 'iters done' counts worker iterations
 (rows of iterations.csv) against run.json's iterations_expected, or against themselves when the
 run is complete (the testbed measures no iterations: 0/0).
 Plain stdlib: runs without pandas.
@@ -62,6 +64,11 @@ def summarise(folder):
         ms = (int(row['end_ns']) - int(row['start_ns'])) / 1e6
         slowest[key] = max(slowest.get(key, 0.0), ms)
     timed = [ms for (job, iteration), ms in slowest.items() if int(iteration) >= warmup]
+    ideals = {int(j['job']): j.get('ideal_iteration_ms') for j in run.get('jobs', [])}
+    timed_ideals = [ideals.get(int(job)) for (job, iteration) in slowest
+                    if int(iteration) >= warmup]
+    ideal_ms = (sum(timed_ideals) / len(timed_ideals)
+                if timed_ideals and all(i is not None for i in timed_ideals) else 0.0)
     expected = run.get('iterations_expected', len(iterations) if run.get('complete') else None)
     return {
         'scheme': run['scheme'],
@@ -73,6 +80,7 @@ def summarise(folder):
         'bg_avg': mean(background),
         'bg_p99': percentile(background, 99),
         'iter_ms': mean(timed),
+        'ideal_ms': ideal_ms,
         'iters_done': len(iterations),
         'iters_expected': '?' if expected is None else str(expected),
     }
@@ -81,18 +89,23 @@ def summarise(folder):
 def table(results):
     base = results[0]
     lines = [
-        '%-12s%9s%12s%12s%12s%9s%12s%12s%12s%10s%10s' % (
+        '%-12s%9s%12s%12s%12s%9s%12s%12s%12s%10s%8s%10s%10s' % (
             'scheme', 'tensor', 'avg FCT', 'p99 FCT', 'hi-prio avg', 'bg', 'bg avg', 'bg p99',
-            'iter time', 'speedup', 'iters'),
-        '%-12s%9s%12s%12s%12s%9s%12s%12s%12s%10s%10s' % (
+            'iter time', 'ideal', 'x', 'speedup', 'iters'),
+        '%-12s%9s%12s%12s%12s%9s%12s%12s%12s%10s%8s%10s%10s' % (
             '', 'msgs', '(us)', '(us)', 'FCT (us)', 'flows', 'FCT (us)', 'FCT (us)', '(ms)',
-            'vs ' + base['scheme'], 'done'),
+            '(ms)', 'ideal', 'vs ' + base['scheme'], 'done'),
     ]
     for r in results:
         speedup = base['iter_ms'] / r['iter_ms'] if r['iter_ms'] > 0 else 0.0
-        lines.append('%-12s%9d%12.1f%12.1f%12.1f%9d%12.1f%12.1f%12.3f%10.3f%10s' % (
+        if r['ideal_ms'] > 0:
+            ideal = '%10.3f%8.2f' % (r['ideal_ms'], r['iter_ms'] / r['ideal_ms'])
+        else:
+            ideal = '%10s%8s' % ('-', '-')
+        lines.append('%-12s%9d%12.1f%12.1f%12.1f%9d%12.1f%12.1f%12.3f%s%10.3f%10s' % (
             r['scheme'], r['tensor'], r['avg'], r['p99'], r['high'], r['bg'], r['bg_avg'],
-            r['bg_p99'], r['iter_ms'], speedup, '%d/%s' % (r['iters_done'], r['iters_expected'])))
+            r['bg_p99'], r['iter_ms'], ideal, speedup,
+            '%d/%s' % (r['iters_done'], r['iters_expected'])))
     reduction = 'avg FCT reduction vs %s:' % base['scheme']
     for r in results:
         red = 100.0 * (1 - r['avg'] / base['avg']) if base['avg'] > 0 else 0.0

@@ -62,9 +62,10 @@ def test_testbed_runs_give_the_documented_figures(tmp_path):
     write_testbed_run(tmp_path / 'ecmp', 'ecmp', [1000, 2000, 3000, 4000])
     write_testbed_run(tmp_path / 'talb', 'talb', [500, 1000, 1500, 2000])
     lines = table(tmp_path / 'ecmp', tmp_path / 'talb').splitlines()
-    # avg 2500; p99 = 3000 + 0.97 x 1000 (linear between ranks); priorities 0, 1: 1500.
+    # avg 2500; p99 = 3000 + 0.97 x 1000 (linear between ranks); priorities 0, 1: 1500; no
+    # iterations, so no ideal ('-').
     assert lines[2].split() == ['ecmp', '4', '2500.0', '3970.0', '1500.0', '0', '0.0', '0.0',
-                                '0.000', '0.000', '0/0']
+                                '0.000', '-', '-', '0.000', '0/0']
     assert lines[3].split()[:5] == ['talb', '4', '1250.0', '1985.0', '750.0']
     assert lines[4] == 'avg FCT reduction vs ecmp:  ecmp 0.0 %  talb 50.0 %'
 

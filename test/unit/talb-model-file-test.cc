@@ -211,6 +211,11 @@ TEST(TalbAstraSim, MalformedFilesNameLineAndField)
         {"DATA\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 8 0\nm -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 8 "
          "0\n",
          ":4: field 'layers': more layer lines than the declared count"},
+        // Found by fuzz:astra-sim: an empty file named line 0; a huge compute time overflowed
+        // ns-3's time (undefined behaviour) instead of being refused.
+        {"", ":1: field 'parallelism': empty file"},
+        {"DATA\n1\nl -1 1 NONE 0 5000000000000000000 NONE 0 5000000000000000000 ALLREDUCE 8 0\n",
+         ":3: field 'weight grad compute time': '5000000000000000000' cycles"},
     };
     int k = 0;
     for (const auto& c : cases)

@@ -309,7 +309,9 @@ TalbScenarioConfig::LoadFile(const std::string& path)
 bool
 TalbScenarioConfig::OnCommandLine(const std::string& name, const std::string& value)
 {
-    std::string err = Set(name, value, "--" + name);
+    // A bare --flag (ns-3 passes an empty value) turns a boolean on, as ns-3's own flags do.
+    bool bareFlag = value.empty() && m_params.count(name) && m_params.at(name).kind == BOOL;
+    std::string err = Set(name, bareFlag ? "true" : value, "--" + name);
     if (!err.empty())
     {
         m_errors.push_back(err);

@@ -138,7 +138,7 @@ main(int argc, char** argv)
     talb::SwitchConfig config;
     if (!talb::LoadSwitchConfig(options.config, &config, &error))
     {
-        std::fprintf(stderr, "talb-switch: %s\n", error.c_str());
+        std::fprintf(stderr, "talb-switch: --config: %s\n", error.c_str());
         rte_eal_cleanup();
         return 2;
     }

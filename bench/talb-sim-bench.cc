@@ -16,8 +16,8 @@
 #include "ns3/command-line.h"
 #include "ns3/simulator.h"
 #include "ns3/system-path.h"
-#include "ns3/talb-parse.h"
 #include "ns3/talb-model-zoo.h"
+#include "ns3/talb-parse.h"
 #include "ns3/talb-scenario.h"
 
 #include <algorithm>

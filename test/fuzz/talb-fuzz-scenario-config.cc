@@ -251,8 +251,7 @@ Sandbox()
     }
     done = true;
     setenv("TALB_DATA_DIR", TALB_FUZZ_DATA_DIR, 1);
-    const char* tmp = std::getenv("TMPDIR");
-    std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/talb-fuzz-cwd-XXXXXX";
+    std::string dir = talb::fuzz::TempDir() + "/talb-fuzz-cwd-XXXXXX";
     std::vector<char> name(dir.begin(), dir.end());
     name.push_back('\0');
     TALB_FUZZ_CHECK(mkdtemp(name.data()) != nullptr);

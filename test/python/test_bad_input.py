@@ -205,7 +205,8 @@ PROGRAMS = {
     'talb-agent': (AGENT, EAL + ['--help'],
                    EAL + ['--host-port=net_null0', '--wire-port=net_null1'], {}),
     'talb-switch': (SWITCH, EAL + ['--help'], EAL + ['--config=SWITCH_CONF'], {}),
-    'talb-trainer': (TRAINER, ['--help'], ['--id-file=ID_FILE'],
+    'talb-trainer': (TRAINER, ['--help'],
+                     ['--id-file=ID_FILE', '--zoo=' + os.path.join(ROOT, 'data', 'model-zoo-tensors.csv')],
                      {'TALB_RANK': '0', 'TALB_WORLD': '1'}),
     'talb-nccl-harness': (HARNESS, ['--help'], [], {}),
 }
@@ -269,7 +270,7 @@ def test_every_parameter_refuses_a_bad_value(program, tmp_path):
         case_args = case if isinstance(case, list) else ['--%s=%s' % (name, case)]
         args = substitute(base + case_args, tmp_path)
         try:
-            r = run(program, args, env, ROOT)
+            r = run(program, args, env, str(tmp_path))  # what a run writes stays there
         except subprocess.TimeoutExpired:
             failures.append('%s: still running after %d s (the value was not refused)' % (
                 ' '.join(case_args), TIMEOUT))

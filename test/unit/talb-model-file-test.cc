@@ -125,6 +125,9 @@ TEST(TalbModelFile, MalformedFilesNameLineAndField)
          ":4: field 'tensor': 'a' appears twice in m"},
         {"# talb-model-file v1\nmodel,tensor,params,fwd_flops_per_sample,layer_group\nm,,1,5,l\n",
          ":3: field 'tensor': '' must be a non-empty word"},
+        // Found by fuzz:model-file: written back, a model named "#m" starts a comment line.
+        {"# talb-model-file v1\ntensor,model,params,fwd_ns,layer_group\nt,#m,1,5,l\n",
+         ":3: field 'model': '#m' must be a non-empty word, not starting with '#'"},
         {"# talb-model-file v1\nmodel,tensor,params,fwd_flops_per_sample,layer_group\nm,a,1,5,l\n"
          "n,b,1,5,l\nm,c,1,5,l\n",
          ":5: field 'model': rows of model 'm' are not consecutive"},

@@ -4,14 +4,190 @@
 //
 //   talb-scenario --lb=ecmp,talb --out=results/main
 //   talb-scenario --config=scenarios/eval/vgg19-bg.cfg --lb=talb --seed=2 --out=/tmp/x
+//
+// Built against an ns-3 with MPI (scripts/setup-fast.sh --mpi), it also runs distributed:
+//   mpirun -np 2 talb-scenario --config=... --lb=talb --mpiSync=window --out=/tmp/x
 #include "ns3/talb-scenario.h"
 
 #include "ns3/command-line.h"
 #include "ns3/system-path.h"
 
+#include <cstdlib>
 #include <iostream>
+#include <memory>
+
+#ifdef NS3_MPI
+#include "ns3/global-value.h"
+#include "ns3/mpi-interface.h"
+#include "ns3/string.h"
+
+#include <mpi.h>
+#endif
 
 using namespace ns3;
+
+#ifdef NS3_MPI
+namespace
+{
+
+/**
+ * \return whether this process is one of several started by an MPI launcher (Open MPI's mpirun,
+ * or a PMI launcher such as MPICH's or srun). One process alone, under mpirun -np 1 too, runs
+ * as without MPI: the sequential simulator, every option.
+ */
+bool
+PartOfDistributedRun()
+{
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    {
+        const char* size = std::getenv(v);
+        if (size && std::atoi(size) > 1)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// Start ns-3's distributed simulator with \p sync and fill in the spec's rank fields.
+void
+EnableMpi(const std::string& sync, int* argc, char*** argv, TalbScenario::Spec* spec)
+{
+    GlobalValue::Bind("SimulatorImplementationType",
+                      StringValue(sync == "window" ? "ns3::DistributedSimulatorImpl"
+                                                   : "ns3::NullMessageSimulatorImpl"));
+    MpiInterface::Enable(argc, argv);
+    spec->distributed = true;
+    spec->rank = MpiInterface::GetSystemId();
+    spec->ranks = MpiInterface::GetSize();
+    spec->sumOverRanks = [](std::vector<uint64_t>* v) {
+        std::vector<uint64_t> out(v->size());
+        MPI_Allreduce(v->data(),
+                      out.data(),
+                      int(v->size()),
+                      MPI_UINT64_T,
+                      MPI_SUM,
+                      MpiInterface::GetCommunicator());
+        *v = std::move(out);
+    };
+
+    // The done checks run inside simulation events, on a communicator of their own, overlapped
+    // by one period: the exchange started at one check is completed at the next.
+    struct DoneExchange
+    {
+        MPI_Comm comm;
+        MPI_Request request{MPI_REQUEST_NULL};
+        int mine{0};
+        int all{0};
+    };
+
+    auto exchange = std::make_shared<DoneExchange>();
+    MPI_Comm_dup(MpiInterface::GetCommunicator(), &exchange->comm);
+    spec->allRanksDone = [exchange](bool localDone, bool last) {
+        bool previous = false;
+        if (exchange->request != MPI_REQUEST_NULL)
+        {
+            MPI_Wait(&exchange->request, MPI_STATUS_IGNORE);
+            previous = exchange->all != 0;
+        }
+        if (!last)
+        {
+            exchange->mine = localDone ? 1 : 0;
+            MPI_Iallreduce(&exchange->mine,
+                           &exchange->all,
+                           1,
+                           MPI_INT,
+                           MPI_LAND,
+                           exchange->comm,
+                           &exchange->request);
+        }
+        return previous;
+    };
+    spec->gatherOverRanks = [](std::vector<double>* v) {
+        MPI_Comm comm = MpiInterface::GetCommunicator();
+        int n = int(MpiInterface::GetSize());
+        int mine = int(v->size());
+        std::vector<int> counts(n);
+        MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+        std::vector<int> offsets(n, 0);
+        for (int k = 1; k < n; ++k)
+        {
+            offsets[k] = offsets[k - 1] + counts[k - 1];
+        }
+        std::vector<double> out(offsets[n - 1] + counts[n - 1]);
+        MPI_Allgatherv(v->data(),
+                       mine,
+                       MPI_DOUBLE,
+                       out.data(),
+                       counts.data(),
+                       offsets.data(),
+                       MPI_DOUBLE,
+                       comm);
+        *v = std::move(out);
+    };
+}
+
+} // namespace
+#endif
+
+namespace
+{
+
+/// Run every load balancer of \p spec; distributed, rank 0 alone prints. \return exit status
+int
+Main(const TalbScenario::Spec& spec)
+{
+    std::ostream silent(nullptr);
+    std::ostream& log = spec.rank == 0 ? std::cerr : silent;
+    std::ostream& table = spec.rank == 0 ? std::cout : silent;
+    const std::vector<std::string>& lbs = spec.lbs;
+    std::vector<TalbScenario::Result> results;
+    for (const auto& lb : lbs)
+    {
+        std::string out = spec.out;
+        if (lbs.size() > 1)
+        {
+            out = SystemPath::Append(out, lb);
+        }
+        log << "talb-scenario: running " << lb << " -> " << out << "\n";
+        results.push_back(TalbScenario::Run(spec, lb, out));
+        if (TalbScenario::Interrupted())
+        {
+            log << "talb-scenario: interrupted; " << out
+                << " holds what was measured (run.json says complete: false)\n";
+            TalbScenario::PrintTable(results, table);
+            return 130;
+        }
+        const auto& r = results.back();
+        log << "talb-scenario: " << lb << " done: " << r.simSeconds << " s simulated in "
+            << r.wallSeconds << " s wall, " << r.events << " events, " << r.deliveredPackets
+            << " packets delivered";
+        if (spec.distributed)
+        {
+            // The figures that decide how far a partition scales: work and cross-rank traffic
+            // per lookahead window (lookahead = linkDelay).
+            double windows = r.simSeconds / spec.linkDelay.GetSeconds();
+            log << " (" << spec.ranks << " ranks, " << r.runCpuSeconds
+                << " s CPU in all; per lookahead window of " << spec.linkDelay.As(Time::US) << ": "
+                << r.events / windows << " events, " << r.remotePacketHops / windows
+                << " packets between ranks)";
+        }
+        log << "\n";
+    }
+    TalbScenario::PrintTable(results, table);
+    for (const auto& r : results)
+    {
+        if (r.iterationsDone != r.iterationsExpected)
+        {
+            log << "talb-scenario: warning: " << r.scheme << " finished " << r.iterationsDone
+                << " of " << r.iterationsExpected << " worker-iterations before "
+                << (spec.distributed ? "duration or stopTime" : "stopTime") << "\n";
+        }
+    }
+    return 0;
+}
+
+} // namespace
 
 int
 main(int argc, char* argv[])
@@ -24,6 +200,15 @@ main(int argc, char* argv[])
               "first lb). Parameters come from --config=FILE ('name = value' lines) and/or "
               "--name=value options; later ones win. Outputs: see doc/talb.rst, 'Outputs'.");
     config.AddToCommandLine(cmd);
+#ifdef NS3_MPI
+    std::string mpiSync = "nullmsg";
+    cmd.AddValue(
+        "mpiSync",
+        "under mpirun -np N > 1: how the ranks synchronise (conservative, lookahead = linkDelay): "
+        "nullmsg (null messages between neighbouring ranks) or window (granted time "
+        "window: all ranks agree on each window with one reduction)",
+        mpiSync);
+#endif
     cmd.Parse(argc, argv);
 
     std::vector<std::string> errors = config.TakeErrors();
@@ -32,47 +217,43 @@ main(int argc, char* argv[])
     {
         TalbScenario::Parse(config, &spec, &errors);
     }
+#ifdef NS3_MPI
+    bool mpi = PartOfDistributedRun();
+    if (mpi && mpiSync != "nullmsg" && mpiSync != "window")
+    {
+        errors.push_back("mpiSync: '" + mpiSync + "' is neither nullmsg nor window");
+    }
+    if (mpi && errors.empty())
+    {
+        EnableMpi(mpiSync, &argc, &argv, &spec);
+        for (const auto& e : TalbScenario::CheckPartition(spec))
+        {
+            errors.push_back(e);
+        }
+        if (!errors.empty())
+        {
+            MpiInterface::Disable();
+        }
+    }
+#endif
     if (!errors.empty())
     {
-        for (const auto& e : errors)
+        if (spec.rank == 0) // distributed, every rank has the same errors
         {
-            std::cerr << "talb-scenario: error: " << e << "\n";
+            for (const auto& e : errors)
+            {
+                std::cerr << "talb-scenario: error: " << e << "\n";
+            }
+            std::cerr << "talb-scenario: nothing was simulated (--help lists the parameters)\n";
         }
-        std::cerr << "talb-scenario: nothing was simulated (--help lists the parameters)\n";
         return 2;
     }
-
-    const std::vector<std::string>& lbs = spec.lbs;
-    std::vector<TalbScenario::Result> results;
-    for (const auto& lb : lbs)
+    int rc = Main(spec);
+#ifdef NS3_MPI
+    if (spec.distributed)
     {
-        std::string out = spec.out;
-        if (lbs.size() > 1)
-        {
-            out = SystemPath::Append(out, lb);
-        }
-        std::cerr << "talb-scenario: running " << lb << " -> " << out << "\n";
-        results.push_back(TalbScenario::Run(spec, lb, out));
-        if (TalbScenario::Interrupted())
-        {
-            std::cerr << "talb-scenario: interrupted; " << out
-                      << " holds what was measured (run.json says complete: false)\n";
-            TalbScenario::PrintTable(results, std::cout);
-            return 130;
-        }
-        const auto& r = results.back();
-        std::cerr << "talb-scenario: " << lb << " done: " << r.simSeconds << " s simulated in "
-                  << r.wallSeconds << " s wall, " << r.events << " events, " << r.deliveredPackets
-                  << " packets delivered\n";
+        MpiInterface::Disable();
     }
-    TalbScenario::PrintTable(results, std::cout);
-    for (const auto& r : results)
-    {
-        if (r.iterationsDone != r.iterationsExpected)
-        {
-            std::cerr << "talb-scenario: warning: " << r.scheme << " finished " << r.iterationsDone
-                      << " of " << r.iterationsExpected << " worker-iterations before stopTime\n";
-        }
-    }
-    return 0;
+#endif
+    return rc;
 }

@@ -25,6 +25,12 @@
 #include "ns3/tcp-l4-protocol.h"
 #include "ns3/uinteger.h"
 
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+#include "ns3/mpi-receiver.h"
+#include "ns3/point-to-point-remote-channel.h"
+#endif
+
 #include <algorithm>
 
 namespace ns3
@@ -118,7 +124,14 @@ TalbLeafSpineHelper::GetTypeId()
                           "GetRdmaHelper)",
                           EnumValue(TRANSPORT_TCP),
                           MakeEnumAccessor(&TalbLeafSpineHelper::m_transport),
-                          MakeEnumChecker(TRANSPORT_TCP, "tcp", TRANSPORT_RDMA, "rdma"));
+                          MakeEnumChecker(TRANSPORT_TCP, "tcp", TRANSPORT_RDMA, "rdma"))
+            .AddAttribute("Ranks",
+                          "Processes the fabric is partitioned over (ns-3's MPI simulator): "
+                          "leaf l and its hosts on rank GetLeafRank(l), spine s on rank s mod "
+                          "Ranks; in an MPI build, links between ranks are remote channels",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&TalbLeafSpineHelper::m_ranks),
+                          MakeUintegerChecker<uint32_t>(1, 4096));
     return tid;
 }
 
@@ -129,6 +142,7 @@ TalbLeafSpineHelper::TalbLeafSpineHelper()
       m_stockRouting(false),
       m_mtu(1500),
       m_transport(TRANSPORT_TCP),
+      m_ranks(1),
       m_rdma(CreateObject<TalbRdmaHelper>()),
       m_oversubscription(0),
       m_installed(false)
@@ -295,7 +309,17 @@ TalbLeafSpineHelper::Connect(Ptr<Node> a,
         }
         return {devs[0], devs[1]};
     }
-    Ptr<PointToPointChannel> channel = CreateObject<PointToPointChannel>();
+    Ptr<PointToPointChannel> channel;
+#ifdef NS3_MPI
+    // As ns-3's PointToPointHelper does: a link that leaves this rank is a remote channel, and
+    // its devices take packets from other ranks through an MpiReceiver.
+    bool remote = MpiInterface::IsEnabled() && (a->GetSystemId() != MpiInterface::GetSystemId() ||
+                                                b->GetSystemId() != MpiInterface::GetSystemId());
+    channel = remote ? Ptr<PointToPointChannel>(CreateObject<PointToPointRemoteChannel>())
+                     : CreateObject<PointToPointChannel>();
+#else
+    channel = CreateObject<PointToPointChannel>();
+#endif
     channel->SetAttribute("Delay", TimeValue(m_linkDelay));
     Ptr<PointToPointNetDevice> devs[2];
     for (int k = 0; k < 2; ++k)
@@ -310,8 +334,28 @@ TalbLeafSpineHelper::Connect(Ptr<Node> a,
         devs[k]->SetQueue(q);
         nodes[k]->AddDevice(devs[k]);
         devs[k]->Attach(channel);
+#ifdef NS3_MPI
+        if (remote)
+        {
+            Ptr<MpiReceiver> receiver = CreateObject<MpiReceiver>();
+            receiver->SetReceiveCallback(MakeCallback(&PointToPointNetDevice::Receive, devs[k]));
+            devs[k]->AggregateObject(receiver);
+        }
+#endif
     }
     return {devs[0], devs[1]};
+}
+
+uint32_t
+TalbLeafSpineHelper::GetLeafRank(uint32_t leaf) const
+{
+    return static_cast<uint32_t>(uint64_t(leaf) * m_ranks / m_nLeaves);
+}
+
+uint32_t
+TalbLeafSpineHelper::GetRanks() const
+{
+    return m_ranks;
 }
 
 namespace
@@ -367,12 +411,28 @@ TalbLeafSpineHelper::Install()
                         "TcpVariant '" << m_tcpVariant
                                        << "' is not a TcpCongestionOps TypeId name "
                                           "(e.g. ns3::TcpNewReno, ns3::TcpDctcp)");
+    NS_ABORT_MSG_IF(m_ranks > m_nLeaves,
+                    "TalbLeafSpineHelper: " << m_ranks << " ranks but " << m_nLeaves
+                                            << " leaves; every rank needs a leaf");
+    NS_ABORT_MSG_IF(m_ranks > 1 && (IsRdma() || m_stockRouting),
+                    "TalbLeafSpineHelper: a fabric over several ranks needs Transport tcp "
+                    "and TalbSwitch forwarding (no remote PFC channel, no StockRouting)");
     m_installed = true;
 
+    // Node ids do not depend on the partition: hosts leaf by leaf, then leaves, then spines.
     uint32_t nHosts = m_nLeaves * m_hostsPerLeaf;
-    m_hosts.Create(nHosts);
-    m_leaves.Create(m_nLeaves);
-    m_spines.Create(m_nSpines);
+    for (uint32_t l = 0; l < m_nLeaves; ++l)
+    {
+        m_hosts.Create(m_hostsPerLeaf, GetLeafRank(l));
+    }
+    for (uint32_t l = 0; l < m_nLeaves; ++l)
+    {
+        m_leaves.Create(1, GetLeafRank(l));
+    }
+    for (uint32_t s = 0; s < m_nSpines; ++s)
+    {
+        m_spines.Create(1, s % m_ranks);
+    }
 
     for (uint32_t i = 0; i < nHosts; ++i)
     {

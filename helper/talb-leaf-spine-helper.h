@@ -46,6 +46,12 @@ namespace ns3
  * With StockRouting the switches instead get ns-3's full IPv4 stack with Ipv4GlobalRouting and
  * RandomEcmpRouting (every link its own /30 subnet), for comparisons with stock ns-3.
  *
+ * Ranks (ns-3's distributed simulator): with Ranks N > 1, leaf l and its hosts belong to rank
+ * l x N / Leaves (contiguous blocks of leaves) and spine s to rank s mod N; every rank builds the
+ * whole fabric (same node ids), and in an MPI build (NS3_MPI) a link whose ends are not both on
+ * this process's rank becomes a PointToPointRemoteChannel. Only Transport tcp with TalbSwitch
+ * forwarding can be partitioned.
+ *
  * Leaf port layout: ports 0 .. HostsPerLeaf-1 lead to the leaf's hosts, port HostsPerLeaf + s
  * to spine s. Spine port l leads to leaf l.
  */
@@ -125,6 +131,10 @@ class TalbLeafSpineHelper : public Object
     Ptr<TalbRdmaNic> GetRdmaNic(uint32_t i) const;
     /// \return true when Transport is "rdma"
     bool IsRdma() const;
+    /// \return the rank (MPI system id) of leaf \p leaf and its hosts (Ranks attribute)
+    uint32_t GetLeafRank(uint32_t leaf) const;
+    /// \return the Ranks attribute
+    uint32_t GetRanks() const;
 
     Ptr<Node> GetLeafNode(uint32_t leaf) const;
     Ptr<Node> GetSpineNode(uint32_t spine) const;
@@ -200,6 +210,8 @@ class TalbLeafSpineHelper : public Object
         TRANSPORT_TCP,
         TRANSPORT_RDMA
     } m_transport;
+
+    uint32_t m_ranks;
 
     Ptr<TalbRdmaHelper> m_rdma;
 

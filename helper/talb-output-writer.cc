@@ -8,6 +8,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
+#include <unistd.h>
 
 #ifndef TALB_VERSION
 #define TALB_VERSION "unknown"
@@ -85,10 +86,56 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
          << ", \"run_cpu_seconds\": " << info.runCpuSeconds << ", \"events\": " << info.events
          << ", \"packet_hops\": " << info.packetHops
          << ", \"delivered_packets\": " << info.deliveredPackets
-         << ", \"parameters\": " << info.parametersJson << "}\n";
+         << ", \"rdma_retransmitted_packets\": " << info.rdma.retransmittedPackets
+         << ", \"rdma_retransmitted_bytes\": " << info.rdma.retransmittedBytes
+         << ", \"rdma_naks\": " << info.rdma.naks << ", \"rdma_timeouts\": " << info.rdma.timeouts
+         << ", \"rdma_out_of_order\": " << info.rdma.outOfOrder;
+    if (info.ranks > 1)
+    {
+        json << ", \"ranks\": " << info.ranks
+             << ", \"remote_packet_hops\": " << info.remotePacketHops;
+    }
+    json << ", \"parameters\": " << info.parametersJson << "}\n";
     json.close();
     NS_ABORT_MSG_IF(!json || std::rename(tmp.c_str(), path.c_str()) != 0,
                     "TalbOutputWriter: cannot write " << path);
+}
+
+void
+TalbOutputWriter::MergeFolders(const std::vector<std::string>& parts, const std::string& folder)
+{
+    SystemPath::MakeDirectories(folder);
+    for (const char* name : {"flows.csv", "tensors.csv", "iterations.csv"})
+    {
+        std::string path = SystemPath::Append(folder, name);
+        std::ofstream out(path, std::ios::trunc);
+        NS_ABORT_MSG_IF(!out, "TalbOutputWriter: cannot create " << path);
+        bool first = true;
+        for (const auto& part : parts)
+        {
+            std::string from = SystemPath::Append(part, name);
+            std::ifstream in(from);
+            NS_ABORT_MSG_IF(!in, "TalbOutputWriter: cannot read " << from);
+            std::string line;
+            for (bool header = true; std::getline(in, line); header = false)
+            {
+                if (!header || first)
+                {
+                    out << line << '\n';
+                }
+            }
+            first = false;
+        }
+        NS_ABORT_MSG_IF(!out.flush(), "TalbOutputWriter: cannot write " << path);
+    }
+    for (const auto& part : parts)
+    {
+        for (const char* name : {"flows.csv", "tensors.csv", "iterations.csv"})
+        {
+            std::remove(SystemPath::Append(part, name).c_str());
+        }
+        ::rmdir(part.c_str());
+    }
 }
 
 void

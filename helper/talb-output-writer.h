@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -35,6 +36,16 @@ class TalbOutputWriter : public Object
 {
   public:
     /// What run.json says about one run.
+    /// Go-back-N counters summed over the hosts' RDMA queue pairs (zero with TCP).
+    struct RdmaCounters
+    {
+        uint64_t retransmittedPackets{0}; //!< data packets sent again
+        uint64_t retransmittedBytes{0};   //!< their payload bytes
+        uint64_t naks{0};                 //!< NAKs (PSN sequence errors) received
+        uint64_t timeouts{0};             //!< retransmission timeouts
+        uint64_t outOfOrder{0};           //!< packets responders dropped as out of order
+    };
+
     struct RunInfo
     {
         std::string scheme;           //!< the scheme column: the load balancer, or stock-ecmp
@@ -48,11 +59,21 @@ class TalbOutputWriter : public Object
         uint64_t events{0};           //!< simulator events executed
         uint64_t packetHops{0};       //!< link transmissions started
         uint64_t deliveredPackets{0}; //!< packets received by host NICs
+        RdmaCounters rdma;            //!< go-back-N counters
+        uint32_t ranks{1};            //!< processes of a distributed run (MPI)
+        uint64_t remotePacketHops{0}; //!< distributed: link transmissions to another rank
         std::string parametersJson;   //!< every scenario parameter, a JSON object
     };
 
     /// Write \p info as \p folder/run.json, replacing it atomically (temporary file, rename).
     static void WriteRunJson(const std::string& folder, const RunInfo& info);
+
+    /**
+     * Merge the CSVs of \p parts (folders written by Open(), e.g. one per rank of a
+     * distributed run) into \p folder: one header, then every part's rows in order. The parts
+     * are removed afterwards.
+     */
+    static void MergeFolders(const std::vector<std::string>& parts, const std::string& folder);
 
     static TypeId GetTypeId();
     TalbOutputWriter();

@@ -6,6 +6,7 @@
 #include "talb-training-job-helper.h"
 
 #include "ns3/boolean.h"
+#include "ns3/channel.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -213,6 +214,9 @@ struct Collector
     uint64_t iterations{0};
     uint64_t expected{0};
     uint64_t delivered{0};
+    bool stopWhenDone{true};  //!< stop the simulation once every worker finished
+    uint64_t expectedHere{0}; //!< worker-iterations of this rank's jobs
+    uint64_t iterationsHere{0};
 
     void Flow(const TalbFlowRecord& r)
     {
@@ -234,9 +238,10 @@ struct Collector
     void Iteration(const TalbIterationRecord& r)
     {
         ++iterations;
+        ++iterationsHere;
         double& m = iterationMax[{r.job, r.iteration}];
         m = std::max(m, (r.end - r.start).GetSeconds());
-        if (iterations == expected)
+        if (stopWhenDone && iterations == expected)
         {
             // Every worker of every job is done: background traffic alone is not the question.
             Simulator::Stop();
@@ -255,9 +260,10 @@ struct Collector
  * without a per-packet trace sink: received - dropped - still queued.
  */
 uint64_t
-CountPacketHops()
+CountPacketHops(uint64_t* remoteHops)
 {
     uint64_t hops = 0;
+    *remoteHops = 0;
     for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
     {
         Ptr<Node> node = NodeList::GetNode(n);
@@ -273,8 +279,16 @@ CountPacketHops()
             Ptr<Queue<Packet>> q = dev ? dev->GetQueue() : nullptr;
             if (q)
             {
-                hops +=
+                uint64_t sent =
                     q->GetTotalReceivedPackets() - q->GetTotalDroppedPackets() - q->GetNPackets();
+                hops += sent;
+                // Distributed runs: the links to other ranks (by name, so that this compiles
+                // without the MPI module).
+                if (dev->GetChannel()->GetInstanceTypeId().GetName() ==
+                    "ns3::PointToPointRemoteChannel")
+                {
+                    *remoteHops += sent;
+                }
             }
         }
     }
@@ -557,6 +571,7 @@ BuildFabric(const TalbScenario::Spec& s, const std::string& lb)
     fabric->SetAttribute("Mtu", UintegerValue(s.mtu));
     fabric->SetAttribute("StockRouting", BooleanValue(s.stockRouting));
     fabric->SetAttribute("TcpVariant", StringValue(s.tcpVariant));
+    fabric->SetAttribute("Ranks", UintegerValue(s.ranks));
     if (s.rdmaHosts)
     {
         fabric->SetAttribute("Transport", StringValue("rdma"));
@@ -678,13 +693,20 @@ InstallJobs(const TalbScenario::Spec& s, Build* b)
             helper.SetTransportAttribute(kv.first, StringValue(kv.second));
         }
         helper.SetStartTime(spec.start);
+        b->collector.expected += uint64_t(spec.iterations) * spec.workers;
+        // CheckPartition() made sure that a job's workers share one rank.
+        Ptr<Node> first = placed[j].Get(0);
+        if (first->GetSystemId() != s.rank)
+        {
+            continue;
+        }
+        b->collector.expectedHere += uint64_t(spec.iterations) * spec.workers;
         ApplicationContainer apps = helper.Install(placed[j]);
         Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(apps);
         b->writer->ConnectJob(job);
         job->TraceConnectWithoutContext("FlowDone", MakeCallback(&Collector::Flow, &b->collector));
         job->TraceConnectWithoutContext("IterationDone",
                                         MakeCallback(&Collector::Iteration, &b->collector));
-        b->collector.expected += uint64_t(spec.iterations) * spec.workers;
     }
 }
 
@@ -715,13 +737,35 @@ InstallBackground(const TalbScenario::Spec& s, Build* b)
     }
 }
 
+/**
+ * Distributed runs: every rank calls this at the same simulated times and stops once every
+ * rank's jobs had finished at the previous call, so all ranks stop at one simulated time.
+ */
+void
+CheckAllRanksDone(const TalbScenario::Spec* s, const Collector* c, Time period)
+{
+    if (s->allRanksDone(c->iterationsHere == c->expectedHere, false))
+    {
+        Simulator::Stop();
+        return;
+    }
+    Simulator::Schedule(period, &CheckAllRanksDone, s, c, period);
+}
+
 /// Stage 3f: simulate until the jobs are done, duration, stopTime or a signal.
 void
-Simulate(const TalbScenario::Spec& s, TalbScenario::Result* r)
+Simulate(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result* r)
 {
+    if (s.distributed)
+    {
+        // Longer than the lookahead: when a rank waits for the previous exchange, every other
+        // rank has passed the time it started it.
+        Time period = std::max(MicroSeconds(100), 2 * s.linkDelay);
+        Simulator::Schedule(period, &CheckAllRanksDone, &s, &c, period);
+    }
     Simulator::Stop(s.duration.IsZero() ? s.stopTime : std::min(s.duration, s.stopTime));
     std::unique_ptr<ShowProgress> progress;
-    if (s.progress)
+    if (s.progress && s.rank == 0)
     {
         progress = std::make_unique<ShowProgress>(Seconds(1), std::cerr);
     }
@@ -738,6 +782,10 @@ Simulate(const TalbScenario::Spec& s, TalbScenario::Result* r)
     r->runCpuSeconds = double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
     r->runWallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
+    if (s.distributed)
+    {
+        s.allRanksDone(false, true);
+    }
 }
 
 /// Stage 3g: the comparison table's figures from what the collector saw.
@@ -745,17 +793,50 @@ void
 Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result* r)
 {
     r->simSeconds = Simulator::Now().GetSeconds();
-    r->tensorFlows = c.tensorFct.size();
-    r->backgroundFlows = c.backgroundFct.size();
-    r->tensorAvgFctUs = Mean(c.tensorFct);
-    r->tensorP99FctUs = Percentile(c.tensorFct, 99);
-    r->highPrioAvgFctUs = Mean(c.highPrioFct);
-    r->backgroundAvgFctUs = Mean(c.backgroundFct);
-    r->backgroundP99FctUs = Percentile(c.backgroundFct, 99);
-    r->iterationsDone = c.iterations;
+    std::vector<double> tensorFct = c.tensorFct;
+    std::vector<double> highPrioFct = c.highPrioFct;
+    std::vector<double> backgroundFct = c.backgroundFct;
+    std::map<std::pair<uint32_t, uint32_t>, double> iterationMax = c.iterationMax;
+    uint64_t remoteHops = 0;
+    uint64_t hops = CountPacketHops(&remoteHops);
+    std::vector<uint64_t> counts = {c.iterations, c.delivered, hops, remoteHops};
+    if (s.distributed)
+    {
+        s.gatherOverRanks(&tensorFct);
+        s.gatherOverRanks(&highPrioFct);
+        s.gatherOverRanks(&backgroundFct);
+        // A job lives on one rank: the ranks' (job, iteration) maxima are disjoint.
+        std::vector<double> triples;
+        for (const auto& kv : c.iterationMax)
+        {
+            triples.insert(triples.end(),
+                           {double(kv.first.first), double(kv.first.second), kv.second});
+        }
+        s.gatherOverRanks(&triples);
+        for (std::size_t i = 0; i + 2 < triples.size(); i += 3)
+        {
+            iterationMax[{uint32_t(triples[i]), uint32_t(triples[i + 1])}] = triples[i + 2];
+        }
+        s.sumOverRanks(&counts);
+        std::vector<double> cpu = {r->runCpuSeconds};
+        s.gatherOverRanks(&cpu);
+        r->runCpuSeconds = 0;
+        for (double x : cpu)
+        {
+            r->runCpuSeconds += x;
+        }
+    }
+    r->tensorFlows = tensorFct.size();
+    r->backgroundFlows = backgroundFct.size();
+    r->tensorAvgFctUs = Mean(tensorFct);
+    r->tensorP99FctUs = Percentile(tensorFct, 99);
+    r->highPrioAvgFctUs = Mean(highPrioFct);
+    r->backgroundAvgFctUs = Mean(backgroundFct);
+    r->backgroundP99FctUs = Percentile(backgroundFct, 99);
+    r->iterationsDone = counts[0];
     r->iterationsExpected = c.expected;
     std::vector<double> iterationMs;
-    for (const auto& kv : c.iterationMax)
+    for (const auto& kv : iterationMax)
     {
         if (kv.first.second >= s.warmup)
         {
@@ -763,8 +844,33 @@ Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result*
         }
     }
     r->meanIterationMs = Mean(iterationMs);
-    r->deliveredPackets = c.delivered;
-    r->packetHops = CountPacketHops();
+    r->deliveredPackets = counts[1];
+    r->packetHops = counts[2];
+    r->remotePacketHops = counts[3];
+}
+
+/// Stage 3h: the hosts' go-back-N counters (their queue pairs live until the fabric goes).
+TalbOutputWriter::RdmaCounters
+SumRdmaCounters(const TalbScenario::Spec& s, Ptr<TalbLeafSpineHelper> fabric)
+{
+    TalbOutputWriter::RdmaCounters c;
+    for (uint32_t i = 0; s.rdmaHosts && i < fabric->GetNHosts(); ++i)
+    {
+        Ptr<TalbRdmaNic> nic = fabric->GetRdmaNic(i);
+        // Queue pairs are numbered from FIRST_QPN on, and the collectives keep theirs.
+        for (uint32_t qpn = TalbRdmaNic::FIRST_QPN;
+             Ptr<TalbRdmaQueuePair> qp = nic->GetQueuePair(qpn);
+             ++qpn)
+        {
+            const TalbRdmaQueuePair::Stats& q = qp->GetStats();
+            c.retransmittedPackets += q.retransmittedPackets;
+            c.retransmittedBytes += q.retransmittedBytes;
+            c.naks += q.naksReceived;
+            c.timeouts += q.timeouts;
+            c.outOfOrder += q.packetsOutOfOrder;
+        }
+    }
+    return c;
 }
 
 } // namespace
@@ -1042,6 +1148,77 @@ TalbScenario::Parse(const TalbScenarioConfig& config, Spec* spec, std::vector<st
 }
 
 std::vector<std::string>
+TalbScenario::CheckPartition(const Spec& spec)
+{
+    std::vector<std::string> errors;
+    if (spec.ranks <= 1)
+    {
+        return errors;
+    }
+    std::string n = std::to_string(spec.ranks);
+    if (spec.ranks > spec.leaves)
+    {
+        errors.push_back(n + " ranks but " + std::to_string(spec.leaves) +
+                         " leaves: each rank needs at least one leaf");
+        return errors;
+    }
+    if (spec.rdmaHosts || spec.stockRouting)
+    {
+        errors.push_back("over several ranks only TCP hosts and TalbSwitch forwarding work "
+                         "(transport=tcp, stockRouting=false)");
+    }
+    if (spec.lbs.size() != 1)
+    {
+        errors.push_back("lb: over several ranks name one load balancer per mpirun");
+    }
+    if (spec.bgLoad > 0)
+    {
+        errors.push_back("bgLoad: background flows between ranks are not supported yet; set "
+                         "bgLoad=0 or run on one rank");
+    }
+    std::vector<uint32_t> sizes;
+    uint32_t needed = 0;
+    for (const auto& j : spec.jobs)
+    {
+        sizes.push_back(j.workers);
+        needed += j.workers;
+    }
+    if (needed > spec.leaves * spec.hostsPerLeaf)
+    {
+        return errors; // Parse() said so
+    }
+    Ptr<TalbLeafSpineHelper> fabric = CreateObject<TalbLeafSpineHelper>();
+    fabric->SetAttribute("Leaves", UintegerValue(spec.leaves));
+    fabric->SetAttribute("Ranks", UintegerValue(spec.ranks));
+    auto placed = TalbTrainingJobHelper::PlaceIndices(spec.leaves * spec.hostsPerLeaf,
+                                                      spec.hostsPerLeaf,
+                                                      sizes,
+                                                      spec.placement);
+    for (std::size_t j = 0; j < placed.size(); ++j)
+    {
+        uint32_t firstRank = fabric->GetLeafRank(placed[j].front() / spec.hostsPerLeaf);
+        uint32_t lastRank = fabric->GetLeafRank(placed[j].back() / spec.hostsPerLeaf);
+        for (uint32_t h : placed[j])
+        {
+            uint32_t r = fabric->GetLeafRank(h / spec.hostsPerLeaf);
+            firstRank = std::min(firstRank, r);
+            lastRank = std::max(lastRank, r);
+        }
+        if (firstRank != lastRank)
+        {
+            errors.push_back("job " + std::to_string(j) + " has workers on ranks " +
+                             std::to_string(firstRank) + " to " + std::to_string(lastRank) +
+                             " (leaf l is on rank l x " + n +
+                             " / leaves): a job must sit on "
+                             "the leaves of one rank; use placement=packed and jobs of at most " +
+                             std::to_string(spec.leaves / spec.ranks * spec.hostsPerLeaf) +
+                             " workers, or fewer ranks");
+        }
+    }
+    return errors;
+}
+
+std::vector<std::string>
 TalbScenario::Validate(const TalbScenarioConfig& config)
 {
     Spec spec;
@@ -1057,11 +1234,18 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     uint64_t eventsBefore = Simulator::GetEventCount();
     ConfigureDefaults(spec);
     Build b;
+    b.collector.stopWhenDone = !spec.distributed;
     b.fabric = BuildFabric(spec, lb);
     // Background streams start at the count the balancers used (from 1000 on), not after them:
     // kept as it was so results stay comparable; they overlap only past ~1000 - 3 x hosts.
     b.stream = b.fabric->AssignStreams(1000);
-    OpenOutputs(spec, lb, outDir, &b);
+    // Distributed: each rank its own rows, merged by rank 0 at the end.
+    std::string rowsDir = outDir;
+    if (spec.ranks > 1)
+    {
+        rowsDir = SystemPath::Append(outDir, "rank-" + std::to_string(spec.rank));
+    }
+    OpenOutputs(spec, lb, rowsDir, &b);
     // run.json first, marked incomplete: a run killed outright (SIGKILL, out of memory) still
     // leaves a folder the report reads, its CSVs holding every row flushed so far.
     TalbOutputWriter::RunInfo info;
@@ -1069,18 +1253,38 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     info.lb = lb;
     info.seed = spec.seed;
     info.parametersJson = spec.parametersJson;
-    TalbOutputWriter::WriteRunJson(outDir, info);
+    if (spec.rank == 0)
+    {
+        TalbOutputWriter::WriteRunJson(outDir, info);
+    }
     InstallJobs(spec, &b);
     InstallBackground(spec, &b);
 
     Result r;
     r.scheme = spec.stockRouting ? "stock-ecmp" : lb;
     r.outDir = outDir;
-    Simulate(spec, &r);
-    Summarize(spec, b.collector, &r);
-    r.events = Simulator::GetEventCount() - eventsBefore;
+    Simulate(spec, b.collector, &r);
+    r.rdma = SumRdmaCounters(spec, b.fabric);
+    // Rows flushed and closed before Summarize(), whose first exchange between the ranks then
+    // also tells rank 0 that every rank's files are complete.
     b.writer->Dispose();
+    Summarize(spec, b.collector, &r);
+    std::vector<uint64_t> events = {Simulator::GetEventCount() - eventsBefore};
+    if (spec.distributed)
+    {
+        spec.sumOverRanks(&events);
+    }
+    r.events = events[0];
     Simulator::Destroy();
+    if (spec.ranks > 1 && spec.rank == 0)
+    {
+        std::vector<std::string> rankDirs;
+        for (uint32_t k = 0; k < spec.ranks; ++k)
+        {
+            rankDirs.push_back(SystemPath::Append(outDir, "rank-" + std::to_string(k)));
+        }
+        TalbOutputWriter::MergeFolders(rankDirs, outDir);
+    }
     r.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
 
@@ -1092,7 +1296,13 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     info.events = r.events;
     info.packetHops = r.packetHops;
     info.deliveredPackets = r.deliveredPackets;
-    TalbOutputWriter::WriteRunJson(outDir, info);
+    info.rdma = r.rdma;
+    info.ranks = spec.ranks;
+    info.remotePacketHops = r.remotePacketHops;
+    if (spec.rank == 0)
+    {
+        TalbOutputWriter::WriteRunJson(outDir, info);
+    }
     return r;
 }
 
@@ -1142,6 +1352,21 @@ TalbScenario::PrintTable(const std::vector<Result>& results, std::ostream& os)
         os << "  " << r.scheme << " " << std::setprecision(1) << red << " %";
     }
     os << "\n";
+    bool goBack = false;
+    for (const auto& r : results)
+    {
+        goBack = goBack || r.rdma.retransmittedPackets + r.rdma.outOfOrder > 0;
+    }
+    if (goBack)
+    {
+        os << "go-back-N (retransmitted bytes / NAKs / timeouts / out-of-order drops):";
+        for (const auto& r : results)
+        {
+            os << "  " << r.scheme << " " << r.rdma.retransmittedBytes << "/" << r.rdma.naks << "/"
+               << r.rdma.timeouts << "/" << r.rdma.outOfOrder;
+        }
+        os << "\n";
+    }
 }
 
 } // namespace ns3

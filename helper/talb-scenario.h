@@ -5,8 +5,10 @@
 #include "ns3/nstime.h"
 #include "ns3/talb-dnn-model.h"
 #include "ns3/talb-leaf-spine-helper.h"
+#include "ns3/talb-output-writer.h"
 #include "ns3/talb-scenario-config.h"
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -91,6 +93,21 @@ class TalbScenario
         bool progress{true};
         std::string out;
         std::string parametersJson; //!< every parameter, for run.json
+        // Distributed run (ns-3's MPI simulator): set by the runner, not scenario parameters
+        uint32_t ranks{1};       //!< processes the fabric is partitioned over
+        uint32_t rank{0};        //!< this process's rank
+        bool distributed{false}; //!< one of several MPI processes (see Run())
+        /// Element-wise sum over the ranks, the result on every rank (distributed runs).
+        std::function<void(std::vector<uint64_t>*)> sumOverRanks;
+        /// Every rank's values in rank order, the result on every rank (distributed runs).
+        std::function<void(std::vector<double>*)> gatherOverRanks;
+        /**
+         * Distributed runs: called by every rank at the same simulated times with whether its
+         * own jobs have finished; returns whether every rank's had at the previous call (the
+         * exchange overlaps one period, so no rank waits inside an event for another). With
+         * \p last set (after the run) it only completes the exchange under way.
+         */
+        std::function<bool(bool localDone, bool last)> allRanksDone;
     };
 
     /// What a run measured, for the comparison table (the CSVs hold everything).
@@ -112,10 +129,14 @@ class TalbScenario
         uint64_t deliveredPackets{0}; //!< packets received by host NICs
         uint64_t events{0};           //!< simulator events executed
         uint64_t packetHops{0};       //!< link transmissions started, hosts and switches
+        uint64_t remotePacketHops{0}; //!< of those, onto links to another rank (distributed)
         double simSeconds{0};
         double wallSeconds{0};    //!< the whole run: build, simulate, tear down
         double runWallSeconds{0}; //!< Simulator::Run() alone
         double runCpuSeconds{0};  //!< CPU time of this process during Simulator::Run()
+
+        /// Go-back-N counters of the hosts' queue pairs (rdma transport).
+        TalbOutputWriter::RdmaCounters rdma;
     };
 
     /// Declare every scenario parameter with its kind, default, range and help.
@@ -130,6 +151,15 @@ class TalbScenario
     static bool Parse(const TalbScenarioConfig& config,
                       Spec* spec,
                       std::vector<std::string>* errors);
+    /**
+     * Check that \p spec can be split over spec.ranks processes: at most one rank per leaf, TCP
+     * hosts with TalbSwitch forwarding, one load balancer, no background traffic, and every job
+     * on the leaves of one rank (its collective keeps the state of all its workers in one
+     * process).
+     * \return one message per problem (empty: it can)
+     */
+    static std::vector<std::string> CheckPartition(const Spec& spec);
+
     /// Parse() for its messages only. \return one message per problem (empty: valid)
     static std::vector<std::string> Validate(const TalbScenarioConfig& config);
 
@@ -147,6 +177,14 @@ class TalbScenario
     /**
      * Build and simulate \p spec with load balancer \p lb, writing flows.csv, tensors.csv,
      * iterations.csv and run.json into \p outDir.
+     *
+     * Distributed (spec.distributed): every rank builds the whole fabric, partitioned as
+     * TalbLeafSpineHelper's Ranks attribute says, and installs only the jobs on its own hosts;
+     * each rank writes its rows into outDir/rank-R, which rank 0 merges into outDir (rows of
+     * rank 0, then rank 1, ...) and removes. Every rank stops at the same simulated time: at
+     * duration or stopTime, or at the second check (allRanksDone, every 100 us of simulated
+     * time or two link delays) after every rank's jobs have finished. The Result holds every rank's
+     * figures (counters summed, CPU summed, wall of this rank).
      */
     static Result Run(const Spec& spec, const std::string& lb, const std::string& outDir);
 

@@ -140,20 +140,38 @@ TalbTrainingJobHelper::Place(const NodeContainer& hosts,
                              const std::vector<uint32_t>& jobSizes,
                              const std::string& placement)
 {
-    NS_ABORT_MSG_IF(hostsPerRack == 0 || hosts.GetN() % hostsPerRack != 0,
-                    "TalbTrainingJobHelper::Place: "
-                        << hosts.GetN() << " hosts are not whole racks of " << hostsPerRack);
+    std::vector<NodeContainer> jobs;
+    for (const auto& indices : PlaceIndices(hosts.GetN(), hostsPerRack, jobSizes, placement))
+    {
+        jobs.emplace_back();
+        for (uint32_t i : indices)
+        {
+            jobs.back().Add(hosts.Get(i));
+        }
+    }
+    return jobs;
+}
+
+std::vector<std::vector<uint32_t>>
+TalbTrainingJobHelper::PlaceIndices(uint32_t nHosts,
+                                    uint32_t hostsPerRack,
+                                    const std::vector<uint32_t>& jobSizes,
+                                    const std::string& placement)
+{
+    NS_ABORT_MSG_IF(hostsPerRack == 0 || nHosts % hostsPerRack != 0,
+                    "TalbTrainingJobHelper::Place: " << nHosts << " hosts are not whole racks of "
+                                                     << hostsPerRack);
     uint32_t needed = 0;
     for (uint32_t s : jobSizes)
     {
         NS_ABORT_MSG_IF(s == 0, "TalbTrainingJobHelper::Place: a job of zero workers");
         needed += s;
     }
-    NS_ABORT_MSG_IF(needed > hosts.GetN(),
+    NS_ABORT_MSG_IF(needed > nHosts,
                     "TalbTrainingJobHelper::Place: jobs need " << needed << " hosts, there are "
-                                                               << hosts.GetN());
-    uint32_t racks = hosts.GetN() / hostsPerRack;
-    std::vector<NodeContainer> jobs(jobSizes.size());
+                                                               << nHosts);
+    uint32_t racks = nHosts / hostsPerRack;
+    std::vector<std::vector<uint32_t>> jobs(jobSizes.size());
     if (placement == "packed")
     {
         uint32_t next = 0;
@@ -161,7 +179,7 @@ TalbTrainingJobHelper::Place(const NodeContainer& hosts,
         {
             for (uint32_t k = 0; k < jobSizes[j]; ++k)
             {
-                jobs[j].Add(hosts.Get(next++));
+                jobs[j].push_back(next++);
             }
         }
     }
@@ -177,7 +195,7 @@ TalbTrainingJobHelper::Place(const NodeContainer& hosts,
                 {
                     rack = (rack + 1) % racks;
                 }
-                jobs[j].Add(hosts.Get(rack * hostsPerRack + used[rack]++));
+                jobs[j].push_back(rack * hostsPerRack + used[rack]++);
                 rack = (rack + 1) % racks;
             }
         }

@@ -70,6 +70,11 @@ class TalbTrainingJobHelper
                                             uint32_t hostsPerRack,
                                             const std::vector<uint32_t>& jobSizes,
                                             const std::string& placement);
+    /// Place() on host indices: \return one list of host indices per job
+    static std::vector<std::vector<uint32_t>> PlaceIndices(uint32_t nHosts,
+                                                           uint32_t hostsPerRack,
+                                                           const std::vector<uint32_t>& jobSizes,
+                                                           const std::string& placement);
 
   private:
     TalbDnnModel m_model;

@@ -89,6 +89,18 @@ if [ $MPI -eq 1 ]; then
   done
 fi
 
+if [ $MPI -eq 1 ]; then
+  # ns-3's mpi module receives every packet into a fixed 2000-byte buffer, and a larger one fails
+  # the run (MPI_ERR_TRUNCATE, or a crash in Open MPI): talb's jumbo frames (mtu up to 9216) plus
+  # their serialized tags need more. 64 KiB per pending receive, one per remote rank.
+  # (Edited only while still 2000, so that a rerun rebuilds nothing.)
+  for f in granted-time-window-mpi-interface.h null-message-mpi-interface.cc; do
+    if grep -q 'MAX_MPI_MSG_SIZE = 2000;' "$NS3/src/mpi/model/$f"; then
+      sed -i -e 's/\(MAX_MPI_MSG_SIZE = \)2000;/\165536;/' "$NS3/src/mpi/model/$f"
+    fi
+  done
+fi
+
 cd "$NS3"
 if [ ! -f cmake-cache/build.ninja ] || ! grep -qxs "$VARIANT" cmake-cache/.talb-fast; then
   echo "setup-fast: configuring ns-3 ($VARIANT, modules: $MODULES and their dependencies)"

@@ -28,6 +28,7 @@ Families()
         {"load balancer",
          &TalbLoadBalancer::GetRegistry(),
          {{"conga", TalbCongaLb::GetTypeId()},
+          {"conweave", TalbConWeaveLb::GetTypeId()},
           {"drill", TalbDrillLb::GetTypeId()},
           {"ecmp", TalbEcmpLb::GetTypeId()},
           {"hermes", TalbHermesLb::GetTypeId()},

@@ -60,6 +60,7 @@ TalbLoadBalancer::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_ports = nullptr;
+    m_transmit = TransmitCallback();
     Object::DoDispose();
 }
 
@@ -103,6 +104,46 @@ void
 TalbLoadBalancer::PacketOut(TalbPacketContext& ctx, uint32_t port)
 {
     DoPacketOut(ctx, port);
+}
+
+void
+TalbLoadBalancer::SetTransmitCallback(TransmitCallback cb)
+{
+    m_transmit = cb;
+}
+
+bool
+TalbLoadBalancer::Hold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet)
+{
+    if (!DoHold(ctx, port, packet))
+    {
+        return false;
+    }
+    ++m_stats.nHeld;
+    return true;
+}
+
+void
+TalbLoadBalancer::Transmit(Ptr<Packet> packet, uint32_t inPort, uint32_t outPort)
+{
+    NS_ASSERT_MSG(!m_transmit.IsNull(), "Transmit without the switch's transmit callback");
+    NS_ASSERT_MSG(outPort < GetNPorts(), "Transmit on port " << outPort);
+    ++m_stats.nTransmitted;
+    m_transmit(packet, inPort, outPort);
+}
+
+bool
+TalbLoadBalancer::CanTransmit() const
+{
+    return !m_transmit.IsNull();
+}
+
+bool
+TalbLoadBalancer::DoHold(TalbPacketContext& /* ctx */,
+                         uint32_t /* port */,
+                         Ptr<Packet> /* packet */)
+{
+    return false;
 }
 
 void

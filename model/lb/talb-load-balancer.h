@@ -1,6 +1,7 @@
 #ifndef TALB_LOAD_BALANCER_H
 #define TALB_LOAD_BALANCER_H
 
+#include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
@@ -97,10 +98,13 @@ struct TalbCandidates
  * Split like ns-3's QueueDisc: the public, non-virtual SelectPath() validates, counts, and fires
  * the PathSelected trace; policies implement the private DoSelectPath(). A policy is one class
  * that registers its short name for command lines (ecmp, rps, letflow, drill, conga, presto,
- * hermes, talb) in GetRegistry() with TALB_REGISTER_PLUGIN in its own .cc.
+ * hermes, conweave, talb) in GetRegistry() with TALB_REGISTER_PLUGIN in its own .cc.
  *
  * The switch calls, for every packet it forwards: PacketIn() on arrival, SelectPath() when the
- * forwarding table offers more than one candidate port, and PacketOut() just before sending.
+ * forwarding table offers more than one candidate port, PacketOut() once the port is chosen, and
+ * Hold() just before sending. A policy that keeps packets back (a reorder queue) or consumes
+ * its own control packets returns true from DoHold(); it then owns the packet and hands it, or
+ * packets it makes, to the switch's egress with Transmit() (the switch's transmit callback).
  *
  * Counter identities (asserted): selections = tagged selections + untagged selections; the
  * PathSelected trace fires once per selection and Reroute once per counted reroute.
@@ -120,6 +124,8 @@ class TalbLoadBalancer : public Object
         uint64_t nTaggedSelections{0};   //!< ... for packets carrying a TalbTag
         uint64_t nUntaggedSelections{0}; //!< ... for packets without one
         uint64_t nReroutes{0};           //!< a flow, flowlet or tensor changed port
+        uint64_t nHeld{0};               //!< packets Hold() kept
+        uint64_t nTransmitted{0};        //!< packets the policy handed to Transmit()
     };
 
     /// \return the family's registry: short policy names and TypeId names to TypeIds
@@ -142,6 +148,21 @@ class TalbLoadBalancer : public Object
     void PacketIn(TalbPacketContext& ctx);
     /// A packet is about to leave on \p port (after the selection).
     void PacketOut(TalbPacketContext& ctx, uint32_t port);
+
+    /**
+     * The switch's egress, for packets a policy sends itself: \p packet (starting with its
+     * IPv4 header) is sent on port \p outPort and charged (PFC) to ingress port \p inPort.
+     */
+    typedef Callback<void, Ptr<Packet>, uint32_t, uint32_t> TransmitCallback;
+    /// Set by the switch before Attach(); policies that hold packets need it.
+    void SetTransmitCallback(TransmitCallback cb);
+
+    /**
+     * Last look at a packet about to leave on \p port (after PacketOut()).
+     * \return true when the policy keeps \p packet: the switch then neither sends nor counts
+     * it as forwarded
+     */
+    bool Hold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet);
 
     const Stats& GetStats() const;
 
@@ -179,6 +200,11 @@ class TalbLoadBalancer : public Object
 
   protected:
     void DoDispose() override;
+
+    /// Hand \p packet to the switch's egress (see TransmitCallback); needs the callback.
+    void Transmit(Ptr<Packet> packet, uint32_t inPort, uint32_t outPort);
+    /// \return true when the switch gave a transmit callback
+    bool CanTransmit() const;
 
     /// Policies call this when a flow, flowlet or tensor leaves its previous port.
     void NotifyReroute(const TalbPacketContext& ctx, uint32_t oldPort, uint32_t newPort);
@@ -229,6 +255,11 @@ class TalbLoadBalancer : public Object
     /// Hook for every departing packet; default: nothing.
     virtual void DoPacketOut(TalbPacketContext& ctx, uint32_t port);
     /**
+     * Whether to keep \p packet instead of sending it on \p port now.
+     * \return true to take ownership (default: false, send it)
+     */
+    virtual bool DoHold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet);
+    /**
      * Check the attribute values; called once at attach time.
      * \return false (after ConfigError()) on an unusable configuration
      */
@@ -240,6 +271,7 @@ class TalbLoadBalancer : public Object
     const std::vector<TalbPortState>* m_ports;
     Stats m_stats;
     std::string m_configError; //!< set by ConfigError()
+    TransmitCallback m_transmit;
 
     TracedCallback<uint32_t, uint32_t, uint32_t> m_pathSelectedTrace;
     TracedCallback<uint32_t, uint32_t, uint32_t, uint32_t> m_rerouteTrace;

@@ -132,6 +132,7 @@ TalbSwitch::SetLoadBalancer(Ptr<TalbLoadBalancer> lb)
     NS_ABORT_MSG_UNLESS(m_node, "TalbSwitch::SetLoadBalancer before Install");
     NS_ABORT_MSG_IF(m_lb, "TalbSwitch::SetLoadBalancer: already set");
     m_lb = lb;
+    m_lb->SetTransmitCallback(MakeCallback(&TalbSwitch::LbTransmit, this));
     m_lb->Attach(m_info, &m_ports);
 }
 
@@ -335,47 +336,71 @@ TalbSwitch::Receive(Ptr<NetDevice> device,
         ctx.label = tag.GetLabel();
     }
 
-    uint8_t pfcPriority = 0;
-    if (m_pfc)
-    {
-        pfcPriority = m_classifier->Classify(p);
-        if (!m_pfc->Admit(ctx.inPort, pfcPriority, ctx.size))
-        {
-            Drop(p, DROP_PFC_HEADROOM);
-            return;
-        }
-    }
-
     m_lb->PacketIn(ctx);
     uint32_t out =
         route.size() == 1
             ? route[0]
             : m_lb->SelectPath(ctx, TalbCandidates{route.data(), uint32_t(route.size())});
     m_lb->PacketOut(ctx, out);
+    if (m_lb->Hold(ctx, out, p))
+    {
+        ++m_stats.nLbHeld;
+        return;
+    }
+    Transmit(p, ctx.inPort, out);
+}
+
+void
+TalbSwitch::LbTransmit(Ptr<Packet> packet, uint32_t inPort, uint32_t out)
+{
+    NS_ABORT_MSG_UNLESS(out < m_ports.size() && inPort < m_ports.size(),
+                        "TalbSwitch: the load balancer sends from port " << inPort << " to "
+                                                                         << out);
+    ++m_stats.nLbSent;
+    Transmit(packet, inPort, out);
+}
+
+void
+TalbSwitch::Transmit(Ptr<Packet> p, uint32_t inPort, uint32_t out)
+{
+    // PFC charges packets when they leave the balancer: one it held was not charged meanwhile
+    // (its reorder queue is its own buffer).
+    uint8_t pfcPriority = 0;
+    uint32_t size = p->GetSize();
+    if (m_pfc)
+    {
+        pfcPriority = m_classifier->Classify(p);
+        if (!m_pfc->Admit(inPort, pfcPriority, size))
+        {
+            Drop(p, DROP_PFC_HEADROOM);
+            return;
+        }
+    }
 
     TalbPortState& port = m_ports[out];
-    port.dre.Add(ctx.size, ctx.now);
+    port.dre.Add(size, Simulator::Now());
     if (m_pfc)
     {
         // Before Send: a device that is idle dequeues (and releases) the packet at once.
-        m_pfc->Queued(ctx.inPort, out, pfcPriority);
+        m_pfc->Queued(inPort, out, pfcPriority);
     }
     if (!port.device->Send(p, port.device->GetBroadcast(), ETHERTYPE_IPV4))
     {
         if (m_pfc)
         {
-            m_pfc->Refused(ctx.inPort, out, pfcPriority, ctx.size);
+            m_pfc->Refused(inPort, out, pfcPriority, size);
         }
         Drop(p, DROP_DEVICE);
         return;
     }
     ++port.txPackets;
-    port.txBytes += ctx.size;
+    port.txBytes += size;
     ++m_stats.nForwarded;
-    NS_ASSERT(m_stats.nReceived == m_stats.nForwarded + m_stats.nDropNotIpv4 +
-                                       m_stats.nDropUnknownHost + m_stats.nDropNoRoute +
-                                       m_stats.nDropDevice + m_stats.nDropPfcHeadroom);
-    m_forwardTrace(p, ctx.inPort, out);
+    NS_ASSERT(m_stats.nReceived + m_stats.nLbSent ==
+              m_stats.nForwarded + m_stats.nLbHeld + m_stats.nDropNotIpv4 +
+                  m_stats.nDropUnknownHost + m_stats.nDropNoRoute + m_stats.nDropDevice +
+                  m_stats.nDropPfcHeadroom);
+    m_forwardTrace(p, inPort, out);
 }
 
 } // namespace ns3

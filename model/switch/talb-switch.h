@@ -35,8 +35,13 @@ namespace ns3
  * the latter, SetPfc() adds priority flow control: each packet is charged to its ingress port
  * and priority (its egress queue band) until its egress device dequeues it (TalbPfc).
  *
- * Counter identity (asserted): received = forwarded + dropped (bad packet + no route + unknown
- * host + device refused + PFC headroom overflow).
+ * A load balancer may keep a packet back (TalbLoadBalancer::Hold(), e.g. a reorder queue) and
+ * later hand it, or a control packet of its own, to the switch's egress (its transmit
+ * callback): such packets are charged to PFC and counted when they leave, not when they arrive.
+ *
+ * Counter identity (asserted): received + sent by the balancer = forwarded + held by the
+ * balancer + dropped (bad packet + no route + unknown host + device refused + PFC headroom
+ * overflow).
  */
 class TalbSwitch : public Object
 {
@@ -65,6 +70,8 @@ class TalbSwitch : public Object
         uint64_t nDropNoRoute{0};
         uint64_t nDropDevice{0};
         uint64_t nDropPfcHeadroom{0};
+        uint64_t nLbHeld{0}; //!< packets the load balancer kept (Hold())
+        uint64_t nLbSent{0}; //!< packets the load balancer handed to the egress
     };
 
     /**
@@ -140,6 +147,10 @@ class TalbSwitch : public Object
                  const Address& to,
                  NetDevice::PacketType packetType);
     void Drop(Ptr<const Packet> packet, DropReason reason);
+    /// Charge \p packet to \p inPort (PFC) and send it on \p out.
+    void Transmit(Ptr<Packet> packet, uint32_t inPort, uint32_t out);
+    /// The load balancer's transmit callback.
+    void LbTransmit(Ptr<Packet> packet, uint32_t inPort, uint32_t out);
 
     Time m_dreInterval; //!< DreInterval attribute
     double m_dreAlpha;  //!< DreAlpha attribute

@@ -1,0 +1,204 @@
+#ifndef TALB_CONWEAVE_LB_H
+#define TALB_CONWEAVE_LB_H
+
+#include "talb-conweave-tag.h"
+#include "talb-load-balancer.h"
+
+#include "ns3/event-id.h"
+#include "ns3/random-variable-stream.h"
+
+#include <deque>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb-lb
+ * \brief ConWeave (Song et al., SIGCOMM 2023) at the leaves: rerouting at the source leaf that
+ * moves a flow off a congested path at most once per epoch, and reordering at the destination
+ * leaf that hides the move from the receiver, so RDMA's go-back-N sees packets in order.
+ *
+ * Source leaf, per flow (a direct-mapped table of TableSize entries): each epoch starts with an
+ * RTT_REQUEST (a flag on a data packet). The destination leaf answers it with an RTT_REPLY
+ * control packet. A reply that has not come back within the destination leaf's base RTT (the
+ * least reply RTT seen, or BaseRtt) plus ExtraReplyDeadline means the current path is
+ * congested: the path is paused for PathPauseTime (new choices avoid it) and, when another
+ * uplink that is not paused exists, the flow moves to the one with the least queued bytes. Its
+ * later packets are phase 1 and carry the send time of the last packet on the old path (the
+ * TAIL). The next epoch starts only when the destination leaf sends CLEAR, so a flow is
+ * spread over at most two paths. A new flow, or one idle for IdleTimeout, starts an epoch on the
+ * least-queued path that is not paused.
+ *
+ * Destination leaf, per flow: a phase-1 packet that arrives before the TAIL is held in the
+ * flow's reorder queue; the TAIL's arrival releases the queue behind it, in order, and so does
+ * a timeout (the TAIL's expected arrival from the old path's last one-way delay, plus
+ * ExtraFlushTime, within [ExtraFlushTime, MaxReorderWait]) or a full queue
+ * (ReorderQueueLimit). Either way the leaf then sends CLEAR.
+ *
+ * Control packets (RTT_REPLY, CLEAR) are small UDP packets the destination leaf makes, sent
+ * through the switch's egress (TalbLoadBalancer::Transmit()) on the uplink of the spine the
+ * data came through, and consumed by the source leaf (Hold()). The data header is a
+ * TalbConWeaveTag that the source leaf adds and the destination leaf removes.
+ *
+ * Counter identity (asserted): packets held = released by TAIL + released by timeout +
+ * released by overflow + held now.
+ */
+class TalbConWeaveLb : public TalbLoadBalancer
+{
+  public:
+    static TypeId GetTypeId();
+    TalbConWeaveLb();
+    ~TalbConWeaveLb() override;
+
+    int64_t AssignStreams(int64_t stream) override;
+    bool CanBeFallback() const override;
+
+    /// ConWeave's counters at this switch.
+    struct Counters
+    {
+        // source leaf
+        uint64_t rttRequests{0}; //!< epochs started (RTT_REQUEST sent)
+        uint64_t replies{0};     //!< RTT_REPLYs received in time
+        uint64_t lateReplies{0}; //!< replies missed their deadline (path judged congested)
+        uint64_t reroutes{0};    //!< flows moved at an epoch's late reply
+        uint64_t clears{0};      //!< CLEARs received
+        // destination leaf
+        uint64_t repliesSent{0};        //!< RTT_REPLYs sent
+        uint64_t clearsSent{0};         //!< CLEARs sent
+        uint64_t held{0};               //!< packets held in reorder queues
+        uint64_t releasedByTail{0};     //!< ... released when the TAIL arrived
+        uint64_t releasedByTimeout{0};  //!< ... released by a reorder timeout
+        uint64_t releasedByOverflow{0}; //!< ... released because the queue was full
+        uint64_t timeouts{0};           //!< reorder queues flushed by their timeout
+        uint64_t heldNow{0};            //!< packets in reorder queues now
+    };
+
+    /// \return the counters
+    const Counters& GetCounters() const;
+
+    /**
+     * TracedCallback signature for reorder-queue flushes.
+     * \param flowHash the flow
+     * \param packets packets released
+     * \param timeout true when the timeout (or a full queue), not the TAIL, released them
+     */
+    typedef void (*FlushTracedCallback)(uint32_t flowHash, uint32_t packets, bool timeout);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
+    bool DoHold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet) override;
+    bool CheckConfig() override;
+    void InitializeParams() override;
+
+    /// Source leaf state of a flow.
+    struct TxEntry
+    {
+        uint32_t key{0};
+        bool valid{false};
+        uint32_t port{UINT32_MAX}; //!< its path (UINT32_MAX: none yet)
+        uint32_t epoch{0};
+        uint8_t phase{0};
+        bool stabilized{true};    //!< a new epoch may start
+        bool waitingReply{false}; //!< the epoch's RTT_REQUEST is unanswered
+        Time requestTime;         //!< when it was sent
+        Time lastTx;              //!< when the flow's last packet left
+        Time tailTime;            //!< phase 1: send time of the epoch's last phase-0 packet
+    };
+
+    /// A packet in a reorder queue.
+    struct Held
+    {
+        Ptr<Packet> packet;
+        uint32_t inPort;
+        uint32_t outPort;
+    };
+
+    /// Destination leaf state of a flow.
+    struct RxEntry
+    {
+        uint32_t key{0};
+        bool valid{false};
+        uint32_t epoch{0};
+        uint8_t phase{0};
+        bool seenPhase0{false};     //!< a phase-0 packet of this epoch arrived
+        uint64_t lastPhase0TxNs{0}; //!< send time of the latest one
+        uint64_t tailTimeNs{0};     //!< the TAIL's send time (phase 1)
+        Time delay;                 //!< source to destination leaf, last data packet
+        Time lastPhase0Rx;          //!< arrival of the latest phase-0 packet
+        double pace{1.0};           //!< old path: send-time progress per arrival time
+        Time holdStart;             //!< when the reorder queue began to hold
+        bool reordering{false};     //!< phase-1 packets are held until the TAIL
+        std::deque<Held> queue;
+        EventId flush;
+        uint8_t control[28]; //!< IPv4 + UDP header of the reverse direction
+        uint32_t controlInPort{0};
+        uint32_t controlOutPort{0};
+        bool hasReturnPath{false}; //!< control[] and the ports are set
+    };
+
+    /// Why a reorder queue is released.
+    enum FlushReason
+    {
+        TAIL,    //!< the old path's last packet arrived
+        TIMEOUT, //!< it did not arrive in time (or a new epoch began)
+        OVERFLOW //!< the queue was full, or another flow took the table slot
+    };
+
+    TxEntry& TxLookup(uint32_t flowHash, const Time& now);
+    /// Move \p e onto \p port (UINT32_MAX: none), keeping the per-port flow counts.
+    void Place(TxEntry& e, uint32_t port);
+    /// Uncount flows idle past IdleTimeout.
+    void Sweep();
+    RxEntry& RxLookup(uint32_t flowHash);
+    /// \return the least-queued candidate that is neither \p exclude nor paused, or UINT32_MAX
+    uint32_t PickPath(const TalbCandidates& candidates, uint32_t dstLeaf, uint32_t exclude);
+    bool Paused(uint32_t port, uint32_t dstLeaf, const Time& now) const;
+
+    /// Source leaf: an RTT_REPLY or CLEAR for one of its flows.
+    void ReceiveControl(const TalbConWeaveTag::Fields& f, uint32_t fromLeaf, const Time& now);
+    /// Destination leaf: a data packet. \return true when it was held (or sent in order)
+    bool ReceiveData(TalbPacketContext& ctx,
+                     uint32_t port,
+                     Ptr<Packet> packet,
+                     const TalbConWeaveTag::Fields& f);
+    /// Release \p e's reorder queue in order; then send CLEAR.
+    void Flush(RxEntry& e, uint32_t flowHash, FlushReason reason);
+    /// Remember how to reach the flow's source leaf (from data packet \p packet via \p path).
+    void SetReturnPath(RxEntry& e, const TalbPacketContext& ctx, uint8_t path, Ptr<Packet> packet);
+    void FlushTimeout(uint32_t slot);
+    /// (Re)arm \p e's flush timer at the TAIL's expected arrival.
+    void ScheduleFlush(RxEntry& e, uint32_t flowHash, const Time& now);
+    /// Send an RTT_REPLY or CLEAR for flow \p flowHash towards its source leaf.
+    void SendControl(const RxEntry& e, uint8_t kind, uint32_t flowHash, uint32_t epoch);
+
+    uint32_t m_tableSize;       //!< TableSize attribute
+    Time m_idleTimeout;         //!< IdleTimeout attribute
+    Time m_baseRtt;             //!< BaseRtt attribute (0: learned)
+    Time m_extraReplyDeadline;  //!< ExtraReplyDeadline attribute
+    Time m_pathPauseTime;       //!< PathPauseTime attribute
+    Time m_extraFlushTime;      //!< ExtraFlushTime attribute
+    Time m_maxReorderWait;      //!< MaxReorderWait attribute
+    uint32_t m_queueLimit;      //!< ReorderQueueLimit attribute
+    bool m_randomChoice{false}; //!< RandomPathChoice attribute
+
+    Ptr<UniformRandomVariable> m_rng;
+    std::vector<TxEntry> m_tx;
+    std::vector<RxEntry> m_rx;
+    std::vector<Time> m_minRtt;        //!< per destination leaf: least reply RTT seen (0: none)
+    std::vector<Time> m_pausedUntil;   //!< [leaf * nSpines + spine]
+    std::vector<uint32_t> m_uplinkOf;  //!< spine -> uplink port (UINT32_MAX: none)
+    std::vector<uint32_t> m_portFlows; //!< per port: flows of this leaf placed on it
+    uint32_t m_activeFlows{0};         //!< flows counted in m_portFlows
+    EventId m_sweep;
+    Counters m_counters;
+
+    TracedCallback<uint32_t, uint32_t, bool> m_flushTrace;
+};
+
+} // namespace ns3
+
+#endif /* TALB_CONWEAVE_LB_H */

@@ -1,0 +1,103 @@
+"""talb-scenario under mpirun (ns-3's distributed simulator): the same scenario and seed on 1 rank
+(the sequential simulator) and on 2 ranks, in both synchronisation modes, gives the same flows,
+tensors and iterations rows.
+
+Needs the MPI build of scripts/setup-fast.sh --mpi (TALB_MPI_SCENARIO names its talb-scenario;
+default /tmp/talb-fast-mpi/bin/talb-scenario) and Open MPI's mpirun. Where either is missing the
+module is skipped with the reason, and ctest reports the entry as skipped."""
+import csv
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+RUNNER = os.environ.get('TALB_MPI_SCENARIO', '/tmp/talb-fast-mpi/bin/talb-scenario')
+UNAVAILABLE = 'MPI build unavailable'  # ctest's SKIP_REGULAR_EXPRESSION for this file
+OUTPUTS = ('flows.csv', 'tensors.csv', 'iterations.csv')
+# Four tiny tensors per iteration.
+TINY_MODEL = """# talb-model-file v1
+model,tensor,params,fwd_flops_per_sample,layer_group
+tiny,conv1.weight,1728,20000000,conv1
+tiny,conv2.weight,36864,200000000,conv2
+tiny,fc.weight,250000,51200,fc
+tiny,fc.bias,100,0,fc
+"""
+# 4 leaves x 2 hosts; on 2 ranks leaves 0-1 and spine 0 are rank 0's, leaves 2-3 and spine 1
+# rank 1's. Each job rings over two leaves, so half its packets cross to the other rank's spine
+# and back. Uplinks slower than hosts: the balancer's choices and queues matter.
+def scenario(model):
+    return ['--leaves=4', '--spines=2', '--hostsPerLeaf=2', '--hostRate=25Gbps',
+            '--fabricRate=10Gbps', '--linkDelay=2us', '--placement=packed',
+            '--jobs=workers=4,scheduler=wfbp;workers=4,scheduler=fusion',
+            '--model=%s' % model, '--iterations=3', '--bgLoad=0', '--duration=40ms',
+            '--progress=false', '--lb=drill', '--seed=3']
+
+
+def mpirun(ranks, *args):
+    as_root = ['--allow-run-as-root'] if os.geteuid() == 0 else []
+    return subprocess.run(['mpirun', '-np', str(ranks), *as_root, '--oversubscribe', RUNNER,
+                           *args], capture_output=True, text=True, timeout=600)
+
+
+def rows(folder, name):
+    with open(os.path.join(folder, name), newline='') as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        return header, sorted(reader)
+
+
+@pytest.fixture(scope='module')
+def runs(tmp_path_factory):
+    if not os.access(RUNNER, os.X_OK):
+        pytest.skip('%s: %s not built (scripts/setup-fast.sh --mpi)' % (UNAVAILABLE, RUNNER))
+    if not shutil.which('mpirun'):
+        pytest.skip('%s: mpirun not installed (apt-get install openmpi-bin)' % UNAVAILABLE)
+    model = tmp_path_factory.mktemp('model') / 'tiny.csv'
+    model.write_text(TINY_MODEL)
+    out = {}
+    for name, ranks, sync in (('one', 1, 'nullmsg'), ('nullmsg', 2, 'nullmsg'),
+                              ('window', 2, 'window')):
+        folder = tmp_path_factory.mktemp(name)
+        result = mpirun(ranks, *scenario(model), '--mpiSync=' + sync, '--out=%s' % folder)
+        assert result.returncode == 0, result.stderr
+        out[name] = folder
+    out['model'] = model
+    return out
+
+
+@pytest.mark.parametrize('sync', ['nullmsg', 'window'])
+def test_two_ranks_give_the_rows_of_one(runs, sync):
+    for name in OUTPUTS:
+        one = rows(runs['one'], name)
+        two = rows(runs[sync], name)
+        assert one[0] == two[0], name
+        assert len(one[1]) == len(two[1]), name
+        assert one[1] == two[1], name
+
+
+def test_both_ranks_wrote_their_jobs(runs):
+    _, iterations = rows(runs['nullmsg'], 'iterations.csv')
+    assert {(r[0], r[2]) for r in iterations} == {(j, i) for j in '01' for i in '012'}
+    assert len(iterations) == 2 * 4 * 3
+    assert not any(p.name.startswith('rank-') for p in runs['nullmsg'].iterdir())
+    info = json.loads((runs['nullmsg'] / 'run.json').read_text())
+    one = json.loads((runs['one'] / 'run.json').read_text())
+    assert info['complete'] and one['complete']
+    # One rank is the sequential simulator, which stops when the last job finishes; the ranks
+    # stop together at the second check (every 100 us) after that, well before duration.
+    assert one['sim_seconds'] < info['sim_seconds'] <= one['sim_seconds'] + 200e-6
+    # Every rank's counters, summed: the same packets, plus what the 8 workers' connections still
+    # sent in those extra microseconds (delayed ACKs: a few per connection at most).
+    assert one['packet_hops'] > 0 and one['delivered_packets'] > 0
+    assert 0 <= info['packet_hops'] - one['packet_hops'] <= 3 * 8
+    assert 0 <= info['delivered_packets'] - one['delivered_packets'] <= 8
+
+
+def test_a_job_across_ranks_is_refused(runs, tmp_path):
+    args = [a for a in scenario(runs['model']) if not a.startswith('--placement')]
+    result = mpirun(2, *args, '--placement=spread', '--out=%s' % tmp_path)
+    assert result.returncode == 2
+    assert 'job 0 has workers on ranks 0 to 1' in result.stderr
+    assert not (tmp_path / 'flows.csv').exists()

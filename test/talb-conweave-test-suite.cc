@@ -1,0 +1,240 @@
+// ConWeave on a two-leaf, two-spine RDMA fabric (the product's helper, Transport rdma) with one
+// slow remote link: a flow that starts on the slow path moves to the fast one, and its receiver
+// sees every packet in order (no NAK, no go-back-N) because the destination leaf holds the new
+// path's packets until the old path's TAIL; DRILL on the same fabric causes go-back-N; a reorder
+// queue whose wait is too short is released by its timeout.
+#include "talb-test-fabric.h"
+
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/talb-module.h"
+#include "ns3/test.h"
+
+using namespace ns3;
+
+namespace
+{
+
+/// Rate of the slow remote link (the others: 10 Gb/s).
+const char* const SLOW_RATE = "5Gbps";
+
+/// What one run of a flow from host 0 (leaf 0) to host 2 (leaf 1) measured.
+struct FlowRun
+{
+    uint64_t bytesReceived{0};
+    TalbRdmaQueuePair::Stats sender;
+    TalbRdmaQueuePair::Stats receiver;
+    uint32_t firstPort{UINT32_MAX}; //!< leaf 0's first choice for the flow
+    uint32_t slowPort{0};           //!< leaf 0's uplink to the spine with the slow remote link
+    uint64_t upBytes[2]{0, 0};      //!< bytes leaf 0 sent towards spine 0, 1
+    uint64_t reroutes{0};
+    TalbConWeaveLb::Counters source;      //!< leaf 0's ConWeave counters
+    TalbConWeaveLb::Counters destination; //!< leaf 1's
+    TalbSwitch::Stats leaf1;
+};
+
+/**
+ * One 4 MB RDMA message from host 0 to host 2 over balancer \p lb (with \p attributes), the
+ * link from spine \p slowSpine to leaf 1 at 1 Gb/s (the others at 10 Gb/s).
+ */
+FlowRun
+RunFlow(const std::string& lb,
+        uint32_t slowSpine,
+        const std::vector<std::pair<std::string, std::string>>& attributes = {})
+{
+    Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
+    f->SetAttribute("Transport", StringValue("rdma"));
+    f->SetAttribute("Leaves", UintegerValue(2));
+    f->SetAttribute("Spines", UintegerValue(2));
+    f->SetAttribute("HostsPerLeaf", UintegerValue(2));
+    f->SetAttribute("HostRate", StringValue("10Gbps"));
+    f->SetAttribute("FabricRate", StringValue("10Gbps"));
+    ObjectFactory factory(TalbLoadBalancer::GetRegistry().Get(lb).GetName());
+    for (const auto& kv : attributes)
+    {
+        factory.Set(kv.first, StringValue(kv.second));
+    }
+    f->SetLoadBalancerFactory(factory);
+    f->SetLinkRate(1, slowSpine, DataRate(SLOW_RATE));
+    f->Install();
+    f->AssignStreams(11);
+
+    FlowRun run;
+    Ptr<TalbSwitch> leaf0 = f->GetLeafSwitch(0);
+    for (uint32_t p = 0; p < leaf0->GetNPorts(); ++p)
+    {
+        if (leaf0->GetPort(p).uplink && leaf0->GetPort(p).peer == slowSpine)
+        {
+            run.slowPort = p;
+        }
+    }
+    leaf0->GetLoadBalancer()->TraceConnectWithoutContext(
+        "PathSelected",
+        MakeBoundCallback(
+            +[](uint32_t* first, uint32_t, uint32_t, uint32_t port) {
+                if (*first == UINT32_MAX)
+                {
+                    *first = port;
+                }
+            },
+            &run.firstPort));
+    for (uint32_t s = 0; s < 2; ++s)
+    {
+        f->GetUplinkDevice(0, s)->TraceConnectWithoutContext(
+            "MacTx",
+            MakeBoundCallback(
+                +[](uint64_t* n, Ptr<const Packet> p) { *n += p->GetSize(); },
+                &run.upBytes[s]));
+    }
+    auto qps = TalbRdmaNic::Connect(f->GetRdmaNic(0), f->GetRdmaNic(2));
+    qps.second->SetReceiveCallback(MakeBoundCallback(
+        +[](uint64_t* n, Ptr<TalbRdmaQueuePair>, uint64_t, uint64_t bytes) { *n += bytes; },
+        &run.bytesReceived));
+    Simulator::Schedule(MicroSeconds(5), [&qps]() { qps.first->PostSend(4000000); });
+    Simulator::Stop(MilliSeconds(50));
+    Simulator::Run();
+    run.sender = qps.first->GetStats();
+    run.receiver = qps.second->GetStats();
+    run.reroutes = leaf0->GetLoadBalancer()->GetStats().nReroutes;
+    if (Ptr<TalbConWeaveLb> cw = DynamicCast<TalbConWeaveLb>(leaf0->GetLoadBalancer()))
+    {
+        run.source = cw->GetCounters();
+        run.destination =
+            DynamicCast<TalbConWeaveLb>(f->GetLeafSwitch(1)->GetLoadBalancer())->GetCounters();
+    }
+    run.leaf1 = f->GetLeafSwitch(1)->GetStats();
+    Simulator::Destroy();
+    return run;
+}
+
+} // namespace
+
+/// A flow that starts on the congested (slow) path moves to the fast one, once, and its
+/// receiver sees no out-of-order packet; a flow that starts on the fast path stays.
+class TalbConWeaveRerouteInOrder : public talbtest::SimulationTestCase
+{
+  public:
+    TalbConWeaveRerouteInOrder()
+        : talbtest::SimulationTestCase("TalbConWeaveRerouteInOrder: a flow leaves a congested "
+                                       "path and its receiver sees no out-of-order packet")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        bool sawSlowStart = false;
+        // The first choice is a coin toss between two idle uplinks: with the slow link behind
+        // either spine, one of the two runs starts on the slow path.
+        for (uint32_t slowSpine = 0; slowSpine < 2; ++slowSpine)
+        {
+            FlowRun r = RunFlow("conweave", slowSpine);
+            uint32_t fast = 1 - slowSpine;
+            uint64_t total = r.upBytes[0] + r.upBytes[1];
+            NS_TEST_ASSERT_MSG_EQ(r.bytesReceived, 4000000u, "message incomplete");
+            NS_TEST_EXPECT_MSG_EQ(r.sender.retransmittedPackets, 0u, "go-back-N retransmission");
+            NS_TEST_EXPECT_MSG_EQ(r.sender.naksReceived, 0u, "NAK at the sender");
+            NS_TEST_EXPECT_MSG_EQ(r.receiver.packetsOutOfOrder, 0u, "out-of-order packet");
+            NS_TEST_EXPECT_MSG_GT(r.upBytes[fast], total * 8 / 10, "fast path's share");
+            NS_TEST_EXPECT_MSG_EQ(r.destination.heldNow, 0u, "packets left in a reorder queue");
+            NS_TEST_EXPECT_MSG_EQ(r.destination.held,
+                                  r.destination.releasedByTail + r.destination.releasedByTimeout +
+                                      r.destination.releasedByOverflow,
+                                  "held = released");
+            NS_TEST_EXPECT_MSG_EQ(r.leaf1.nReceived + r.leaf1.nLbSent,
+                                  r.leaf1.nForwarded + r.leaf1.nLbHeld + r.leaf1.nDropDevice +
+                                      r.leaf1.nDropPfcHeadroom,
+                                  "switch counter identity with held packets");
+            NS_TEST_EXPECT_MSG_GT(r.source.rttRequests, 1u, "epochs probed");
+            NS_TEST_EXPECT_MSG_GT(r.destination.repliesSent, 0u, "RTT_REPLYs sent");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(r.source.replies + r.source.lateReplies,
+                                        r.source.rttRequests,
+                                        "one reply (in time or late) per epoch at most");
+            if (r.firstPort == r.slowPort)
+            {
+                sawSlowStart = true;
+                NS_TEST_EXPECT_MSG_EQ(r.reroutes, 1u, "one move off the slow path");
+                NS_TEST_EXPECT_MSG_EQ(r.source.reroutes, 1u, "ConWeave counted the move");
+                NS_TEST_EXPECT_MSG_GT(r.destination.held, 0u, "the new path's packets waited");
+                NS_TEST_EXPECT_MSG_GT(r.destination.releasedByTail, 0u, "released by the TAIL");
+                NS_TEST_EXPECT_MSG_EQ(r.destination.timeouts, 0u, "no reorder timeout");
+                NS_TEST_EXPECT_MSG_GT(r.source.clears, 0u, "CLEAR reached the source leaf");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_EQ(r.reroutes, 0u, "a flow on the fast path moved");
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(sawSlowStart, true, "no run started on the slow path");
+    }
+};
+
+/// The same fabric under DRILL (per-packet choices, no reordering support): go-back-N.
+class TalbConWeaveDrillReorders : public talbtest::SimulationTestCase
+{
+  public:
+    TalbConWeaveDrillReorders()
+        : talbtest::SimulationTestCase("TalbConWeaveDrillReorders: DRILL on the same fabric "
+                                       "causes out-of-order packets and go-back-N")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        FlowRun r = RunFlow("drill", 1);
+        NS_TEST_ASSERT_MSG_EQ(r.bytesReceived, 4000000u, "message incomplete");
+        NS_TEST_EXPECT_MSG_GT(r.receiver.packetsOutOfOrder, 0u, "no out-of-order packet");
+        NS_TEST_EXPECT_MSG_GT(r.sender.retransmittedPackets, 0u, "no go-back-N");
+    }
+};
+
+/// A reorder queue whose wait is far shorter than the old path's delay is released by its
+/// timeout (and the transport recovers).
+class TalbConWeaveReorderTimeout : public talbtest::SimulationTestCase
+{
+  public:
+    TalbConWeaveReorderTimeout()
+        : talbtest::SimulationTestCase("TalbConWeaveReorderTimeout: a reorder queue is "
+                                       "released by its timeout when the TAIL is late")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        bool sawTimeout = false;
+        for (uint32_t slowSpine = 0; slowSpine < 2; ++slowSpine)
+        {
+            FlowRun r = RunFlow("conweave",
+                                slowSpine,
+                                {{"MaxReorderWait", "1us"}, {"ExtraFlushTime", "0s"}});
+            NS_TEST_ASSERT_MSG_EQ(r.bytesReceived, 4000000u, "message incomplete");
+            NS_TEST_EXPECT_MSG_EQ(r.destination.heldNow, 0u, "packets left in a reorder queue");
+            if (r.firstPort == r.slowPort)
+            {
+                sawTimeout = true;
+                NS_TEST_EXPECT_MSG_GT(r.destination.timeouts, 0u, "no reorder timeout");
+                NS_TEST_EXPECT_MSG_GT(r.destination.releasedByTimeout,
+                                      0u,
+                                      "nothing released by the timeout");
+                NS_TEST_EXPECT_MSG_EQ(r.destination.releasedByTail, 0u, "released by the TAIL");
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(sawTimeout, true, "no run started on the slow path");
+    }
+};
+
+class TalbConWeaveTestSuite : public TestSuite
+{
+  public:
+    TalbConWeaveTestSuite()
+        : TestSuite("talb-conweave", UNIT)
+    {
+        AddTestCase(new TalbConWeaveRerouteInOrder, TestCase::QUICK);
+        AddTestCase(new TalbConWeaveDrillReorders, TestCase::QUICK);
+        AddTestCase(new TalbConWeaveReorderTimeout, TestCase::QUICK);
+    }
+};
+
+static TalbConWeaveTestSuite g_talbConWeaveTestSuite;

@@ -18,6 +18,7 @@
 #include "ns3/command-line.h"
 #include "ns3/simulator.h"
 #include "ns3/system-path.h"
+#include "ns3/talb-model-zoo.h"
 #include "ns3/talb-parse.h"
 #include "ns3/talb-scenario.h"
 
@@ -198,7 +199,7 @@ main(int argc, char* argv[])
     std::string durations = "10ms,2500us";
     std::string variants = "stock,ecmp,talb,ecmp/rdma";
     std::string job = "model=resnet50,scheduler=wfbp";
-    uint32_t repeat = 1;
+    std::string repeatText = "1";
     std::string csv;
     CommandLine cmd(__FILE__);
     cmd.Usage("Simulation speed of one scenario (a ring all-reduce job on all hosts plus "
@@ -224,7 +225,7 @@ main(int argc, char* argv[])
     cmd.AddValue("job",
                  "the training job on all hosts, as talb-scenario's --jobs, without workers",
                  job);
-    cmd.AddValue("repeat", "runs per variant, interleaved; rates are medians", repeat);
+    cmd.AddValue("repeat", "runs per variant, interleaved; rates are medians", repeatText);
     cmd.AddValue("csv", "append one row per run to this file (header when new)", csv);
     config.AddToCommandLine(cmd);
     cmd.Parse(argc, argv);
@@ -255,15 +256,101 @@ main(int argc, char* argv[])
         errors.push_back("--durations: give one value, or one per rate (" +
                          std::to_string(rateList.size()) + ")");
     }
-    if (repeat < 1)
+    // Each list item on its own, so that the message names the option it came from.
+    for (const auto& rate : rateList)
     {
-        errors.push_back("--repeat must be >= 1");
+        DataRate parsed;
+        if (!TalbParse::ParseDataRate(rate, &parsed))
+        {
+            errors.push_back("--rates: '" + rate + "' is not a positive data rate (e.g. 10Gbps)");
+        }
     }
+    for (const auto& d : durationList)
+    {
+        Time parsed;
+        if (!TalbParse::ParseTime(d, &parsed) || !parsed.IsStrictlyPositive())
+        {
+            errors.push_back("--durations: '" + d + "' is not a positive time with its unit");
+        }
+    }
+    for (const auto& v : variantList)
+    {
+        TypeId tid;
+        std::string unknown;
+        if (v != "stock" && !TalbLoadBalancer::GetRegistry().Lookup(v, &tid, &unknown))
+        {
+            errors.push_back("--variants: '" + v + "': " + unknown + ", or stock");
+        }
+    }
+    uint64_t repeat = 0;
+    if (!TalbParse::ParseUint(repeatText, &repeat, 1, 1000))
+    {
+        errors.push_back("--repeat='" + repeatText + "': expected an integer in [1, 1000]");
+    }
+    std::vector<TalbScenario::JobSpec> jobCheck;
+    std::string jobError = TalbScenario::ParseJobs(job, TalbScenario::JobSpec(), &jobCheck);
     if (job.find("workers=") != std::string::npos)
     {
         errors.push_back("--job: leave workers out (the job runs on every host)");
     }
+    else if (!jobError.empty() || jobCheck.size() != 1)
+    {
+        errors.push_back("--job: " + (jobError.empty() ? "give exactly one job" : jobError));
+    }
+    else
+    {
+        // Names, models and attributes: as talb-scenario checks them, on the first fabric.
+        std::string saved = config.GetString("jobs");
+        config.Set("jobs", job + ",workers=2", "--job");
+        TalbScenario::Spec probe;
+        std::vector<std::string> invalid;
+        TalbScenario::Parse(config, &probe, &invalid);
+        for (const auto& e : invalid)
+        {
+            if (e.rfind("jobs: ", 0) == 0)
+            {
+                errors.push_back("--job: " + e.substr(6));
+            }
+        }
+        config.Set("jobs", saved, "talb-sim-bench default");
+    }
     const std::string outRoot = config.GetString("out");
+    if (outRoot.empty())
+    {
+        errors.push_back("--out: name an output folder");
+    }
+    // Parameters every run sets from the options above: a value given for them would be
+    // silently replaced, so it is refused.
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string arg = argv[i];
+        for (const char* name : {"leaves",
+                                 "spines",
+                                 "hostsPerLeaf",
+                                 "hostRate",
+                                 "fabricRate",
+                                 "duration",
+                                 "jobs",
+                                 "lb",
+                                 "stockRouting"})
+        {
+            std::string flag = std::string("--") + name;
+            if (arg == flag || arg.rfind(flag + "=", 0) == 0)
+            {
+                errors.push_back(flag + ": set per run by talb-sim-bench (from --fabrics, --rates, "
+                                        "--durations, --job and --variants)");
+            }
+        }
+    }
+    {
+        // The model of a --job that names none.
+        TalbDnnModel m;
+        std::string error;
+        if (!TalbModelZoo::TryResolve(config.GetString("model"), &m, &error))
+        {
+            errors.push_back("--model: " + error);
+        }
+    }
     // Validate every run's configuration before simulating anything.
     TalbScenario::Spec spec;
     auto configure = [&](const Fabric& f, size_t r, const std::string& variant) {

@@ -71,92 +71,116 @@ BadOption(const std::string& message)
 int
 main(int argc, char* argv[])
 {
-    std::string lb = "ecmp";
-    uint32_t leaves = 2;
-    uint32_t spines = 2;
-    uint32_t hostsPerLeaf = 4;
-    std::string hostRate = "10Gbps";
-    std::string fabricRate = "40Gbps";
-    double oversubscription = 0;
-    std::string linkDelay = "1us";
-    uint32_t flows = 8;
-    uint64_t flowSize = 1000000;
-    uint32_t tensors = 0;
-    std::string duration = "50ms";
-    std::string failLink;
-    std::string linkRates;
-    std::string tcp = "newreno";
-    uint32_t seed = 1;
-    bool stockRouting = false;
-
+    // Every option is declared once with its kind and range, and checked before anything is
+    // built: a bad value exits with code 2 and a message naming the option.
+    typedef TalbScenarioConfig C;
+    C config;
+    config.Declare("lb", C::NAME, "ecmp", "path selector", TalbLoadBalancer::GetRegistry());
+    config.Declare("leaves",
+                   C::UINT,
+                   "2",
+                   "leaf switches (flows go between leaves)",
+                   C::Between(2, 256));
+    config.Declare("spines", C::UINT, "2", "spine switches", C::Between(1, 256));
+    config.Declare("hostsPerLeaf", C::UINT, "4", "hosts below each leaf", C::Between(1, 1024));
+    config.Declare("hostRate", C::RATE, "10Gbps", "host link rate");
+    config.Declare("fabricRate", C::RATE, "40Gbps", "leaf-spine link rate");
+    config.Declare("oversubscription",
+                   C::DOUBLE,
+                   "0",
+                   "oversubscription ratio (overrides fabricRate when > 0)",
+                   C::AtLeast(0));
+    config.Declare("linkDelay", C::TIME, "1us", "propagation delay of every link");
+    config.Declare("flows",
+                   C::UINT,
+                   "8",
+                   "flows between random hosts on different leaves",
+                   C::Between(0, 1000000));
+    config.Declare("flowSize",
+                   C::UINT,
+                   "1000000",
+                   "bytes per flow (0: unlimited bulk transfer)",
+                   C::AtLeast(0));
+    config.Declare("tensors",
+                   C::UINT,
+                   "0",
+                   "send each flow as this many tagged tensors (priority = index mod 8); 0: "
+                   "untagged BulkSend",
+                   C::Between(0, 1000000));
+    config.Declare("duration", C::TIME, "50ms", "simulated time, e.g. 50ms");
+    config.Declare("failLink",
+                   C::STRING,
+                   "",
+                   "leaf-spine links that fail, leaf:spine@time, ';'-separated, e.g. 0:1@10ms");
+    config.Declare("linkRates",
+                   C::STRING,
+                   "",
+                   "leaf-spine link rate overrides, leaf:spine=rate, ';'-separated, e.g. "
+                   "0:1=1Gbps");
+    config.Declare("tcp", C::CHOICE, "newreno", "TCP variant", "newreno,dctcp");
+    config.Declare("seed",
+                   C::UINT,
+                   "1",
+                   "random seed (traffic and load balancers)",
+                   C::Between(1, 4294967295.0));
+    config.Declare("stockRouting",
+                   C::BOOL,
+                   "false",
+                   "build the switches with ns-3's IPv4 stack + Ipv4GlobalRouting ECMP instead");
     CommandLine cmd(__FILE__);
-    cmd.AddValue("lb",
-                 "Path selector: " + TalbLoadBalancer::GetRegistry().GetNames() +
-                     " (or a TypeId name)",
-                 lb);
-    cmd.AddValue("leaves", "Number of leaf switches", leaves);
-    cmd.AddValue("spines", "Number of spine switches", spines);
-    cmd.AddValue("hostsPerLeaf", "Hosts below each leaf", hostsPerLeaf);
-    cmd.AddValue("hostRate", "Host link rate", hostRate);
-    cmd.AddValue("fabricRate", "Leaf-spine link rate", fabricRate);
-    cmd.AddValue("oversubscription",
-                 "Oversubscription ratio (overrides fabricRate when > 0)",
-                 oversubscription);
-    cmd.AddValue("linkDelay", "Propagation delay of every link", linkDelay);
-    cmd.AddValue("flows", "Number of flows between random hosts on different leaves", flows);
-    cmd.AddValue("flowSize", "Bytes per flow (0: unlimited bulk transfer)", flowSize);
-    cmd.AddValue("tensors",
-                 "Send each flow as this many tagged tensors (priority = index mod 8); "
-                 "0: untagged BulkSend",
-                 tensors);
-    cmd.AddValue("duration", "Simulated time, e.g. 50ms", duration);
-    cmd.AddValue("failLink",
-                 "Leaf-spine links that fail, leaf:spine@time, ';'-separated, e.g. 0:1@10ms",
-                 failLink);
-    cmd.AddValue("linkRates",
-                 "Leaf-spine link rate overrides, leaf:spine=rate, ';'-separated, e.g. 0:1=1Gbps",
-                 linkRates);
-    cmd.AddValue("tcp", "TCP variant: newreno or dctcp", tcp);
-    cmd.AddValue("seed", "Random seed (traffic and load balancers)", seed);
-    cmd.AddValue("stockRouting",
-                 "Build the switches with ns-3's IPv4 stack + Ipv4GlobalRouting ECMP instead",
-                 stockRouting);
+    config.AddToCommandLine(cmd);
     cmd.Parse(argc, argv);
+    std::vector<std::string> errors = config.TakeErrors();
+    if (!errors.empty())
+    {
+        return BadOption(errors.front());
+    }
 
-    TypeId lbTid;
-    std::string error;
-    Time stop;
-    Time delay;
+    const std::string lb = config.GetString("lb");
+    const uint32_t leaves = config.GetUint("leaves");
+    const uint32_t spines = config.GetUint("spines");
+    const uint32_t hostsPerLeaf = config.GetUint("hostsPerLeaf");
+    const uint32_t flows = config.GetUint("flows");
+    const uint64_t flowSize = config.GetUint("flowSize");
+    const uint32_t tensors = config.GetUint("tensors");
+    const double oversubscription = config.GetDouble("oversubscription");
+    const std::string tcp = config.GetString("tcp");
+    const uint32_t seed = config.GetUint("seed");
+    const bool stockRouting = config.GetBool("stockRouting");
+    const Time stop = config.GetTime("duration");
+    const Time delay = config.GetTime("linkDelay");
     std::vector<TalbLeafSpineHelper::LinkFailure> failures;
     std::vector<TalbLeafSpineHelper::LinkRate> rates;
-    if (!TalbLoadBalancer::GetRegistry().Lookup(lb, &lbTid, &error))
-    {
-        return BadOption("--lb: " + error);
-    }
-    if (tcp != "newreno" && tcp != "dctcp")
-    {
-        return BadOption("--tcp=" + tcp + ": expected newreno or dctcp");
-    }
-    if (!TalbParse::ParseTime(duration, &stop) || !TalbParse::ParseTime(linkDelay, &delay))
-    {
-        return BadOption("--duration and --linkDelay take a time with its unit, e.g. 50ms");
-    }
-    error = TalbLeafSpineHelper::ParseLinkFailures(failLink, &failures);
-    if (error.empty())
-    {
-        error = TalbLeafSpineHelper::ParseLinkRates(linkRates, &rates);
-    }
+    std::string error =
+        TalbLeafSpineHelper::ParseLinkFailures(config.GetString("failLink"), &failures);
     if (!error.empty())
     {
-        return BadOption(error);
+        return BadOption("--failLink: " + error);
+    }
+    error = TalbLeafSpineHelper::ParseLinkRates(config.GetString("linkRates"), &rates);
+    if (!error.empty())
+    {
+        return BadOption("--linkRates: " + error);
+    }
+    for (const auto& f : failures)
+    {
+        if (f.leaf >= leaves || f.spine >= spines)
+        {
+            return BadOption("--failLink: link " + std::to_string(f.leaf) + ":" +
+                             std::to_string(f.spine) + " is outside the fabric");
+        }
+    }
+    for (const auto& r : rates)
+    {
+        if (r.leaf >= leaves || r.spine >= spines)
+        {
+            return BadOption("--linkRates: link " + std::to_string(r.leaf) + ":" +
+                             std::to_string(r.spine) + " is outside the fabric");
+        }
     }
     if (tensors > 0 && (flowSize == 0 || flowSize < tensors))
     {
         return BadOption("--tensors needs a finite --flowSize of at least one byte per tensor");
-    }
-    if (leaves < 2)
-    {
-        return BadOption("--leaves must be at least 2 (flows go between leaves)");
     }
     RngSeedManager::SetSeed(seed);
 
@@ -164,8 +188,8 @@ main(int argc, char* argv[])
     fabric->SetAttribute("Leaves", UintegerValue(leaves));
     fabric->SetAttribute("Spines", UintegerValue(spines));
     fabric->SetAttribute("HostsPerLeaf", UintegerValue(hostsPerLeaf));
-    fabric->SetAttribute("HostRate", DataRateValue(DataRate(hostRate)));
-    fabric->SetAttribute("FabricRate", DataRateValue(DataRate(fabricRate)));
+    fabric->SetAttribute("HostRate", DataRateValue(config.GetRate("hostRate")));
+    fabric->SetAttribute("FabricRate", DataRateValue(config.GetRate("fabricRate")));
     fabric->SetAttribute("LinkDelay", TimeValue(delay));
     fabric->SetAttribute("TcpVariant",
                          StringValue(tcp == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno"));

@@ -15,6 +15,8 @@
 
 #include <chrono>
 #include <iostream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace ns3;
 
@@ -74,6 +76,20 @@ BuildFabric(uint32_t racks, uint32_t hostsPerRack, DataRate rate, Time delay)
 }
 
 /// Reports a bad option and how to get help. \return the exit code for bad input
+/// Creates \p path and its parents as needed. \return true when it is a writable folder
+bool
+OutputFolderWritable(const std::string& path)
+{
+    for (std::string::size_type slash = path.find('/', 1); slash != std::string::npos;
+         slash = path.find('/', slash + 1))
+    {
+        mkdir(path.substr(0, slash).c_str(), 0777);
+    }
+    mkdir(path.c_str(), 0777);
+    struct stat st;
+    return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && access(path.c_str(), W_OK) == 0;
+}
+
 int
 BadOption(const std::string& message)
 {
@@ -100,145 +116,291 @@ SetIfPresent(TalbTrainingJobHelper& helper,
 int
 main(int argc, char* argv[])
 {
-    std::string model = "resnet50";
-    std::string models;
-    std::string astraFile;
-    std::string astraCycle = "1ns";
-    uint32_t astraBytes = 4;
-    uint32_t workers = 8;
-    uint32_t jobs = 1;
-    std::string placement = "packed";
-    uint32_t iterations = 2;
-    std::string scheduler = "wfbp";
-    std::string collective = "ring";
-    std::string transport = "tcp";
-    uint32_t psHosts = 0;
-    uint32_t batch = 32;
-    std::string device = "V100-FP32";
-    double deviceRate = 0;
-    std::string precision = "fp32";
-    uint64_t bucketSize = 25 * 1024 * 1024;
-    uint64_t partitionSize = 4 * 1024 * 1024;
-    uint64_t credit = 16 * 1024 * 1024;
-    double sparseRatio = 0.01;
-    uint32_t racks = 0;
-    uint32_t hostsPerRack = 4;
-    std::string hostRate = "100Gbps";
-    std::string linkDelay = "1us";
-    uint32_t mtu = 1500;
-    std::string bgCdf;
-    double bgLoad = 0;
-    std::string out = "results/talb-training";
-    std::string scheme = "ecmp";
-    std::string stopTime = "60s";
-
+    // Every option is declared once with its kind and range, and everything a value names
+    // (models, files, plug-ins, presets) is checked before anything is built: a bad value
+    // exits with code 2 and a message naming the option.
+    typedef TalbScenarioConfig C;
+    C config;
+    config.Declare("model",
+                   C::STRING,
+                   "resnet50",
+                   "zoo model (alexnet, vgg19, resnet50) or model file PATH[#MODEL]");
+    config.Declare("models", C::STRING, "", "per-job models, comma separated (overrides --model)");
+    config.Declare("astra", C::STRING, "", "ASTRA-sim 1.0 DATA workload file to use as the model");
+    config.Declare("astraCycle", C::TIME, "1ns", "duration of one ASTRA-sim compute cycle");
+    config.Declare("astraBytes",
+                   C::UINT,
+                   "4",
+                   "bytes per element of the ASTRA-sim communication sizes",
+                   C::Between(1, 64));
+    config.Declare("workers", C::UINT, "8", "workers (hosts) per job", C::Between(1, 65536));
+    config.Declare("jobs", C::UINT, "1", "training jobs sharing the fabric", C::Between(1, 255));
+    config.Declare("placement",
+                   C::CHOICE,
+                   "packed",
+                   "job placement (spread: across racks)",
+                   "packed,spread");
+    config.Declare("iterations",
+                   C::UINT,
+                   "2",
+                   "training iterations per job",
+                   C::Between(1, 1000000));
+    config.Declare("scheduler",
+                   C::NAME,
+                   "wfbp",
+                   "communication scheduler",
+                   TalbCommScheduler::GetRegistry());
+    config.Declare("collective", C::NAME, "ring", "collective", TalbCollective::GetRegistry());
+    config.Declare("transport",
+                   C::NAME,
+                   "tcp",
+                   "transport of the collectives",
+                   TalbTransport::GetRegistry());
+    config.Declare("psHosts",
+                   C::UINT,
+                   "0",
+                   "dedicated parameter-server hosts per job (0: colocated; needs "
+                   "--collective=ps)",
+                   C::Between(0, 1024));
+    config.Declare("batch", C::UINT, "32", "batch size per worker", C::Between(1, 1000000));
+    config.Declare("device",
+                   C::STRING,
+                   "V100-FP32",
+                   "device preset: " + TalbComputeModel::PresetNames());
+    config.Declare("deviceRate",
+                   C::DOUBLE,
+                   "0",
+                   "effective device FLOP/s (overrides --device when > 0)",
+                   C::AtLeast(0));
+    config.Declare("precision", C::CHOICE, "fp32", "gradient precision", "fp32,fp16");
+    config.Declare("bucketSize",
+                   C::UINT,
+                   "26214400",
+                   "bucket size in bytes (schedulers with BucketSize)",
+                   C::AtLeast(1));
+    config.Declare("partitionSize",
+                   C::UINT,
+                   "4194304",
+                   "partition size in bytes (schedulers with PartitionSize)",
+                   C::AtLeast(1));
+    config.Declare("credit",
+                   C::UINT,
+                   "16777216",
+                   "credit in bytes (schedulers with Credit; at least partitionSize)",
+                   C::AtLeast(1));
+    config.Declare("sparseRatio",
+                   C::DOUBLE,
+                   "0.01",
+                   "fraction of elements kept (schedulers with Ratio)",
+                   C::Between(1e-9, 1));
+    config.Declare("racks",
+                   C::UINT,
+                   "0",
+                   "racks (0: just enough for the jobs)",
+                   C::Between(0, 4096));
+    config.Declare("hostsPerRack", C::UINT, "4", "hosts per rack", C::Between(1, 1024));
+    config.Declare("hostRate", C::RATE, "100Gbps", "host link rate");
+    config.Declare("linkDelay", C::TIME, "1us", "per-link propagation delay");
+    config.Declare("mtu",
+                   C::UINT,
+                   "1500",
+                   "link MTU in bytes (TCP segment = MTU - 52)",
+                   C::Between(576, 9000));
+    config.Declare("bgCdf",
+                   C::STRING,
+                   "",
+                   "background flow-size CDF file (e.g. data/websearch-cdf.txt)");
+    config.Declare("bgLoad",
+                   C::DOUBLE,
+                   "0",
+                   "background load per host link (0: none; needs --bgCdf)",
+                   C::Between(0, 1, true));
+    config.Declare("out",
+                   C::STRING,
+                   "results/talb-training",
+                   "output folder for flows.csv, tensors.csv, iterations.csv");
+    config.Declare("scheme",
+                   C::STRING,
+                   "ecmp",
+                   "value of the scheme column (the load balancer's name)");
+    config.Declare("stopTime", C::TIME, "60s", "simulation stop time, e.g. 60s (a safety net)");
     CommandLine cmd(__FILE__);
-    cmd.AddValue("model", "Zoo model (alexnet, vgg19, resnet50) or model file PATH[#MODEL]", model);
-    cmd.AddValue("models", "Per-job models, comma separated (overrides --model)", models);
-    cmd.AddValue("astra", "ASTRA-sim 1.0 DATA workload file to use as the model", astraFile);
-    cmd.AddValue("astraCycle", "Duration of one ASTRA-sim compute cycle", astraCycle);
-    cmd.AddValue("astraBytes",
-                 "Bytes per element of the ASTRA-sim communication sizes",
-                 astraBytes);
-    cmd.AddValue("workers", "Workers (hosts) per job", workers);
-    cmd.AddValue("jobs", "Training jobs sharing the fabric", jobs);
-    cmd.AddValue("placement", "Job placement: packed or spread (across racks)", placement);
-    cmd.AddValue("iterations", "Training iterations per job", iterations);
-    cmd.AddValue("scheduler",
-                 "Communication scheduler: " + TalbCommScheduler::GetRegistry().GetNames(),
-                 scheduler);
-    cmd.AddValue("collective",
-                 "Collective: " + TalbCollective::GetRegistry().GetNames(),
-                 collective);
-    cmd.AddValue("transport",
-                 "Transport of the collectives: " + TalbTransport::GetRegistry().GetNames(),
-                 transport);
-    cmd.AddValue("psHosts", "Dedicated parameter-server hosts per job (0: colocated)", psHosts);
-    cmd.AddValue("batch", "Batch size per worker", batch);
-    cmd.AddValue("device", "Device preset: " + TalbComputeModel::PresetNames(), device);
-    cmd.AddValue("deviceRate", "Effective device FLOP/s (overrides --device when > 0)", deviceRate);
-    cmd.AddValue("precision", "Gradient precision: fp32 or fp16", precision);
-    cmd.AddValue("bucketSize", "Bucket size in bytes (schedulers with BucketSize)", bucketSize);
-    cmd.AddValue("partitionSize",
-                 "Partition size in bytes (schedulers with PartitionSize)",
-                 partitionSize);
-    cmd.AddValue("credit", "Credit in bytes (schedulers with Credit)", credit);
-    cmd.AddValue("sparseRatio", "Fraction of elements kept (schedulers with Ratio)", sparseRatio);
-    cmd.AddValue("racks", "Racks (0: just enough for the jobs)", racks);
-    cmd.AddValue("hostsPerRack", "Hosts per rack", hostsPerRack);
-    cmd.AddValue("hostRate", "Host link rate", hostRate);
-    cmd.AddValue("linkDelay", "Per-link propagation delay", linkDelay);
-    cmd.AddValue("mtu", "Link MTU in bytes (TCP segment = MTU - 52)", mtu);
-    cmd.AddValue("bgCdf", "Background flow-size CDF file (e.g. data/websearch-cdf.txt)", bgCdf);
-    cmd.AddValue("bgLoad", "Background load per host link, 0..1 (0: none)", bgLoad);
-    cmd.AddValue("out", "Output folder for flows.csv, tensors.csv, iterations.csv", out);
-    cmd.AddValue("scheme", "Value of the scheme column (the load balancer's name)", scheme);
-    cmd.AddValue("stopTime", "Simulation stop time, e.g. 60s (a safety net)", stopTime);
+    config.AddToCommandLine(cmd);
     cmd.Parse(argc, argv);
+    std::vector<std::string> errors = config.TakeErrors();
+    if (!errors.empty())
+    {
+        return BadOption(errors.front());
+    }
+
+    const std::string model = config.GetString("model");
+    const std::string astraFile = config.GetString("astra");
+    const uint32_t workers = config.GetUint("workers");
+    const uint32_t jobs = config.GetUint("jobs");
+    const std::string placement = config.GetString("placement");
+    const uint32_t iterations = config.GetUint("iterations");
+    const std::string scheduler = config.GetString("scheduler");
+    const std::string collective = config.GetString("collective");
+    const std::string transport = config.GetString("transport");
+    const uint32_t psHosts = config.GetUint("psHosts");
+    const uint32_t batch = config.GetUint("batch");
+    const std::string device = config.GetString("device");
+    const double deviceRate = config.GetDouble("deviceRate");
+    const std::string precision = config.GetString("precision");
+    const uint64_t bucketSize = config.GetUint("bucketSize");
+    const uint64_t partitionSize = config.GetUint("partitionSize");
+    const uint64_t credit = config.GetUint("credit");
+    const double sparseRatio = config.GetDouble("sparseRatio");
+    uint32_t racks = config.GetUint("racks");
+    const uint32_t hostsPerRack = config.GetUint("hostsPerRack");
+    const DataRate hostRate = config.GetRate("hostRate");
+    const Time delay = config.GetTime("linkDelay");
+    const uint32_t mtu = config.GetUint("mtu");
+    const std::string bgCdf = config.GetString("bgCdf");
+    const double bgLoad = config.GetDouble("bgLoad");
+    const std::string out = config.GetString("out");
+    const std::string scheme = config.GetString("scheme");
+    const Time stop = config.GetTime("stopTime");
 
     TypeId schedulerTid;
     TypeId collectiveTid;
-    TypeId tid;
     std::string error;
-    Time stop;
-    Time delay;
-    if (!TalbCommScheduler::GetRegistry().Lookup(scheduler, &schedulerTid, &error) ||
-        !TalbCollective::GetRegistry().Lookup(collective, &collectiveTid, &error) ||
-        !TalbTransport::GetRegistry().Lookup(transport, &tid, &error))
-    {
-        return BadOption(error);
-    }
-    if (workers == 0 || jobs == 0 || hostsPerRack == 0)
-    {
-        return BadOption("--workers, --jobs and --hostsPerRack must be > 0");
-    }
-    if (mtu < 576 || mtu > 9000)
-    {
-        return BadOption("--mtu must be in [576, 9000]");
-    }
-    if (!TalbParse::ParseTime(stopTime, &stop) || !TalbParse::ParseTime(linkDelay, &delay))
-    {
-        return BadOption("--stopTime and --linkDelay take a time with its unit, e.g. 60s");
-    }
-    // Dedicated parameter servers: hosts of their own next to each job's workers.
+    TalbCommScheduler::GetRegistry().Lookup(scheduler, &schedulerTid, &error);
+    TalbCollective::GetRegistry().Lookup(collective, &collectiveTid, &error);
     const bool servers = psHosts > 0;
     if (servers && collectiveTid != TalbParameterServer::GetTypeId())
     {
         return BadOption("--psHosts needs --collective=ps");
     }
+    if (!TalbComputeModel::HasPreset(device))
+    {
+        return BadOption("--device: unknown preset '" + device +
+                         "' (valid: " + TalbComputeModel::PresetNames() + ")");
+    }
+    if (!stop.IsStrictlyPositive())
+    {
+        return BadOption("--stopTime must be positive");
+    }
+    // The models: an ASTRA-sim workload, or one zoo name or model file per job.
+    std::vector<TalbDnnModel> jobModels;
+    if (!astraFile.empty())
+    {
+        Time cycle = config.GetTime("astraCycle");
+        TalbDnnModel m;
+        if (!cycle.IsStrictlyPositive())
+        {
+            return BadOption("--astraCycle must be positive");
+        }
+        if (!TalbAstraSimWorkload::TryRead(astraFile,
+                                           cycle,
+                                           config.GetUint("astraBytes"),
+                                           "astra",
+                                           &m,
+                                           &error))
+        {
+            return BadOption("--astra: " + error);
+        }
+        jobModels.assign(jobs, m);
+    }
+    else
+    {
+        std::vector<std::string> names = TalbParse::Split(config.GetString("models"), ',');
+        if (names.empty())
+        {
+            names.assign(jobs, model);
+        }
+        if (names.size() != jobs)
+        {
+            return BadOption("--models lists " + std::to_string(names.size()) + " models for " +
+                             std::to_string(jobs) + " jobs");
+        }
+        for (const auto& name : names)
+        {
+            TalbDnnModel m;
+            if (!TalbModelZoo::TryResolve(name, &m, &error))
+            {
+                return BadOption(
+                    std::string(config.GetString("models").empty() ? "--model: " : "--models: ") +
+                    error);
+            }
+            jobModels.push_back(m);
+        }
+    }
+    // Scheduler options: each goes to the schedulers that have the attribute; combinations
+    // the scheduler refuses (credit below partitionSize) are refused here.
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> schedulerAttributes = {
+        {"BucketSize", Create<UintegerValue>(bucketSize)},
+        {"PartitionSize", Create<UintegerValue>(partitionSize)},
+        {"Credit", Create<UintegerValue>(credit)},
+        {"Ratio", Create<DoubleValue>(sparseRatio)},
+        {"Bandwidth", Create<DataRateValue>(hostRate)},
+    };
+    ObjectFactory schedulerFactory(schedulerTid.GetName());
+    for (const auto& kv : schedulerAttributes)
+    {
+        TypeId::AttributeInformation info;
+        if (schedulerTid.LookupAttributeByName(kv.first, &info))
+        {
+            schedulerFactory.Set(kv.first, *kv.second);
+        }
+    }
+    if (!schedulerFactory.Create<TalbCommScheduler>()->CheckAttributes(&error))
+    {
+        return BadOption("--scheduler=" + scheduler + ": " + error);
+    }
     if (bgLoad > 0 && bgCdf.empty())
     {
         return BadOption("--bgLoad needs --bgCdf");
     }
-    uint32_t hostsNeeded = jobs * (workers + psHosts);
+    if (!bgCdf.empty())
+    {
+        TalbFlowSizeCdf cdf;
+        if (!TalbFlowSizeCdf::TryLoad(bgCdf, &cdf, &error))
+        {
+            return BadOption("--bgCdf: " + error);
+        }
+    }
+    if (out.empty())
+    {
+        return BadOption("--out: name an output folder");
+    }
+    if (scheme.empty() || scheme.find_first_of(",\n\r\"") != std::string::npos)
+    {
+        return BadOption("--scheme='" + scheme +
+                         "': must be a non-empty CSV value (no comma, quote or newline)");
+    }
+    uint64_t hostsNeeded = uint64_t(jobs) * (workers + psHosts);
     if (racks == 0)
     {
         racks = (hostsNeeded + hostsPerRack - 1) / hostsPerRack;
+    }
+    else if (uint64_t(racks) * hostsPerRack < hostsNeeded)
+    {
+        return BadOption("--racks: " + std::to_string(racks) + " racks x " +
+                         std::to_string(hostsPerRack) + " hosts hold fewer than the " +
+                         std::to_string(hostsNeeded) + " hosts the jobs need");
+    }
+    if (uint64_t(racks) * hostsPerRack > 65536)
+    {
+        return BadOption("--racks x --hostsPerRack: more than 65536 hosts");
+    }
+    if (!OutputFolderWritable(out))
+    {
+        return BadOption("--out: cannot create or write the folder '" + out + "'");
     }
 
     // The hosts' TCP, as in talb-scenario (Linux-like buffers and timers).
     Config::SetDefault("ns3::PointToPointNetDevice::Mtu", UintegerValue(mtu));
     TalbHostConfig::ApplyDefaults(mtu);
 
-    NodeContainer hosts = BuildFabric(racks, hostsPerRack, DataRate(hostRate), delay);
+    NodeContainer hosts = BuildFabric(racks, hostsPerRack, hostRate, delay);
 
     Ptr<TalbOutputWriter> writer = CreateObject<TalbOutputWriter>();
     writer->Open(out);
     writer->SetScheme(scheme);
     writer->SetSeed(RngSeedManager::GetRun());
     // Ideal FCT: a cross-rack path (4 links) at the host rate.
-    writer->SetIdealFct(DataRate(hostRate), delay * 8, mtu - 52, 54);
-
-    std::vector<std::string> jobModels = TalbParse::Split(models, ',');
-    if (jobModels.empty())
-    {
-        jobModels.assign(jobs, model);
-    }
-    if (jobModels.size() != jobs)
-    {
-        return BadOption("--models lists " + std::to_string(jobModels.size()) + " models for " +
-                         std::to_string(jobs) + " jobs");
-    }
+    writer->SetIdealFct(hostRate, delay * 8, mtu - 52, 54);
 
     std::vector<uint32_t> sizes;
     for (uint32_t j = 0; j < jobs; ++j)
@@ -256,15 +418,7 @@ main(int argc, char* argv[])
     for (uint32_t j = 0; j < jobs; ++j)
     {
         TalbTrainingJobHelper helper;
-        if (!astraFile.empty())
-        {
-            helper.SetModel(
-                TalbAstraSimWorkload::Read(astraFile, Time(astraCycle), astraBytes, "astra"));
-        }
-        else
-        {
-            helper.SetModel(jobModels[j]);
-        }
+        helper.SetModel(jobModels[j]);
         helper.SetJobAttribute("JobId", UintegerValue(j));
         helper.SetJobAttribute("Iterations", UintegerValue(iterations));
         helper.SetJobAttribute("BatchSize", UintegerValue(batch));
@@ -272,12 +426,10 @@ main(int argc, char* argv[])
         helper.SetJobAttribute("DeviceRate", DoubleValue(deviceRate));
         helper.SetJobAttribute("Precision", StringValue(precision));
         helper.SetScheduler(scheduler);
-        // Each option goes to the schedulers that have the attribute; the others ignore it.
-        SetIfPresent(helper, schedulerTid, "BucketSize", UintegerValue(bucketSize));
-        SetIfPresent(helper, schedulerTid, "PartitionSize", UintegerValue(partitionSize));
-        SetIfPresent(helper, schedulerTid, "Credit", UintegerValue(credit));
-        SetIfPresent(helper, schedulerTid, "Ratio", DoubleValue(sparseRatio));
-        SetIfPresent(helper, schedulerTid, "Bandwidth", DataRateValue(DataRate(hostRate)));
+        for (const auto& kv : schedulerAttributes)
+        {
+            SetIfPresent(helper, schedulerTid, kv.first, *kv.second);
+        }
         helper.SetCollective(collective);
         helper.SetTransport(transport);
         uint32_t slot = servers ? 2 * j : j;
@@ -293,7 +445,7 @@ main(int argc, char* argv[])
 
     if (bgLoad > 0)
     {
-        TalbBackgroundTrafficHelper bg(bgCdf, bgLoad, hostRate);
+        TalbBackgroundTrafficHelper bg(bgCdf, bgLoad, config.GetString("hostRate"));
         bg.SetStartStop(Seconds(0), stop);
         ApplicationContainer bgApps = bg.Install(hosts);
         TalbBackgroundTrafficHelper::AssignStreams(bgApps, 100);

@@ -218,13 +218,11 @@ TalbLeafSpineHelper::ParseLinkRates(const std::string& text, std::vector<LinkRat
     {
         LinkRate r;
         std::string rate;
-        DataRateValue value;
         if (!ParseLinkItem(item, '=', &r.leaf, &r.spine, &rate) ||
-            !value.DeserializeFromString(rate, MakeDataRateChecker()))
+            !TalbParse::ParseDataRate(rate, &r.rate))
         {
-            return "'" + item + "' is not leaf:spine=rate";
+            return "'" + item + "' is not leaf:spine=rate (a positive rate)";
         }
-        r.rate = value.Get();
         out->push_back(r);
     }
     return "";

@@ -5,6 +5,8 @@
 #include "ns3/queue-size.h"
 #include "ns3/talb-parse.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -14,6 +16,22 @@ namespace ns3
 
 namespace
 {
+
+/// \return \p v in the fewest significant digits that read back as \p v (valid JSON)
+std::string
+JsonNumber(double v)
+{
+    char text[32];
+    for (int digits = 1; digits <= 17; ++digits)
+    {
+        std::snprintf(text, sizeof(text), "%.*g", digits, v);
+        if (std::strtod(text, nullptr) == v)
+        {
+            break;
+        }
+    }
+    return text;
+}
 
 std::string
 JsonEscape(const std::string& s)
@@ -115,7 +133,7 @@ TalbScenarioConfig::Check(const Param& p, const std::string& value)
     double d;
     bool b;
     Time t;
-    DataRateValue rate;
+    DataRate rate;
     QueueSizeValue size;
     std::string error;
     switch (p.kind)
@@ -138,14 +156,16 @@ TalbScenarioConfig::Check(const Param& p, const std::string& value)
     case BOOL:
         return TalbParse::ParseBool(value, &b) ? "" : "true or false";
     case RATE:
-        return rate.DeserializeFromString(value, MakeDataRateChecker())
-                   ? ""
-                   : "a data rate such as 100Gbps or 10Mb/s";
+        return TalbParse::ParseDataRate(value, &rate) ? ""
+                                                      : "a positive data rate such as 100Gbps "
+                                                        "or 10Mb/s";
     case TIME:
         return TalbParse::ParseTime(value, &t) ? ""
                                                : "a time with a unit: ns, us, ms or s (e.g. 2us)";
     case SIZE:
-        return value.empty() || size.DeserializeFromString(value, MakeQueueSizeChecker())
+        // ns-3's QueueSize parser aborts on text with a blank inside.
+        return value.empty() || (!TalbParse::HasBlank(value) &&
+                                 size.DeserializeFromString(value, MakeQueueSizeChecker()))
                    ? ""
                    : "a size such as 1MB or 100p";
     case CHOICE:
@@ -289,7 +309,9 @@ TalbScenarioConfig::LoadFile(const std::string& path)
 bool
 TalbScenarioConfig::OnCommandLine(const std::string& name, const std::string& value)
 {
-    std::string err = Set(name, value, "--" + name);
+    // A bare --flag (ns-3 passes an empty value) turns a boolean on, as ns-3's own flags do.
+    bool bareFlag = value.empty() && m_params.count(name) && m_params.at(name).kind == BOOL;
+    std::string err = Set(name, bareFlag ? "true" : value, "--" + name);
     if (!err.empty())
     {
         m_errors.push_back(err);
@@ -424,11 +446,16 @@ TalbScenarioConfig::ToJson() const
     for (size_t i = 0; i < m_order.size(); ++i)
     {
         const Param& p = m_params.at(m_order[i]);
-        bool number = p.kind == UINT || p.kind == DOUBLE;
+        bool number = p.kind == DOUBLE;
         os << (i ? ", " : "") << "\"" << m_order[i] << "\": ";
-        if (number)
+        if (p.kind == UINT)
         {
-            os << p.value;
+            // Canonical JSON numbers: the text as given may be "007" or ".5".
+            os << GetUint(m_order[i]);
+        }
+        else if (number)
+        {
+            os << JsonNumber(GetDouble(m_order[i]));
         }
         else if (p.kind == BOOL)
         {

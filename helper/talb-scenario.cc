@@ -147,7 +147,9 @@ CheckAttribute(TypeId tid, const std::string& name, const std::string& value, st
               : type == "ns3::IntegerValue"  ? TalbParse::ParseUint(digits, &u)
               : type == "ns3::DoubleValue"   ? TalbParse::ParseDouble(value, &d)
                                              : true;
-    ok = ok && info.checker->CreateValidValue(StringValue(value)) != nullptr;
+    // ... and they abort on text with a blank inside, which only strings may hold.
+    ok = ok && (type == "ns3::StringValue" || !TalbParse::HasBlank(value)) &&
+         info.checker->CreateValidValue(StringValue(value)) != nullptr;
     *error = ok ? "" : name + "='" + value + "' is not a valid value for " + tid.GetName();
     return true;
 }

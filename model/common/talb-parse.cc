@@ -108,7 +108,8 @@ TalbParse::ParseTime(const std::string& text, Time* out)
         {
             double v;
             // "1ms" also ends in "s": only accept when the number part is a plain number.
-            if (ParseDouble(text.substr(0, text.size() - n), &v) && v >= 0)
+            // Beyond ~292 years a time does not fit ns-3's 64-bit nanoseconds.
+            if (ParseDouble(text.substr(0, text.size() - n), &v) && v >= 0 && v * u.seconds < 9.2e9)
             {
                 *out = Seconds(v * u.seconds);
                 return true;
@@ -116,6 +117,30 @@ TalbParse::ParseTime(const std::string& text, Time* out)
         }
     }
     return false;
+}
+
+bool
+TalbParse::HasBlank(const std::string& text)
+{
+    return text.find_first_of(" \t\r\n\v\f") != std::string::npos;
+}
+
+bool
+TalbParse::ParseDataRate(const std::string& text, DataRate* out)
+{
+    if (text.empty() || HasBlank(text))
+    {
+        return false;
+    }
+    std::istringstream in(text);
+    DataRate rate;
+    in >> rate;
+    if (in.fail() || rate.GetBitRate() == 0)
+    {
+        return false;
+    }
+    *out = rate;
+    return true;
 }
 
 std::string

@@ -1,6 +1,7 @@
 #ifndef TALB_PARSE_H
 #define TALB_PARSE_H
 
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -45,6 +46,14 @@ class TalbParse
     static bool ParseBool(const std::string& text, bool* out);
     /// Parse a non-negative time with its unit: "100ns", "20us", "1.5ms", "3s".
     static bool ParseTime(const std::string& text, Time* out);
+    /**
+     * Parse a positive data rate with its unit: "10Gbps", "2.5GB/s", "100Mb/s". (ns-3's own
+     * DataRate parsing aborts on text with a blank inside: this one refuses it.)
+     */
+    static bool ParseDataRate(const std::string& text, DataRate* out);
+    /// \return true when \p text holds a blank, tab, CR or LF (ns-3's attribute parsers abort
+    /// on such text)
+    static bool HasBlank(const std::string& text);
 
     /**
      * \return "path:line: field 'field': message" (", field 'field'" left out when \p field is

@@ -5,6 +5,7 @@
 #include "ns3/talb-parse.h"
 #include "ns3/talb-wire.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -91,6 +92,19 @@ ReadLayer(Reader& r,
             return r.Fail(FIELDS[f], "'" + words[f] + "' is not a non-negative integer");
         }
     }
+    // Times must fit ns-3's 64-bit time: compute-time fields (and the backward sum) in cycles.
+    const uint64_t maxCycles = std::numeric_limits<int64_t>::max() / cycle.GetTimeStep();
+    for (uint32_t f : {2u, 5u, 8u})
+    {
+        if (value[f] > maxCycles || (f == 8 && value[5] + value[8] > maxCycles))
+        {
+            return r.Fail(FIELDS[f],
+                          "'" + words[f] + "' cycles of " + std::to_string(cycle.GetNanoSeconds()) +
+                              " ns: the compute time (" + (f == 2 ? "forward" : "backward") +
+                              ") exceeds ns-3's largest time, " + std::to_string(maxCycles) +
+                              " cycles");
+        }
+    }
     for (uint32_t f : {3u, 6u})
     {
         if (words[f] != "NONE")
@@ -120,6 +134,15 @@ ReadLayer(Reader& r,
     return true;
 }
 
+/// \p t in whole cycles, rounded to the nearest (in integers: exact for any time).
+int64_t
+InCycles(Time t, Time cycle)
+{
+    int64_t ticks = t.GetTimeStep();
+    int64_t step = cycle.GetTimeStep();
+    return ticks / step + (ticks % step >= step - step / 2 ? 1 : 0);
+}
+
 } // namespace
 
 bool
@@ -142,6 +165,7 @@ TalbAstraSimWorkload::TryRead(const std::string& path,
     std::vector<std::string> words;
     if (!r.NextLine(&words))
     {
+        r.lineNo = std::max<uint32_t>(r.lineNo, 1); // an empty file's error names its line 1
         return r.Fail("parallelism", "empty file");
     }
     if (words.size() != 1 || words[0] != "DATA")
@@ -216,10 +240,8 @@ TalbAstraSimWorkload::Write(const TalbDnnModel& model,
     for (uint32_t i = 0; i < model.GetNTensors(); ++i)
     {
         const TalbTensorSpec& t = model.GetTensor(i);
-        int64_t fwd =
-            std::llround(model.GetForwardTime(i, compute).GetSeconds() / cycle.GetSeconds());
-        int64_t bwd =
-            std::llround(model.GetBackwardTime(i, compute).GetSeconds() / cycle.GetSeconds());
+        int64_t fwd = InCycles(model.GetForwardTime(i, compute), cycle);
+        int64_t bwd = InCycles(model.GetBackwardTime(i, compute), cycle);
         out << t.name << " -1 " << fwd << " NONE 0 " << (bwd - bwd / 2) << " NONE 0 " << bwd / 2
             << " ALLREDUCE " << talb_gradient_bytes(t.params, bytesPerElement) << " 0\n";
     }

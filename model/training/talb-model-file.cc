@@ -178,9 +178,10 @@ ReadRow(Reader& r,
     for (const char* name : {"model", "tensor", "layer_group"})
     {
         std::string v = get(name);
-        if (v.empty() || v.find_first_of(" \t") != std::string::npos)
+        // A name starting with '#' would start a comment line where it is the first column.
+        if (v.empty() || v.find_first_of(" \t") != std::string::npos || v[0] == '#')
         {
-            return r.Fail(name, "'" + v + "' must be a non-empty word");
+            return r.Fail(name, "'" + v + "' must be a non-empty word, not starting with '#'");
         }
     }
     *model = get("model");

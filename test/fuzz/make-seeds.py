@@ -188,6 +188,58 @@ def cdf_seeds():
     write('flow-size-cdf', 'decreasing', b'100 0\n50 100\n')
 
 
+MODEL_HEADER = b'# talb-model-file v1\n'
+
+
+def model_file_seeds():
+    full = b'model,tensor,kind,shape,params,fwd_flops_per_sample,layer_group,fwd_ns,bwd_ns\n'
+    write('model-file', 'tiny', MODEL_HEADER +
+          b'model,tensor,kind,shape,params,fwd_flops_per_sample,layer_group\n'
+          b'tiny,l0.weight,fc,64x64,4096,8192,l0\ntiny,l0.bias,fc_bias,64,64,0,l0\n'
+          b'tiny,l1.weight,fc,10x64,640,1280,l1\n')
+    write('model-file', 'two-models-times', MODEL_HEADER + full +
+          b'a,w0,conv,3x3,9,18,g0,100,200\na,w1,fc,,5,,g1,50,\n'
+          b'# a comment\n\nb,w0,fc,2x2,4,8,g0,,\n')
+    write('model-file', 'columns-reordered-crlf', MODEL_HEADER.replace(b'\n', b'\r\n') +
+          b'layer_group,params,tensor,model,fwd_ns\r\ng,7,t,m,12\r\n')
+    write('model-file', 'bad-params', MODEL_HEADER +
+          b'model,tensor,params,fwd_flops_per_sample,layer_group\nm,t,ten,1,g\n')
+    write('model-file', 'not-consecutive', MODEL_HEADER +
+          b'model,tensor,params,fwd_ns,layer_group\na,t,1,1,g\nb,t,1,1,g\na,u,1,1,g\n')
+    write('model-file', 'version2', b'# talb-model-file v2\nmodel\n')
+
+
+def astra_line(name, fwd, ig, wg, size):
+    return (name + ' -1 %d NONE 0 %d NONE 0 %d ALLREDUCE %d 0\n' % (fwd, ig, wg, size)).encode()
+
+
+def astra_sim_seeds():
+    # First byte: bits 0-1 bytes per element (1 << v), bits 2-3 the cycle (1ns 3ns 1us 1ms).
+    write('astra-sim', 'two-layers', u8(2) + b'DATA\n2\n' + astra_line('conv1', 10, 20, 30, 4096) +
+          astra_line('fc1', 5, 0, 7, 400))
+    write('astra-sim', 'fp16-us-cycle', u8(1 | 8) + b'DATA\n1\n\n' +
+          astra_line('l0', 1, 2, 3, 2))
+    write('astra-sim', 'model-parallel', u8(2) + b'MODEL\n1\n' + astra_line('l0', 1, 1, 1, 4))
+    write('astra-sim', 'count-mismatch', u8(2) + b'DATA\n3\n' + astra_line('l0', 1, 1, 1, 4))
+    write('astra-sim', 'odd-size', u8(2) + b'DATA\n1\n' + astra_line('l0', 1, 1, 1, 6))
+    write('astra-sim', 'large-times', u8(3 | 12) + b'DATA\n1\n' +
+          astra_line('l0', 9000000000000, 1, 1, 8))
+
+
+def scenario_config_seeds():
+    write('scenario-config', 'defaults', b'# the defaults\n')
+    write('scenario-config', 'fabric', b'leaves = 4\nspines = 2\nhostsPerLeaf = 4\n'
+          b'hostRate = 10Gbps\nlinkRates = 0:0=2.5Gbps;1:1=5Gbps\nfailLink = 1:0@350ms\n'
+          b'lb = ecmp,talb,drill\nlbAttributes = Margin=2\nbgLoad = 0.1\nbgCdf = websearch\n')
+    write('scenario-config', 'jobs', b'jobs = model=resnet50,workers=8,scheduler=bytescheduler,'
+          b'sched.PartitionSize=4000000;model=alexnet,workers=4,collective=ps,start=1ms\n'
+          b'iterations = 2\n')
+    write('scenario-config', 'rdma', b'transport = rdma\nbgLoad = 0\n'
+          b'jobs = model=vgg19,workers=4,precision=fp16,device=a100\n')
+    write('scenario-config', 'errors', b'leaves = many\nnoSuchParameter = 1\n')
+    write('scenario-config', 'no-jobs', b'jobs =\nduration = 0s\n')
+
+
 def main():
     for folder, _, files in os.walk(os.path.join(HERE, 'corpus')):
         for name in files:
@@ -198,6 +250,9 @@ def main():
     plugin_rx_seeds()
     agent_path_seeds()
     cdf_seeds()
+    model_file_seeds()
+    astra_sim_seeds()
+    scenario_config_seeds()
 
 
 if __name__ == '__main__':

@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <unistd.h>
 #include <vector>
 
 /// Aborts with the condition, file and line when an invariant does not hold.
@@ -178,6 +180,87 @@ AppendFrame(std::vector<uint8_t>* stream, const talb_frame& frame)
                     header,
                     std::min<size_t>(TALB_FRAME_LEN, TALB_FRAME_LEN + frame.payload_len - done));
     }
+}
+
+/**
+ * \return $TMPDIR, else /dev/shm where it is writable (memory: a file per input on a loaded
+ * disk cost 30 times the parsing), else /tmp
+ */
+inline std::string
+TempDir()
+{
+    const char* dir = std::getenv("TMPDIR");
+    if (dir && *dir)
+    {
+        return dir;
+    }
+    return access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+}
+
+/**
+ * A file that holds the current input, for readers that take a path. One per process and
+ * name, in TempDir(), rewritten for every input and removed at exit.
+ */
+class TempFile
+{
+  public:
+    /// \param suffix the file name's end, e.g. ".csv" (readers may look at it)
+    explicit TempFile(const char* suffix)
+    {
+        m_path = TempDir() + "/talb-fuzz-XXXXXX" + suffix;
+        std::vector<char> name(m_path.begin(), m_path.end());
+        name.push_back('\0');
+        int fd = mkstemps(name.data(), static_cast<int>(std::strlen(suffix)));
+        TALB_FUZZ_CHECK(fd >= 0);
+        close(fd);
+        m_path = name.data();
+    }
+
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+
+    ~TempFile()
+    {
+        unlink(m_path.c_str());
+    }
+
+    /// Replace the file's contents with \p size bytes at \p data.
+    void Write(const void* data, size_t size)
+    {
+        FILE* f = std::fopen(m_path.c_str(), "wb");
+        TALB_FUZZ_CHECK(f != nullptr);
+        TALB_FUZZ_CHECK(size == 0 || std::fwrite(data, 1, size, f) == size);
+        TALB_FUZZ_CHECK(std::fclose(f) == 0);
+    }
+
+    const std::string& Path() const
+    {
+        return m_path;
+    }
+
+  private:
+    std::string m_path;
+};
+
+/**
+ * Checks that \p error has the "PATH:LINE: " prefix of the module's file readers, with LINE
+ * between \p minLine and one past the last line of \p text.
+ */
+inline void
+CheckErrorAt(const std::string& error,
+             const std::string& path,
+             const std::string& text,
+             unsigned long minLine = 1)
+{
+    TALB_FUZZ_CHECK(error.compare(0, path.size() + 1, path + ":") == 0);
+    size_t colon = error.find(": ", path.size() + 1);
+    TALB_FUZZ_CHECK(colon != std::string::npos);
+    std::string line = error.substr(path.size() + 1, colon - path.size() - 1);
+    TALB_FUZZ_CHECK(!line.empty() && line.size() < 10 &&
+                    line.find_first_not_of("0123456789") == std::string::npos);
+    unsigned long lines = std::count(text.begin(), text.end(), '\n');
+    unsigned long n = std::stoul(line);
+    TALB_FUZZ_CHECK(n >= minLine && n <= lines + 1);
 }
 
 } // namespace fuzz

@@ -125,6 +125,9 @@ TEST(TalbModelFile, MalformedFilesNameLineAndField)
          ":4: field 'tensor': 'a' appears twice in m"},
         {"# talb-model-file v1\nmodel,tensor,params,fwd_flops_per_sample,layer_group\nm,,1,5,l\n",
          ":3: field 'tensor': '' must be a non-empty word"},
+        // Found by fuzz:model-file: written back, a model named "#m" starts a comment line.
+        {"# talb-model-file v1\ntensor,model,params,fwd_ns,layer_group\nt,#m,1,5,l\n",
+         ":3: field 'model': '#m' must be a non-empty word, not starting with '#'"},
         {"# talb-model-file v1\nmodel,tensor,params,fwd_flops_per_sample,layer_group\nm,a,1,5,l\n"
          "n,b,1,5,l\nm,c,1,5,l\n",
          ":5: field 'model': rows of model 'm' are not consecutive"},
@@ -211,6 +214,11 @@ TEST(TalbAstraSim, MalformedFilesNameLineAndField)
         {"DATA\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 8 0\nm -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 8 "
          "0\n",
          ":4: field 'layers': more layer lines than the declared count"},
+        // Found by fuzz:astra-sim: an empty file named line 0; a huge compute time overflowed
+        // ns-3's time (undefined behaviour) instead of being refused.
+        {"", ":1: field 'parallelism': empty file"},
+        {"DATA\n1\nl -1 1 NONE 0 5000000000000000000 NONE 0 5000000000000000000 ALLREDUCE 8 0\n",
+         ":3: field 'weight grad compute time': '5000000000000000000' cycles"},
     };
     int k = 0;
     for (const auto& c : cases)

@@ -69,10 +69,25 @@ TEST(TalbParse, ParsesTimesWithTheirUnit)
     EXPECT_EQ(t, ns3::Seconds(2));
     ASSERT_TRUE(TalbParse::ParseTime("3us", &t));
     EXPECT_EQ(t, ns3::MicroSeconds(3));
-    for (const char* bad : {"ms", "-1s", "1 hour", "5", "1.5m", ""})
+    // Beyond what ns-3's 64-bit nanoseconds hold (~292 years).
+    for (const char* bad : {"ms", "-1s", "1 hour", "5", "1.5m", "", "1e10s", "1e300ns"})
     {
         EXPECT_FALSE(TalbParse::ParseTime(bad, &t)) << bad;
     }
+}
+
+TEST(TalbParse, ParsesPositiveDataRatesWithoutAborting)
+{
+    ns3::DataRate r;
+    ASSERT_TRUE(TalbParse::ParseDataRate("10Gbps", &r));
+    EXPECT_EQ(r.GetBitRate(), 10000000000ull);
+    ASSERT_TRUE(TalbParse::ParseDataRate("1MB/s", &r));
+    EXPECT_EQ(r.GetBitRate(), 8000000ull);
+    for (const char* bad : {"10 Gbps", "5k = 1", "0Gbps", "Gbps", "", "10Gbps\n"})
+    {
+        EXPECT_FALSE(TalbParse::ParseDataRate(bad, &r)) << bad;
+    }
+    EXPECT_EQ(r.GetBitRate(), 8000000ull); // untouched on failure
 }
 
 TEST(TalbParse, FormatsFileErrors)

@@ -139,4 +139,27 @@ TEST(TalbScenarioConfig, WritesJsonWithTypedValues)
               "\"lb\": \"ecmp\", \"progress\": false, \"name\": \"a \\\"q\\\"\"}");
 }
 
+TEST(TalbScenarioConfig, JsonNumbersAreCanonicalWhateverTheTextGiven)
+{
+    // Found by fuzz:scenario-config: ".5" and "007" are numbers to the parsers but not JSON.
+    TalbScenarioConfig c = MakeConfig();
+    EXPECT_EQ(c.Set("load", ".5", "--load"), "");
+    EXPECT_EQ(c.Set("leaves", "007", "--leaves"), "");
+    EXPECT_EQ(c.ToJson().rfind("{\"leaves\": 7, \"load\": 0.5, ", 0), 0u) << c.ToJson();
+    EXPECT_EQ(c.Set("load", "1e-300", "--load"), "");
+    EXPECT_NE(c.ToJson().find("\"load\": 1e-300,"), std::string::npos) << c.ToJson();
+}
+
+TEST(TalbScenarioConfig, RatesWithABlankOrZeroAreRefusedNotAborted)
+{
+    // Found by fuzz:scenario-config: ns-3's DataRate attribute parser aborts on "5k = 1".
+    TalbScenarioConfig c = MakeConfig();
+    for (const char* bad : {"5k = 1", "10 Gbps", "0bps", "fast", ""})
+    {
+        EXPECT_NE(c.Set("rate", bad, "--rate").find("--rate"), std::string::npos) << bad;
+    }
+    EXPECT_EQ(c.Set("rate", "2.5Gbps", "--rate"), "");
+    EXPECT_EQ(c.GetRate("rate").GetBitRate(), 2500000000ull);
+}
+
 } // namespace

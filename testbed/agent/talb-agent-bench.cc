@@ -208,13 +208,9 @@ RunPhase(talb::LcoreContext* ctx, bool outbound, PhaseResult* r)
 int
 main(int argc, char** argv)
 {
-    int ret = rte_eal_init(argc, argv);
-    if (ret < 0)
-    {
-        rte_exit(EXIT_FAILURE, "talb-agent-bench: EAL initialisation failed (see above)\n");
-    }
-    argc -= ret;
-    argv += ret;
+    int used = talb::EalInitOrExit(argc, argv, "talb-agent-bench");
+    argc -= used;
+    argv += used;
     BenchOptions options;
     if (!ParseBench(argc, argv, &options))
     {

@@ -86,30 +86,16 @@ PrintFinal(const talb::AgentStats& s, uint64_t missed)
 int
 main(int argc, char** argv)
 {
-    int ret = rte_eal_init(argc, argv);
-    if (ret < 0)
-    {
-        rte_exit(EXIT_FAILURE, "talb-agent: EAL initialisation failed (see above)\n");
-    }
-    argc -= ret;
-    argv += ret;
-
     talb::AgentOptions options;
-    std::string error;
-    if (!talb::ParseAgentOptions(argc, argv, &options, &error))
+    int done = talb::StartUp(argc,
+                             argv,
+                             "talb-agent",
+                             &talb::ParseAgentOptions,
+                             &talb::AgentUsage,
+                             &options);
+    if (done >= 0)
     {
-        std::fprintf(stderr,
-                     "talb-agent: %s\n%s",
-                     error.c_str(),
-                     talb::AgentUsage("talb-agent").c_str());
-        rte_eal_cleanup();
-        return 2;
-    }
-    if (options.help)
-    {
-        std::printf("%s", talb::AgentUsage("talb-agent").c_str());
-        rte_eal_cleanup();
-        return 0;
+        return done;
     }
     talb::InstallStopSignals();
 

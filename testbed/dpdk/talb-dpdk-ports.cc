@@ -196,4 +196,15 @@ RunUntilSignal(uint32_t intervalSec, const std::function<void(double elapsed)>& 
     return g_signalled;
 }
 
+int
+EalInitOrExit(int argc, char** argv, const char* prog)
+{
+    int used = rte_eal_init(argc, argv);
+    if (used < 0)
+    {
+        rte_exit(EXIT_FAILURE, "%s: EAL initialisation failed (see above)\n", prog);
+    }
+    return used;
+}
+
 } // namespace talb

@@ -8,8 +8,11 @@
 #define TALB_DPDK_PORTS_H
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
+#include <rte_eal.h>
 #include <rte_mempool.h>
+#include <string>
 
 namespace talb
 {
@@ -61,6 +64,45 @@ void InstallStopSignals();
  * \return the signal's number
  */
 int RunUntilSignal(uint32_t intervalSec, const std::function<void(double elapsed)>& stats);
+
+/**
+ * rte_eal_init, exiting (rte_exit) when it fails.
+ * \return the number of arguments EAL consumed: the application's start there
+ */
+int EalInitOrExit(int argc, char** argv, const char* prog);
+
+/**
+ * The start of a DPDK program's main: EAL, then the program's options after EAL's. A bad
+ * option prints the error and the usage and gives 2, --help the usage and 0 (EAL cleaned up
+ * in both cases); -1 means go on.
+ * \param parse the program's option parser
+ * \param usage the program's usage text
+ */
+template <typename Options>
+int
+StartUp(int argc,
+        char** argv,
+        const char* prog,
+        bool (*parse)(int, char**, Options*, std::string*),
+        std::string (*usage)(const std::string&),
+        Options* options)
+{
+    int used = EalInitOrExit(argc, argv, prog);
+    std::string error;
+    if (!parse(argc - used, argv + used, options, &error))
+    {
+        std::fprintf(stderr, "%s: %s\n%s", prog, error.c_str(), usage(prog).c_str());
+        rte_eal_cleanup();
+        return 2;
+    }
+    if (options->help)
+    {
+        std::printf("%s", usage(prog).c_str());
+        rte_eal_cleanup();
+        return 0;
+    }
+    return -1;
+}
 
 } // namespace talb
 

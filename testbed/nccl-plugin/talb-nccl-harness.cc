@@ -219,6 +219,26 @@ parseArgs(int argc, char** argv, Options* o)
         usage(stderr);
         return 2;
     }
+    // Output files are bad input too when they cannot be written: say so now (exit 2), not
+    // after a peer has connected. Opening for append creates the file and keeps any content.
+    for (const auto& out :
+         {std::make_pair("--flows", &o->flowsFile), std::make_pair("--log", &o->logFile)})
+    {
+        FILE* f = out.second->empty() ? nullptr : std::fopen(out.second->c_str(), "a");
+        if (!out.second->empty() && f == nullptr)
+        {
+            std::fprintf(stderr,
+                         "talb-nccl-harness: %s: cannot write %s: %s\n",
+                         out.first,
+                         out.second->c_str(),
+                         std::strerror(errno));
+            return 2;
+        }
+        if (f != nullptr)
+        {
+            std::fclose(f);
+        }
+    }
     return 0;
 }
 

@@ -67,10 +67,10 @@ for v in messages bytes seed timeout_s; do
     [[ "${!v}" =~ ^[0-9]+$ ]] || die "--${v%_s}: '${!v}' is not a number"
 done
 
-[[ $(id -u) -eq 0 ]] || skip "needs root to create network namespaces"
-ip netns list >/dev/null 2>&1 || skip "'ip netns' is not available"
+# shellcheck source=testbed/scripts/talb-netns-lib.sh
+. "$(dirname "$0")/talb-netns-lib.sh"
+need_netns_tools skip
 command -v tcpdump >/dev/null || skip "tcpdump not found (apt-get install tcpdump)"
-command -v ethtool >/dev/null || skip "ethtool not found (apt-get install ethtool)"
 [[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 not found"
 [[ -x "$agent" ]] || die "--agent: '$agent' is not an executable"
 [[ -x "$peer" ]] || die "--peer: '$peer' is not an executable"

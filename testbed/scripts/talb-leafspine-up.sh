@@ -95,16 +95,15 @@ done
 for r in fabric_rate slow_rate; do
     [[ "${!r}" =~ ^[0-9]+(\.[0-9]+)?(bps|kbps|Kbps|Mbps|Gbps)$ ]] || die "--${r/_/-}: '${!r}' is not a rate such as 40Mbps"
 done
-[[ $(id -u) -eq 0 ]] || die "needs root (network namespaces)"
-command -v ethtool >/dev/null || die "ethtool not found (apt-get install ethtool)"
+# shellcheck source=testbed/scripts/talb-netns-lib.sh
+. "$(dirname "$0")/talb-netns-lib.sh"
+need_netns_tools die
 
 ns_of() { echo "talb-$1-$id"; } # h1..h4 hosts, a1..a4 agents, l0 l1 leaves, s0 s1 spines
 first=$(ns_of a1)
 ip netns list | grep -q "^$first\b" && die "namespace $first exists already: pick another --id or run talb-netns-down.sh --id=$id"
 mkdir -p "$run_dir"
 
-# shellcheck source=testbed/scripts/talb-netns-lib.sh
-. "$(dirname "$0")/talb-netns-lib.sh"
 
 # A namespace with loopback up and IPv6 off.
 new_ns() {

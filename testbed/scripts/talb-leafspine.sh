@@ -106,9 +106,9 @@ for s in "${scheme_list[@]}"; do
 done
 [[ "$labels" =~ ^(option|dscp)$ ]] || die "--labels: '$labels' is not option or dscp"
 
-[[ $(id -u) -eq 0 ]] || skip "needs root to create network namespaces"
-ip netns list >/dev/null 2>&1 || skip "'ip netns' is not available"
-command -v ethtool >/dev/null || skip "ethtool not found (apt-get install ethtool)"
+# shellcheck source=testbed/scripts/talb-netns-lib.sh
+. "$(dirname "$0")/talb-netns-lib.sh"
+need_netns_tools skip
 for b in switch agent harness; do
     [[ -x "${!b}" ]] || die "--$b: '${!b}' is not an executable"
 done

@@ -1,6 +1,15 @@
 # shellcheck shell=bash
-# Shell functions shared by the namespace testbeds' set-up scripts (talb-netns-up.sh,
-# talb-leafspine-up.sh): sourced, not run. Each expects a die() that prints and exits.
+# Shell functions shared by the namespace testbeds (talb-netns-up.sh, talb-leafspine-up.sh and
+# the tests talb-e2e.sh, talb-leafspine.sh): sourced, not run. Each expects a die() that prints
+# and exits.
+
+# need_netns_tools FAIL: what every namespace testbed needs -- root, 'ip netns', ethtool. Calls
+# FAIL (die in the set-up scripts, skip in the tests) with the reason when one is missing.
+need_netns_tools() {
+    [[ $(id -u) -eq 0 ]] || "$1" "needs root to create network namespaces"
+    ip netns list >/dev/null 2>&1 || "$1" "'ip netns' is not available"
+    command -v ethtool >/dev/null || "$1" "ethtool not found (apt-get install ethtool)"
+}
 
 # no_offloads NS IF: offloads off on a veth end. With checksum offload or TSO the kernel hands
 # af_packet partial checksums and 64 KiB super-frames.

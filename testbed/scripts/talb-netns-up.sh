@@ -58,8 +58,9 @@ done
 [[ "$id" =~ ^[A-Za-z0-9]{1,8}$ ]] || die "--id: '$id' must be 1-8 letters or digits"
 [[ -n "$run_dir" ]] || die "--run-dir is required"
 [[ "$hosts" =~ ^[0-9]+$ && "$hosts" -ge 2 && "$hosts" -le 8 ]] || die "--hosts: '$hosts' is not in 2..8"
-[[ $(id -u) -eq 0 ]] || die "needs root (network namespaces)"
-command -v ethtool >/dev/null || die "ethtool not found (apt-get install ethtool)"
+# shellcheck source=testbed/scripts/talb-netns-lib.sh
+. "$(dirname "$0")/talb-netns-lib.sh"
+need_netns_tools die
 if [[ $with_agents -eq 1 ]]; then
     agent_bin=$(command -v "$agent") || die "--agent: '$agent' not found"
 fi
@@ -69,8 +70,6 @@ ip netns list | grep -q "^$mid\b" && die "namespace $mid exists already: pick an
 mkdir -p "$run_dir"
 
 in_mid() { ip netns exec "$mid" "$@"; }
-# shellcheck source=testbed/scripts/talb-netns-lib.sh
-. "$(dirname "$0")/talb-netns-lib.sh"
 
 ip netns add "$mid"
 in_mid sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1

@@ -244,13 +244,9 @@ Recycle(const uint16_t* eth)
 int
 main(int argc, char** argv)
 {
-    int ret = rte_eal_init(argc, argv);
-    if (ret < 0)
-    {
-        rte_exit(EXIT_FAILURE, "talb-switch-bench: EAL initialisation failed (see above)\n");
-    }
-    argc -= ret;
-    argv += ret;
+    int used = talb::EalInitOrExit(argc, argv, "talb-switch-bench");
+    argc -= used;
+    argv += used;
     BenchOptions options;
     if (!ParseBench(argc, argv, &options))
     {

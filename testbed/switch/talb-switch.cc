@@ -110,35 +110,22 @@ PrintFinal(const talb::SwitchStats& s,
 int
 main(int argc, char** argv)
 {
-    int ret = rte_eal_init(argc, argv);
-    if (ret < 0)
-    {
-        rte_exit(EXIT_FAILURE, "talb-switch: EAL initialisation failed (see above)\n");
-    }
-    argc -= ret;
-    argv += ret;
-
     talb::SwitchOptions options;
+    int done = talb::StartUp(argc,
+                             argv,
+                             "talb-switch",
+                             &talb::ParseSwitchOptions,
+                             &talb::SwitchUsage,
+                             &options);
+    if (done >= 0)
+    {
+        return done;
+    }
     std::string error;
-    if (!talb::ParseSwitchOptions(argc, argv, &options, &error))
-    {
-        std::fprintf(stderr,
-                     "talb-switch: %s\n%s",
-                     error.c_str(),
-                     talb::SwitchUsage("talb-switch").c_str());
-        rte_eal_cleanup();
-        return 2;
-    }
-    if (options.help)
-    {
-        std::printf("%s", talb::SwitchUsage("talb-switch").c_str());
-        rte_eal_cleanup();
-        return 0;
-    }
     talb::SwitchConfig config;
     if (!talb::LoadSwitchConfig(options.config, &config, &error))
     {
-        std::fprintf(stderr, "talb-switch: %s\n", error.c_str());
+        std::fprintf(stderr, "talb-switch: --config: %s\n", error.c_str());
         rte_eal_cleanup();
         return 2;
     }

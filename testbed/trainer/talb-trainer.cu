@@ -137,10 +137,10 @@ OpenCsv(const std::string& path, const char* header)
     if (f == nullptr)
     {
         std::fprintf(stderr,
-                     "talb-trainer: cannot write %s: %s\n",
+                     "talb-trainer: --tensor-csv/--iteration-csv: cannot write %s: %s\n",
                      path.c_str(),
                      std::strerror(errno));
-        std::exit(1);
+        std::exit(2);
     }
     std::fprintf(f, "%s\n", header);
     std::fflush(f);
@@ -204,6 +204,14 @@ main(int argc, char** argv)
     const size_t nT = plan.tensors.size();
     const size_t nB = plan.buckets.size();
 
+    // The outputs are command-line values too: refused (exit 2) before any GPU work.
+    FILE* tcsv =
+        OpenCsv(talb::ExpandRank(o.tensorCsv, o.rank),
+                "job,iteration,tensor,name,bytes,priority,ready_ns,done_ns,comm_ns,scheme,seed");
+    FILE* icsv =
+        OpenCsv(talb::ExpandRank(o.iterationCsv, o.rank),
+                "job,worker,iteration,start_ns,end_ns,compute_ns,exposed_comm_ns,scheme,seed");
+
     int devices = 0;
     CUDA_CHECK(cudaGetDeviceCount(&devices));
     int device = o.device >= 0 ? o.device : o.rank % devices;
@@ -240,12 +248,6 @@ main(int argc, char** argv)
     CreateEvents(&ev[0], nT, nB);
     CreateEvents(&ev[1], nT, nB);
 
-    FILE* tcsv =
-        OpenCsv(talb::ExpandRank(o.tensorCsv, o.rank),
-                "job,iteration,tensor,name,bytes,priority,ready_ns,done_ns,comm_ns,scheme,seed");
-    FILE* icsv =
-        OpenCsv(talb::ExpandRank(o.iterationCsv, o.rank),
-                "job,worker,iteration,start_ns,end_ns,compute_ns,exposed_comm_ns,scheme,seed");
 
     auto writeRows = [&](uint32_t it) {
         IterationEvents& e = ev[it % 2];

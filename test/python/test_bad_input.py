@@ -1,0 +1,282 @@
+"""Every parameter of every program, given a bad value, exits 2 with a message naming it.
+
+The parameters come from each program's --help, so an option added without a case here fails
+the test (and a case for an option that is gone fails too). A bad value must be refused before
+anything runs: the runs are bounded by a timeout, and a program that starts simulating or
+forwarding instead of refusing fails it. The message must name the parameter in an error
+line of the program (not only in a usage text printed after it).
+
+Programs are found in TALB_BIN_DIR (ctest sets it); one not built there (the trainer without
+CUDA) is skipped with the reason.
+"""
+import os
+import re
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get('TALB_BIN_DIR', os.path.join(ROOT, 'build', 'bin'))
+TIMEOUT = 60
+# EAL without hugepages, PCI or shared files (as the testbed's tests run it).
+EAL = ['--no-huge', '--no-pci', '--no-shconf', '-m', '64', '-l', '0', '--']
+
+# The scenario parameters (talb-scenario; talb-sim-bench takes them too).
+SCENARIO = {
+    'config': '/nonexistent/talb.cfg',
+    'leaves': '0',
+    'spines': 'x',
+    'hostsPerLeaf': '2000',
+    'hostRate': '10 Gbps',
+    'fabricRate': '0bps',
+    'oversubscription': '-1',
+    'linkDelay': '5',
+    'mtu': '100',
+    'queueSize': '1 MB',
+    'hostQueueSize': 'big',
+    'untaggedBand': '8',
+    'ecnThreshold': 'x',
+    'linkRates': '0:0=fast',
+    'failLink': '0:0',
+    'stockRouting': 'maybe',
+    'lb': 'nope',
+    'lbAttributes': 'NoSuchAttribute=1',
+    'tcp': 'cubic',
+    'transport': 'nope',
+    'jobs': 'model=resnet50,workers=1',
+    'model': 'nope',
+    'placement': 'diagonal',
+    'iterations': '0',
+    'warmup': '-1',
+    'batch': '0',
+    'device': 'H100',
+    'precision': 'fp8',
+    'bgLoad': '1',
+    'bgCdf': 'nosuch',
+    'seed': 'x',
+    'duration': 'forever',
+    'stopTime': '-1s',
+    'progress': 'maybe',
+    'out': '',
+}
+
+SIM_BENCH = dict(SCENARIO)
+SIM_BENCH.update({
+    'fabrics': '4x4',
+    'rates': 'fast',
+    'durations': '1',
+    'variants': 'nope',
+    'job': 'model=nope',
+    'repeat': '0',
+    'csv': '/nonexistent/bench.csv',
+})
+
+LEAF_SPINE = {
+    'config': '/nonexistent/talb.cfg',
+    'lb': 'nope',
+    'leaves': '1',
+    'spines': '0',
+    'hostsPerLeaf': 'x',
+    'hostRate': 'fast',
+    'fabricRate': '0bps',
+    'oversubscription': '-2',
+    'linkDelay': '1',
+    'flows': '-1',
+    'flowSize': 'x',
+    'tensors': '2000000',
+    'duration': '50',
+    'failLink': '9:0@1ms',
+    'linkRates': '0:9=1Gbps',
+    'tcp': 'cubic',
+    'seed': '0',
+    'stockRouting': 'maybe',
+}
+
+TRAINING = {
+    'config': '/nonexistent/talb.cfg',
+    'model': 'nope',
+    'models': 'resnet50,resnet50',
+    'astra': '/nonexistent/workload.txt',
+    'astraCycle': '1',
+    'astraBytes': '0',
+    'workers': '0',
+    'jobs': '256',
+    'placement': 'diagonal',
+    'iterations': '0',
+    'scheduler': 'nope',
+    'collective': 'nope',
+    'transport': 'nope',
+    'psHosts': '2',
+    'batch': 'x',
+    'device': 'H100',
+    'deviceRate': '-1',
+    'precision': 'fp8',
+    'bucketSize': '0',
+    'partitionSize': 'x',
+    'credit': '0',
+    'sparseRatio': '2',
+    'racks': '1',
+    'hostsPerRack': '0',
+    'hostRate': 'fast',
+    'linkDelay': '1',
+    'mtu': '100',
+    'bgCdf': '/nonexistent/cdf.txt',
+    'bgLoad': '1.5',
+    'out': '/proc/talb/out',
+    'scheme': 'a,b',
+    'stopTime': '0s',
+}
+
+AGENT = {
+    'host-port': '',
+    'wire-port': 'no_such_port',
+    'dscp-map': '1,2',
+    'dscp-only': ['--dscp-only=yes'],
+    'mtu': '5',
+    'max-flows': '0',
+    'stats-interval': 'x',
+    'idle-sleep-us': '99999',
+}
+
+SWITCH = {
+    'config': '/nonexistent/switch.conf',
+    'lb': 'nope',
+    'labels': 'x',
+    'fallback': 'nope',
+    'seed': 'x',
+    'switch-id': 'x',
+    'flowlet-timeout-us': '0',
+    'drill-samples': '0',
+    'drill-memory': '9',
+    'talb-high-threshold': '9',
+    'talb-move-margin': 'x',
+    'talb-idle-timeout-us': 'x',
+    'ecn-threshold': 'x',
+    'no-ecn': ['--no-ecn=1'],
+    'buffer': 'x',
+    'line-rate': 'fast',
+    'burst-us': '0',
+    'mtu': '5',
+    'stats-interval': 'x',
+    'idle-sleep-us': '99999',
+}
+
+TRAINER = {
+    'id-file': '',
+    'model': 'nope',
+    'zoo': '/nonexistent/zoo.csv',
+    'iterations': 'x',
+    'batch': '0',
+    'compute-scale': '0',
+    'bucket-bytes': '-1',
+    'job': '300',
+    'scheme': 'a,b',
+    'seed': 'x',
+    'device': '-1',
+    'no-tag': ['--no-tag=1'],
+    'id-timeout': 'x',
+    'tensor-csv': '/nonexistent/t.csv',
+    'iteration-csv': '/nonexistent/i.csv',
+}
+
+HARNESS = {
+    'messages': ['loopback', '--messages=x'],
+    'bytes': ['loopback', '--bytes=-1'],
+    'inflight': ['loopback', '--inflight=33'],
+    'seed': ['loopback', '--seed=x'],
+    'handle-file': ['recv', '--handle-file='],
+    'timeout': ['recv', '--handle-file=HANDLE', '--timeout=x'],
+    'idle-sleep-us': ['recv', '--handle-file=HANDLE', '--idle-sleep-us=x'],
+    'flows': ['recv', '--handle-file=HANDLE', '--flows=/nonexistent/flows.csv'],
+    'scheme': ['recv', '--handle-file=HANDLE', '--flows=FLOWS', '--scheme=a,b'],
+    'ideal-mbps': ['recv', '--handle-file=HANDLE', '--ideal-mbps=x'],
+    'base-rtt-us': ['recv', '--handle-file=HANDLE', '--base-rtt-us=x'],
+    'log': ['send', '--handle-file=HANDLE', '--log=/nonexistent/log.csv'],
+    'interval-us': ['send', '--handle-file=HANDLE', '--interval-us=x'],
+    'stamp': ['send', '--handle-file=HANDLE', '--stamp', '--bytes=8'],
+}
+
+# program: (cases, how --help is asked, arguments before each case, environment)
+PROGRAMS = {
+    'talb-scenario': (SCENARIO, ['--help'], [], {}),
+    'talb-sim-bench': (SIM_BENCH, ['--help'], [], {}),
+    'talb-leaf-spine': (LEAF_SPINE, ['--help'], [], {}),
+    'talb-training': (TRAINING, ['--help'], [], {}),
+    'talb-agent': (AGENT, EAL + ['--help'],
+                   EAL + ['--host-port=net_null0', '--wire-port=net_null1'], {}),
+    'talb-switch': (SWITCH, EAL + ['--help'], EAL + ['--config=SWITCH_CONF'], {}),
+    'talb-trainer': (TRAINER, ['--help'],
+                     ['--id-file=ID_FILE', '--zoo=' + os.path.join(ROOT, 'data', 'model-zoo-tensors.csv')],
+                     {'TALB_RANK': '0', 'TALB_WORLD': '1'}),
+    'talb-nccl-harness': (HARNESS, ['--help'], [], {}),
+}
+
+
+def run(program, args, env, cwd):
+    full_env = dict(os.environ, **env)
+    return subprocess.run([os.path.join(BIN, program)] + args, cwd=cwd, env=full_env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors='replace', timeout=TIMEOUT)
+
+
+def help_options(program, text):
+    """The options --help lists (ns-3 programs: the Program Options section only)."""
+    if '[Program Options]' in text:
+        section = text.split('Program Options:', 1)[1].split('General Arguments:', 1)[0]
+        return set(re.findall(r'^\s+--(\w+):', section, re.M))
+    lines = [l for l in text.splitlines() if not l.startswith(('EAL:', 'TELEMETRY:'))]
+    names = set(re.findall(r'(?<![\w-])--([a-zA-Z][\w-]*)', '\n'.join(lines)))
+    return names - {'help'}
+
+
+def substitute(args, tmp_path):
+    files = {'SWITCH_CONF': str(tmp_path / 'switch.conf'), 'ID_FILE': str(tmp_path / 'id'),
+             'HANDLE': str(tmp_path / 'handle'), 'FLOWS': str(tmp_path / 'flows.csv')}
+    out = []
+    for a in args:
+        for key, path in files.items():
+            a = a.replace(key, path)
+        out.append(a)
+    return out
+
+
+def names_parameter(program, output, name):
+    """True when an error line of the program names the parameter as a whole word."""
+    word = re.compile(r'(?<![\w-])-{0,2}' + re.escape(name) + r'(?![\w-])')
+    errors = [l for l in output.splitlines() if program + ':' in l]
+    return any(word.search(l) for l in errors)
+
+
+@pytest.mark.parametrize('program', sorted(PROGRAMS))
+def test_every_parameter_refuses_a_bad_value(program, tmp_path):
+    path = os.path.join(BIN, program)
+    if not os.path.exists(path):
+        pytest.skip('%s is not built here (%s)' % (program, BIN))
+    cases, help_args, base, env = PROGRAMS[program]
+    (tmp_path / 'switch.conf').write_text('port 0 net_null0\nroute 10.0.0.0/8 0\n')
+    shown = run(program, help_args, env, ROOT)
+    assert shown.returncode == 0, shown.stdout[-2000:]
+    listed = help_options(program, shown.stdout)
+    assert listed, 'no options found in %s --help' % program
+    missing = sorted(listed - set(cases))
+    stale = sorted(set(cases) - listed)
+    assert not missing, '%s: options in --help without a bad-value case here: %s' % (
+        program, missing)
+    assert not stale, '%s: cases for options --help no longer lists: %s' % (program, stale)
+
+    failures = []
+    for name in sorted(cases):
+        case = cases[name]
+        case_args = case if isinstance(case, list) else ['--%s=%s' % (name, case)]
+        args = substitute(base + case_args, tmp_path)
+        try:
+            r = run(program, args, env, str(tmp_path))  # what a run writes stays there
+        except subprocess.TimeoutExpired:
+            failures.append('%s: still running after %d s (the value was not refused)' % (
+                ' '.join(case_args), TIMEOUT))
+            continue
+        if r.returncode != 2 or not names_parameter(program, r.stdout, name):
+            tail = [l for l in r.stdout.splitlines() if program + ':' in l][:3]
+            failures.append('%s: exit %d, error lines %s' % (' '.join(case_args),
+                                                             r.returncode, tail))
+    assert not failures, '%s:\n  ' % program + '\n  '.join(failures)

@@ -275,11 +275,20 @@ main(int argc, char* argv[])
     }
     for (const auto& v : variantList)
     {
+        auto [lb, transport] = SplitVariant(v);
         TypeId tid;
         std::string unknown;
-        if (v != "stock" && !TalbLoadBalancer::GetRegistry().Lookup(v, &tid, &unknown))
+        if (lb == "stock" && transport != "tcp")
+        {
+            errors.push_back("--variants: '" + v + "': stock routing runs over TCP only");
+        }
+        else if (lb != "stock" && !TalbLoadBalancer::GetRegistry().Lookup(lb, &tid, &unknown))
         {
             errors.push_back("--variants: '" + v + "': " + unknown + ", or stock");
+        }
+        else if (!TalbTransport::GetRegistry().Lookup(transport, &tid, &unknown))
+        {
+            errors.push_back("--variants: '" + v + "': " + unknown);
         }
     }
     uint64_t repeat = 0;

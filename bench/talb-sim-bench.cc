@@ -184,6 +184,9 @@ main(int argc, char* argv[])
     // The benchmark's own defaults for the scenario parameters; the command line overrides them.
     const std::vector<std::pair<std::string, std::string>> defaults = {
         {"bgLoad", "0.3"},
+        // Strict bands: DWRR's best-effort class is not yet safe under PFC (the rdma variants),
+        // and every variant runs the same port scheduling.
+        {"portScheduling", "strict"},
         {"batch", "1"}, // compute ~3 ms: the window is mostly all-reduce traffic
         {"iterations", "1"},
         {"progress", "false"},

@@ -714,17 +714,19 @@ TEST(TalbLbCoreDrill, CheckRejectsBadConfigurations)
 namespace
 {
 
-/// TaLB v1 with a LetFlow fallback on a leaf with 2 (or more) uplinks.
-struct TalbRig
+/// TaLB (\p Talb: TensorAwareV1 or TensorAwareV2) with a LetFlow fallback on a leaf with 2 (or
+/// more) uplinks.
+template <class Talb>
+struct TalbRigOf
 {
     Leaf leaf;
     SplitMixRandom random{7};
     SplitMixRandom fallbackRandom{8};
     Recorder events;
     LetFlow fallback;
-    TensorAwareV1 talb;
+    Talb talb;
 
-    explicit TalbRig(TensorAwareV1::Config config = TensorAwareV1::Config(), uint32_t uplinks = 2)
+    explicit TalbRigOf(typename Talb::Config config = typename Talb::Config(), uint32_t uplinks = 2)
         : leaf(uplinks)
     {
         EXPECT_TRUE(fallback.Configure(LetFlow::Config()));
@@ -738,7 +740,25 @@ struct TalbRig
     {
         return talb.Select(p, leaf.All());
     }
+
+    uint32_t Send(const PacketInfo& p, std::vector<uint32_t> ports)
+    {
+        return talb.Select(p, Candidates{ports.data(), static_cast<uint32_t>(ports.size())});
+    }
+
+    /// Queues \p bytes in band \p band of \p port.
+    void Queue(uint32_t port, uint8_t band, uint64_t bytes)
+    {
+        leaf.state[port].bandBytes[band] = bytes;
+        leaf.state[port].queueBytes = 0;
+        for (uint64_t b : leaf.state[port].bandBytes)
+        {
+            leaf.state[port].queueBytes += b;
+        }
+    }
 };
+
+using TalbRig = TalbRigOf<TensorAwareV1>;
 
 } // namespace
 
@@ -894,47 +914,7 @@ TEST(TalbLbCoreTensorAware, CheckRejectsBadConfigurations)
 namespace
 {
 
-/// TaLB v2 with a LetFlow fallback on a leaf with 2 (or more) uplinks.
-struct TalbV2Rig
-{
-    Leaf leaf;
-    SplitMixRandom random{7};
-    SplitMixRandom fallbackRandom{8};
-    Recorder events;
-    LetFlow fallback;
-    TensorAwareV2 talb;
-
-    explicit TalbV2Rig(TensorAwareV2::Config config = TensorAwareV2::Config(), uint32_t uplinks = 2)
-        : leaf(uplinks)
-    {
-        EXPECT_TRUE(fallback.Configure(LetFlow::Config()));
-        fallback.Bind(&leaf.table, &fallbackRandom, nullptr);
-        EXPECT_TRUE(talb.Configure(config, 1 + uplinks));
-        talb.SetFallback(&fallback);
-        talb.Bind(&leaf.table, &random, &events);
-    }
-
-    uint32_t Send(const PacketInfo& p)
-    {
-        return talb.Select(p, leaf.All());
-    }
-
-    uint32_t Send(const PacketInfo& p, std::vector<uint32_t> ports)
-    {
-        return talb.Select(p, Candidates{ports.data(), static_cast<uint32_t>(ports.size())});
-    }
-
-    /// Queues \p bytes in band \p band of \p port.
-    void Queue(uint32_t port, uint8_t band, uint64_t bytes)
-    {
-        leaf.state[port].bandBytes[band] = bytes;
-        leaf.state[port].queueBytes = 0;
-        for (uint64_t b : leaf.state[port].bandBytes)
-        {
-            leaf.state[port].queueBytes += b;
-        }
-    }
-};
+using TalbV2Rig = TalbRigOf<TensorAwareV2>;
 
 /// On three uplinks with only 1 and 2 offered: flows 10 and 20 take one each, flow 30 shares
 /// one of them (returned); all three send every 10 us until \p until, uplink 3 then comes back.

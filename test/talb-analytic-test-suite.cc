@@ -27,6 +27,8 @@ struct AnalyticCase
     bool leafSpine;   //!< false: one switch; true: 2 leaves x 4 spines x 4 hosts
     std::string lb;   //!< load balancer
     std::string collective;
+    std::string tcp{"newreno"}; //!< the hosts' congestion control (talb-scenario --tcp)
+    double slack{1.05};         //!< the measured iteration must lie in [T, slack x T]
 };
 
 /**
@@ -35,6 +37,13 @@ struct AnalyticCase
  * tensor's compute time). The measured iteration must lie in [T, 1.05 T]: above T by the
  * per-packet headers (0.6 % at MTU 9000), the ACKs sharing the links, and per step one round
  * trip; a run faster than T would mean lost bytes or wrong accounting.
+ *
+ * The parameter server as talb-scenario builds it (servers colocated with the workers, one shard
+ * per host) has the same bound: every host's uplink carries (N-1)/N * S of pushes and as much of
+ * pulls, however they overlap. Its push and its pull are each an all-to-all (N-1 flows on every
+ * host link), which TCP does not share evenly: those cases run DCTCP hosts (NewReno loses
+ * packets at the ports and pays 5 ms minimum RTOs) and allow what this PS reaches over DCTCP
+ * (doc: "Host TCP configuration").
  *
  * On one switch the fabric is non-blocking by construction. On the leaf-spine (2 leaves, 4
  * spines, 4 hosts per leaf: 40 Gb/s down and up per leaf) the job is spread over the racks, so
@@ -56,8 +65,9 @@ class TalbAnalyticAllReduceTestCase : public SimulationTestCase
         return "TalbAnalytic: " + c.collective + " of one " +
                std::to_string(c.params * 4 / 1000000) + " MB tensor, " + std::to_string(c.workers) +
                " workers, " + c.rate + ", " +
-               (c.leafSpine ? "2x4 leaf-spine, " + c.lb : std::string("one switch")) +
-               ", within 5% of the analytic time";
+               (c.leafSpine ? "2x4 leaf-spine, " + c.lb : std::string("one switch")) + ", " +
+               c.tcp + ", within " + std::to_string(int(c.slack * 100 - 100 + 0.5)) +
+               "% of the analytic time";
     }
 
     void DoRun() override
@@ -81,6 +91,7 @@ class TalbAnalyticAllReduceTestCase : public SimulationTestCase
             {"iterations", "1"},
             {"warmup", "0"},
             {"lb", m_case.lb},
+            {"tcp", m_case.tcp},
             {"progress", "false"},
             {"out", dir},
         };
@@ -116,11 +127,14 @@ class TalbAnalyticAllReduceTestCase : public SimulationTestCase
             2 * (nw - 1) / nw * double(m_case.params * 4) * 8 / DataRate(m_case.rate).GetBitRate() +
             computeNs * 1e-9;
         const double measured = r.meanIterationMs / 1e3;
+        // The runner's ideal column is this bound (TalbCollective::GetIdealOpTime).
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.idealIterationMs, bound * 1e3, 1e-3, "the ideal column");
         NS_TEST_EXPECT_MSG_GT_OR_EQ(measured, bound, "faster than its bytes allow");
         NS_TEST_EXPECT_MSG_LT_OR_EQ(measured,
-                                    1.05 * bound,
-                                    "more than 5% above the analytic time "
-                                        << bound * 1e3 << " ms: " << measured * 1e3 << " ms");
+                                    m_case.slack * bound,
+                                    "more than " << (m_case.slack - 1) * 100
+                                                 << "% above the analytic time " << bound * 1e3
+                                                 << " ms: " << measured * 1e3 << " ms");
     }
 
     AnalyticCase m_case;
@@ -149,6 +163,14 @@ class TalbAnalyticTestSuite : public TestSuite
                  {16, "100Gbps", p50, false, "ecmp", "ring"},
                  {8, "10Gbps", p100, true, "talb", "ring"},
                  {8, "100Gbps", p50, true, "talb", "ring"},
+                 // The parameter server (25 MB; about a CPU second per case, 3 with 16
+                 // workers): what it reaches over DCTCP, +12 to +18 % with 8 workers and +34 %
+                 // with 16 at 10 Gb/s; 5 % is not reached (doc: "Host TCP configuration").
+                 {8, "10Gbps", p25, false, "ecmp", "ps", "dctcp", 1.25},
+                 {16, "10Gbps", p25, false, "ecmp", "ps", "dctcp", 1.45},
+                 {8, "100Gbps", p25, false, "ecmp", "ps", "dctcp", 1.25},
+                 {8, "10Gbps", p25, true, "talb", "ps", "dctcp", 1.25},
+                 {8, "100Gbps", p25, true, "talb", "ps", "dctcp", 1.25},
              })
         {
             AddTestCase(new TalbAnalyticAllReduceTestCase(c), TestCase::QUICK);

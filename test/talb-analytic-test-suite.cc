@@ -43,7 +43,7 @@ struct AnalyticCase
  * pulls, however they overlap. Its push and its pull are each an all-to-all (N-1 flows on every
  * host link), which TCP does not share evenly: those cases run DCTCP hosts (NewReno loses
  * packets at the ports and pays 5 ms minimum RTOs) and allow what this PS reaches over DCTCP
- * (doc: "Host TCP configuration").
+ * (doc/talb.rst, "Host TCP").
  *
  * On one switch the fabric is non-blocking by construction. On the leaf-spine (2 leaves, 4
  * spines, 4 hosts per leaf: 40 Gb/s down and up per leaf) the job is spread over the racks, so
@@ -165,7 +165,7 @@ class TalbAnalyticTestSuite : public TestSuite
                  {8, "100Gbps", p50, true, "talb", "ring"},
                  // The parameter server (25 MB; about a CPU second per case, 3 with 16
                  // workers): what it reaches over DCTCP, +12 to +18 % with 8 workers and +34 %
-                 // with 16 at 10 Gb/s; 5 % is not reached (doc: "Host TCP configuration").
+                 // with 16 at 10 Gb/s; 5 % is not reached (doc/talb.rst, "Host TCP").
                  {8, "10Gbps", p25, false, "ecmp", "ps", "dctcp", 1.25},
                  {16, "10Gbps", p25, false, "ecmp", "ps", "dctcp", 1.45},
                  {8, "100Gbps", p25, false, "ecmp", "ps", "dctcp", 1.25},

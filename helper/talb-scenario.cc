@@ -503,14 +503,6 @@ ParseRun(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std::st
                           "' (websearch, datamining or a path; set TALB_DATA_DIR to find the "
                           "shipped ones)");
     }
-    if (s->bgLoad > 0 && s->dwrr && s->rdmaHosts)
-    {
-        // TalbPfc releases a priority's ingress bytes in FIFO order per egress port; the DWRR
-        // best-effort class shares UntaggedBand's priority with a tensor band but is served
-        // out of that order, so pauses are released on the wrong ingress and never clear.
-        errors->push_back("portScheduling: dwrr with background traffic on the rdma transport "
-                          "(PFC) is not supported yet; set portScheduling=strict or bgLoad=0");
-    }
     if (s->bgLoad > 0 && FileExists(s->bgCdfPath))
     {
         // Read now: a malformed file would otherwise abort when the background starts.

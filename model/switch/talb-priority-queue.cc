@@ -205,7 +205,19 @@ TalbPriorityQueue::SlotOf(Ptr<const Packet> item, const Parsed& parsed) const
 uint8_t
 TalbPriorityQueue::Classify(Ptr<const Packet> item) const
 {
-    uint8_t slot = SlotOf(item, Parse(item));
+    return BandOfSlot(ClassifySlot(item));
+}
+
+uint8_t
+TalbPriorityQueue::ClassifySlot(Ptr<const Packet> item) const
+{
+    return SlotOf(item, Parse(item));
+}
+
+uint8_t
+TalbPriorityQueue::BandOfSlot(uint8_t slot) const
+{
+    NS_ASSERT(slot < NUM_SLOTS);
     return slot == BEST_EFFORT ? m_untaggedBand : slot;
 }
 
@@ -398,16 +410,20 @@ TalbPriorityQueue::TakeHead(uint8_t slot, bool remove)
 }
 
 Ptr<Packet>
-TalbPriorityQueue::TakeNext(uint8_t pausedMask, uint8_t* band, bool remove)
+TalbPriorityQueue::TakeNext(uint8_t pausedMask, uint8_t* band, uint8_t* slot, bool remove)
 {
-    uint8_t slot = Pick(pausedMask);
-    if (slot == NONE)
+    uint8_t s = Pick(pausedMask);
+    if (slot)
+    {
+        *slot = s;
+    }
+    if (s == NONE)
     {
         *band = TALB_NUM_PRIORITIES;
         return nullptr;
     }
-    *band = slot == BEST_EFFORT ? m_untaggedBand : slot;
-    return TakeHead(slot, remove);
+    *band = BandOfSlot(s);
+    return TakeHead(s, remove);
 }
 
 Ptr<Packet>
@@ -415,14 +431,14 @@ TalbPriorityQueue::Dequeue()
 {
     NS_LOG_FUNCTION(this);
     uint8_t band;
-    return TakeNext(0, &band, false);
+    return TakeNext(0, &band, nullptr, false);
 }
 
 Ptr<Packet>
-TalbPriorityQueue::DequeueUnpaused(uint8_t pausedMask, uint8_t* band)
+TalbPriorityQueue::DequeueUnpaused(uint8_t pausedMask, uint8_t* band, uint8_t* slot)
 {
     NS_LOG_FUNCTION(this << +pausedMask);
-    return TakeNext(pausedMask, band, false);
+    return TakeNext(pausedMask, band, slot, false);
 }
 
 Ptr<Packet>
@@ -430,7 +446,7 @@ TalbPriorityQueue::Remove()
 {
     NS_LOG_FUNCTION(this);
     uint8_t band;
-    return TakeNext(0, &band, true);
+    return TakeNext(0, &band, nullptr, true);
 }
 
 Ptr<const Packet>

@@ -64,18 +64,29 @@ class TalbPriorityQueue : public Queue<Packet>
     Ptr<Packet> Remove() override;
     Ptr<const Packet> Peek() const override;
 
+    /// Slot (first-in first-out list) of the best-effort class under Dwrr, behind the eight
+    /// bands: slots 0-7 are the bands.
+    static constexpr uint8_t BEST_EFFORT = TALB_NUM_PRIORITIES;
+    /// Bands plus the best-effort class.
+    static constexpr uint8_t NUM_SLOTS = TALB_NUM_PRIORITIES + 1;
+
     /**
-     * Dequeue the head of the highest-priority non-empty band whose bit in \p pausedMask is
-     * clear. Dequeue() is DequeueUnpaused(0, ...).
+     * Dequeue what the scheduler serves next among the bands whose bit in \p pausedMask is
+     * clear (the best-effort class counts as UntaggedBand). Dequeue() is DequeueUnpaused(0, ...).
      * \param pausedMask bit b set: band b is paused
-     * \param band receives the band of the returned packet
+     * \param band receives the band of the returned packet (UntaggedBand for best effort)
+     * \param slot if not null, receives its slot: its band, or BEST_EFFORT
      * \return the packet, or null when every non-empty band is paused
      */
-    Ptr<Packet> DequeueUnpaused(uint8_t pausedMask, uint8_t* band);
+    Ptr<Packet> DequeueUnpaused(uint8_t pausedMask, uint8_t* band, uint8_t* slot = nullptr);
 
     /// \return the band of \p item: its priority, ControlBand, or UntaggedBand (also for the
     /// best-effort class under Dwrr); PFC accounts packets by this band
     uint8_t Classify(Ptr<const Packet> item) const;
+    /// \return the slot \p item would be queued in: its band, or BEST_EFFORT (Dwrr)
+    uint8_t ClassifySlot(Ptr<const Packet> item) const;
+    /// \return the band reported for slot \p slot (UntaggedBand for BEST_EFFORT)
+    uint8_t BandOfSlot(uint8_t slot) const;
     /// \return the UntaggedBand attribute
     uint8_t GetUntaggedBand() const;
 
@@ -116,10 +127,6 @@ class TalbPriorityQueue : public Queue<Packet>
         bool control{false};  //!< TCP segment without payload, or RoCEv2 ACK/NAK/CNP
     };
 
-    /// Slot of the best-effort class, behind the eight bands.
-    static constexpr uint8_t BEST_EFFORT = TALB_NUM_PRIORITIES;
-    /// Bands plus the best-effort class.
-    static constexpr uint8_t NUM_SLOTS = TALB_NUM_PRIORITIES + 1;
     /// No slot: nothing to send.
     static constexpr uint8_t NONE = NUM_SLOTS;
 
@@ -134,8 +141,8 @@ class TalbPriorityQueue : public Queue<Packet>
     uint8_t Pick(uint8_t pausedMask) const;
     /// Remove the head of slot \p slot (dequeued, or removed when \p remove), charging DWRR.
     Ptr<Packet> TakeHead(uint8_t slot, bool remove);
-    /// Dequeue (or remove) what Pick() chooses; \p band receives its band
-    Ptr<Packet> TakeNext(uint8_t pausedMask, uint8_t* band, bool remove);
+    /// Dequeue (or remove) what Pick() chooses; \p band and \p slot receive its band and slot
+    Ptr<Packet> TakeNext(uint8_t pausedMask, uint8_t* band, uint8_t* slot, bool remove);
 
     Scheduling m_scheduling;              //!< Scheduling attribute
     uint32_t m_trainingWeight;            //!< TrainingWeight attribute

@@ -27,8 +27,10 @@
 #include "ns3/talb-model-zoo.h"
 #include "ns3/talb-parse.h"
 #include "ns3/talb-pfc-net-device.h"
+#include "ns3/talb-pfc.h"
 #include "ns3/talb-priority-queue.h"
 #include "ns3/talb-rdma-transport.h"
+#include "ns3/talb-switch.h"
 #include "ns3/talb-training-job.h"
 #include "ns3/talb-transport.h"
 #include "ns3/talb-wire.h"
@@ -927,6 +929,179 @@ Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result*
     r->remotePacketHops = counts[3];
 }
 
+/// The port queue of a switch device (either kind of link), or null.
+Ptr<TalbPriorityQueue>
+PortQueue(Ptr<NetDevice> dev)
+{
+    if (Ptr<TalbPfcNetDevice> pfc = DynamicCast<TalbPfcNetDevice>(dev))
+    {
+        return pfc->GetQueue();
+    }
+    Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev);
+    return p2p ? DynamicCast<TalbPriorityQueue>(p2p->GetQueue()) : nullptr;
+}
+
+/**
+ * What the switches counted: per-class queue counters over every switch port, egress drops and
+ * PFC state. Distributed runs: each rank counts the switches it simulates (the others' queues
+ * stay empty), summed over the ranks (peaks: the largest).
+ */
+TalbOutputWriter::SwitchCounters
+SumSwitchCounters(const TalbScenario::Spec& s, Ptr<TalbLeafSpineHelper> fabric)
+{
+    TalbOutputWriter::SwitchCounters out;
+    std::vector<Ptr<Node>> nodes;
+    std::vector<Ptr<TalbSwitch>> switches;
+    for (uint32_t i = 0; i < s.leaves; ++i)
+    {
+        nodes.push_back(fabric->GetLeafNode(i));
+        switches.push_back(fabric->GetLeafSwitch(i));
+    }
+    for (uint32_t i = 0; i < s.spines; ++i)
+    {
+        nodes.push_back(fabric->GetSpineNode(i));
+        switches.push_back(fabric->GetSpineSwitch(i));
+    }
+    std::vector<uint64_t> sums;
+    std::vector<double> peaks;
+    TalbOutputWriter::ClassCounters* classes[] = {&out.training, &out.bestEffort};
+    for (uint8_t cls = 0; cls < TalbPriorityQueue::NUM_CLASSES; ++cls)
+    {
+        TalbOutputWriter::ClassCounters& c = *classes[cls];
+        for (const auto& node : nodes)
+        {
+            for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+            {
+                Ptr<TalbPriorityQueue> q = PortQueue(node->GetDevice(d));
+                if (!q)
+                {
+                    continue;
+                }
+                const TalbPriorityQueue::ClassStats& st = q->GetClassStats(cls);
+                c.enqueuedPackets += st.enqueuedPackets;
+                c.enqueuedBytes += st.enqueuedBytes;
+                c.dequeuedPackets += st.dequeuedPackets;
+                c.dequeuedBytes += st.dequeuedBytes;
+                c.droppedPackets += st.droppedPackets;
+                c.droppedBytes += st.droppedBytes;
+                c.capDrops += st.capDrops;
+                c.markedPackets += st.markedPackets;
+                c.otherBytesAtDrops += st.otherBytesAtDrops;
+                c.peakBytes = std::max<uint64_t>(c.peakBytes, st.peakBytes);
+            }
+        }
+        sums.insert(sums.end(),
+                    {c.enqueuedPackets,
+                     c.enqueuedBytes,
+                     c.dequeuedPackets,
+                     c.dequeuedBytes,
+                     c.droppedPackets,
+                     c.droppedBytes,
+                     c.capDrops,
+                     c.markedPackets,
+                     c.otherBytesAtDrops});
+        peaks.push_back(double(c.peakBytes));
+    }
+    TalbOutputWriter::PfcCounters& p = out.pfc;
+    for (const auto& sw : switches)
+    {
+        if (!sw)
+        {
+            continue;
+        }
+        out.deviceDrops += sw->GetStats().nDropDevice;
+        Ptr<TalbPfc> pfc = sw->GetPfc();
+        if (!pfc)
+        {
+            continue;
+        }
+        p.installed = true;
+        const TalbPfc::Stats& st = pfc->GetStats();
+        p.pauseStarts += st.pauseStarts;
+        p.pausesSent += st.pausesSent;
+        p.resumes += st.resumesSent;
+        p.headroomDrops += st.headroomDrops;
+        for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+        {
+            Ptr<TalbPriorityQueue> q = PortQueue(sw->GetPort(port).device);
+            for (uint8_t prio = 0; prio < TALB_NUM_PRIORITIES; ++prio)
+            {
+                if (!pfc->IsLossless(prio))
+                {
+                    continue;
+                }
+                p.pausingAtEnd += pfc->IsPausing(port, prio);
+                p.chargedBytesAtEnd += pfc->GetIngressBytes(port, prio);
+                uint32_t peak = pfc->GetMaxIngressBytes(port, prio);
+                p.maxChargeBytes = std::max<uint64_t>(p.maxChargeBytes, peak);
+                p.withinHeadroom =
+                    p.withinHeadroom && peak <= pfc->GetXoff() + pfc->GetHeadroom(port);
+                p.queuedBytesAtEnd += q ? q->GetBandBytes(prio) : 0;
+                if (q && prio == q->GetUntaggedBand())
+                {
+                    p.queuedBytesAtEnd += q->GetBestEffortBytes();
+                }
+            }
+        }
+    }
+    sums.insert(sums.end(),
+                {out.deviceDrops,
+                 uint64_t(p.installed),
+                 p.pauseStarts,
+                 p.pausesSent,
+                 p.resumes,
+                 p.pausingAtEnd,
+                 p.headroomDrops,
+                 p.chargedBytesAtEnd,
+                 p.queuedBytesAtEnd,
+                 uint64_t(!p.withinHeadroom)});
+    peaks.push_back(double(p.maxChargeBytes));
+    if (!s.distributed)
+    {
+        return out;
+    }
+    s.sumOverRanks(&sums);
+    std::vector<double> all = peaks;
+    s.gatherOverRanks(&all);
+    for (std::size_t k = 0; k < all.size(); ++k)
+    {
+        peaks[k % peaks.size()] = std::max(peaks[k % peaks.size()], all[k]);
+    }
+    std::size_t k = 0;
+    for (uint8_t cls = 0; cls < TalbPriorityQueue::NUM_CLASSES; ++cls)
+    {
+        TalbOutputWriter::ClassCounters& c = *classes[cls];
+        for (uint64_t* f : {&c.enqueuedPackets,
+                            &c.enqueuedBytes,
+                            &c.dequeuedPackets,
+                            &c.dequeuedBytes,
+                            &c.droppedPackets,
+                            &c.droppedBytes,
+                            &c.capDrops,
+                            &c.markedPackets,
+                            &c.otherBytesAtDrops})
+        {
+            *f = sums[k++];
+        }
+        c.peakBytes = uint64_t(peaks[cls]);
+    }
+    out.deviceDrops = sums[k++];
+    p.installed = sums[k++] > 0;
+    for (uint64_t* f : {&p.pauseStarts,
+                        &p.pausesSent,
+                        &p.resumes,
+                        &p.pausingAtEnd,
+                        &p.headroomDrops,
+                        &p.chargedBytesAtEnd,
+                        &p.queuedBytesAtEnd})
+    {
+        *f = sums[k++];
+    }
+    p.withinHeadroom = sums[k++] == 0;
+    p.maxChargeBytes = uint64_t(peaks.back());
+    return out;
+}
+
 /// Stage 3h: the hosts' go-back-N counters (their queue pairs live until the fabric goes).
 TalbOutputWriter::RdmaCounters
 SumRdmaCounters(const TalbScenario::Spec& s, Ptr<TalbLeafSpineHelper> fabric)
@@ -1389,6 +1564,7 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     r.outDir = outDir;
     Simulate(spec, b.collector, &r);
     r.rdma = SumRdmaCounters(spec, b.fabric);
+    r.switches = SumSwitchCounters(spec, b.fabric);
     // Rows flushed and closed before Summarize(), whose first exchange between the ranks then
     // also tells rank 0 that every rank's files are complete.
     b.writer->Dispose();
@@ -1421,6 +1597,7 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     info.packetHops = r.packetHops;
     info.deliveredPackets = r.deliveredPackets;
     info.rdma = r.rdma;
+    info.switches = r.switches;
     info.ranks = spec.ranks;
     info.remotePacketHops = r.remotePacketHops;
     info.jobsJson = JobsJson(r);

@@ -154,6 +154,8 @@ class TalbScenario
 
         /// Go-back-N counters of the hosts' queue pairs (rdma transport).
         TalbOutputWriter::RdmaCounters rdma;
+        /// The switches' per-class queue counters and PFC state (summed over every switch).
+        TalbOutputWriter::SwitchCounters switches;
     };
 
     /// Declare every scenario parameter with its kind, default, range and help.

@@ -530,6 +530,77 @@ class TalbPfcOffIncastDrops : public TestCase
     }
 };
 
+/// The runner's rdma fabric with background traffic under the default DWRR port queues (the
+/// case that hung when PFC released charges per priority): it completes, every pause resumes,
+/// the ingress charges match what the egress queues still hold, and nothing is dropped.
+class TalbPfcScenarioDwrrBackground : public TestCase
+{
+  public:
+    TalbPfcScenarioDwrrBackground()
+        : TestCase("TalbPfcScenarioDwrrBackground: talb-scenario --transport=rdma --bgLoad=0.2 "
+                   "with DWRR port queues completes; pauses balance resumes, charges match the "
+                   "queued bytes, no packet dropped")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        SetDataDir(NS_TEST_SOURCEDIR);
+        const std::string out = CreateTempDirFilename("rdma-dwrr-bg");
+        TalbScenarioConfig config;
+        TalbScenario::DeclareParameters(config);
+        const std::vector<std::pair<std::string, std::string>> params = {
+            {"transport", "rdma"},
+            {"portScheduling", "dwrr"},
+            {"untaggedBand", "0"},
+            {"leaves", "2"},
+            {"spines", "2"},
+            {"hostsPerLeaf", "2"},
+            {"hostRate", "100Gbps"},
+            {"fabricRate", "100Gbps"},
+            {"jobs", "workers=4,scheduler=fusion"},
+            {"iterations", "1"},
+            {"bgLoad", "0.2"},
+            {"bgCdf", CreateDataDirFilename("../data/websearch-cdf.txt")},
+            {"lb", "ecmp"},
+            {"progress", "false"},
+            {"out", out}};
+        for (const auto& kv : params)
+        {
+            std::string error = config.Set(kv.first, kv.second, "test");
+            NS_TEST_ASSERT_MSG_EQ(error, "", "parameter " << kv.first);
+        }
+        TalbScenario::Spec spec;
+        std::vector<std::string> errors;
+        bool parsed = TalbScenario::Parse(config, &spec, &errors);
+        NS_TEST_ASSERT_MSG_EQ(parsed, true, (errors.empty() ? "" : errors[0]));
+        TalbScenario::Result r = TalbScenario::Run(spec, "ecmp", out);
+        Config::Reset();
+
+        const TalbOutputWriter::SwitchCounters& sw = r.switches;
+        const TalbOutputWriter::PfcCounters& pfc = sw.pfc;
+        NS_TEST_EXPECT_MSG_EQ(r.iterationsDone, r.iterationsExpected, "the job completed");
+        NS_TEST_EXPECT_MSG_GT(r.backgroundFlows, 0u, "background flows finished");
+        NS_TEST_EXPECT_MSG_GT(sw.bestEffort.dequeuedPackets, 0u, "in the best-effort class");
+        NS_TEST_ASSERT_MSG_EQ(pfc.installed, true, "PFC on the switches");
+        NS_TEST_EXPECT_MSG_GT(pfc.pauseStarts, 0u, "PFC paused");
+        NS_TEST_EXPECT_MSG_EQ(pfc.pauseStarts,
+                              pfc.resumes + pfc.pausingAtEnd,
+                              "every pause resumed or is still needed");
+        NS_TEST_EXPECT_MSG_EQ(pfc.chargedBytesAtEnd,
+                              pfc.queuedBytesAtEnd,
+                              "ingress charges equal the bytes still queued");
+        NS_TEST_EXPECT_MSG_EQ(pfc.withinHeadroom, true, "charges within XOFF + headroom");
+        NS_TEST_EXPECT_MSG_EQ(pfc.headroomDrops, 0u, "no headroom drop");
+        NS_TEST_EXPECT_MSG_EQ(sw.deviceDrops, 0u, "no egress drop");
+        NS_TEST_EXPECT_MSG_EQ(sw.training.droppedPackets + sw.bestEffort.droppedPackets,
+                              0u,
+                              "no queue drop in either class");
+        NS_TEST_EXPECT_MSG_EQ(r.rdma.timeouts, 0u, "no retransmission timeout");
+    }
+};
+
 class TalbPfcTestSuite : public TestSuite
 {
   public:
@@ -543,6 +614,7 @@ class TalbPfcTestSuite : public TestSuite
         AddTestCase(new TalbPfcIncastLossless(), TestCase::QUICK);
         AddTestCase(new TalbPfcNoDeadlock(), TestCase::QUICK);
         AddTestCase(new TalbPfcOffIncastDrops(), TestCase::QUICK);
+        AddTestCase(new TalbPfcScenarioDwrrBackground(), TestCase::QUICK);
     }
 };
 

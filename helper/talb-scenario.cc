@@ -320,6 +320,17 @@ ParseFabric(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std:
     s->trainingWeight = c.GetUint("trainingWeight");
     s->bestEffortWeight = c.GetUint("bestEffortWeight");
     s->ecnThreshold = c.GetString("ecnThreshold");
+    std::string beBuffer = c.GetString("bestEffortBuffer");
+    if (!beBuffer.empty())
+    {
+        QueueSize size(beBuffer);
+        if (size.GetUnit() != QueueSizeUnit::BYTES || size.GetValue() == 0)
+        {
+            errors->push_back("bestEffortBuffer: '" + beBuffer +
+                              "' is not a positive byte size (e.g. 300KB)");
+        }
+        s->bestEffortBuffer = size.GetValue();
+    }
     s->stockRouting = c.GetBool("stockRouting");
     std::string rates =
         TalbLeafSpineHelper::ParseLinkRates(c.GetString("linkRates"), &s->linkRates);
@@ -559,6 +570,18 @@ ConfigureDefaults(const TalbScenario::Spec& s)
                        UintegerValue(s.bestEffortWeight));
 }
 
+/// The port queue of a switch device (either kind of link), or null.
+Ptr<TalbPriorityQueue>
+PortQueue(Ptr<NetDevice> dev)
+{
+    if (Ptr<TalbPfcNetDevice> pfc = DynamicCast<TalbPfcNetDevice>(dev))
+    {
+        return pfc->GetQueue();
+    }
+    Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev);
+    return p2p ? DynamicCast<TalbPriorityQueue>(p2p->GetQueue()) : nullptr;
+}
+
 /// Stage 3b: the leaf-spine fabric with load balancer \p lb, installed, streams assigned.
 Ptr<TalbLeafSpineHelper>
 BuildFabric(const TalbScenario::Spec& s, const std::string& lb)
@@ -613,6 +636,18 @@ BuildFabric(const TalbScenario::Spec& s, const std::string& lb)
     }
     fabric->SetLoadBalancerFactory(factory);
     fabric->Install();
+    // Switch ports only: hosts do not drop their own packets (see hostQueueSize).
+    for (uint32_t i = 0; s.bestEffortBuffer > 0 && i < s.leaves + s.spines; ++i)
+    {
+        Ptr<Node> node = i < s.leaves ? fabric->GetLeafNode(i) : fabric->GetSpineNode(i - s.leaves);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            if (Ptr<TalbPriorityQueue> q = PortQueue(node->GetDevice(d)))
+            {
+                q->SetAttribute("BestEffortMaxBytes", UintegerValue(s.bestEffortBuffer));
+            }
+        }
+    }
     return fabric;
 }
 
@@ -929,18 +964,6 @@ Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result*
     r->remotePacketHops = counts[3];
 }
 
-/// The port queue of a switch device (either kind of link), or null.
-Ptr<TalbPriorityQueue>
-PortQueue(Ptr<NetDevice> dev)
-{
-    if (Ptr<TalbPfcNetDevice> pfc = DynamicCast<TalbPfcNetDevice>(dev))
-    {
-        return pfc->GetQueue();
-    }
-    Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev);
-    return p2p ? DynamicCast<TalbPriorityQueue>(p2p->GetQueue()) : nullptr;
-}
-
 /**
  * What the switches counted: per-class queue counters over every switch port, egress drops and
  * PFC state. Distributed runs: each rank counts the switches it simulates (the others' queues
@@ -1186,6 +1209,11 @@ DeclareFabric(TalbScenarioConfig& c)
               "flows); dwrr: the band PFC accounts the best-effort class in. Tensor packets use "
               "the band of their priority",
               C::Between(0, TALB_NUM_PRIORITIES - 1));
+    c.Declare("bestEffortBuffer",
+              C::SIZE,
+              "",
+              "most bytes the best-effort class (untagged background) may hold of a switch "
+              "port's buffer, e.g. 300KB; more is dropped (empty: no cap, the whole buffer)");
     c.Declare("ecnThreshold",
               C::SIZE,
               "",

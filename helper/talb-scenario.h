@@ -73,6 +73,7 @@ class TalbScenario
         bool dwrr{true};              //!< port queues: DWRR classes (false: strict bands)
         uint32_t trainingWeight{1};   //!< DWRR weight of the training class
         uint32_t bestEffortWeight{1}; //!< DWRR weight of the best-effort class
+        uint32_t bestEffortBuffer{0}; //!< bytes best effort may hold per switch port (0: all)
         std::string ecnThreshold;     //!< empty: the helper's default
         std::vector<TalbLeafSpineHelper::LinkRate> linkRates;
         std::vector<TalbLeafSpineHelper::LinkFailure> linkFailures;

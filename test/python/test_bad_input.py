@@ -38,6 +38,7 @@ SCENARIO = {
     'portScheduling': 'fifo',
     'trainingWeight': '0',
     'bestEffortWeight': '-1',
+    'bestEffortBuffer': '100p',
     'ecnThreshold': 'x',
     'linkRates': '0:0=fast',
     'failLink': '0:0',

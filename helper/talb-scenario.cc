@@ -1471,11 +1471,6 @@ TalbScenario::CheckPartition(const Spec& spec)
     {
         errors.push_back("lb: over several ranks name one load balancer per mpirun");
     }
-    if (spec.bgLoad > 0)
-    {
-        errors.push_back("bgLoad: background flows between ranks are not supported yet; set "
-                         "bgLoad=0 or run on one rank");
-    }
     std::vector<uint32_t> sizes;
     uint32_t needed = 0;
     for (const auto& j : spec.jobs)

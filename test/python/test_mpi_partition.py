@@ -2,7 +2,7 @@
 (the sequential simulator) and on 2 ranks, in both synchronisation modes, gives the same flows,
 tensors and iterations rows: with each job inside one rank's leaves, and with every job's ring
 spread over the leaves of both ranks (controlDelay: the workers' agreement crosses between the
-ranks as reports).
+ranks as reports), also with background flows between the ranks.
 
 Needs the MPI build of scripts/setup-fast.sh --mpi (TALB_MPI_SCENARIO names its talb-scenario;
 default /tmp/talb-fast-mpi/bin/talb-scenario) and Open MPI's mpirun. Where either is missing the
@@ -70,6 +70,13 @@ def run_three(tmp_path_factory, prefix, args):
         assert result.returncode == 0, result.stderr
         out[name] = folder
     return out
+
+
+# Background flows between all hosts (so across the ranks) next to the spread jobs, cut at a
+# fixed simulated time before the jobs finish, so that 1 and 2 ranks stop at the same time.
+def background(model):
+    return [a for a in spanning(model) if not a.startswith(('--bgLoad', '--duration'))] + [
+        '--bgLoad=0.3', '--duration=3ms']
 
 
 @pytest.fixture(scope='module')
@@ -147,6 +154,27 @@ def test_jobs_across_ranks_with_null_messages_give_the_times_of_one(spanning_run
     # meets a same-nanosecond tie in it; see TIME_COLUMNS).
     for name in OUTPUTS:
         assert rows(spanning_runs['one'], name) == rows(spanning_runs['nullmsg'], name), name
+
+
+@pytest.fixture(scope='module')
+def background_runs(tmp_path_factory, model):
+    return run_three(tmp_path_factory, 'background-', background(model))
+
+
+@pytest.mark.parametrize('sync', ['nullmsg', 'window'])
+def test_background_across_ranks_gives_the_rows_of_one(background_runs, sync):
+    header, flows = rows(background_runs['one'], 'flows.csv')
+    kind = header.index('kind')
+    src, dst = header.index('src_ip'), header.index('dst_ip')
+    # Hosts 10.0.0.1-4 are on rank 0's leaves, 10.0.0.5-8 on rank 1's.
+    rank = lambda ip: int(ip.rsplit('.', 1)[1]) > 4
+    crossing = [r for r in flows if r[kind] == 'background' and rank(r[src]) != rank(r[dst])]
+    assert len(crossing) >= 5
+    for name in OUTPUTS:
+        one = identities(background_runs['one'], name)
+        two = identities(background_runs[sync], name)
+        assert one[0] == two[0], name
+        assert one[1] == two[1], name
 
 
 def test_jobs_across_ranks_finish_everywhere(spanning_runs):

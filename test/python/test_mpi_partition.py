@@ -139,14 +139,18 @@ def identities(folder, name):
     return [header[i] for i in keep], sorted([r[i] for i in keep] for r in body)
 
 
-@pytest.mark.parametrize('sync', ['nullmsg', 'window'])
-def test_jobs_across_ranks_give_the_rows_of_one(spanning_runs, sync):
+def assert_same_identities(one_rank, two_ranks):
     for name in OUTPUTS:
-        one = identities(spanning_runs['one'], name)
-        two = identities(spanning_runs[sync], name)
+        one = identities(one_rank, name)
+        two = identities(two_ranks, name)
         assert one[0] == two[0], name
         assert len(one[1]) > 0, name
         assert one[1] == two[1], name
+
+
+@pytest.mark.parametrize('sync', ['nullmsg', 'window'])
+def test_jobs_across_ranks_give_the_rows_of_one(spanning_runs, sync):
+    assert_same_identities(spanning_runs['one'], spanning_runs[sync])
 
 
 def test_jobs_across_ranks_with_null_messages_give_the_times_of_one(spanning_runs):
@@ -170,11 +174,7 @@ def test_background_across_ranks_gives_the_rows_of_one(background_runs, sync):
     rank = lambda ip: int(ip.rsplit('.', 1)[1]) > 4
     crossing = [r for r in flows if r[kind] == 'background' and rank(r[src]) != rank(r[dst])]
     assert len(crossing) >= 5
-    for name in OUTPUTS:
-        one = identities(background_runs['one'], name)
-        two = identities(background_runs[sync], name)
-        assert one[0] == two[0], name
-        assert one[1] == two[1], name
+    assert_same_identities(background_runs['one'], background_runs[sync])
 
 
 def test_jobs_across_ranks_finish_everywhere(spanning_runs):

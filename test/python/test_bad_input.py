@@ -53,6 +53,7 @@ SCENARIO = {
     'placement': 'diagonal',
     'iterations': '0',
     'warmup': '-1',
+    'controlDelay': '-1us',
     'batch': '0',
     'device': 'H100',
     'precision': 'fp8',

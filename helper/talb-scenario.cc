@@ -8,6 +8,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/buffer.h"
 #include "ns3/channel.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
@@ -36,6 +37,11 @@
 #include "ns3/talb-wire.h"
 #include "ns3/uinteger.h"
 
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+#include "ns3/mpi-receiver.h"
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -44,6 +50,7 @@
 #include <iomanip>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -223,6 +230,15 @@ struct Collector
     bool stopWhenDone{true};  //!< stop the simulation once every worker finished
     uint64_t expectedHere{0}; //!< worker-iterations of this rank's jobs
     uint64_t iterationsHere{0};
+    /// After the last iteration: the jobs' last reports take effect within their controlDelay.
+    Time settle;
+    Time lastEnd; //!< the latest iteration end here
+
+    /// \return whether this rank's workers are done and their reports have taken effect
+    bool DoneHere() const
+    {
+        return iterationsHere == expectedHere && Simulator::Now() >= lastEnd + settle;
+    }
 
     void Flow(const TalbFlowRecord& r)
     {
@@ -247,10 +263,19 @@ struct Collector
         ++iterationsHere;
         double& m = iterationMax[{r.job, r.iteration}];
         m = std::max(m, (r.end - r.start).GetSeconds());
+        lastEnd = std::max(lastEnd, r.end);
         if (stopWhenDone && iterations == expected)
         {
             // Every worker of every job is done: background traffic alone is not the question.
-            Simulator::Stop();
+            if (settle.IsZero())
+            {
+                Simulator::Stop();
+            }
+            else
+            {
+                // The tensor records of the last operations follow their agreement's delay.
+                Simulator::Stop(settle);
+            }
         }
     }
 
@@ -460,6 +485,11 @@ ParseTraining(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<st
     defaults.precision = c.GetString("precision");
     s->placement = c.GetString("placement");
     s->warmup = c.GetUint("warmup");
+    s->controlDelay = c.GetTime("controlDelay");
+    if (s->controlDelay.IsStrictlyNegative() || s->controlDelay > Seconds(1))
+    {
+        errors->push_back("controlDelay: must lie in [0s, 1s]");
+    }
     std::string err = TalbScenario::ParseJobs(c.GetString("jobs"), defaults, &s->jobs);
     if (!err.empty())
     {
@@ -543,8 +573,25 @@ ParseRun(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std::st
 }
 
 /// What one run builds and keeps alive until it has been simulated.
+/**
+ * Distributed runs: carries the reports of jobs whose workers span ranks
+ * (TalbTrainingJob::SetReportCallback) to the job's copies on the other ranks, through ns-3's
+ * MPI interface, arriving report time + controlDelay (at least the lookahead). Each rank
+ * receives on an MpiReceiver aggregated to its first host's device, which is on a local
+ * channel and so has none of its own.
+ */
+struct RankLink
+{
+    std::vector<std::pair<uint32_t, uint32_t>> address; //!< per rank: (node id, device index)
+    std::map<uint32_t, Ptr<TalbTrainingJob>> jobs;      //!< job id → this rank's copy
+    std::map<uint32_t, std::vector<uint32_t>> peers;    //!< job id → the other ranks with workers
+    uint32_t rank{0};
+    Time delay;
+};
+
 struct Build
 {
+    std::unique_ptr<RankLink> link; //!< jobs across ranks only
     Ptr<TalbLeafSpineHelper> fabric;
     Ptr<TalbOutputWriter> writer;
     Collector collector;
@@ -776,6 +823,113 @@ JobsJson(const TalbScenario::Result& r)
     return os.str();
 }
 
+/// A job report on the wire between ranks: job, kind, worker, iteration, item, time.
+constexpr uint32_t REPORT_BYTES = 1 + 1 + 4 + 4 + 4 + 8;
+
+#ifdef NS3_MPI
+void
+SendReport(RankLink* link, uint32_t job, const TalbTrainingJob::Report& r)
+{
+    uint8_t buf[REPORT_BYTES];
+    Buffer b;
+    b.AddAtStart(REPORT_BYTES);
+    Buffer::Iterator it = b.Begin();
+    it.WriteU8(uint8_t(job));
+    it.WriteU8(uint8_t(r.kind));
+    it.WriteHtonU32(r.worker);
+    it.WriteHtonU32(r.iteration);
+    it.WriteHtonU32(r.item);
+    it.WriteHtonU64(uint64_t(r.time.GetTimeStep()));
+    b.CopyData(buf, REPORT_BYTES);
+    Ptr<Packet> p = Create<Packet>(buf, REPORT_BYTES);
+    for (uint32_t rank : link->peers.at(job))
+    {
+        const auto& a = link->address[rank];
+        MpiInterface::SendPacket(p, r.time + link->delay, a.first, a.second);
+    }
+}
+
+void
+ReceiveReport(RankLink* link, Ptr<Packet> p)
+{
+    NS_ABORT_MSG_IF(p->GetSize() != REPORT_BYTES,
+                    "talb-scenario: a job report of " << p->GetSize() << " bytes");
+    uint8_t buf[REPORT_BYTES];
+    p->CopyData(buf, REPORT_BYTES);
+    Buffer b;
+    b.AddAtStart(REPORT_BYTES);
+    b.Begin().Write(buf, REPORT_BYTES);
+    Buffer::Iterator it = b.Begin();
+    uint32_t job = it.ReadU8();
+    TalbTrainingJob::Report r;
+    r.kind = TalbTrainingJob::Report::Kind(it.ReadU8());
+    r.worker = it.ReadNtohU32();
+    r.iteration = it.ReadNtohU32();
+    r.item = it.ReadNtohU32();
+    r.time = TimeStep(it.ReadNtohU64());
+    auto j = link->jobs.find(job);
+    NS_ABORT_MSG_IF(j == link->jobs.end(),
+                    "talb-scenario: a report of job " << job << ", not on this rank");
+    j->second->ApplyRemoteReport(r);
+}
+#endif
+
+/**
+ * Stage 3d, distributed: connect this rank's copy of job \p j, whose workers are on \p ranks,
+ * to its copies on the other ranks.
+ */
+void
+LinkJobAcrossRanks(const TalbScenario::Spec& s,
+                   Build* b,
+                   uint32_t j,
+                   Ptr<TalbTrainingJob> job,
+                   const std::set<uint32_t>& ranks)
+{
+#ifdef NS3_MPI
+    if (!b->link)
+    {
+        b->link = std::make_unique<RankLink>();
+        RankLink* link = b->link.get();
+        link->rank = s.rank;
+        link->delay = s.controlDelay;
+        link->address.assign(s.ranks, {0, 0});
+        std::vector<bool> found(s.ranks, false);
+        for (uint32_t h = 0; h < b->fabric->GetNHosts(); ++h)
+        {
+            Ptr<NetDevice> dev = b->fabric->GetHostDevice(h);
+            uint32_t rank = dev->GetNode()->GetSystemId();
+            if (!found[rank])
+            {
+                found[rank] = true;
+                link->address[rank] = {dev->GetNode()->GetId(), dev->GetIfIndex()};
+                if (rank == s.rank)
+                {
+                    Ptr<MpiReceiver> receiver = CreateObject<MpiReceiver>();
+                    receiver->SetReceiveCallback(MakeBoundCallback(&ReceiveReport, link));
+                    dev->AggregateObject(receiver);
+                }
+            }
+        }
+    }
+    RankLink* link = b->link.get();
+    link->jobs[j] = job;
+    for (uint32_t r : ranks)
+    {
+        if (r != s.rank)
+        {
+            link->peers[j].push_back(r);
+        }
+    }
+    job->SetReportCallback(MakeBoundCallback(&SendReport, link, j));
+#else
+    (void)s;
+    (void)b;
+    (void)job;
+    (void)ranks;
+    NS_FATAL_ERROR("talb-scenario: job " << j << " spans ranks in a build without MPI");
+#endif
+}
+
 /// Stage 3d: the training jobs, placed on the hosts, traced into the outputs.
 void
 InstallJobs(const TalbScenario::Spec& s, Build* b)
@@ -791,16 +945,28 @@ InstallJobs(const TalbScenario::Spec& s, Build* b)
     {
         const TalbScenario::JobSpec& spec = s.jobs[j];
         TalbTrainingJobHelper helper = MakeJobHelper(spec, j);
+        helper.SetJobAttribute("ControlDelay", TimeValue(s.controlDelay));
         b->collector.expected += uint64_t(spec.iterations) * spec.workers;
-        // CheckPartition() made sure that a job's workers share one rank.
-        Ptr<Node> first = placed[j].Get(0);
-        if (first->GetSystemId() != s.rank)
+        // Every rank with workers of the job holds a copy of it; each runs its own workers.
+        std::set<uint32_t> ranks;
+        uint32_t here = 0;
+        for (uint32_t w = 0; w < placed[j].GetN(); ++w)
+        {
+            uint32_t rank = placed[j].Get(w)->GetSystemId();
+            ranks.insert(rank);
+            here += rank == s.rank ? 1 : 0;
+        }
+        if (here == 0)
         {
             continue;
         }
-        b->collector.expectedHere += uint64_t(spec.iterations) * spec.workers;
+        b->collector.expectedHere += uint64_t(spec.iterations) * here;
         ApplicationContainer apps = helper.Install(placed[j]);
         Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(apps);
+        if (ranks.size() > 1)
+        {
+            LinkJobAcrossRanks(s, b, j, job, ranks);
+        }
         b->writer->ConnectJob(job);
         job->TraceConnectWithoutContext("FlowDone", MakeCallback(&Collector::Flow, &b->collector));
         job->TraceConnectWithoutContext("IterationDone",
@@ -842,7 +1008,7 @@ InstallBackground(const TalbScenario::Spec& s, Build* b)
 void
 CheckAllRanksDone(const TalbScenario::Spec* s, const Collector* c, Time period)
 {
-    if (s->allRanksDone(c->iterationsHere == c->expectedHere, false))
+    if (s->allRanksDone(c->DoneHere(), false))
     {
         Simulator::Stop();
         return;
@@ -903,7 +1069,7 @@ Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result*
         s.gatherOverRanks(&tensorFct);
         s.gatherOverRanks(&highPrioFct);
         s.gatherOverRanks(&backgroundFct);
-        // A job lives on one rank: the ranks' (job, iteration) maxima are disjoint.
+        // A job over several ranks: its iteration time is the slowest worker's on any rank.
         std::vector<double> triples;
         for (const auto& kv : c.iterationMax)
         {
@@ -913,7 +1079,8 @@ Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result*
         s.gatherOverRanks(&triples);
         for (std::size_t i = 0; i + 2 < triples.size(); i += 3)
         {
-            iterationMax[{uint32_t(triples[i]), uint32_t(triples[i + 1])}] = triples[i + 2];
+            double& m = iterationMax[{uint32_t(triples[i]), uint32_t(triples[i + 1])}];
+            m = std::max(m, triples[i + 2]);
         }
         s.sumOverRanks(&counts);
         std::vector<double> cpu = {r->runCpuSeconds};
@@ -1300,6 +1467,14 @@ DeclareTraffic(TalbScenarioConfig& c)
               "1",
               "first iterations left out of the printed mean iteration time (CSVs hold all)",
               C::Between(0, 1e6));
+    c.Declare("controlDelay",
+              C::TIME,
+              "0s",
+              "latency of each job's agreement between its workers: a tensor's all-reduce "
+              "starts this long after its gradient is ready on the last worker, and the "
+              "scheduler learns an operation finished this long after its last worker (0: "
+              "instantaneous). Under mpirun a job whose workers span ranks needs at least "
+              "linkDelay");
     c.Declare("batch",
               C::UINT,
               "32",
@@ -1491,11 +1666,6 @@ TalbScenario::CheckPartition(const Spec& spec)
     {
         errors.push_back("lb: over several ranks name one load balancer per mpirun");
     }
-    if (spec.bgLoad > 0)
-    {
-        errors.push_back("bgLoad: background flows between ranks are not supported yet; set "
-                         "bgLoad=0 or run on one rank");
-    }
     std::vector<uint32_t> sizes;
     uint32_t needed = 0;
     for (const auto& j : spec.jobs)
@@ -1524,15 +1694,33 @@ TalbScenario::CheckPartition(const Spec& spec)
             firstRank = std::min(firstRank, r);
             lastRank = std::max(lastRank, r);
         }
-        if (firstRank != lastRank)
+        if (firstRank == lastRank)
         {
-            errors.push_back("job " + std::to_string(j) + " has workers on ranks " +
-                             std::to_string(firstRank) + " to " + std::to_string(lastRank) +
-                             " (leaf l is on rank l x " + n +
-                             " / leaves): a job must sit on "
-                             "the leaves of one rank; use placement=packed and jobs of at most " +
+            continue;
+        }
+        // Its workers' copies of the job agree through reports that cross between the ranks
+        // (TalbTrainingJob::ControlDelay): no sooner than the lookahead, over a direct link.
+        std::string job = "job " + std::to_string(j) + " has workers on ranks " +
+                          std::to_string(firstRank) + " to " + std::to_string(lastRank) +
+                          " (leaf l is on rank l x " + n + " / leaves)";
+        if (spec.controlDelay < spec.linkDelay)
+        {
+            errors.push_back(job + ": set controlDelay to at least linkDelay (" +
+                             std::to_string(spec.linkDelay.GetNanoSeconds()) +
+                             "ns), the ranks' lookahead, or use placement=packed and jobs of "
+                             "at most " +
                              std::to_string(spec.leaves / spec.ranks * spec.hostsPerLeaf) +
-                             " workers, or fewer ranks");
+                             " workers");
+        }
+        const std::string& collective = spec.jobs[j].collective;
+        if (collective != "ring" && collective != "ns3::TalbRingAllReduce")
+        {
+            errors.push_back(job + ": over several ranks only collective=ring works");
+        }
+        if (spec.spines < spec.ranks)
+        {
+            errors.push_back(job + ": its reports need a link between every two ranks: at "
+                                   "least as many spines as ranks");
         }
     }
     return errors;
@@ -1562,6 +1750,8 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     ConfigureDefaults(spec);
     Build b;
     b.collector.stopWhenDone = !spec.distributed;
+    // Twice: a report applied controlDelay after the last iteration is applied before the stop.
+    b.collector.settle = 2 * spec.controlDelay;
     b.fabric = BuildFabric(spec, lb);
     // Background streams start at the count the balancers used (from 1000 on), not after them:
     // kept as it was so results stay comparable; they overlap only past ~1000 - 3 x hosts.

@@ -89,6 +89,7 @@ class TalbScenario
         std::vector<JobSpec> jobs;
         std::string placement;
         uint32_t warmup{0};
+        Time controlDelay; //!< every job's ControlDelay
         // Background
         double bgLoad{0};
         std::string bgCdfPath;

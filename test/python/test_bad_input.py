@@ -54,6 +54,7 @@ SCENARIO = {
     'placement': 'diagonal',
     'iterations': '0',
     'warmup': '-1',
+    'controlDelay': '-1us',
     'batch': '0',
     'device': 'H100',
     'precision': 'fp8',

@@ -1,7 +1,8 @@
 // Collectives over the RDMA transport ("rdma") through the scenario runner's own configuration
 // (TalbScenario, as talb-scenario --transport=rdma builds it): the ring all-reduce of one 100 MB
 // tensor on an idle RDMA fabric against its analytic time, at 8 and 16 workers and 10 and
-// 100 Gb/s, with flow records in the TCP channel's format.
+// 100 Gb/s, with flow records in the TCP channel's format; and no go-back-N under ECMP on an
+// idle fabric with a queue pair per priority.
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/talb-module.h"
@@ -146,6 +147,70 @@ class TalbRdmaRingAllReduceAnalytic : public TestCase
     std::string m_rate;
 };
 
+/**
+ * ECMP never moves a flow, so on an idle lossless fabric nothing can reorder a queue pair's
+ * packets but the switches' priority bands. ResNet50's fused buckets mix tensors of several
+ * priorities in one message: with one queue pair per channel whose packets take their own
+ * tensor's band (QueuePairs Single) a later high-priority packet overtakes an earlier
+ * low-priority one and the responder NAKs; with one queue pair per priority (the default: each
+ * queue pair in one traffic class, as RoCE NICs set it) there is no NAK, no out-of-order packet
+ * and no retransmission. Through TalbScenario (talb-scenario --transport=rdma --lb=ecmp
+ * --bgLoad=0 --portScheduling=strict, one iteration).
+ */
+class TalbRdmaPriorityReorderTest : public TestCase
+{
+  public:
+    TalbRdmaPriorityReorderTest()
+        : TestCase("TalbRdmaPriorityReorderTest: ECMP on an idle RDMA fabric: no NAK with a queue "
+                   "pair per priority, NAKs with one queue pair whose packets change band")
+    {
+    }
+
+  private:
+    TalbScenario::Result Run(const std::string& queuePairs)
+    {
+        const std::string out = CreateTempDirFilename("reorder-" + queuePairs);
+        TalbScenarioConfig config;
+        TalbScenario::DeclareParameters(config);
+        const std::vector<std::pair<std::string, std::string>> params = {
+            {"transport", "rdma"},
+            {"portScheduling", "strict"},
+            {"jobs", "workers=8,scheduler=fusion,trans.QueuePairs=" + queuePairs},
+            {"iterations", "1"},
+            {"warmup", "0"},
+            {"bgLoad", "0"},
+            {"lb", "ecmp"},
+            {"progress", "false"},
+            {"out", out}};
+        for (const auto& kv : params)
+        {
+            std::string error = config.Set(kv.first, kv.second, "test");
+            NS_TEST_EXPECT_MSG_EQ(error, "", "parameter " << kv.first);
+        }
+        TalbScenario::Spec spec;
+        std::vector<std::string> errors;
+        bool parsed = TalbScenario::Parse(config, &spec, &errors);
+        NS_TEST_EXPECT_MSG_EQ(parsed, true, (errors.empty() ? "" : errors[0]));
+        TalbScenario::Result r = TalbScenario::Run(spec, "ecmp", out);
+        Config::Reset();
+        NS_TEST_EXPECT_MSG_EQ(r.iterationsDone, 8, "every worker finished its iteration");
+        return r;
+    }
+
+    void DoRun() override
+    {
+        TalbScenario::Result perPriority = Run("PerPriority");
+        NS_TEST_EXPECT_MSG_EQ(perPriority.rdma.naks, 0, "NAKs with a queue pair per priority");
+        NS_TEST_EXPECT_MSG_EQ(perPriority.rdma.outOfOrder, 0, "out-of-order packets");
+        NS_TEST_EXPECT_MSG_EQ(perPriority.rdma.retransmittedBytes, 0, "retransmitted bytes");
+        NS_TEST_EXPECT_MSG_EQ(perPriority.rdma.timeouts, 0, "timeouts");
+
+        TalbScenario::Result single = Run("Single");
+        NS_TEST_EXPECT_MSG_GT(single.rdma.naks, 10, "NAKs with one queue pair of many bands");
+        NS_TEST_EXPECT_MSG_GT(single.rdma.outOfOrder, single.rdma.naks, "out-of-order packets");
+    }
+};
+
 class TalbRdmaCollectiveTestSuite : public TestSuite
 {
   public:
@@ -159,6 +224,7 @@ class TalbRdmaCollectiveTestSuite : public TestSuite
                 AddTestCase(new TalbRdmaRingAllReduceAnalytic(n, rate), TestCase::QUICK);
             }
         }
+        AddTestCase(new TalbRdmaPriorityReorderTest(), TestCase::QUICK);
     }
 };
 

@@ -29,9 +29,9 @@ namespace ns3
  * earlier low-priority one in a switch and the responder answers with a NAK and go-back-N (the
  * behaviour before per-priority queue pairs, kept for comparison).
  *
- * Messages are delivered in the order they were sent, once all their SENDs have arrived. The
- * flow record's ports are the UDP source port of the queue pair of the message's first SEND and
- * RoCEv2's 4791.
+ * A message is delivered once all its SENDs have arrived: in the order sent among messages on
+ * one queue pair (always with SINGLE), in any order across queue pairs. The flow record's ports
+ * are the UDP source port of the queue pair of the message's first SEND and RoCEv2's 4791.
  */
 class TalbRdmaMessageChannel : public TalbMessageChannel
 {

@@ -128,6 +128,7 @@ TensorAwareV2::Touch(uint32_t port,
                      uint32_t flowHash,
                      uint8_t priority,
                      int64_t nowNs,
+                     bool safe,
                      int64_t drainedNs)
 {
     FlowSlot* slots = Slots(port);
@@ -151,6 +152,7 @@ TensorAwareV2::Touch(uint32_t port,
     target->priority = priority;
     target->lastSeenNs = nowNs;
     target->drainedNs = drainedNs;
+    target->safe = safe;
     target->valid = true;
 }
 
@@ -377,7 +379,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
             ++m_stats.nFreedOnLast;
         }
     }
-    Touch(port, packet.flowHash, priority, now, safe ? DrainTime(port, packet) : 0);
+    Touch(port, packet.flowHash, priority, now, safe, safe ? DrainTime(port, packet) : 0);
     return port;
 }
 

@@ -129,6 +129,7 @@ class TensorAwareV2 : public Policy
         uint8_t priority{0};
         int64_t lastSeenNs{0};
         int64_t drainedNs{0}; ///< safe-move flows: when its last packet leaves the port
+        bool safe{false};     ///< a safe-move flow's slot (drainedNs is set)
         bool valid{false};
     };
 
@@ -175,7 +176,7 @@ class TensorAwareV2 : public Policy
     /// \return true when a safe-move flow's packets on \p s may still be on the path
     bool Undrained(const FlowSlot& s, int64_t nowNs) const
     {
-        return s.valid && nowNs < s.drainedNs + m_config.safeSlackNs;
+        return s.valid && s.safe && nowNs < s.drainedNs + m_config.safeSlackNs;
     }
 
     /// \return true when \p s still counts: active, or a safe-move flow not yet drained
@@ -193,11 +194,13 @@ class TensorAwareV2 : public Policy
                         const FlowSlot** slot) const;
     /// \return the slot of \p flowHash on \p port, or null
     const FlowSlot* SlotOf(uint32_t port, uint32_t flowHash) const;
-    /// Records a packet of \p flowHash on \p port; \p drainedNs: when it leaves the port.
+    /// Records a packet of \p flowHash on \p port; for a \p safe flow, \p drainedNs: when the
+    /// packet leaves the port.
     void Touch(uint32_t port,
                uint32_t flowHash,
                uint8_t priority,
                int64_t nowNs,
+               bool safe = false,
                int64_t drainedNs = 0);
     /// \return when a packet of \p packet's priority enqueued now on \p port leaves it
     int64_t DrainTime(uint32_t port, const PacketInfo& packet) const;

@@ -44,6 +44,12 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     uint16_t GetSrcPort() const;
     /// Give the channel the destination's accepted socket (the listener matched it).
     void AttachReceiver(Ptr<Socket> socket);
+    /**
+     * Instead of Open() where another simulation rank simulates the sender (which opens the
+     * connection there): this channel only receives, learning each message from its header's
+     * TalbMessageTag and the sender's port from the accepted connection.
+     */
+    void OpenElsewhere(Ipv4Address srcAddr, Ipv4Address dstAddr, uint16_t dstPort);
 
   protected:
     void DoDispose() override;
@@ -64,6 +70,8 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     void AppendPayload(Ptr<Packet>* p, uint32_t budget);
     void HandleRead(Ptr<Socket> socket);
     void HeaderReceived();
+    /// The sender is elsewhere: read the TalbMessageTag on \p p's first byte (a header's).
+    void ReadMessageTag(Ptr<const Packet> p);
     void MessageReceived();
 
     Ptr<Socket> m_tx;
@@ -73,6 +81,10 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     uint16_t m_srcPort{0};
     uint16_t m_dstPort{0};
     bool m_connected{false};
+    uint32_t m_rxOpId{0};      //!< sender elsewhere: the incoming message's TalbMessageTag
+    uint16_t m_rxStep{0};      //!< ...
+    uint32_t m_rxIteration{0}; //!< ...
+    Time m_rxStart;            //!< ...
 
     std::deque<TalbMessage> m_queue;    //!< not started yet
     std::deque<TalbMessage> m_inFlight; //!< header handed over, awaiting reception

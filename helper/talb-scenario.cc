@@ -1300,11 +1300,16 @@ SumRdmaCounters(const TalbScenario::Spec& s, Ptr<TalbLeafSpineHelper> fabric)
     for (uint32_t i = 0; s.rdmaHosts && i < fabric->GetNHosts(); ++i)
     {
         Ptr<TalbRdmaNic> nic = fabric->GetRdmaNic(i);
-        // Queue pairs are numbered from FIRST_QPN on, and the collectives keep theirs.
-        for (uint32_t qpn = TalbRdmaNic::FIRST_QPN;
-             Ptr<TalbRdmaQueuePair> qp = nic->GetQueuePair(qpn);
-             ++qpn)
+        // Queue pairs are numbered from FIRST_QPN on; the collectives keep theirs (opened as
+        // their channels first use a priority), background flows destroy theirs.
+        for (uint32_t qpn = TalbRdmaNic::FIRST_QPN, live = 0; live < nic->GetNQueuePairs(); ++qpn)
         {
+            Ptr<TalbRdmaQueuePair> qp = nic->GetQueuePair(qpn);
+            if (!qp)
+            {
+                continue;
+            }
+            ++live;
             const TalbRdmaQueuePair::Stats& q = qp->GetStats();
             c.retransmittedPackets += q.retransmittedPackets;
             c.retransmittedBytes += q.retransmittedBytes;

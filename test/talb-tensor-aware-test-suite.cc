@@ -341,6 +341,88 @@ class TalbTensorAwareV2SpreadsFlowsTestCase : public TestCase
     }
 };
 
+/// Version 2 on RoCEv2 (SafeMoves GoBackN, the default): the selector recognises RoCEv2 packets
+/// (UDP to 4791) and holds the mid-tensor move that the test above sees a TCP flow take, until
+/// the flow's old path has drained plus SafeMoveSlack; SafeMoves Never restores the move.
+class TalbTensorAwareV2SafeMovesTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareV2SafeMovesTestCase()
+        : TestCase("TalbTensorAwareV2SafeMoves: a RoCEv2 flow moves only once its path drained")
+    {
+    }
+
+  private:
+    /// \return a RoCEv2 data packet (\p roce) or a UDP packet to another port
+    static Ptr<Packet> Datagram(bool roce)
+    {
+        TalbRoceHeader h;
+        h.SetSource(Ipv4Address("10.0.0.1"));
+        h.SetDestination(Ipv4Address("10.0.0.7"));
+        h.SetIpPayloadBytes(8 + 12 + 1000 + 4);
+        h.SetSourcePort(0xC123);
+        h.SetOpcode(TalbRoceHeader::OP_SEND_MIDDLE);
+        h.SetDestQp(7);
+        Ptr<Packet> p = Create<Packet>(1004);
+        p->AddHeader(h);
+        if (!roce)
+        {
+            // The same bytes with UDP destination port 4790.
+            std::vector<uint8_t> bytes(p->GetSize());
+            p->CopyData(bytes.data(), bytes.size());
+            bytes[20 + 3] ^= 1;
+            p = Create<Packet>(bytes.data(), bytes.size());
+        }
+        return p;
+    }
+
+    /// Three flows on two of three uplinks until 190 us, then the third is offered to flow 30
+    /// (its packets \p packet) at 200 us and, with \p later, again after the slack.
+    /// \return flow 30's uplinks at 200 us and later
+    static std::pair<bool, bool> Moves(Ptr<Packet> packet, const std::string& safeMoves)
+    {
+        FakeSwitch sw(3);
+        Ptr<TalbTensorAwareLb> lb = DynamicCast<TalbTensorAwareLb>(sw.Make("talb"));
+        lb->SetAttribute("SafeMoves", StringValue(safeMoves));
+        lb->SetAttribute("SafeMoveSlack", TimeValue(MicroSeconds(50)));
+        uint32_t two[] = {sw.uplinks[0], sw.uplinks[1]};
+        TalbCandidates firstTwo{two, 2};
+        TalbPacketContext a = TensorCtx(10, MicroSeconds(1), 100, 7, TALB_FLAG_FIRST);
+        TalbPacketContext b = TensorCtx(20, MicroSeconds(1), 200, 7, TALB_FLAG_FIRST);
+        TalbPacketContext c = TensorCtx(30, MicroSeconds(1), 300, 7, TALB_FLAG_FIRST);
+        c.packet = PeekPointer(packet);
+        for (int t = 1; t < 200; t += 10)
+        {
+            a.now = b.now = c.now = MicroSeconds(t);
+            lb->SelectPath(a, firstTwo);
+            lb->SelectPath(b, firstTwo);
+            lb->SelectPath(c, firstTwo);
+            a.label.flags = b.label.flags = c.label.flags = 0;
+        }
+        c.now = MicroSeconds(200);
+        bool early = lb->SelectPath(c, sw.Candidates()) == sw.uplinks[2];
+        a.now = b.now = MicroSeconds(250);
+        lb->SelectPath(a, firstTwo);
+        lb->SelectPath(b, firstTwo);
+        c.now = MicroSeconds(260); // its 200 us packet left an empty port at once: drained
+        bool later = lb->SelectPath(c, sw.Candidates()) == sw.uplinks[2];
+        return {early, later};
+    }
+
+    void DoRun() override
+    {
+        auto roce = Moves(Datagram(true), "GoBackN");
+        NS_TEST_EXPECT_MSG_EQ(roce.first, false, "a RoCEv2 flow moved before its path drained");
+        NS_TEST_EXPECT_MSG_EQ(roce.second, true, "a RoCEv2 flow did not move once drained");
+        auto udp = Moves(Datagram(false), "GoBackN");
+        NS_TEST_EXPECT_MSG_EQ(udp.first, true, "another UDP flow waited like RoCEv2");
+        auto never = Moves(Datagram(true), "Never");
+        NS_TEST_EXPECT_MSG_EQ(never.first, true, "SafeMoves Never: the RoCEv2 flow waited");
+        auto always = Moves(Datagram(false), "Always");
+        NS_TEST_EXPECT_MSG_EQ(always.first, false, "SafeMoves Always: a UDP flow moved at once");
+    }
+};
+
 /// The talb-tensor-aware suite.
 class TalbTensorAwareTestSuite : public TestSuite
 {
@@ -352,6 +434,7 @@ class TalbTensorAwareTestSuite : public TestSuite
         AddTestCase(new TalbTensorAwareHighMovesTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareLastFreesTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareV2SpreadsFlowsTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareV2SafeMovesTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareIdleAgingTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareFallbackTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareEvictTestCase, TestCase::QUICK);

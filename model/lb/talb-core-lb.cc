@@ -47,6 +47,7 @@ TalbCoreLb::ToCore(const TalbPacketContext& ctx)
     p.hasLabel = ctx.hasLabel;
     p.label = ctx.label;
     p.nowNs = TalbCoreNs(ctx.now);
+    p.goBackN = ctx.goBackN;
     return p;
 }
 

@@ -78,7 +78,8 @@ struct TalbPacketContext
         0, TALB_NUM_PRIORITIES - 1, 0
     }; //!< its label when hasLabel
 
-    Time now; //!< current simulation time
+    Time now;            //!< current simulation time
+    bool goBackN{false}; //!< set by selectors that look: the packet is RoCEv2 (go-back-N)
 };
 
 /**

@@ -1,10 +1,12 @@
 #include "talb-tensor-aware-lb.h"
 
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 #include "ns3/string.h"
 #include "ns3/talb-priority-queue.h"
+#include "ns3/talb-roce-header.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
@@ -76,6 +78,25 @@ TalbTensorAwareLb::GetTypeId()
                           DoubleValue(18000),
                           MakeDoubleAccessor(TALB_RETUNED(double, m_maxReorder)),
                           MakeDoubleChecker<double>(0))
+            .AddAttribute("SafeMoves",
+                          "v2: flows that move only once their old path has drained (their last "
+                          "packet left the port, plus SafeMoveSlack), in place of MaxReorder: "
+                          "GoBackN (RoCEv2 packets: a reordering costs them a go-back-N window), "
+                          "Always, or Never",
+                          EnumValue(int(talb::lb::TensorAwareV2::SafeMoves::kGoBackN)),
+                          MakeEnumAccessor(TALB_RETUNED(int, m_safeMoves)),
+                          MakeEnumChecker(int(talb::lb::TensorAwareV2::SafeMoves::kGoBackN),
+                                          "GoBackN",
+                                          int(talb::lb::TensorAwareV2::SafeMoves::kAlways),
+                                          "Always",
+                                          int(talb::lb::TensorAwareV2::SafeMoves::kNever),
+                                          "Never"))
+            .AddAttribute("SafeMoveSlack",
+                          "v2: a safe-move flow moves this long after its last packet left its "
+                          "old port (covers the queues beyond the port, which the leaf cannot see)",
+                          TimeValue(MilliSeconds(1)),
+                          MakeTimeAccessor(TALB_RETUNED(Time, m_safeSlack)),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("MinMoveInterval",
                           "v2: a tensor moves mid-tensor at most once per this interval",
                           TimeValue(MicroSeconds(100)),
@@ -146,6 +167,7 @@ TalbTensorAwareLb::TalbTensorAwareLb()
       m_moveMargin(15000),
       m_lowMoveMargin(150000),
       m_maxReorder(18000),
+      m_safeMoves(int(talb::lb::TensorAwareV2::SafeMoves::kGoBackN)),
       m_dreWeight(15000),
       m_loadQuantum(1500),
       m_tableSize(4096),
@@ -205,6 +227,8 @@ TalbTensorAwareLb::MakeV2Config() const
     c.highMoveMarginBytes = m_moveMargin;
     c.lowMoveMarginBytes = m_lowMoveMargin;
     c.maxReorderBytes = m_maxReorder;
+    c.safeMoves = static_cast<talb::lb::TensorAwareV2::SafeMoves>(m_safeMoves);
+    c.safeSlackNs = TalbCoreNs(m_safeSlack);
     c.minMoveIntervalNs = TalbCoreNs(m_minMoveInterval);
     c.activeWindowNs = TalbCoreNs(m_activeWindow);
     c.idleTimeoutNs = TalbCoreNs(m_idleTimeout);
@@ -327,8 +351,29 @@ TalbTensorAwareLb::GetHeldEntries() const
 uint32_t
 TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {
-    return m_installedVersion == 1 ? CoreSelect(m_v1, ctx, candidates)
-                                   : CoreSelect(m_v2, ctx, candidates);
+    if (m_installedVersion == 1)
+    {
+        return CoreSelect(m_v1, ctx, candidates);
+    }
+    if (m_safeMoves == int(talb::lb::TensorAwareV2::SafeMoves::kGoBackN))
+    {
+        ctx.goBackN = IsRoceV2(ctx.packet);
+    }
+    return CoreSelect(m_v2, ctx, candidates);
+}
+
+bool
+TalbTensorAwareLb::IsRoceV2(const Packet* packet)
+{
+    // IPv4 (no options on RoCEv2) + UDP to port 4791: the first 24 bytes say it.
+    uint8_t b[24];
+    if (!packet || packet->CopyData(b, sizeof(b)) < sizeof(b) || (b[0] >> 4) != 4)
+    {
+        return false;
+    }
+    uint32_t ihl = (b[0] & 0x0Fu) * 4u;
+    return b[9] == 17 && ihl + 4 <= sizeof(b) &&
+           ((uint32_t(b[ihl + 2]) << 8) | b[ihl + 3]) == TalbRoceHeader::UDP_PORT;
 }
 
 void

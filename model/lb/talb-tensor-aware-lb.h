@@ -22,7 +22,8 @@ namespace ns3
  *   on ties; any tensor moves, at a boundary or after a pause when a port is strictly less
  *   shared, mid-tensor at most once per MinMoveInterval also when its queue is worse by the
  *   class's margin (MoveMargin below HighPriorityThreshold, LowMoveMargin above), and only when
- *   the move reorders at most MaxReorder bytes.
+ *   the move reorders at most MaxReorder bytes -- except SafeMoves flows (RoCEv2 by default),
+ *   which move only once their old path has drained, plus SafeMoveSlack.
  * - 1: talb::lb::TensorAwareV1, the first design: a known tensor stays on its port except that
  *   a high-priority one moves when its port's cost (queued bytes + DreWeight x DRE utilisation)
  *   exceeds the best by MoveMargin; a new high tensor takes the least-cost port, a new low one
@@ -85,6 +86,8 @@ class TalbTensorAwareLb : public TalbCoreLb
         TalbTensorAwareLb* m_owner;
     };
 
+    /// \return true when \p packet (an IPv4 packet) is RoCEv2: UDP to port 4791
+    static bool IsRoceV2(const Packet* packet);
     /// \return v1's Config from the attributes
     talb::lb::TensorAwareV1::Config MakeV1Config() const;
     /// \return v2's Config from the attributes
@@ -107,6 +110,8 @@ class TalbTensorAwareLb : public TalbCoreLb
     double m_moveMargin;         //!< MoveMargin attribute (bytes)
     double m_lowMoveMargin;      //!< LowMoveMargin attribute (bytes)
     double m_maxReorder;         //!< MaxReorder attribute (bytes)
+    int m_safeMoves;             //!< SafeMoves attribute (TensorAwareV2::SafeMoves)
+    Time m_safeSlack;            //!< SafeMoveSlack attribute
     Time m_minMoveInterval;      //!< MinMoveInterval attribute
     Time m_activeWindow;         //!< ActiveWindow attribute
     double m_dreWeight;          //!< DreWeight attribute (bytes)

@@ -45,7 +45,10 @@ struct TalbMessage
 /**
  * \ingroup talb-transport
  * \brief One direction of a persistent connection between two hosts that carries framed
- * messages, in order: what a collective sends through (TalbTransport::Connect opens one).
+ * messages: what a collective sends through (TalbTransport::Connect opens one). Delivery is in
+ * order on one stream (TCP); collectives match messages by opId and step, so a transport with
+ * several streams may deliver out of order (RDMA's queue pair per priority delivers a message
+ * once its SENDs on the queue pairs of its parts' priorities have all arrived).
  *
  * The public entry points are non-virtual: Send() normalises the message (empty parts dropped,
  * the header labelled with the first part's tensor) and counts it; a transport implements the
@@ -87,7 +90,7 @@ class TalbMessageChannel : public Object
     /// \return whether this rank simulates the channel's receiver
     bool IsReceiverHere() const;
 
-    /// Queue a message (at least a header) for sending; delivery is in order.
+    /// Queue a message (at least a header) for sending (delivery order: see the class).
     void Send(TalbMessage&& message);
 
     /// \return messages sent but not yet fully received
@@ -100,7 +103,7 @@ class TalbMessageChannel : public Object
 
     /**
      * For transports: \p message has been fully received by the destination application.
-     * Messages must be reported in the order they were sent.
+     * Messages of one stream must be reported in the order they were sent.
      * \param message the message
      * \param record its endpoints, size (header included) and end time; the start time and the
      * job fields (job, iteration, tensor, priority) are filled here from \p message

@@ -34,39 +34,83 @@ TalbRdmaMessageChannel::~TalbRdmaMessageChannel()
 void
 TalbRdmaMessageChannel::DoDispose()
 {
-    if (m_rx)
+    for (Lane& lane : m_lanes)
     {
-        m_rx->SetReceiveCallback(TalbRdmaQueuePair::ReceiveCallback());
+        if (lane.rx)
+        {
+            lane.rx->SetReceiveCallback(TalbRdmaQueuePair::ReceiveCallback());
+        }
+        lane = Lane();
     }
-    m_tx = nullptr;
-    m_rx = nullptr;
+    m_src = nullptr;
+    m_dst = nullptr;
     m_inFlight.clear();
     TalbMessageChannel::DoDispose();
 }
 
 void
-TalbRdmaMessageChannel::Open(Ptr<TalbRdmaNic> src, Ptr<TalbRdmaNic> dst)
+TalbRdmaMessageChannel::Open(Ptr<TalbRdmaNic> src, Ptr<TalbRdmaNic> dst, QueuePairMode mode)
 {
-    NS_ABORT_MSG_IF(m_tx, "TalbRdmaMessageChannel::Open called twice");
-    auto qps = TalbRdmaNic::Connect(src, dst);
-    m_tx = qps.first;
-    m_rx = qps.second;
-    m_rx->SetReceiveCallback(MakeCallback(&TalbRdmaMessageChannel::Received, this));
+    NS_ABORT_MSG_IF(m_src, "TalbRdmaMessageChannel::Open called twice");
+    NS_ABORT_MSG_UNLESS(src && dst, "TalbRdmaMessageChannel::Open without two NICs");
+    m_src = src;
+    m_dst = dst;
+    m_mode = mode;
+    if (mode == SINGLE)
+    {
+        LaneOf(0); // connected at once, as before per-priority queue pairs
+    }
 }
 
 Ptr<TalbRdmaQueuePair>
-TalbRdmaMessageChannel::GetQueuePair() const
+TalbRdmaMessageChannel::GetQueuePair(uint8_t priority) const
 {
-    return m_tx;
+    NS_ABORT_MSG_UNLESS(priority < TALB_NUM_PRIORITIES,
+                        "TalbRdmaMessageChannel::GetQueuePair: priority " << unsigned(priority));
+    return m_lanes[m_mode == SINGLE ? 0 : priority].tx;
+}
+
+TalbRdmaMessageChannel::Lane&
+TalbRdmaMessageChannel::LaneOf(uint8_t priority)
+{
+    Lane& lane = m_lanes[m_mode == SINGLE ? 0 : priority];
+    if (!lane.tx)
+    {
+        auto qps = TalbRdmaNic::Connect(m_src, m_dst);
+        lane.tx = qps.first;
+        lane.rx = qps.second;
+        lane.rx->SetReceiveCallback(MakeCallback(&TalbRdmaMessageChannel::Received, this));
+    }
+    return lane;
 }
 
 void
 TalbRdmaMessageChannel::DoSend(TalbMessage&& message)
 {
-    NS_ABORT_MSG_UNLESS(m_tx, "TalbRdmaMessageChannel::Send before Open");
+    NS_ABORT_MSG_UNLESS(m_src, "TalbRdmaMessageChannel::Send before Open");
     message.start = Simulator::Now();
+    const uint64_t index = m_firstInFlight + m_inFlight.size();
+    m_inFlight.emplace_back(); // references to deque elements survive push_back
+    Pending& pending = m_inFlight.back();
+
+    // One SEND per run of consecutive parts of one priority (the whole message with SINGLE).
     std::vector<TalbRdmaLabelRun> runs;
     runs.reserve(message.parts.size() + 1);
+    uint64_t bytes = 0;
+    uint8_t sendPriority = message.ownerPriority;
+    auto post = [&]() {
+        Lane& lane = LaneOf(sendPriority);
+        if (pending.sendsLeft == 0)
+        {
+            pending.sourcePort = lane.tx->GetSourcePort();
+        }
+        ++pending.sendsLeft;
+        lane.messages.push_back(index);
+        lane.tx->PostSend(bytes, std::move(runs));
+        runs.clear();
+        bytes = 0;
+    };
+
     TalbRdmaLabelRun header;
     header.bytes = TALB_FRAME_LEN;
     header.labelled = true;
@@ -75,10 +119,15 @@ TalbRdmaMessageChannel::DoSend(TalbMessage&& message)
                     message.ownerPriority,
                     uint8_t(firstMoves ? TALB_FLAG_FIRST : 0)};
     runs.push_back(header);
-    uint64_t bytes = TALB_FRAME_LEN;
+    bytes = TALB_FRAME_LEN;
     for (std::size_t k = 0; k < message.parts.size(); ++k)
     {
         const TalbMessage::Part& part = message.parts[k];
+        if (m_mode == PER_PRIORITY && part.priority != sendPriority)
+        {
+            post();
+            sendPriority = part.priority;
+        }
         TalbRdmaLabelRun run;
         run.bytes = part.bytes;
         run.labelled = true;
@@ -89,30 +138,51 @@ TalbRdmaMessageChannel::DoSend(TalbMessage&& message)
         runs.push_back(run);
         bytes += part.bytes;
     }
-    m_inFlight.push_back(std::move(message));
-    m_tx->PostSend(bytes, std::move(runs));
+    pending.message = std::move(message);
+    post();
 }
 
 void
-TalbRdmaMessageChannel::Received(Ptr<TalbRdmaQueuePair> /* qp */,
-                                 uint64_t /* seq */,
-                                 uint64_t bytes)
+TalbRdmaMessageChannel::Received(Ptr<TalbRdmaQueuePair> qp, uint64_t /* seq */, uint64_t bytes)
 {
-    NS_ABORT_MSG_IF(m_inFlight.empty(), "TalbRdmaMessageChannel: a message arrived unsent");
-    TalbMessage m = std::move(m_inFlight.front());
-    m_inFlight.pop_front();
-    NS_ABORT_MSG_UNLESS(bytes == TALB_FRAME_LEN + m.GetPayloadBytes(),
-                        "TalbRdmaMessageChannel: message of "
-                            << bytes << " bytes, expected "
-                            << TALB_FRAME_LEN + m.GetPayloadBytes());
-    TalbFlowRecord r;
-    r.src = m_tx->GetLocalAddress();
-    r.dst = m_tx->GetPeerAddress();
-    r.srcPort = m_tx->GetSourcePort();
-    r.dstPort = TalbRoceHeader::UDP_PORT;
-    r.sizeBytes = bytes;
-    r.end = Simulator::Now();
-    NotifyDelivered(m, r);
+    Lane* lane = nullptr;
+    for (Lane& l : m_lanes)
+    {
+        lane = l.rx == qp ? &l : lane;
+    }
+    NS_ABORT_MSG_UNLESS(lane && !lane->messages.empty(),
+                        "TalbRdmaMessageChannel: a message arrived unsent");
+    const uint64_t index = lane->messages.front();
+    lane->messages.pop_front();
+    Pending& p = m_inFlight[index - m_firstInFlight];
+    NS_ASSERT(p.sendsLeft > 0);
+    --p.sendsLeft;
+    p.bytesReceived += bytes;
+    if (p.sendsLeft == 0)
+    {
+        // Complete: each queue pair is an ordered stream, so messages of one priority arrive
+        // in the order sent; a message does not wait for another priority's.
+        const uint64_t expected = TALB_FRAME_LEN + p.message.GetPayloadBytes();
+        NS_ABORT_MSG_UNLESS(p.bytesReceived == expected,
+                            "TalbRdmaMessageChannel: message of "
+                                << p.bytesReceived << " bytes, expected " << expected);
+        p.delivered = true;
+        TalbFlowRecord r;
+        r.src = m_src->GetAddress();
+        r.dst = m_dst->GetAddress();
+        r.srcPort = p.sourcePort;
+        r.dstPort = TalbRoceHeader::UDP_PORT;
+        r.sizeBytes = p.bytesReceived;
+        r.end = Simulator::Now();
+        TalbMessage message = std::move(p.message);
+        while (!m_inFlight.empty() && m_inFlight.front().delivered)
+        {
+            m_inFlight.pop_front();
+            ++m_firstInFlight;
+        }
+        // Last: the callback may send on this channel.
+        NotifyDelivered(message, r);
+    }
 }
 
 } // namespace ns3

@@ -4,6 +4,7 @@
 #include "talb-message-channel.h"
 #include "talb-rdma-nic.h"
 
+#include <array>
 #include <deque>
 
 namespace ns3
@@ -11,26 +12,48 @@ namespace ns3
 
 /**
  * \ingroup talb-transport
- * \brief One direction of an RDMA connection between two hosts: a queue pair (TalbRdmaNic)
- * that carries each message as one RDMA SEND.
+ * \brief One direction of an RDMA connection between two hosts: RoCEv2 queue pairs
+ * (TalbRdmaNic) that carry each message as RDMA SENDs.
  *
- * A message is posted as TALB_FRAME_LEN header bytes, labelled with the tensor of its first
- * payload byte (that tensor's FIRST marker moves to the header, as on the TCP channel), followed
- * by its parts, each labelled with its tensor; so its size on the wire and its labels match the
- * TCP channel's. The responder reports messages in order; the flow record's ports are the queue
- * pair's UDP source port and RoCEv2's 4791.
+ * A message is TALB_FRAME_LEN header bytes, labelled with the tensor of its first payload byte
+ * (that tensor's FIRST marker moves to the header, as on the TCP channel), followed by its parts,
+ * each labelled with its tensor; so its size on the wire and its labels match the TCP channel's.
+ *
+ * A RoCE NIC gives a queue pair one traffic class (its service level, hence DSCP and PFC
+ * priority) when the connection is set up, not one per packet. With PER_PRIORITY (the default)
+ * the channel therefore keeps one queue pair per tensor priority, opened on first use, and posts
+ * each run of consecutive parts of one priority as a SEND on that priority's queue pair (the
+ * header goes with the first part): every queue pair's packets share one switch band, so strict
+ * priority cannot reorder them. With SINGLE one queue pair carries every message and its packets
+ * take the band of their own tensor's priority: a later high-priority packet can overtake an
+ * earlier low-priority one in a switch and the responder answers with a NAK and go-back-N (the
+ * behaviour before per-priority queue pairs, kept for comparison).
+ *
+ * A message is delivered once all its SENDs have arrived: in the order sent among messages on
+ * one queue pair (always with SINGLE), in any order across queue pairs. The flow record's ports
+ * are the UDP source port of the queue pair of the message's first SEND and RoCEv2's 4791.
  */
 class TalbRdmaMessageChannel : public TalbMessageChannel
 {
   public:
+    /// How the channel maps messages to queue pairs.
+    enum QueuePairMode
+    {
+        PER_PRIORITY, //!< one queue pair (and traffic class) per tensor priority
+        SINGLE,       //!< one queue pair; each packet in its tensor's band
+    };
+
     static TypeId GetTypeId();
     TalbRdmaMessageChannel();
     ~TalbRdmaMessageChannel() override;
 
-    /// Connect a queue pair from \p src to \p dst (NICs of two hosts).
-    void Open(Ptr<TalbRdmaNic> src, Ptr<TalbRdmaNic> dst);
-    /// \return the sending end of the queue pair (null before Open)
-    Ptr<TalbRdmaQueuePair> GetQueuePair() const;
+    /// Connect the channel from \p src to \p dst (NICs of two hosts).
+    void Open(Ptr<TalbRdmaNic> src, Ptr<TalbRdmaNic> dst, QueuePairMode mode = PER_PRIORITY);
+    /**
+     * \param priority a tensor priority (ignored with SINGLE)
+     * \return the sending end of the queue pair of \p priority (null before its first message)
+     */
+    Ptr<TalbRdmaQueuePair> GetQueuePair(uint8_t priority = 0) const;
 
   protected:
     void DoDispose() override;
@@ -39,9 +62,33 @@ class TalbRdmaMessageChannel : public TalbMessageChannel
     void DoSend(TalbMessage&& message) override;
     void Received(Ptr<TalbRdmaQueuePair> qp, uint64_t seq, uint64_t bytes);
 
-    Ptr<TalbRdmaQueuePair> m_tx;
-    Ptr<TalbRdmaQueuePair> m_rx;
-    std::deque<TalbMessage> m_inFlight; //!< posted, not yet received
+    /// A queue pair of the channel and the messages with a SEND on it, oldest first.
+    struct Lane
+    {
+        Ptr<TalbRdmaQueuePair> tx;
+        Ptr<TalbRdmaQueuePair> rx;
+        std::deque<uint64_t> messages; //!< channel indices
+    };
+
+    /// A posted message until delivered.
+    struct Pending
+    {
+        TalbMessage message;
+        uint32_t sendsLeft{0};     //!< its SENDs not yet received
+        uint64_t bytesReceived{0}; //!< bytes of its SENDs received
+        uint16_t sourcePort{0};    //!< of its first SEND's queue pair
+        bool delivered{false};
+    };
+
+    /// \return the lane of \p priority, its queue pair connected on first use
+    Lane& LaneOf(uint8_t priority);
+
+    Ptr<TalbRdmaNic> m_src;
+    Ptr<TalbRdmaNic> m_dst;
+    QueuePairMode m_mode{PER_PRIORITY};
+    std::array<Lane, TALB_NUM_PRIORITIES> m_lanes; //!< by priority; SINGLE uses lane 0
+    std::deque<Pending> m_inFlight;                //!< posted, not yet delivered
+    uint64_t m_firstInFlight{0};                   //!< channel index of m_inFlight.front()
 };
 
 } // namespace ns3

@@ -3,6 +3,7 @@
 #include "talb-rdma-message-channel.h"
 
 #include "ns3/abort.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 
 namespace ns3
@@ -15,14 +16,27 @@ TALB_REGISTER_PLUGIN(TalbTransport, TalbRdmaTransport, "rdma");
 TypeId
 TalbRdmaTransport::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::TalbRdmaTransport")
-                            .SetParent<TalbTransport>()
-                            .SetGroupName("Talb")
-                            .AddConstructor<TalbRdmaTransport>();
+    static TypeId tid =
+        TypeId("ns3::TalbRdmaTransport")
+            .SetParent<TalbTransport>()
+            .SetGroupName("Talb")
+            .AddConstructor<TalbRdmaTransport>()
+            .AddAttribute("QueuePairs",
+                          "Queue pairs per channel: PerPriority (one per tensor priority, "
+                          "each in one traffic class, as RoCE NICs set it per queue pair) "
+                          "or Single (one; each packet in its tensor's band, so priorities "
+                          "reorder it)",
+                          EnumValue(TalbRdmaMessageChannel::PER_PRIORITY),
+                          MakeEnumAccessor(&TalbRdmaTransport::m_queuePairs),
+                          MakeEnumChecker(TalbRdmaMessageChannel::PER_PRIORITY,
+                                          "PerPriority",
+                                          TalbRdmaMessageChannel::SINGLE,
+                                          "Single"));
     return tid;
 }
 
 TalbRdmaTransport::TalbRdmaTransport()
+    : m_queuePairs(TalbRdmaMessageChannel::PER_PRIORITY)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -42,7 +56,7 @@ TalbRdmaTransport::DoConnect(Ptr<Node> from, Ptr<Node> to)
                                                    << " has no TalbRdmaNic (build the fabric "
                                                       "with Transport rdma)");
     Ptr<TalbRdmaMessageChannel> channel = CreateObject<TalbRdmaMessageChannel>();
-    channel->Open(src, dst);
+    channel->Open(src, dst, static_cast<TalbRdmaMessageChannel::QueuePairMode>(m_queuePairs));
     return channel;
 }
 

@@ -8,8 +8,9 @@ namespace ns3
 
 /**
  * \ingroup talb-transport
- * \brief The RDMA transport ("rdma"): every channel is one RoCEv2 queue pair
- * (TalbRdmaMessageChannel) between the hosts' TalbRdmaNics.
+ * \brief The RDMA transport ("rdma"): every channel is RoCEv2 queue pairs
+ * (TalbRdmaMessageChannel) between the hosts' TalbRdmaNics, one per tensor priority
+ * (QueuePairs PerPriority, the default) or one for all (Single).
  *
  * The hosts must carry a TalbRdmaNic (TalbLeafSpineHelper with Transport "rdma"); queue pairs
  * are connected when the channel opens (RDMA connection set-up is not simulated), so messages
@@ -24,6 +25,8 @@ class TalbRdmaTransport : public TalbTransport
 
   private:
     Ptr<TalbMessageChannel> DoConnect(Ptr<Node> from, Ptr<Node> to) override;
+
+    int m_queuePairs; //!< QueuePairs attribute (TalbRdmaMessageChannel::QueuePairMode)
 };
 
 } // namespace ns3

@@ -1042,6 +1042,113 @@ TEST(TalbLbCoreTensorAwareV2, MovesThatWouldReorderTooMuchAreHeld)
     EXPECT_EQ(rdma.Send(Tensor(30, 210 * US, 300, 7, 0)), 3u);
 }
 
+namespace
+{
+
+/// \p p as a RoCEv2 packet (go-back-N).
+PacketInfo
+GoBackN(PacketInfo p)
+{
+    p.goBackN = true;
+    return p;
+}
+
+/// Flows 10 and 20 on one of uplinks 1-2 each, flow 30 (\p goBackN or not) sharing one; all
+/// with 50000 bytes queued ahead in band 7 on every uplink (41.2 us at 10 Gb/s with a 1500-byte
+/// packet), sending every 10 us until 191 us. \return flow 30's port
+uint32_t
+ShareTwoQueuedUplinks(TalbV2Rig& rig, bool goBackN)
+{
+    for (uint32_t port : {1u, 2u, 3u})
+    {
+        rig.Queue(port, 7, 50000);
+    }
+    auto send = [&](uint32_t flow, int64_t t, uint8_t flags) {
+        PacketInfo p = Tensor(flow, t, flow * 10, 7, flags);
+        return rig.Send(flow == 30 && goBackN ? GoBackN(p) : p, {1, 2});
+    };
+    uint32_t a = send(10, US, TALB_FLAG_FIRST);
+    uint32_t b = send(20, US, TALB_FLAG_FIRST);
+    EXPECT_NE(a, b);
+    uint32_t c = send(30, US, TALB_FLAG_FIRST);
+    for (int64_t t = 11 * US; t < 200 * US; t += 10 * US)
+    {
+        EXPECT_EQ(send(10, t, 0), a);
+        EXPECT_EQ(send(20, t, 0), b);
+        EXPECT_EQ(send(30, t, 0), c);
+    }
+    return c;
+}
+
+} // namespace
+
+TEST(TalbLbCoreTensorAwareV2, GoBackNFlowsMoveOnlyOnceTheirOldPathHasDrained)
+{
+    // A TCP flow moves to the unshared uplink 3 at once (equal queues: nothing to reorder).
+    TensorAwareV2::Config c; // SafeMoves GoBackN
+    c.safeSlackNs = 20 * US;
+    TalbV2Rig tcp(c, 3);
+    ShareTwoQueuedUplinks(tcp, false);
+    EXPECT_EQ(tcp.Send(Tensor(30, 200 * US, 300, 7, 0)), 3u);
+
+    // A RoCEv2 flow's last packet, sent at 191 us behind 50000 bytes, leaves its port at
+    // 232.2 us: with the 20 us slack it may move from 252.2 us on; the packet it sends at
+    // 200 us, held, leaves at 241.2 us and pushes that to 261.2 us.
+    TalbV2Rig rdma(c, 3);
+    uint32_t shared = ShareTwoQueuedUplinks(rdma, true);
+    // Flows 10 and 20 keep sending, so uplink 3 stays the less shared one.
+    auto others = [&rdma](int64_t t) {
+        for (uint32_t flow : {10u, 20u})
+        {
+            rdma.Send(Tensor(flow, t, flow * 10, 7, 0), {1, 2});
+        }
+    };
+    EXPECT_EQ(rdma.Send(GoBackN(Tensor(30, 200 * US, 300, 7, 0))), shared);
+    EXPECT_EQ(rdma.talb.GetTableStats().nUndrainedHeld, 1u);
+    others(250 * US);
+    EXPECT_EQ(rdma.Send(GoBackN(Tensor(30, 261 * US, 300, 7, 0))), shared);
+    EXPECT_EQ(rdma.talb.GetTableStats().nUndrainedHeld, 2u);
+    // Held at 261 us, that packet leaves at 302.2 us: a move is safe from 322.2 us.
+    others(300 * US);
+    EXPECT_EQ(rdma.Send(GoBackN(Tensor(30, 322 * US, 300, 7, 0))), shared);
+    EXPECT_TRUE(rdma.events.reroutes.empty());
+    EXPECT_EQ(rdma.Send(GoBackN(Tensor(30, 384 * US, 300, 7, 0))), 3u); // safe from 383.2 us
+    ASSERT_EQ(rdma.events.reroutes.size(), 1u);
+    EXPECT_EQ(rdma.events.reroutes[0], std::make_pair(shared, 3u));
+
+    // A new tensor (a boundary) waits for the drain as well, and a flow silent for longer than
+    // the active window (100 us) still counts on its port until its path has drained.
+    TensorAwareV2::Config slow;
+    slow.safeSlackNs = 500 * US;
+    TalbV2Rig boundary(slow, 3);
+    shared = ShareTwoQueuedUplinks(boundary, true);
+    for (int64_t t : {395 * US, 945 * US})
+    {
+        for (uint32_t flow : {10u, 20u})
+        {
+            boundary.Send(Tensor(flow, t, flow * 10, 7, 0), {1, 2});
+        }
+    }
+    // Not drained (232.2 + 500 us): stays, and its packet leaves at 441.2 us.
+    EXPECT_EQ(boundary.Send(GoBackN(Tensor(30, 400 * US, 301, 7, TALB_FLAG_FIRST))), shared);
+    EXPECT_EQ(boundary.Send(GoBackN(Tensor(30, 950 * US, 301, 7, 0))), 3u); // from 941.2 us
+
+    // SafeMoves Never: the RoCEv2 flow moves at once, as TCP flows do (the MaxReorder test).
+    TensorAwareV2::Config never = c;
+    never.safeMoves = TensorAwareV2::SafeMoves::kNever;
+    TalbV2Rig old(never, 3);
+    ShareTwoQueuedUplinks(old, true);
+    EXPECT_EQ(old.Send(GoBackN(Tensor(30, 200 * US, 300, 7, 0))), 3u);
+
+    // SafeMoves Always: TCP flows wait too.
+    TensorAwareV2::Config always = c;
+    always.safeMoves = TensorAwareV2::SafeMoves::kAlways;
+    TalbV2Rig all(always, 3);
+    shared = ShareTwoQueuedUplinks(all, false);
+    EXPECT_EQ(all.Send(Tensor(30, 200 * US, 300, 7, 0)), shared);
+    EXPECT_EQ(all.talb.GetTableStats().nUndrainedHeld, 1u);
+}
+
 TEST(TalbLbCoreTensorAwareV2, QueueMovesUseTheClassMargin)
 {
     TensorAwareV2::Config c;
@@ -1131,6 +1238,8 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_TRUE(bad([](auto& x) { x.maxReorderBytes = -1; }));
     EXPECT_TRUE(bad([](auto& x) { x.minMoveIntervalNs = -1; }));
     EXPECT_TRUE(bad([](auto& x) { x.activeWindowNs = 0; }));
+    EXPECT_TRUE(bad([](auto& x) { x.safeSlackNs = -1; }));
+    EXPECT_TRUE(bad([](auto& x) { x.safeMoves = static_cast<TensorAwareV2::SafeMoves>(3); }));
     EXPECT_TRUE(bad([](auto& x) { x.tableSize = 100; }));
     EXPECT_TRUE(bad([](auto& x) { x.probeLimit = 65; }));
     TensorAwareV2 t;

@@ -23,6 +23,10 @@ TensorAwareV2::Check(const Config& c)
     {
         return "the move interval must be >= 0 and the active window at least 1 ns";
     }
+    if (c.safeSlackNs < 0 || c.safeMoves > SafeMoves::kAlways)
+    {
+        return "the safe-move slack must be >= 0 and the safe-move mode known";
+    }
     return TensorTable::Check(c.tableSize, c.probeLimit, c.idleTimeoutNs);
 }
 
@@ -83,15 +87,21 @@ TensorAwareV2::ActiveFlows(uint32_t port, int64_t nowNs) const
 }
 
 uint32_t
-TensorAwareV2::ActivePort(uint32_t flowHash, const Candidates& candidates, int64_t nowNs) const
+TensorAwareV2::ActivePort(uint32_t flowHash,
+                          const Candidates& candidates,
+                          int64_t nowNs,
+                          bool safe,
+                          const FlowSlot** slot) const
 {
     for (uint32_t c = 0; c < candidates.count; ++c)
     {
         const FlowSlot* slots = Slots(candidates.ports[c]);
         for (uint32_t i = 0; i < kFlowSlots; ++i)
         {
-            if (slots[i].flowHash == flowHash && IsActive(slots[i], nowNs))
+            const FlowSlot& s = slots[i];
+            if (s.flowHash == flowHash && (IsActive(s, nowNs) || (safe && Undrained(s, nowNs))))
             {
+                *slot = &s;
                 return candidates.ports[c];
             }
         }
@@ -99,8 +109,27 @@ TensorAwareV2::ActivePort(uint32_t flowHash, const Candidates& candidates, int64
     return kNoPort;
 }
 
+const TensorAwareV2::FlowSlot*
+TensorAwareV2::SlotOf(uint32_t port, uint32_t flowHash) const
+{
+    const FlowSlot* slots = Slots(port);
+    for (uint32_t i = 0; i < kFlowSlots; ++i)
+    {
+        if (slots[i].valid && slots[i].flowHash == flowHash)
+        {
+            return &slots[i];
+        }
+    }
+    return nullptr;
+}
+
 void
-TensorAwareV2::Touch(uint32_t port, uint32_t flowHash, uint8_t priority, int64_t nowNs)
+TensorAwareV2::Touch(uint32_t port,
+                     uint32_t flowHash,
+                     uint8_t priority,
+                     int64_t nowNs,
+                     bool safe,
+                     int64_t drainedNs)
 {
     FlowSlot* slots = Slots(port);
     FlowSlot* target = nullptr;
@@ -112,9 +141,9 @@ TensorAwareV2::Touch(uint32_t port, uint32_t flowHash, uint8_t priority, int64_t
             target = &s;
             break;
         }
-        // Otherwise the first inactive slot, else the least recently seen one.
-        if (!target || (IsActive(*target, nowNs) &&
-                        (!IsActive(s, nowNs) || s.lastSeenNs < target->lastSeenNs)))
+        // Otherwise the first slot neither active nor undrained, else the least recently seen.
+        if (!target ||
+            (Held(*target, nowNs) && (!Held(s, nowNs) || s.lastSeenNs < target->lastSeenNs)))
         {
             target = &s;
         }
@@ -122,7 +151,22 @@ TensorAwareV2::Touch(uint32_t port, uint32_t flowHash, uint8_t priority, int64_t
     target->flowHash = flowHash;
     target->priority = priority;
     target->lastSeenNs = nowNs;
+    target->drainedNs = drainedNs;
+    target->safe = safe;
     target->valid = true;
+}
+
+int64_t
+TensorAwareV2::DrainTime(uint32_t port, const PacketInfo& packet) const
+{
+    uint64_t rate = Ports().RateBps(port);
+    if (rate == 0)
+    {
+        return packet.nowNs;
+    }
+    double bytes =
+        static_cast<double>(Ports().QueueBytesAtOrAbove(port, packet.label.priority)) + packet.size;
+    return packet.nowNs + static_cast<int64_t>(bytes * 8e9 / static_cast<double>(rate));
 }
 
 void
@@ -220,16 +264,19 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
     TensorTable::Entry* e = m_table.Lookup(packet.flowHash, packet.label.tensor_id, now, &slot);
 
     // The flow's current port: its tensor's, else (a new tensor) the port the flow is active on.
+    const bool safe = SafeMovesFor(packet);
+    const FlowSlot* onCurrent = nullptr; // the flow's slot on its current port, if any
     uint32_t current = kNoPort;
     bool failed = false;
     if (e)
     {
         failed = !candidates.Contains(e->port);
         current = failed ? kNoPort : e->port;
+        onCurrent = failed ? nullptr : SlotOf(current, packet.flowHash);
     }
     else
     {
-        current = ActivePort(packet.flowHash, candidates, now);
+        current = ActivePort(packet.flowHash, candidates, now, safe, &onCurrent);
     }
     // A tensor the table holds and that kept sending is mid-tensor; anything else is at a
     // boundary (a new tensor, or a pause long enough for the flow to have left its port).
@@ -265,7 +312,23 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
                 better = currentCost.drainBytes - bestCost.drainBytes > margin;
             }
         }
-        if (better)
+        if (better && safe)
+        {
+            // The flow's last packet on its port (or, its slot gone, its last packet anywhere)
+            // must have left the port, and the slack passed, before a packet may go elsewhere.
+            int64_t drained = onCurrent ? onCurrent->drainedNs : e->lastSeenNs;
+            if (now < drained + m_config.safeSlackNs)
+            {
+                ++m_stats.nUndrainedHeld;
+            }
+            else
+            {
+                port = best;
+                moved = true;
+                ++(midTensor ? m_stats.nMidTensorMoves : m_stats.nBoundaryMoves);
+            }
+        }
+        else if (better)
         {
             // Bytes ahead of the flow on its port that would drain after a packet sent now on
             // the new one, in bytes of the current port's rate.
@@ -316,7 +379,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
             ++m_stats.nFreedOnLast;
         }
     }
-    Touch(port, packet.flowHash, priority, now);
+    Touch(port, packet.flowHash, priority, now, safe, safe ? DrainTime(port, packet) : 0);
     return port;
 }
 

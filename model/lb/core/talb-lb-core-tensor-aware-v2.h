@@ -36,7 +36,16 @@ namespace lb
  *   (highMoveMarginBytes below highThreshold, lowMoveMarginBytes otherwise);
  * and only when the move reorders at most maxReorderBytes: the bytes ahead of the flow on c that
  * drain after a packet sent now on the new port (key 3 of c minus that of the new port, at c's
- * rate). 0 allows only moves that cannot reorder (RDMA's go-back-N).
+ * rate).
+ *
+ * Safe moves (safeMoves; by default for go-back-N flows, PacketInfo::goBackN, i.e. RoCEv2): a
+ * reordered packet costs such a flow a retransmission window, so it moves only once its old path
+ * has drained -- ConWeave's condition without its reorder buffer. For each flow on a port the
+ * selector keeps when its last packet there leaves the port (the bytes queued in bands 0..p
+ * ahead of it, and itself, at the port's rate); a move, at a boundary or mid-tensor, is taken
+ * only safeSlackNs after that (the slack covers the queues after the port, which the leaf does
+ * not see), and until then the flow counts as on its old port however long it was silent. Such
+ * flows skip the maxReorderBytes test, which the drain condition replaces.
  * A port that left the candidate set (failure) is left whatever the bound. Entries are freed on
  * LAST or when idle longer than idleTimeoutNs. Unlabelled packets go to the fallback policy; a
  * flow of untagged data packets (kUntaggedMinBytes or more) counts on the port the fallback chose
@@ -52,6 +61,14 @@ class TensorAwareV2 : public Policy
     /// Tensor flows a port remembers; more active flows than this count as this many.
     static constexpr uint32_t kFlowSlots = 8;
 
+    /// Which flows move only once their old path has drained.
+    enum class SafeMoves : uint8_t
+    {
+        kNever,   ///< none: every flow moves under maxReorderBytes
+        kGoBackN, ///< flows whose packets say PacketInfo::goBackN (RoCEv2)
+        kAlways,  ///< every flow
+    };
+
     struct Config
     {
         uint8_t highThreshold{4};          ///< priorities below it are high, 0..8
@@ -64,6 +81,8 @@ class TensorAwareV2 : public Policy
         uint32_t tableSize{4096};          ///< tensor table slots, a power of two
         uint32_t probeLimit{8};            ///< slots a key may occupy, 1..64, <= tableSize
         uint8_t untaggedPriority{0};       ///< the band untagged traffic is queued in, 0..7
+        SafeMoves safeMoves{SafeMoves::kGoBackN}; ///< flows that move only once drained
+        int64_t safeSlackNs{1000000};             ///< wait after the old port drained, >= 0
     };
 
     /// Untagged packets smaller than this (ACKs, handshakes) do not make their flow count.
@@ -109,6 +128,8 @@ class TensorAwareV2 : public Policy
         uint32_t flowHash{0};
         uint8_t priority{0};
         int64_t lastSeenNs{0};
+        int64_t drainedNs{0}; ///< safe-move flows: when its last packet leaves the port
+        bool safe{false};     ///< a safe-move flow's slot (drainedNs is set)
         bool valid{false};
     };
 
@@ -145,10 +166,44 @@ class TensorAwareV2 : public Policy
         return &m_slots[port * kFlowSlots];
     }
 
-    /// \return the candidate \p flowHash is active on, or kNoPort
-    uint32_t ActivePort(uint32_t flowHash, const Candidates& candidates, int64_t nowNs) const;
-    /// Records a packet of \p flowHash on \p port.
-    void Touch(uint32_t port, uint32_t flowHash, uint8_t priority, int64_t nowNs);
+    /// \return true when \p packet's flow moves only once its old path has drained
+    bool SafeMovesFor(const PacketInfo& packet) const
+    {
+        return m_config.safeMoves == SafeMoves::kAlways ||
+               (m_config.safeMoves == SafeMoves::kGoBackN && packet.goBackN);
+    }
+
+    /// \return true when a safe-move flow's packets on \p s may still be on the path
+    bool Undrained(const FlowSlot& s, int64_t nowNs) const
+    {
+        return s.valid && s.safe && nowNs < s.drainedNs + m_config.safeSlackNs;
+    }
+
+    /// \return true when \p s still counts: active, or a safe-move flow not yet drained
+    bool Held(const FlowSlot& s, int64_t nowNs) const
+    {
+        return IsActive(s, nowNs) || Undrained(s, nowNs);
+    }
+
+    /// \return the candidate \p flowHash is active on (\p safe: or not yet drained from), or
+    /// kNoPort; \p slot gets its slot there
+    uint32_t ActivePort(uint32_t flowHash,
+                        const Candidates& candidates,
+                        int64_t nowNs,
+                        bool safe,
+                        const FlowSlot** slot) const;
+    /// \return the slot of \p flowHash on \p port, or null
+    const FlowSlot* SlotOf(uint32_t port, uint32_t flowHash) const;
+    /// Records a packet of \p flowHash on \p port; for a \p safe flow, \p drainedNs: when the
+    /// packet leaves the port.
+    void Touch(uint32_t port,
+               uint32_t flowHash,
+               uint8_t priority,
+               int64_t nowNs,
+               bool safe = false,
+               int64_t drainedNs = 0);
+    /// \return when a packet of \p packet's priority enqueued now on \p port leaves it
+    int64_t DrainTime(uint32_t port, const PacketInfo& packet) const;
     /// Forgets \p flowHash on \p port (it moved away).
     void Forget(uint32_t port, uint32_t flowHash);
 

@@ -64,6 +64,9 @@ struct PacketInfo
     bool hasLabel{false}; ///< the packet carries a TaLB label (option or tag)
     talb_label label{0, TALB_NUM_PRIORITIES - 1, 0}; ///< the label, when hasLabel
     int64_t nowNs{0};                                ///< current time in ns
+    /// the flow's transport recovers from reordering only by go-back-N (RoCEv2): a packet that
+    /// overtakes an earlier one of its flow costs a retransmission window
+    bool goBackN{false};
 };
 
 /// Candidate egress ports of a packet: a view into the caller's forwarding table.

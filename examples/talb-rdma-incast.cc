@@ -27,30 +27,32 @@ namespace
 struct Observer
 {
     std::ofstream trace;
+    std::vector<Ptr<TalbRdmaRateControl>> controls; //!< per queue pair: bound by index, since a
+                                                    //!< Ptr bound into its own trace is a cycle
     std::vector<double> minRateBps;
     std::vector<uint64_t> cnps;
     uint32_t done{0};
     Time lastDone;
 
-    void Rate(uint32_t qp, Ptr<TalbRdmaRateControl> cc, DataRate, DataRate rate)
+    void Rate(uint32_t qp, DataRate, DataRate rate)
     {
         minRateBps[qp] = std::min(minRateBps[qp], double(rate.GetBitRate()));
-        Write(qp, "rate", cc, rate); // the traced value changes after its callbacks
+        Write(qp, "rate", rate); // the traced value changes after its callbacks
     }
 
-    void Cnp(uint32_t qp, Ptr<TalbRdmaRateControl> cc)
+    void Cnp(uint32_t qp)
     {
         ++cnps[qp];
-        Write(qp, "cnp", cc, cc->GetRate());
+        Write(qp, "cnp", controls[qp]->GetRate());
     }
 
-    void Write(uint32_t qp, const char* event, Ptr<TalbRdmaRateControl> cc, DataRate rate)
+    void Write(uint32_t qp, const char* event, DataRate rate)
     {
         if (!trace.is_open())
         {
             return;
         }
-        Ptr<TalbDcqcn> dcqcn = DynamicCast<TalbDcqcn>(cc);
+        Ptr<TalbDcqcn> dcqcn = DynamicCast<TalbDcqcn>(controls[qp]);
         trace << Simulator::Now().GetNanoSeconds() << "," << qp << "," << event << ","
               << rate.GetBitRate() / 1e9 << ","
               << (dcqcn ? dcqcn->GetTargetRate().GetBitRate() / 1e9 : 0) << ","
@@ -65,9 +67,9 @@ struct Observer
 };
 
 void
-OnCnp(Observer* o, uint32_t qp, Ptr<TalbRdmaRateControl> cc, Ptr<const TalbRdmaQueuePair>)
+OnCnp(Observer* o, uint32_t qp, Ptr<const TalbRdmaQueuePair>)
 {
-    o->Cnp(qp, cc);
+    o->Cnp(qp);
 }
 
 } // namespace
@@ -136,17 +138,17 @@ main(int argc, char* argv[])
     for (uint32_t s = 0; s < senders; ++s)
     {
         auto qp = TalbRdmaNic::Connect(f->GetRdmaNic(s + 1), f->GetRdmaNic(0));
-        Ptr<TalbRdmaRateControl> cc = qp.first->GetRateControl();
-        cc->TraceConnectWithoutContext("Rate", MakeCallback(&Observer::Rate, &o).Bind(s, cc));
+        o.controls.push_back(qp.first->GetRateControl());
+        o.controls.back()->TraceConnectWithoutContext("Rate",
+                                                      MakeCallback(&Observer::Rate, &o).Bind(s));
         qp.second->SetReceiveCallback(MakeCallback(&Observer::Received, &o));
         qp.first->PostSend(bytes);
         requesters.push_back(qp.first);
     }
     for (uint32_t s = 0; s < senders; ++s)
     {
-        f->GetRdmaNic(s + 1)->TraceConnectWithoutContext(
-            "CnpReceived",
-            MakeBoundCallback(&OnCnp, &o, s, requesters[s]->GetRateControl()));
+        f->GetRdmaNic(s + 1)->TraceConnectWithoutContext("CnpReceived",
+                                                         MakeBoundCallback(&OnCnp, &o, s));
     }
     Simulator::Stop(Seconds(1));
     Simulator::Run();

@@ -187,6 +187,21 @@ Main(const TalbScenario::Spec& spec)
     return 0;
 }
 
+/// Prints the errors once (rank 0: under MPI every rank has the same ones).
+void
+ReportErrors(const std::vector<std::string>& errors, uint32_t rank)
+{
+    if (rank != 0)
+    {
+        return;
+    }
+    for (const auto& e : errors)
+    {
+        std::cerr << "talb-scenario: error: " << e << "\n";
+    }
+    std::cerr << "talb-scenario: nothing was simulated (--help lists the parameters)\n";
+}
+
 } // namespace
 
 int
@@ -232,20 +247,17 @@ main(int argc, char* argv[])
         }
         if (!errors.empty())
         {
+            // Rank 0 reports before the collective shutdown: a rank that exits 2 first makes
+            // mpirun kill the others, and the report would be lost.
+            ReportErrors(errors, spec.rank);
             MpiInterface::Disable();
+            return 2;
         }
     }
 #endif
     if (!errors.empty())
     {
-        if (spec.rank == 0) // distributed, every rank has the same errors
-        {
-            for (const auto& e : errors)
-            {
-                std::cerr << "talb-scenario: error: " << e << "\n";
-            }
-            std::cerr << "talb-scenario: nothing was simulated (--help lists the parameters)\n";
-        }
+        ReportErrors(errors, spec.rank);
         return 2;
     }
     int rc = Main(spec);

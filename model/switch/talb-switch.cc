@@ -357,9 +357,17 @@ TalbSwitch::Receive(Ptr<NetDevice> device,
     if (m_lb->Hold(ctx, out, p))
     {
         ++m_stats.nLbHeld;
-        return;
     }
-    Transmit(p, ctx.inPort, out);
+    else
+    {
+        Transmit(p, ctx.inPort, out);
+    }
+    // Checked here, not in Transmit: a balancer may send its own packets (ConWeave's replies)
+    // while the received one is still between Receive and Transmit.
+    NS_ASSERT(m_stats.nReceived + m_stats.nLbSent ==
+              m_stats.nForwarded + m_stats.nLbHeld + m_stats.nDropNotIpv4 +
+                  m_stats.nDropUnknownHost + m_stats.nDropNoRoute + m_stats.nDropDevice +
+                  m_stats.nDropPfcHeadroom);
 }
 
 void
@@ -410,10 +418,6 @@ TalbSwitch::Transmit(Ptr<Packet> p, uint32_t inPort, uint32_t out)
     ++port.txPackets;
     port.txBytes += size;
     ++m_stats.nForwarded;
-    NS_ASSERT(m_stats.nReceived + m_stats.nLbSent ==
-              m_stats.nForwarded + m_stats.nLbHeld + m_stats.nDropNotIpv4 +
-                  m_stats.nDropUnknownHost + m_stats.nDropNoRoute + m_stats.nDropDevice +
-                  m_stats.nDropPfcHeadroom);
     m_forwardTrace(p, inPort, out);
 }
 

@@ -8,6 +8,7 @@ list of schemes and fabrics, and so that the "random" degraded links are drawn r
 import json
 import os
 import random
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SEEDS = '1-5'
@@ -101,9 +102,11 @@ def families():
     return out
 
 
-def main():
+def main(argv):
+    """Writes the grids below argv[1] if given (tests compare), else beside this script."""
+    top = argv[1] if len(argv) > 1 else HERE
     for (family, name), grid in sorted(families().items()):
-        folder = os.path.join(HERE, family)
+        folder = os.path.join(top, family)
         os.makedirs(folder, exist_ok=True)
         with open(os.path.join(folder, name + '.json'), 'w') as f:
             json.dump(grid, f, indent=2)
@@ -111,4 +114,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    main(sys.argv)

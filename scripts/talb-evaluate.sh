@@ -67,6 +67,7 @@ for dir in "$RESULTS"/*/; do
   [ -d "$TOP/scenarios/eval/$family" ] || continue
   doc="$TOP/doc/evaluation/$family"
   mkdir -p "$doc"
+  rm -f "$doc"/*.csv "$doc"/*.png "$doc"/report.md  # plots are named by cell: none left stale
   plotx=lb
   [ "$family" = background ] && plotx=bgLoad
   echo "== report $family"

@@ -67,11 +67,12 @@ class Dataset:
         return [c for c in self.runs.columns if c not in RUN_COLUMNS]
 
 
-# Per-run counters of run.json (summed over the fabric by the simulator); NaN where a run.json
-# predates them. Testbed converters write none of them.
+# Per-run figures of run.json: the counters the simulator sums over the fabric, and the CPU time
+# of the run (for the cost of a sweep); NaN where a run.json predates them or a testbed converter
+# wrote it.
 COUNTERS = ('reroutes', 'path_selections', 'tcp_retransmitted_segments', 'tcp_retransmitted_bytes',
             'rdma_retransmitted_packets', 'rdma_retransmitted_bytes', 'rdma_naks', 'rdma_timeouts',
-            'rdma_out_of_order')
+            'rdma_out_of_order', 'run_cpu_seconds')
 RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version') + COUNTERS
 
 

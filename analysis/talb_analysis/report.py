@@ -34,7 +34,12 @@ SECTIONS = [
     ('headline', 'headline.csv',
      'Best figures per scheme over the groups (avg FCT reduction in %, training speedup)'),
 ]
-EXTRA_CSVS = [('tensor_detail', 'tensor_per_tensor.csv'), ('runs', 'runs.csv')]
+EXTRA_CSVS = [('tensor_detail', 'tensor_per_tensor.csv'), ('runs', 'runs.csv'),
+              ('cells_brief', 'cells_brief.csv')]
+# cells_brief.csv: the per-cell columns a document shows (cells.csv has them all), rounded.
+BRIEF_COLUMNS = {'runs': 0, 'iter_ms_mean': 1, 'iter_ms_ci95': 1, 'speedup': 2, 'fct_avg_us': 0,
+                 'fct_reduction_pct': 1, 'fct_p99_us': 0, 'hiprio_fct_p99_us': 0,
+                 'bg_fct_p99_us': 0, 'reroutes': 0, 'tcp_retx_segments': 0, 'rdma_naks': 0}
 
 
 def parse_args(argv):
@@ -74,6 +79,7 @@ def build(data, keys, baseline, warmup):
         'fct': fct, 'fct_priority': by_priority, 'fct_size': by_size, 'tensor': tensor,
         'iteration': iteration, 'headline': stats.headline(fct, iteration, keys, baseline),
         'tensor_detail': tensor_detail, 'runs': runs,
+        'cells_brief': cells[list(keys) + list(BRIEF_COLUMNS)].round(BRIEF_COLUMNS),
     }
 
 

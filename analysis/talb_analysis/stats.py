@@ -216,14 +216,17 @@ def iteration_table(data, keys, baseline, warmup=1):
     per_run = data.runs[list(dict.fromkeys(list(keys) + ['seed']))].join(
         run_iteration_times(data, warmup)).dropna(subset=['iter_ms'])
     rows = []
+    # The count of measured iterations; named apart when the scenario parameter is a key.
+    counted = 'iterations_measured' if 'iterations' in keys else 'iterations'
     for group, runs in groups(per_run, keys):
         mean, half, n = mean_ci(runs['iter_ms'])
         row = dict(zip(keys, group))
-        row.update(runs=n, iterations=int(runs['iterations_measured'].sum()), iter_ms_mean=mean,
+        row.update({'runs': n, counted: int(runs['iterations_measured'].sum())})
+        row.update(iter_ms_mean=mean,
                    iter_ms_ci95=half, iter_ms_lo=mean - half, iter_ms_hi=mean + half)
         rows.append(row)
     table = pd.DataFrame(rows, columns=list(keys) + [
-        'runs', 'iterations', 'iter_ms_mean', 'iter_ms_ci95', 'iter_ms_lo', 'iter_ms_hi'])
+        'runs', counted, 'iter_ms_mean', 'iter_ms_ci95', 'iter_ms_lo', 'iter_ms_hi'])
     return _add_speedup(table, per_run, keys, baseline)
 
 

@@ -270,3 +270,14 @@ def test_talb_v1_runs_line_up_with_the_other_schemes_cells(fixture_copy):
     assert stats.group_keys(data) == ['scheme']
     table = stats.iteration_table(data, ['scheme'], 'ecmp')
     assert row(table, scheme='talb-v1')['speedup'] == pytest.approx(12 / 5.35)
+
+
+def test_the_iterations_parameter_can_be_a_key_beside_the_count(fixture_copy):
+    sweep = fixture_copy('sweep')
+    for meta in sweep.glob('*/run.json'):
+        meta.write_text(meta.read_text().replace('"lb":', '"iterations": 3, "lb":', 1))
+    data = loading.load(str(sweep))
+    table = stats.iteration_table(data, ['scheme', 'iterations'], 'ecmp')
+    talb = row(table, scheme='talb')
+    assert talb['iterations'] == 3 and talb['iterations_measured'] == 4
+    assert talb['speedup'] == pytest.approx(12 / 5.35)

@@ -218,26 +218,10 @@ main(int argc, char** argv)
         return 2;
     }
     int socket = static_cast<int>(rte_socket_id());
-    rte_mempool* pool = rte_pktmbuf_pool_create("talb_bench_mbufs",
-                                                options.packets + 4 * talb::kMempoolCache,
-                                                talb::kMempoolCache,
-                                                0,
-                                                RTE_MBUF_DEFAULT_BUF_SIZE,
-                                                socket);
-    int host = talb::CreateLoopPort("talb_bench_host", options.packets, talb::kBurstSize, socket);
-    int wire = talb::CreateLoopPort("talb_bench_wire", options.packets, talb::kBurstSize, socket);
-    if (pool == nullptr || host < 0 || wire < 0)
-    {
-        rte_exit(EXIT_FAILURE, "talb-agent-bench: cannot create the mempool or net_ring ports\n");
-    }
-    const uint16_t ports[2] = {static_cast<uint16_t>(host), static_cast<uint16_t>(wire)};
-    for (uint16_t port : ports)
-    {
-        if (talb::PortInit(port, pool, 1500, "talb-agent-bench") != 0)
-        {
-            rte_exit(EXIT_FAILURE, "talb-agent-bench: cannot initialise port %u\n", port);
-        }
-    }
+    const std::string names[2] = {"talb_bench_host", "talb_bench_wire"};
+    uint16_t ports[2];
+    rte_mempool* pool =
+        talb::CreateLoopPortsOrExit("talb-agent-bench", options.packets, names, 2, ports);
 
     std::printf("talb-agent-bench: lcore %u, TSC %.2f GHz, net_ring ports, %u packets per round "
                 "over %u connections, frames of %u payload bytes\n",
@@ -300,28 +284,16 @@ main(int argc, char** argv)
                     !syn && inFrame < TALB_FRAME_LEN && inFrame + size - kHeaders < TALB_FRAME_LEN;
                 offsets[flow] += syn ? 0 : size - kHeaders;
             }
-            uint32_t queued = 0;
-            while (queued < options.packets)
-            {
-                uint16_t burst = static_cast<uint16_t>(
-                    std::min<uint32_t>(talb::kBurstSize, options.packets - queued));
-                queued += rte_eth_tx_burst(ports[0], 0, round.data() + queued, burst);
-            }
+            talb::SendAll(ports[0], round.data(), options.packets);
 
             PhaseResult tag;
             PhaseResult strip;
-            uint64_t rounds = 0;
-            double cpu0 = talb::ThreadCpuSeconds();
-            uint64_t wall0 = rte_rdtsc();
-            uint64_t deadline = wall0 + static_cast<uint64_t>(options.seconds * rte_get_tsc_hz());
-            while (rte_rdtsc() < deadline || rounds == 0)
-            {
+            talb::TimedRun run = talb::RunFor(options.seconds, [&] {
                 RunPhase(ctx, true, &tag);
                 RunPhase(ctx, false, &strip);
-                ++rounds;
-            }
-            double wall = (rte_rdtsc() - wall0) / static_cast<double>(rte_get_tsc_hz());
-            double share = std::min(1.0, (talb::ThreadCpuSeconds() - cpu0) / wall);
+            });
+            uint64_t rounds = run.rounds;
+            double share = run.cpuShare;
             talb::AgentStats s = talb::FinalStats(ctx);
             uint64_t dataPackets = rounds * (options.packets - options.flows - headerOnly);
             bool ok = s.tagger.out.tagged == dataPackets &&
@@ -362,22 +334,11 @@ main(int argc, char** argv)
                              s.drops);
                 status = 1;
             }
-            // Empty the loop for the next run.
-            rte_mbuf* pkts[talb::kBurstSize];
-            uint16_t n;
-            while ((n = rte_eth_rx_burst(ports[0], 0, pkts, talb::kBurstSize)) > 0)
-            {
-                rte_pktmbuf_free_bulk(pkts, n);
-            }
+            talb::DrainPort(ports[0]);
             talb::LcoreContextFree(ctx);
             rte_free(ctx);
         }
     }
-    for (uint16_t port : ports)
-    {
-        rte_eth_dev_stop(port);
-        rte_eth_dev_close(port);
-    }
-    rte_eal_cleanup();
+    talb::CloseAll(ports, 2);
     return status;
 }

@@ -254,26 +254,16 @@ main(int argc, char** argv)
         return 2;
     }
     int socket = static_cast<int>(rte_socket_id());
-    rte_mempool* pool = rte_pktmbuf_pool_create("talb_bench_mbufs",
-                                                options.packets + 1024,
-                                                256,
-                                                0,
-                                                RTE_MBUF_DEFAULT_BUF_SIZE,
-                                                socket);
-    uint16_t eth[1 + kUplinks];
+    std::string names[1 + kUplinks];
     std::string config;
     for (uint32_t p = 0; p <= kUplinks; ++p)
     {
-        std::string name = "talb_bench_p" + std::to_string(p);
-        int id = talb::CreateLoopPort(name, options.packets, talb::kSwitchBurst, socket);
-        if (pool == nullptr || id < 0 ||
-            talb::PortInit(static_cast<uint16_t>(id), pool, 1500, "talb-switch-bench") != 0)
-        {
-            rte_exit(EXIT_FAILURE, "talb-switch-bench: cannot create the mempool or port %u\n", p);
-        }
-        eth[p] = static_cast<uint16_t>(id);
-        config += "port " + std::to_string(p) + " " + name + "\n";
+        names[p] = "talb_bench_p" + std::to_string(p);
+        config += "port " + std::to_string(p) + " " + names[p] + "\n";
     }
+    uint16_t eth[1 + kUplinks];
+    rte_mempool* pool =
+        talb::CreateLoopPortsOrExit("talb-switch-bench", options.packets, names, 1 + kUplinks, eth);
     config += "route 10.0.0.1/32 0\nroute 10.0.0.0/24 1,2,3,4\n";
     talb::SwitchConfig switchConfig;
     std::string error;
@@ -336,30 +326,15 @@ main(int argc, char** argv)
             {
                 BuildPacket(round[i], size, i, options.flows);
             }
-            uint32_t queued = 0;
-            while (queued < options.packets)
-            {
-                queued += rte_eth_tx_burst(
-                    eth[0],
-                    0,
-                    round.data() + queued,
-                    static_cast<uint16_t>(
-                        std::min<uint32_t>(talb::kSwitchBurst, options.packets - queued)));
-            }
+            talb::SendAll(eth[0], round.data(), options.packets);
 
             Phase phase;
-            uint64_t rounds = 0;
-            double cpu0 = talb::ThreadCpuSeconds();
-            uint64_t wall0 = rte_rdtsc();
-            uint64_t deadline = wall0 + static_cast<uint64_t>(options.seconds * rte_get_tsc_hz());
-            while (rte_rdtsc() < deadline || rounds == 0)
-            {
+            talb::TimedRun run = talb::RunFor(options.seconds, [&] {
                 Forward(ctx, &phase);
                 Recycle(eth);
-                ++rounds;
-            }
-            double wall = (rte_rdtsc() - wall0) / static_cast<double>(rte_get_tsc_hz());
-            double share = std::min(1.0, (talb::ThreadCpuSeconds() - cpu0) / wall);
+            });
+            uint64_t rounds = run.rounds;
+            double share = run.cpuShare;
             double mpps = talb::MppsPerCpuSecond(phase.packets, phase.cycles, share);
 
             talb::SwitchStats s = talb::SwitchFinalStats(ctx);
@@ -399,21 +374,10 @@ main(int argc, char** argv)
                              c.queueDrops + c.noRoute + c.notIpv4);
                 status = 1;
             }
-            // Empty the loop for the next run.
-            rte_mbuf* pkts[talb::kSwitchBurst];
-            uint16_t n;
-            while ((n = rte_eth_rx_burst(eth[0], 0, pkts, talb::kSwitchBurst)) > 0)
-            {
-                rte_pktmbuf_free_bulk(pkts, n);
-            }
+            talb::DrainPort(eth[0]);
             rte_free(ctx);
         }
     }
-    for (uint16_t port : eth)
-    {
-        rte_eth_dev_stop(port);
-        rte_eth_dev_close(port);
-    }
-    rte_eal_cleanup();
+    talb::CloseAll(eth, 1 + kUplinks);
     return status;
 }

@@ -17,14 +17,18 @@ RDMA_SCHEMES = TCP_SCHEMES + ['conweave']
 MODELS = ['resnet50', 'alexnet', 'vgg19']
 
 # Scales: 16 hosts (4 leaves x 4, 2 spines, 10 Gb/s hosts) and 64 hosts (8 leaves x 8, 4 spines,
-# 100 Gb/s hosts). The leaf-spine rate follows from the oversubscription axis (1:1 or 2:1).
+# 100 Gb/s hosts). The leaf-spine rate follows from the oversubscription axis (1:1 or 2:1). The
+# link fails (or starts flapping) in the second iteration: about 350 ms in at 16 hosts, 120 ms
+# at 64 hosts (iterations of about 90 ms there).
 SCALES = {
     '16': {'fixed': {'leaves': 4, 'hostsPerLeaf': 4, 'spines': 2, 'hostRate': '10Gbps',
                      'iterations': 3},
-           'workers': 8, 'degraded': '2.5Gbps', 'rates': ['2.5Gbps', '5Gbps', '7.5Gbps']},
+           'workers': 8, 'degraded': '2.5Gbps', 'rates': ['2.5Gbps', '5Gbps', '7.5Gbps'],
+           'fail': '1:0@350ms', 'flap': '1:0@350ms/20ms/80ms'},
     '64': {'fixed': {'leaves': 8, 'hostsPerLeaf': 8, 'spines': 4, 'hostRate': '100Gbps',
                      'iterations': 2},
-           'workers': 32, 'degraded': '25Gbps', 'rates': ['25Gbps', '50Gbps', '75Gbps']},
+           'workers': 32, 'degraded': '25Gbps', 'rates': ['25Gbps', '50Gbps', '75Gbps'],
+           'fail': '1:0@120ms', 'flap': '1:0@120ms/5ms/20ms'},
 }
 OVERSUB = [1, 2]
 
@@ -85,9 +89,9 @@ def families():
                               random_links(scale, 3 if scale == '16' else 4)],
                 'oversubscription': [2]}, {})
             out[('failure', 'fail-' + key)] = part(scale, tr, {'oversubscription': OVERSUB},
-                                                   {'failLink': '1:0@350ms'})
+                                                   {'failLink': SCALES[scale]['fail']})
             out[('failure', 'flap-' + key)] = part(scale, tr, {'oversubscription': OVERSUB},
-                                                   {'flapLink': '1:0@350ms/20ms/80ms'})
+                                                   {'flapLink': SCALES[scale]['flap']})
             out[('mixed', key)] = part(scale, tr, {'placement': ['spread', 'packed'],
                                                    'oversubscription': OVERSUB},
                                        {'jobs': mixed_jobs(scale)})

@@ -73,6 +73,9 @@ for dir in "$RESULTS"/*/; do
   echo "== report $family"
   $PY "$TOP/analysis/talb-report.py" "$dir" --out="$doc" --plot-x="$plotx" \
     --format=markdown > "$doc/report.md"
+  # The per-tensor table grows with every cell (MBs); it stays with the results:
+  # analysis/talb-report.py RESULTS/FAMILY writes it beside them.
+  rm -f "$doc/tensor_per_tensor.csv"
   sed -n '/TaLB against the best/,/^$/p' "$doc/report.md"
 done
 echo "talb-evaluate: done in $(( $(date +%s) - start )) s; tables and plots in doc/evaluation/"

@@ -99,6 +99,35 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
         json << ", \"ranks\": " << info.ranks
              << ", \"remote_packet_hops\": " << info.remotePacketHops;
     }
+    auto writeClass = [&json](const char* name, const ClassCounters& c) {
+        json << "\"" << name << "\": {\"enqueued_packets\": " << c.enqueuedPackets
+             << ", \"enqueued_bytes\": " << c.enqueuedBytes
+             << ", \"dequeued_packets\": " << c.dequeuedPackets
+             << ", \"dequeued_bytes\": " << c.dequeuedBytes
+             << ", \"dropped_packets\": " << c.droppedPackets
+             << ", \"dropped_bytes\": " << c.droppedBytes << ", \"cap_drops\": " << c.capDrops
+             << ", \"marked_packets\": " << c.markedPackets
+             << ", \"peak_port_bytes\": " << c.peakBytes << ", \"other_class_bytes_at_drop\": "
+             << (c.droppedPackets ? double(c.otherBytesAtDrops) / c.droppedPackets : 0.0) << "}";
+    };
+    const SwitchCounters& sw = info.switches;
+    json << ", \"switch_classes\": {";
+    writeClass("training", sw.training);
+    json << ", ";
+    writeClass("best_effort", sw.bestEffort);
+    json << ", \"device_drops\": " << sw.deviceDrops << "}";
+    if (sw.pfc.installed)
+    {
+        const PfcCounters& p = sw.pfc;
+        json << ", \"pfc\": {\"pause_starts\": " << p.pauseStarts
+             << ", \"pauses_sent\": " << p.pausesSent << ", \"resumes\": " << p.resumes
+             << ", \"pausing_at_end\": " << p.pausingAtEnd
+             << ", \"headroom_drops\": " << p.headroomDrops
+             << ", \"charged_bytes_at_end\": " << p.chargedBytesAtEnd
+             << ", \"queued_bytes_at_end\": " << p.queuedBytesAtEnd
+             << ", \"max_charge_bytes\": " << p.maxChargeBytes
+             << ", \"within_headroom\": " << (p.withinHeadroom ? "true" : "false") << "}";
+    }
     json << ", \"parameters\": " << info.parametersJson;
     if (!info.jobsJson.empty())
     {

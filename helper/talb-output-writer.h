@@ -60,6 +60,46 @@ class TalbOutputWriter : public Object
         uint64_t reroutes{0};   //!< a flow, flowlet, flowcell or tensor changed port
     };
 
+    /// One traffic class of the switches' port queues (TalbPriorityQueue::ClassStats), summed
+    /// over every switch port; peakBytes is the largest of one port.
+    struct ClassCounters
+    {
+        uint64_t enqueuedPackets{0};
+        uint64_t enqueuedBytes{0};
+        uint64_t dequeuedPackets{0};
+        uint64_t dequeuedBytes{0};
+        uint64_t droppedPackets{0}; //!< refused by a port's shared buffer or class cap
+        uint64_t droppedBytes{0};
+        uint64_t capDrops{0}; //!< ... of which by the best-effort cap
+        uint64_t markedPackets{0};
+        uint64_t peakBytes{0};
+        uint64_t otherBytesAtDrops{0}; //!< summed: the other class's bytes at each drop
+    };
+
+    /// PFC over every switch (rdma transport), read when the run ends.
+    struct PfcCounters
+    {
+        bool installed{false};
+        uint64_t pauseStarts{0};       //!< XOFF that started a pause
+        uint64_t pausesSent{0};        //!< XOFF frames, refreshes included
+        uint64_t resumes{0};           //!< XON
+        uint64_t pausingAtEnd{0};      //!< (ingress port, priority) pairs still pausing
+        uint64_t headroomDrops{0};     //!< lossless packets dropped past XOFF + headroom
+        uint64_t chargedBytesAtEnd{0}; //!< ingress charges left, lossless priorities
+        uint64_t queuedBytesAtEnd{0};  //!< bytes in switch egress queues, lossless priorities
+        uint64_t maxChargeBytes{0};    //!< largest charge of one (ingress port, priority)
+        bool withinHeadroom{true};     //!< every charge stayed within XOFF + headroom
+    };
+
+    /// What the switches counted.
+    struct SwitchCounters
+    {
+        ClassCounters training;
+        ClassCounters bestEffort;
+        uint64_t deviceDrops{0}; //!< packets an egress device refused (TalbSwitch nDropDevice)
+        PfcCounters pfc;
+    };
+
     struct RunInfo
     {
         std::string scheme;           //!< the scheme column: the load balancer, or stock-ecmp
@@ -76,6 +116,7 @@ class TalbOutputWriter : public Object
         RdmaCounters rdma;            //!< go-back-N counters
         TcpCounters tcp;              //!< TCP retransmissions
         LbCounters paths;             //!< path selections and reroutes
+        SwitchCounters switches;      //!< per-class queue counters and PFC
         uint32_t ranks{1};            //!< processes of a distributed run (MPI)
         uint64_t remotePacketHops{0}; //!< distributed: link transmissions to another rank
         std::string parametersJson;   //!< every scenario parameter, a JSON object

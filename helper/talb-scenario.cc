@@ -8,6 +8,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/buffer.h"
 #include "ns3/channel.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
@@ -27,6 +28,7 @@
 #include "ns3/talb-model-zoo.h"
 #include "ns3/talb-parse.h"
 #include "ns3/talb-pfc-net-device.h"
+#include "ns3/talb-pfc.h"
 #include "ns3/talb-priority-queue.h"
 #include "ns3/talb-rdma-transport.h"
 #include "ns3/talb-switch.h"
@@ -36,6 +38,11 @@
 #include "ns3/talb-wire.h"
 #include "ns3/uinteger.h"
 
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+#include "ns3/mpi-receiver.h"
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -44,6 +51,7 @@
 #include <iomanip>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -223,6 +231,15 @@ struct Collector
     bool stopWhenDone{true};  //!< stop the simulation once every worker finished
     uint64_t expectedHere{0}; //!< worker-iterations of this rank's jobs
     uint64_t iterationsHere{0};
+    /// After the last iteration: the jobs' last reports take effect within their controlDelay.
+    Time settle;
+    Time lastEnd; //!< the latest iteration end here
+
+    /// \return whether this rank's workers are done and their reports have taken effect
+    bool DoneHere() const
+    {
+        return iterationsHere == expectedHere && Simulator::Now() >= lastEnd + settle;
+    }
 
     void Flow(const TalbFlowRecord& r)
     {
@@ -247,10 +264,19 @@ struct Collector
         ++iterationsHere;
         double& m = iterationMax[{r.job, r.iteration}];
         m = std::max(m, (r.end - r.start).GetSeconds());
+        lastEnd = std::max(lastEnd, r.end);
         if (stopWhenDone && iterations == expected)
         {
             // Every worker of every job is done: background traffic alone is not the question.
-            Simulator::Stop();
+            if (settle.IsZero())
+            {
+                Simulator::Stop();
+            }
+            else
+            {
+                // The tensor records of the last operations follow their agreement's delay.
+                Simulator::Stop(settle);
+            }
         }
     }
 
@@ -320,6 +346,17 @@ ParseFabric(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std:
     s->trainingWeight = c.GetUint("trainingWeight");
     s->bestEffortWeight = c.GetUint("bestEffortWeight");
     s->ecnThreshold = c.GetString("ecnThreshold");
+    std::string beBuffer = c.GetString("bestEffortBuffer");
+    if (!beBuffer.empty())
+    {
+        QueueSize size(beBuffer);
+        if (size.GetUnit() != QueueSizeUnit::BYTES || size.GetValue() == 0)
+        {
+            errors->push_back("bestEffortBuffer: '" + beBuffer +
+                              "' is not a positive byte size (e.g. 300KB)");
+        }
+        s->bestEffortBuffer = size.GetValue();
+    }
     s->stockRouting = c.GetBool("stockRouting");
     std::string rates =
         TalbLeafSpineHelper::ParseLinkRates(c.GetString("linkRates"), &s->linkRates);
@@ -463,6 +500,11 @@ ParseTraining(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<st
     defaults.precision = c.GetString("precision");
     s->placement = c.GetString("placement");
     s->warmup = c.GetUint("warmup");
+    s->controlDelay = c.GetTime("controlDelay");
+    if (s->controlDelay.IsStrictlyNegative() || s->controlDelay > Seconds(1))
+    {
+        errors->push_back("controlDelay: must lie in [0s, 1s]");
+    }
     std::string err = TalbScenario::ParseJobs(c.GetString("jobs"), defaults, &s->jobs);
     if (!err.empty())
     {
@@ -519,14 +561,6 @@ ParseRun(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std::st
                           "' (websearch, datamining or a path; set TALB_DATA_DIR to find the "
                           "shipped ones)");
     }
-    if (s->bgLoad > 0 && s->dwrr && s->rdmaHosts)
-    {
-        // TalbPfc releases a priority's ingress bytes in FIFO order per egress port; the DWRR
-        // best-effort class shares UntaggedBand's priority with a tensor band but is served
-        // out of that order, so pauses are released on the wrong ingress and never clear.
-        errors->push_back("portScheduling: dwrr with background traffic on the rdma transport "
-                          "(PFC) is not supported yet; set portScheduling=strict or bgLoad=0");
-    }
     if (s->bgLoad > 0 && FileExists(s->bgCdfPath))
     {
         // Read now: a malformed file would otherwise abort when the background starts.
@@ -554,8 +588,25 @@ ParseRun(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std::st
 }
 
 /// What one run builds and keeps alive until it has been simulated.
+/**
+ * Distributed runs: carries the reports of jobs whose workers span ranks
+ * (TalbTrainingJob::SetReportCallback) to the job's copies on the other ranks, through ns-3's
+ * MPI interface, arriving report time + controlDelay (at least the lookahead). Each rank
+ * receives on an MpiReceiver aggregated to its first host's device, which is on a local
+ * channel and so has none of its own.
+ */
+struct RankLink
+{
+    std::vector<std::pair<uint32_t, uint32_t>> address; //!< per rank: (node id, device index)
+    std::map<uint32_t, Ptr<TalbTrainingJob>> jobs;      //!< job id → this rank's copy
+    std::map<uint32_t, std::vector<uint32_t>> peers;    //!< job id → the other ranks with workers
+    uint32_t rank{0};
+    Time delay;
+};
+
 struct Build
 {
+    std::unique_ptr<RankLink> link; //!< jobs across ranks only
     Ptr<TalbLeafSpineHelper> fabric;
     Ptr<TalbOutputWriter> writer;
     Collector collector;
@@ -580,6 +631,18 @@ ConfigureDefaults(const TalbScenario::Spec& s)
     Config::SetDefault("ns3::TalbPriorityQueue::TrainingWeight", UintegerValue(s.trainingWeight));
     Config::SetDefault("ns3::TalbPriorityQueue::BestEffortWeight",
                        UintegerValue(s.bestEffortWeight));
+}
+
+/// The port queue of a switch device (either kind of link), or null.
+Ptr<TalbPriorityQueue>
+PortQueue(Ptr<NetDevice> dev)
+{
+    if (Ptr<TalbPfcNetDevice> pfc = DynamicCast<TalbPfcNetDevice>(dev))
+    {
+        return pfc->GetQueue();
+    }
+    Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev);
+    return p2p ? DynamicCast<TalbPriorityQueue>(p2p->GetQueue()) : nullptr;
 }
 
 /// Stage 3b: the leaf-spine fabric with load balancer \p lb, installed, streams assigned.
@@ -640,6 +703,18 @@ BuildFabric(const TalbScenario::Spec& s, const std::string& lb)
     }
     fabric->SetLoadBalancerFactory(factory);
     fabric->Install();
+    // Switch ports only: hosts do not drop their own packets (see hostQueueSize).
+    for (uint32_t i = 0; s.bestEffortBuffer > 0 && i < s.leaves + s.spines; ++i)
+    {
+        Ptr<Node> node = i < s.leaves ? fabric->GetLeafNode(i) : fabric->GetSpineNode(i - s.leaves);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            if (Ptr<TalbPriorityQueue> q = PortQueue(node->GetDevice(d)))
+            {
+                q->SetAttribute("BestEffortMaxBytes", UintegerValue(s.bestEffortBuffer));
+            }
+        }
+    }
     return fabric;
 }
 
@@ -768,6 +843,113 @@ JobsJson(const TalbScenario::Result& r)
     return os.str();
 }
 
+/// A job report on the wire between ranks: job, kind, worker, iteration, item, time.
+constexpr uint32_t REPORT_BYTES = 1 + 1 + 4 + 4 + 4 + 8;
+
+#ifdef NS3_MPI
+void
+SendReport(RankLink* link, uint32_t job, const TalbTrainingJob::Report& r)
+{
+    uint8_t buf[REPORT_BYTES];
+    Buffer b;
+    b.AddAtStart(REPORT_BYTES);
+    Buffer::Iterator it = b.Begin();
+    it.WriteU8(uint8_t(job));
+    it.WriteU8(uint8_t(r.kind));
+    it.WriteHtonU32(r.worker);
+    it.WriteHtonU32(r.iteration);
+    it.WriteHtonU32(r.item);
+    it.WriteHtonU64(uint64_t(r.time.GetTimeStep()));
+    b.CopyData(buf, REPORT_BYTES);
+    Ptr<Packet> p = Create<Packet>(buf, REPORT_BYTES);
+    for (uint32_t rank : link->peers.at(job))
+    {
+        const auto& a = link->address[rank];
+        MpiInterface::SendPacket(p, r.time + link->delay, a.first, a.second);
+    }
+}
+
+void
+ReceiveReport(RankLink* link, Ptr<Packet> p)
+{
+    NS_ABORT_MSG_IF(p->GetSize() != REPORT_BYTES,
+                    "talb-scenario: a job report of " << p->GetSize() << " bytes");
+    uint8_t buf[REPORT_BYTES];
+    p->CopyData(buf, REPORT_BYTES);
+    Buffer b;
+    b.AddAtStart(REPORT_BYTES);
+    b.Begin().Write(buf, REPORT_BYTES);
+    Buffer::Iterator it = b.Begin();
+    uint32_t job = it.ReadU8();
+    TalbTrainingJob::Report r;
+    r.kind = TalbTrainingJob::Report::Kind(it.ReadU8());
+    r.worker = it.ReadNtohU32();
+    r.iteration = it.ReadNtohU32();
+    r.item = it.ReadNtohU32();
+    r.time = TimeStep(it.ReadNtohU64());
+    auto j = link->jobs.find(job);
+    NS_ABORT_MSG_IF(j == link->jobs.end(),
+                    "talb-scenario: a report of job " << job << ", not on this rank");
+    j->second->ApplyRemoteReport(r);
+}
+#endif
+
+/**
+ * Stage 3d, distributed: connect this rank's copy of job \p j, whose workers are on \p ranks,
+ * to its copies on the other ranks.
+ */
+void
+LinkJobAcrossRanks(const TalbScenario::Spec& s,
+                   Build* b,
+                   uint32_t j,
+                   Ptr<TalbTrainingJob> job,
+                   const std::set<uint32_t>& ranks)
+{
+#ifdef NS3_MPI
+    if (!b->link)
+    {
+        b->link = std::make_unique<RankLink>();
+        RankLink* link = b->link.get();
+        link->rank = s.rank;
+        link->delay = s.controlDelay;
+        link->address.assign(s.ranks, {0, 0});
+        std::vector<bool> found(s.ranks, false);
+        for (uint32_t h = 0; h < b->fabric->GetNHosts(); ++h)
+        {
+            Ptr<NetDevice> dev = b->fabric->GetHostDevice(h);
+            uint32_t rank = dev->GetNode()->GetSystemId();
+            if (!found[rank])
+            {
+                found[rank] = true;
+                link->address[rank] = {dev->GetNode()->GetId(), dev->GetIfIndex()};
+                if (rank == s.rank)
+                {
+                    Ptr<MpiReceiver> receiver = CreateObject<MpiReceiver>();
+                    receiver->SetReceiveCallback(MakeBoundCallback(&ReceiveReport, link));
+                    dev->AggregateObject(receiver);
+                }
+            }
+        }
+    }
+    RankLink* link = b->link.get();
+    link->jobs[j] = job;
+    for (uint32_t r : ranks)
+    {
+        if (r != s.rank)
+        {
+            link->peers[j].push_back(r);
+        }
+    }
+    job->SetReportCallback(MakeBoundCallback(&SendReport, link, j));
+#else
+    (void)s;
+    (void)b;
+    (void)job;
+    (void)ranks;
+    NS_FATAL_ERROR("talb-scenario: job " << j << " spans ranks in a build without MPI");
+#endif
+}
+
 /// Stage 3d: the training jobs, placed on the hosts, traced into the outputs.
 void
 InstallJobs(const TalbScenario::Spec& s, Build* b)
@@ -783,17 +965,29 @@ InstallJobs(const TalbScenario::Spec& s, Build* b)
     {
         const TalbScenario::JobSpec& spec = s.jobs[j];
         TalbTrainingJobHelper helper = MakeJobHelper(spec, j);
+        helper.SetJobAttribute("ControlDelay", TimeValue(s.controlDelay));
         b->collector.expected += uint64_t(spec.iterations) * spec.workers;
-        // CheckPartition() made sure that a job's workers share one rank.
-        Ptr<Node> first = placed[j].Get(0);
-        if (first->GetSystemId() != s.rank)
+        // Every rank with workers of the job holds a copy of it; each runs its own workers.
+        std::set<uint32_t> ranks;
+        uint32_t here = 0;
+        for (uint32_t w = 0; w < placed[j].GetN(); ++w)
+        {
+            uint32_t rank = placed[j].Get(w)->GetSystemId();
+            ranks.insert(rank);
+            here += rank == s.rank ? 1 : 0;
+        }
+        if (here == 0)
         {
             continue;
         }
-        b->collector.expectedHere += uint64_t(spec.iterations) * spec.workers;
+        b->collector.expectedHere += uint64_t(spec.iterations) * here;
         ApplicationContainer apps = helper.Install(placed[j]);
         Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(apps);
         b->jobs.push_back(job);
+        if (ranks.size() > 1)
+        {
+            LinkJobAcrossRanks(s, b, j, job, ranks);
+        }
         b->writer->ConnectJob(job);
         job->TraceConnectWithoutContext("FlowDone", MakeCallback(&Collector::Flow, &b->collector));
         job->TraceConnectWithoutContext("IterationDone",
@@ -835,7 +1029,7 @@ InstallBackground(const TalbScenario::Spec& s, Build* b)
 void
 CheckAllRanksDone(const TalbScenario::Spec* s, const Collector* c, Time period)
 {
-    if (s->allRanksDone(c->iterationsHere == c->expectedHere, false))
+    if (s->allRanksDone(c->DoneHere(), false))
     {
         Simulator::Stop();
         return;
@@ -896,7 +1090,7 @@ Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result*
         s.gatherOverRanks(&tensorFct);
         s.gatherOverRanks(&highPrioFct);
         s.gatherOverRanks(&backgroundFct);
-        // A job lives on one rank: the ranks' (job, iteration) maxima are disjoint.
+        // A job over several ranks: its iteration time is the slowest worker's on any rank.
         std::vector<double> triples;
         for (const auto& kv : c.iterationMax)
         {
@@ -906,7 +1100,8 @@ Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result*
         s.gatherOverRanks(&triples);
         for (std::size_t i = 0; i + 2 < triples.size(); i += 3)
         {
-            iterationMax[{uint32_t(triples[i]), uint32_t(triples[i + 1])}] = triples[i + 2];
+            double& m = iterationMax[{uint32_t(triples[i]), uint32_t(triples[i + 1])}];
+            m = std::max(m, triples[i + 2]);
         }
         s.sumOverRanks(&counts);
         std::vector<double> cpu = {r->runCpuSeconds};
@@ -955,6 +1150,167 @@ Summarize(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result*
     r->deliveredPackets = counts[1];
     r->packetHops = counts[2];
     r->remotePacketHops = counts[3];
+}
+
+/**
+ * What the switches counted: per-class queue counters over every switch port, egress drops and
+ * PFC state. Distributed runs: each rank counts the switches it simulates (the others' queues
+ * stay empty), summed over the ranks (peaks: the largest).
+ */
+TalbOutputWriter::SwitchCounters
+SumSwitchCounters(const TalbScenario::Spec& s, Ptr<TalbLeafSpineHelper> fabric)
+{
+    TalbOutputWriter::SwitchCounters out;
+    std::vector<Ptr<Node>> nodes;
+    std::vector<Ptr<TalbSwitch>> switches;
+    for (uint32_t i = 0; i < s.leaves; ++i)
+    {
+        nodes.push_back(fabric->GetLeafNode(i));
+        switches.push_back(fabric->GetLeafSwitch(i));
+    }
+    for (uint32_t i = 0; i < s.spines; ++i)
+    {
+        nodes.push_back(fabric->GetSpineNode(i));
+        switches.push_back(fabric->GetSpineSwitch(i));
+    }
+    std::vector<uint64_t> sums;
+    std::vector<double> peaks;
+    TalbOutputWriter::ClassCounters* classes[] = {&out.training, &out.bestEffort};
+    for (uint8_t cls = 0; cls < TalbPriorityQueue::NUM_CLASSES; ++cls)
+    {
+        TalbOutputWriter::ClassCounters& c = *classes[cls];
+        for (const auto& node : nodes)
+        {
+            for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+            {
+                Ptr<TalbPriorityQueue> q = PortQueue(node->GetDevice(d));
+                if (!q)
+                {
+                    continue;
+                }
+                const TalbPriorityQueue::ClassStats& st = q->GetClassStats(cls);
+                c.enqueuedPackets += st.enqueuedPackets;
+                c.enqueuedBytes += st.enqueuedBytes;
+                c.dequeuedPackets += st.dequeuedPackets;
+                c.dequeuedBytes += st.dequeuedBytes;
+                c.droppedPackets += st.droppedPackets;
+                c.droppedBytes += st.droppedBytes;
+                c.capDrops += st.capDrops;
+                c.markedPackets += st.markedPackets;
+                c.otherBytesAtDrops += st.otherBytesAtDrops;
+                c.peakBytes = std::max<uint64_t>(c.peakBytes, st.peakBytes);
+            }
+        }
+        sums.insert(sums.end(),
+                    {c.enqueuedPackets,
+                     c.enqueuedBytes,
+                     c.dequeuedPackets,
+                     c.dequeuedBytes,
+                     c.droppedPackets,
+                     c.droppedBytes,
+                     c.capDrops,
+                     c.markedPackets,
+                     c.otherBytesAtDrops});
+        peaks.push_back(double(c.peakBytes));
+    }
+    TalbOutputWriter::PfcCounters& p = out.pfc;
+    for (const auto& sw : switches)
+    {
+        if (!sw)
+        {
+            continue;
+        }
+        out.deviceDrops += sw->GetStats().nDropDevice;
+        Ptr<TalbPfc> pfc = sw->GetPfc();
+        if (!pfc)
+        {
+            continue;
+        }
+        p.installed = true;
+        const TalbPfc::Stats& st = pfc->GetStats();
+        p.pauseStarts += st.pauseStarts;
+        p.pausesSent += st.pausesSent;
+        p.resumes += st.resumesSent;
+        p.headroomDrops += st.headroomDrops;
+        for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+        {
+            Ptr<TalbPriorityQueue> q = PortQueue(sw->GetPort(port).device);
+            for (uint8_t prio = 0; prio < TALB_NUM_PRIORITIES; ++prio)
+            {
+                if (!pfc->IsLossless(prio))
+                {
+                    continue;
+                }
+                p.pausingAtEnd += pfc->IsPausing(port, prio);
+                p.chargedBytesAtEnd += pfc->GetIngressBytes(port, prio);
+                uint32_t peak = pfc->GetMaxIngressBytes(port, prio);
+                p.maxChargeBytes = std::max<uint64_t>(p.maxChargeBytes, peak);
+                p.withinHeadroom =
+                    p.withinHeadroom && peak <= pfc->GetXoff() + pfc->GetHeadroom(port);
+                p.queuedBytesAtEnd += q ? q->GetBandBytes(prio) : 0;
+                if (q && prio == q->GetUntaggedBand())
+                {
+                    p.queuedBytesAtEnd += q->GetBestEffortBytes();
+                }
+            }
+        }
+    }
+    sums.insert(sums.end(),
+                {out.deviceDrops,
+                 uint64_t(p.installed),
+                 p.pauseStarts,
+                 p.pausesSent,
+                 p.resumes,
+                 p.pausingAtEnd,
+                 p.headroomDrops,
+                 p.chargedBytesAtEnd,
+                 p.queuedBytesAtEnd,
+                 uint64_t(!p.withinHeadroom)});
+    peaks.push_back(double(p.maxChargeBytes));
+    if (!s.distributed)
+    {
+        return out;
+    }
+    s.sumOverRanks(&sums);
+    std::vector<double> all = peaks;
+    s.gatherOverRanks(&all);
+    for (std::size_t k = 0; k < all.size(); ++k)
+    {
+        peaks[k % peaks.size()] = std::max(peaks[k % peaks.size()], all[k]);
+    }
+    std::size_t k = 0;
+    for (uint8_t cls = 0; cls < TalbPriorityQueue::NUM_CLASSES; ++cls)
+    {
+        TalbOutputWriter::ClassCounters& c = *classes[cls];
+        for (uint64_t* f : {&c.enqueuedPackets,
+                            &c.enqueuedBytes,
+                            &c.dequeuedPackets,
+                            &c.dequeuedBytes,
+                            &c.droppedPackets,
+                            &c.droppedBytes,
+                            &c.capDrops,
+                            &c.markedPackets,
+                            &c.otherBytesAtDrops})
+        {
+            *f = sums[k++];
+        }
+        c.peakBytes = uint64_t(peaks[cls]);
+    }
+    out.deviceDrops = sums[k++];
+    p.installed = sums[k++] > 0;
+    for (uint64_t* f : {&p.pauseStarts,
+                        &p.pausesSent,
+                        &p.resumes,
+                        &p.pausingAtEnd,
+                        &p.headroomDrops,
+                        &p.chargedBytesAtEnd,
+                        &p.queuedBytesAtEnd})
+    {
+        *f = sums[k++];
+    }
+    p.withinHeadroom = sums[k++] == 0;
+    p.maxChargeBytes = uint64_t(peaks.back());
+    return out;
 }
 
 /// Stage 3h: the hosts' go-back-N counters (their queue pairs live until the fabric goes).
@@ -1086,6 +1442,11 @@ DeclareFabric(TalbScenarioConfig& c)
               "flows); dwrr: the band PFC accounts the best-effort class in. Tensor packets use "
               "the band of their priority",
               C::Between(0, TALB_NUM_PRIORITIES - 1));
+    c.Declare("bestEffortBuffer",
+              C::SIZE,
+              "",
+              "most bytes the best-effort class (untagged background) may hold of a switch "
+              "port's buffer, e.g. 300KB; more is dropped (empty: no cap, the whole buffer)");
     c.Declare("ecnThreshold",
               C::SIZE,
               "",
@@ -1177,6 +1538,14 @@ DeclareTraffic(TalbScenarioConfig& c)
               "1",
               "first iterations left out of the printed mean iteration time (CSVs hold all)",
               C::Between(0, 1e6));
+    c.Declare("controlDelay",
+              C::TIME,
+              "0s",
+              "latency of each job's agreement between its workers: a tensor's all-reduce "
+              "starts this long after its gradient is ready on the last worker, and the "
+              "scheduler learns an operation finished this long after its last worker (0: "
+              "instantaneous). Under mpirun a job whose workers span ranks needs at least "
+              "linkDelay");
     c.Declare("batch",
               C::UINT,
               "32",
@@ -1368,11 +1737,6 @@ TalbScenario::CheckPartition(const Spec& spec)
     {
         errors.push_back("lb: over several ranks name one load balancer per mpirun");
     }
-    if (spec.bgLoad > 0)
-    {
-        errors.push_back("bgLoad: background flows between ranks are not supported yet; set "
-                         "bgLoad=0 or run on one rank");
-    }
     std::vector<uint32_t> sizes;
     uint32_t needed = 0;
     for (const auto& j : spec.jobs)
@@ -1401,15 +1765,33 @@ TalbScenario::CheckPartition(const Spec& spec)
             firstRank = std::min(firstRank, r);
             lastRank = std::max(lastRank, r);
         }
-        if (firstRank != lastRank)
+        if (firstRank == lastRank)
         {
-            errors.push_back("job " + std::to_string(j) + " has workers on ranks " +
-                             std::to_string(firstRank) + " to " + std::to_string(lastRank) +
-                             " (leaf l is on rank l x " + n +
-                             " / leaves): a job must sit on "
-                             "the leaves of one rank; use placement=packed and jobs of at most " +
+            continue;
+        }
+        // Its workers' copies of the job agree through reports that cross between the ranks
+        // (TalbTrainingJob::ControlDelay): no sooner than the lookahead, over a direct link.
+        std::string job = "job " + std::to_string(j) + " has workers on ranks " +
+                          std::to_string(firstRank) + " to " + std::to_string(lastRank) +
+                          " (leaf l is on rank l x " + n + " / leaves)";
+        if (spec.controlDelay < spec.linkDelay)
+        {
+            errors.push_back(job + ": set controlDelay to at least linkDelay (" +
+                             std::to_string(spec.linkDelay.GetNanoSeconds()) +
+                             "ns), the ranks' lookahead, or use placement=packed and jobs of "
+                             "at most " +
                              std::to_string(spec.leaves / spec.ranks * spec.hostsPerLeaf) +
-                             " workers, or fewer ranks");
+                             " workers");
+        }
+        const std::string& collective = spec.jobs[j].collective;
+        if (collective != "ring" && collective != "ns3::TalbRingAllReduce")
+        {
+            errors.push_back(job + ": over several ranks only collective=ring works");
+        }
+        if (spec.spines < spec.ranks)
+        {
+            errors.push_back(job + ": its reports need a link between every two ranks: at "
+                                   "least as many spines as ranks");
         }
     }
     return errors;
@@ -1439,6 +1821,8 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     ConfigureDefaults(spec);
     Build b;
     b.collector.stopWhenDone = !spec.distributed;
+    // Twice: a report applied controlDelay after the last iteration is applied before the stop.
+    b.collector.settle = 2 * spec.controlDelay;
     b.fabric = BuildFabric(spec, lb);
     // Background streams start at the count the balancers used (from 1000 on), not after them:
     // kept as it was so results stay comparable; they overlap only past ~1000 - 3 x hosts.
@@ -1471,6 +1855,7 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     r.rdma = SumRdmaCounters(spec, b.fabric);
     r.tcp = SumTcpCounters(b.jobs);
     r.paths = SumLbCounters(spec, b.fabric);
+    r.switches = SumSwitchCounters(spec, b.fabric);
     // Rows flushed and closed before Summarize(), whose first exchange between the ranks then
     // also tells rank 0 that every rank's files are complete.
     b.writer->Dispose();
@@ -1513,6 +1898,7 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     info.rdma = r.rdma;
     info.tcp = r.tcp;
     info.paths = r.paths;
+    info.switches = r.switches;
     info.ranks = spec.ranks;
     info.remotePacketHops = r.remotePacketHops;
     info.jobsJson = JobsJson(r);

@@ -73,6 +73,7 @@ class TalbScenario
         bool dwrr{true};              //!< port queues: DWRR classes (false: strict bands)
         uint32_t trainingWeight{1};   //!< DWRR weight of the training class
         uint32_t bestEffortWeight{1}; //!< DWRR weight of the best-effort class
+        uint32_t bestEffortBuffer{0}; //!< bytes best effort may hold per switch port (0: all)
         std::string ecnThreshold;     //!< empty: the helper's default
         std::vector<TalbLeafSpineHelper::LinkRate> linkRates;
         std::vector<TalbLeafSpineHelper::LinkFailure> linkFailures;
@@ -89,6 +90,7 @@ class TalbScenario
         std::vector<JobSpec> jobs;
         std::string placement;
         uint32_t warmup{0};
+        Time controlDelay; //!< every job's ControlDelay
         // Background
         double bgLoad{0};
         std::string bgCdfPath;
@@ -159,6 +161,8 @@ class TalbScenario
         TalbOutputWriter::TcpCounters tcp;
         /// Path selections and reroutes of the switches' load balancers.
         TalbOutputWriter::LbCounters paths;
+        /// The switches' per-class queue counters and PFC state (summed over every switch).
+        TalbOutputWriter::SwitchCounters switches;
     };
 
     /// Declare every scenario parameter with its kind, default, range and help.

@@ -352,6 +352,68 @@ class TalbTwoJobsTestCase : public talbtest::SimulationTestCase
     }
 };
 
+/**
+ * ControlDelay: the workers' agreement takes that long. A tensor's messages start no sooner than
+ * ControlDelay after its gradient is ready (on every worker at once here: equal compute), and
+ * iterations take longer than with an instantaneous agreement.
+ */
+class TalbControlDelayTestCase : public talbtest::SimulationTestCase
+{
+  public:
+    TalbControlDelayTestCase()
+        : talbtest::SimulationTestCase("ControlDelay delays each launch after the last report")
+    {
+    }
+
+  private:
+    /// \return the recorder of a 3-worker ring job run with \p delay
+    JobRecorder RunWith(Time delay)
+    {
+        ConfigureTcp(9000);
+        NodeContainer hosts = StarFabric(3, DataRate("10Gbps"), MicroSeconds(1));
+        TalbTrainingJobHelper helper;
+        helper.SetModel(SyntheticModel({300000, 1000, 50000}, 100000, 200000));
+        helper.SetJobAttribute("Iterations", UintegerValue(3));
+        helper.SetJobAttribute("ControlDelay", TimeValue(delay));
+        helper.SetScheduler("wfbp");
+        Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(helper.Install(hosts));
+        JobRecorder rec;
+        rec.Attach(job);
+        bool finished = RunJob(job, Seconds(1));
+        NS_TEST_EXPECT_MSG_EQ(finished, true, "the job finishes with ControlDelay " << delay);
+        return rec;
+    }
+
+    void DoRun() override
+    {
+        const Time delay = MicroSeconds(50);
+        JobRecorder instant = RunWith(Time(0));
+        JobRecorder delayed = RunWith(delay);
+        NS_TEST_ASSERT_MSG_EQ(delayed.tensors.size(), 3 * 3, "one record per tensor and iteration");
+        NS_TEST_ASSERT_MSG_EQ(instant.tensors.size(), delayed.tensors.size(), "same records");
+        NS_TEST_ASSERT_MSG_EQ(delayed.iterations.size(), 3 * 3, "iteration records");
+        for (const auto& t : delayed.tensors)
+        {
+            Time first = Seconds(10);
+            for (const auto& f : delayed.flows)
+            {
+                if (f.iteration == int64_t(t.iteration) && f.tensor == int(t.tensor))
+                {
+                    first = std::min(first, f.start);
+                }
+            }
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(first,
+                                        t.ready + delay,
+                                        "tensor " << t.tensor << " of iteration " << t.iteration
+                                                  << " starts after the agreement");
+            NS_TEST_EXPECT_MSG_LT(t.ready, t.done, "done after ready");
+        }
+        NS_TEST_EXPECT_MSG_GT(delayed.MeanIteration(),
+                              instant.MeanIteration(),
+                              "the agreement's latency costs iteration time");
+    }
+};
+
 /// Placement: packed fills racks in order, spread takes one host per rack in turn.
 class TalbPlacementTestCase : public talbtest::SimulationTestCase
 {
@@ -402,6 +464,7 @@ class TalbCollectiveTestSuite : public TestSuite
         AddTestCase(new TalbTcpRetransmissionCountTestCase(true), TestCase::QUICK);
         AddTestCase(new TalbTwoJobsTestCase, TestCase::QUICK);
         AddTestCase(new TalbPlacementTestCase, TestCase::QUICK);
+        AddTestCase(new TalbControlDelayTestCase, TestCase::QUICK);
     }
 };
 

@@ -1,8 +1,9 @@
 // Priority flow control: the device stops exactly the paused priority and restarts on XON or
 // expiry; the priority queue dequeues around paused bands and classifies RoCEv2 control
-// packets; a 16-to-1 incast on a PFC fabric loses nothing and keeps every ingress charge below
-// XOFF + headroom; all-to-all traffic completes (no deadlock on up-down routing); without PFC
-// the incast's drops are all counted and recovered by go-back-N.
+// packets; ingress charges follow DWRR's out-of-order service of a shared priority; a 16-to-1
+// incast on a PFC fabric loses nothing and keeps every ingress charge below XOFF + headroom;
+// all-to-all traffic completes (no deadlock on up-down routing); without PFC the incast's drops are
+// all counted and recovered by go-back-N.
 #include "talb-test-fabric.h"
 
 #include "ns3/core-module.h"
@@ -166,6 +167,91 @@ class TalbPfcQueueBands : public TestCase
         NS_TEST_EXPECT_MSG_EQ(+q->Classify(roce(TalbRoceHeader::OP_SEND_ONLY)),
                               +q->GetUntaggedBand(),
                               "unlabelled data: untagged band");
+    }
+};
+
+/// The ingress bookkeeping follows DWRR's service order: best-effort packets share band 0's PFC
+/// priority (UntaggedBand 0) but are served out of their joint arrival order.
+class TalbPfcDwrrRelease : public TestCase
+{
+  public:
+    TalbPfcDwrrRelease()
+        : TestCase("TalbPfcDwrrRelease: best-effort and band-0 packets from two ingress ports, "
+                   "interleaved, served by DWRR out of arrival order: each port's charge equals "
+                   "its queued bytes after every dequeue; pauses resume")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // Ports 0 (best effort) and 1 (band 0) feed egress port 2; no channels (fixed headroom),
+        // so pause frames are requested but never sent.
+        std::vector<Ptr<TalbPfcNetDevice>> ports;
+        for (int k = 0; k < 3; ++k)
+        {
+            ports.push_back(CreateObject<TalbPfcNetDevice>());
+        }
+        Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+        q->SetAttribute("UntaggedBand", UintegerValue(0));
+        q->SetMaxSize(QueueSize("1000p"));
+        ports[2]->SetQueue(q);
+        Ptr<TalbPfc> pfc = CreateObject<TalbPfc>();
+        pfc->SetAttribute("XoffThreshold", QueueSizeValue(QueueSize("8000B")));
+        pfc->SetAttribute("XonOffset", QueueSizeValue(QueueSize("1000B")));
+        pfc->SetAttribute("Headroom", QueueSizeValue(QueueSize("100000B")));
+        pfc->Install(ports);
+
+        const uint32_t size = 1000;
+        const int perPort = 20;
+        for (int k = 0; k < perPort; ++k)
+        {
+            for (uint32_t in : {0u, 1u})
+            {
+                Ptr<Packet> p = in == 0 ? Create<Packet>(size) : Labelled(size, 0);
+                uint8_t slot = q->ClassifySlot(p);
+                uint8_t prio = q->BandOfSlot(slot);
+                NS_TEST_ASSERT_MSG_EQ(+prio, 0, "both share PFC priority 0");
+                NS_TEST_ASSERT_MSG_EQ(pfc->Admit(in, prio, size), true, "admitted");
+                pfc->Queued(in, 2, prio, slot);
+                NS_TEST_ASSERT_MSG_EQ(q->Enqueue(p), true, "queued");
+            }
+        }
+        NS_TEST_EXPECT_MSG_EQ(pfc->IsPausing(0, 0), true, "port 0 above XOFF");
+        NS_TEST_EXPECT_MSG_EQ(pfc->IsPausing(1, 0), true, "port 1 above XOFF");
+
+        // DWRR (1:1, Quantum 9218) serves nine packets of one class, then nine of the other.
+        bool outOfOrder = false;
+        uint8_t last = TalbPriorityQueue::NUM_SLOTS;
+        uint32_t runs = 0;
+        while (q->GetNPackets() > 0)
+        {
+            uint8_t band = 0;
+            uint8_t slot = 0;
+            Ptr<Packet> p = q->DequeueUnpaused(0, &band, &slot);
+            NS_TEST_ASSERT_MSG_NE(p, Ptr<Packet>(), "a packet");
+            runs += slot != last;
+            last = slot;
+            pfc->Released(2, band, slot, p->GetSize());
+            uint32_t queuedBe = q->GetBestEffortBytes();
+            uint32_t queuedBand0 = q->GetBandBytes(0);
+            outOfOrder = outOfOrder || queuedBe != queuedBand0;
+            NS_TEST_ASSERT_MSG_EQ(pfc->GetIngressBytes(0, 0),
+                                  queuedBe,
+                                  "port 0 is charged its best-effort bytes still queued");
+            NS_TEST_ASSERT_MSG_EQ(pfc->GetIngressBytes(1, 0),
+                                  queuedBand0,
+                                  "port 1 is charged its band-0 bytes still queued");
+        }
+        NS_TEST_EXPECT_MSG_EQ(outOfOrder, true, "DWRR served out of arrival order");
+        NS_TEST_EXPECT_MSG_GT(runs, 2u, "in alternating runs of one class");
+        const TalbPfc::Stats& st = pfc->GetStats();
+        NS_TEST_EXPECT_MSG_EQ(pfc->IsPausing(0, 0), false, "port 0 resumed");
+        NS_TEST_EXPECT_MSG_EQ(pfc->IsPausing(1, 0), false, "port 1 resumed");
+        NS_TEST_EXPECT_MSG_EQ(st.pauseStarts, 2u, "two pauses");
+        NS_TEST_EXPECT_MSG_EQ(st.resumesSent, st.pauseStarts, "each resumed once");
+        NS_TEST_EXPECT_MSG_EQ(st.admittedBytes, st.releasedBytes, "everything released");
+        Simulator::Destroy();
     }
 };
 
@@ -444,6 +530,77 @@ class TalbPfcOffIncastDrops : public TestCase
     }
 };
 
+/// The runner's rdma fabric with background traffic under the default DWRR port queues (the
+/// case that hung when PFC released charges per priority): it completes, every pause resumes,
+/// the ingress charges match what the egress queues still hold, and nothing is dropped.
+class TalbPfcScenarioDwrrBackground : public TestCase
+{
+  public:
+    TalbPfcScenarioDwrrBackground()
+        : TestCase("TalbPfcScenarioDwrrBackground: talb-scenario --transport=rdma --bgLoad=0.2 "
+                   "with DWRR port queues completes; pauses balance resumes, charges match the "
+                   "queued bytes, no packet dropped")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        SetDataDir(NS_TEST_SOURCEDIR);
+        const std::string out = CreateTempDirFilename("rdma-dwrr-bg");
+        TalbScenarioConfig config;
+        TalbScenario::DeclareParameters(config);
+        const std::vector<std::pair<std::string, std::string>> params = {
+            {"transport", "rdma"},
+            {"portScheduling", "dwrr"},
+            {"untaggedBand", "0"},
+            {"leaves", "2"},
+            {"spines", "2"},
+            {"hostsPerLeaf", "2"},
+            {"hostRate", "100Gbps"},
+            {"fabricRate", "100Gbps"},
+            {"jobs", "workers=4,scheduler=fusion"},
+            {"iterations", "1"},
+            {"bgLoad", "0.2"},
+            {"bgCdf", CreateDataDirFilename("../data/websearch-cdf.txt")},
+            {"lb", "ecmp"},
+            {"progress", "false"},
+            {"out", out}};
+        for (const auto& kv : params)
+        {
+            std::string error = config.Set(kv.first, kv.second, "test");
+            NS_TEST_ASSERT_MSG_EQ(error, "", "parameter " << kv.first);
+        }
+        TalbScenario::Spec spec;
+        std::vector<std::string> errors;
+        bool parsed = TalbScenario::Parse(config, &spec, &errors);
+        NS_TEST_ASSERT_MSG_EQ(parsed, true, (errors.empty() ? "" : errors[0]));
+        TalbScenario::Result r = TalbScenario::Run(spec, "ecmp", out);
+        Config::Reset();
+
+        const TalbOutputWriter::SwitchCounters& sw = r.switches;
+        const TalbOutputWriter::PfcCounters& pfc = sw.pfc;
+        NS_TEST_EXPECT_MSG_EQ(r.iterationsDone, r.iterationsExpected, "the job completed");
+        NS_TEST_EXPECT_MSG_GT(r.backgroundFlows, 0u, "background flows finished");
+        NS_TEST_EXPECT_MSG_GT(sw.bestEffort.dequeuedPackets, 0u, "in the best-effort class");
+        NS_TEST_ASSERT_MSG_EQ(pfc.installed, true, "PFC on the switches");
+        NS_TEST_EXPECT_MSG_GT(pfc.pauseStarts, 0u, "PFC paused");
+        NS_TEST_EXPECT_MSG_EQ(pfc.pauseStarts,
+                              pfc.resumes + pfc.pausingAtEnd,
+                              "every pause resumed or is still needed");
+        NS_TEST_EXPECT_MSG_EQ(pfc.chargedBytesAtEnd,
+                              pfc.queuedBytesAtEnd,
+                              "ingress charges equal the bytes still queued");
+        NS_TEST_EXPECT_MSG_EQ(pfc.withinHeadroom, true, "charges within XOFF + headroom");
+        NS_TEST_EXPECT_MSG_EQ(pfc.headroomDrops, 0u, "no headroom drop");
+        NS_TEST_EXPECT_MSG_EQ(sw.deviceDrops, 0u, "no egress drop");
+        NS_TEST_EXPECT_MSG_EQ(sw.training.droppedPackets + sw.bestEffort.droppedPackets,
+                              0u,
+                              "no queue drop in either class");
+        NS_TEST_EXPECT_MSG_EQ(r.rdma.timeouts, 0u, "no retransmission timeout");
+    }
+};
+
 class TalbPfcTestSuite : public TestSuite
 {
   public:
@@ -452,10 +609,12 @@ class TalbPfcTestSuite : public TestSuite
     {
         AddTestCase(new TalbPfcPauseOnePriority(), TestCase::QUICK);
         AddTestCase(new TalbPfcQueueBands(), TestCase::QUICK);
+        AddTestCase(new TalbPfcDwrrRelease(), TestCase::QUICK);
         AddTestCase(new TalbPfcEcnProfile(), TestCase::QUICK);
         AddTestCase(new TalbPfcIncastLossless(), TestCase::QUICK);
         AddTestCase(new TalbPfcNoDeadlock(), TestCase::QUICK);
         AddTestCase(new TalbPfcOffIncastDrops(), TestCase::QUICK);
+        AddTestCase(new TalbPfcScenarioDwrrBackground(), TestCase::QUICK);
     }
 };
 

@@ -1,5 +1,6 @@
-// TalbPriorityQueue: strict-priority bands, classification, ECN marking, and a fabric run where
-// a high-priority tensor overtakes queued low-priority traffic.
+// TalbPriorityQueue: strict-priority bands, classification, ECN marking, per-class counters and
+// the best-effort cap, and a fabric run where a high-priority tensor overtakes queued
+// low-priority traffic.
 #include "talb-test-fabric.h"
 
 #include "ns3/applications-module.h"
@@ -380,6 +381,74 @@ class TalbPriorityQueueStrictUntaggedTestCase : public TestCase
     }
 };
 
+/// ClassDrop sink: adds 1000 per best-effort drop and 1 per training drop.
+static void
+CountClassDrop(uint32_t* n, Ptr<const Packet>, uint8_t cls, uint32_t, uint32_t)
+{
+    *n += cls == TalbPriorityQueue::BEST_EFFORT_CLASS ? 1000 : 1;
+}
+
+/// Per-class counters under either scheduler; BestEffortMaxBytes drops untagged packets beyond
+/// the cap and leaves the rest of the buffer to the training class.
+class TalbPriorityQueueClassCountersTestCase : public TestCase
+{
+  public:
+    TalbPriorityQueueClassCountersTestCase(bool dwrr)
+        : TestCase(std::string("TalbPriorityQueueClassCounters: ") + (dwrr ? "Dwrr" : "Strict") +
+                   ", per-class enqueued, dequeued, dropped and peak bytes; best-effort cap"),
+          m_dwrr(dwrr)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+        q->SetMaxSize(QueueSize("20p"));
+        q->SetAttribute("Scheduling",
+                        EnumValue(m_dwrr ? TalbPriorityQueue::DWRR : TalbPriorityQueue::STRICT));
+        q->SetAttribute("UntaggedBand", UintegerValue(0));
+        const uint32_t size = Frame(1000, 0)->GetSize();
+        q->SetAttribute("BestEffortMaxBytes", UintegerValue(8 * size));
+        uint32_t traced = 0;
+        q->TraceConnectWithoutContext("ClassDrop", MakeBoundCallback(&CountClassDrop, &traced));
+        // Ten untagged (two over the cap), then fifteen tensor packets at band 0 (three over the
+        // 20-packet buffer, which best effort holds eight of).
+        for (uint32_t k = 0; k < 10; ++k)
+        {
+            q->Enqueue(Frame(1000, 0));
+        }
+        for (uint32_t k = 0; k < 15; ++k)
+        {
+            q->Enqueue(TensorFrame(1000, 0, k));
+        }
+        const auto& tr = q->GetClassStats(TalbPriorityQueue::TRAINING_CLASS);
+        const auto& be = q->GetClassStats(TalbPriorityQueue::BEST_EFFORT_CLASS);
+        NS_TEST_EXPECT_MSG_EQ(be.enqueuedPackets, 8u, "best effort up to the cap");
+        NS_TEST_EXPECT_MSG_EQ(be.droppedPackets, 2u, "two over the cap");
+        NS_TEST_EXPECT_MSG_EQ(be.capDrops, 2u, "both by the cap");
+        NS_TEST_EXPECT_MSG_EQ(be.peakBytes, 8 * size, "best-effort peak");
+        NS_TEST_EXPECT_MSG_EQ(tr.enqueuedPackets, 12u, "training takes the rest of the buffer");
+        NS_TEST_EXPECT_MSG_EQ(tr.droppedPackets, 3u, "three over the shared buffer");
+        NS_TEST_EXPECT_MSG_EQ(tr.capDrops, 0u, "not by the cap");
+        NS_TEST_EXPECT_MSG_EQ(tr.otherBytesAtDrops, 3u * 8 * size, "best effort held 8 each time");
+        NS_TEST_EXPECT_MSG_EQ(traced, 2003u, "ClassDrop fired for each drop (2 x 1000 + 3)");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassBytes(TalbPriorityQueue::BEST_EFFORT_CLASS),
+                              8 * size,
+                              "queued best effort");
+        while (q->Dequeue())
+        {
+        }
+        NS_TEST_EXPECT_MSG_EQ(tr.dequeuedPackets, 12u, "training dequeued");
+        NS_TEST_EXPECT_MSG_EQ(tr.dequeuedBytes, 12u * size, "training bytes dequeued");
+        NS_TEST_EXPECT_MSG_EQ(be.dequeuedPackets, 8u, "best effort dequeued");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassBytes(TalbPriorityQueue::TRAINING_CLASS), 0u, "empty");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassBytes(TalbPriorityQueue::BEST_EFFORT_CLASS), 0u, "empty");
+    }
+
+    bool m_dwrr;
+};
+
 /// Fabric: two low-priority senders overload a host port; a high-priority tensor started later
 /// finishes far sooner than the same tensor sent at low priority.
 class TalbPriorityQueueOvertakeTestCase : public talbtest::SimulationTestCase
@@ -470,6 +539,8 @@ class TalbPriorityQueueTestSuite : public TestSuite
         AddTestCase(new TalbPriorityQueueDwrrStrictBandsTestCase, TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueDwrrIdleTestCase, TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueStrictUntaggedTestCase, TestCase::QUICK);
+        AddTestCase(new TalbPriorityQueueClassCountersTestCase(true), TestCase::QUICK);
+        AddTestCase(new TalbPriorityQueueClassCountersTestCase(false), TestCase::QUICK);
     }
 };
 

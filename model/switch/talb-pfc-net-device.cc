@@ -253,12 +253,13 @@ TalbPfcNetDevice::TryTransmit()
     }
     uint8_t paused = m_honourPause ? m_pausedMask : 0;
     uint8_t band = 0;
-    Ptr<Packet> p = m_queue ? m_queue->DequeueUnpaused(paused, &band) : nullptr;
+    uint8_t slot = 0;
+    Ptr<Packet> p = m_queue ? m_queue->DequeueUnpaused(paused, &band, &slot) : nullptr;
     if (p)
     {
         if (!m_dequeued.IsNull())
         {
-            m_dequeued(m_ifIndex, band, p->GetSize());
+            m_dequeued(m_ifIndex, band, slot, p->GetSize());
         }
     }
     else if (!m_pull.IsNull())
@@ -436,11 +437,12 @@ TalbPfcNetDevice::FlushQueue()
         return;
     }
     uint8_t band = 0;
-    while (Ptr<Packet> p = m_queue->DequeueUnpaused(0, &band))
+    uint8_t slot = 0;
+    while (Ptr<Packet> p = m_queue->DequeueUnpaused(0, &band, &slot))
     {
         if (!m_dequeued.IsNull())
         {
-            m_dequeued(m_ifIndex, band, p->GetSize());
+            m_dequeued(m_ifIndex, band, slot, p->GetSize());
         }
     }
 }

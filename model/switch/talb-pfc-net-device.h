@@ -68,10 +68,12 @@ class TalbPfcNetDevice : public NetDevice
      * A packet left the transmit queue for the wire (or was flushed with a failed link):
      * the switch's PFC ingress accounting releases it.
      * \param ifIndex this device's index on its node
-     * \param band the queue band it left
+     * \param band the queue band it left (its PFC priority)
+     * \param slot the queue's first-in first-out list it left: the band, or
+     *        TalbPriorityQueue::BEST_EFFORT (which reports UntaggedBand as its band)
      * \param bytes its size
      */
-    typedef Callback<void, uint32_t, uint8_t, uint32_t> DequeueCallback;
+    typedef Callback<void, uint32_t, uint8_t, uint8_t, uint32_t> DequeueCallback;
 
     /// Counters.
     struct Stats

@@ -146,7 +146,7 @@ TalbPfc::Install(const std::vector<Ptr<TalbPfcNetDevice>>& ports)
     NS_ABORT_MSG_IF(ports.size() > 0xFFFF, "TalbPfc: more than 65535 ports");
     m_ports = ports;
     m_ingress.assign(ports.size() * TALB_NUM_PRIORITIES, Ingress());
-    m_queued.assign(ports.size() * TALB_NUM_PRIORITIES, PortRing());
+    m_queued.assign(ports.size() * TalbPriorityQueue::NUM_SLOTS, PortRing());
     for (const auto& dev : ports)
     {
         uint32_t headroom = m_headroom.GetValue();
@@ -208,38 +208,46 @@ TalbPfc::Admit(uint32_t inPort, uint8_t priority, uint32_t bytes)
     m_stats.admittedBytes += bytes;
     if (in.bytes > m_xoff.GetValue() && !in.pausing)
     {
+        ++m_stats.pauseStarts;
         Pause(inPort, priority);
     }
     return true;
 }
 
+TalbPfc::PortRing&
+TalbPfc::RingOf(uint32_t outPort, uint8_t slot)
+{
+    NS_ASSERT(slot < TalbPriorityQueue::NUM_SLOTS);
+    return m_queued[outPort * TalbPriorityQueue::NUM_SLOTS + slot];
+}
+
 void
-TalbPfc::Queued(uint32_t inPort, uint32_t outPort, uint8_t priority)
+TalbPfc::Queued(uint32_t inPort, uint32_t outPort, uint8_t priority, uint8_t slot)
 {
     if (IsLossless(priority))
     {
-        m_queued[outPort * TALB_NUM_PRIORITIES + priority].Push(static_cast<uint16_t>(inPort));
+        RingOf(outPort, slot).Push(static_cast<uint16_t>(inPort));
     }
 }
 
 void
-TalbPfc::Refused(uint32_t inPort, uint32_t outPort, uint8_t priority, uint32_t bytes)
+TalbPfc::Refused(uint32_t inPort, uint32_t outPort, uint8_t priority, uint8_t slot, uint32_t bytes)
 {
     if (IsLossless(priority))
     {
-        m_queued[outPort * TALB_NUM_PRIORITIES + priority].PopBack();
+        RingOf(outPort, slot).PopBack();
         Release(inPort, priority, bytes);
     }
 }
 
 void
-TalbPfc::Released(uint32_t outPort, uint8_t priority, uint32_t bytes)
+TalbPfc::Released(uint32_t outPort, uint8_t priority, uint8_t slot, uint32_t bytes)
 {
     if (!IsLossless(priority))
     {
         return;
     }
-    PortRing& ring = m_queued[outPort * TALB_NUM_PRIORITIES + priority];
+    PortRing& ring = RingOf(outPort, slot);
     if (ring.size == 0)
     {
         // Not a forwarded packet (nothing the switch charged): e.g. a packet queued before

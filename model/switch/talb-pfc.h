@@ -36,11 +36,16 @@ namespace ns3
  *
  * The charge is released when the egress device reports the packet leaving its queue
  * (TalbPfcNetDevice's dequeue callback). The switch tells which ingress port each queued packet
- * came from (Queued()); per (egress port, priority) the queue is first-in first-out, so a ring
- * of ingress port numbers per (egress port, priority) is enough: no per-packet tag, no
- * allocation in steady state.
+ * came from (Queued()). The egress queue serves each of its slots (TalbPriorityQueue: the eight
+ * bands and the best-effort class) first-in first-out, but not a priority: under Dwrr the
+ * best-effort class reports UntaggedBand's priority, shares it with that tensor band, and is
+ * served by DWRR out of their joint arrival order. So the ring of ingress port numbers is kept
+ * per (egress port, slot), not per priority: the packet's slot is known on both sides (the
+ * switch classifies it, the queue reports it on dequeue), so no per-packet tag (a packet tag
+ * allocates) and no allocation in steady state.
  *
- * Counter identity (asserted): admitted bytes = released bytes + bytes charged now.
+ * Counter identities: admitted bytes = released bytes + bytes charged now (asserted); pause
+ * starts = resumes + (ingress, priority) pairs pausing now.
  */
 class TalbPfc : public Object
 {
@@ -53,6 +58,7 @@ class TalbPfc : public Object
     struct Stats
     {
         uint64_t pausesSent{0};    //!< XOFF frames requested (refreshes included)
+        uint64_t pauseStarts{0};   //!< ... of which started a pause (refreshes excluded)
         uint64_t resumesSent{0};   //!< XON frames requested
         uint64_t headroomDrops{0}; //!< packets dropped past XOFF + headroom
         uint64_t admittedBytes{0}; //!< bytes charged (lossless priorities)
@@ -72,12 +78,14 @@ class TalbPfc : public Object
      * \return false when it must be dropped (headroom overflow); nothing is charged then
      */
     bool Admit(uint32_t inPort, uint8_t priority, uint32_t bytes);
-    /// The admitted packet was queued on \p outPort in band \p priority.
-    void Queued(uint32_t inPort, uint32_t outPort, uint8_t priority);
+    /// The admitted packet was queued on \p outPort in band \p priority, queue slot \p slot
+    /// (TalbPriorityQueue::ClassifySlot).
+    void Queued(uint32_t inPort, uint32_t outPort, uint8_t priority, uint8_t slot);
     /// The admitted packet, Queued() on \p outPort, was refused by the egress: undo its charge.
-    void Refused(uint32_t inPort, uint32_t outPort, uint8_t priority, uint32_t bytes);
-    /// A packet of band \p priority left the queue of \p outPort (dequeue callback).
-    void Released(uint32_t outPort, uint8_t priority, uint32_t bytes);
+    void Refused(uint32_t inPort, uint32_t outPort, uint8_t priority, uint8_t slot, uint32_t bytes);
+    /// A packet of band \p priority left slot \p slot of the queue of \p outPort (the
+    /// TalbPfcNetDevice's dequeue callback).
+    void Released(uint32_t outPort, uint8_t priority, uint8_t slot, uint32_t bytes);
 
     /// \return bytes charged now to (\p port, \p priority)
     uint32_t GetIngressBytes(uint32_t port, uint8_t priority) const;
@@ -103,7 +111,7 @@ class TalbPfc : public Object
     void DoDispose() override;
 
   private:
-    /// Ingress port numbers of the packets queued in one (egress port, band), oldest first.
+    /// Ingress port numbers of the packets queued in one (egress port, slot), oldest first.
     struct PortRing
     {
         std::vector<uint16_t> slots; //!< capacity a power of two (grows when full)
@@ -124,6 +132,7 @@ class TalbPfc : public Object
         EventId refresh;
     };
 
+    PortRing& RingOf(uint32_t outPort, uint8_t slot);
     Ingress& At(uint32_t port, uint8_t priority);
     const Ingress& At(uint32_t port, uint8_t priority) const;
     void Pause(uint32_t port, uint8_t priority);
@@ -140,7 +149,7 @@ class TalbPfc : public Object
     std::vector<Ptr<TalbPfcNetDevice>> m_ports;
     std::vector<uint32_t> m_portHeadroom;
     std::vector<Ingress> m_ingress; //!< [port * priorities + priority]
-    std::vector<PortRing> m_queued; //!< [egress port * priorities + band]
+    std::vector<PortRing> m_queued; //!< [egress port * TalbPriorityQueue::NUM_SLOTS + slot]
     Stats m_stats;
 
     TracedCallback<uint32_t, uint8_t, uint32_t> m_pauseTrace;

@@ -2,6 +2,7 @@
 
 #include "talb-tag.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -9,6 +10,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/ppp-header.h"
+#include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -110,7 +112,18 @@ TalbPriorityQueue::GetTypeId()
                           "EcnKmax",
                           DoubleValue(0.01),
                           MakeDoubleAccessor(&TalbPriorityQueue::m_pmax),
-                          MakeDoubleChecker<double>(0, 1));
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("BestEffortMaxBytes",
+                          "Most bytes the best-effort class (untagged packets) may hold of the "
+                          "shared buffer; 0: no cap (only MaxSize)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&TalbPriorityQueue::m_bestEffortMaxBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddTraceSource("ClassDrop",
+                            "A packet refused (shared buffer full or class cap): the packet, "
+                            "its class (0 training, 1 best effort), bytes each class held",
+                            MakeTraceSourceAccessor(&TalbPriorityQueue::m_classDropTrace),
+                            "ns3::TalbPriorityQueue::ClassDropTracedCallback");
     return tid;
 }
 
@@ -130,7 +143,9 @@ TalbPriorityQueue::TalbPriorityQueue()
       m_trainingPackets(0),
       m_servingBestEffort(false),
       m_deficit{0, 0},
-      m_nMarked(0)
+      m_nMarked(0),
+      m_bestEffortMaxBytes(0),
+      m_classBytes{}
 {
     NS_LOG_FUNCTION(this);
 }
@@ -180,7 +195,7 @@ TalbPriorityQueue::Parse(Ptr<const Packet> item) const
 }
 
 uint8_t
-TalbPriorityQueue::SlotOf(Ptr<const Packet> item, const Parsed& parsed) const
+TalbPriorityQueue::TaggedBand(Ptr<const Packet> item, const Parsed& parsed) const
 {
     TalbTag tag;
     if (item->PeekPacketTag(tag))
@@ -199,13 +214,63 @@ TalbPriorityQueue::SlotOf(Ptr<const Packet> item, const Parsed& parsed) const
             return m_controlBand;
         }
     }
+    return NONE;
+}
+
+uint8_t
+TalbPriorityQueue::SlotOf(Ptr<const Packet> item, const Parsed& parsed) const
+{
+    uint8_t band = TaggedBand(item, parsed);
+    if (band != NONE)
+    {
+        return band;
+    }
     return m_scheduling == DWRR ? BEST_EFFORT : m_untaggedBand;
+}
+
+uint8_t
+TalbPriorityQueue::ClassOf(Ptr<const Packet> item, uint8_t slot) const
+{
+    if (slot == BEST_EFFORT)
+    {
+        return BEST_EFFORT_CLASS;
+    }
+    // Strict: untagged packets share UntaggedBand's band with tagged ones; only that band
+    // needs a second look.
+    if (m_scheduling == STRICT && slot == m_untaggedBand && TaggedBand(item, Parse(item)) == NONE)
+    {
+        return BEST_EFFORT_CLASS;
+    }
+    return TRAINING_CLASS;
+}
+
+void
+TalbPriorityQueue::CountDrop(Ptr<const Packet> item, uint8_t cls, bool cap)
+{
+    ClassStats& c = m_classStats[cls];
+    ++c.droppedPackets;
+    c.droppedBytes += item->GetSize();
+    c.capDrops += cap;
+    c.otherBytesAtDrops += m_classBytes[1 - cls];
+    m_classDropTrace(item, cls, m_classBytes[TRAINING_CLASS], m_classBytes[BEST_EFFORT_CLASS]);
 }
 
 uint8_t
 TalbPriorityQueue::Classify(Ptr<const Packet> item) const
 {
-    uint8_t slot = SlotOf(item, Parse(item));
+    return BandOfSlot(ClassifySlot(item));
+}
+
+uint8_t
+TalbPriorityQueue::ClassifySlot(Ptr<const Packet> item) const
+{
+    return SlotOf(item, Parse(item));
+}
+
+uint8_t
+TalbPriorityQueue::BandOfSlot(uint8_t slot) const
+{
+    NS_ASSERT(slot < NUM_SLOTS);
     return slot == BEST_EFFORT ? m_untaggedBand : slot;
 }
 
@@ -286,12 +351,23 @@ TalbPriorityQueue::Enqueue(Ptr<Packet> item)
 {
     NS_LOG_FUNCTION(this << item);
     Parsed parsed = Parse(item);
-    uint8_t slot = SlotOf(item, parsed);
+    uint8_t band = TaggedBand(item, parsed);
+    uint8_t slot = band != NONE ? band : (m_scheduling == DWRR ? BEST_EFFORT : m_untaggedBand);
+    uint8_t cls = band != NONE ? TRAINING_CLASS : BEST_EFFORT_CLASS;
+    uint32_t size = item->GetSize();
+    if (cls == BEST_EFFORT_CLASS && m_bestEffortMaxBytes > 0 &&
+        m_classBytes[BEST_EFFORT_CLASS] + size > m_bestEffortMaxBytes)
+    {
+        CountDrop(item, cls, true);
+        DropBeforeEnqueue(item);
+        return false;
+    }
     uint8_t ecn = parsed.tos & 0x3;
     if (m_useEcn && (ecn == Ipv4Header::ECN_ECT0 || ecn == Ipv4Header::ECN_ECT1) &&
         ShouldMark(slot))
     {
         MarkCe(item, parsed);
+        ++m_classStats[cls].markedPackets;
     }
     // Insert in front of the first packet of the next non-empty slot behind this one.
     ConstIterator pos = GetContainer().end();
@@ -306,8 +382,14 @@ TalbPriorityQueue::Enqueue(Ptr<Packet> item)
     Iterator inserted;
     if (!DoEnqueue(pos, item, inserted))
     {
+        CountDrop(item, cls, false);
         return false;
     }
+    ClassStats& c = m_classStats[cls];
+    ++c.enqueuedPackets;
+    c.enqueuedBytes += size;
+    m_classBytes[cls] += size;
+    c.peakBytes = std::max(c.peakBytes, m_classBytes[cls]);
     if (m_bandPackets[slot] == 0)
     {
         m_head[slot] = inserted;
@@ -377,8 +459,20 @@ TalbPriorityQueue::TakeHead(uint8_t slot, bool remove)
         }
         m_deficit[bestEffort] -= (*pos)->GetSize();
     }
+    uint8_t cls = ClassOf(*pos, slot);
     Ptr<Packet> item = remove ? DoRemove(pos) : DoDequeue(pos);
     NS_ASSERT(m_bandPackets[slot] > 0 && m_bandBytes[slot] >= item->GetSize());
+    NS_ASSERT(m_classBytes[cls] >= item->GetSize());
+    m_classBytes[cls] -= item->GetSize();
+    if (remove)
+    {
+        CountDrop(item, cls, false);
+    }
+    else
+    {
+        ++m_classStats[cls].dequeuedPackets;
+        m_classStats[cls].dequeuedBytes += item->GetSize();
+    }
     --m_bandPackets[slot];
     m_bandBytes[slot] -= item->GetSize();
     if (m_bandPackets[slot] > 0)
@@ -398,16 +492,20 @@ TalbPriorityQueue::TakeHead(uint8_t slot, bool remove)
 }
 
 Ptr<Packet>
-TalbPriorityQueue::TakeNext(uint8_t pausedMask, uint8_t* band, bool remove)
+TalbPriorityQueue::TakeNext(uint8_t pausedMask, uint8_t* band, uint8_t* slot, bool remove)
 {
-    uint8_t slot = Pick(pausedMask);
-    if (slot == NONE)
+    uint8_t s = Pick(pausedMask);
+    if (slot)
+    {
+        *slot = s;
+    }
+    if (s == NONE)
     {
         *band = TALB_NUM_PRIORITIES;
         return nullptr;
     }
-    *band = slot == BEST_EFFORT ? m_untaggedBand : slot;
-    return TakeHead(slot, remove);
+    *band = BandOfSlot(s);
+    return TakeHead(s, remove);
 }
 
 Ptr<Packet>
@@ -415,14 +513,14 @@ TalbPriorityQueue::Dequeue()
 {
     NS_LOG_FUNCTION(this);
     uint8_t band;
-    return TakeNext(0, &band, false);
+    return TakeNext(0, &band, nullptr, false);
 }
 
 Ptr<Packet>
-TalbPriorityQueue::DequeueUnpaused(uint8_t pausedMask, uint8_t* band)
+TalbPriorityQueue::DequeueUnpaused(uint8_t pausedMask, uint8_t* band, uint8_t* slot)
 {
     NS_LOG_FUNCTION(this << +pausedMask);
-    return TakeNext(pausedMask, band, false);
+    return TakeNext(pausedMask, band, slot, false);
 }
 
 Ptr<Packet>
@@ -430,7 +528,7 @@ TalbPriorityQueue::Remove()
 {
     NS_LOG_FUNCTION(this);
     uint8_t band;
-    return TakeNext(0, &band, true);
+    return TakeNext(0, &band, nullptr, true);
 }
 
 Ptr<const Packet>
@@ -471,6 +569,20 @@ uint64_t
 TalbPriorityQueue::GetMarkedCount() const
 {
     return m_nMarked;
+}
+
+const TalbPriorityQueue::ClassStats&
+TalbPriorityQueue::GetClassStats(uint8_t cls) const
+{
+    NS_ABORT_MSG_UNLESS(cls < NUM_CLASSES, "TalbPriorityQueue: no traffic class " << +cls);
+    return m_classStats[cls];
+}
+
+uint32_t
+TalbPriorityQueue::GetClassBytes(uint8_t cls) const
+{
+    NS_ABORT_MSG_UNLESS(cls < NUM_CLASSES, "TalbPriorityQueue: no traffic class " << +cls);
+    return m_classBytes[cls];
 }
 
 } // namespace ns3

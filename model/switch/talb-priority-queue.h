@@ -6,6 +6,7 @@
 #include "ns3/queue-size.h"
 #include "ns3/queue.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
 
 #include <array>
 
@@ -36,9 +37,12 @@ namespace ns3
  * - Strict: one strict-priority order of eight bands, untagged packets in UntaggedBand among the
  *   tensor bands (kept for comparison: with UntaggedBand 0 background pre-empts every tensor).
  *
- * All packets share one buffer of MaxSize (drop-tail). On arrival, an ECN-capable packet (ECT(0)
- * or ECT(1)) is marked CE by one of two profiles, on the port's occupancy (or, with EcnPerBand,
- * its band's occupancy; the best-effort class counts as one band):
+ * All packets share one buffer of MaxSize (drop-tail). BestEffortMaxBytes (0: off) caps the bytes
+ * the best-effort class (untagged packets, under either scheduler) may hold of it, so that
+ * background cannot take the buffer tensor packets need: an untagged packet that would take the
+ * class past the cap is dropped (counted and traced as a drop of that class). On arrival, an
+ * ECN-capable packet (ECT(0) or ECT(1)) is marked CE by one of two profiles, on the port's
+ * occupancy (or, with EcnPerBand, its band's occupancy; the best-effort class counts as one band):
  * - step (DCTCP): marked when the occupancy is at least MarkThreshold;
  * - RED-like (DCQCN), when EcnKmax is above zero: never at or below EcnKmin, always above
  *   EcnKmax, and in between with a probability rising linearly from 0 to EcnPmax.
@@ -64,18 +68,29 @@ class TalbPriorityQueue : public Queue<Packet>
     Ptr<Packet> Remove() override;
     Ptr<const Packet> Peek() const override;
 
+    /// Slot (first-in first-out list) of the best-effort class under Dwrr, behind the eight
+    /// bands: slots 0-7 are the bands.
+    static constexpr uint8_t BEST_EFFORT = TALB_NUM_PRIORITIES;
+    /// Bands plus the best-effort class.
+    static constexpr uint8_t NUM_SLOTS = TALB_NUM_PRIORITIES + 1;
+
     /**
-     * Dequeue the head of the highest-priority non-empty band whose bit in \p pausedMask is
-     * clear. Dequeue() is DequeueUnpaused(0, ...).
+     * Dequeue what the scheduler serves next among the bands whose bit in \p pausedMask is
+     * clear (the best-effort class counts as UntaggedBand). Dequeue() is DequeueUnpaused(0, ...).
      * \param pausedMask bit b set: band b is paused
-     * \param band receives the band of the returned packet
+     * \param band receives the band of the returned packet (UntaggedBand for best effort)
+     * \param slot if not null, receives its slot: its band, or BEST_EFFORT
      * \return the packet, or null when every non-empty band is paused
      */
-    Ptr<Packet> DequeueUnpaused(uint8_t pausedMask, uint8_t* band);
+    Ptr<Packet> DequeueUnpaused(uint8_t pausedMask, uint8_t* band, uint8_t* slot = nullptr);
 
     /// \return the band of \p item: its priority, ControlBand, or UntaggedBand (also for the
     /// best-effort class under Dwrr); PFC accounts packets by this band
     uint8_t Classify(Ptr<const Packet> item) const;
+    /// \return the slot \p item would be queued in: its band, or BEST_EFFORT (Dwrr)
+    uint8_t ClassifySlot(Ptr<const Packet> item) const;
+    /// \return the band reported for slot \p slot (UntaggedBand for BEST_EFFORT)
+    uint8_t BandOfSlot(uint8_t slot) const;
     /// \return the UntaggedBand attribute
     uint8_t GetUntaggedBand() const;
 
@@ -104,6 +119,49 @@ class TalbPriorityQueue : public Queue<Packet>
     /// \return packets marked CE so far
     uint64_t GetMarkedCount() const;
 
+    /// Traffic classes counted apart: tagged and control packets, and untagged packets (under
+    /// either scheduler).
+    enum TrafficClass : uint8_t
+    {
+        TRAINING_CLASS = 0,    //!< bands 0-7: TaLB-tagged, TaLB DSCP, control
+        BEST_EFFORT_CLASS = 1, //!< untagged (background) packets
+        NUM_CLASSES = 2
+    };
+
+    /// Counters of one traffic class since the queue was made.
+    struct ClassStats
+    {
+        uint64_t enqueuedPackets{0};
+        uint64_t enqueuedBytes{0};
+        uint64_t dequeuedPackets{0};
+        uint64_t dequeuedBytes{0};
+        uint64_t droppedPackets{0}; //!< refused by the shared buffer (MaxSize) or the class cap
+        uint64_t droppedBytes{0};
+        uint64_t capDrops{0};      //!< ... of which by BestEffortMaxBytes
+        uint64_t markedPackets{0}; //!< marked CE
+        uint32_t peakBytes{0};     //!< most bytes the class held
+        /// Sum over this class's drops of the other class's bytes queued at that moment
+        /// (divided by droppedPackets: what the other class held when this one lost packets).
+        uint64_t otherBytesAtDrops{0};
+    };
+
+    /// \return the counters of class \p cls (a TrafficClass)
+    const ClassStats& GetClassStats(uint8_t cls) const;
+    /// \return bytes queued now in class \p cls
+    uint32_t GetClassBytes(uint8_t cls) const;
+
+    /**
+     * TracedCallback signature for a class's drop.
+     * \param packet the dropped packet
+     * \param cls its TrafficClass
+     * \param trainingBytes bytes the training class held
+     * \param bestEffortBytes bytes the best-effort class held
+     */
+    typedef void (*ClassDropTracedCallback)(Ptr<const Packet> packet,
+                                            uint8_t cls,
+                                            uint32_t trainingBytes,
+                                            uint32_t bestEffortBytes);
+
   private:
     NS_LOG_TEMPLATE_DECLARE; //!< redefinition of the log component
 
@@ -116,16 +174,18 @@ class TalbPriorityQueue : public Queue<Packet>
         bool control{false};  //!< TCP segment without payload, or RoCEv2 ACK/NAK/CNP
     };
 
-    /// Slot of the best-effort class, behind the eight bands.
-    static constexpr uint8_t BEST_EFFORT = TALB_NUM_PRIORITIES;
-    /// Bands plus the best-effort class.
-    static constexpr uint8_t NUM_SLOTS = TALB_NUM_PRIORITIES + 1;
     /// No slot: nothing to send.
     static constexpr uint8_t NONE = NUM_SLOTS;
 
     Parsed Parse(Ptr<const Packet> item) const;
+    /// \return the band of \p item, or NONE when it is untagged (neither tag, DSCP nor control)
+    uint8_t TaggedBand(Ptr<const Packet> item, const Parsed& parsed) const;
     /// \return the slot \p item is queued in: its band, or BEST_EFFORT for untagged under Dwrr
     uint8_t SlotOf(Ptr<const Packet> item, const Parsed& parsed) const;
+    /// \return the TrafficClass of \p item queued in slot \p slot
+    uint8_t ClassOf(Ptr<const Packet> item, uint8_t slot) const;
+    /// Count a refused packet of class \p cls.
+    void CountDrop(Ptr<const Packet> item, uint8_t cls, bool cap);
     bool ShouldMark(uint8_t slot);
     void MarkCe(Ptr<Packet> item, const Parsed& parsed);
     /// \return the lowest non-empty band not in \p pausedMask, or NONE
@@ -134,8 +194,8 @@ class TalbPriorityQueue : public Queue<Packet>
     uint8_t Pick(uint8_t pausedMask) const;
     /// Remove the head of slot \p slot (dequeued, or removed when \p remove), charging DWRR.
     Ptr<Packet> TakeHead(uint8_t slot, bool remove);
-    /// Dequeue (or remove) what Pick() chooses; \p band receives its band
-    Ptr<Packet> TakeNext(uint8_t pausedMask, uint8_t* band, bool remove);
+    /// Dequeue (or remove) what Pick() chooses; \p band and \p slot receive its band and slot
+    Ptr<Packet> TakeNext(uint8_t pausedMask, uint8_t* band, uint8_t* slot, bool remove);
 
     Scheduling m_scheduling;              //!< Scheduling attribute
     uint32_t m_trainingWeight;            //!< TrainingWeight attribute
@@ -158,6 +218,10 @@ class TalbPriorityQueue : public Queue<Packet>
     bool m_servingBestEffort;   //!< DWRR: the class whose turn it is
     int64_t m_deficit[2];       //!< DWRR deficit in bytes: [0] training, [1] best effort
     uint64_t m_nMarked;
+    uint32_t m_bestEffortMaxBytes;                    //!< BestEffortMaxBytes attribute
+    std::array<ClassStats, NUM_CLASSES> m_classStats; //!< per TrafficClass
+    std::array<uint32_t, NUM_CLASSES> m_classBytes;   //!< bytes queued per TrafficClass
+    TracedCallback<Ptr<const Packet>, uint8_t, uint32_t, uint32_t> m_classDropTrace;
 };
 
 } // namespace ns3

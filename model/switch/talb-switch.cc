@@ -377,11 +377,13 @@ TalbSwitch::Transmit(Ptr<Packet> p, uint32_t inPort, uint32_t out)
 {
     // PFC charges packets when they leave the balancer: one it held was not charged meanwhile
     // (its reorder queue is its own buffer).
+    uint8_t pfcSlot = 0;
     uint8_t pfcPriority = 0;
     uint32_t size = p->GetSize();
     if (m_pfc)
     {
-        pfcPriority = m_classifier->Classify(p);
+        pfcSlot = m_classifier->ClassifySlot(p);
+        pfcPriority = m_classifier->BandOfSlot(pfcSlot);
         if (!m_pfc->Admit(inPort, pfcPriority, size))
         {
             Drop(p, DROP_PFC_HEADROOM);
@@ -394,13 +396,13 @@ TalbSwitch::Transmit(Ptr<Packet> p, uint32_t inPort, uint32_t out)
     if (m_pfc)
     {
         // Before Send: a device that is idle dequeues (and releases) the packet at once.
-        m_pfc->Queued(inPort, out, pfcPriority);
+        m_pfc->Queued(inPort, out, pfcPriority, pfcSlot);
     }
     if (!port.device->Send(p, port.device->GetBroadcast(), ETHERTYPE_IPV4))
     {
         if (m_pfc)
         {
-            m_pfc->Refused(inPort, out, pfcPriority, size);
+            m_pfc->Refused(inPort, out, pfcPriority, pfcSlot, size);
         }
         Drop(p, DROP_DEVICE);
         return;

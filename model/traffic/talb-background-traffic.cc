@@ -1,5 +1,7 @@
 #include "talb-background-traffic.h"
 
+#include "talb-flow-tag.h"
+
 #include "ns3/abort.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
@@ -130,6 +132,10 @@ void
 TalbBackgroundTraffic::StartApplication()
 {
     NS_LOG_FUNCTION(this);
+    if (GetNode()->GetSystemId() != Simulator::GetSystemId())
+    {
+        return; // another simulation rank runs this host
+    }
     if (m_cdf.IsEmpty())
     {
         NS_ABORT_MSG_IF(m_cdfFile.empty(), "TalbBackgroundTraffic: no FlowSizeCdf file");
@@ -205,7 +211,14 @@ TalbBackgroundTraffic::StartFlow()
     f.record.start = Simulator::Now();
     f.record.background = true;
     f.bytes = f.record.sizeBytes;
-    peer->ExpectFlow(f.record);
+    if (peer->GetNode()->GetSystemId() == Simulator::GetSystemId())
+    {
+        peer->ExpectFlow(f.record);
+    }
+    else
+    {
+        f.tagFirst = true; // the sink's rank learns the flow from its first byte
+    }
     m_flowStarted(f.record);
     s->SetConnectCallback(MakeCallback(&TalbBackgroundTraffic::Connected, this),
                           MakeCallback(&TalbBackgroundTraffic::ConnectFailed, this));
@@ -241,7 +254,16 @@ TalbBackgroundTraffic::SendSpace(Ptr<Socket> socket, uint32_t)
     while (left > 0 && available > 0)
     {
         uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(left, available));
-        int sent = socket->Send(Create<Packet>(n));
+        Ptr<Packet> p = Create<Packet>(n);
+        if (it->second.tagFirst)
+        {
+            TalbFlowTag tag;
+            tag.sizeBytes = it->second.record.sizeBytes;
+            tag.start = it->second.record.start;
+            p->AddByteTag(tag, 0, 1);
+            it->second.tagFirst = false;
+        }
+        int sent = socket->Send(p);
         NS_ABORT_MSG_IF(sent != int(n), "TalbBackgroundTraffic: send failed");
         left -= n;
         available = socket->GetTxAvailable();
@@ -265,12 +287,23 @@ TalbBackgroundTraffic::Accept(Ptr<Socket> socket, const Address& from)
 {
     InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
     auto it = m_expected.find(TalbEndpointKey(peer.GetIpv4(), peer.GetPort()));
-    NS_ABORT_MSG_IF(it == m_expected.end(),
-                    "TalbBackgroundTraffic: unexpected connection from " << peer.GetIpv4());
     FlowSocket f;
     f.socket = socket;
-    f.record = it->second;
-    m_expected.erase(it);
+    if (it != m_expected.end())
+    {
+        f.record = it->second;
+        m_expected.erase(it);
+    }
+    else
+    {
+        // From a host on another rank: size and start come with the first byte (Read()).
+        f.tagged = true;
+        f.record.src = peer.GetIpv4();
+        f.record.srcPort = peer.GetPort();
+        f.record.dst = GetAddress();
+        f.record.dstPort = m_port;
+        f.record.background = true;
+    }
     socket->SetRecvCallback(MakeCallback(&TalbBackgroundTraffic::Read, this));
     m_receiving.emplace(PeekPointer(socket), std::move(f));
 }
@@ -283,7 +316,15 @@ TalbBackgroundTraffic::Read(Ptr<Socket> socket)
     Ptr<Packet> p;
     while ((p = socket->Recv()))
     {
+        if (it->second.tagged && it->second.bytes == 0)
+        {
+            ReadFlowTag(p, &it->second.record);
+        }
         it->second.bytes += p->GetSize();
+    }
+    if (it->second.tagged && it->second.bytes == 0)
+    {
+        return;
     }
     if (it->second.bytes >= it->second.record.sizeBytes)
     {
@@ -294,6 +335,27 @@ TalbBackgroundTraffic::Read(Ptr<Socket> socket)
         m_receiving.erase(it);
         m_flowDone(r);
     }
+}
+
+void
+TalbBackgroundTraffic::ReadFlowTag(Ptr<const Packet> p, TalbFlowRecord* record) const
+{
+    ByteTagIterator it = p->GetByteTagIterator();
+    TypeId tid = TalbFlowTag::GetTypeId();
+    while (it.HasNext())
+    {
+        ByteTagIterator::Item item = it.Next();
+        if (item.GetTypeId() == tid && item.GetStart() == 0)
+        {
+            TalbFlowTag tag;
+            item.GetTag(tag);
+            record->sizeBytes = tag.sizeBytes;
+            record->start = tag.start;
+            return;
+        }
+    }
+    NS_FATAL_ERROR("TalbBackgroundTraffic: unexpected connection from " << record->src
+                                                                        << " (no flow tag)");
 }
 
 void

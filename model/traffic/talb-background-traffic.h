@@ -35,6 +35,10 @@ namespace ns3
  * link on average; destinations are uniform over the peers. A flow sends its bytes (untagged)
  * and closes; its record (FlowDone, kind "background", job fields -1) is reported by the
  * receiving host when the last byte arrives. Install it with TalbBackgroundTrafficHelper.
+ *
+ * Under ns-3's distributed simulator every rank installs every host's application (same random
+ * streams) and starts only its own hosts'; a TCP flow to a host on another rank carries its
+ * size and start as a TalbFlowTag on its first byte, which that host's sink reads.
  */
 class TalbBackgroundTraffic : public Application
 {
@@ -75,6 +79,8 @@ class TalbBackgroundTraffic : public Application
     void SendSpace(Ptr<Socket> socket, uint32_t available);
     void Accept(Ptr<Socket> socket, const Address& from);
     void Read(Ptr<Socket> socket);
+    /// A flow from another rank: its size and start from \p p's first byte's TalbFlowTag.
+    void ReadFlowTag(Ptr<const Packet> p, TalbFlowRecord* record) const;
 
     // RDMA hosts
     void StartRdmaFlow(Ptr<TalbBackgroundTraffic> peer, TalbFlowRecord record);
@@ -104,6 +110,8 @@ class TalbBackgroundTraffic : public Application
         Ptr<Socket> socket;
         TalbFlowRecord record;
         uint64_t bytes{0};
+        bool tagFirst{false}; //!< sender: the sink is on another rank (TalbFlowTag)
+        bool tagged{false};   //!< receiver: the record comes with the first byte's TalbFlowTag
     };
 
     std::unordered_map<Socket*, FlowSocket> m_sending;       //!< bytes = left to send

@@ -2,6 +2,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 
 namespace ns3
 {
@@ -62,6 +63,11 @@ TalbCollective::Setup(uint32_t jobId,
     m_workerDone = workerDone;
     m_opDone = opDone;
     m_flow = flow;
+    m_nLocal = 0;
+    for (const auto& w : workers)
+    {
+        m_nLocal += w->GetSystemId() == Simulator::GetSystemId() ? 1 : 0;
+    }
     NS_ABORT_MSG_UNLESS(CheckConfig(),
                         GetInstanceTypeId().GetName()
                             << ": invalid configuration: " << m_configError);
@@ -159,6 +165,12 @@ uint32_t
 TalbCollective::GetNWorkers() const
 {
     return m_workers.size();
+}
+
+uint32_t
+TalbCollective::GetNLocalWorkers() const
+{
+    return m_nLocal;
 }
 
 bool

@@ -113,6 +113,11 @@ class TalbCollective : public Object
     const std::vector<Ptr<Node>>& GetWorkers() const;
     /// \return the number of workers
     uint32_t GetNWorkers() const;
+    /**
+     * \return the workers whose hosts this simulation rank simulates (all of them without
+     * ns-3's distributed simulator): an operation is over here once they finished it.
+     */
+    uint32_t GetNLocalWorkers() const;
     /// \return whether Setup() ran
     bool IsSetUp() const;
 
@@ -162,6 +167,7 @@ class TalbCollective : public Object
 
     uint32_t m_jobId{0};
     std::vector<Ptr<Node>> m_workers;
+    uint32_t m_nLocal{0};
     Ptr<TalbTransport> m_transport;
     WorkerDoneCallback m_workerDone;
     OpDoneCallback m_opDone;

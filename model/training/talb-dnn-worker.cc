@@ -76,6 +76,10 @@ TalbDnnWorker::StartApplication()
     NS_LOG_FUNCTION(this << m_index);
     NS_ABORT_MSG_IF(!m_job, "TalbDnnWorker: no job (install it with TalbTrainingJobHelper)");
     m_job->WorkerStarted(m_index);
+    if (!m_job->IsLocalWorker(m_index))
+    {
+        return; // its host is simulated by another rank, where its copy runs
+    }
     m_iterations = m_job->GetIterations();
     m_nTensors = m_job->GetModel().GetNTensors();
     m_synced.assign(m_nTensors, -1);

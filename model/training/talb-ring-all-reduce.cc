@@ -165,7 +165,9 @@ TalbRingAllReduce::WorkerDone(uint32_t opId, uint32_t worker)
     auto it = m_ops.find(opId);
     OpState& st = it->second;
     NotifyWorkerDone(st.op, worker);
-    if (++st.done == GetNWorkers())
+    // Over several ranks, each rank's copy sees its own workers finish (the job gathers the
+    // rest from the other ranks).
+    if (++st.done == GetNLocalWorkers())
     {
         TalbCommOp op = std::move(st.op);
         m_ops.erase(it);

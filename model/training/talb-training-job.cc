@@ -12,6 +12,9 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+#include <tuple>
+
 namespace ns3
 {
 
@@ -68,6 +71,15 @@ TalbTrainingJob::GetTypeId()
                           UintegerValue(20000),
                           MakeUintegerAccessor(&TalbTrainingJob::m_basePort),
                           MakeUintegerChecker<uint16_t>(1, 65535 - TALB_MAX_JOBS))
+            .AddAttribute("ControlDelay",
+                          "Latency of the workers' agreement: a tensor's collective starts this "
+                          "long after its gradient is ready on the last worker, and the scheduler "
+                          "learns an operation finished this long after its last worker; 0 = "
+                          "instantaneous (one shared view). Workers on several simulation ranks "
+                          "need at least the ranks' lookahead",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&TalbTrainingJob::m_controlDelay),
+                          MakeTimeChecker(Time(0), Seconds(1)))
             .AddTraceSource("FlowDone",
                             "A message of the job's collectives was delivered",
                             MakeTraceSourceAccessor(&TalbTrainingJob::m_flowTrace),
@@ -113,6 +125,8 @@ TalbTrainingJob::DoDispose()
     m_transport = nullptr;
     m_workers.clear();
     m_hosts = NodeContainer();
+    m_ops.clear();
+    m_report = ReportCallback();
     Object::DoDispose();
 }
 
@@ -235,13 +249,31 @@ TalbTrainingJob::GetIterationComputeTime() const
 bool
 TalbTrainingJob::IsFinished() const
 {
-    return !m_workers.empty() && m_workersFinished == m_workers.size();
+    return m_prepared && m_workersFinished == m_nLocal;
 }
 
 Time
 TalbTrainingJob::GetFinishTime() const
 {
     return m_finishTime;
+}
+
+Time
+TalbTrainingJob::GetControlDelay() const
+{
+    return m_controlDelay;
+}
+
+bool
+TalbTrainingJob::IsLocalWorker(uint32_t worker) const
+{
+    return m_local.at(worker);
+}
+
+void
+TalbTrainingJob::SetReportCallback(ReportCallback cb)
+{
+    m_report = cb;
 }
 
 void
@@ -264,6 +296,13 @@ TalbTrainingJob::Prepare()
     m_prepared = true;
     uint32_t n = m_model.GetNTensors();
     uint32_t w = m_workers.size();
+    m_local.assign(w, false);
+    m_nLocal = 0;
+    for (uint32_t i = 0; i < w; ++i)
+    {
+        m_local[i] = m_hosts.Get(i)->GetSystemId() == Simulator::GetSystemId();
+        m_nLocal += m_local[i] ? 1 : 0;
+    }
     TalbComputeModel compute = GetComputeModel();
     m_forward.resize(n);
     m_backward.resize(n);
@@ -306,9 +345,28 @@ TalbTrainingJob::GradientReady(uint32_t worker, uint32_t iteration, uint32_t ten
     // A worker reports iteration i+1 only after its own synchronisation of iteration i, so its
     // per-worker counter is free again; the shared counters restart with the first report.
     m_workerLeft[uint64_t(worker) * n + tensor] = m_wireBytes[tensor];
+    if (m_controlDelay.IsZero())
+    {
+        CountReady(iteration, tensor, Simulator::Now());
+        return;
+    }
+    Report r;
+    r.kind = Report::READY;
+    r.worker = worker;
+    r.iteration = iteration;
+    r.item = tensor;
+    r.time = Simulator::Now();
+    Announce(r);
+}
+
+void
+TalbTrainingJob::CountReady(uint32_t iteration, uint32_t tensor, Time time)
+{
+    // With a control delay too, a worker's report of iteration i+1 is applied after the launch
+    // of iteration i (it follows its own synchronisation of i), so the counter is free.
     if (m_readyCount[tensor]++ == 0)
     {
-        m_firstReady[iteration % 2][tensor] = Simulator::Now();
+        m_firstReady[iteration % 2][tensor] = time;
     }
     if (m_readyCount[tensor] == m_workers.size())
     {
@@ -321,8 +379,82 @@ TalbTrainingJob::GradientReady(uint32_t worker, uint32_t iteration, uint32_t ten
 }
 
 void
+TalbTrainingJob::Announce(const Report& report)
+{
+    // Every rank applies every report at its time + ControlDelay, so the copies of the job's
+    // scheduler see the same events at the same times.
+    Simulator::Schedule(m_controlDelay, &TalbTrainingJob::ApplyReport, this, report);
+    if (!m_report.IsNull())
+    {
+        m_report(report);
+    }
+}
+
+void
+TalbTrainingJob::ApplyRemoteReport(const Report& report)
+{
+    NS_ABORT_MSG_IF(report.worker >= m_workers.size() || m_local[report.worker],
+                    "TalbTrainingJob " << m_jobId << ": a remote report of worker " << report.worker
+                                       << ", which is not remote");
+    ApplyReport(report);
+}
+
+void
+TalbTrainingJob::ApplyReport(const Report& report)
+{
+    if (m_pending.empty())
+    {
+        // Every report of this timestamp is scheduled by now (the local ones ControlDelay ago,
+        // the remote ones when a synchronisation before this time received them).
+        Simulator::ScheduleNow(&TalbTrainingJob::Flush, this);
+    }
+    m_pending.push_back(report);
+}
+
+void
+TalbTrainingJob::Flush()
+{
+    std::vector<Report> reports;
+    reports.swap(m_pending);
+    auto key = [](const Report& r) {
+        // Completions (by op id) before gradients (by iteration, then from the last tensor, as
+        // a backward pass reports them).
+        bool ready = r.kind == Report::READY;
+        return std::make_tuple(ready, r.iteration, ready ? -int64_t(r.item) : r.item, r.worker);
+    };
+    std::sort(reports.begin(), reports.end(), [&key](const Report& a, const Report& b) {
+        return key(a) < key(b);
+    });
+    for (const Report& report : reports)
+    {
+        if (report.kind == Report::READY)
+        {
+            CountReady(report.iteration, report.item, report.time);
+            continue;
+        }
+        auto it = m_ops.find(report.item);
+        NS_ABORT_MSG_IF(it == m_ops.end(),
+                        "TalbTrainingJob " << m_jobId << ": done report of unknown op "
+                                           << report.item);
+        OpProgress& p = it->second;
+        p.last = std::max(p.last, report.time);
+        if (++p.done == m_workers.size())
+        {
+            TalbCommOp op = std::move(p.op);
+            Time last = p.last;
+            m_ops.erase(it);
+            Finish(op, last);
+        }
+    }
+}
+
+void
 TalbTrainingJob::Launch(const TalbCommOp& op)
 {
+    if (!m_controlDelay.IsZero())
+    {
+        m_ops[op.id].op = op;
+    }
     m_collective->Start(op);
 }
 
@@ -340,16 +472,39 @@ TalbTrainingJob::WorkerOpDone(const TalbCommOp& op, uint32_t worker)
             m_workers[worker]->TensorSynced(seg.tensor, op.iteration);
         }
     }
+    if (!m_controlDelay.IsZero())
+    {
+        Report r;
+        r.kind = Report::DONE;
+        r.worker = worker;
+        r.iteration = op.iteration;
+        r.item = op.id;
+        r.time = Simulator::Now();
+        Announce(r);
+    }
 }
 
 void
 TalbTrainingJob::OpDone(const TalbCommOp& op)
 {
+    // With a control delay the workers' reports decide (ApplyReport()); the collective only
+    // sees this rank's workers then.
+    if (m_controlDelay.IsZero())
+    {
+        Finish(op, Simulator::Now());
+    }
+}
+
+void
+TalbTrainingJob::Finish(const TalbCommOp& op, Time done)
+{
+    // Of a job over several ranks, the rank of worker 0 writes the tensor records.
+    bool record = m_local[0];
     for (const auto& seg : op.segments)
     {
         NS_ASSERT(m_allLeft[seg.tensor] >= seg.bytes);
         m_allLeft[seg.tensor] -= seg.bytes;
-        if (m_allLeft[seg.tensor] == 0)
+        if (m_allLeft[seg.tensor] == 0 && record)
         {
             TalbTensorRecord r;
             r.job = m_jobId;
@@ -361,7 +516,7 @@ TalbTrainingJob::OpDone(const TalbCommOp& op)
             r.wireBytes = m_wireBytes[seg.tensor];
             r.priority = seg.priority;
             r.ready = m_firstReady[op.iteration % 2][seg.tensor];
-            r.done = Simulator::Now();
+            r.done = done;
             m_tensorTrace(r);
         }
     }
@@ -385,7 +540,7 @@ TalbTrainingJob::IterationEnded(uint32_t worker, uint32_t iteration, Time start,
     r.end = end;
     r.compute = GetIterationComputeTime();
     m_iterationTrace(r);
-    if (iteration + 1 == m_iterations && ++m_workersFinished == m_workers.size())
+    if (iteration + 1 == m_iterations && ++m_workersFinished == m_nLocal)
     {
         m_finishTime = end;
     }

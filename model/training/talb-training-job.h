@@ -13,6 +13,7 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <map>
 #include <vector>
 
 namespace ns3
@@ -46,6 +47,29 @@ class TalbTrainingJob : public Object
         FP16
     };
 
+    /**
+     * A worker's event that the job's agreement needs (ControlDelay > 0): its gradient is ready,
+     * or an operation finished on it. Distributed runs carry the reports of a rank's workers
+     * to the job's copies on the other ranks.
+     */
+    struct Report
+    {
+        enum Kind : uint8_t
+        {
+            READY = 0, //!< item = tensor whose gradient of iteration is ready
+            DONE = 1   //!< item = operation id that finished on the worker
+        };
+
+        Kind kind{READY};
+        uint32_t worker{0};
+        uint32_t iteration{0};
+        uint32_t item{0};
+        Time time; //!< when it happened at the worker
+    };
+
+    /// Receives the reports of this rank's workers (SetReportCallback()).
+    typedef Callback<void, const Report&> ReportCallback;
+
     /// TracedCallback signatures.
     typedef void (*FlowTracedCallback)(const TalbFlowRecord& record);
     typedef void (*TensorTracedCallback)(const TalbTensorRecord& record);
@@ -72,10 +96,26 @@ class TalbTrainingJob : public Object
     Time GetBackwardTime(uint32_t tensor) const;
     /// \return forward + backward compute time of one iteration
     Time GetIterationComputeTime() const;
-    /// \return whether every worker finished every iteration
+    /// \return whether every worker on this rank finished every iteration
     bool IsFinished() const;
-    /// \return when the last worker finished its last iteration (zero before)
+    /// \return when the last worker on this rank finished its last iteration (zero before)
     Time GetFinishTime() const;
+    /// \return the latency of the job's agreement (attribute ControlDelay)
+    Time GetControlDelay() const;
+    /**
+     * \return whether worker \p worker runs here: its host belongs to this simulation rank
+     * (always, without ns-3's distributed simulator). Valid once a worker started.
+     */
+    bool IsLocalWorker(uint32_t worker) const;
+
+    /**
+     * Distributed runs (ControlDelay > 0): \p cb gets every report of this rank's workers when
+     * it happens; the caller delivers it to the job's copy on every other rank holding workers
+     * of the job, which applies it with ApplyRemoteReport() at report time + ControlDelay.
+     */
+    void SetReportCallback(ReportCallback cb);
+    /// Apply a report of a worker on another rank, now = its time + ControlDelay.
+    void ApplyRemoteReport(const Report& report);
 
     // Called by the job's workers.
     void WorkerStarted(uint32_t worker);
@@ -90,6 +130,20 @@ class TalbTrainingJob : public Object
     void Launch(const TalbCommOp& op);
     void WorkerOpDone(const TalbCommOp& op, uint32_t worker);
     void OpDone(const TalbCommOp& op);
+    /// \p op finished on every worker, the last at \p done: tensor records, scheduler.
+    void Finish(const TalbCommOp& op, Time done);
+    /// One more worker has \p tensor's gradient of \p iteration ready (since \p time).
+    void CountReady(uint32_t iteration, uint32_t tensor, Time time);
+    /// A report of a worker here: applied after ControlDelay here, sent to the other ranks.
+    void Announce(const Report& report);
+    /// Queue \p report for this timestamp's Flush().
+    void ApplyReport(const Report& report);
+    /**
+     * Apply the reports of this timestamp in one order on every rank (completions, then
+     * gradients by iteration and backward order): the order in which reports of one timestamp
+     * arrive depends on the partition.
+     */
+    void Flush();
     void Flow(const TalbFlowRecord& record);
 
     // Attributes
@@ -101,6 +155,7 @@ class TalbTrainingJob : public Object
     double m_backwardFactor;
     Precision m_precision;
     uint16_t m_basePort;
+    Time m_controlDelay;
 
     TalbDnnModel m_model;
     Ptr<TalbCommScheduler> m_scheduler;
@@ -119,6 +174,20 @@ class TalbTrainingJob : public Object
     std::vector<uint64_t> m_allLeft;               //!< per tensor: bytes until done everywhere
     uint32_t m_workersFinished{0};
     Time m_finishTime;
+    std::vector<bool> m_local; //!< per worker: its host is on this rank
+    uint32_t m_nLocal{0};
+
+    /// ControlDelay > 0: an operation until every worker reported it done.
+    struct OpProgress
+    {
+        TalbCommOp op;
+        uint32_t done{0};
+        Time last; //!< the latest worker's completion so far
+    };
+
+    std::map<uint32_t, OpProgress> m_ops; //!< by op id
+    std::vector<Report> m_pending;        //!< reports of this timestamp, applied by Flush()
+    ReportCallback m_report;
 
     TracedCallback<const TalbFlowRecord&> m_flowTrace;
     TracedCallback<const TalbTensorRecord&> m_tensorTrace;

@@ -75,6 +75,18 @@ class TalbMessageChannel : public Object
     uint32_t GetFrom() const;
     uint32_t GetTo() const;
 
+    /**
+     * Under ns-3's distributed simulator, for a channel whose hosts are on different ranks:
+     * whether this rank simulates its sender and its receiver. A rank that does not simulate
+     * the sender drops what its collective's copy sends (the sender's rank sends it); one
+     * that does not simulate the receiver delivers nothing. Both by default.
+     */
+    void SetEndsHere(bool sender, bool receiver);
+    /// \return whether this rank simulates the channel's sender
+    bool IsSenderHere() const;
+    /// \return whether this rank simulates the channel's receiver
+    bool IsReceiverHere() const;
+
     /// Queue a message (at least a header) for sending; delivery is in order.
     void Send(TalbMessage&& message);
 
@@ -106,6 +118,8 @@ class TalbMessageChannel : public Object
     uint32_t m_to{0};
     uint64_t m_sent{0};
     uint64_t m_delivered{0};
+    bool m_senderHere{true};
+    bool m_receiverHere{true};
     DeliveredCallback m_deliveredCb;
 };
 

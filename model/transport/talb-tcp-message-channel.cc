@@ -5,6 +5,7 @@
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
+#include "ns3/talb-message-tag.h"
 #include "ns3/talb-tensor-byte-tag.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-factory.h"
@@ -110,6 +111,15 @@ TalbTcpMessageChannel::SegmentSent(Ptr<const Packet> segment,
     }
 }
 
+void
+TalbTcpMessageChannel::OpenElsewhere(Ipv4Address srcAddr, Ipv4Address dstAddr, uint16_t dstPort)
+{
+    NS_ABORT_MSG_IF(m_tx, "TalbTcpMessageChannel::OpenElsewhere after Open");
+    m_srcAddr = srcAddr;
+    m_dstAddr = dstAddr;
+    m_dstPort = dstPort;
+}
+
 uint16_t
 TalbTcpMessageChannel::GetSrcPort() const
 {
@@ -121,6 +131,12 @@ TalbTcpMessageChannel::AttachReceiver(Ptr<Socket> socket)
 {
     NS_ABORT_MSG_IF(m_rx, "TalbTcpMessageChannel: a second connection for one channel");
     m_rx = socket;
+    if (!m_tx)
+    {
+        Address peer;
+        m_rx->GetPeerName(peer);
+        m_srcPort = InetSocketAddress::ConvertFrom(peer).GetPort();
+    }
     m_rx->SetRecvCallback(MakeCallback(&TalbTcpMessageChannel::HandleRead, this));
 }
 
@@ -215,6 +231,15 @@ TalbTcpMessageChannel::StartMessage()
     Ptr<Packet> p = Create<Packet>(h, TALB_FRAME_LEN);
     TalbTensorByteTag::TagMessage(p, m.ownerTensorId, m.ownerPriority, first, false);
     m.start = Simulator::Now();
+    if (!IsReceiverHere())
+    {
+        TalbMessageTag tag;
+        tag.opId = m.opId;
+        tag.step = m.step;
+        tag.iteration = m.iteration;
+        tag.start = m.start;
+        p->AddByteTag(tag);
+    }
     m_part = 0;
     m_partSent = 0;
     return p;
@@ -258,6 +283,10 @@ TalbTcpMessageChannel::AppendPayload(Ptr<Packet>* p, uint32_t budget)
         }
     }
     m_current = nullptr; // every part handed over
+    if (!IsReceiverHere())
+    {
+        m_inFlight.pop_front(); // the receiver's rank learns it from the header's tag
+    }
 }
 
 void
@@ -279,6 +308,10 @@ TalbTcpMessageChannel::HandleRead(Ptr<Socket> socket)
                     p->RemoveAtStart(offset);
                     size -= offset;
                     offset = 0;
+                }
+                if (m_rxHeaderFill == 0 && !IsSenderHere())
+                {
+                    ReadMessageTag(p);
                 }
                 p->CopyData(m_rxHeader + m_rxHeaderFill, n);
                 m_rxHeaderFill += n;
@@ -305,15 +338,57 @@ TalbTcpMessageChannel::HandleRead(Ptr<Socket> socket)
 }
 
 void
+TalbTcpMessageChannel::ReadMessageTag(Ptr<const Packet> p)
+{
+    ByteTagIterator it = p->GetByteTagIterator();
+    TypeId tid = TalbMessageTag::GetTypeId();
+    while (it.HasNext())
+    {
+        ByteTagIterator::Item item = it.Next();
+        if (item.GetTypeId() == tid && item.GetStart() == 0)
+        {
+            TalbMessageTag tag;
+            item.GetTag(tag);
+            m_rxOpId = tag.opId;
+            m_rxStep = tag.step;
+            m_rxIteration = tag.iteration;
+            m_rxStart = tag.start;
+            return;
+        }
+    }
+    NS_FATAL_ERROR("TalbTcpMessageChannel: a header from another rank without its message tag");
+}
+
+void
 TalbTcpMessageChannel::HeaderReceived()
 {
-    NS_ABORT_MSG_IF(m_inFlight.empty(),
-                    "TalbTcpMessageChannel: a header arrived that was not sent");
-    const TalbMessage& m = m_inFlight.front();
     talb_frame frame;
     int decoded = talb_frame_decode(m_rxHeader, TALB_FRAME_LEN, &frame);
     NS_ABORT_MSG_IF(decoded != TALB_FRAME_LEN,
                     "TalbTcpMessageChannel: bad frame header: " << talb_wire_strerror(decoded));
+    if (!IsSenderHere())
+    {
+        // What the sender's queue would say: the header's label owns the whole payload.
+        TalbMessage m;
+        m.opId = m_rxOpId;
+        m.step = m_rxStep;
+        m.iteration = m_rxIteration;
+        m.ownerTensorId = frame.label.tensor_id;
+        m.ownerPriority = frame.label.priority;
+        m.start = m_rxStart;
+        if (frame.payload_len > 0)
+        {
+            TalbMessage::Part part;
+            part.tensorId = m.ownerTensorId;
+            part.priority = m.ownerPriority;
+            part.bytes = frame.payload_len;
+            m.parts.push_back(part);
+        }
+        m_inFlight.push_back(std::move(m));
+    }
+    NS_ABORT_MSG_IF(m_inFlight.empty(),
+                    "TalbTcpMessageChannel: a header arrived that was not sent");
+    const TalbMessage& m = m_inFlight.front();
     m_rxPayloadLeft = frame.payload_len;
     NS_ABORT_MSG_IF(frame.label.tensor_id != m.ownerTensorId ||
                         frame.label.priority != m.ownerPriority ||

@@ -58,6 +58,12 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     uint16_t GetSrcPort() const;
     /// Give the channel the destination's accepted socket (the listener matched it).
     void AttachReceiver(Ptr<Socket> socket);
+    /**
+     * Instead of Open() where another simulation rank simulates the sender (which opens the
+     * connection there): this channel only receives, learning each message from its header's
+     * TalbMessageTag and the sender's port from the accepted connection.
+     */
+    void OpenElsewhere(Ipv4Address srcAddr, Ipv4Address dstAddr, uint16_t dstPort);
 
   protected:
     void DoDispose() override;
@@ -82,6 +88,8 @@ class TalbTcpMessageChannel : public TalbMessageChannel
                      const TcpHeader& header,
                      Ptr<const TcpSocketBase> socket);
     void HeaderReceived();
+    /// The sender is elsewhere: read the TalbMessageTag on \p p's first byte (a header's).
+    void ReadMessageTag(Ptr<const Packet> p);
     void MessageReceived();
 
     Ptr<Socket> m_tx;
@@ -94,6 +102,10 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     bool m_sentData{false};         //!< m_highestSent is valid
     SequenceNumber32 m_highestSent; //!< end of the highest data segment sent
     Stats m_stats;
+    uint32_t m_rxOpId{0};      //!< sender elsewhere: the incoming message's TalbMessageTag
+    uint16_t m_rxStep{0};      //!< ...
+    uint32_t m_rxIteration{0}; //!< ...
+    Time m_rxStart;            //!< ...
 
     std::deque<TalbMessage> m_queue;    //!< not started yet
     std::deque<TalbMessage> m_inFlight; //!< header handed over, awaiting reception

@@ -104,8 +104,6 @@ def test_a_flapping_link_changes_the_run_and_the_job_completes(tmp_path):
     (['--jobs=workers=4,transport=udp'], "unknown transport 'udp': valid names are rdma, tcp"),
     (['--transport=rdma', '--bgLoad=0', '--jobs=workers=4,transport=tcp'],
      "transport 'tcp' does not run on the hosts of transport 'rdma'"),
-    (['--transport=rdma', '--bgLoad=0.1', '--portScheduling=dwrr'],
-     'portScheduling: dwrr with background traffic on the rdma transport (PFC) is not supported'),
     (['--lb=ns3::TalbWfbpScheduler'], 'not a ns3::TalbLoadBalancer'),
     (['--lbAttributes=Fallback=bogus'], "Fallback='bogus' is not a valid value"),
     (['--lbAttributes=Colour=red'], "no load balancer of lb has an attribute 'Colour'"),
@@ -126,9 +124,9 @@ def test_bad_scenarios_are_refused_before_simulating(tmp_path, args, message):
 
 def test_rdma_transport_runs_job_and_background_with_the_same_outputs(runs, tmp_path):
     """--transport=rdma: RoCEv2 hosts and PFC switches carry the job and the background flows
-    (one queue pair per flow); same output files and columns as over TCP. Strict bands: DWRR's
-    best-effort class is refused under PFC for now."""
-    result = run(*TINY, '--transport=rdma', '--portScheduling=strict', '--out=%s' % tmp_path)
+    (one queue pair per flow); same output files and columns as over TCP. Default port queues
+    (DWRR: background in the best-effort class, sharing its PFC priority with a tensor band)."""
+    result = run(*TINY, '--transport=rdma', '--out=%s' % tmp_path)
     assert result.returncode == 0, result.stderr
     for name in OUTPUTS:
         with open(runs['a'] / name) as tcp, open(tmp_path / name) as rdma:

@@ -245,6 +245,34 @@ TalbLeafSpineHelper::ParseLinkFailures(const std::string& text, std::vector<Link
     return "";
 }
 
+std::string
+TalbLeafSpineHelper::ParseLinkFlaps(const std::string& text, std::vector<LinkFlap>* out)
+{
+    out->clear();
+    for (const auto& item : TalbParse::Split(text, ';'))
+    {
+        LinkFlap f;
+        std::string times;
+        std::vector<std::string> parts;
+        bool ok = ParseLinkItem(item, '@', &f.leaf, &f.spine, &times);
+        if (ok)
+        {
+            parts = TalbParse::Split(times, '/');
+        }
+        if (!ok || parts.size() != 3 || !TalbParse::ParseTime(parts[0], &f.start) ||
+            !TalbParse::ParseTime(parts[1], &f.down) || !TalbParse::ParseTime(parts[2], &f.up))
+        {
+            return "'" + item + "' is not leaf:spine@start/down/up";
+        }
+        if (!f.down.IsStrictlyPositive() || !f.up.IsStrictlyPositive())
+        {
+            return "'" + item + "': down and up times must be > 0";
+        }
+        out->push_back(f);
+    }
+    return "";
+}
+
 void
 TalbLeafSpineHelper::SetLinkRate(uint32_t leaf, uint32_t spine, DataRate rate)
 {
@@ -257,6 +285,15 @@ TalbLeafSpineHelper::SetLinkFailure(uint32_t leaf, uint32_t spine, Time at)
 {
     NS_ABORT_MSG_IF(m_installed, "TalbLeafSpineHelper::SetLinkFailure after Install");
     m_failures.push_back({{leaf, spine}, at});
+}
+
+void
+TalbLeafSpineHelper::SetLinkFlap(uint32_t leaf, uint32_t spine, Time start, Time down, Time up)
+{
+    NS_ABORT_MSG_IF(m_installed, "TalbLeafSpineHelper::SetLinkFlap after Install");
+    NS_ABORT_MSG_UNLESS(down.IsStrictlyPositive() && up.IsStrictlyPositive(),
+                        "TalbLeafSpineHelper::SetLinkFlap: down and up times must be > 0");
+    m_flaps.push_back({leaf, spine, start, down, up});
 }
 
 void
@@ -479,6 +516,13 @@ TalbLeafSpineHelper::Install()
                             Ptr<TalbLeafSpineHelper>(this),
                             key.first,
                             key.second);
+    }
+    for (uint32_t i = 0; i < m_flaps.size(); ++i)
+    {
+        Simulator::Schedule(m_flaps[i].start,
+                            &TalbLeafSpineHelper::FlapCycle,
+                            Ptr<TalbLeafSpineHelper>(this),
+                            i);
     }
 }
 
@@ -785,6 +829,59 @@ TalbLeafSpineHelper::FailLink(uint32_t leaf, uint32_t spine)
     m_leafSwitches[leaf]->SetPortUp(m_hostsPerLeaf + spine, false);
     m_spineSwitches[spine]->SetPortUp(leaf, false);
     ComputeRoutes();
+}
+
+void
+TalbLeafSpineHelper::RestoreLink(uint32_t leaf, uint32_t spine)
+{
+    NS_LOG_FUNCTION(this << leaf << spine);
+    uint32_t k = leaf * m_nSpines + spine;
+    if (m_linkUp[k])
+    {
+        return;
+    }
+    m_linkUp[k] = true;
+    Ptr<NetDevice> ends[2] = {m_links[k].first, m_links[k].second};
+    for (auto& dev : ends)
+    {
+        if (Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev))
+        {
+            p2p->SetReceiveErrorModel(nullptr);
+        }
+        else if (Ptr<TalbPfcNetDevice> pfc = DynamicCast<TalbPfcNetDevice>(dev))
+        {
+            pfc->SetReceiveErrorModel(nullptr);
+        }
+    }
+    if (m_stockRouting)
+    {
+        for (auto& dev : ends)
+        {
+            Ptr<Ipv4> ipv4 = dev->GetNode()->GetObject<Ipv4>();
+            ipv4->SetUp(ipv4->GetInterfaceForDevice(dev));
+        }
+        Ipv4GlobalRoutingHelper::RecomputeRoutingTables();
+        return;
+    }
+    m_leafSwitches[leaf]->SetPortUp(m_hostsPerLeaf + spine, true);
+    m_spineSwitches[spine]->SetPortUp(leaf, true);
+    ComputeRoutes();
+}
+
+void
+TalbLeafSpineHelper::FlapCycle(uint32_t i)
+{
+    const LinkFlap& f = m_flaps[i];
+    FailLink(f.leaf, f.spine);
+    Simulator::Schedule(f.down,
+                        &TalbLeafSpineHelper::RestoreLink,
+                        Ptr<TalbLeafSpineHelper>(this),
+                        f.leaf,
+                        f.spine);
+    Simulator::Schedule(f.down + f.up,
+                        &TalbLeafSpineHelper::FlapCycle,
+                        Ptr<TalbLeafSpineHelper>(this),
+                        i);
 }
 
 int64_t

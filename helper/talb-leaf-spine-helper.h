@@ -88,6 +88,16 @@ class TalbLeafSpineHelper : public Object
         Time at;
     };
 
+    /// A flapping leaf-spine link: "leaf:spine@start/down/up".
+    struct LinkFlap
+    {
+        uint32_t leaf{0};
+        uint32_t spine{0};
+        Time start; //!< first failure
+        Time down;  //!< how long each failure lasts
+        Time up;    //!< how long the link is up between failures
+    };
+
     /**
      * Parse a ';'-separated list of "leaf:spine=rate" items (e.g. "0:1=2.5Gbps;1:0=5Gbps").
      * \return an empty string, or an error naming the bad item
@@ -98,11 +108,23 @@ class TalbLeafSpineHelper : public Object
      * \return an empty string, or an error naming the bad item
      */
     static std::string ParseLinkFailures(const std::string& text, std::vector<LinkFailure>* out);
+    /**
+     * Parse a ';'-separated list of "leaf:spine@start/down/up" items (e.g. "0:1@5ms/1ms/4ms":
+     * down at 5 ms, up at 6 ms, down at 10 ms, ...); down and up must be > 0.
+     * \return an empty string, or an error naming the bad item
+     */
+    static std::string ParseLinkFlaps(const std::string& text, std::vector<LinkFlap>* out);
 
     /// Override the rate of the link between \p leaf and \p spine (both directions).
     void SetLinkRate(uint32_t leaf, uint32_t spine, DataRate rate);
     /// Fail the link between \p leaf and \p spine at time \p at.
     void SetLinkFailure(uint32_t leaf, uint32_t spine, Time at);
+    /**
+     * Flap the link between \p leaf and \p spine: it fails at \p start (as SetLinkFailure:
+     * queued and in-flight packets are lost), comes back \p down later with routes restored,
+     * fails again \p up after that, and so on until the simulation stops.
+     */
+    void SetLinkFlap(uint32_t leaf, uint32_t spine, Time start, Time down, Time up);
     /**
      * Set FabricRate from an oversubscription ratio: HostsPerLeaf x HostRate / (Spines x
      * FabricRate) = \p ratio, with the values set when Install() runs.
@@ -186,6 +208,10 @@ class TalbLeafSpineHelper : public Object
     void InstallTalbSwitches();
     void ComputeRoutes();
     void FailLink(uint32_t leaf, uint32_t spine);
+    /// Bring a failed link back: packets flow again and routes use it.
+    void RestoreLink(uint32_t leaf, uint32_t spine);
+    /// One cycle of flap \p i: fail now, restore after its down time, repeat after its up time.
+    void FlapCycle(uint32_t i);
     /// \return best spine from \p srcLeaf to \p dstLeaf by bottleneck rate (UINT32_MAX: none)
     uint32_t BestSpine(uint32_t srcLeaf, uint32_t dstLeaf) const;
 
@@ -219,6 +245,7 @@ class TalbLeafSpineHelper : public Object
     ObjectFactory m_lbFactory;
     std::map<std::pair<uint32_t, uint32_t>, DataRate> m_rateOverrides;
     std::vector<std::pair<std::pair<uint32_t, uint32_t>, Time>> m_failures;
+    std::vector<LinkFlap> m_flaps;
 
     bool m_installed;
     NodeContainer m_hosts;

@@ -89,7 +89,11 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
          << ", \"rdma_retransmitted_packets\": " << info.rdma.retransmittedPackets
          << ", \"rdma_retransmitted_bytes\": " << info.rdma.retransmittedBytes
          << ", \"rdma_naks\": " << info.rdma.naks << ", \"rdma_timeouts\": " << info.rdma.timeouts
-         << ", \"rdma_out_of_order\": " << info.rdma.outOfOrder;
+         << ", \"rdma_out_of_order\": " << info.rdma.outOfOrder
+         << ", \"tcp_retransmitted_segments\": " << info.tcp.retransmittedSegments
+         << ", \"tcp_retransmitted_bytes\": " << info.tcp.retransmittedBytes
+         << ", \"path_selections\": " << info.paths.selections
+         << ", \"reroutes\": " << info.paths.reroutes;
     if (info.ranks > 1)
     {
         json << ", \"ranks\": " << info.ranks

@@ -46,6 +46,20 @@ class TalbOutputWriter : public Object
         uint64_t outOfOrder{0};           //!< packets responders dropped as out of order
     };
 
+    /// Retransmissions summed over the jobs' TCP senders (zero with RDMA).
+    struct TcpCounters
+    {
+        uint64_t retransmittedSegments{0}; //!< data segments sent again (fast retransmit, RTO)
+        uint64_t retransmittedBytes{0};    //!< their payload bytes
+    };
+
+    /// Path selections and reroutes summed over the switches' load balancers.
+    struct LbCounters
+    {
+        uint64_t selections{0}; //!< SelectPath() decisions
+        uint64_t reroutes{0};   //!< a flow, flowlet, flowcell or tensor changed port
+    };
+
     /// One traffic class of the switches' port queues (TalbPriorityQueue::ClassStats), summed
     /// over every switch port; peakBytes is the largest of one port.
     struct ClassCounters
@@ -100,6 +114,8 @@ class TalbOutputWriter : public Object
         uint64_t packetHops{0};       //!< link transmissions started
         uint64_t deliveredPackets{0}; //!< packets received by host NICs
         RdmaCounters rdma;            //!< go-back-N counters
+        TcpCounters tcp;              //!< TCP retransmissions
+        LbCounters paths;             //!< path selections and reroutes
         SwitchCounters switches;      //!< per-class queue counters and PFC
         uint32_t ranks{1};            //!< processes of a distributed run (MPI)
         uint64_t remotePacketHops{0}; //!< distributed: link transmissions to another rank

@@ -32,6 +32,7 @@
 #include "ns3/talb-priority-queue.h"
 #include "ns3/talb-rdma-transport.h"
 #include "ns3/talb-switch.h"
+#include "ns3/talb-tcp-message-channel.h"
 #include "ns3/talb-training-job.h"
 #include "ns3/talb-transport.h"
 #include "ns3/talb-wire.h"
@@ -361,6 +362,7 @@ ParseFabric(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std:
         TalbLeafSpineHelper::ParseLinkRates(c.GetString("linkRates"), &s->linkRates);
     std::string failures =
         TalbLeafSpineHelper::ParseLinkFailures(c.GetString("failLink"), &s->linkFailures);
+    std::string flaps = TalbLeafSpineHelper::ParseLinkFlaps(c.GetString("flapLink"), &s->linkFlaps);
     // Every named link must exist: leaf < leaves, spine < spines.
     auto checkLinks = [&](const char* param, const std::string& error, auto& links) {
         if (!error.empty())
@@ -380,6 +382,19 @@ ParseFabric(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std:
     };
     checkLinks("linkRates", rates, s->linkRates);
     checkLinks("failLink", failures, s->linkFailures);
+    checkLinks("flapLink", flaps, s->linkFlaps);
+    // A flap restores its link, which would silently undo a permanent failure of it.
+    for (const auto& fl : s->linkFlaps)
+    {
+        for (const auto& f : s->linkFailures)
+        {
+            if (f.leaf == fl.leaf && f.spine == fl.spine)
+            {
+                errors->push_back("flapLink: link " + std::to_string(f.leaf) + ":" +
+                                  std::to_string(f.spine) + " also fails in failLink");
+            }
+        }
+    }
 }
 
 /// Stage 2b: load balancers and their attributes; an attribute applies to the balancers that
@@ -595,8 +610,9 @@ struct Build
     Ptr<TalbLeafSpineHelper> fabric;
     Ptr<TalbOutputWriter> writer;
     Collector collector;
-    std::map<uint32_t, uint32_t> hostOf; //!< address → host index, for ideal FCTs
-    int64_t stream{0};                   //!< next free RNG stream
+    std::map<uint32_t, uint32_t> hostOf;    //!< address → host index, for ideal FCTs
+    std::vector<Ptr<TalbTrainingJob>> jobs; //!< this rank's jobs, for their transports' counters
+    int64_t stream{0};                      //!< next free RNG stream
 };
 
 /// Stage 3a: ns-3 defaults for the hosts' TCP and the switches' queues.
@@ -668,6 +684,10 @@ BuildFabric(const TalbScenario::Spec& s, const std::string& lb)
     for (const auto& f : s.linkFailures)
     {
         fabric->SetLinkFailure(f.leaf, f.spine, f.at);
+    }
+    for (const auto& f : s.linkFlaps)
+    {
+        fabric->SetLinkFlap(f.leaf, f.spine, f.start, f.down, f.up);
     }
     // Attributes that this balancer does not have are skipped (Parse() checked that each one
     // belongs to some balancer of the comparison).
@@ -963,6 +983,7 @@ InstallJobs(const TalbScenario::Spec& s, Build* b)
         b->collector.expectedHere += uint64_t(spec.iterations) * here;
         ApplicationContainer apps = helper.Install(placed[j]);
         Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(apps);
+        b->jobs.push_back(job);
         if (ranks.size() > 1)
         {
             LinkJobAcrossRanks(s, b, j, job, ranks);
@@ -1321,6 +1342,51 @@ SumRdmaCounters(const TalbScenario::Spec& s, Ptr<TalbLeafSpineHelper> fabric)
     return c;
 }
 
+/// Stage 3h: the TCP senders' retransmissions (this rank's jobs).
+TalbOutputWriter::TcpCounters
+SumTcpCounters(const std::vector<Ptr<TalbTrainingJob>>& jobs)
+{
+    TalbOutputWriter::TcpCounters c;
+    for (const auto& job : jobs)
+    {
+        Ptr<TalbTransport> transport = job->GetTransport();
+        for (uint32_t i = 0; transport && i < transport->GetNChannels(); ++i)
+        {
+            if (auto tcp = DynamicCast<TalbTcpMessageChannel>(transport->GetChannel(i)))
+            {
+                c.retransmittedSegments += tcp->GetStats().retransmittedSegments;
+                c.retransmittedBytes += tcp->GetStats().retransmittedBytes;
+            }
+        }
+    }
+    return c;
+}
+
+/// Stage 3h: path selections and reroutes of every switch's load balancer.
+TalbOutputWriter::LbCounters
+SumLbCounters(const TalbScenario::Spec& s, Ptr<TalbLeafSpineHelper> fabric)
+{
+    TalbOutputWriter::LbCounters c;
+    if (s.stockRouting)
+    {
+        return c;
+    }
+    auto add = [&c](Ptr<TalbSwitch> sw) {
+        const TalbLoadBalancer::Stats& st = sw->GetLoadBalancer()->GetStats();
+        c.selections += st.nSelections;
+        c.reroutes += st.nReroutes;
+    };
+    for (uint32_t l = 0; l < s.leaves; ++l)
+    {
+        add(fabric->GetLeafSwitch(l));
+    }
+    for (uint32_t sp = 0; sp < s.spines; ++sp)
+    {
+        add(fabric->GetSpineSwitch(sp));
+    }
+    return c;
+}
+
 } // namespace
 
 namespace
@@ -1398,6 +1464,11 @@ DeclareFabric(TalbScenarioConfig& c)
               C::STRING,
               "",
               "leaf-spine links that fail, leaf:spine@time, ';'-separated, e.g. 0:1@5ms");
+    c.Declare("flapLink",
+              C::STRING,
+              "",
+              "leaf-spine links that flap, leaf:spine@start/down/up, ';'-separated: down at "
+              "start for down, then up for up, repeated (e.g. 1:0@350ms/20ms/80ms)");
     c.Declare("stockRouting",
               C::BOOL,
               "false",
@@ -1787,17 +1858,27 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     r.outDir = outDir;
     Simulate(spec, b.collector, &r);
     r.rdma = SumRdmaCounters(spec, b.fabric);
+    r.tcp = SumTcpCounters(b.jobs);
+    r.paths = SumLbCounters(spec, b.fabric);
     r.switches = SumSwitchCounters(spec, b.fabric);
     // Rows flushed and closed before Summarize(), whose first exchange between the ranks then
     // also tells rank 0 that every rank's files are complete.
     b.writer->Dispose();
     Summarize(spec, b.collector, &r);
-    std::vector<uint64_t> events = {Simulator::GetEventCount() - eventsBefore};
+    std::vector<uint64_t> events = {Simulator::GetEventCount() - eventsBefore,
+                                    r.tcp.retransmittedSegments,
+                                    r.tcp.retransmittedBytes,
+                                    r.paths.selections,
+                                    r.paths.reroutes};
     if (spec.distributed)
     {
         spec.sumOverRanks(&events);
     }
     r.events = events[0];
+    r.tcp.retransmittedSegments = events[1];
+    r.tcp.retransmittedBytes = events[2];
+    r.paths.selections = events[3];
+    r.paths.reroutes = events[4];
     Simulator::Destroy();
     if (spec.ranks > 1 && spec.rank == 0)
     {
@@ -1820,6 +1901,8 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     info.packetHops = r.packetHops;
     info.deliveredPackets = r.deliveredPackets;
     info.rdma = r.rdma;
+    info.tcp = r.tcp;
+    info.paths = r.paths;
     info.switches = r.switches;
     info.ranks = spec.ranks;
     info.remotePacketHops = r.remotePacketHops;

@@ -77,6 +77,7 @@ class TalbScenario
         std::string ecnThreshold;     //!< empty: the helper's default
         std::vector<TalbLeafSpineHelper::LinkRate> linkRates;
         std::vector<TalbLeafSpineHelper::LinkFailure> linkFailures;
+        std::vector<TalbLeafSpineHelper::LinkFlap> linkFlaps;
         bool stockRouting{false};
         // Routing and transport
         std::vector<std::string> lbs;
@@ -156,6 +157,10 @@ class TalbScenario
 
         /// Go-back-N counters of the hosts' queue pairs (rdma transport).
         TalbOutputWriter::RdmaCounters rdma;
+        /// Retransmissions of the jobs' TCP senders (tcp transport).
+        TalbOutputWriter::TcpCounters tcp;
+        /// Path selections and reroutes of the switches' load balancers.
+        TalbOutputWriter::LbCounters paths;
         /// The switches' per-class queue counters and PFC state (summed over every switch).
         TalbOutputWriter::SwitchCounters switches;
     };

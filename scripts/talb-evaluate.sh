@@ -1,28 +1,83 @@
 #!/usr/bin/env bash
 # Regenerates the evaluation in doc/evaluation/ (the tables doc/talb-evaluation.rst includes):
-# runs every grid in scenarios/eval/ with talb-sweep.py (resumable: finished points are kept in
-# RESULTS and not rerun), then talb-report.py on each sweep.
+# runs every grid file scenarios/eval/FAMILY/PART.json with talb-sweep.py into RESULTS/FAMILY/PART
+# (resumable: finished points are kept and not rerun), then talb-report.py once per family over
+# all its parts, into doc/evaluation/FAMILY/.
 #
-# usage: scripts/talb-evaluate.sh [RESULTS]    (default results/eval; needs build/bin/talb-scenario)
+# usage: scripts/talb-evaluate.sh [options] [RESULTS]      (default RESULTS: results/eval)
+#   --only=GLOB        run only the grid files whose FAMILY/PART matches GLOB (e.g. 'idle/*',
+#                      '*/*16', 'failure/flap-*'); reports still cover everything in RESULTS
+#   --jobs=N           runners at a time (default: TALB_JOBS, else nproc)
+#   --report-only      run nothing, only regenerate the reports
+#   --dry-run          list what the sweeps would run (talb-sweep.py --dry-run); no reports
+#   --sweep-arg=ARG    pass ARG to every talb-sweep.py call (repeatable), e.g. --sweep-arg=--seeds=1-2
+#                      or --sweep-arg=--backend=slurm (a cluster); points keep their folder names,
+#                      so a later full run continues where a partial one stopped
+#   -h, --help         this text
+# Needs build/bin/talb-scenario. scenarios/eval/README.md lists the families and their grids.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-RESULTS=${1:-$TOP/results/eval}
-JOBS=${TALB_JOBS:-$(nproc)}
 PY=/usr/bin/python3
+ONLY='*'
+JOBS=${TALB_JOBS:-$(nproc)}
+REPORT_ONLY=0
+DRY=0
+SWEEP_ARGS=()
+RESULTS=$TOP/results/eval
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+for arg in "$@"; do
+  case "$arg" in
+    --only=*) ONLY=${arg#--only=} ;;
+    --jobs=*) JOBS=${arg#--jobs=} ;;
+    --report-only) REPORT_ONLY=1 ;;
+    --dry-run) DRY=1 ;;
+    --sweep-arg=*) SWEEP_ARGS+=("${arg#--sweep-arg=}") ;;
+    -h|--help) usage; exit 0 ;;
+    -*) echo "talb-evaluate: unknown option $arg (see --help)" >&2; exit 2 ;;
+    *) RESULTS=$arg ;;
+  esac
+done
+[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || { echo "talb-evaluate: --jobs=$JOBS is not a positive integer" >&2; exit 2; }
 [ -x "$TOP/build/bin/talb-scenario" ] || { echo "talb-evaluate: build first (cmake --build build)" >&2; exit 2; }
 
 start=$(date +%s)
-for grid in "$TOP"/scenarios/eval/*.json; do
-  name=$(basename "$grid" .json)
-  echo "== $name"
+matched=0
+status=0
+for grid in "$TOP"/scenarios/eval/*/*.json; do
+  family=$(basename "$(dirname "$grid")")
+  part=$(basename "$grid" .json)
+  # shellcheck disable=SC2053  # ONLY is a glob on purpose
+  [[ "$family/$part" == $ONLY ]] || continue
+  matched=$((matched + 1))
+  [ "$REPORT_ONLY" = 1 ] && continue
+  echo "== $family/$part"
+  extra=()
+  [ "$DRY" = 1 ] && extra+=(--dry-run)
+  # A sweep with failed points goes on to the next grid; the exit status says so at the end.
   $PY "$TOP/scripts/talb-sweep.py" --runner="$TOP/build/bin/talb-scenario" --grid="$grid" \
-    --out="$RESULTS/$name" --jobs="$JOBS"
-  doc="$TOP/doc/evaluation/$name"
+    --out="$RESULTS/$family/$part" --jobs="$JOBS" ${SWEEP_ARGS[@]+"${SWEEP_ARGS[@]}"} \
+    ${extra[@]+"${extra[@]}"} || status=$?
+  [ "$status" = 130 ] && exit 130  # interrupted: what finished is kept
+done
+[ "$matched" -gt 0 ] || { echo "talb-evaluate: no grid file matches --only=$ONLY" >&2; exit 2; }
+[ "$DRY" = 1 ] && exit "$status"
+
+for dir in "$RESULTS"/*/; do
+  family=$(basename "$dir")
+  [ -d "$TOP/scenarios/eval/$family" ] || continue
+  doc="$TOP/doc/evaluation/$family"
   mkdir -p "$doc"
+  rm -f "$doc"/*.csv "$doc"/*.png "$doc"/report.md  # plots are named by cell: none left stale
   plotx=lb
-  [ "$name" = background ] && plotx=bgLoad
-  $PY "$TOP/analysis/talb-report.py" "$RESULTS/$name" --out="$doc" --plot-x="$plotx" \
+  [ "$family" = background ] && plotx=bgLoad
+  echo "== report $family"
+  $PY "$TOP/analysis/talb-report.py" "$dir" --out="$doc" --plot-x="$plotx" \
     --format=markdown > "$doc/report.md"
-  sed -n '/Best figures/,$p' "$doc/report.md"
+  # The per-tensor table grows with every cell (MBs); it stays with the results:
+  # analysis/talb-report.py RESULTS/FAMILY writes it beside them.
+  rm -f "$doc/tensor_per_tensor.csv"
+  sed -n '/TaLB against the best/,/^$/p' "$doc/report.md"
 done
 echo "talb-evaluate: done in $(( $(date +%s) - start )) s; tables and plots in doc/evaluation/"
+[ "$status" = 0 ] || echo "talb-evaluate: some sweeps had failed points (exit $status); rerun to retry them" >&2
+exit "$status"

@@ -190,6 +190,71 @@ class MarkerCounter
 };
 
 /**
+ * The TCP channel's retransmission counters (run.json's tcp_retransmitted_*): a ring of four
+ * over a star, one tensor (one priority, so no reordering in the router's queue). Without loss
+ * nothing is sent twice; with 1 % of the packets into host 1 lost, the senders retransmit and
+ * count it.
+ */
+class TalbTcpRetransmissionCountTestCase : public TestCase
+{
+  public:
+    TalbTcpRetransmissionCountTestCase(bool lossy)
+        : TestCase(lossy ? "TCP channels count retransmissions when host 1 loses 1 % of packets"
+                         : "TCP channels count no retransmission on a lossless star"),
+          m_lossy(lossy)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t n = 4;
+        ConfigureTcp(9000);
+        NodeContainer hosts = StarFabric(n, DataRate("10Gbps"), MicroSeconds(1));
+        if (m_lossy)
+        {
+            Ptr<RateErrorModel> loss = CreateObject<RateErrorModel>();
+            loss->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+            loss->SetRate(0.01);
+            loss->AssignStreams(7);
+            hosts.Get(1)->GetDevice(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
+        }
+        TalbTrainingJobHelper helper;
+        helper.SetModel(SyntheticModel({1000000}, 100000, 100000));
+        helper.SetJobAttribute("Iterations", UintegerValue(2));
+        ApplicationContainer apps = helper.Install(hosts);
+        Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(apps);
+        // The channels outlive the run but not Simulator::Destroy(): keep them.
+        Ptr<TalbTransport> transport = job->GetTransport();
+        Simulator::Stop(Seconds(5));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(job->IsFinished(), true, "job did not finish");
+        uint64_t segments = 0;
+        uint64_t bytes = 0;
+        for (uint32_t i = 0; i < transport->GetNChannels(); ++i)
+        {
+            auto tcp = DynamicCast<TalbTcpMessageChannel>(transport->GetChannel(i));
+            NS_TEST_ASSERT_MSG_NE(tcp, nullptr, "channel " << i << " is not a TCP channel");
+            segments += tcp->GetStats().retransmittedSegments;
+            bytes += tcp->GetStats().retransmittedBytes;
+        }
+        if (m_lossy)
+        {
+            NS_TEST_EXPECT_MSG_GT(segments, 0u, "lost packets but no retransmission counted");
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(bytes, segments, "a retransmission without payload");
+        }
+        else
+        {
+            NS_TEST_EXPECT_MSG_EQ(segments, 0u, "retransmissions without loss");
+            NS_TEST_EXPECT_MSG_EQ(bytes, 0u, "retransmitted bytes without loss");
+        }
+        Simulator::Destroy();
+    }
+
+    bool m_lossy;
+};
+
+/**
  * Ring, two tensors, two iterations, fusion into one op (so one message holds both tensors):
  * every sender marks FIRST once and LAST once per tensor and iteration, and every data
  * segment carries a tensor tag.
@@ -395,6 +460,8 @@ class TalbCollectiveTestSuite : public TestSuite
         AddTestCase(new TalbParameterServerBytesTestCase(2), TestCase::QUICK);
         AddTestCase(new TalbParameterServerBytesTestCase(0), TestCase::QUICK);
         AddTestCase(new TalbRingMarkersTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTcpRetransmissionCountTestCase(false), TestCase::QUICK);
+        AddTestCase(new TalbTcpRetransmissionCountTestCase(true), TestCase::QUICK);
         AddTestCase(new TalbTwoJobsTestCase, TestCase::QUICK);
         AddTestCase(new TalbPlacementTestCase, TestCase::QUICK);
         AddTestCase(new TalbControlDelayTestCase, TestCase::QUICK);

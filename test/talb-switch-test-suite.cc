@@ -178,6 +178,105 @@ class TalbSwitchLinkFailureTestCase : public talbtest::SimulationTestCase
     std::string m_lb;
 };
 
+/**
+ * A flapping leaf-spine link: down for 2 ms from 2 ms on, up for 2 ms, down again, ...; it
+ * carries nothing while down, carries traffic again once up (routes restored) and every flow
+ * completes.
+ */
+class TalbSwitchLinkFlapTestCase : public talbtest::SimulationTestCase
+{
+  public:
+    TalbSwitchLinkFlapTestCase(std::string lb)
+        : talbtest::SimulationTestCase("TalbSwitchLinkFlap: " + lb +
+                                       ", link leaf 0 - spine 1 down 2 ms, up 2 ms, from 2 ms on, "
+                                       "4 TCP flows of 10 MB complete"),
+          m_lb(lb)
+    {
+    }
+
+  private:
+    struct Counts
+    {
+        Time start;
+        Time period; //!< down + up
+        Time down;
+        uint64_t before{0}; //!< packets before the first failure
+        uint64_t whileDown{0};
+        uint64_t whileUp{0}; //!< after the first failure, in up phases
+    };
+
+    static void Count(Counts* c, Ptr<const Packet>)
+    {
+        Time now = Simulator::Now();
+        if (now < c->start)
+        {
+            ++c->before;
+            return;
+        }
+        int64_t phase = (now - c->start).GetNanoSeconds() % c->period.GetNanoSeconds();
+        ++(phase < c->down.GetNanoSeconds() ? c->whileDown : c->whileUp);
+    }
+
+    void DoRun() override
+    {
+        TalbHostConfig::ApplyDefaults(1500); // the helper's default Mtu
+        Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
+        f->SetAttribute("FabricRate", DataRateValue(DataRate("10Gbps")));
+        f->SetLoadBalancer(m_lb);
+        Counts c;
+        c.start = MilliSeconds(2);
+        c.down = MilliSeconds(2);
+        c.period = MilliSeconds(4);
+        f->SetLinkFlap(0, 1, c.start, c.down, c.period - c.down);
+        f->Install();
+        f->AssignStreams(1);
+        const uint64_t size = 10000000;
+        std::vector<Ptr<PacketSink>> sinks;
+        uint32_t pairs[4][2] = {{0, 2}, {1, 3}, {2, 0}, {3, 1}};
+        for (uint32_t k = 0; k < 4; ++k)
+        {
+            uint16_t port = 7000 + k;
+            PacketSinkHelper sink("ns3::TcpSocketFactory",
+                                  InetSocketAddress(Ipv4Address::GetAny(), port));
+            sinks.push_back(DynamicCast<PacketSink>(sink.Install(f->GetHost(pairs[k][1])).Get(0)));
+            BulkSendHelper bulk("ns3::TcpSocketFactory",
+                                InetSocketAddress(f->GetHostAddress(pairs[k][1]), port));
+            bulk.SetAttribute("MaxBytes", UintegerValue(size));
+            bulk.Install(f->GetHost(pairs[k][0])).Start(MicroSeconds(10 + k));
+        }
+        f->GetUplinkDevice(0, 1)->TraceConnectWithoutContext("MacTx",
+                                                             MakeBoundCallback(&Count, &c));
+        f->GetDownlinkDevice(1, 0)->TraceConnectWithoutContext("MacTx",
+                                                               MakeBoundCallback(&Count, &c));
+        // Link state and leaf 0's candidates towards leaf 1 (hosts 2, 3) mid-phase.
+        std::vector<std::pair<bool, size_t>> seen;
+        for (double ms : {3.0, 5.0, 7.0, 9.0})
+        {
+            Simulator::Schedule(MicroSeconds(ms * 1000), [&seen, f]() {
+                seen.emplace_back(f->IsLinkUp(0, 1), f->GetLeafSwitch(0)->GetRoute(2).size());
+            });
+        }
+        Simulator::Stop(MilliSeconds(200));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_GT(c.before, 0u, "the link carried nothing before failing");
+        NS_TEST_ASSERT_MSG_EQ(c.whileDown, 0u, "the link carried packets while down");
+        NS_TEST_ASSERT_MSG_GT(c.whileUp, 0u, "the link carried nothing once back up");
+        NS_TEST_ASSERT_MSG_EQ(seen.size(), 4u, "checks ran");
+        for (size_t i = 0; i < seen.size(); ++i)
+        {
+            bool up = i % 2 == 1; // 3 ms down, 5 ms up, 7 ms down, 9 ms up
+            NS_TEST_EXPECT_MSG_EQ(seen[i].first, up, "link state at check " << i);
+            NS_TEST_EXPECT_MSG_EQ(seen[i].second, up ? 2u : 1u, "candidates at check " << i);
+        }
+        for (uint32_t k = 0; k < 4; ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ(sinks[k]->GetTotalRx(), size, "flow " << k << " incomplete");
+        }
+    }
+
+    std::string m_lb;
+};
+
 /// The talb-switch suite.
 class TalbSwitchTestSuite : public TestSuite
 {
@@ -190,6 +289,10 @@ class TalbSwitchTestSuite : public TestSuite
         for (const char* lb : {"ecmp", "rps", "letflow", "drill", "conga", "talb"})
         {
             AddTestCase(new TalbSwitchLinkFailureTestCase(lb), TestCase::QUICK);
+        }
+        for (const char* lb : {"ecmp", "drill", "talb"})
+        {
+            AddTestCase(new TalbSwitchLinkFlapTestCase(lb), TestCase::QUICK);
         }
     }
 };

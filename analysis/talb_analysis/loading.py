@@ -67,7 +67,25 @@ class Dataset:
         return [c for c in self.runs.columns if c not in RUN_COLUMNS]
 
 
-RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version')
+# Per-run figures of run.json: the counters the simulator sums over the fabric, and the CPU time
+# of the run (for the cost of a sweep); NaN where a run.json predates them or a testbed converter
+# wrote it.
+COUNTERS = ('reroutes', 'path_selections', 'tcp_retransmitted_segments', 'tcp_retransmitted_bytes',
+            'rdma_retransmitted_packets', 'rdma_retransmitted_bytes', 'rdma_naks', 'rdma_timeouts',
+            'rdma_out_of_order', 'run_cpu_seconds')
+RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version') + COUNTERS
+
+
+def scheme_label(scheme, params):
+    """The scheme's name in the tables: TaLB run with an lbAttributes Version other than the
+    default 2 is 'talb-v<N>', so that both selectors can be compared in one sweep."""
+    if scheme != 'talb':
+        return scheme
+    for item in str(params.get('lbAttributes', '') or '').split(';'):
+        name, _, value = item.partition('=')
+        if name.strip() == 'Version' and value.strip() not in ('', '2'):
+            return 'talb-v%s' % value.strip()
+    return scheme
 
 
 def find_run_folders(path):
@@ -128,6 +146,11 @@ def read_run_json(folder):
     row = {k: v for k, v in params.items() if k not in RUN_COLUMNS}
     row.update(path=folder, scheme=str(meta['scheme']), seed=meta['seed'],
                talb_version=str(meta.get('talb_version', '')))
+    for name in COUNTERS:
+        value = meta.get(name, np.nan)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TalbDataError('%s: "%s" must be a number, not %r' % (path, name, value))
+        row[name] = value
     return row
 
 
@@ -253,6 +276,10 @@ def load_run(folder):
             if bad.any():
                 _bad(table['kind'], bad, path, 'kind', 'expected one of %s, got' % (FLOW_KINDS,))
         tables.append(table)
+    # Checked against run.json's own scheme above; labelled (talb-v1) from here on.
+    run['scheme'] = scheme_label(run['scheme'], run)
+    for table in tables:
+        table['scheme'] = run['scheme']
     return (run,) + tuple(tables)
 
 

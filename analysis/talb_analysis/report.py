@@ -23,10 +23,23 @@ SECTIONS = [
     ('iteration', 'iteration_time.csv',
      'Iteration time (ms: mean over iterations of the slowest worker; 95 % CI across seeds) '
      'and speedup = baseline / scheme'),
+    ('cells', 'cells.csv',
+     'Per scheme and cell: mean iteration (ms, 95 % CI), speedup over the baseline, avg/p99 FCT '
+     '(us, all flows), FCT reduction (%), p99 FCT of priority 0-1 tensor flows and of background '
+     'flows (us), reroutes and retransmissions per run (TCP segments/bytes; RDMA NAKs, go-back-N '
+     'bytes, out-of-order drops)'),
+    ('talb_vs_best', 'talb_vs_best.csv',
+     'TaLB against the best other scheme per cell (iteration gap in %; loses = gap > 2 % or '
+     'another scheme has the lower priority 0-1 p99 FCT)'),
     ('headline', 'headline.csv',
      'Best figures per scheme over the groups (avg FCT reduction in %, training speedup)'),
 ]
-EXTRA_CSVS = [('tensor_detail', 'tensor_per_tensor.csv'), ('runs', 'runs.csv')]
+EXTRA_CSVS = [('tensor_detail', 'tensor_per_tensor.csv'), ('runs', 'runs.csv'),
+              ('cells_brief', 'cells_brief.csv')]
+# cells_brief.csv: the per-cell columns a document shows (cells.csv has them all), rounded.
+BRIEF_COLUMNS = {'runs': 0, 'iter_ms_mean': 1, 'iter_ms_ci95': 1, 'speedup': 2, 'fct_avg_us': 0,
+                 'fct_reduction_pct': 1, 'fct_p99_us': 0, 'hiprio_fct_p99_us': 0,
+                 'bg_fct_p99_us': 0, 'reroutes': 0, 'tcp_retx_segments': 0, 'rdma_naks': 0}
 
 
 def parse_args(argv):
@@ -60,10 +73,13 @@ def build(data, keys, baseline, warmup):
     tensor, tensor_detail = stats.tensor_tables(data, keys)
     iteration = stats.iteration_table(data, keys, baseline, warmup)
     runs = data.runs.join(stats.run_iteration_times(data, warmup))
+    cells = stats.cell_table(data, keys, iteration, fct)
     return {
+        'cells': cells, 'talb_vs_best': stats.talb_vs_best(cells, keys, baseline=baseline),
         'fct': fct, 'fct_priority': by_priority, 'fct_size': by_size, 'tensor': tensor,
         'iteration': iteration, 'headline': stats.headline(fct, iteration, keys, baseline),
         'tensor_detail': tensor_detail, 'runs': runs,
+        'cells_brief': cells[list(keys) + list(BRIEF_COLUMNS)].round(BRIEF_COLUMNS),
     }
 
 

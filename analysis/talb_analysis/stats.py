@@ -77,6 +77,9 @@ def size_bin(sizes):
 
 # Run parameters that differ between runs without being an experiment factor.
 NOT_FACTORS = {'seed', 'out', 'config', 'rngrun', 'rngseed'}
+# Parameters the scheme column is made of (lb names the balancer; talb-v1 is lb=talb with
+# lbAttributes Version=1): never a grouping key of their own, which would split the cells.
+SCHEME_PARAMS = {'seed', 'lb'}
 
 
 def group_keys(data, requested=None, axes=None):
@@ -101,16 +104,28 @@ def group_keys(data, requested=None, axes=None):
                  if p.lower() not in NOT_FACTORS and runs[p].astype(str).nunique() > 1]
     keys = ['scheme']
     for name in names:
-        if name in keys or name == 'seed' or _same_as_scheme(runs, name):
+        if name in keys or name in SCHEME_PARAMS or _same_as_scheme(runs, name):
             continue
         keys.append(name)
     return keys
 
 
 def _same_as_scheme(runs, name):
-    values = runs[name].astype(str)
-    return (values.groupby(runs['scheme']).nunique().max() == 1
-            and runs['scheme'].groupby(values).nunique().max() == 1)
+    """True when ``name`` maps one-to-one onto the scheme, or is set (not empty) only in runs of
+    schemes it maps one-to-one onto (e.g. lbAttributes=Version=1 of the talb-v1 runs)."""
+    if _one_to_one(runs[name].astype(str), runs['scheme']):
+        return True
+    given = runs[name].notna() & (runs[name].astype(str) != '')
+    if given.all() or not given.any():
+        return False
+    some = runs[given]
+    return (_one_to_one(some[name].astype(str), some['scheme'])
+            and not runs.loc[~given, 'scheme'].isin(set(some['scheme'])).any())
+
+
+def _one_to_one(values, schemes):
+    return (values.groupby(schemes).nunique().max() == 1
+            and schemes.groupby(values).nunique().max() == 1)
 
 
 def attach(table, runs, keys):
@@ -201,14 +216,17 @@ def iteration_table(data, keys, baseline, warmup=1):
     per_run = data.runs[list(dict.fromkeys(list(keys) + ['seed']))].join(
         run_iteration_times(data, warmup)).dropna(subset=['iter_ms'])
     rows = []
+    # The count of measured iterations; named apart when the scenario parameter is a key.
+    counted = 'iterations_measured' if 'iterations' in keys else 'iterations'
     for group, runs in groups(per_run, keys):
         mean, half, n = mean_ci(runs['iter_ms'])
         row = dict(zip(keys, group))
-        row.update(runs=n, iterations=int(runs['iterations_measured'].sum()), iter_ms_mean=mean,
+        row.update({'runs': n, counted: int(runs['iterations_measured'].sum())})
+        row.update(iter_ms_mean=mean,
                    iter_ms_ci95=half, iter_ms_lo=mean - half, iter_ms_hi=mean + half)
         rows.append(row)
     table = pd.DataFrame(rows, columns=list(keys) + [
-        'runs', 'iterations', 'iter_ms_mean', 'iter_ms_ci95', 'iter_ms_lo', 'iter_ms_hi'])
+        'runs', counted, 'iter_ms_mean', 'iter_ms_ci95', 'iter_ms_lo', 'iter_ms_hi'])
     return _add_speedup(table, per_run, keys, baseline)
 
 
@@ -314,3 +332,95 @@ def headline(fct, iterations, keys, baseline):
         rows.append(row)
     return pd.DataFrame(rows, columns=['scheme', 'max_fct_reduction_pct', 'fct_reduction_at',
                                        'max_speedup', 'speedup_lo', 'speedup_hi', 'speedup_at'])
+
+
+HIGH_PRIORITIES = (0, 1)  # "high priority" in the evaluation: tensor priorities 0 and 1
+# Per-run counters averaged per cell (run.json; NaN when the runs predate them).
+CELL_COUNTERS = {
+    'reroutes': 'reroutes', 'tcp_retx_segments': 'tcp_retransmitted_segments',
+    'tcp_retx_bytes': 'tcp_retransmitted_bytes', 'rdma_naks': 'rdma_naks',
+    'rdma_retx_bytes': 'rdma_retransmitted_bytes', 'rdma_out_of_order': 'rdma_out_of_order',
+}
+
+
+def cell_table(data, keys, iterations, fct):
+    """One row per scheme and cell (group of ``keys``): the evaluation's figures side by side.
+
+    Mean iteration time with its 95 % CI and the speedup over the baseline (from ``iterations``,
+    :func:`iteration_table`); average and p99 FCT of all flows and the FCT reduction (from ``fct``,
+    :func:`add_fct_reduction`); p99 FCT of the high-priority tensor flows (priority 0-1) and of
+    the background flows; and the run.json counters averaged over the cell's runs: reroutes, TCP
+    retransmitted segments and bytes, RDMA NAKs, go-back-N retransmitted bytes and packets the
+    responders dropped as out of order.
+    """
+    keys = list(keys)
+    flows = attach(data.flows, data.runs, keys)
+    fct_us = flows['fct_ns'] / 1e3
+    hi = flows[(flows['kind'] == 'tensor') & flows['priority'].isin(HIGH_PRIORITIES)]
+    bg = flows[flows['kind'] == 'background']
+    # pandas' agg of an empty selection can return a row with a NaN key: leave those out.
+    hi_p99 = pd.DataFrame(columns=['hiprio_flows', 'hiprio_fct_p99_us'])
+    if not hi.empty:
+        hi_p99 = _grouped(hi.assign(fct_us=fct_us), keys)['fct_us'].agg(
+            hiprio_flows='size', hiprio_fct_p99_us=_pct(99))
+    bg_p99 = pd.DataFrame(columns=['bg_fct_p99_us'])
+    if not bg.empty:
+        bg_p99 = _grouped(bg.assign(fct_us=fct_us), keys)['fct_us'].agg(bg_fct_p99_us=_pct(99))
+    counters = data.runs[keys + list(CELL_COUNTERS.values())]
+    counters = _grouped(counters, keys)[list(CELL_COUNTERS.values())].mean()
+    counters = counters.rename(columns={v: k for k, v in CELL_COUNTERS.items()})
+    table = iterations[keys + ['runs', 'iter_ms_mean', 'iter_ms_ci95', 'speedup', 'speedup_lo',
+                               'speedup_hi']]
+    table = _merge(table, fct[keys + ['fct_avg_us', 'fct_p99_us', 'fct_reduction_pct']], keys,
+                   'outer')
+    for extra in (hi_p99, bg_p99, counters):
+        table = _merge(table, extra if extra.empty else extra.reset_index(), keys, 'left')
+    return table.sort_values(keys, kind='stable').reset_index(drop=True)
+
+
+def _merge(left, right, keys, how):
+    """left.merge(right) on ``keys``; an empty side (a run without rows, no background flows)
+    takes the other side's key types, which pandas would otherwise refuse to merge on."""
+    if right.empty:
+        return left.assign(**{c: math.nan for c in right.columns if c not in keys})
+    if left.empty:
+        left = left.astype({k: right[k].dtype for k in keys})
+    return left.merge(right, on=keys, how=how)
+
+
+def talb_vs_best(cells, keys, talb='talb', baseline='ecmp'):
+    """Per cell: TaLB against the best other scheme (TaLB variants such as talb-v1 excluded).
+
+    ``iter_gap_pct`` = 100 * (TaLB / best baseline - 1) in mean iteration time (> 0: TaLB is
+    slower); ``loses`` marks cells where it is > 2 % or where another scheme has a lower
+    high-priority p99 FCT (the evaluation's goals). Cells without a TaLB row are left out.
+    """
+    others = _others(keys)
+    rows = []
+    for group, part in groups(cells, others):
+        mine = part[part['scheme'] == talb]
+        rivals = part[~part['scheme'].str.startswith(talb) & part['iter_ms_mean'].notna()]
+        if mine.empty or rivals.empty:
+            continue
+        mine = mine.iloc[0]
+        best = rivals.loc[rivals['iter_ms_mean'].idxmin()]
+        row = dict(zip(others, group))
+        row.update(talb_iter_ms=mine['iter_ms_mean'], talb_speedup=mine['speedup'],
+                   best_scheme=best['scheme'], best_iter_ms=best['iter_ms_mean'],
+                   iter_gap_pct=100.0 * (mine['iter_ms_mean'] / best['iter_ms_mean'] - 1.0),
+                   talb_fct_reduction_pct=mine['fct_reduction_pct'],
+                   talb_hiprio_p99_us=mine['hiprio_fct_p99_us'])
+        hp = part[part['scheme'] != talb].dropna(subset=['hiprio_fct_p99_us'])
+        hp = hp[~hp['scheme'].str.startswith(talb)]
+        if hp.empty or _isnan(mine['hiprio_fct_p99_us']):
+            row.update(best_hiprio_scheme=None, best_hiprio_p99_us=math.nan, hiprio_best=None)
+        else:
+            b = hp.loc[hp['hiprio_fct_p99_us'].idxmin()]
+            row.update(best_hiprio_scheme=b['scheme'], best_hiprio_p99_us=b['hiprio_fct_p99_us'],
+                       hiprio_best=bool(mine['hiprio_fct_p99_us'] <= b['hiprio_fct_p99_us']))
+        row['loses'] = bool(row['iter_gap_pct'] > 2.0 or row['hiprio_best'] is False)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=others + [
+        'talb_iter_ms', 'talb_speedup', 'best_scheme', 'best_iter_ms', 'iter_gap_pct',
+        'talb_fct_reduction_pct', 'talb_hiprio_p99_us', 'best_hiprio_scheme',
+        'best_hiprio_p99_us', 'hiprio_best', 'loses'])

@@ -7,6 +7,7 @@
 #include "ns3/simulator.h"
 #include "ns3/talb-message-tag.h"
 #include "ns3/talb-tensor-byte-tag.h"
+#include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-factory.h"
 
 #include <algorithm>
@@ -76,7 +77,38 @@ TalbTcpMessageChannel::Open(Ptr<Node> src,
     m_tx->SetConnectCallback(MakeCallback(&TalbTcpMessageChannel::ConnectionSucceeded, this),
                              MakeCallback(&TalbTcpMessageChannel::ConnectionFailed, this));
     m_tx->SetSendCallback(MakeCallback(&TalbTcpMessageChannel::SendSpace, this));
+    m_tx->TraceConnectWithoutContext("Tx", MakeCallback(&TalbTcpMessageChannel::SegmentSent, this));
     m_tx->Connect(InetSocketAddress(dstAddr, dstPort));
+}
+
+const TalbTcpMessageChannel::Stats&
+TalbTcpMessageChannel::GetStats() const
+{
+    return m_stats;
+}
+
+void
+TalbTcpMessageChannel::SegmentSent(Ptr<const Packet> segment,
+                                   const TcpHeader& header,
+                                   Ptr<const TcpSocketBase> /* socket */)
+{
+    uint32_t size = segment->GetSize();
+    if (size == 0)
+    {
+        return; // SYN, FIN or a pure ACK
+    }
+    SequenceNumber32 start = header.GetSequenceNumber();
+    if (m_sentData && start < m_highestSent)
+    {
+        // Fast retransmit, RTO or a spurious retransmission after reordering (dupACKs).
+        ++m_stats.retransmittedSegments;
+        m_stats.retransmittedBytes += size;
+    }
+    if (!m_sentData || start + size > m_highestSent)
+    {
+        m_highestSent = start + size;
+        m_sentData = true;
+    }
 }
 
 void

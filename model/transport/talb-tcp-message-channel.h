@@ -6,13 +6,17 @@
 #include "ns3/ipv4-address.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
+#include "ns3/sequence-number.h"
 #include "ns3/socket.h"
 #include "ns3/talb-wire.h"
+#include "ns3/tcp-header.h"
 
 #include <deque>
 
 namespace ns3
 {
+
+class TcpSocketBase;
 
 /**
  * \ingroup talb-transport
@@ -34,6 +38,16 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     static TypeId GetTypeId();
     TalbTcpMessageChannel();
     ~TalbTcpMessageChannel() override;
+
+    /// The sender socket's retransmissions (segments below its highest sequence sent so far).
+    struct Stats
+    {
+        uint64_t retransmittedSegments{0}; //!< data segments sent again
+        uint64_t retransmittedBytes{0};    //!< their payload bytes
+    };
+
+    /// \return the sender's retransmission counters so far
+    const Stats& GetStats() const;
 
     /**
      * Create the sender's TCP socket on \p src bound to \p srcAddr and connect it to
@@ -69,6 +83,10 @@ class TalbTcpMessageChannel : public TalbMessageChannel
      */
     void AppendPayload(Ptr<Packet>* p, uint32_t budget);
     void HandleRead(Ptr<Socket> socket);
+    /// The sender socket's Tx trace: counts data segments that start below m_highestSent.
+    void SegmentSent(Ptr<const Packet> segment,
+                     const TcpHeader& header,
+                     Ptr<const TcpSocketBase> socket);
     void HeaderReceived();
     /// The sender is elsewhere: read the TalbMessageTag on \p p's first byte (a header's).
     void ReadMessageTag(Ptr<const Packet> p);
@@ -81,6 +99,9 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     uint16_t m_srcPort{0};
     uint16_t m_dstPort{0};
     bool m_connected{false};
+    bool m_sentData{false};         //!< m_highestSent is valid
+    SequenceNumber32 m_highestSent; //!< end of the highest data segment sent
+    Stats m_stats;
     uint32_t m_rxOpId{0};      //!< sender elsewhere: the incoming message's TalbMessageTag
     uint16_t m_rxStep{0};      //!< ...
     uint32_t m_rxIteration{0}; //!< ...

@@ -107,6 +107,13 @@ TalbTransport::GetNChannels() const
     return m_channels.size();
 }
 
+Ptr<TalbMessageChannel>
+TalbTransport::GetChannel(uint32_t i) const
+{
+    NS_ABORT_MSG_UNLESS(i < m_channels.size(), "TalbTransport::GetChannel: no channel " << i);
+    return m_channels[i];
+}
+
 Ipv4Address
 TalbTransport::GetHostAddress(Ptr<Node> node)
 {

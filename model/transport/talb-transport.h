@@ -64,6 +64,8 @@ class TalbTransport : public Object
     uint16_t GetPort() const;
     /// \return the channels opened so far
     uint32_t GetNChannels() const;
+    /// \return channel \p i (< GetNChannels()) in the order they were opened
+    Ptr<TalbMessageChannel> GetChannel(uint32_t i) const;
 
     /// \return the host's address on interface 1 (the contract with the topology helpers)
     static Ipv4Address GetHostAddress(Ptr<Node> node);

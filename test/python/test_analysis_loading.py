@@ -167,3 +167,25 @@ def test_parameters_of_mixed_type_become_text_and_missing_ones_stay_nan(fixture_
     runs = loading.load(str(sweep)).runs
     assert runs['load'].tolist() == ['high', '0.5', '0.5', '0.5']
     assert runs['hosts'].iloc[0] == 16 and runs['hosts'].iloc[1:].isna().all()
+
+
+def test_talb_with_another_version_is_its_own_scheme_in_every_table(fixture_copy):
+    sweep = fixture_copy('sweep')
+    meta = sweep / 'lb=talb,load=0.5,seed=2' / 'run.json'
+    meta.write_text(meta.read_text().replace('"lb": "talb",',
+                                             '"lb": "talb", "lbAttributes": "Version=1",'))
+    data = loading.load(str(sweep))
+    assert sorted(data.runs['scheme'].unique()) == ['ecmp', 'talb', 'talb-v1']
+    v1 = data.runs.index[data.runs['scheme'] == 'talb-v1']
+    for table in (data.flows, data.tensors, data.iterations):
+        assert set(table.loc[table['run_id'].isin(v1), 'scheme']) == {'talb-v1'}
+    assert loading.scheme_label('talb', {'lbAttributes': 'Version=2'}) == 'talb'
+    assert loading.scheme_label('ecmp', {'lbAttributes': 'Version=1'}) == 'ecmp'
+
+
+def test_a_counter_of_the_wrong_type_is_an_error(fixture_copy):
+    sweep = fixture_copy('sweep')
+    meta = sweep / 'lb=talb,load=0.5,seed=2' / 'run.json'
+    meta.write_text(meta.read_text().replace('"seed": 2,', '"seed": 2, "reroutes": "many",', 1))
+    with pytest.raises(loading.TalbDataError, match='"reroutes" must be a number'):
+        loading.load(str(sweep))

@@ -201,3 +201,83 @@ def test_groups_by_load_line_up_schemes_per_load(fixture_copy):
     assert row(table, scheme='talb', load=0.5)['speedup'] == pytest.approx(11 / 5.35)
     assert row(table, scheme='ecmp', load=0.8)['iter_ms_mean'] == pytest.approx(13.0)
     assert not row(table, scheme='talb', load=0.5)['paired_seeds']
+
+
+def test_cell_table_puts_iteration_fct_high_priority_tail_and_counters_side_by_side(
+        fixture_copy):
+    sweep = fixture_copy('sweep')
+    for seed, reroutes, retx in ((1, 10, 4), (2, 20, 0)):
+        meta = sweep / ('lb=talb,load=0.5,seed=%d' % seed) / 'run.json'
+        meta.write_text(meta.read_text().replace(
+            '"seed": %d,' % seed,
+            '"seed": %d, "reroutes": %d, "tcp_retransmitted_segments": %d,' % (seed, reroutes, retx),
+            1))
+    data = loading.load(str(sweep))
+    keys = ['scheme']
+    it = stats.iteration_table(data, keys, 'ecmp')
+    fct = stats.add_fct_reduction(stats.fct_tables(data, keys)[0], keys, 'ecmp')
+    cells = stats.cell_table(data, keys, it, fct)
+    talb = row(cells, scheme='talb')
+    assert talb['iter_ms_mean'] == pytest.approx(5.35)
+    assert talb['speedup'] == pytest.approx(12 / 5.35)
+    assert talb['fct_avg_us'] == pytest.approx(380.0)
+    assert talb['fct_reduction_pct'] == pytest.approx(100 * (1 - 380 / 460))
+    # priority 0-1 tensor flows pooled over both seeds: 50 100 100 150 250 300 400 450
+    assert talb['hiprio_flows'] == 8
+    assert talb['hiprio_fct_p99_us'] == pytest.approx(400 + 0.93 * 50)
+    assert row(cells, scheme='ecmp')['hiprio_fct_p99_us'] == pytest.approx(400 + 0.93 * 100)
+    assert talb['bg_fct_p99_us'] == pytest.approx(900 + 0.99 * 200)
+    assert talb['reroutes'] == pytest.approx(15.0)
+    assert talb['tcp_retx_segments'] == pytest.approx(2.0)
+    # run.json files without the counters (older runs) give NaN, not zero
+    assert math.isnan(row(cells, scheme='ecmp')['reroutes'])
+    assert math.isnan(talb['rdma_naks'])
+
+
+def test_talb_vs_best_flags_cells_where_talb_is_over_2_percent_slower_or_not_best_in_tail():
+    import pandas as pd
+    cells = pd.DataFrame({
+        'scheme': ['ecmp', 'drill', 'talb', 'talb-v1'] * 2,
+        'model': ['a'] * 4 + ['b'] * 4,
+        'iter_ms_mean': [10.0, 9.9, 10.3, 9.0, 10.0, 9.9, 10.0, 9.0],
+        'speedup': [1.0, 10 / 9.9, 10 / 10.3, 10 / 9.0, 1.0, 10 / 9.9, 1.0, 10 / 9.0],
+        'fct_reduction_pct': [0.0, 5.0, 3.0, 9.0, 0.0, 5.0, 3.0, 9.0],
+        'hiprio_fct_p99_us': [100.0, 90.0, 95.0, 50.0, 100.0, 90.0, 80.0, 50.0],
+    })
+    table = stats.talb_vs_best(cells, ['scheme', 'model'])
+    a = row(table, model='a')
+    assert a['best_scheme'] == 'drill'  # talb-v1 is a TaLB variant, not a rival
+    assert a['iter_gap_pct'] == pytest.approx(100 * (10.3 / 9.9 - 1))
+    assert a['best_hiprio_scheme'] == 'drill' and not a['hiprio_best']
+    assert a['loses']
+    b = row(table, model='b')
+    assert b['iter_gap_pct'] == pytest.approx(100 * (10.0 / 9.9 - 1))  # within 2 %
+    assert b['hiprio_best'] and not b['loses']
+
+
+def test_talb_v1_runs_line_up_with_the_other_schemes_cells(fixture_copy):
+    sweep = fixture_copy('sweep')
+    for seed in (1, 2):
+        src = sweep / ('lb=talb,load=0.5,seed=%d' % seed)
+        dst = sweep / ('lbAttributes=Version=1,lb=talb,load=0.5,seed=%d' % seed)
+        import shutil
+        shutil.copytree(src, dst)
+        meta = dst / 'run.json'
+        meta.write_text(meta.read_text().replace('"lb": "talb",',
+                                                 '"lb": "talb", "lbAttributes": "Version=1",'))
+    data = loading.load(str(sweep))
+    # lbAttributes is set only in the talb-v1 runs: not a factor, so talb-v1 has ecmp's cell
+    assert stats.group_keys(data) == ['scheme']
+    table = stats.iteration_table(data, ['scheme'], 'ecmp')
+    assert row(table, scheme='talb-v1')['speedup'] == pytest.approx(12 / 5.35)
+
+
+def test_the_iterations_parameter_can_be_a_key_beside_the_count(fixture_copy):
+    sweep = fixture_copy('sweep')
+    for meta in sweep.glob('*/run.json'):
+        meta.write_text(meta.read_text().replace('"lb":', '"iterations": 3, "lb":', 1))
+    data = loading.load(str(sweep))
+    table = stats.iteration_table(data, ['scheme', 'iterations'], 'ecmp')
+    talb = row(table, scheme='talb')
+    assert talb['iterations'] == 3 and talb['iterations_measured'] == 4
+    assert talb['speedup'] == pytest.approx(12 / 5.35)

@@ -42,6 +42,7 @@ SCENARIO = {
     'ecnThreshold': 'x',
     'linkRates': '0:0=fast',
     'failLink': '0:0',
+    'flapLink': '0:0@1ms/0ms/1ms',
     'stockRouting': 'maybe',
     'lb': 'nope',
     'lbAttributes': 'NoSuchAttribute=1',

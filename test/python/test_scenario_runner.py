@@ -54,6 +54,29 @@ def test_run_writes_rows_and_run_json(runs):
     assert '"scheme": "talb"' in run_json and '"complete": true' in run_json
 
 
+def test_run_json_counts_path_selections_reroutes_and_retransmissions(runs):
+    meta = json.loads((runs['a'] / 'run.json').read_text())
+    # Two leaves, two spines: every packet between the racks is a selection at its leaf.
+    assert meta['path_selections'] > 0
+    for key in ('reroutes', 'tcp_retransmitted_segments', 'tcp_retransmitted_bytes',
+                'rdma_naks', 'rdma_retransmitted_bytes', 'rdma_out_of_order'):
+        assert isinstance(meta[key], int) and meta[key] >= 0, key
+    assert meta['rdma_naks'] == 0  # a TCP run
+
+
+def test_a_flapping_link_changes_the_run_and_the_job_completes(tmp_path):
+    """--flapLink reaches the fabric (the link's behaviour is tested in the talb-switch suite:
+    TalbSwitchLinkFlap): the job still completes, and its flows differ from the steady run's."""
+    args = [a for a in TINY if not a.startswith(('--bgLoad', '--lb'))] + ['--bgLoad=0', '--lb=ecmp']
+    steady = run(*args, '--out=%s' % (tmp_path / 'steady'))
+    flap = run(*args, '--flapLink=0:0@1ms/1ms/1ms', '--out=%s' % (tmp_path / 'flap'))
+    assert steady.returncode == 0 and flap.returncode == 0, flap.stderr
+    meta = json.loads((tmp_path / 'flap' / 'run.json').read_text())
+    assert meta['complete'] and meta['parameters']['flapLink'] == '0:0@1ms/1ms/1ms'
+    assert not filecmp.cmp(tmp_path / 'steady' / 'flows.csv', tmp_path / 'flap' / 'flows.csv',
+                           shallow=False)
+
+
 @pytest.mark.parametrize('args,message', [
     (['--lb=ecmp,bogus'], "unknown load balancer 'bogus'"),
     (['--model=nope'], "model 'nope' is neither a zoo model"),
@@ -62,6 +85,11 @@ def test_run_writes_rows_and_run_json(runs):
     (['--failLink=9:0@1ms'], 'failLink: link 9:0 is outside the fabric (4 leaves x 2 spines)'),
     (['--failLink=0:1@soon'], "failLink: '0:1@soon' is not leaf:spine@time"),
     (['--linkRates=0:7=1Gbps'], 'linkRates: link 0:7 is outside the fabric'),
+    (['--flapLink=9:0@1ms/1ms/1ms'], 'flapLink: link 9:0 is outside the fabric'),
+    (['--flapLink=0:1@1ms/1ms'], "flapLink: '0:1@1ms/1ms' is not leaf:spine@start/down/up"),
+    (['--flapLink=0:1@1ms/0ms/1ms'], "flapLink: '0:1@1ms/0ms/1ms': down and up times must be > 0"),
+    (['--failLink=0:1@1ms', '--flapLink=0:1@2ms/1ms/1ms'],
+     'flapLink: link 0:1 also fails in failLink'),
     (['--leaves=four'], "leaves='four' is not a non-negative integer"),
     (['--leaves=0'], "leaves='0' is not in [1, 256]"),
     (['--bgLoad=1.5'], "bgLoad='1.5' is not in [0, 1)"),

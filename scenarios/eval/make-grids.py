@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""Writes the evaluation's grid files, scenarios/eval/<family>/<part>.json (see README.md).
+
+The grids are generated so that the two scales, the two transports and the families share one
+list of schemes and fabrics, and so that the "random" degraded links are drawn reproducibly
+(random.Random(13)). Edit this script and rerun it rather than editing the JSON files.
+"""
+import json
+import os
+import random
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SEEDS = '1-5'
+TCP_SCHEMES = ['ecmp', 'letflow', 'drill', 'conga', 'hermes', 'presto', 'talb']
+RDMA_SCHEMES = TCP_SCHEMES + ['conweave']
+MODELS = ['resnet50', 'alexnet', 'vgg19']
+
+# Scales: 16 hosts (4 leaves x 4, 2 spines, 10 Gb/s hosts) and 64 hosts (8 leaves x 8, 4 spines,
+# 100 Gb/s hosts). The leaf-spine rate follows from the oversubscription axis (1:1 or 2:1). The
+# link fails (or starts flapping) in the second iteration: about 350 ms in at 16 hosts, 120 ms
+# at 64 hosts (iterations of about 90 ms there).
+SCALES = {
+    '16': {'fixed': {'leaves': 4, 'hostsPerLeaf': 4, 'spines': 2, 'hostRate': '10Gbps',
+                     'iterations': 3},
+           'workers': 8, 'degraded': '2.5Gbps', 'rates': ['2.5Gbps', '5Gbps', '7.5Gbps'],
+           'fail': '1:0@350ms', 'flap': '1:0@350ms/20ms/80ms'},
+    '64': {'fixed': {'leaves': 8, 'hostsPerLeaf': 8, 'spines': 4, 'hostRate': '100Gbps',
+                     'iterations': 2},
+           'workers': 32, 'degraded': '25Gbps', 'rates': ['25Gbps', '50Gbps', '75Gbps'],
+           'fail': '1:0@120ms', 'flap': '1:0@120ms/5ms/20ms'},
+}
+OVERSUB = [1, 2]
+
+
+def random_links(scale, n):
+    """n distinct leaf-spine links at rates drawn from the scale's list (fixed seed)."""
+    f = SCALES[scale]['fixed']
+    rng = random.Random(13)
+    links = rng.sample([(l, s) for l in range(f['leaves']) for s in range(f['spines'])], n)
+    return ';'.join('%d:%d=%s' % (l, s, rng.choice(SCALES[scale]['rates'])) for l, s in links)
+
+
+def job(scale, **extra):
+    spec = {'workers': SCALES[scale]['workers'], 'scheduler': 'fusion'}
+    spec.update(extra)
+    return ','.join('%s=%s' % kv for kv in spec.items())
+
+
+def mixed_jobs(scale):
+    """3-4 jobs of different models, ring and parameter server (colocated, as BytePS)."""
+    if scale == '16':
+        jobs = [('resnet50', 6, 'ring'), ('alexnet', 4, 'ring'), ('resnet50', 4, 'ps')]
+    else:
+        jobs = [('resnet50', 24, 'ring'), ('vgg19', 16, 'ring'), ('alexnet', 16, 'ps'),
+                ('resnet50', 8, 'ps')]
+    return ';'.join('model=%s,workers=%d,scheduler=fusion,collective=%s' % j for j in jobs)
+
+
+def part(scale, transport, grid, fixed):
+    schemes = RDMA_SCHEMES if transport == 'rdma' else TCP_SCHEMES
+    g = {'lb': schemes}
+    g.update(grid)
+    f = dict(SCALES[scale]['fixed'])
+    f.update({'transport': transport, 'bgLoad': 0, 'progress': 'false', 'model': 'resnet50',
+              'jobs': job(scale)})
+    f.update(fixed)
+    for axis in g:
+        f.pop(axis, None)
+    return {'grid': g, 'fixed': f, 'seeds': SEEDS}
+
+
+def families():
+    out = {}
+    for scale in SCALES:
+        for tr in ('tcp', 'rdma'):
+            key = '%s%s' % (tr, scale)
+            out[('idle', key)] = part(scale, tr, {'model': MODELS, 'oversubscription': OVERSUB}, {})
+            # Until the rdma runner takes DWRR port scheduling with background traffic, RDMA
+            # background cells use strict priority bands (background in untaggedBand 0).
+            bgfix = {'bgCdf': 'websearch'}
+            if tr == 'rdma':
+                bgfix['portScheduling'] = 'strict'
+            out[('background', key)] = part(scale, tr, {'bgLoad': [0.1, 0.3, 0.5],
+                                                        'oversubscription': OVERSUB}, bgfix)
+            deg = SCALES[scale]['degraded']
+            out[('asymmetric', key)] = part(scale, tr, {
+                'linkRates': ['0:0=%s' % deg, '0:0=%s;2:1=%s' % (deg, deg),
+                              random_links(scale, 3 if scale == '16' else 4)],
+                'oversubscription': [2]}, {})
+            out[('failure', 'fail-' + key)] = part(scale, tr, {'oversubscription': OVERSUB},
+                                                   {'failLink': SCALES[scale]['fail']})
+            out[('failure', 'flap-' + key)] = part(scale, tr, {'oversubscription': OVERSUB},
+                                                   {'flapLink': SCALES[scale]['flap']})
+            out[('mixed', key)] = part(scale, tr, {'placement': ['spread', 'packed'],
+                                                   'oversubscription': OVERSUB},
+                                       {'jobs': mixed_jobs(scale)})
+            n = SCALES[scale]['fixed']['leaves'] * SCALES[scale]['fixed']['hostsPerLeaf']
+            out[('incast', key)] = part(scale, tr, {'oversubscription': [1]}, {
+                'jobs': 'workers=%d,scheduler=fusion,collective=ps' % n})
+        # TaLB v1 (the first selector) next to v2 in the idle family, TCP.
+        v1 = part(scale, 'tcp', {'model': MODELS, 'oversubscription': OVERSUB,
+                                 'lbAttributes': ['Version=1']}, {})
+        v1['grid']['lb'] = ['talb']
+        out[('idle', 'talbv1-tcp' + scale)] = v1
+    return out
+
+
+def main(argv):
+    """Writes the grids below argv[1] if given (tests compare), else beside this script."""
+    top = argv[1] if len(argv) > 1 else HERE
+    for (family, name), grid in sorted(families().items()):
+        folder = os.path.join(top, family)
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, name + '.json'), 'w') as f:
+            json.dump(grid, f, indent=2)
+            f.write('\n')
+
+
+if __name__ == '__main__':
+    main(sys.argv)

@@ -76,11 +76,7 @@ def families():
         for tr in ('tcp', 'rdma'):
             key = '%s%s' % (tr, scale)
             out[('idle', key)] = part(scale, tr, {'model': MODELS, 'oversubscription': OVERSUB}, {})
-            # Until the rdma runner takes DWRR port scheduling with background traffic, RDMA
-            # background cells use strict priority bands (background in untaggedBand 0).
             bgfix = {'bgCdf': 'websearch'}
-            if tr == 'rdma':
-                bgfix['portScheduling'] = 'strict'
             out[('background', key)] = part(scale, tr, {'bgLoad': [0.1, 0.3, 0.5],
                                                         'oversubscription': OVERSUB}, bgfix)
             deg = SCALES[scale]['degraded']

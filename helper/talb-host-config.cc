@@ -5,6 +5,8 @@
 #include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/talb-prr-recovery.h"
+#include "ns3/type-id.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -99,6 +101,10 @@ TalbHostConfig::Apply(uint32_t mtu) const
     Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime",
                        DoubleValue(m_timeWait.GetSeconds() / 2));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(m_sack));
+    // ns-3's PRR can leave an ECN window reduction with cwnd below one segment and nothing in
+    // flight, and such a connection never sends again (see TalbPrrRecovery).
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(TalbPrrRecovery::GetTypeId()));
 }
 
 void

@@ -84,7 +84,8 @@ TalbPriorityQueue::GetTypeId()
                           MakeBooleanAccessor(&TalbPriorityQueue::m_useEcn),
                           MakeBooleanChecker())
             .AddAttribute("EcnPerBand",
-                          "Compare the packet's band occupancy (true) or the port's (false) "
+                          "Compare the packet's band occupancy (true) or the port's, under DWRR "
+                          "its class's, (false) "
                           "with MarkThreshold",
                           BooleanValue(false),
                           MakeBooleanAccessor(&TalbPriorityQueue::m_ecnPerBand),
@@ -294,10 +295,24 @@ TalbPriorityQueue::AssignStreams(int64_t stream)
 bool
 TalbPriorityQueue::ShouldMark(uint8_t slot)
 {
-    auto occupancy = [this, slot](const QueueSize& limit) -> uint32_t {
+    // Under DWRR each class is a queue of its own with its own share of the link, so a packet is
+    // marked on its class's backlog: counting the whole port let best-effort backlog mark every
+    // training packet, and DCTCP then held the training connections at one segment per RTT while
+    // DWRR had half the link for them.
+    bool perClass = m_scheduling == DWRR && !m_ecnPerBand;
+    bool bestEffort = slot == BEST_EFFORT;
+    auto occupancy = [this, slot, perClass, bestEffort](const QueueSize& limit) -> uint32_t {
         if (limit.GetUnit() == QueueSizeUnit::BYTES)
         {
+            if (perClass)
+            {
+                return m_classBytes[bestEffort ? BEST_EFFORT_CLASS : TRAINING_CLASS];
+            }
             return m_ecnPerBand ? m_bandBytes[slot] : GetNBytes();
+        }
+        if (perClass)
+        {
+            return bestEffort ? m_bandPackets[BEST_EFFORT] : m_trainingPackets;
         }
         return m_ecnPerBand ? m_bandPackets[slot] : GetNPackets();
     };

@@ -42,7 +42,8 @@ namespace ns3
  * background cannot take the buffer tensor packets need: an untagged packet that would take the
  * class past the cap is dropped (counted and traced as a drop of that class). On arrival, an
  * ECN-capable packet (ECT(0) or ECT(1)) is marked CE by one of two profiles, on the port's
- * occupancy (or, with EcnPerBand, its band's occupancy; the best-effort class counts as one band):
+ * occupancy (under DWRR its class's occupancy, as each class is a queue of its own; with
+ * EcnPerBand, its band's occupancy, the best-effort class counting as one band):
  * - step (DCTCP): marked when the occupancy is at least MarkThreshold;
  * - RED-like (DCQCN), when EcnKmax is above zero: never at or below EcnKmin, always above
  *   EcnKmax, and in between with a probability rising linearly from 0 to EcnPmax.

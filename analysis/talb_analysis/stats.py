@@ -101,13 +101,21 @@ def group_keys(data, requested=None, axes=None):
         names = [a for a in axes if a in runs.columns]
     else:
         names = [p for p in data.parameter_names()
-                 if p.lower() not in NOT_FACTORS and runs[p].astype(str).nunique() > 1]
+                 if p.lower() not in NOT_FACTORS and runs[p].astype(str).nunique() > 1
+                 and not _predated(runs[p])]
     keys = ['scheme']
     for name in names:
         if name in keys or name in SCHEME_PARAMS or _same_as_scheme(runs, name):
             continue
         keys.append(name)
     return keys
+
+
+def _predated(values):
+    """True when ``values`` differ only in being absent: runs made before the runner had the
+    parameter lack it, the others all give one value (its default then), so it splits no cell."""
+    present = values.dropna()
+    return len(present) < len(values) and present.astype(str).nunique() <= 1
 
 
 def _same_as_scheme(runs, name):

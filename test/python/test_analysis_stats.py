@@ -281,3 +281,18 @@ def test_the_iterations_parameter_can_be_a_key_beside_the_count(fixture_copy):
     talb = row(table, scheme='talb')
     assert talb['iterations'] == 3 and talb['iterations_measured'] == 4
     assert talb['speedup'] == pytest.approx(12 / 5.35)
+
+
+def test_a_parameter_older_runs_predate_is_not_a_factor(fixture_copy):
+    sweep = fixture_copy('sweep')
+    # Runs of seed 2 were made after the runner gained controlDelay: they give its default.
+    for lb in ('ecmp', 'talb'):
+        meta = sweep / ('lb=%s,load=0.5,seed=2' % lb) / 'run.json'
+        meta.write_text(meta.read_text().replace('"load": 0.5,', '"load": 0.5, "controlDelay": "0s",'))
+    data = loading.load(str(sweep))
+    assert 'controlDelay' in data.parameter_names()
+    assert stats.group_keys(data) == ['scheme']
+    # Two values given: a factor again.
+    meta = sweep / 'lb=ecmp,load=0.5,seed=1' / 'run.json'
+    meta.write_text(meta.read_text().replace('"load": 0.5,', '"load": 0.5, "controlDelay": "5us",'))
+    assert stats.group_keys(loading.load(str(sweep))) == ['scheme', 'controlDelay']

@@ -97,6 +97,13 @@ TalbTensorAwareLb::GetTypeId()
                           TimeValue(MilliSeconds(1)),
                           MakeTimeAccessor(TALB_RETUNED(Time, m_safeSlack)),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("StallTimeout",
+                          "v2: a tensor that resumes after this long silent mid-tensor (a TCP "
+                          "retransmission timeout) leaves its port unless the port is strictly "
+                          "less shared (0: never; else above ActiveWindow)",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(TALB_RETUNED(Time, m_stallTimeout)),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("MinMoveInterval",
                           "v2: a tensor moves mid-tensor at most once per this interval",
                           TimeValue(MicroSeconds(100)),
@@ -229,6 +236,7 @@ TalbTensorAwareLb::MakeV2Config() const
     c.maxReorderBytes = m_maxReorder;
     c.safeMoves = static_cast<talb::lb::TensorAwareV2::SafeMoves>(m_safeMoves);
     c.safeSlackNs = TalbCoreNs(m_safeSlack);
+    c.stallTimeoutNs = TalbCoreNs(m_stallTimeout);
     c.minMoveIntervalNs = TalbCoreNs(m_minMoveInterval);
     c.activeWindowNs = TalbCoreNs(m_activeWindow);
     c.idleTimeoutNs = TalbCoreNs(m_idleTimeout);

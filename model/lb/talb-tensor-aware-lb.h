@@ -112,6 +112,7 @@ class TalbTensorAwareLb : public TalbCoreLb
     double m_maxReorder;         //!< MaxReorder attribute (bytes)
     int m_safeMoves;             //!< SafeMoves attribute (TensorAwareV2::SafeMoves)
     Time m_safeSlack;            //!< SafeMoveSlack attribute
+    Time m_stallTimeout;         //!< StallTimeout attribute
     Time m_minMoveInterval;      //!< MinMoveInterval attribute
     Time m_activeWindow;         //!< ActiveWindow attribute
     double m_dreWeight;          //!< DreWeight attribute (bytes)

@@ -1188,6 +1188,49 @@ TEST(TalbLbCoreTensorAwareV2, APausedFlowIsReplacedWithoutWaitingForTheInterval)
     EXPECT_EQ(rig.talb.GetTableStats().nMidTensorMoves, 0u);
 }
 
+TEST(TalbLbCoreTensorAwareV2, AStalledTensorLeavesItsPortOnTies)
+{
+    // Flow 30 shares an uplink with flow 10 or 20, then is silent mid-tensor for 3 ms (a TCP
+    // retransmission timeout) while 10 and 20 keep sending; both uplinks are equally shared.
+    for (int64_t stall : {int64_t(0), 2000 * US})
+    {
+        TensorAwareV2::Config c;
+        c.stallTimeoutNs = stall;
+        TalbV2Rig rig(c);
+        uint32_t shared = ShareTwoUplinks(rig, 6, 60 * US);
+        uint32_t other = shared == 1 ? 2 : 1;
+        for (int64_t t = 61 * US; t < 3000 * US; t += 10 * US)
+        {
+            rig.Send(Tensor(10, t, 100, 6, 0), {1, 2});
+            rig.Send(Tensor(20, t, 200, 6, 0), {1, 2});
+        }
+        // Its own port's queue is far beyond MaxReorder: a stalled flow's queued bytes are
+        // being retransmitted, so the bound does not hold the move.
+        rig.Queue(shared, 6, 500000);
+        EXPECT_EQ(rig.Send(Tensor(30, 3000 * US, 300, 6, 0)), stall ? other : shared);
+        EXPECT_EQ(rig.talb.GetTableStats().nStallMoves, stall ? 1u : 0u);
+        EXPECT_EQ(rig.talb.GetTableStats().nReorderHeld, 0u);
+    }
+    // A stalled tensor whose port is strictly less shared stays: flow 40 joined the other one.
+    TensorAwareV2::Config c;
+    c.stallTimeoutNs = 2000 * US;
+    TalbV2Rig rig(c);
+    uint32_t shared = ShareTwoUplinks(rig, 6, 60 * US);
+    uint32_t other = shared == 1 ? 2 : 1;
+    for (int64_t t = 61 * US; t < 3000 * US; t += 10 * US)
+    {
+        rig.Send(Tensor(10, t, 100, 6, 0), {1, 2});
+        rig.Send(Tensor(20, t, 200, 6, 0), {1, 2});
+        // Placed while flow 30 still counted on its uplink, then kept there (stay on ties).
+        ASSERT_EQ(rig.Send(Tensor(40, t, 400, 6, 0), {1, 2}), other);
+    }
+    EXPECT_EQ(rig.Send(Tensor(30, 3000 * US, 300, 6, 0)), shared);
+    EXPECT_EQ(rig.talb.GetTableStats().nStallMoves, 0u);
+    // The timeout must be off or longer than the active window (100 us).
+    c.stallTimeoutNs = 100 * US;
+    EXPECT_NE(TensorAwareV2::Check(c), nullptr);
+}
+
 TEST(TalbLbCoreTensorAwareV2, ATensorWhosePortFailedMovesAndLastFreesItsEntry)
 {
     TalbV2Rig rig(TensorAwareV2::Config(), 3);

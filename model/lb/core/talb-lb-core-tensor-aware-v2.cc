@@ -27,6 +27,10 @@ TensorAwareV2::Check(const Config& c)
     {
         return "the safe-move slack must be >= 0 and the safe-move mode known";
     }
+    if (c.stallTimeoutNs < 0 || (c.stallTimeoutNs > 0 && c.stallTimeoutNs <= c.activeWindowNs))
+    {
+        return "the stall timeout must be 0 (off) or longer than the active window";
+    }
     return TensorTable::Check(c.tableSize, c.probeLimit, c.idleTimeoutNs);
 }
 
@@ -170,6 +174,13 @@ TensorAwareV2::DrainTime(uint32_t port, const PacketInfo& packet) const
 }
 
 void
+TensorAwareV2::CountMove(bool midTensor, bool stalled)
+{
+    ++(stalled ? m_stats.nStallMoves
+               : (midTensor ? m_stats.nMidTensorMoves : m_stats.nBoundaryMoves));
+}
+
+void
 TensorAwareV2::Forget(uint32_t port, uint32_t flowHash)
 {
     FlowSlot* slots = Slots(port);
@@ -229,7 +240,8 @@ TensorAwareV2::Best(const PacketInfo& packet,
                     uint32_t current,
                     const Fastest& fastest,
                     Cost* bestCost,
-                    Cost* currentCost)
+                    Cost* currentCost,
+                    uint32_t avoid)
 {
     // Costs are computed once per candidate (PickLeast asks each key once, in candidate order).
     uint32_t best = PickLeast(candidates, [&](uint32_t port) {
@@ -238,7 +250,7 @@ TensorAwareV2::Best(const PacketInfo& packet,
         {
             *currentCost = c;
         }
-        return std::make_tuple(c.share, c.crowd, c.drainBytes);
+        return std::make_tuple(c.share, c.crowd, port == avoid, c.drainBytes);
     });
     *bestCost = best == current ? *currentCost : PortCost(best, packet, fastest);
     return best;
@@ -281,6 +293,10 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
     // A tensor the table holds and that kept sending is mid-tensor; anything else is at a
     // boundary (a new tensor, or a pause long enough for the flow to have left its port).
     const bool midTensor = e && !failed && now - e->lastSeenNs <= m_config.activeWindowNs;
+    // A tensor that went silent this long mid-tensor was stalled (a TCP retransmission timeout):
+    // whatever held it is likely beyond this leaf, so its port loses ties.
+    const bool stalled = e && !failed && m_config.stallTimeoutNs > 0 &&
+                         now - e->lastSeenNs >= m_config.stallTimeoutNs;
 
     uint32_t port = current;
     bool moved = false;
@@ -297,11 +313,17 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         const Fastest fastest = FastestRates(packet, candidates);
         Cost bestCost;
         Cost currentCost;
-        uint32_t best = Best(packet, candidates, current, fastest, &bestCost, &currentCost);
+        uint32_t best = Best(packet,
+                             candidates,
+                             current,
+                             fastest,
+                             &bestCost,
+                             &currentCost,
+                             stalled ? current : kNoPort);
         bool better = false;
         if (best != current)
         {
-            if (bestCost.SharesLess(currentCost))
+            if (stalled || bestCost.SharesLess(currentCost))
             {
                 better = true;
             }
@@ -325,7 +347,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
             {
                 port = best;
                 moved = true;
-                ++(midTensor ? m_stats.nMidTensorMoves : m_stats.nBoundaryMoves);
+                CountMove(midTensor, stalled);
             }
         }
         else if (better)
@@ -334,7 +356,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
             // the new one, in bytes of the current port's rate.
             double r = Ratio(fastest.local, Ports().RateBps(current));
             double reorder = (currentCost.drainBytes - bestCost.drainBytes) / r;
-            if (reorder > m_config.maxReorderBytes)
+            if (reorder > m_config.maxReorderBytes && !stalled)
             {
                 ++m_stats.nReorderHeld;
             }
@@ -342,7 +364,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
             {
                 port = best;
                 moved = true;
-                ++(midTensor ? m_stats.nMidTensorMoves : m_stats.nBoundaryMoves);
+                CountMove(midTensor, stalled);
             }
         }
     }

@@ -46,6 +46,12 @@ namespace lb
  * only safeSlackNs after that (the slack covers the queues after the port, which the leaf does
  * not see), and until then the flow counts as on its old port however long it was silent. Such
  * flows skip the maxReorderBytes test, which the drain condition replaces.
+ * Stalls (stallTimeoutNs > 0): a tensor the table holds that resumes after a silence of at least
+ * stallTimeoutNs (a TCP retransmission timeout: its packets met a queue it could not get
+ * through, e.g. a spine downlink held by a higher-priority band, which the leaf does not see)
+ * leaves its port for the least-cost other one unless its port is strictly less shared (keys
+ * 1-2); the move skips maxReorderBytes (what is still queued behind the stall is being
+ * retransmitted), not the safe-move condition.
  * A port that left the candidate set (failure) is left whatever the bound. Entries are freed on
  * LAST or when idle longer than idleTimeoutNs. Unlabelled packets go to the fallback policy; a
  * flow of untagged data packets (kUntaggedMinBytes or more) counts on the port the fallback chose
@@ -83,6 +89,9 @@ class TensorAwareV2 : public Policy
         uint8_t untaggedPriority{0};       ///< the band untagged traffic is queued in, 0..7
         SafeMoves safeMoves{SafeMoves::kGoBackN}; ///< flows that move only once drained
         int64_t safeSlackNs{1000000};             ///< wait after the old port drained, >= 0
+        /// a tensor silent this long mid-tensor leaves its port on ties when it resumes; 0: never,
+        /// else > activeWindowNs
+        int64_t stallTimeoutNs{0};
     };
 
     /// Untagged packets smaller than this (ACKs, handshakes) do not make their flow count.
@@ -204,6 +213,8 @@ class TensorAwareV2 : public Policy
                int64_t drainedNs = 0);
     /// \return when a packet of \p packet's priority enqueued now on \p port leaves it
     int64_t DrainTime(uint32_t port, const PacketInfo& packet) const;
+    /// Counts a move in the statistics.
+    void CountMove(bool midTensor, bool stalled);
     /// Forgets \p flowHash on \p port (it moved away).
     void Forget(uint32_t port, uint32_t flowHash);
 
@@ -223,14 +234,15 @@ class TensorAwareV2 : public Policy
     }
 
     Cost PortCost(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const;
-    /// \return the candidate with the least cost (ties at random); \p currentCost gets the cost
-    /// of \p current when it is a candidate
+    /// \return the candidate with the least cost (ties at random; \p avoid loses ties on keys
+    /// 1-2); \p currentCost gets the cost of \p current when it is a candidate
     uint32_t Best(const PacketInfo& packet,
                   const Candidates& candidates,
                   uint32_t current,
                   const Fastest& fastest,
                   Cost* bestCost,
-                  Cost* currentCost);
+                  Cost* currentCost,
+                  uint32_t avoid = kNoPort);
 
     Config m_config;
     TensorTable m_table;

@@ -295,7 +295,8 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
     const bool midTensor = e && !failed && now - e->lastSeenNs <= m_config.activeWindowNs;
     // A tensor that went silent this long mid-tensor was stalled (a TCP retransmission timeout):
     // whatever held it is likely beyond this leaf, so its port loses ties.
-    const bool stalled = e && !failed && m_config.stallTimeoutNs > 0 &&
+    // Safe-move (go-back-N) flows keep their own rule: they move once drained.
+    const bool stalled = !safe && e && !failed && m_config.stallTimeoutNs > 0 &&
                          now - e->lastSeenNs >= m_config.stallTimeoutNs;
 
     uint32_t port = current;

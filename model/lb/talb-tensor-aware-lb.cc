@@ -100,7 +100,8 @@ TalbTensorAwareLb::GetTypeId()
             .AddAttribute("StallTimeout",
                           "v2: a tensor that resumes after this long silent mid-tensor (a TCP "
                           "retransmission timeout) leaves its port unless the port is strictly "
-                          "less shared; not SafeMoves flows (0: never; else above ActiveWindow)",
+                          "less shared, within MaxReorder; not SafeMoves flows (0: never; else "
+                          "above ActiveWindow)",
                           TimeValue(MilliSeconds(2)),
                           MakeTimeAccessor(TALB_RETUNED(Time, m_stallTimeout)),
                           MakeTimeChecker(Time(0)))

@@ -1188,34 +1188,50 @@ TEST(TalbLbCoreTensorAwareV2, APausedFlowIsReplacedWithoutWaitingForTheInterval)
     EXPECT_EQ(rig.talb.GetTableStats().nMidTensorMoves, 0u);
 }
 
+namespace
+{
+
+/// Flow 30 shares an uplink (returned) with flow 10 or 20, then is silent mid-tensor for 3 ms (a
+/// TCP retransmission timeout) while 10 and 20 keep sending: both uplinks are equally shared.
+uint32_t
+StallBesideTwo(TalbV2Rig& rig)
+{
+    uint32_t shared = ShareTwoUplinks(rig, 6, 60 * US);
+    for (int64_t t = 61 * US; t < 3000 * US; t += 10 * US)
+    {
+        rig.Send(Tensor(10, t, 100, 6, 0), {1, 2});
+        rig.Send(Tensor(20, t, 200, 6, 0), {1, 2});
+    }
+    return shared;
+}
+
+} // namespace
+
 TEST(TalbLbCoreTensorAwareV2, AStalledTensorLeavesItsPortOnTies)
 {
-    // Flow 30 shares an uplink with flow 10 or 20, then is silent mid-tensor for 3 ms (a TCP
-    // retransmission timeout) while 10 and 20 keep sending; both uplinks are equally shared.
     for (int64_t stall : {int64_t(0), 2000 * US})
     {
         TensorAwareV2::Config c;
         c.stallTimeoutNs = stall;
         TalbV2Rig rig(c);
-        uint32_t shared = ShareTwoUplinks(rig, 6, 60 * US);
+        uint32_t shared = StallBesideTwo(rig);
         uint32_t other = shared == 1 ? 2 : 1;
-        for (int64_t t = 61 * US; t < 3000 * US; t += 10 * US)
-        {
-            rig.Send(Tensor(10, t, 100, 6, 0), {1, 2});
-            rig.Send(Tensor(20, t, 200, 6, 0), {1, 2});
-        }
-        // Its own port's queue is far beyond MaxReorder: a stalled flow's queued bytes are
-        // being retransmitted, so the bound does not hold the move.
-        rig.Queue(shared, 6, 500000);
         EXPECT_EQ(rig.Send(Tensor(30, 3000 * US, 300, 6, 0)), stall ? other : shared);
         EXPECT_EQ(rig.talb.GetTableStats().nStallMoves, stall ? 1u : 0u);
-        EXPECT_EQ(rig.talb.GetTableStats().nReorderHeld, 0u);
     }
-    // A stalled tensor whose port is strictly less shared stays: flow 40 joined the other one.
+    // A stall its own port's queue explains (beyond MaxReorder ahead of it) is not one the rule
+    // is for: the move is held like any other.
     TensorAwareV2::Config c;
     c.stallTimeoutNs = 2000 * US;
+    TalbV2Rig queued(c);
+    uint32_t shared = StallBesideTwo(queued);
+    queued.Queue(shared, 6, 500000);
+    EXPECT_EQ(queued.Send(Tensor(30, 3000 * US, 300, 6, 0)), shared);
+    EXPECT_EQ(queued.talb.GetTableStats().nStallMoves, 0u);
+    EXPECT_EQ(queued.talb.GetTableStats().nReorderHeld, 1u);
+    // A stalled tensor whose port is strictly less shared stays: flow 40 joined the other one.
     TalbV2Rig rig(c);
-    uint32_t shared = ShareTwoUplinks(rig, 6, 60 * US);
+    shared = ShareTwoUplinks(rig, 6, 60 * US);
     uint32_t other = shared == 1 ? 2 : 1;
     for (int64_t t = 61 * US; t < 3000 * US; t += 10 * US)
     {
@@ -1226,6 +1242,12 @@ TEST(TalbLbCoreTensorAwareV2, AStalledTensorLeavesItsPortOnTies)
     }
     EXPECT_EQ(rig.Send(Tensor(30, 3000 * US, 300, 6, 0)), shared);
     EXPECT_EQ(rig.talb.GetTableStats().nStallMoves, 0u);
+    // A go-back-N flow is left to the safe-move rule (it would move here, drained, on a strict
+    // improvement only).
+    TalbV2Rig roce(c);
+    uint32_t roceShared = StallBesideTwo(roce);
+    EXPECT_EQ(roce.Send(GoBackN(Tensor(30, 3000 * US, 300, 6, 0))), roceShared);
+    EXPECT_EQ(roce.talb.GetTableStats().nStallMoves, 0u);
     // The timeout must be off or longer than the active window (100 us).
     c.stallTimeoutNs = 100 * US;
     EXPECT_NE(TensorAwareV2::Check(c), nullptr);

@@ -100,9 +100,9 @@ TalbTensorAwareLb::GetTypeId()
             .AddAttribute("StallTimeout",
                           "v2: a tensor that resumes after this long silent mid-tensor (a TCP "
                           "retransmission timeout) leaves its port unless the port is strictly "
-                          "less shared, within MaxReorder; not SafeMoves flows (0: never; else "
+                          "less shared, whatever MaxReorder; not SafeMoves flows (0: never; else "
                           "above ActiveWindow)",
-                          TimeValue(MilliSeconds(2)),
+                          TimeValue(Time(0)),
                           MakeTimeAccessor(TALB_RETUNED(Time, m_stallTimeout)),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("MinMoveInterval",

@@ -293,9 +293,9 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
     // A tensor the table holds and that kept sending is mid-tensor; anything else is at a
     // boundary (a new tensor, or a pause long enough for the flow to have left its port).
     const bool midTensor = e && !failed && now - e->lastSeenNs <= m_config.activeWindowNs;
-    // A tensor that went silent this long mid-tensor was stalled (a TCP retransmission timeout);
-    // when its port's queue is short (MaxReorder below) whatever held it is beyond this leaf,
-    // so its port loses ties.
+    // A tensor that went silent this long mid-tensor was stalled (a TCP retransmission timeout):
+    // its port loses ties, and what is still queued behind the stall is being retransmitted, so
+    // the reordering bound does not hold the move.
     // Safe-move (go-back-N) flows keep their own rule: they move once drained.
     const bool stalled = !safe && e && !failed && m_config.stallTimeoutNs > 0 &&
                          now - e->lastSeenNs >= m_config.stallTimeoutNs;
@@ -358,7 +358,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
             // the new one, in bytes of the current port's rate.
             double r = Ratio(fastest.local, Ports().RateBps(current));
             double reorder = (currentCost.drainBytes - bestCost.drainBytes) / r;
-            if (reorder > m_config.maxReorderBytes)
+            if (reorder > m_config.maxReorderBytes && !stalled)
             {
                 ++m_stats.nReorderHeld;
             }

@@ -46,12 +46,12 @@ namespace lb
  * only safeSlackNs after that (the slack covers the queues after the port, which the leaf does
  * not see), and until then the flow counts as on its old port however long it was silent. Such
  * flows skip the maxReorderBytes test, which the drain condition replaces.
- * Stalls (stallTimeoutNs > 0; not safe-move flows): a tensor the table holds that resumes after a
- * silence of at least stallTimeoutNs (a TCP retransmission timeout: its packets met a queue it
- * could not get through, e.g. a spine downlink held by a higher-priority band, which the leaf
- * does not see) leaves its port for the least-cost other one unless its port is strictly less
- * shared (keys 1-2), within maxReorderBytes like any move (a stall its own port's queue
- * explains is not one this rule is for).
+ * Stalls (stallTimeoutNs > 0, off by default; not safe-move flows): a tensor the table holds that
+ * resumes after a silence of at least stallTimeoutNs (a TCP retransmission timeout: its packets
+ * met a queue it could not get through, e.g. a spine downlink held by a higher-priority band,
+ * which the leaf does not see) leaves its port for the least-cost other one unless its port is
+ * strictly less shared (keys 1-2); the move skips maxReorderBytes (what is still queued behind
+ * the stall is being retransmitted).
  * A port that left the candidate set (failure) is left whatever the bound. Entries are freed on
  * LAST or when idle longer than idleTimeoutNs. Unlabelled packets go to the fallback policy; a
  * flow of untagged data packets (kUntaggedMinBytes or more) counts on the port the fallback chose
@@ -91,7 +91,7 @@ class TensorAwareV2 : public Policy
         int64_t safeSlackNs{1000000};             ///< wait after the old port drained, >= 0
         /// a tensor silent this long mid-tensor leaves its port on ties when it resumes; 0: never,
         /// else > activeWindowNs
-        int64_t stallTimeoutNs{2000000};
+        int64_t stallTimeoutNs{0};
     };
 
     /// Untagged packets smaller than this (ACKs, handshakes) do not make their flow count.

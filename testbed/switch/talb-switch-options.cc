@@ -3,6 +3,8 @@
 #include "talb-agent-options.h"
 #include "talb-text.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -23,20 +25,46 @@ SwitchUsage(const std::string& prog)
        << "  --config=FILE            ports and routes: 'port <id> <device> [rate=R] [ecn=B]\n"
        << "                           [buffer=B]', 'route <a.b.c.d>/<len> <port>[,<port>..]\n"
        << "                           [leaf=N]' ('#' comments)\n"
-       << "  --lb=NAME                load balancer: " << kPolicyNames << " (default ecmp)\n"
+       << "  --lb=NAME                load balancer: " << PolicyNames() << "\n"
+       << "                           (default ecmp; talb is TaLB v2, talb-v1 the first design)\n"
        << "  --labels=option|dscp     label source: the TaLB IPv4 option (tensor, priority,\n"
        << "                           FIRST/LAST), or the DSCP alone (priority; the flow stands\n"
        << "                           for its tensor) (default option)\n"
-       << "  --fallback=NAME          talb's policy for unlabelled packets (default letflow)\n"
+       << "  --fallback=NAME          talb's policy for unlabelled packets: " << PolicyNames(true)
+       << "\n"
+       << "                           (default drill)\n"
        << "  --seed=N                 seed of the load balancer's random source (default 1)\n"
        << "  --switch-id=N            decorrelates ECMP hashing between switches (default 0)\n"
        << "  --flowlet-timeout-us=N   LetFlow's flowlet gap, 1..10000000 (default 500)\n"
        << "  --drill-samples=N        DRILL's random samples, 1..16 (default 2)\n"
        << "  --drill-memory=N         DRILL's remembered ports, 0..8 (default 1)\n"
-       << "  --talb-high-threshold=N  TaLB: priorities below N are high, 0..8 (default 4)\n"
-       << "  --talb-move-margin=B     TaLB: cost excess in bytes that moves a high-priority\n"
-       << "                           tensor (default 15000)\n"
-       << "  --talb-idle-timeout-us=N TaLB: tensor entry idle timeout (default 10000)\n"
+       << "  --presto-flowcell-bytes=B  Presto: bytes of a flowcell, 1..2^30 (default 65536)\n"
+       << "  --presto-idle-timeout-us=N Presto: a flow idle longer restarts at flowcell 0,\n"
+       << "                           1..10000000 (default 10000)\n"
+       << "TaLB (talb and talb-v1; the simulator's TalbTensorAwareLb attributes):\n"
+       << "  --talb-high-threshold=N  priorities below N are high, 0..8 (default 4)\n"
+       << "  --talb-move-margin=B     cost excess in bytes that moves a high-priority tensor\n"
+       << "                           mid-tensor (v2: queued bytes at or above its priority,\n"
+       << "                           when the ports are equally shared), 0..2^30 (default 15000)\n"
+       << "  --talb-idle-timeout-us=N tensor entry idle timeout, 1..10000000 (default 10000)\n"
+       << "  --talb-table-size=N      tensor table slots, a power of two, 1..2^24 (default 4096)\n"
+       << "  --talb-probe-limit=N     slots a key may occupy, 1..64, at most the table size\n"
+       << "                           (default 8)\n"
+       << "TaLB v2 only (talb):\n"
+       << "  --talb-low-move-margin=B the move margin of low-priority tensors, 0..2^30\n"
+       << "                           (default 150000)\n"
+       << "  --talb-max-reorder=B     a move is taken only if the bytes it can overtake (queued\n"
+       << "                           on the old port, draining after the new one) are at most\n"
+       << "                           B, 0..2^30 (default 18000)\n"
+       << "  --talb-safe-moves=MODE   flows that move only once their old path has drained,\n"
+       << "                           instead of --talb-max-reorder: gobackn (RoCEv2, UDP port\n"
+       << "                           4791), always or never (default gobackn)\n"
+       << "  --talb-safe-move-slack-us=N  a safe-move flow moves this long after its last\n"
+       << "                           packet left its old port, 0..10000000 (default 1000)\n"
+       << "  --talb-min-move-interval-us=N  a tensor moves mid-tensor at most once per N us,\n"
+       << "                           0..10000000 (default 100)\n"
+       << "  --talb-active-window-us=N  a tensor flow counts on a port while it sent there\n"
+       << "                           within N us, 1..10000000 (default 100)\n"
        << "  --ecn-threshold=B        marking threshold in bytes for ports without ecn=\n"
        << "                           (default 97500: 65 full-size packets)\n"
        << "  --no-ecn                 never mark\n"
@@ -77,12 +105,52 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
          {1, 10000000, [o](uint64_t v) { o->policy.letflow.timeoutNs = int64_t(v) * 1000; }}},
         {"--drill-samples", {1, 16, [o](uint64_t v) { o->policy.drill.samples = uint32_t(v); }}},
         {"--drill-memory", {0, 8, [o](uint64_t v) { o->policy.drill.memory = uint32_t(v); }}},
+        {"--presto-flowcell-bytes",
+         {1, 1u << 30, [o](uint64_t v) { o->policy.presto.flowcellBytes = uint32_t(v); }}},
+        {"--presto-idle-timeout-us",
+         {1, 10000000, [o](uint64_t v) { o->policy.presto.idleNs = int64_t(v) * 1000; }}},
+        // Shared by both TaLB versions, as the simulator's attributes are.
         {"--talb-high-threshold",
-         {0, TALB_NUM_PRIORITIES, [o](uint64_t v) { o->policy.talb.highThreshold = uint8_t(v); }}},
+         {0,
+          TALB_NUM_PRIORITIES,
+          [o](uint64_t v) {
+              o->policy.talb.highThreshold = o->policy.talbV1.highThreshold = uint8_t(v);
+          }}},
         {"--talb-move-margin",
-         {0, 1u << 30, [o](uint64_t v) { o->policy.talb.moveMarginBytes = double(v); }}},
+         {0,
+          1u << 30,
+          [o](uint64_t v) {
+              o->policy.talb.highMoveMarginBytes = o->policy.talbV1.moveMarginBytes = double(v);
+          }}},
         {"--talb-idle-timeout-us",
-         {1, 10000000, [o](uint64_t v) { o->policy.talb.idleTimeoutNs = int64_t(v) * 1000; }}},
+         {1,
+          10000000,
+          [o](uint64_t v) {
+              o->policy.talb.idleTimeoutNs = o->policy.talbV1.idleTimeoutNs = int64_t(v) * 1000;
+          }}},
+        {"--talb-table-size",
+         {1,
+          1u << 24,
+          [o](uint64_t v) {
+              o->policy.talb.tableSize = o->policy.talbV1.tableSize = uint32_t(v);
+          }}},
+        {"--talb-probe-limit",
+         {1,
+          64,
+          [o](uint64_t v) {
+              o->policy.talb.probeLimit = o->policy.talbV1.probeLimit = uint32_t(v);
+          }}},
+        // TaLB v2's own.
+        {"--talb-low-move-margin",
+         {0, 1u << 30, [o](uint64_t v) { o->policy.talb.lowMoveMarginBytes = double(v); }}},
+        {"--talb-max-reorder",
+         {0, 1u << 30, [o](uint64_t v) { o->policy.talb.maxReorderBytes = double(v); }}},
+        {"--talb-safe-move-slack-us",
+         {0, 10000000, [o](uint64_t v) { o->policy.talb.safeSlackNs = int64_t(v) * 1000; }}},
+        {"--talb-min-move-interval-us",
+         {0, 10000000, [o](uint64_t v) { o->policy.talb.minMoveIntervalNs = int64_t(v) * 1000; }}},
+        {"--talb-active-window-us",
+         {1, 10000000, [o](uint64_t v) { o->policy.talb.activeWindowNs = int64_t(v) * 1000; }}},
         {"--ecn-threshold",
          {0, 1ull << 32, [o](uint64_t v) { o->pipeline.egress.ecnThresholdBytes = v; }}},
         {"--buffer", {2048, 1ull << 32, [o](uint64_t v) { o->pipeline.egress.bufferBytes = v; }}},
@@ -110,7 +178,8 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         else if (!hasValue)
         {
             bool known = number != numbers.end() || name == "--config" || name == "--lb" ||
-                         name == "--labels" || name == "--fallback" || name == "--line-rate";
+                         name == "--labels" || name == "--fallback" || name == "--line-rate" ||
+                         name == "--talb-safe-moves";
             *error = known ? name + ": needs a value (" + name + "=...)"
                            : "unknown argument '" + arg + "'";
             return false;
@@ -138,15 +207,30 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         }
         else if (name == "--lb" || name == "--fallback")
         {
-            std::string names = std::string(", ") + kPolicyNames + ",";
-            if (value.empty() || names.find(" " + value + ",") == std::string::npos ||
-                (name == "--fallback" && value == "talb"))
+            bool fallback = name == "--fallback";
+            const PolicyKind* kind = FindPolicyKind(value);
+            if (!kind || (fallback && !kind->canBeFallback))
             {
-                *error = name + ": '" + value + "' is not one of " +
-                         (name == "--lb" ? kPolicyNames : "ecmp, rps, letflow, drill");
+                *error = name + ": '" + value + "' is not one of " + PolicyNames(fallback);
                 return false;
             }
-            (name == "--lb" ? o->policy.name : o->policy.fallback) = value;
+            (fallback ? o->policy.fallback : o->policy.name) = value;
+        }
+        else if (name == "--talb-safe-moves")
+        {
+            using Safe = lb::TensorAwareV2::SafeMoves;
+            std::string v = value; // the simulator's spellings (GoBackN, ...) too
+            std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) {
+                return static_cast<char>(std::tolower(c));
+            });
+            if (v != "gobackn" && v != "always" && v != "never")
+            {
+                *error = "--talb-safe-moves: '" + value + "' is not gobackn, always or never";
+                return false;
+            }
+            o->policy.talb.safeMoves = v == "gobackn"  ? Safe::kGoBackN
+                                       : v == "always" ? Safe::kAlways
+                                                       : Safe::kNever;
         }
         else if (name == "--labels")
         {
@@ -174,6 +258,18 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
     if (!o->help && o->config.empty())
     {
         *error = "--config is required";
+        return false;
+    }
+    const lb::TensorAwareV2::Config& t = o->policy.talb;
+    if ((t.tableSize & (t.tableSize - 1)) != 0)
+    {
+        *error = "--talb-table-size: " + std::to_string(t.tableSize) + " is not a power of two";
+        return false;
+    }
+    if (t.probeLimit > t.tableSize)
+    {
+        *error = "--talb-probe-limit: " + std::to_string(t.probeLimit) +
+                 " exceeds the table size " + std::to_string(t.tableSize);
         return false;
     }
     o->pipeline.maxFrameBytes = o->mtu + 22;

@@ -90,10 +90,16 @@ class SwitchPipeline : public lb::Events
         return m_counters;
     }
 
-    /// \return the TaLB policy, or nullptr when another one decides
-    const lb::TensorAwareV1* TensorAware() const
+    /// \return the policy that decides
+    const lb::Policy& Policy() const
     {
-        return m_policy.TensorAware();
+        return m_policy.Main();
+    }
+
+    /// \return the deciding policy's table statistics at \p nowNs ("" when it keeps none)
+    std::string PolicyReport(int64_t nowNs) const
+    {
+        return m_policy.Report(nowNs);
     }
 
     uint32_t NPorts() const

@@ -196,8 +196,11 @@ TEST(TalbSwitchOptions, DefaultsAndEveryOption)
     EXPECT_EQ(p.policy.drill.samples, 3u);
     EXPECT_EQ(p.policy.drill.memory, 2u);
     EXPECT_EQ(p.policy.talb.highThreshold, 2);
-    EXPECT_EQ(p.policy.talb.moveMarginBytes, 3000);
+    EXPECT_EQ(p.policy.talbV1.highThreshold, 2);
+    EXPECT_EQ(p.policy.talb.highMoveMarginBytes, 3000);
+    EXPECT_EQ(p.policy.talbV1.moveMarginBytes, 3000);
     EXPECT_EQ(p.policy.talb.idleTimeoutNs, 500000);
+    EXPECT_EQ(p.policy.talbV1.idleTimeoutNs, 500000);
     EXPECT_EQ(p.pipeline.egress.ecnThresholdBytes, 30000u);
     EXPECT_FALSE(p.pipeline.egress.ecn);
     EXPECT_EQ(p.pipeline.egress.bufferBytes, 65536u);
@@ -219,9 +222,9 @@ TEST(TalbSwitchOptions, ErrorsNameTheArgument)
     EXPECT_EQ(OptionError({"--config"}), "--config: needs a value (--config=...)");
     EXPECT_EQ(OptionError({"--config=x", "--frobnicate"}), "unknown argument '--frobnicate'");
     EXPECT_EQ(OptionError({"--config=x", "--lb=conga"}),
-              "--lb: 'conga' is not one of ecmp, rps, letflow, drill, talb");
+              "--lb: 'conga' is not one of ecmp, rps, letflow, drill, presto, talb, talb-v1");
     EXPECT_EQ(OptionError({"--config=x", "--fallback=talb"}),
-              "--fallback: 'talb' is not one of ecmp, rps, letflow, drill");
+              "--fallback: 'talb' is not one of ecmp, rps, letflow, drill, presto");
     EXPECT_EQ(OptionError({"--config=x", "--labels=tag"}), "--labels: 'tag' is not option or dscp");
     EXPECT_EQ(OptionError({"--config=x", "--drill-samples=17"}),
               "--drill-samples: '17' is not a number in 1..16");

@@ -159,11 +159,11 @@ TEST(TalbSwitchPipeline, EcmpKeepsAFlowAndSpreadsFlows)
     EXPECT_GT(perPort[3], 60);
 }
 
-TEST(TalbSwitchPipeline, TalbPlacesAndMovesHighPriorityTensorsByQueue)
+TEST(TalbSwitchPipeline, TalbV1PlacesAndMovesHighPriorityTensorsByQueue)
 {
     for (uint32_t loaded : {2u, 3u})
     {
-        Leaf leaf("talb");
+        Leaf leaf("talb-v1");
         uint32_t other = loaded == 2 ? 3 : 2;
         for (int i = 0; i < 20; ++i) // 30 kB waiting on one uplink
         {
@@ -176,7 +176,7 @@ TEST(TalbSwitchPipeline, TalbPlacesAndMovesHighPriorityTensorsByQueue)
             leaf.ports[other].queue.Enqueue(nullptr, 1500, 7, false);
         }
         EXPECT_EQ(leaf.Send(Tcp(kH3, 1, 1000, Option(77, 0, 0))), int(loaded));
-        const lb::TensorAwareV1* t = leaf.pipeline.TensorAware();
+        auto* t = dynamic_cast<const lb::TensorAwareV1*>(&leaf.pipeline.Policy());
         ASSERT_NE(t, nullptr);
         EXPECT_EQ(t->GetTableStats().nMidTensorMoves, 1u);
         EXPECT_EQ(leaf.pipeline.Counters().reroutes, 1u);
@@ -217,7 +217,9 @@ TEST(TalbSwitchPipeline, DscpOnlyModeLabelsByPriority)
     EXPECT_EQ(leaf.pipeline.Counters().labelled, 2u);
     EXPECT_EQ(leaf.pipeline.Counters().unlabelled, 1u);
     leaf.Send(Tcp(kH3, 9, 100, {}, talb_dscp_from_priority(0) << 2));
-    EXPECT_EQ(leaf.pipeline.TensorAware()->GetTableStats().nInserted, 1u);
+    auto* t = dynamic_cast<const lb::TensorAwareV2*>(&leaf.pipeline.Policy());
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->GetTableStats().nInserted, 1u);
 }
 
 TEST(TalbSwitchPipeline, MarksCeAboveTheThresholdWithAValidChecksum)

@@ -40,6 +40,25 @@ SwitchUsage(const std::string& prog)
        << "  --presto-flowcell-bytes=B  Presto: bytes of a flowcell, 1..2^30 (default 65536)\n"
        << "  --presto-idle-timeout-us=N Presto: a flow idle longer restarts at flowcell 0,\n"
        << "                           1..10000000 (default 10000)\n"
+       << "Hermes (the simulator's TalbHermesLb attributes; it senses this switch's own\n"
+       << "uplinks: queue delay, and the share of packets it marked CE for routes with leaf=):\n"
+       << "  --hermes-idle-timeout-us=N  a flow idle longer is placed afresh, 1..10000000\n"
+       << "                           (default 1000)\n"
+       << "  --hermes-ecn-threshold=F ECN fraction at or above which (with the high delay) a\n"
+       << "                           path is congested, below which it may be good, 0..1\n"
+       << "                           (default 0.4)\n"
+       << "  --hermes-delay-low-us=N  queueing delay below which a path may be good (default 20)\n"
+       << "  --hermes-delay-high-us=N queueing delay at or above which a path may be congested\n"
+       << "                           (default 40; at least the low delay)\n"
+       << "  --hermes-delta-ecn=F     a notably better path has an ECN fraction lower by F ...\n"
+       << "                           0..1 (default 0.05)\n"
+       << "  --hermes-delta-delay-us=N  ... and a delay lower by N us (default 20)\n"
+       << "  --hermes-size-threshold=B  bytes a flow must have sent to be rerouted (default\n"
+       << "                           64000)\n"
+       << "  --hermes-rate-threshold=F  a flow faster than F x its uplink's rate stays, 0..1000\n"
+       << "                           (default 0.3)\n"
+       << "  --hermes-rate-window-us=N  window of a flow's rate and of the ECN fraction; a flow\n"
+       << "                           moves at most once per window (default 100)\n"
        << "TaLB (talb and talb-v1; the simulator's TalbTensorAwareLb attributes):\n"
        << "  --talb-high-threshold=N  priorities below N are high, 0..8 (default 4)\n"
        << "  --talb-move-margin=B     cost excess in bytes that moves a high-priority tensor\n"
@@ -109,6 +128,18 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
          {1, 1u << 30, [o](uint64_t v) { o->policy.presto.flowcellBytes = uint32_t(v); }}},
         {"--presto-idle-timeout-us",
          {1, 10000000, [o](uint64_t v) { o->policy.presto.idleNs = int64_t(v) * 1000; }}},
+        {"--hermes-idle-timeout-us",
+         {1, 10000000, [o](uint64_t v) { o->policy.hermes.idleNs = int64_t(v) * 1000; }}},
+        {"--hermes-delay-low-us",
+         {0, 10000000, [o](uint64_t v) { o->policy.hermes.delayLowNs = int64_t(v) * 1000; }}},
+        {"--hermes-delay-high-us",
+         {0, 10000000, [o](uint64_t v) { o->policy.hermes.delayHighNs = int64_t(v) * 1000; }}},
+        {"--hermes-delta-delay-us",
+         {0, 10000000, [o](uint64_t v) { o->policy.hermes.deltaDelayNs = int64_t(v) * 1000; }}},
+        {"--hermes-size-threshold",
+         {0, 1ull << 40, [o](uint64_t v) { o->policy.hermes.sizeThresholdBytes = v; }}},
+        {"--hermes-rate-window-us",
+         {1, 10000000, [o](uint64_t v) { o->policy.hermes.rateWindowNs = int64_t(v) * 1000; }}},
         // Shared by both TaLB versions, as the simulator's attributes are.
         {"--talb-high-threshold",
          {0,
@@ -159,6 +190,21 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         {"--stats-interval", {0, 3600, [o](uint64_t v) { o->statsInterval = uint32_t(v); }}},
         {"--idle-sleep-us", {0, 10000, [o](uint64_t v) { o->idleSleepUs = uint32_t(v); }}},
     };
+
+    // Real options: name -> (lo, hi, where the value goes).
+    struct Real
+    {
+        double lo;
+        double hi;
+        std::function<void(double)> set;
+    };
+
+    std::map<std::string, Real> reals = {
+        {"--hermes-ecn-threshold", {0, 1, [o](double v) { o->policy.hermes.ecnThreshold = v; }}},
+        {"--hermes-delta-ecn", {0, 1, [o](double v) { o->policy.hermes.deltaEcn = v; }}},
+        {"--hermes-rate-threshold",
+         {0, 1000, [o](double v) { o->policy.hermes.rateThreshold = v; }}},
+    };
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];
@@ -167,6 +213,7 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         bool hasValue = eq != std::string::npos;
         std::string value = hasValue ? arg.substr(eq + 1) : "";
         auto number = numbers.find(name);
+        auto real = reals.find(name);
         if (name == "--help" && !hasValue)
         {
             o->help = true;
@@ -177,9 +224,9 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         }
         else if (!hasValue)
         {
-            bool known = number != numbers.end() || name == "--config" || name == "--lb" ||
-                         name == "--labels" || name == "--fallback" || name == "--line-rate" ||
-                         name == "--talb-safe-moves";
+            bool known = number != numbers.end() || real != reals.end() || name == "--config" ||
+                         name == "--lb" || name == "--labels" || name == "--fallback" ||
+                         name == "--line-rate" || name == "--talb-safe-moves";
             *error = known ? name + ": needs a value (" + name + "=...)"
                            : "unknown argument '" + arg + "'";
             return false;
@@ -195,6 +242,18 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
                 return false;
             }
             number->second.set(v);
+        }
+        else if (real != reals.end())
+        {
+            double v;
+            if (!ParseReal(value, real->second.lo, real->second.hi, &v))
+            {
+                std::ostringstream range;
+                range << real->second.lo << ".." << real->second.hi;
+                *error = name + ": '" + value + "' is not a number in " + range.str();
+                return false;
+            }
+            real->second.set(v);
         }
         else if (name == "--config")
         {
@@ -258,6 +317,13 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
     if (!o->help && o->config.empty())
     {
         *error = "--config is required";
+        return false;
+    }
+    if (o->policy.hermes.delayLowNs > o->policy.hermes.delayHighNs)
+    {
+        *error = "--hermes-delay-low-us: " + std::to_string(o->policy.hermes.delayLowNs / 1000) +
+                 " exceeds --hermes-delay-high-us " +
+                 std::to_string(o->policy.hermes.delayHighNs / 1000);
         return false;
     }
     const lb::TensorAwareV2::Config& t = o->policy.talb;

@@ -109,7 +109,8 @@ SwitchPipeline::Init(const SwitchConfig& config,
     // TaLB v2 counts untagged data flows at the band this switch queues them in.
     PolicyOptions options = policy;
     options.talb.untaggedPriority = m_config.untaggedBand;
-    return m_policy.Build(options, m_nPorts, &m_view, this, error);
+    m_ecnView.Init(ports, m_nPorts, policy.hermes.rateWindowNs);
+    return m_policy.Build(options, m_nPorts, &m_view, &m_ecnView, this, error);
 }
 
 void

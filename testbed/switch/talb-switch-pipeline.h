@@ -122,6 +122,7 @@ class SwitchPipeline : public lb::Events
     SwitchPort* m_ports{nullptr};
     uint32_t m_nPorts{0};
     SwitchPortView m_view;
+    SwitchEcnView m_ecnView; ///< Hermes's sensing
     RouteTable m_table;
     std::vector<Route> m_routes;
     bool m_needSrcLeaf{false};

@@ -11,6 +11,8 @@ namespace talb
 namespace
 {
 
+constexpr uint32_t kMaxLeaves = 65536; ///< a route's leaf= is below it
+
 /// Configures a policy whose Configure(config) returns bool; names it in the error.
 template <class P>
 std::unique_ptr<lb::Policy>
@@ -109,6 +111,29 @@ const std::vector<PolicyKind> kKinds = {
          return Configured<lb::Presto>("presto", o.presto, error);
      },
      nullptr},
+    {"hermes",
+     true,
+     false,
+     [](const PolicyOptions& o, const PolicyContext& c, std::string* error) {
+         // Each uplink is its own path (no switch hears from another); its rate is the port's.
+         lb::Hermes::Config config = o.hermes;
+         config.portPath.resize(c.nPorts);
+         config.portRateBps.resize(c.nPorts);
+         for (uint32_t p = 0; p < c.nPorts; ++p)
+         {
+             config.portPath[p] = p;
+             config.portRateBps[p] = c.ports->RateBps(p);
+         }
+         config.nPaths = c.nPorts;
+         config.nLeaves = kMaxLeaves;
+         auto p = Configured<lb::Hermes>("hermes", config, error);
+         if (p)
+         {
+             static_cast<lb::Hermes&>(*p).BindRemote(c.remote);
+         }
+         return p;
+     },
+     nullptr},
     {"talb",
      false,
      true,
@@ -164,6 +189,7 @@ bool
 PolicySet::Build(const PolicyOptions& options,
                  uint32_t nPorts,
                  const lb::PortView* ports,
+                 const lb::RemoteView* remote,
                  lb::Events* events,
                  std::string* error)
 {
@@ -177,6 +203,8 @@ PolicySet::Build(const PolicyOptions& options,
     m_fallbackRandom = std::make_unique<lb::SplitMixRandom>(options.seed + 1);
     PolicyContext context;
     context.nPorts = nPorts;
+    context.ports = ports;
+    context.remote = remote;
     if (m_kind->needsFallback)
     {
         const PolicyKind* fallback = FindPolicyKind(options.fallback);

@@ -10,6 +10,7 @@
 #define TALB_SWITCH_POLICY_H
 
 #include "ns3/talb-lb-core-drill.h"
+#include "ns3/talb-lb-core-hermes.h"
 #include "ns3/talb-lb-core-letflow.h"
 #include "ns3/talb-lb-core-presto.h"
 #include "ns3/talb-lb-core-random.h"
@@ -33,6 +34,7 @@ struct PolicyOptions
     lb::LetFlow::Config letflow;
     lb::Drill::Config drill;
     lb::Presto::Config presto;
+    lb::Hermes::Config hermes;        ///< its ports' paths and rates: set when built
     lb::TensorAwareV2::Config talb;   ///< --lb=talb: TaLB v2 (untaggedPriority: set by the
                                       ///< pipeline to the band it queues untagged data in)
     lb::TensorAwareV1::Config talbV1; ///< --lb=talb-v1
@@ -41,8 +43,10 @@ struct PolicyOptions
 /// What a policy's maker gets besides the options.
 struct PolicyContext
 {
-    uint32_t nPorts{0};            ///< port ids are below it
-    lb::Policy* fallback{nullptr}; ///< built and bound, for kinds that need one
+    uint32_t nPorts{0};                    ///< port ids are below it
+    const lb::PortView* ports{nullptr};    ///< the ports (their rates are known)
+    const lb::RemoteView* remote{nullptr}; ///< path sensing for Hermes (null: none)
+    lb::Policy* fallback{nullptr};         ///< built and bound, for kinds that need one
 };
 
 /// One load balancer --lb can name.
@@ -78,11 +82,13 @@ class PolicySet
      * Builds the policy named by \p options (and its fallback) and binds it to \p ports and
      * \p events.
      * \param nPorts the switch's port count
+     * \param remote Hermes's path sensing (outlives the policy; may be null)
      * \return false with *error naming the option at fault
      */
     bool Build(const PolicyOptions& options,
                uint32_t nPorts,
                const lb::PortView* ports,
+               const lb::RemoteView* remote,
                lb::Events* events,
                std::string* error);
 

@@ -102,7 +102,7 @@ if ! [[ "$load" =~ ^0?\.[0-9]+$ ]] || ! awk -v l="$load" 'BEGIN{exit !(l >= 0.05
 fi
 IFS=, read -r -a scheme_list <<<"$schemes"
 for s in "${scheme_list[@]}"; do
-    [[ "$s" =~ ^(ecmp|rps|letflow|drill|talb)$ ]] || die "--schemes: '$s' is not ecmp, rps, letflow, drill or talb"
+    [[ "$s" =~ ^(ecmp|rps|letflow|drill|presto|hermes|talb|talb-v1)$ ]] || die "--schemes: '$s' is not ecmp, rps, letflow, drill, presto, hermes, talb or talb-v1"
 done
 [[ "$labels" =~ ^(option|dscp)$ ]] || die "--labels: '$labels' is not option or dscp"
 

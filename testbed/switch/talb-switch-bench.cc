@@ -299,7 +299,7 @@ main(int argc, char** argv)
                 options.flows,
                 kTensorPackets);
     std::printf("Mpps per CPU-second of this lcore (cpu%%: its share of the wall-clock time)\n");
-    std::printf("%-6s %-10s %10s %10s %12s %6s %22s\n",
+    std::printf("%-6s %-12s %10s %10s %12s %6s %22s\n",
                 "size",
                 "lb",
                 "Mpps",
@@ -368,7 +368,7 @@ main(int argc, char** argv)
                       used == kUplinks;
             std::ostringstream check;
             check << (ok ? "all forwarded, " : "MISMATCH, ") << used << " uplinks";
-            std::printf("%-6u %-10s %10.2f %10.1f %12lu %6.0f %22s\n",
+            std::printf("%-6u %-12s %10.2f %10.1f %12lu %6.0f %22s\n",
                         size,
                         lb.c_str(),
                         mpps,

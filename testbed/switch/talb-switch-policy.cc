@@ -75,45 +75,45 @@ TensorAwareReport(const lb::Policy& policy, int64_t nowNs)
 // The registry: one entry per load balancer, in the order --help lists them.
 const std::vector<PolicyKind> kKinds = {
     {"ecmp",
-     true,
-     false,
+     /* canBeFallback */ true,
+     /* needsFallback */ false,
      [](const PolicyOptions& o, const PolicyContext&, std::string*) {
          auto p = std::make_unique<lb::Ecmp>();
          p->Configure({o.ecmpSalt, o.switchId});
          return std::unique_ptr<lb::Policy>(std::move(p));
      },
-     nullptr},
+     /* report */ nullptr},
     {"rps",
-     true,
-     false,
+     /* canBeFallback */ true,
+     /* needsFallback */ false,
      [](const PolicyOptions&, const PolicyContext&, std::string*) {
          return std::unique_ptr<lb::Policy>(std::make_unique<lb::Rps>());
      },
-     nullptr},
+     /* report */ nullptr},
     {"letflow",
-     true,
-     false,
+     /* canBeFallback */ true,
+     /* needsFallback */ false,
      [](const PolicyOptions& o, const PolicyContext&, std::string* error) {
          return Configured<lb::LetFlow>("letflow", o.letflow, error);
      },
-     nullptr},
+     /* report */ nullptr},
     {"drill",
-     true,
-     false,
+     /* canBeFallback */ true,
+     /* needsFallback */ false,
      [](const PolicyOptions& o, const PolicyContext&, std::string* error) {
          return Configured<lb::Drill>("drill", o.drill, error);
      },
-     nullptr},
+     /* report */ nullptr},
     {"presto",
-     true,
-     false,
+     /* canBeFallback */ true,
+     /* needsFallback */ false,
      [](const PolicyOptions& o, const PolicyContext&, std::string* error) {
          return Configured<lb::Presto>("presto", o.presto, error);
      },
-     nullptr},
+     /* report */ nullptr},
     {"hermes",
-     true,
-     false,
+     /* canBeFallback */ true,
+     /* needsFallback */ false,
      [](const PolicyOptions& o, const PolicyContext& c, std::string* error) {
          // Each uplink is its own path (no switch hears from another); its rate is the port's.
          lb::Hermes::Config config = o.hermes;
@@ -133,21 +133,21 @@ const std::vector<PolicyKind> kKinds = {
          }
          return p;
      },
-     nullptr},
+     /* report */ nullptr},
     {"talb",
-     false,
-     true,
+     /* canBeFallback */ false,
+     /* needsFallback */ true,
      [](const PolicyOptions& o, const PolicyContext& c, std::string* error) {
          return TensorAware<lb::TensorAwareV2>("talb", o.talb, c, error);
      },
-     &TensorAwareReport<lb::TensorAwareV2>},
+     /* report */ &TensorAwareReport<lb::TensorAwareV2>},
     {"talb-v1",
-     false,
-     true,
+     /* canBeFallback */ false,
+     /* needsFallback */ true,
      [](const PolicyOptions& o, const PolicyContext& c, std::string* error) {
          return TensorAware<lb::TensorAwareV1>("talb-v1", o.talbV1, c, error);
      },
-     &TensorAwareReport<lb::TensorAwareV1>},
+     /* report */ &TensorAwareReport<lb::TensorAwareV1>},
 };
 
 } // namespace

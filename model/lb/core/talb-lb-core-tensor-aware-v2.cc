@@ -295,8 +295,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
     const bool midTensor = e && !failed && now - e->lastSeenNs <= m_config.activeWindowNs;
     // A tensor that went silent this long mid-tensor was stalled (a TCP retransmission timeout):
     // its port loses ties, and what is still queued behind the stall is being retransmitted, so
-    // the reordering bound does not hold the move.
-    // Safe-move (go-back-N) flows keep their own rule: they move once drained.
+    // the reordering bound does not hold the move. Safe-move flows keep their drain rule.
     const bool stalled = !safe && e && !failed && m_config.stallTimeoutNs > 0 &&
                          now - e->lastSeenNs >= m_config.stallTimeoutNs;
 

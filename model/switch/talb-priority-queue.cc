@@ -49,6 +49,17 @@ TalbPriorityQueue::GetTypeId()
                                           "Dwrr",
                                           TalbPriorityQueue::STRICT,
                                           "Strict"))
+            .AddAttribute("BandFrom",
+                          "What a packet's band (and PFC priority) is taken from: Option (the "
+                          "TaLB option's priority, else the DSCP) or Dscp (the DSCP only, as a "
+                          "RoCE switch maps traffic classes; the option still reaches the "
+                          "balancers)",
+                          EnumValue(TalbPriorityQueue::OPTION),
+                          MakeEnumAccessor(&TalbPriorityQueue::m_bandFrom),
+                          MakeEnumChecker(TalbPriorityQueue::OPTION,
+                                          "Option",
+                                          TalbPriorityQueue::DSCP,
+                                          "Dscp"))
             .AddAttribute("TrainingWeight",
                           "DWRR weight of the training class (byte share while both classes "
                           "are backlogged: TrainingWeight / (TrainingWeight + BestEffortWeight))",
@@ -131,6 +142,7 @@ TalbPriorityQueue::GetTypeId()
 TalbPriorityQueue::TalbPriorityQueue()
     : NS_LOG_TEMPLATE_DEFINE("TalbPriorityQueue"),
       m_scheduling(DWRR),
+      m_bandFrom(OPTION),
       m_trainingWeight(1),
       m_bestEffortWeight(1),
       m_quantum(9218),
@@ -199,7 +211,7 @@ uint8_t
 TalbPriorityQueue::TaggedBand(Ptr<const Packet> item, const Parsed& parsed) const
 {
     TalbTag tag;
-    if (item->PeekPacketTag(tag))
+    if (m_bandFrom == OPTION && item->PeekPacketTag(tag))
     {
         return tag.GetPriority();
     }

@@ -20,11 +20,16 @@ namespace ns3
  *
  * Set as a PointToPointNetDevice's TxQueue, it holds packets with the PPP header in front; as a
  * TalbPfcNetDevice's, plain IPv4 packets. A packet's band is
- * - the priority of its TalbTag, else
+ * - the priority of its TalbTag (the TaLB option), unless BandFrom is Dscp, else
  * - the TaLB priority of its DSCP (talb_priority_from_dscp), else
  * - ControlBand for a TCP segment without payload (ACK, SYN, FIN) or a RoCEv2 ACK, NAK or CNP,
  *   else
  * - UntaggedBand (the packet is untagged: background traffic).
+ * BandFrom Option (default) lets the label schedule the packet, as a switch that parses the
+ * option does; BandFrom Dscp schedules by traffic class alone, as a RoCE switch maps DSCP to its
+ * queues and PFC priorities, so a sender that puts a connection's packets in one traffic class
+ * (an RDMA queue pair, NCCL_IB_TC) keeps them in one band while their options still carry each
+ * tensor's priority for the balancers. The two agree whenever the DSCP follows the label.
  *
  * Two schedulers (Scheduling attribute):
  * - Dwrr (default), what a data-center switch runs: tagged and control packets form the training
@@ -94,6 +99,13 @@ class TalbPriorityQueue : public Queue<Packet>
     uint8_t BandOfSlot(uint8_t slot) const;
     /// \return the UntaggedBand attribute
     uint8_t GetUntaggedBand() const;
+
+    /// What a packet's band is taken from (BandFrom attribute).
+    enum BandSource
+    {
+        OPTION, //!< the TaLB option's priority, else the DSCP
+        DSCP    //!< the DSCP only (the option is left to the balancers)
+    };
 
     /// How the port shares its link between packets of different bands.
     enum Scheduling
@@ -199,6 +211,7 @@ class TalbPriorityQueue : public Queue<Packet>
     Ptr<Packet> TakeNext(uint8_t pausedMask, uint8_t* band, uint8_t* slot, bool remove);
 
     Scheduling m_scheduling;              //!< Scheduling attribute
+    BandSource m_bandFrom;                //!< BandFrom attribute
     uint32_t m_trainingWeight;            //!< TrainingWeight attribute
     uint32_t m_bestEffortWeight;          //!< BestEffortWeight attribute
     uint32_t m_quantum;                   //!< Quantum attribute (bytes per unit of weight)

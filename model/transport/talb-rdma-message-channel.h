@@ -27,7 +27,11 @@ namespace ns3
  * priority cannot reorder them. With SINGLE one queue pair carries every message and its packets
  * take the band of their own tensor's priority: a later high-priority packet can overtake an
  * earlier low-priority one in a switch and the responder answers with a NAK and go-back-N (the
- * behaviour before per-priority queue pairs, kept for comparison).
+ * behaviour before per-priority queue pairs, kept for comparison) -- unless the channel is given
+ * one traffic class for all its queue pairs (Open's trafficClass, NCCL_IB_TC): then every packet
+ * has that class's DSCP and band, and switches that take the band from the DSCP (TalbPriorityQueue
+ * BandFrom Dscp) keep a queue pair's packets in order while the TaLB option carries each
+ * tensor's priority.
  *
  * A message is delivered once all its SENDs have arrived: in the order sent among messages on
  * one queue pair (always with SINGLE), in any order across queue pairs. The flow record's ports
@@ -47,8 +51,16 @@ class TalbRdmaMessageChannel : public TalbMessageChannel
     TalbRdmaMessageChannel();
     ~TalbRdmaMessageChannel() override;
 
-    /// Connect the channel from \p src to \p dst (NICs of two hosts).
-    void Open(Ptr<TalbRdmaNic> src, Ptr<TalbRdmaNic> dst, QueuePairMode mode = PER_PRIORITY);
+    /**
+     * Connect the channel from \p src to \p dst (NICs of two hosts).
+     * \param mode how messages map to queue pairs
+     * \param trafficClass every queue pair's traffic class (TalbRdmaQueuePair::SetTrafficClass):
+     *        a priority 0..7, or TRAFFIC_CLASS_OF_LABEL (each packet's follows its label)
+     */
+    void Open(Ptr<TalbRdmaNic> src,
+              Ptr<TalbRdmaNic> dst,
+              QueuePairMode mode = PER_PRIORITY,
+              uint8_t trafficClass = TalbRdmaQueuePair::TRAFFIC_CLASS_OF_LABEL);
     /**
      * \param priority a tensor priority (ignored with SINGLE)
      * \return the sending end of the queue pair of \p priority (null before its first message)
@@ -86,6 +98,7 @@ class TalbRdmaMessageChannel : public TalbMessageChannel
     Ptr<TalbRdmaNic> m_src;
     Ptr<TalbRdmaNic> m_dst;
     QueuePairMode m_mode{PER_PRIORITY};
+    uint8_t m_trafficClass{TalbRdmaQueuePair::TRAFFIC_CLASS_OF_LABEL};
     std::array<Lane, TALB_NUM_PRIORITIES> m_lanes; //!< by priority; SINGLE uses lane 0
     std::deque<Pending> m_inFlight;                //!< posted, not yet delivered
     uint64_t m_firstInFlight{0};                   //!< channel index of m_inFlight.front()

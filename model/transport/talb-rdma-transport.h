@@ -10,7 +10,11 @@ namespace ns3
  * \ingroup talb-transport
  * \brief The RDMA transport ("rdma"): every channel is RoCEv2 queue pairs
  * (TalbRdmaMessageChannel) between the hosts' TalbRdmaNics, one per tensor priority
- * (QueuePairs PerPriority, the default) or one for all (Single).
+ * (QueuePairs PerPriority) or one for all (Single), and the traffic class of their packets:
+ * each packet's follows its tensor's priority (TrafficClass Tensor), or every queue pair of the
+ * transport is in one class, FixedClass (TrafficClass Fixed: NCCL_IB_TC; the fabric's queues then
+ * take the band from the DSCP, TalbRdmaHelper BandFrom, so the TaLB option carries the tensor's
+ * priority to the balancers only).
  *
  * The hosts must carry a TalbRdmaNic (TalbLeafSpineHelper with Transport "rdma"); queue pairs
  * are connected when the channel opens (RDMA connection set-up is not simulated), so messages
@@ -26,7 +30,16 @@ class TalbRdmaTransport : public TalbTransport
   private:
     Ptr<TalbMessageChannel> DoConnect(Ptr<Node> from, Ptr<Node> to) override;
 
-    int m_queuePairs; //!< QueuePairs attribute (TalbRdmaMessageChannel::QueuePairMode)
+    /// What a queue pair's traffic class is (TrafficClass attribute).
+    enum TrafficClassMode
+    {
+        TENSOR, //!< each packet's from its tensor's priority
+        FIXED   //!< FixedClass for every queue pair
+    };
+
+    int m_queuePairs;     //!< QueuePairs attribute (TalbRdmaMessageChannel::QueuePairMode)
+    int m_trafficClass;   //!< TrafficClass attribute (TrafficClassMode)
+    uint8_t m_fixedClass; //!< FixedClass attribute
 };
 
 } // namespace ns3

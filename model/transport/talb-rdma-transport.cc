@@ -23,11 +23,10 @@ TalbRdmaTransport::GetTypeId()
             .SetGroupName("Talb")
             .AddConstructor<TalbRdmaTransport>()
             .AddAttribute("QueuePairs",
-                          "Queue pairs per channel: PerPriority (one per tensor priority, "
-                          "each in one traffic class, as RoCE NICs set it per queue pair) "
-                          "or Single (one; each packet in its tensor's band, so priorities "
-                          "reorder it)",
-                          EnumValue(TalbRdmaMessageChannel::PER_PRIORITY),
+                          "Queue pairs per channel: Single (one, messages in order) or "
+                          "PerPriority (one per tensor priority, a message one SEND per run of "
+                          "parts of one priority)",
+                          EnumValue(TalbRdmaMessageChannel::SINGLE),
                           MakeEnumAccessor(&TalbRdmaTransport::m_queuePairs),
                           MakeEnumChecker(TalbRdmaMessageChannel::PER_PRIORITY,
                                           "PerPriority",
@@ -37,7 +36,7 @@ TalbRdmaTransport::GetTypeId()
                           "Traffic class (DSCP, switch band, PFC priority) of the queue pairs' "
                           "packets: Tensor (each packet's tensor priority) or Fixed (FixedClass "
                           "for all, as NCCL_IB_TC; the TaLB option keeps the tensor's priority)",
-                          EnumValue(TalbRdmaTransport::TENSOR),
+                          EnumValue(TalbRdmaTransport::FIXED),
                           MakeEnumAccessor(&TalbRdmaTransport::m_trafficClass),
                           MakeEnumChecker(TalbRdmaTransport::TENSOR,
                                           "Tensor",
@@ -53,8 +52,8 @@ TalbRdmaTransport::GetTypeId()
 }
 
 TalbRdmaTransport::TalbRdmaTransport()
-    : m_queuePairs(TalbRdmaMessageChannel::PER_PRIORITY),
-      m_trafficClass(TENSOR),
+    : m_queuePairs(TalbRdmaMessageChannel::SINGLE),
+      m_trafficClass(FIXED),
       m_fixedClass(3)
 {
     NS_LOG_FUNCTION(this);

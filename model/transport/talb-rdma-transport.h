@@ -9,12 +9,17 @@ namespace ns3
 /**
  * \ingroup talb-transport
  * \brief The RDMA transport ("rdma"): every channel is RoCEv2 queue pairs
- * (TalbRdmaMessageChannel) between the hosts' TalbRdmaNics, one per tensor priority
- * (QueuePairs PerPriority) or one for all (Single), and the traffic class of their packets:
- * each packet's follows its tensor's priority (TrafficClass Tensor), or every queue pair of the
- * transport is in one class, FixedClass (TrafficClass Fixed: NCCL_IB_TC; the fabric's queues then
- * take the band from the DSCP, TalbRdmaHelper BandFrom, so the TaLB option carries the tensor's
- * priority to the balancers only).
+ * (TalbRdmaMessageChannel) between the hosts' TalbRdmaNics, one for all messages (QueuePairs
+ * Single) or one per tensor priority (PerPriority), and the traffic class of their packets:
+ * every queue pair in one class, FixedClass (TrafficClass Fixed, the default: NCCL_IB_TC; the
+ * RDMA fabric's queues take the band from the DSCP, TalbRdmaHelper BandFrom, so the TaLB option
+ * carries the tensor's priority to the balancers only), or each packet's class from its tensor's
+ * priority (Tensor; with Single, strict priority then reorders a queue pair's packets).
+ *
+ * The defaults, one queue pair in one class, are what NCCL over RoCE does; they draw no NAK on an
+ * idle fabric and cost nothing against per-packet classes. PerPriority splits a connection into up
+ * to eight flows with their own UDP source ports, which the fabric places apart (see the
+ * transport's doc for what that costs).
  *
  * The hosts must carry a TalbRdmaNic (TalbLeafSpineHelper with Transport "rdma"); queue pairs
  * are connected when the channel opens (RDMA connection set-up is not simulated), so messages

@@ -50,6 +50,8 @@ SCENARIO = {
     'sndBuf': '0',
     'rcvBuf': 'x',
     'transport': 'nope',
+    'rdmaQueuePairs': 'many',
+    'rdmaTrafficClass': '8',
     'jobs': 'model=resnet50,workers=1',
     'model': 'nope',
     'placement': 'diagonal',

@@ -1,6 +1,7 @@
 #ifndef TALB_HOST_CONFIG_H
 #define TALB_HOST_CONFIG_H
 
+#include "ns3/net-device.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -44,6 +45,20 @@ class TalbHostConfig : public Object
     /// Apply() of a TalbHostConfig with its attribute defaults.
     static void ApplyDefaults(uint32_t mtu);
 
+    /// The host NIC's queueing discipline (Qdisc attribute).
+    enum Qdisc
+    {
+        FIFO, //!< each band of the NIC queue is one FIFO
+        FQ    //!< each band is shared among its flows by DRR (Linux's fq)
+    };
+
+    /**
+     * Set up the transmit queue of host NIC \p dev (a TalbPriorityQueue, before it holds a
+     * packet) for the Qdisc attribute; other devices are left alone.
+     * \return whether \p dev has a TalbPriorityQueue
+     */
+    bool ConfigureNic(Ptr<NetDevice> dev) const;
+
   private:
     uint32_t m_sndBufSize;   //!< SndBufSize attribute
     uint32_t m_rcvBufSize;   //!< RcvBufSize attribute
@@ -52,6 +67,7 @@ class TalbHostConfig : public Object
     Time m_delAckTimeout;    //!< DelAckTimeout attribute
     Time m_timeWait;         //!< TimeWait attribute
     bool m_sack;             //!< Sack attribute
+    Qdisc m_qdisc;           //!< Qdisc attribute
 };
 
 } // namespace ns3

@@ -130,7 +130,14 @@ TalbHostConfig::ConfigureNic(Ptr<NetDevice> dev) const
         return false;
     }
     NS_ABORT_MSG_IF(q->GetNPackets() > 0, "TalbHostConfig::ConfigureNic: the queue holds packets");
+    // Linux's fq marks no packets (its ce_threshold is off by default): congestion signals
+    // come from the switches. Marking on the NIC's total backlog would also charge each flow
+    // for the others' packets, which fq serves apart.
     q->SetAttribute("FlowQueueing", BooleanValue(m_qdisc == FQ));
+    if (m_qdisc == FQ)
+    {
+        q->SetAttribute("UseEcn", BooleanValue(false));
+    }
     return true;
 }
 

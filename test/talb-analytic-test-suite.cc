@@ -24,10 +24,11 @@ struct AnalyticCase
     uint32_t workers;
     std::string rate; //!< every link's rate
     uint64_t params;  //!< fp32 parameters of the one tensor
-    bool leafSpine;   //!< false: one switch; true: 2 leaves x 4 spines x 4 hosts
+    bool leafSpine;   //!< false: one switch; true: 2 leaves x N/2 spines x N/2 hosts
     std::string lb;   //!< load balancer
     std::string collective;
     std::string tcp{"newreno"}; //!< the hosts' congestion control (talb-scenario --tcp)
+    std::string qdisc{"fifo"};  //!< the hosts' NIC queueing (talb-scenario --hostQdisc)
     double slack{1.05};         //!< the measured iteration must lie in [T, slack x T]
 };
 
@@ -65,8 +66,8 @@ class TalbAnalyticAllReduceTestCase : public SimulationTestCase
         return "TalbAnalytic: " + c.collective + " of one " +
                std::to_string(c.params * 4 / 1000000) + " MB tensor, " + std::to_string(c.workers) +
                " workers, " + c.rate + ", " +
-               (c.leafSpine ? "2x4 leaf-spine, " + c.lb : std::string("one switch")) + ", " +
-               c.tcp + ", within " + std::to_string(int(c.slack * 100 - 100 + 0.5)) +
+               (c.leafSpine ? "2x" + std::to_string(c.workers / 2) + " leaf-spine, " + c.lb : std::string("one switch")) + ", " +
+               c.tcp + ", " + c.qdisc + ", within " + std::to_string(int(c.slack * 100 - 100 + 0.5)) +
                "% of the analytic time";
     }
 
@@ -82,6 +83,7 @@ class TalbAnalyticAllReduceTestCase : public SimulationTestCase
               << "big,t0," << m_case.params << ",0,1000,1000\n";
         }
         const std::string n = std::to_string(m_case.workers);
+        const std::string half = std::to_string(m_case.workers / 2);
         std::vector<std::pair<std::string, std::string>> params = {
             {"hostRate", m_case.rate},
             {"fabricRate", m_case.rate},
@@ -92,6 +94,7 @@ class TalbAnalyticAllReduceTestCase : public SimulationTestCase
             {"warmup", "0"},
             {"lb", m_case.lb},
             {"tcp", m_case.tcp},
+            {"hostQdisc", m_case.qdisc},
             {"progress", "false"},
             {"out", dir},
         };
@@ -99,7 +102,7 @@ class TalbAnalyticAllReduceTestCase : public SimulationTestCase
         {
             params.insert(
                 params.end(),
-                {{"leaves", "2"}, {"spines", "4"}, {"hostsPerLeaf", "4"}, {"placement", "spread"}});
+                {{"leaves", "2"}, {"spines", half}, {"hostsPerLeaf", half}, {"placement", "spread"}});
         }
         else
         {

@@ -64,10 +64,13 @@ TalbFlowQueues::Find(const Key& key) const
             return place;
         }
     }
-    if (m_free == NIL)
+    const Flow& overflow = m_flows[key.slot];
+    if (m_free == NIL || overflow.packets > 0)
     {
-        // Pool exhausted: the slot's overflow flow takes the packet.
-        const Flow& f = m_flows[key.slot];
+        // Pool exhausted: the slot's overflow flow takes the packet. It also takes every flow
+        // without an entry while it holds packets: such a flow may have packets in it, and
+        // its next ones must not overtake them.
+        const Flow& f = overflow;
         place.flow = key.slot;
         place.queued = f.packets > 0;
         place.behind = f.tail;

@@ -28,7 +28,8 @@ namespace ns3
  *
  * O(1) expected per packet and allocation-free: flows live in a pool of MaxFlows entries
  * made once, found by an open-addressing table (linear probing, backward-shift deletion).
- * Flows beyond MaxFlows share one overflow flow per slot.
+ * Flows beyond MaxFlows share one overflow flow per slot; while it holds packets it also takes
+ * the slot's other flows that have no entry (one of them may be in it), so no flow is reordered.
  */
 class TalbFlowQueues
 {
@@ -114,7 +115,7 @@ class TalbFlowQueues
     void Unlink(int32_t flow);
     void PushBack(uint8_t slot, int32_t flow);
 
-    std::vector<Flow> m_flows;  //!< [0, slots): overflow flows; then the pool
+    std::vector<Flow> m_flows;    //!< [0, slots): overflow flows; then the pool
     std::vector<int32_t> m_table; //!< open addressing: flow index or NIL
     uint32_t m_mask{0};
     int32_t m_free{NIL}; //!< free pool entries, linked by next

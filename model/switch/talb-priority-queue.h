@@ -235,7 +235,6 @@ class TalbPriorityQueue : public Queue<Packet>
     uint32_t m_maxFlows;    //!< MaxFlows attribute
     bool m_flowsReady;      //!< m_flows sized (on the first packet, after the attributes)
     TalbFlowQueues m_flows; //!< FlowQueueing: the flows of each slot and their round
-
 };
 
 } // namespace ns3

@@ -26,6 +26,10 @@ namespace ns3
  *    below it (DelAckTimeout);
  *  - SACK (Sack) and a short TIME_WAIT (TimeWait).
  *
+ * ConfigureNic() sets up a host NIC's transmit queue for the Qdisc attribute: fifo (default)
+ * or fq, per-flow fair queueing inside each band as Linux's fq qdisc runs it (the scenario
+ * runner calls it for every TCP host: --hostQdisc).
+ *
  * Each value is an attribute of this class: change one for a whole run with
  * Config::SetDefault("ns3::TalbHostConfig::SndBufSize", ...) or NS_ATTRIBUTE_DEFAULT before
  * Apply(). NS_ATTRIBUTE_DEFAULT on the ns3::TcpSocket attributes themselves also still wins.

@@ -255,6 +255,49 @@ class TalbFlowQueueingRandomTestCase : public TestCase
     }
 };
 
+/**
+ * TalbHostConfig's Qdisc: ConfigureNic gives a host NIC's TalbPriorityQueue FlowQueueing and no
+ * ECN marking for fq (Linux's fq marks nothing), and leaves it a marking FIFO for fifo; a
+ * device without such a queue is left alone.
+ */
+class TalbFlowQueueingHostConfigTestCase : public TestCase
+{
+  public:
+    TalbFlowQueueingHostConfigTestCase()
+        : TestCase("TalbFlowQueueingHostConfig: Qdisc fq sets FlowQueueing without marking, "
+                   "fifo leaves a marking FIFO")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (const std::string qdisc : {"fifo", "fq"})
+        {
+            Ptr<PointToPointNetDevice> dev = CreateObject<PointToPointNetDevice>();
+            Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+            dev->SetQueue(q);
+            Ptr<TalbHostConfig> host = CreateObject<TalbHostConfig>();
+            host->SetAttribute("Qdisc", StringValue(qdisc));
+            NS_TEST_ASSERT_MSG_EQ(host->ConfigureNic(dev), true, qdisc);
+            BooleanValue fair;
+            BooleanValue ecn;
+            q->GetAttribute("FlowQueueing", fair);
+            q->GetAttribute("UseEcn", ecn);
+            NS_TEST_ASSERT_MSG_EQ(fair.Get(), (qdisc == "fq"), qdisc << ": FlowQueueing");
+            NS_TEST_ASSERT_MSG_EQ(ecn.Get(), (qdisc == "fifo"), qdisc << ": UseEcn");
+        }
+        Ptr<PointToPointNetDevice> plain = CreateObject<PointToPointNetDevice>();
+        plain->SetQueue(CreateObject<DropTailQueue<Packet>>());
+        NS_TEST_ASSERT_MSG_EQ(CreateObject<TalbHostConfig>()->ConfigureNic(plain),
+                              false,
+                              "not a TalbPriorityQueue");
+        EnumValue def;
+        CreateObject<TalbHostConfig>()->GetAttribute("Qdisc", def);
+        NS_TEST_ASSERT_MSG_EQ(def.Get(), int(TalbHostConfig::FIFO), "fifo by default");
+    }
+};
+
 /// The talb-flow-queueing suite.
 class TalbFlowQueueingTestSuite : public TestSuite
 {
@@ -266,6 +309,7 @@ class TalbFlowQueueingTestSuite : public TestSuite
         AddTestCase(new TalbFlowQueueingSharesTestCase(false), TestCase::QUICK);
         AddTestCase(new TalbFlowQueueingBandsTestCase, TestCase::QUICK);
         AddTestCase(new TalbFlowQueueingRandomTestCase, TestCase::QUICK);
+        AddTestCase(new TalbFlowQueueingHostConfigTestCase, TestCase::QUICK);
     }
 };
 

@@ -123,7 +123,8 @@ TalbPriorityQueue::GetTypeId()
             .AddAttribute("FlowQueueing",
                           "Share each band (and the best-effort class) among its flows "
                           "(5-tuples) by deficit round robin, as Linux's fq qdisc shares a "
-                          "host's link among its sockets; false: each band is one FIFO",
+                          "host's link among its sockets; false: each band is one FIFO. Set "
+                          "before the first packet",
                           BooleanValue(false),
                           MakeBooleanAccessor(&TalbPriorityQueue::m_flowQueueing),
                           MakeBooleanChecker())

@@ -50,6 +50,10 @@ namespace ns3
  *   EcnKmax, and in between with a probability rising linearly from 0 to EcnPmax.
  * The IPv4 header is rewritten, with its checksum when checksums are enabled.
  *
+ * With FlowQueueing (host NICs: TalbHostConfig's Qdisc fq) each slot is shared among its flows
+ * (5-tuples) by deficit round robin, Quantum bytes per visit, as Linux's fq qdisc serves a
+ * host's sockets (TalbFlowQueues); without it each slot is one FIFO.
+ *
  * A TalbPfcNetDevice dequeues with DequeueUnpaused(), which skips the bands its peer has paused
  * (priority flow control; pausing UntaggedBand pauses the best-effort class too); each band stays
  * first-in first-out.

@@ -27,7 +27,8 @@ usage: $(basename "$0") --id=ID --run-dir=DIR --switch=PATH --agent=PATH [option
   --run-dir=DIR       where configurations, logs and pids go (created)
   --switch=PATH       talb-switch binary
   --agent=PATH        talb-agent binary
-  --lb=NAME           the switches' load balancer: ecmp, rps, letflow, drill, talb (default ecmp)
+  --lb=NAME           the switches' load balancer: ecmp, rps, letflow, drill, presto, hermes,
+                      talb (TaLB v2) or talb-v1 (default ecmp)
   --labels=SRC        option or dscp: what the switches read labels from (default option)
   --fabric-rate=R     rate of every host link and uplink (default 40Mbps)
   --slow-rate=R       rate of the uplink from leaf 0 to spine 1 (default 10Mbps)
@@ -87,7 +88,7 @@ done
 [[ -n "$run_dir" ]] || die "--run-dir is required"
 [[ -x "$switch" ]] || die "--switch: '$switch' is not an executable"
 [[ -x "$agent" ]] || die "--agent: '$agent' is not an executable"
-[[ "$lb" =~ ^(ecmp|rps|letflow|drill|talb)$ ]] || die "--lb: '$lb' is not ecmp, rps, letflow, drill or talb"
+[[ "$lb" =~ ^(ecmp|rps|letflow|drill|presto|hermes|talb|talb-v1)$ ]] || die "--lb: '$lb' is not ecmp, rps, letflow, drill, presto, hermes, talb or talb-v1"
 [[ "$labels" =~ ^(option|dscp)$ ]] || die "--labels: '$labels' is not option or dscp"
 for v in ecn buffer idle_us seed; do
     [[ "${!v}" =~ ^[0-9]+$ ]] || die "--${v/_us/-sleep-us}: '${!v}' is not a number"
@@ -198,7 +199,7 @@ port 2 net_af_packet2 rate=$fabric_rate ecn=$ecn buffer=$buffer   # spine 0
 port 3 net_af_packet3 rate=$slow ecn=$ecn buffer=$buffer   # spine 1
 route 10.250.0.$a/32 0 leaf=$leaf
 route 10.250.0.$b/32 1 leaf=$leaf
-route 10.250.0.0/24 2,3
+route 10.250.0.0/24 2,3 leaf=$((1 - leaf))
 CONF
     # shellcheck disable=SC2046,SC2086 # one argument per line; switch_args is a list
     start "switch-leaf$leaf" "$(ns_of "l$leaf")" "$switch" $(eal_args "leaf$leaf" "h$a" "h$b" s0 s1) \

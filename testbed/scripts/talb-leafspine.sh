@@ -32,6 +32,8 @@ usage: $(basename "$0") --switch=PATH --agent=PATH --harness=PATH [options]
   --slow-rate=N     rate of the uplink from leaf 0 to spine 1 in Mbit/s (default 10)
   --labels=SRC      option or dscp: what the switches read labels from (default option)
   --seed=S          switches' random seed and the runs' seed column (default 1)
+  --switch-args=A   extra talb-switch options for every switch, space-separated (e.g.
+                    '--talb-active-window-us=25000'); recorded in run.json
   --out=DIR         where the run folders go, one per scheme (default: a runs folder in the
                     run directory, WORK/talb-leafspine-PID.XXXX, kept)
   --work-dir=DIR    where the run directories go (default /tmp)
@@ -60,6 +62,7 @@ fabric=40
 slow=10
 labels=option
 seed=1
+switch_args=""
 out=""
 work_dir=/tmp
 short=0
@@ -78,6 +81,7 @@ for arg in "$@"; do
     --slow-rate=*) slow="${arg#*=}" ;;
     --labels=*) labels="${arg#*=}" ;;
     --seed=*) seed="${arg#*=}" ;;
+    --switch-args=*) switch_args="${arg#*=}" ;;
     --out=*) out="${arg#*=}" ;;
     --work-dir=*) work_dir="${arg#*=}" ;;
     --short) short=1 ;;
@@ -102,9 +106,10 @@ if ! [[ "$load" =~ ^0?\.[0-9]+$ ]] || ! awk -v l="$load" 'BEGIN{exit !(l >= 0.05
 fi
 IFS=, read -r -a scheme_list <<<"$schemes"
 for s in "${scheme_list[@]}"; do
-    [[ "$s" =~ ^(ecmp|rps|letflow|drill|talb)$ ]] || die "--schemes: '$s' is not ecmp, rps, letflow, drill or talb"
+    [[ "$s" =~ ^(ecmp|rps|letflow|drill|presto|hermes|talb|talb-v1)$ ]] || die "--schemes: '$s' is not ecmp, rps, letflow, drill, presto, hermes, talb or talb-v1"
 done
 [[ "$labels" =~ ^(option|dscp)$ ]] || die "--labels: '$labels' is not option or dscp"
+[[ "$switch_args" =~ ^[A-Za-z0-9=_.,:\ -]*$ ]] || die "--switch-args: '$switch_args' has characters other than letters, digits, spaces and =_.,:-"
 
 # shellcheck source=testbed/scripts/talb-netns-lib.sh
 . "$(dirname "$0")/talb-netns-lib.sh"
@@ -162,7 +167,8 @@ for scheme in "${scheme_list[@]}"; do
     mkdir -p "$current_dir"
     "$here/talb-leafspine-up.sh" --id="$current_id" --run-dir="$current_dir" --switch="$switch" \
         --agent="$agent" --lb="$scheme" --labels="$labels" --fabric-rate="${fabric}Mbps" \
-        --slow-rate="${slow}Mbps" --seed="$seed" | sed 's/^/talb-leafspine: /'
+        --slow-rate="${slow}Mbps" --seed="$seed" --switch-args="$switch_args" |
+        sed 's/^/talb-leafspine: /'
     ns() { echo "talb-h$1-$current_id"; }
     timeout_s=$((seconds * 4 + 30))
     common=(--messages="$messages" --bytes="$bytes" --seed="$seed" --timeout="$timeout_s"
@@ -226,7 +232,7 @@ for scheme in "${scheme_list[@]}"; do
  "testbed": {"leaf0": "$(counters leaf0)", "leaf1": "$(counters leaf1)"},
  "parameters": {"testbed": "namespace leaf-spine", "lb": "$scheme", "labels": "$labels",
   "pairs": ${#pairs[@]}, "messages": $messages, "bytes": $bytes, "interval_us": $interval_us,
-  "load": $load, "fabric_mbps": $fabric, "slow_uplink_mbps": $slow, "peer": $([[ -n "$peer" ]] && echo true || echo false)}}
+  "load": $load, "fabric_mbps": $fabric, "slow_uplink_mbps": $slow, "peer": $([[ -n "$peer" ]] && echo true || echo false)$([[ -n "$switch_args" ]] && echo ", \"switch_args\": \"$switch_args\"")}}
 JSON
     for f in "$current_dir"/recv-*.log; do
         grep -q "0 corrupt" "$f" && grep -q "^labels: 0 mislabelled" "$f" || status=1

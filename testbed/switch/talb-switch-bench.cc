@@ -37,8 +37,26 @@ struct BenchOptions
     uint32_t packets = 1024;
     uint32_t flows = 16;
     std::vector<uint32_t> sizes = {64, 1500};
-    std::vector<std::string> policies = {"ecmp", "letflow", "drill", "talb", "talb-dscp"};
+    std::vector<std::string> policies =
+        {"ecmp", "letflow", "drill", "presto", "talb-v1", "talb", "talb-dscp"};
 };
+
+constexpr const char* kDscpSuffix = "-dscp";
+
+/// \return true when bench case \p lb reads labels from the DSCP (its name ends in -dscp)
+bool
+OnDscp(const std::string& lb)
+{
+    size_t n = std::strlen(kDscpSuffix);
+    return lb.size() > n && lb.compare(lb.size() - n, n, kDscpSuffix) == 0;
+}
+
+/// \return the load balancer of bench case \p lb (its name without -dscp)
+std::string
+PolicyOf(const std::string& lb)
+{
+    return OnDscp(lb) ? lb.substr(0, lb.size() - std::strlen(kDscpSuffix)) : lb;
+}
 
 void
 Usage()
@@ -52,8 +70,9 @@ Usage()
         "  --packets=N   packets per round, 64..8192 (default 1024)\n"
         "  --flows=N     TCP connections the packets are spread over, 1..1024 (default 16)\n"
         "  --sizes=LIST  Ethernet frame sizes without CRC, 64..1500 (default 64,1500)\n"
-        "  --lb=LIST     ecmp, rps, letflow, drill, talb, talb-dscp (talb on DSCP labels)\n"
-        "                (default ecmp,letflow,drill,talb,talb-dscp)\n"
+        "  --lb=LIST     load balancers of talb-switch --lb, each may end in -dscp (labels\n"
+        "                from the DSCP: talb-dscp is talb on DSCP labels)\n"
+        "                (default ecmp,letflow,drill,presto,talb-v1,talb,talb-dscp)\n"
         "EAL example: --no-huge --no-pci --no-shconf -m 512 -l 0\n");
 }
 
@@ -109,11 +128,10 @@ ParseBench(int argc, char** argv, BenchOptions* o)
             {
                 for (const std::string& p : items)
                 {
-                    if (p != "ecmp" && p != "rps" && p != "letflow" && p != "drill" &&
-                        p != "talb" && p != "talb-dscp")
+                    if (!talb::FindPolicyKind(PolicyOf(p)))
                     {
-                        return Fail("--lb: '" + p +
-                                    "' is not one of ecmp, rps, letflow, drill, talb, talb-dscp");
+                        return Fail("--lb: '" + p + "' is not one of " + talb::PolicyNames() +
+                                    " (each may end in -dscp)");
                     }
                 }
                 o->policies = items;
@@ -281,7 +299,7 @@ main(int argc, char** argv)
                 options.flows,
                 kTensorPackets);
     std::printf("Mpps per CPU-second of this lcore (cpu%%: its share of the wall-clock time)\n");
-    std::printf("%-6s %-10s %10s %10s %12s %6s %22s\n",
+    std::printf("%-6s %-12s %10s %10s %12s %6s %22s\n",
                 "size",
                 "lb",
                 "Mpps",
@@ -298,9 +316,9 @@ main(int argc, char** argv)
             talb::PipelineConfig pc;
             pc.egress.bandPackets = 8192;
             pc.egress.bufferBytes = 64u << 20;
-            pc.labels = lb == "talb-dscp" ? talb::LabelSource::kDscp : talb::LabelSource::kOption;
+            pc.labels = OnDscp(lb) ? talb::LabelSource::kDscp : talb::LabelSource::kOption;
             talb::PolicyOptions po;
-            po.name = lb == "talb-dscp" ? "talb" : lb;
+            po.name = PolicyOf(lb);
             talb::SwitchPort ports[1 + kUplinks];
             talb::SwitchPipeline pipeline;
             if (!pipeline.Init(switchConfig, pc, po, ports, &error))
@@ -350,7 +368,7 @@ main(int argc, char** argv)
                       used == kUplinks;
             std::ostringstream check;
             check << (ok ? "all forwarded, " : "MISMATCH, ") << used << " uplinks";
-            std::printf("%-6u %-10s %10.2f %10.1f %12lu %6.0f %22s\n",
+            std::printf("%-6u %-12s %10.2f %10.1f %12lu %6.0f %22s\n",
                         size,
                         lb.c_str(),
                         mpps,

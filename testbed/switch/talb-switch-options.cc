@@ -3,6 +3,8 @@
 #include "talb-agent-options.h"
 #include "talb-text.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -23,20 +25,65 @@ SwitchUsage(const std::string& prog)
        << "  --config=FILE            ports and routes: 'port <id> <device> [rate=R] [ecn=B]\n"
        << "                           [buffer=B]', 'route <a.b.c.d>/<len> <port>[,<port>..]\n"
        << "                           [leaf=N]' ('#' comments)\n"
-       << "  --lb=NAME                load balancer: " << kPolicyNames << " (default ecmp)\n"
+       << "  --lb=NAME                load balancer: " << PolicyNames() << "\n"
+       << "                           (default ecmp; talb is TaLB v2, talb-v1 the first design)\n"
        << "  --labels=option|dscp     label source: the TaLB IPv4 option (tensor, priority,\n"
        << "                           FIRST/LAST), or the DSCP alone (priority; the flow stands\n"
        << "                           for its tensor) (default option)\n"
-       << "  --fallback=NAME          talb's policy for unlabelled packets (default letflow)\n"
+       << "  --fallback=NAME          the TaLB versions' policy for unlabelled packets\n"
+       << "                           (default drill): " << PolicyNames(true) << "\n"
        << "  --seed=N                 seed of the load balancer's random source (default 1)\n"
        << "  --switch-id=N            decorrelates ECMP hashing between switches (default 0)\n"
        << "  --flowlet-timeout-us=N   LetFlow's flowlet gap, 1..10000000 (default 500)\n"
        << "  --drill-samples=N        DRILL's random samples, 1..16 (default 2)\n"
        << "  --drill-memory=N         DRILL's remembered ports, 0..8 (default 1)\n"
-       << "  --talb-high-threshold=N  TaLB: priorities below N are high, 0..8 (default 4)\n"
-       << "  --talb-move-margin=B     TaLB: cost excess in bytes that moves a high-priority\n"
-       << "                           tensor (default 15000)\n"
-       << "  --talb-idle-timeout-us=N TaLB: tensor entry idle timeout (default 10000)\n"
+       << "  --presto-flowcell-bytes=B  Presto: bytes of a flowcell, 1..2^30 (default 65536)\n"
+       << "  --presto-idle-timeout-us=N Presto: a flow idle longer restarts at flowcell 0,\n"
+       << "                           1..10000000 (default 10000)\n"
+       << "Hermes (the simulator's TalbHermesLb attributes; it senses this switch's own\n"
+       << "uplinks: queue delay, and the share of packets it marked CE for routes with leaf=):\n"
+       << "  --hermes-idle-timeout-us=N  a flow idle longer is placed afresh, 1..10000000\n"
+       << "                           (default 1000)\n"
+       << "  --hermes-ecn-threshold=F ECN fraction at or above which (with the high delay) a\n"
+       << "                           path is congested, below which it may be good, 0..1\n"
+       << "                           (default 0.4)\n"
+       << "  --hermes-delay-low-us=N  queueing delay below which a path may be good (default 20)\n"
+       << "  --hermes-delay-high-us=N queueing delay at or above which a path may be congested\n"
+       << "                           (default 40; at least the low delay)\n"
+       << "  --hermes-delta-ecn=F     a notably better path has an ECN fraction lower by F ...\n"
+       << "                           0..1 (default 0.05)\n"
+       << "  --hermes-delta-delay-us=N  ... and a delay lower by N us (default 20)\n"
+       << "  --hermes-size-threshold=B  bytes a flow must have sent to be rerouted (default\n"
+       << "                           64000)\n"
+       << "  --hermes-rate-threshold=F  a flow faster than F x its uplink's rate stays, 0..1000\n"
+       << "                           (default 0.3)\n"
+       << "  --hermes-rate-window-us=N  window of a flow's rate and of the ECN fraction; a flow\n"
+       << "                           moves at most once per window (default 100)\n"
+       << "TaLB (talb and talb-v1; the simulator's TalbTensorAwareLb attributes):\n"
+       << "  --talb-high-threshold=N  priorities below N are high, 0..8 (default 4)\n"
+       << "  --talb-move-margin=B     cost excess in bytes that moves a high-priority tensor\n"
+       << "                           mid-tensor (v2: queued bytes at or above its priority,\n"
+       << "                           when the ports are equally shared), 0..2^30 (default 15000)\n"
+       << "  --talb-idle-timeout-us=N tensor entry idle timeout, 1..10000000 (default 10000)\n"
+       << "  --talb-table-size=N      tensor table slots, a power of two, 1..2^24 (default 4096)\n"
+       << "  --talb-probe-limit=N     slots a key may occupy, 1..64, at most the table size\n"
+       << "                           (default 8)\n"
+       << "TaLB v2 only (talb):\n"
+       << "  --talb-low-move-margin=B the move margin of low-priority tensors, 0..2^30\n"
+       << "                           (default 150000)\n"
+       << "  --talb-max-reorder=B     a move is taken only if the bytes it can overtake (queued\n"
+       << "                           on the old port, draining after the new one) are at most\n"
+       << "                           B, 0..2^30 (default 18000)\n"
+       << "  --talb-safe-moves=MODE   flows that move only once their old path has drained,\n"
+       << "                           instead of --talb-max-reorder: gobackn (RoCEv2, UDP port\n"
+       << "                           4791), always or never (default gobackn)\n"
+       << "  --talb-safe-move-slack-us=N  a safe-move flow moves this long after its last\n"
+       << "                           packet left its old port, 0..10000000 (default 1000)\n"
+       << "  --talb-min-move-interval-us=N  a tensor moves mid-tensor at most once per N us,\n"
+       << "                           0..10000000 (default 100)\n"
+       << "  --talb-active-window-us=N  a tensor flow counts on a port while it sent there\n"
+       << "                           within N us, 1..10000000 (default 100)\n"
+       << "Ports:\n"
        << "  --ecn-threshold=B        marking threshold in bytes for ports without ecn=\n"
        << "                           (default 97500: 65 full-size packets)\n"
        << "  --no-ecn                 never mark\n"
@@ -77,12 +124,64 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
          {1, 10000000, [o](uint64_t v) { o->policy.letflow.timeoutNs = int64_t(v) * 1000; }}},
         {"--drill-samples", {1, 16, [o](uint64_t v) { o->policy.drill.samples = uint32_t(v); }}},
         {"--drill-memory", {0, 8, [o](uint64_t v) { o->policy.drill.memory = uint32_t(v); }}},
+        {"--presto-flowcell-bytes",
+         {1, 1u << 30, [o](uint64_t v) { o->policy.presto.flowcellBytes = uint32_t(v); }}},
+        {"--presto-idle-timeout-us",
+         {1, 10000000, [o](uint64_t v) { o->policy.presto.idleNs = int64_t(v) * 1000; }}},
+        {"--hermes-idle-timeout-us",
+         {1, 10000000, [o](uint64_t v) { o->policy.hermes.idleNs = int64_t(v) * 1000; }}},
+        {"--hermes-delay-low-us",
+         {0, 10000000, [o](uint64_t v) { o->policy.hermes.delayLowNs = int64_t(v) * 1000; }}},
+        {"--hermes-delay-high-us",
+         {0, 10000000, [o](uint64_t v) { o->policy.hermes.delayHighNs = int64_t(v) * 1000; }}},
+        {"--hermes-delta-delay-us",
+         {0, 10000000, [o](uint64_t v) { o->policy.hermes.deltaDelayNs = int64_t(v) * 1000; }}},
+        {"--hermes-size-threshold",
+         {0, 1ull << 40, [o](uint64_t v) { o->policy.hermes.sizeThresholdBytes = v; }}},
+        {"--hermes-rate-window-us",
+         {1, 10000000, [o](uint64_t v) { o->policy.hermes.rateWindowNs = int64_t(v) * 1000; }}},
+        // Shared by both TaLB versions, as the simulator's attributes are.
         {"--talb-high-threshold",
-         {0, TALB_NUM_PRIORITIES, [o](uint64_t v) { o->policy.talb.highThreshold = uint8_t(v); }}},
+         {0,
+          TALB_NUM_PRIORITIES,
+          [o](uint64_t v) {
+              o->policy.talb.highThreshold = o->policy.talbV1.highThreshold = uint8_t(v);
+          }}},
         {"--talb-move-margin",
-         {0, 1u << 30, [o](uint64_t v) { o->policy.talb.moveMarginBytes = double(v); }}},
+         {0,
+          1u << 30,
+          [o](uint64_t v) {
+              o->policy.talb.highMoveMarginBytes = o->policy.talbV1.moveMarginBytes = double(v);
+          }}},
         {"--talb-idle-timeout-us",
-         {1, 10000000, [o](uint64_t v) { o->policy.talb.idleTimeoutNs = int64_t(v) * 1000; }}},
+         {1,
+          10000000,
+          [o](uint64_t v) {
+              o->policy.talb.idleTimeoutNs = o->policy.talbV1.idleTimeoutNs = int64_t(v) * 1000;
+          }}},
+        {"--talb-table-size",
+         {1,
+          1u << 24,
+          [o](uint64_t v) {
+              o->policy.talb.tableSize = o->policy.talbV1.tableSize = uint32_t(v);
+          }}},
+        {"--talb-probe-limit",
+         {1,
+          64,
+          [o](uint64_t v) {
+              o->policy.talb.probeLimit = o->policy.talbV1.probeLimit = uint32_t(v);
+          }}},
+        // TaLB v2's own.
+        {"--talb-low-move-margin",
+         {0, 1u << 30, [o](uint64_t v) { o->policy.talb.lowMoveMarginBytes = double(v); }}},
+        {"--talb-max-reorder",
+         {0, 1u << 30, [o](uint64_t v) { o->policy.talb.maxReorderBytes = double(v); }}},
+        {"--talb-safe-move-slack-us",
+         {0, 10000000, [o](uint64_t v) { o->policy.talb.safeSlackNs = int64_t(v) * 1000; }}},
+        {"--talb-min-move-interval-us",
+         {0, 10000000, [o](uint64_t v) { o->policy.talb.minMoveIntervalNs = int64_t(v) * 1000; }}},
+        {"--talb-active-window-us",
+         {1, 10000000, [o](uint64_t v) { o->policy.talb.activeWindowNs = int64_t(v) * 1000; }}},
         {"--ecn-threshold",
          {0, 1ull << 32, [o](uint64_t v) { o->pipeline.egress.ecnThresholdBytes = v; }}},
         {"--buffer", {2048, 1ull << 32, [o](uint64_t v) { o->pipeline.egress.bufferBytes = v; }}},
@@ -90,6 +189,21 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         {"--mtu", {68, 9600, [o](uint64_t v) { o->mtu = uint32_t(v); }}},
         {"--stats-interval", {0, 3600, [o](uint64_t v) { o->statsInterval = uint32_t(v); }}},
         {"--idle-sleep-us", {0, 10000, [o](uint64_t v) { o->idleSleepUs = uint32_t(v); }}},
+    };
+
+    // Real options: name -> (lo, hi, where the value goes).
+    struct Real
+    {
+        double lo;
+        double hi;
+        std::function<void(double)> set;
+    };
+
+    std::map<std::string, Real> reals = {
+        {"--hermes-ecn-threshold", {0, 1, [o](double v) { o->policy.hermes.ecnThreshold = v; }}},
+        {"--hermes-delta-ecn", {0, 1, [o](double v) { o->policy.hermes.deltaEcn = v; }}},
+        {"--hermes-rate-threshold",
+         {0, 1000, [o](double v) { o->policy.hermes.rateThreshold = v; }}},
     };
     for (int i = 1; i < argc; ++i)
     {
@@ -99,6 +213,7 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         bool hasValue = eq != std::string::npos;
         std::string value = hasValue ? arg.substr(eq + 1) : "";
         auto number = numbers.find(name);
+        auto real = reals.find(name);
         if (name == "--help" && !hasValue)
         {
             o->help = true;
@@ -109,8 +224,9 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         }
         else if (!hasValue)
         {
-            bool known = number != numbers.end() || name == "--config" || name == "--lb" ||
-                         name == "--labels" || name == "--fallback" || name == "--line-rate";
+            bool known = number != numbers.end() || real != reals.end() || name == "--config" ||
+                         name == "--lb" || name == "--labels" || name == "--fallback" ||
+                         name == "--line-rate" || name == "--talb-safe-moves";
             *error = known ? name + ": needs a value (" + name + "=...)"
                            : "unknown argument '" + arg + "'";
             return false;
@@ -127,6 +243,18 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
             }
             number->second.set(v);
         }
+        else if (real != reals.end())
+        {
+            double v;
+            if (!ParseReal(value, real->second.lo, real->second.hi, &v))
+            {
+                std::ostringstream range;
+                range << real->second.lo << ".." << real->second.hi;
+                *error = name + ": '" + value + "' is not a number in " + range.str();
+                return false;
+            }
+            real->second.set(v);
+        }
         else if (name == "--config")
         {
             if (value.empty())
@@ -138,15 +266,30 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         }
         else if (name == "--lb" || name == "--fallback")
         {
-            std::string names = std::string(", ") + kPolicyNames + ",";
-            if (value.empty() || names.find(" " + value + ",") == std::string::npos ||
-                (name == "--fallback" && value == "talb"))
+            bool fallback = name == "--fallback";
+            const PolicyKind* kind = FindPolicyKind(value);
+            if (!kind || (fallback && !kind->canBeFallback))
             {
-                *error = name + ": '" + value + "' is not one of " +
-                         (name == "--lb" ? kPolicyNames : "ecmp, rps, letflow, drill");
+                *error = name + ": '" + value + "' is not one of " + PolicyNames(fallback);
                 return false;
             }
-            (name == "--lb" ? o->policy.name : o->policy.fallback) = value;
+            (fallback ? o->policy.fallback : o->policy.name) = value;
+        }
+        else if (name == "--talb-safe-moves")
+        {
+            using Safe = lb::TensorAwareV2::SafeMoves;
+            std::string v = value; // the simulator's spellings (GoBackN, ...) too
+            std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) {
+                return static_cast<char>(std::tolower(c));
+            });
+            if (v != "gobackn" && v != "always" && v != "never")
+            {
+                *error = "--talb-safe-moves: '" + value + "' is not gobackn, always or never";
+                return false;
+            }
+            o->policy.talb.safeMoves = v == "gobackn"  ? Safe::kGoBackN
+                                       : v == "always" ? Safe::kAlways
+                                                       : Safe::kNever;
         }
         else if (name == "--labels")
         {
@@ -174,6 +317,25 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
     if (!o->help && o->config.empty())
     {
         *error = "--config is required";
+        return false;
+    }
+    if (o->policy.hermes.delayLowNs > o->policy.hermes.delayHighNs)
+    {
+        *error = "--hermes-delay-low-us: " + std::to_string(o->policy.hermes.delayLowNs / 1000) +
+                 " exceeds --hermes-delay-high-us " +
+                 std::to_string(o->policy.hermes.delayHighNs / 1000);
+        return false;
+    }
+    const lb::TensorAwareV2::Config& t = o->policy.talb;
+    if ((t.tableSize & (t.tableSize - 1)) != 0)
+    {
+        *error = "--talb-table-size: " + std::to_string(t.tableSize) + " is not a power of two";
+        return false;
+    }
+    if (t.probeLimit > t.tableSize)
+    {
+        *error = "--talb-probe-limit: " + std::to_string(t.probeLimit) +
+                 " exceeds the table size " + std::to_string(t.tableSize);
         return false;
     }
     o->pipeline.maxFrameBytes = o->mtu + 22;

@@ -14,6 +14,7 @@ namespace
 constexpr uint16_t kEtherIpv4 = 0x0800;
 constexpr uint8_t kProtoTcp = 6;
 constexpr uint8_t kProtoUdp = 17;
+constexpr uint16_t kRoceV2Port = 4791; ///< RoCEv2's UDP destination port
 
 inline uint16_t
 Be16(const uint8_t* p)
@@ -105,7 +106,11 @@ SwitchPipeline::Init(const SwitchConfig& config,
     m_table.Build(prefixes, lengths);
     m_view.SetPorts(ports);
     m_counters = PipelineCounters();
-    return m_policy.Build(policy, m_nPorts, &m_view, this, error);
+    // TaLB v2 counts untagged data flows at the band this switch queues them in.
+    PolicyOptions options = policy;
+    options.talb.untaggedPriority = m_config.untaggedBand;
+    m_ecnView.Init(ports, m_nPorts, policy.hermes.rateWindowNs);
+    return m_policy.Build(options, m_nPorts, &m_view, &m_ecnView, this, error);
 }
 
 void
@@ -191,6 +196,8 @@ SwitchPipeline::Forward(uint8_t* frame, uint32_t len, void* item, int64_t nowNs)
         {
             const uint8_t* udp = ip + view.ipHeaderLen;
             ports = (uint32_t(Be16(udp)) << 16) | Be16(udp + 2);
+            // RoCEv2 recovers from reordering by go-back-N (TaLB v2's safe moves).
+            info.goBackN = Be16(udp + 2) == kRoceV2Port;
         }
         if (m_config.labels == LabelSource::kOption)
         {

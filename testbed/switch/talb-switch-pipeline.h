@@ -90,10 +90,16 @@ class SwitchPipeline : public lb::Events
         return m_counters;
     }
 
-    /// \return the TaLB policy, or nullptr when another one decides
-    const lb::TensorAwareV1* TensorAware() const
+    /// \return the policy that decides
+    const lb::Policy& Policy() const
     {
-        return m_policy.TensorAware();
+        return m_policy.Main();
+    }
+
+    /// \return the deciding policy's table statistics at \p nowNs ("" when it keeps none)
+    std::string PolicyReport(int64_t nowNs) const
+    {
+        return m_policy.Report(nowNs);
     }
 
     uint32_t NPorts() const
@@ -116,6 +122,7 @@ class SwitchPipeline : public lb::Events
     SwitchPort* m_ports{nullptr};
     uint32_t m_nPorts{0};
     SwitchPortView m_view;
+    SwitchEcnView m_ecnView; ///< Hermes's sensing
     RouteTable m_table;
     std::vector<Route> m_routes;
     bool m_needSrcLeaf{false};

@@ -3,94 +3,238 @@
 #include "ns3/talb-lb-core-ecmp.h"
 #include "ns3/talb-lb-core-rps.h"
 
+#include <cstdio>
+
 namespace talb
 {
 
-const char* const kPolicyNames = "ecmp, rps, letflow, drill, talb";
-
-std::unique_ptr<lb::Policy>
-PolicySet::Make(const std::string& name,
-                const PolicyOptions& o,
-                uint32_t nPorts,
-                std::string* error)
+namespace
 {
-    if (name == "ecmp")
+
+constexpr uint32_t kMaxLeaves = 65536; ///< a route's leaf= is below it
+
+/// Configures a policy whose Configure(config) returns bool; names it in the error.
+template <class P>
+std::unique_ptr<lb::Policy>
+Configured(const char* name, const typename P::Config& config, std::string* error)
+{
+    auto p = std::make_unique<P>();
+    if (!p->Configure(config))
     {
-        auto p = std::make_unique<lb::Ecmp>();
-        p->Configure({o.ecmpSalt, o.switchId});
-        return p;
+        *error = std::string(name) + ": " + P::Check(config);
+        return nullptr;
     }
-    if (name == "rps")
+    return p;
+}
+
+/// A TaLB version: sized for the ports, its fallback set.
+template <class P>
+std::unique_ptr<lb::Policy>
+TensorAware(const char* name,
+            const typename P::Config& config,
+            const PolicyContext& context,
+            std::string* error)
+{
+    auto p = std::make_unique<P>();
+    if (!p->Configure(config, context.nPorts))
     {
-        return std::make_unique<lb::Rps>();
+        *error = std::string(name) + ": " + P::Check(config);
+        return nullptr;
     }
-    if (name == "letflow")
+    p->SetFallback(context.fallback);
+    return p;
+}
+
+/// The tensor table's statistics line of a TaLB version (the same fields for both).
+template <class P>
+std::string
+TensorAwareReport(const lb::Policy& policy, int64_t nowNs)
+{
+    const auto& t = static_cast<const P&>(policy);
+    const lb::TensorTableStats& s = t.GetTableStats();
+    char line[512];
+    std::snprintf(line,
+                  sizeof(line),
+                  "table inserted=%lu freed_on_last=%lu aged_out=%lu evicted=%lu "
+                  "mid_tensor_moves=%lu boundary_moves=%lu reorder_held=%lu undrained_held=%lu "
+                  "fallback=%lu held=%u live=%u",
+                  s.nInserted,
+                  s.nFreedOnLast,
+                  s.nAgedOut,
+                  s.nEvicted,
+                  s.nMidTensorMoves,
+                  s.nBoundaryMoves,
+                  s.nReorderHeld,
+                  s.nUndrainedHeld,
+                  s.nFallback,
+                  t.HeldEntries(),
+                  t.LiveEntries(nowNs));
+    return line;
+}
+
+// The registry: one entry per load balancer, in the order --help lists them.
+const std::vector<PolicyKind> kKinds = {
+    {"ecmp",
+     /* canBeFallback */ true,
+     /* needsFallback */ false,
+     [](const PolicyOptions& o, const PolicyContext&, std::string*) {
+         auto p = std::make_unique<lb::Ecmp>();
+         p->Configure({o.ecmpSalt, o.switchId});
+         return std::unique_ptr<lb::Policy>(std::move(p));
+     },
+     /* report */ nullptr},
+    {"rps",
+     /* canBeFallback */ true,
+     /* needsFallback */ false,
+     [](const PolicyOptions&, const PolicyContext&, std::string*) {
+         return std::unique_ptr<lb::Policy>(std::make_unique<lb::Rps>());
+     },
+     /* report */ nullptr},
+    {"letflow",
+     /* canBeFallback */ true,
+     /* needsFallback */ false,
+     [](const PolicyOptions& o, const PolicyContext&, std::string* error) {
+         return Configured<lb::LetFlow>("letflow", o.letflow, error);
+     },
+     /* report */ nullptr},
+    {"drill",
+     /* canBeFallback */ true,
+     /* needsFallback */ false,
+     [](const PolicyOptions& o, const PolicyContext&, std::string* error) {
+         return Configured<lb::Drill>("drill", o.drill, error);
+     },
+     /* report */ nullptr},
+    {"presto",
+     /* canBeFallback */ true,
+     /* needsFallback */ false,
+     [](const PolicyOptions& o, const PolicyContext&, std::string* error) {
+         return Configured<lb::Presto>("presto", o.presto, error);
+     },
+     /* report */ nullptr},
+    {"hermes",
+     /* canBeFallback */ true,
+     /* needsFallback */ false,
+     [](const PolicyOptions& o, const PolicyContext& c, std::string* error) {
+         // Each uplink is its own path (no switch hears from another); its rate is the port's.
+         lb::Hermes::Config config = o.hermes;
+         config.portPath.resize(c.nPorts);
+         config.portRateBps.resize(c.nPorts);
+         for (uint32_t p = 0; p < c.nPorts; ++p)
+         {
+             config.portPath[p] = p;
+             config.portRateBps[p] = c.ports->RateBps(p);
+         }
+         config.nPaths = c.nPorts;
+         config.nLeaves = kMaxLeaves;
+         auto p = Configured<lb::Hermes>("hermes", config, error);
+         if (p)
+         {
+             static_cast<lb::Hermes&>(*p).BindRemote(c.remote);
+         }
+         return p;
+     },
+     /* report */ nullptr},
+    {"talb",
+     /* canBeFallback */ false,
+     /* needsFallback */ true,
+     [](const PolicyOptions& o, const PolicyContext& c, std::string* error) {
+         return TensorAware<lb::TensorAwareV2>("talb", o.talb, c, error);
+     },
+     /* report */ &TensorAwareReport<lb::TensorAwareV2>},
+    {"talb-v1",
+     /* canBeFallback */ false,
+     /* needsFallback */ true,
+     [](const PolicyOptions& o, const PolicyContext& c, std::string* error) {
+         return TensorAware<lb::TensorAwareV1>("talb-v1", o.talbV1, c, error);
+     },
+     /* report */ &TensorAwareReport<lb::TensorAwareV1>},
+};
+
+} // namespace
+
+const std::vector<PolicyKind>&
+PolicyKinds()
+{
+    return kKinds;
+}
+
+const PolicyKind*
+FindPolicyKind(const std::string& name)
+{
+    for (const PolicyKind& k : kKinds)
     {
-        auto p = std::make_unique<lb::LetFlow>();
-        if (!p->Configure(o.letflow))
+        if (name == k.name)
         {
-            *error = std::string("letflow: ") + lb::LetFlow::Check(o.letflow);
-            return nullptr;
+            return &k;
         }
-        return p;
     }
-    if (name == "drill")
-    {
-        auto p = std::make_unique<lb::Drill>();
-        if (!p->Configure(o.drill))
-        {
-            *error = std::string("drill: ") + lb::Drill::Check(o.drill);
-            return nullptr;
-        }
-        return p;
-    }
-    if (name == "talb")
-    {
-        auto p = std::make_unique<lb::TensorAwareV1>();
-        if (!p->Configure(o.talb, nPorts))
-        {
-            *error = std::string("talb: ") + lb::TensorAwareV1::Check(o.talb);
-            return nullptr;
-        }
-        return p;
-    }
-    *error = "unknown load balancer '" + name + "' (" + kPolicyNames + ")";
     return nullptr;
+}
+
+std::string
+PolicyNames(bool fallbacks)
+{
+    std::string names;
+    for (const PolicyKind& k : kKinds)
+    {
+        if (!fallbacks || k.canBeFallback)
+        {
+            names += (names.empty() ? "" : ", ") + std::string(k.name);
+        }
+    }
+    return names;
 }
 
 bool
 PolicySet::Build(const PolicyOptions& options,
                  uint32_t nPorts,
                  const lb::PortView* ports,
+                 const lb::RemoteView* remote,
                  lb::Events* events,
                  std::string* error)
 {
-    m_random = std::make_unique<lb::SplitMixRandom>(options.seed);
-    m_fallbackRandom = std::make_unique<lb::SplitMixRandom>(options.seed + 1);
-    m_main = Make(options.name, options, nPorts, error);
-    if (!m_main)
+    m_kind = FindPolicyKind(options.name);
+    if (!m_kind)
     {
+        *error = "unknown load balancer '" + options.name + "' (" + PolicyNames() + ")";
         return false;
     }
-    m_main->Bind(ports, m_random.get(), events);
-    m_tensorAware = dynamic_cast<lb::TensorAwareV1*>(m_main.get());
-    if (m_tensorAware)
+    m_random = std::make_unique<lb::SplitMixRandom>(options.seed);
+    m_fallbackRandom = std::make_unique<lb::SplitMixRandom>(options.seed + 1);
+    PolicyContext context;
+    context.nPorts = nPorts;
+    context.ports = ports;
+    context.remote = remote;
+    if (m_kind->needsFallback)
     {
-        if (options.fallback == "talb")
+        const PolicyKind* fallback = FindPolicyKind(options.fallback);
+        if (!fallback || !fallback->canBeFallback)
         {
-            *error = "talb's fallback must be one of ecmp, rps, letflow, drill";
+            *error = "fallback: '" + options.fallback + "' is not one of " + PolicyNames(true);
             return false;
         }
-        m_fallback = Make(options.fallback, options, nPorts, error);
+        m_fallback = fallback->make(options, context, error);
         if (!m_fallback)
         {
             *error = "fallback: " + *error;
             return false;
         }
         m_fallback->Bind(ports, m_fallbackRandom.get(), events);
-        m_tensorAware->SetFallback(m_fallback.get());
+        context.fallback = m_fallback.get();
     }
+    m_main = m_kind->make(options, context, error);
+    if (!m_main)
+    {
+        return false;
+    }
+    m_main->Bind(ports, m_random.get(), events);
     return true;
+}
+
+std::string
+PolicySet::Report(int64_t nowNs) const
+{
+    return m_kind && m_kind->report ? m_kind->report(*m_main, nowNs) : std::string();
 }
 
 } // namespace talb

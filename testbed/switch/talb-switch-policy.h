@@ -1,47 +1,94 @@
 /*
  * The switch's load balancer: one policy of the decision core (model/lb/core), chosen by name,
  * with its random source and, for TaLB, its fallback for unlabelled packets. Built once.
+ *
+ * The policies --lb can name are registered in one table (PolicyKinds()): a name, whether the
+ * policy may serve as TaLB's fallback, a maker that configures it from PolicyOptions and an
+ * optional report of its table statistics. PolicySet looks the name up; it knows no policy.
  */
 #ifndef TALB_SWITCH_POLICY_H
 #define TALB_SWITCH_POLICY_H
 
 #include "ns3/talb-lb-core-drill.h"
+#include "ns3/talb-lb-core-hermes.h"
 #include "ns3/talb-lb-core-letflow.h"
+#include "ns3/talb-lb-core-presto.h"
 #include "ns3/talb-lb-core-random.h"
+#include "ns3/talb-lb-core-tensor-aware-v2.h"
 #include "ns3/talb-lb-core-tensor-aware.h"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace talb
 {
 
-/// The names --lb accepts, comma-separated.
-extern const char* const kPolicyNames;
-
 struct PolicyOptions
 {
-    std::string name = "ecmp";        ///< ecmp, rps, letflow, drill or talb
-    std::string fallback = "letflow"; ///< TaLB's policy for unlabelled packets
-    uint64_t seed = 1;                ///< of the random source
-    uint32_t switchId = 0;            ///< ECMP's salt derives from it (decorrelates switches)
-    uint32_t ecmpSalt = 0;            ///< 0: derived from switchId
+    std::string name = "ecmp";      ///< a PolicyKinds() name
+    std::string fallback = "drill"; ///< TaLB's policy for unlabelled packets (the simulator's)
+    uint64_t seed = 1;              ///< of the random source
+    uint32_t switchId = 0;          ///< ECMP's salt derives from it (decorrelates switches)
+    uint32_t ecmpSalt = 0;          ///< 0: derived from switchId
     lb::LetFlow::Config letflow;
     lb::Drill::Config drill;
-    lb::TensorAwareV1::Config talb;
+    lb::Presto::Config presto;
+    lb::Hermes::Config hermes;        ///< its ports' paths and rates: set when built
+    lb::TensorAwareV2::Config talb;   ///< --lb=talb: TaLB v2 (untaggedPriority: set by the
+                                      ///< pipeline to the band it queues untagged data in)
+    lb::TensorAwareV1::Config talbV1; ///< --lb=talb-v1
 };
+
+/// What a policy's maker gets besides the options.
+struct PolicyContext
+{
+    uint32_t nPorts{0};                    ///< port ids are below it
+    const lb::PortView* ports{nullptr};    ///< the ports (their rates are known)
+    const lb::RemoteView* remote{nullptr}; ///< path sensing for Hermes (null: none)
+    lb::Policy* fallback{nullptr};         ///< built and bound, for kinds that need one
+};
+
+/// One load balancer --lb can name.
+struct PolicyKind
+{
+    const char* name;
+    /// may choose for TaLB's unlabelled packets (no per-tensor state)
+    bool canBeFallback;
+    /// hands unlabelled packets to the --fallback policy
+    bool needsFallback;
+    /// \return the configured policy, or nullptr with *error saying what is wrong
+    std::unique_ptr<lb::Policy> (*make)(const PolicyOptions& options,
+                                        const PolicyContext& context,
+                                        std::string* error);
+    /// \return a line of the policy's table statistics at \p nowNs (null: it has none)
+    std::string (*report)(const lb::Policy& policy, int64_t nowNs);
+};
+
+/// \return the load balancers --lb accepts, in the order --help lists them
+const std::vector<PolicyKind>& PolicyKinds();
+
+/// \return the kind named \p name, or nullptr
+const PolicyKind* FindPolicyKind(const std::string& name);
+
+/// \return the names, comma-separated ("ecmp, rps, ..."); \p fallbacks: only those that can be
+/// TaLB's fallback
+std::string PolicyNames(bool fallbacks = false);
 
 class PolicySet
 {
   public:
     /**
-     * Builds the policy named by \p options and binds it to \p ports and \p events.
+     * Builds the policy named by \p options (and its fallback) and binds it to \p ports and
+     * \p events.
      * \param nPorts the switch's port count
+     * \param remote Hermes's path sensing (outlives the policy; may be null)
      * \return false with *error naming the option at fault
      */
     bool Build(const PolicyOptions& options,
                uint32_t nPorts,
                const lb::PortView* ports,
+               const lb::RemoteView* remote,
                lb::Events* events,
                std::string* error);
 
@@ -51,21 +98,19 @@ class PolicySet
         return *m_main;
     }
 
-    /// \return the TaLB policy, or nullptr when another one decides (for its table stats)
-    const lb::TensorAwareV1* TensorAware() const
+    /// \return the policy that decides (Build() succeeded)
+    const lb::Policy& Main() const
     {
-        return m_tensorAware;
+        return *m_main;
     }
 
-  private:
-    std::unique_ptr<lb::Policy> Make(const std::string& name,
-                                     const PolicyOptions& options,
-                                     uint32_t nPorts,
-                                     std::string* error);
+    /// \return the deciding policy's table statistics at \p nowNs ("" when it keeps none)
+    std::string Report(int64_t nowNs) const;
 
+  private:
     std::unique_ptr<lb::Policy> m_main;
     std::unique_ptr<lb::Policy> m_fallback;
-    lb::TensorAwareV1* m_tensorAware{nullptr};
+    const PolicyKind* m_kind{nullptr};
     std::unique_ptr<lb::SplitMixRandom> m_random;
     std::unique_ptr<lb::SplitMixRandom> m_fallbackRandom;
 };

@@ -10,9 +10,11 @@
 #include "talb-token-bucket.h"
 
 #include "ns3/talb-lb-core-dre.h"
+#include "ns3/talb-lb-core-hermes.h"
 #include "ns3/talb-lb-core.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace talb
 {
@@ -69,6 +71,62 @@ class SwitchPortView : public lb::PortView
 
   private:
     const SwitchPort* m_ports;
+};
+
+/**
+ * Hermes's path sensing as one switch can do it, alone: no switch tells another what it saw, so
+ * the "path" via an uplink is that uplink, and its ECN fraction is the share of the packets
+ * this switch queued there that it marked CE, over the last completed window of windowNs
+ * (from the queue's own counters, read when Hermes asks: nothing per packet). The delay is
+ * left to Hermes's local reading of the queue. Hermes asks only for destinations whose leaf
+ * the route names (leaf=); for the others it sees the queue delay alone.
+ */
+class SwitchEcnView : public lb::RemoteView
+{
+  public:
+    /// \param ports the switch's ports (outlive the view); \param nPorts their number
+    void Init(const SwitchPort* ports, uint32_t nPorts, int64_t windowNs)
+    {
+        m_ports = ports;
+        m_windowNs = windowNs;
+        m_windows.assign(nPorts, Window());
+    }
+
+    lb::RemotePath Path(uint32_t /* dstLeaf */, uint32_t path, int64_t nowNs) const override
+    {
+        lb::RemotePath r;
+        if (path >= m_windows.size())
+        {
+            return r;
+        }
+        Window& w = m_windows[path];
+        const EgressCounters& c = m_ports[path].queue.Counters();
+        if (nowNs - w.startNs >= m_windowNs)
+        {
+            uint64_t queued = c.enqueued - w.enqueued;
+            w.fraction = queued ? double(c.marked - w.marked) / double(queued) : 0.0;
+            w.startNs = nowNs;
+            w.enqueued = c.enqueued;
+            w.marked = c.marked;
+        }
+        r.ecnFraction = w.fraction;
+        r.known = true;
+        return r;
+    }
+
+  private:
+    /// One uplink's current window.
+    struct Window
+    {
+        int64_t startNs{0};
+        uint64_t enqueued{0}; ///< the queue's counters at the window's start
+        uint64_t marked{0};
+        double fraction{0}; ///< of the last completed window
+    };
+
+    const SwitchPort* m_ports{nullptr};
+    int64_t m_windowNs{100000};
+    mutable std::vector<Window> m_windows; ///< sized by Init(): the reads stay allocation-free
 };
 
 } // namespace talb

@@ -59,6 +59,8 @@ void
 PrintFinal(const talb::SwitchStats& s,
            const talb::SwitchConfig& config,
            const talb::SwitchPipeline& pipeline,
+           const std::string& policy,
+           int64_t nowNs,
            uint64_t missed)
 {
     const talb::PipelineCounters& c = s.pipeline;
@@ -72,17 +74,10 @@ PrintFinal(const talb::SwitchStats& s,
                     s.portMarked[p],
                     s.portDrops[p]);
     }
-    if (const talb::lb::TensorAwareV1* t = pipeline.TensorAware())
+    std::string table = pipeline.PolicyReport(nowNs);
+    if (!table.empty())
     {
-        const auto& ts = t->GetTableStats();
-        std::printf("talb-switch: talb table inserted=%lu freed_on_last=%lu aged_out=%lu "
-                    "evicted=%lu mid_tensor_moves=%lu fallback=%lu\n",
-                    ts.nInserted,
-                    ts.nFreedOnLast,
-                    ts.nAgedOut,
-                    ts.nEvicted,
-                    ts.nMidTensorMoves,
-                    ts.nFallback);
+        std::printf("talb-switch: %s %s\n", policy.c_str(), table.c_str());
     }
     std::printf("talb-switch final: rx=%lu tx=%lu queued=%lu labelled=%lu unlabelled=%lu "
                 "malformed=%lu not_ipv4=%lu no_route=%lu queue_drops=%lu discarded=%lu marked=%lu "
@@ -252,7 +247,7 @@ main(int argc, char** argv)
         rte_eth_dev_stop(ethPorts[p]);
         rte_eth_dev_close(ethPorts[p]);
     }
-    PrintFinal(final, config, pipeline, missed);
+    PrintFinal(final, config, pipeline, options.policy.name, talb::SwitchNowNs(ctx), missed);
     rte_free(ctx);
     delete[] ports;
     rte_mempool_free(pool);

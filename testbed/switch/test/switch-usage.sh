@@ -28,6 +28,11 @@ expect 0 "--idle-sleep-us" --help
 expect 2 "--config is required"
 expect 2 "unknown argument '--bogus'" --config=x --bogus
 expect 2 "--lb: 'conga' is not one of" --config=x --lb=conga
+expect 0 "talb-v1" --help
+expect 2 "--talb-max-reorder: 'lots' is not a number in 0..1073741824" --config=x --lb=talb --talb-max-reorder=lots
+expect 2 "--talb-safe-moves: 'sometimes' is not gobackn, always or never" --config=x --talb-safe-moves=sometimes
+expect 2 "--talb-table-size: 1000 is not a power of two" --config=x --talb-table-size=1000
+expect 2 "--hermes-delay-low-us: 50 exceeds --hermes-delay-high-us 40" --config=x --lb=hermes --hermes-delay-low-us=50
 expect 2 "$dir/missing.conf: cannot read" --config="$dir/missing.conf"
 expect 2 "$dir/bad.conf:2: route 10.0.0.0/24: port 1 is not defined" --config="$dir/bad.conf"
 expect 2 "$dir/nodev.conf:1: port 0: no device 'net_nothing0'" --config="$dir/nodev.conf"

@@ -196,8 +196,11 @@ TEST(TalbSwitchOptions, DefaultsAndEveryOption)
     EXPECT_EQ(p.policy.drill.samples, 3u);
     EXPECT_EQ(p.policy.drill.memory, 2u);
     EXPECT_EQ(p.policy.talb.highThreshold, 2);
-    EXPECT_EQ(p.policy.talb.moveMarginBytes, 3000);
+    EXPECT_EQ(p.policy.talbV1.highThreshold, 2);
+    EXPECT_EQ(p.policy.talb.highMoveMarginBytes, 3000);
+    EXPECT_EQ(p.policy.talbV1.moveMarginBytes, 3000);
     EXPECT_EQ(p.policy.talb.idleTimeoutNs, 500000);
+    EXPECT_EQ(p.policy.talbV1.idleTimeoutNs, 500000);
     EXPECT_EQ(p.pipeline.egress.ecnThresholdBytes, 30000u);
     EXPECT_FALSE(p.pipeline.egress.ecn);
     EXPECT_EQ(p.pipeline.egress.bufferBytes, 65536u);
@@ -218,10 +221,11 @@ TEST(TalbSwitchOptions, ErrorsNameTheArgument)
     EXPECT_EQ(OptionError({}), "--config is required");
     EXPECT_EQ(OptionError({"--config"}), "--config: needs a value (--config=...)");
     EXPECT_EQ(OptionError({"--config=x", "--frobnicate"}), "unknown argument '--frobnicate'");
-    EXPECT_EQ(OptionError({"--config=x", "--lb=conga"}),
-              "--lb: 'conga' is not one of ecmp, rps, letflow, drill, talb");
+    EXPECT_EQ(
+        OptionError({"--config=x", "--lb=conga"}),
+        "--lb: 'conga' is not one of ecmp, rps, letflow, drill, presto, hermes, talb, talb-v1");
     EXPECT_EQ(OptionError({"--config=x", "--fallback=talb"}),
-              "--fallback: 'talb' is not one of ecmp, rps, letflow, drill");
+              "--fallback: 'talb' is not one of ecmp, rps, letflow, drill, presto, hermes");
     EXPECT_EQ(OptionError({"--config=x", "--labels=tag"}), "--labels: 'tag' is not option or dscp");
     EXPECT_EQ(OptionError({"--config=x", "--drill-samples=17"}),
               "--drill-samples: '17' is not a number in 1..16");
@@ -230,4 +234,72 @@ TEST(TalbSwitchOptions, ErrorsNameTheArgument)
     EXPECT_EQ(OptionError({"--config=x", "--line-rate=fast"}),
               "--line-rate: 'fast' is not a rate such as 10Gbps");
     EXPECT_EQ(OptionError({"--config=x", "--mtu"}), "--mtu: needs a value (--mtu=...)");
+}
+
+TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
+{
+    SwitchOptions o;
+    std::string error;
+    ASSERT_TRUE(Parse({"--config=x", "--lb=talb"}, &o, &error)) << error;
+    EXPECT_EQ(o.policy.fallback, "drill"); // TalbTensorAwareLb's Fallback
+    const lb::TensorAwareV2::Config core;
+    EXPECT_EQ(o.policy.talb.highThreshold, core.highThreshold);
+    EXPECT_EQ(o.policy.talb.highMoveMarginBytes, core.highMoveMarginBytes);
+    EXPECT_EQ(o.policy.talb.lowMoveMarginBytes, core.lowMoveMarginBytes);
+    EXPECT_EQ(o.policy.talb.maxReorderBytes, core.maxReorderBytes);
+    EXPECT_EQ(o.policy.talb.safeMoves, lb::TensorAwareV2::SafeMoves::kGoBackN);
+    EXPECT_EQ(o.policy.talb.safeSlackNs, core.safeSlackNs);
+    EXPECT_EQ(o.policy.talb.minMoveIntervalNs, core.minMoveIntervalNs);
+    EXPECT_EQ(o.policy.talb.activeWindowNs, core.activeWindowNs);
+    EXPECT_EQ(o.policy.talb.tableSize, core.tableSize);
+    SwitchOptions p;
+    ASSERT_TRUE(Parse({"--config=x",
+                       "--lb=talb",
+                       "--talb-low-move-margin=90000",
+                       "--talb-max-reorder=0",
+                       "--talb-safe-moves=Always",
+                       "--talb-safe-move-slack-us=200",
+                       "--talb-min-move-interval-us=0",
+                       "--talb-active-window-us=250",
+                       "--talb-table-size=1024",
+                       "--talb-probe-limit=16"},
+                      &p,
+                      &error))
+        << error;
+    EXPECT_EQ(p.policy.talb.lowMoveMarginBytes, 90000);
+    EXPECT_EQ(p.policy.talb.maxReorderBytes, 0);
+    EXPECT_EQ(p.policy.talb.safeMoves, lb::TensorAwareV2::SafeMoves::kAlways);
+    EXPECT_EQ(p.policy.talb.safeSlackNs, 200000);
+    EXPECT_EQ(p.policy.talb.minMoveIntervalNs, 0);
+    EXPECT_EQ(p.policy.talb.activeWindowNs, 250000);
+    EXPECT_EQ(p.policy.talb.tableSize, 1024u);
+    EXPECT_EQ(p.policy.talbV1.tableSize, 1024u);
+    EXPECT_EQ(p.policy.talb.probeLimit, 16u);
+    EXPECT_EQ(p.policy.talbV1.probeLimit, 16u);
+    SwitchOptions n;
+    ASSERT_TRUE(Parse({"--config=x", "--lb=talb-v1", "--talb-safe-moves=never"}, &n, &error));
+    EXPECT_EQ(n.policy.name, "talb-v1");
+    EXPECT_EQ(n.policy.talb.safeMoves, lb::TensorAwareV2::SafeMoves::kNever);
+}
+
+TEST(TalbSwitchOptions, BadV2AndHermesValuesNameTheOption)
+{
+    EXPECT_EQ(OptionError({"--config=x", "--talb-max-reorder=lots"}),
+              "--talb-max-reorder: 'lots' is not a number in 0..1073741824");
+    EXPECT_EQ(OptionError({"--config=x", "--talb-active-window-us=0"}),
+              "--talb-active-window-us: '0' is not a number in 1..10000000");
+    EXPECT_EQ(OptionError({"--config=x", "--talb-safe-moves=sometimes"}),
+              "--talb-safe-moves: 'sometimes' is not gobackn, always or never");
+    EXPECT_EQ(OptionError({"--config=x", "--talb-safe-moves"}),
+              "--talb-safe-moves: needs a value (--talb-safe-moves=...)");
+    EXPECT_EQ(OptionError({"--config=x", "--talb-table-size=1000"}),
+              "--talb-table-size: 1000 is not a power of two");
+    EXPECT_EQ(OptionError({"--config=x", "--talb-table-size=8", "--talb-probe-limit=16"}),
+              "--talb-probe-limit: 16 exceeds the table size 8");
+    EXPECT_EQ(OptionError({"--config=x", "--hermes-ecn-threshold=1.5"}),
+              "--hermes-ecn-threshold: '1.5' is not a number in 0..1");
+    EXPECT_EQ(OptionError({"--config=x", "--hermes-delay-low-us=50"}),
+              "--hermes-delay-low-us: 50 exceeds --hermes-delay-high-us 40");
+    EXPECT_EQ(OptionError({"--config=x", "--presto-flowcell-bytes=0"}),
+              "--presto-flowcell-bytes: '0' is not a number in 1..1073741824");
 }

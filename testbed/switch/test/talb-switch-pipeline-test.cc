@@ -4,6 +4,7 @@
 #include "talb-ipv4-edit.h"
 #include "talb-switch-pipeline.h"
 
+#include <functional>
 #include <gtest/gtest.h>
 #include <map>
 #include <memory>
@@ -31,11 +32,21 @@ struct Leaf
     explicit Leaf(const std::string& lb = "ecmp",
                   LabelSource labels = LabelSource::kOption,
                   EgressConfig egress = EgressConfig())
+        : Leaf(Named(lb), labels, egress)
+    {
+    }
+
+    /// \param uplinks what follows the uplink route's ports (e.g. " leaf=1")
+    Leaf(const PolicyOptions& po,
+         LabelSource labels = LabelSource::kOption,
+         EgressConfig egress = EgressConfig(),
+         const std::string& uplinks = "")
     {
         std::string error;
         EXPECT_TRUE(ParseSwitchConfig("port 0 h1\nport 1 h2\nport 2 s0\nport 3 s1\n"
                                       "route 10.250.0.1/32 0\nroute 10.250.0.2/32 1\n"
-                                      "route 10.250.0.0/24 2,3\n",
+                                      "route 10.250.0.0/24 2,3" +
+                                          uplinks + "\n",
                                       "leaf.conf",
                                       &config,
                                       &error))
@@ -43,9 +54,14 @@ struct Leaf
         PipelineConfig pc;
         pc.labels = labels;
         pc.egress = egress;
+        EXPECT_TRUE(pipeline.Init(config, pc, po, ports, &error)) << error;
+    }
+
+    static PolicyOptions Named(const std::string& lb)
+    {
         PolicyOptions po;
         po.name = lb;
-        EXPECT_TRUE(pipeline.Init(config, pc, po, ports, &error)) << error;
+        return po;
     }
 
     /// Forwards a copy of \p f; \return the port (-1: dropped)
@@ -106,6 +122,33 @@ Tcp(uint32_t dst,
     return MakeTcpFrame(s, bytes.data(), payload);
 }
 
+/// A RoCEv2 packet (UDP to port 4791) from kH1 with \p option, built on Tcp()'s frame.
+TestFrame
+Roce(uint32_t dst, uint16_t srcPort, uint32_t payload, std::vector<uint8_t> option = {})
+{
+    TestFrame f = Tcp(dst, srcPort, payload, option);
+    uint8_t* ip = f.Data() + 14;
+    uint32_t ihl = (ip[0] & 0x0F) * 4u;
+    ip[9] = 17;
+    Put16(ip + 10, 0);
+    Put16(ip + 10, Ipv4HeaderChecksum(ip, ihl));
+    uint8_t* udp = ip + ihl;
+    Put16(udp + 2, 4791);
+    Put16(udp + 4, static_cast<uint16_t>(LoadBe16(ip + 2) - ihl));
+    Put16(udp + 6, 0);
+    return f;
+}
+
+/// Fills \p port's queue with \p bytes in band \p band (items nobody forwards).
+void
+Fill(Leaf& leaf, uint32_t port, uint32_t bytes, uint8_t band)
+{
+    for (uint32_t b = 0; b < bytes; b += 1500)
+    {
+        leaf.ports[port].queue.Enqueue(nullptr, 1500, band, false);
+    }
+}
+
 /// The band a frame was queued in: the one whose byte count grew.
 uint8_t
 BandOf(Leaf& leaf, const TestFrame& f)
@@ -159,11 +202,11 @@ TEST(TalbSwitchPipeline, EcmpKeepsAFlowAndSpreadsFlows)
     EXPECT_GT(perPort[3], 60);
 }
 
-TEST(TalbSwitchPipeline, TalbPlacesAndMovesHighPriorityTensorsByQueue)
+TEST(TalbSwitchPipeline, TalbV1PlacesAndMovesHighPriorityTensorsByQueue)
 {
     for (uint32_t loaded : {2u, 3u})
     {
-        Leaf leaf("talb");
+        Leaf leaf("talb-v1");
         uint32_t other = loaded == 2 ? 3 : 2;
         for (int i = 0; i < 20; ++i) // 30 kB waiting on one uplink
         {
@@ -176,7 +219,7 @@ TEST(TalbSwitchPipeline, TalbPlacesAndMovesHighPriorityTensorsByQueue)
             leaf.ports[other].queue.Enqueue(nullptr, 1500, 7, false);
         }
         EXPECT_EQ(leaf.Send(Tcp(kH3, 1, 1000, Option(77, 0, 0))), int(loaded));
-        const lb::TensorAwareV1* t = leaf.pipeline.TensorAware();
+        auto* t = dynamic_cast<const lb::TensorAwareV1*>(&leaf.pipeline.Policy());
         ASSERT_NE(t, nullptr);
         EXPECT_EQ(t->GetTableStats().nMidTensorMoves, 1u);
         EXPECT_EQ(leaf.pipeline.Counters().reroutes, 1u);
@@ -217,7 +260,9 @@ TEST(TalbSwitchPipeline, DscpOnlyModeLabelsByPriority)
     EXPECT_EQ(leaf.pipeline.Counters().labelled, 2u);
     EXPECT_EQ(leaf.pipeline.Counters().unlabelled, 1u);
     leaf.Send(Tcp(kH3, 9, 100, {}, talb_dscp_from_priority(0) << 2));
-    EXPECT_EQ(leaf.pipeline.TensorAware()->GetTableStats().nInserted, 1u);
+    auto* t = dynamic_cast<const lb::TensorAwareV2*>(&leaf.pipeline.Policy());
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->GetTableStats().nInserted, 1u);
 }
 
 TEST(TalbSwitchPipeline, MarksCeAboveTheThresholdWithAValidChecksum)
@@ -291,4 +336,181 @@ TEST(TalbSwitchPipeline, AFullQueueDropsAndTheCountersAddUp)
     EXPECT_EQ(queued, 3); // 3 x 1054-byte frames fit in 4096
     EXPECT_EQ(leaf.pipeline.Counters().queueDrops, 7u);
     leaf.CheckIdentities();
+}
+
+TEST(TalbSwitchPipeline, EveryLoadBalancerBuildsAndForwardsOnTheUplinks)
+{
+    for (const PolicyKind& kind : PolicyKinds())
+    {
+        Leaf leaf(kind.name);
+        for (uint16_t flow = 0; flow < 20; ++flow)
+        {
+            int labelled = leaf.Send(Tcp(kH3, flow, 500, Option(flow, flow % 8, TALB_FLAG_FIRST)));
+            int untagged = leaf.Send(Tcp(kH3, 1000 + flow, 500));
+            ASSERT_TRUE(labelled == 2 || labelled == 3) << kind.name;
+            ASSERT_TRUE(untagged == 2 || untagged == 3) << kind.name;
+        }
+        EXPECT_EQ(leaf.pipeline.Counters().selections, 40u) << kind.name;
+        leaf.CheckIdentities();
+    }
+}
+
+TEST(TalbSwitchPipeline, TalbIsV2AndPlacesTwoTensorFlowsOnDifferentUplinks)
+{
+    for (uint64_t seed = 1; seed <= 20; ++seed)
+    {
+        PolicyOptions po = Leaf::Named("talb");
+        po.seed = seed;
+        Leaf leaf(po);
+        ASSERT_NE(dynamic_cast<const lb::TensorAwareV2*>(&leaf.pipeline.Policy()), nullptr);
+        // Two tensor flows start within v2's active window: the second avoids the first.
+        int a = leaf.Send(Tcp(kH3, 1, 1000, Option(10, 2, TALB_FLAG_FIRST)), 1 * kUs);
+        int b = leaf.Send(Tcp(kH3, 2, 1000, Option(20, 2, TALB_FLAG_FIRST)), 2 * kUs);
+        ASSERT_TRUE(a == 2 || a == 3);
+        EXPECT_EQ(b, a == 2 ? 3 : 2) << "seed " << seed;
+        // Each keeps its uplink for the rest of its tensor.
+        for (int k = 1; k <= 20; ++k)
+        {
+            EXPECT_EQ(leaf.Send(Tcp(kH3, 1, 1000, Option(10, 2, 0)), (2 + 5 * k) * kUs), a);
+            EXPECT_EQ(leaf.Send(Tcp(kH3, 2, 1000, Option(20, 2, 0)), (3 + 5 * k) * kUs), b);
+        }
+        EXPECT_EQ(leaf.pipeline.Counters().reroutes, 0u);
+    }
+}
+
+/// One tensor of priority 0 placed, then 30 kB of its band queued on its uplink; its next 40
+/// packets come every \p gapUs, then one more after \p lastGapUs. \return its ports, in order
+std::vector<int>
+TensorAfterItsUplinkFills(Leaf& leaf,
+                          const std::function<TestFrame(uint8_t flags)>& packet,
+                          int64_t gapUs = 50,
+                          int64_t lastGapUs = 50)
+{
+    std::vector<int> ports;
+    int64_t now = 1 * kUs;
+    ports.push_back(leaf.Send(packet(TALB_FLAG_FIRST), now));
+    Fill(leaf, static_cast<uint32_t>(ports[0]), 30000, 0);
+    for (int k = 1; k <= 41; ++k)
+    {
+        now += (k <= 40 ? gapUs : lastGapUs) * kUs;
+        ports.push_back(leaf.Send(packet(0), now));
+    }
+    return ports;
+}
+
+TEST(TalbSwitchPipeline, TalbV2KeepsATensorWhenAMoveWouldReorderMoreThanItsBound)
+{
+    auto packet = [](uint8_t flags) { return Tcp(kH3, 1, 1000, Option(10, 0, flags)); };
+    // Default bound (18 kB): the 30 kB ahead of it on its uplink would be overtaken; it stays.
+    Leaf kept("talb");
+    std::vector<int> ports = TensorAfterItsUplinkFills(kept, packet);
+    for (int p : ports)
+    {
+        EXPECT_EQ(p, ports[0]);
+    }
+    auto* v2 = dynamic_cast<const lb::TensorAwareV2*>(&kept.pipeline.Policy());
+    ASSERT_NE(v2, nullptr);
+    EXPECT_GT(v2->GetTableStats().nReorderHeld, 0u);
+    EXPECT_EQ(kept.pipeline.Counters().reroutes, 0u);
+    // Without the bound the same tensor moves once, mid-tensor, to the empty uplink.
+    PolicyOptions po = Leaf::Named("talb");
+    po.talb.maxReorderBytes = 1e9;
+    Leaf moved(po);
+    ports = TensorAfterItsUplinkFills(moved, packet);
+    EXPECT_NE(ports.back(), ports[0]);
+    EXPECT_EQ(moved.pipeline.Counters().reroutes, 1u);
+}
+
+TEST(TalbSwitchPipeline, TalbV2MovesRoceFlowsOnlyOnceTheOldPathDrained)
+{
+    // No reordering bound and no slack: a TCP tensor sending every 10 us moves as soon as its
+    // move interval allows (100 us).
+    PolicyOptions po = Leaf::Named("talb");
+    po.talb.maxReorderBytes = 1e9;
+    po.talb.safeSlackNs = 0;
+    auto tcp = [](uint8_t flags) { return Tcp(kH3, 1, 1000, Option(10, 0, flags)); };
+    Leaf plain(po);
+    std::vector<int> ports = TensorAfterItsUplinkFills(plain, tcp, 10, 10);
+    EXPECT_NE(ports[11], ports[0]);
+    EXPECT_EQ(plain.pipeline.Counters().reroutes, 1u);
+    // RoCEv2 (UDP to 4791: go-back-N) moves only once its last packet has left the old uplink:
+    // its packets come every 10 us, and 30 kB and more ahead of each take 24 us and more at
+    // 10 Gb/s, so it stays, until a pause of 90 us lets the queue ahead drain.
+    auto roce = [](uint8_t flags) { return Roce(kH3, 1, 1000, Option(10, 0, flags)); };
+    Leaf leaf(po);
+    ports = TensorAfterItsUplinkFills(leaf, roce, 10, 90);
+    for (int k = 0; k <= 40; ++k)
+    {
+        EXPECT_EQ(ports[k], ports[0]) << "packet " << k;
+    }
+    EXPECT_NE(ports[41], ports[0]);
+    auto* v2 = dynamic_cast<const lb::TensorAwareV2*>(&leaf.pipeline.Policy());
+    ASSERT_NE(v2, nullptr);
+    EXPECT_GT(v2->GetTableStats().nUndrainedHeld, 0u);
+    EXPECT_EQ(leaf.pipeline.Counters().reroutes, 1u);
+}
+
+TEST(TalbSwitchPipeline, TalbV2TensorsAvoidAnUntaggedDataFlow)
+{
+    for (uint64_t seed = 1; seed <= 10; ++seed)
+    {
+        PolicyOptions po = Leaf::Named("talb");
+        po.seed = seed;
+        Leaf leaf(po);
+        int bulk = leaf.Send(Tcp(kH3, 7, 1000), 1 * kUs); // untagged: DRILL's choice
+        int tensor = leaf.Send(Tcp(kH3, 1, 1000, Option(10, 7, TALB_FLAG_FIRST)), 2 * kUs);
+        EXPECT_EQ(tensor, bulk == 2 ? 3 : 2) << "seed " << seed;
+    }
+}
+
+TEST(TalbSwitchPipeline, HermesPlacesOnTheLessDelayedUplinkAndReroutesOffAMarkingOne)
+{
+    // 30 kB queued on uplink 2 is 24 us at 10 Gb/s, above DelayLow (20 us): new flows go to 3.
+    Leaf placed("hermes");
+    Fill(placed, 2, 30000, 7);
+    for (uint16_t flow = 0; flow < 20; ++flow)
+    {
+        EXPECT_EQ(placed.Send(Tcp(kH3, flow, 1000)), 3);
+    }
+    // A slow ECN-capable flow whose own packets pile up on its uplink: once the uplink marks
+    // most of them (ECN fraction above 0.4), its delay passes DelayHigh and the flow has sent
+    // 64 kB, Hermes moves it, once. That needs the route's leaf (leaf=): without it the
+    // switch's sensing is not asked and the flow stays.
+    EgressConfig e;
+    e.ecnThresholdBytes = 3000;
+    for (const std::string& uplinks : {std::string(" leaf=1"), std::string()})
+    {
+        Leaf leaf(Leaf::Named("hermes"), LabelSource::kOption, e, uplinks);
+        int first = leaf.Send(Tcp(kH3, 1, 1000, {}, 0x02), 1 * kUs);
+        int last = first;
+        for (int k = 1; k < 100; ++k)
+        {
+            last = leaf.Send(Tcp(kH3, 1, 1000, {}, 0x02), (1 + 10 * k) * kUs);
+        }
+        bool sensed = !uplinks.empty();
+        EXPECT_EQ(last != first, sensed) << "uplinks" << uplinks;
+        EXPECT_EQ(leaf.pipeline.Counters().reroutes, sensed ? 1u : 0u) << "uplinks" << uplinks;
+    }
+}
+
+TEST(TalbSwitchPipeline, PrestoSendsFlowcellsRoundRobin)
+{
+    PolicyOptions po = Leaf::Named("presto");
+    po.presto.flowcellBytes = 4 * 1040; // four 1040-byte IPv4 packets per flowcell
+    Leaf leaf(po);
+    int previous = -1;
+    for (int k = 0; k < 40; ++k)
+    {
+        int port = leaf.Send(Tcp(kH3, 1, 1000));
+        if (k % 4 == 0 && k > 0)
+        {
+            EXPECT_NE(port, previous) << "packet " << k;
+        }
+        else if (k > 0)
+        {
+            EXPECT_EQ(port, previous) << "packet " << k;
+        }
+        previous = port;
+    }
+    EXPECT_EQ(leaf.pipeline.Counters().reroutes, 9u); // each new flowcell counts as one
 }

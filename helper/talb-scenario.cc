@@ -407,6 +407,7 @@ ParseRouting(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std
     s->tcpVariant = c.GetString("tcp") == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno";
     s->sndBuf = static_cast<uint32_t>(c.GetUint("sndBuf"));
     s->rcvBuf = static_cast<uint32_t>(c.GetUint("rcvBuf"));
+    s->hostQdisc = c.GetString("hostQdisc");
     std::string err = ParseAttributeList(c.GetString("lbAttributes"), &s->lbAttributes);
     if (!err.empty())
     {
@@ -717,6 +718,15 @@ BuildFabric(const TalbScenario::Spec& s, const std::string& lb)
     }
     fabric->SetLoadBalancerFactory(factory);
     fabric->Install();
+    if (!s.rdmaHosts)
+    {
+        Ptr<TalbHostConfig> host = CreateObject<TalbHostConfig>();
+        host->SetAttribute("Qdisc", StringValue(s.hostQdisc));
+        for (uint32_t i = 0; i < fabric->GetNHosts(); ++i)
+        {
+            host->ConfigureNic(fabric->GetHostDevice(i));
+        }
+    }
     // Switch ports only: hosts do not drop their own packets (see hostQueueSize).
     for (uint32_t i = 0; s.bestEffortBuffer > 0 && i < s.leaves + s.spines; ++i)
     {
@@ -1549,6 +1559,13 @@ DeclareTraffic(TalbScenarioConfig& c)
               HostConfigDefault("RcvBufSize"),
               "TCP receive buffer of the hosts in bytes (default: Linux's tcp_rmem maximum)",
               C::Between(65536, 1e9));
+    c.Declare("hostQdisc",
+              C::CHOICE,
+              HostConfigDefault("Qdisc"),
+              "host NIC queueing inside each priority band: fifo, or fq = per-flow deficit round "
+              "robin, as Linux's fq qdisc shares a host's link evenly among its connections "
+              "(tcp transport only)",
+              "fifo,fq");
     c.Declare("transport",
               C::NAME,
               "tcp",

@@ -85,6 +85,7 @@ class TalbScenario
         std::string tcpVariant;       //!< TypeId name of the hosts' TCP congestion control
         uint32_t sndBuf{0};           //!< hosts' TCP send buffer, bytes (TalbHostConfig)
         uint32_t rcvBuf{0};           //!< hosts' TCP receive buffer, bytes (TalbHostConfig)
+        std::string hostQdisc;        //!< hosts' NIC queueing, fifo or fq (TalbHostConfig Qdisc)
         bool rdmaHosts{false};        //!< transport rdma: hosts with RoCEv2 NICs, PFC switches
         std::string rdmaQueuePairs;   //!< TalbRdmaTransport QueuePairs (its enum name)
         std::string rdmaTrafficClass; //!< "tensor", or a fixed class 0..7

@@ -1,6 +1,7 @@
 #ifndef TALB_PRIORITY_QUEUE_H
 #define TALB_PRIORITY_QUEUE_H
 
+#include "talb-flow-queues.h"
 #include "talb-wire.h"
 
 #include "ns3/queue-size.h"
@@ -53,6 +54,10 @@ namespace ns3
  * - RED-like (DCQCN), when EcnKmax is above zero: never at or below EcnKmin, always above
  *   EcnKmax, and in between with a probability rising linearly from 0 to EcnPmax.
  * The IPv4 header is rewritten, with its checksum when checksums are enabled.
+ *
+ * With FlowQueueing (host NICs: TalbHostConfig's Qdisc fq) each slot is shared among its flows
+ * (5-tuples) by deficit round robin, Quantum bytes per visit, as Linux's fq qdisc serves a
+ * host's sockets (TalbFlowQueues); without it each slot is one FIFO.
  *
  * A TalbPfcNetDevice dequeues with DequeueUnpaused(), which skips the bands its peer has paused
  * (priority flow control; pausing UntaggedBand pauses the best-effort class too); each band stays
@@ -185,6 +190,11 @@ class TalbPriorityQueue : public Queue<Packet>
         uint32_t ipOffset{0}; //!< offset of the IPv4 header (2 behind a PPP header)
         uint8_t tos{0};       //!< IPv4 TOS byte
         bool control{false};  //!< TCP segment without payload, or RoCEv2 ACK/NAK/CNP
+        uint8_t protocol{0};  //!< IPv4 protocol
+        uint32_t src{0};      //!< IPv4 source address
+        uint32_t dst{0};      //!< IPv4 destination address
+        uint16_t srcPort{0};  //!< TCP or UDP source port
+        uint16_t dstPort{0};  //!< TCP or UDP destination port
     };
 
     /// No slot: nothing to send.
@@ -205,6 +215,8 @@ class TalbPriorityQueue : public Queue<Packet>
     uint8_t FirstBand(uint8_t pausedMask) const;
     /// \return the slot the next dequeue serves with \p pausedMask, or NONE; changes nothing
     uint8_t Pick(uint8_t pausedMask) const;
+    /// \return the packet slot \p slot sends next: its first, or (FlowQueueing) its round's
+    Iterator Front(uint8_t slot) const;
     /// Remove the head of slot \p slot (dequeued, or removed when \p remove), charging DWRR.
     Ptr<Packet> TakeHead(uint8_t slot, bool remove);
     /// Dequeue (or remove) what Pick() chooses; \p band and \p slot receive its band and slot
@@ -236,6 +248,10 @@ class TalbPriorityQueue : public Queue<Packet>
     std::array<ClassStats, NUM_CLASSES> m_classStats; //!< per TrafficClass
     std::array<uint32_t, NUM_CLASSES> m_classBytes;   //!< bytes queued per TrafficClass
     TracedCallback<Ptr<const Packet>, uint8_t, uint32_t, uint32_t> m_classDropTrace;
+    bool m_flowQueueing;    //!< FlowQueueing attribute
+    uint32_t m_maxFlows;    //!< MaxFlows attribute
+    bool m_flowsReady;      //!< m_flows sized (on the first packet, after the attributes)
+    TalbFlowQueues m_flows; //!< FlowQueueing: the flows of each slot and their round
 };
 
 } // namespace ns3

@@ -49,6 +49,7 @@ SCENARIO = {
     'tcp': 'cubic',
     'sndBuf': '0',
     'rcvBuf': 'x',
+    'hostQdisc': 'fq_codel',
     'transport': 'nope',
     'rdmaQueuePairs': 'many',
     'rdmaTrafficClass': '8',

@@ -4,7 +4,10 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/talb-priority-queue.h"
 #include "ns3/talb-prr-recovery.h"
 #include "ns3/type-id.h"
 #include "ns3/uinteger.h"
@@ -66,14 +69,23 @@ TalbHostConfig::GetTypeId()
                           "TCP selective acknowledgements (Linux: on)",
                           BooleanValue(true),
                           MakeBooleanAccessor(&TalbHostConfig::m_sack),
-                          MakeBooleanChecker());
+                          MakeBooleanChecker())
+            // Linux's fq gives each socket its share of the NIC; a FIFO shares it in
+            // proportion to what each connection has queued.
+            .AddAttribute("Qdisc",
+                          "host NIC queueing inside each band: Fifo, or Fq (per-flow deficit "
+                          "round robin, Linux's fq; see ConfigureNic)",
+                          EnumValue(TalbHostConfig::FIFO),
+                          MakeEnumAccessor(&TalbHostConfig::m_qdisc),
+                          MakeEnumChecker(TalbHostConfig::FIFO, "fifo", TalbHostConfig::FQ, "fq"));
     return tid;
 }
 
 TalbHostConfig::TalbHostConfig()
     : m_sndBufSize(4 << 20),
       m_rcvBufSize(6 << 20),
-      m_sack(true)
+      m_sack(true),
+      m_qdisc(FIFO)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -105,6 +117,28 @@ TalbHostConfig::Apply(uint32_t mtu) const
     // flight, and such a connection never sends again (see TalbPrrRecovery).
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TalbPrrRecovery::GetTypeId()));
+}
+
+bool
+TalbHostConfig::ConfigureNic(Ptr<NetDevice> dev) const
+{
+    NS_LOG_FUNCTION(this << dev);
+    Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev);
+    Ptr<TalbPriorityQueue> q = p2p ? DynamicCast<TalbPriorityQueue>(p2p->GetQueue()) : nullptr;
+    if (!q)
+    {
+        return false;
+    }
+    NS_ABORT_MSG_IF(q->GetNPackets() > 0, "TalbHostConfig::ConfigureNic: the queue holds packets");
+    // Linux's fq marks no packets (its ce_threshold is off by default): congestion signals
+    // come from the switches. Marking on the NIC's total backlog would also charge each flow
+    // for the others' packets, which fq serves apart.
+    q->SetAttribute("FlowQueueing", BooleanValue(m_qdisc == FQ));
+    if (m_qdisc == FQ)
+    {
+        q->SetAttribute("UseEcn", BooleanValue(false));
+    }
+    return true;
 }
 
 void

@@ -1,6 +1,7 @@
 #ifndef TALB_HOST_CONFIG_H
 #define TALB_HOST_CONFIG_H
 
+#include "ns3/net-device.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -25,6 +26,10 @@ namespace ns3
  *    below it (DelAckTimeout);
  *  - SACK (Sack) and a short TIME_WAIT (TimeWait).
  *
+ * ConfigureNic() sets up a host NIC's transmit queue for the Qdisc attribute: fifo (default)
+ * or fq, per-flow fair queueing inside each band as Linux's fq qdisc runs it (the scenario
+ * runner calls it for every TCP host: --hostQdisc).
+ *
  * Each value is an attribute of this class: change one for a whole run with
  * Config::SetDefault("ns3::TalbHostConfig::SndBufSize", ...) or NS_ATTRIBUTE_DEFAULT before
  * Apply(). NS_ATTRIBUTE_DEFAULT on the ns3::TcpSocket attributes themselves also still wins.
@@ -44,6 +49,20 @@ class TalbHostConfig : public Object
     /// Apply() of a TalbHostConfig with its attribute defaults.
     static void ApplyDefaults(uint32_t mtu);
 
+    /// The host NIC's queueing discipline (Qdisc attribute).
+    enum Qdisc
+    {
+        FIFO, //!< each band of the NIC queue is one FIFO
+        FQ    //!< each band is shared among its flows by DRR (Linux's fq)
+    };
+
+    /**
+     * Set up the transmit queue of host NIC \p dev (a TalbPriorityQueue, before it holds a
+     * packet) for the Qdisc attribute; other devices are left alone.
+     * \return whether \p dev has a TalbPriorityQueue
+     */
+    bool ConfigureNic(Ptr<NetDevice> dev) const;
+
   private:
     uint32_t m_sndBufSize;   //!< SndBufSize attribute
     uint32_t m_rcvBufSize;   //!< RcvBufSize attribute
@@ -52,6 +71,7 @@ class TalbHostConfig : public Object
     Time m_delAckTimeout;    //!< DelAckTimeout attribute
     Time m_timeWait;         //!< TimeWait attribute
     bool m_sack;             //!< Sack attribute
+    Qdisc m_qdisc;           //!< Qdisc attribute
 };
 
 } // namespace ns3

@@ -3,6 +3,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/talb-dcqcn.h"
 #include "ns3/talb-roce-header.h"
@@ -51,14 +52,25 @@ TalbRdmaHelper::GetTypeId()
                           "... with probability rising to this at EcnKmax (DCQCN paper: 1 %)",
                           DoubleValue(0.01),
                           MakeDoubleAccessor(&TalbRdmaHelper::m_pmax),
-                          MakeDoubleChecker<double>(0, 1));
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("BandFrom",
+                          "What the fabric's queues take a packet's band and PFC priority from "
+                          "(TalbPriorityQueue BandFrom): Dscp, as RoCE switches map traffic "
+                          "classes, or Option (the TaLB option's priority first)",
+                          EnumValue(TalbPriorityQueue::DSCP),
+                          MakeEnumAccessor(&TalbRdmaHelper::m_bandFrom),
+                          MakeEnumChecker(TalbPriorityQueue::DSCP,
+                                          "Dscp",
+                                          TalbPriorityQueue::OPTION,
+                                          "Option"));
     return tid;
 }
 
 TalbRdmaHelper::TalbRdmaHelper()
     : m_pfcEnabled(true),
       m_ecnReferenceRate(DataRate("40Gbps")),
-      m_pmax(0.01)
+      m_pmax(0.01),
+      m_bandFrom(TalbPriorityQueue::DSCP)
 {
     m_nic.SetTypeId(TalbRdmaNic::GetTypeId());
     m_rateControl.SetTypeId(TalbDcqcn::GetTypeId());
@@ -123,6 +135,7 @@ TalbRdmaHelper::ConfigureQueue(Ptr<TalbPriorityQueue> queue, DataRate rate) cons
     queue->SetAttribute("EcnKmin", QueueSizeValue(scaled(m_kmin)));
     queue->SetAttribute("EcnKmax", QueueSizeValue(scaled(m_kmax)));
     queue->SetAttribute("EcnPmax", DoubleValue(m_pmax));
+    queue->SetAttribute("BandFrom", EnumValue(m_bandFrom));
 }
 
 Ptr<TalbRdmaNic>

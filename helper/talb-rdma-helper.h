@@ -24,7 +24,9 @@ namespace ns3
  *
  * It stores factories and applies them; the defaults are DCQCN's (TalbDcqcn for rate control,
  * marking from EcnKmin to EcnKmax with probability up to EcnPmax, the values of the DCQCN paper)
- * with PFC on every priority.
+ * with PFC on every priority. Its queues take a packet's band (and PFC priority) from the DSCP
+ * (BandFrom), as RoCE switches do: the DSCP is the sender's traffic class, the TaLB option the
+ * tensor's label for the balancers.
  */
 class TalbRdmaHelper : public Object
 {
@@ -51,7 +53,8 @@ class TalbRdmaHelper : public Object
     /// \return the device MTU an RDMA fabric needs: the payload MTU plus the RoCEv2 headers
     uint32_t GetDeviceMtu() const;
 
-    /// Give the queue of a switch or host port of rate \p rate the RED-like ECN profile.
+    /// Give the queue of a switch or host port of rate \p rate the RED-like ECN profile and
+    /// the BandFrom classification.
     void ConfigureQueue(Ptr<TalbPriorityQueue> queue, DataRate rate) const;
     /// Create, install and aggregate a NIC on \p node's \p device with \p address.
     Ptr<TalbRdmaNic> InstallNic(Ptr<Node> node,
@@ -70,6 +73,7 @@ class TalbRdmaHelper : public Object
     QueueSize m_kmin;            //!< EcnKmin attribute
     QueueSize m_kmax;            //!< EcnKmax attribute
     double m_pmax;               //!< EcnPmax attribute
+    int m_bandFrom;              //!< BandFrom attribute (TalbPriorityQueue::BandSource)
     ObjectFactory m_nic;
     ObjectFactory m_rateControl;
     ObjectFactory m_pfc;

@@ -44,6 +44,7 @@
 #endif
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -406,6 +407,7 @@ ParseRouting(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std
     s->tcpVariant = c.GetString("tcp") == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno";
     s->sndBuf = static_cast<uint32_t>(c.GetUint("sndBuf"));
     s->rcvBuf = static_cast<uint32_t>(c.GetUint("rcvBuf"));
+    s->hostQdisc = c.GetString("hostQdisc");
     std::string err = ParseAttributeList(c.GetString("lbAttributes"), &s->lbAttributes);
     if (!err.empty())
     {
@@ -533,6 +535,8 @@ ParseTraining(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<st
                               "' (one fabric: set transport for the whole scenario)");
         }
     }
+    s->rdmaQueuePairs = c.GetString("rdmaQueuePairs");
+    s->rdmaTrafficClass = c.GetString("rdmaTrafficClass");
     if (s->rdmaHosts && s->stockRouting)
     {
         errors->push_back("stockRouting needs IP on the switches: it works with transport tcp");
@@ -631,6 +635,17 @@ ConfigureDefaults(const TalbScenario::Spec& s)
     Config::SetDefault("ns3::TalbPriorityQueue::TrainingWeight", UintegerValue(s.trainingWeight));
     Config::SetDefault("ns3::TalbPriorityQueue::BestEffortWeight",
                        UintegerValue(s.bestEffortWeight));
+    // Every RDMA job's (a job's trans.<Attribute> still overrides them).
+    std::string queuePairs = s.rdmaQueuePairs;
+    queuePairs[0] = static_cast<char>(std::toupper(queuePairs[0]));
+    Config::SetDefault("ns3::TalbRdmaTransport::QueuePairs", StringValue(queuePairs));
+    bool fixed = s.rdmaTrafficClass != "tensor";
+    Config::SetDefault("ns3::TalbRdmaTransport::TrafficClass",
+                       StringValue(fixed ? "Fixed" : "Tensor"));
+    if (fixed)
+    {
+        Config::SetDefault("ns3::TalbRdmaTransport::FixedClass", StringValue(s.rdmaTrafficClass));
+    }
 }
 
 /// The port queue of a switch device (either kind of link), or null.
@@ -703,6 +718,15 @@ BuildFabric(const TalbScenario::Spec& s, const std::string& lb)
     }
     fabric->SetLoadBalancerFactory(factory);
     fabric->Install();
+    if (!s.rdmaHosts)
+    {
+        Ptr<TalbHostConfig> host = CreateObject<TalbHostConfig>();
+        host->SetAttribute("Qdisc", StringValue(s.hostQdisc));
+        for (uint32_t i = 0; i < fabric->GetNHosts(); ++i)
+        {
+            host->ConfigureNic(fabric->GetHostDevice(i));
+        }
+    }
     // Switch ports only: hosts do not drop their own packets (see hostQueueSize).
     for (uint32_t i = 0; s.bestEffortBuffer > 0 && i < s.leaves + s.spines; ++i)
     {
@@ -1058,6 +1082,10 @@ Simulate(const TalbScenario::Spec& s, const Collector& c, TalbScenario::Result* 
     auto previousInt = std::signal(SIGINT, &OnSignal);
     auto previousTerm = std::signal(SIGTERM, &OnSignal);
     Simulator::ScheduleNow(&PollInterrupt, MilliSeconds(1));
+    if (s.onStart)
+    {
+        s.onStart();
+    }
     auto runStart = std::chrono::steady_clock::now();
     std::clock_t cpuStart = std::clock();
     Simulator::Run();
@@ -1485,6 +1513,25 @@ HostConfigDefault(const std::string& name)
     return info.initialValue->SerializeToString(info.checker);
 }
 
+/// talb-scenario's spelling of TalbRdmaTransport's default \p name: the enum name with a
+/// lower-case initial; for TrafficClass, "tensor" or the FixedClass number.
+std::string
+RdmaTransportDefault(const std::string& name)
+{
+    auto initial = [](const std::string& attribute) {
+        TypeId::AttributeInformation info;
+        NS_ABORT_UNLESS(TalbRdmaTransport::GetTypeId().LookupAttributeByName(attribute, &info));
+        return info.initialValue->SerializeToString(info.checker);
+    };
+    if (name == "TrafficClass" && initial(name) == "Fixed")
+    {
+        return initial("FixedClass");
+    }
+    std::string value = initial(name);
+    value[0] = static_cast<char>(std::tolower(value[0]));
+    return value;
+}
+
 /// Stage 1b: routing, transport, training jobs and background traffic.
 void
 DeclareTraffic(TalbScenarioConfig& c)
@@ -1512,11 +1559,35 @@ DeclareTraffic(TalbScenarioConfig& c)
               HostConfigDefault("RcvBufSize"),
               "TCP receive buffer of the hosts in bytes (default: Linux's tcp_rmem maximum)",
               C::Between(65536, 1e9));
+    c.Declare("hostQdisc",
+              C::CHOICE,
+              HostConfigDefault("Qdisc"),
+              "host NIC queueing inside each priority band: fifo, or fq = per-flow deficit round "
+              "robin, as Linux's fq qdisc shares a host's link evenly among its connections "
+              "(tcp transport only)",
+              "fifo,fq");
     c.Declare("transport",
               C::NAME,
               "tcp",
               "how the jobs' collectives move their messages (unless a job says)",
               TalbTransport::GetRegistry());
+    c.Declare("rdmaQueuePairs",
+              C::CHOICE,
+              RdmaTransportDefault("QueuePairs"),
+              "rdma: queue pairs per connection: perPriority = one per tensor priority (a "
+              "message is one SEND per run of parts of one priority), single = one (messages "
+              "in order). A job's trans.QueuePairs overrides it",
+              "perPriority,single");
+    c.Declare("rdmaTrafficClass",
+              C::CHOICE,
+              RdmaTransportDefault("TrafficClass"),
+              "rdma: traffic class (DSCP, switch band, PFC priority) of the jobs' packets: "
+              "tensor = each packet's from its tensor's priority (with single, a queue pair's "
+              "packets change band and strict priority reorders them: NAKs); 0-7 = that one "
+              "class for every queue pair, as NCCL_IB_TC sets it, the TaLB option still carrying "
+              "each tensor's priority to the balancers (the switches band by DSCP). A job's "
+              "trans.TrafficClass/trans.FixedClass override it",
+              "tensor,0,1,2,3,4,5,6,7");
     // Training
     c.Declare("jobs",
               C::STRING,

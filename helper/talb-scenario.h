@@ -82,10 +82,13 @@ class TalbScenario
         // Routing and transport
         std::vector<std::string> lbs;
         std::vector<std::pair<std::string, std::string>> lbAttributes;
-        std::string tcpVariant; //!< TypeId name of the hosts' TCP congestion control
-        uint32_t sndBuf{0};     //!< hosts' TCP send buffer, bytes (TalbHostConfig)
-        uint32_t rcvBuf{0};     //!< hosts' TCP receive buffer, bytes (TalbHostConfig)
-        bool rdmaHosts{false};  //!< transport rdma: hosts with RoCEv2 NICs, PFC switches
+        std::string tcpVariant;       //!< TypeId name of the hosts' TCP congestion control
+        uint32_t sndBuf{0};           //!< hosts' TCP send buffer, bytes (TalbHostConfig)
+        uint32_t rcvBuf{0};           //!< hosts' TCP receive buffer, bytes (TalbHostConfig)
+        std::string hostQdisc;        //!< hosts' NIC queueing, fifo or fq (TalbHostConfig Qdisc)
+        bool rdmaHosts{false};        //!< transport rdma: hosts with RoCEv2 NICs, PFC switches
+        std::string rdmaQueuePairs;   //!< TalbRdmaTransport QueuePairs (its enum name)
+        std::string rdmaTrafficClass; //!< "tensor", or a fixed class 0..7
         // Training
         std::vector<JobSpec> jobs;
         std::string placement;
@@ -116,6 +119,9 @@ class TalbScenario
          * \p last set (after the run) it only completes the exchange under way.
          */
         std::function<bool(bool localDone, bool last)> allRanksDone;
+        /// Tests and tools: called once the fabric, jobs and traffic are built, just before the
+        /// simulation runs (to connect trace sinks); not a scenario parameter.
+        std::function<void()> onStart;
     };
 
     /// A job's ideal iteration (TalbTrainingJobHelper::ComputeIdealIteration) and what it got.

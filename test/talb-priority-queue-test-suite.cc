@@ -86,12 +86,14 @@ class TalbPriorityQueueStrictOrderTestCase : public TestCase
     }
 };
 
-/// Band of a packet: tag, else DSCP, else control (pure ACK), else untagged band.
+/// Band of a packet: tag (BandFrom Option), else DSCP, else control (pure ACK), else untagged band.
 class TalbPriorityQueueClassifyTestCase : public TestCase
 {
   public:
     TalbPriorityQueueClassifyTestCase()
-        : TestCase("TalbPriorityQueueClassify: tag, DSCP, ACK -> ControlBand, else UntaggedBand")
+        : TestCase("TalbPriorityQueueClassify: tag (unless BandFrom Dscp), DSCP, ACK -> "
+                   "ControlBand, else "
+                   "UntaggedBand")
     {
     }
 
@@ -113,6 +115,16 @@ class TalbPriorityQueueClassifyTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(+q->Classify(Frame(0, 2)), 1, "pure ACK, ECT");
         NS_TEST_ASSERT_MSG_EQ(+q->Classify(Frame(500, 0)), 6, "untagged data");
         NS_TEST_ASSERT_MSG_EQ(+q->Classify(Create<Packet>(50)), 6, "not IPv4");
+
+        // BandFrom Dscp: the traffic class decides, whatever the option says.
+        q->SetAttribute("BandFrom", StringValue("Dscp"));
+        NS_TEST_ASSERT_MSG_EQ(+q->Classify(tagged), 4, "BandFrom Dscp: the DSCP wins over the tag");
+        Ptr<Packet> taggedNoDscp = Frame(500, 0);
+        taggedNoDscp->AddPacketTag(TalbTag(1, 2, 0));
+        NS_TEST_ASSERT_MSG_EQ(+q->Classify(taggedNoDscp),
+                              6,
+                              "BandFrom Dscp: tag alone is untagged");
+        NS_TEST_ASSERT_MSG_EQ(+q->Classify(Frame(0, 0)), 1, "BandFrom Dscp: pure ACK");
     }
 };
 

@@ -2,7 +2,7 @@
 // (TalbScenario, as talb-scenario --transport=rdma builds it): the ring all-reduce of one 100 MB
 // tensor on an idle RDMA fabric against its analytic time, at 8 and 16 workers and 10 and
 // 100 Gb/s, with flow records in the TCP channel's format; and no go-back-N under ECMP on an
-// idle fabric with a queue pair per priority.
+// idle fabric with a queue pair per priority or one queue pair in one traffic class.
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/talb-module.h"
@@ -11,6 +11,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 using namespace ns3;
@@ -61,7 +62,8 @@ class TalbRdmaScenarioTestCase : public TestCase
 
     /// \return the result of \p params (talb-scenario parameters) run with lb ecmp into \p out
     TalbScenario::Result RunEcmp(const std::vector<std::pair<std::string, std::string>>& params,
-                                 const std::string& out)
+                                 const std::string& out,
+                                 std::function<void()> onStart = {})
     {
         TalbScenarioConfig config;
         TalbScenario::DeclareParameters(config);
@@ -75,6 +77,7 @@ class TalbRdmaScenarioTestCase : public TestCase
         std::vector<std::string> errors;
         bool parsed = TalbScenario::Parse(config, &spec, &errors);
         NS_TEST_EXPECT_MSG_EQ(parsed, true, (errors.empty() ? "" : errors[0]));
+        spec.onStart = onStart;
         TalbScenario::Result r = TalbScenario::Run(spec, "ecmp", out);
         Config::Reset();
         return r;
@@ -161,14 +164,92 @@ class TalbRdmaRingAllReduceAnalytic : public TalbRdmaScenarioTestCase
 };
 
 /**
+ * What the switch ports queued of each queue pair's data packets (keyed by source address and
+ * destination queue pair): the bands the queues gave them (also their PFC priority: the switch's
+ * PFC classifies by the same rule), their DSCPs and their TaLB options' priorities.
+ */
+struct QueuePairClasses
+{
+    using Key = std::pair<uint32_t, uint32_t>;
+    std::map<Key, std::set<uint8_t>> bands;
+    std::map<Key, std::set<uint8_t>> dscps;
+    std::map<Key, std::set<uint8_t>> labels;
+    uint64_t packets{0};
+
+    static void Enqueued(QueuePairClasses* seen,
+                         Ptr<TalbPriorityQueue> queue,
+                         Ptr<const Packet> packet)
+    {
+        TalbRoceHeader h;
+        packet->PeekHeader(h);
+        if (!TalbRoceHeader::IsData(h.GetOpcode()))
+        {
+            return;
+        }
+        Key key{h.GetSource().Get(), h.GetDestQp()};
+        ++seen->packets;
+        seen->bands[key].insert(queue->Classify(packet));
+        seen->dscps[key].insert(h.GetTos() >> 2);
+        TalbTag tag;
+        if (packet->PeekPacketTag(tag))
+        {
+            seen->labels[key].insert(tag.GetPriority());
+        }
+    }
+
+    /// Trace every switch port's queue (once the fabric is built).
+    void ConnectAll()
+    {
+        for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+        {
+            Ptr<Node> node = NodeList::GetNode(n);
+            for (uint32_t d = 0; node->GetObject<TalbSwitch>() && d < node->GetNDevices(); ++d)
+            {
+                if (auto dev = DynamicCast<TalbPfcNetDevice>(node->GetDevice(d)))
+                {
+                    dev->GetQueue()->TraceConnectWithoutContext(
+                        "Enqueue",
+                        MakeBoundCallback(&QueuePairClasses::Enqueued, this, dev->GetQueue()));
+                }
+            }
+        }
+    }
+
+    /// \return the largest number of distinct values one queue pair had in \p sets
+    static std::size_t MaxPerQueuePair(const std::map<Key, std::set<uint8_t>>& sets)
+    {
+        std::size_t most = 0;
+        for (const auto& kv : sets)
+        {
+            most = std::max(most, kv.second.size());
+        }
+        return most;
+    }
+
+    /// \return every value of \p sets
+    static std::set<uint8_t> All(const std::map<Key, std::set<uint8_t>>& sets)
+    {
+        std::set<uint8_t> all;
+        for (const auto& kv : sets)
+        {
+            all.insert(kv.second.begin(), kv.second.end());
+        }
+        return all;
+    }
+};
+
+/**
  * ECMP never moves a flow, so on an idle lossless fabric nothing can reorder a queue pair's
  * packets but the switches' priority bands. ResNet50's fused buckets mix tensors of several
  * priorities in one message: with one queue pair per channel whose packets take their own
- * tensor's band (QueuePairs Single) a later high-priority packet overtakes an earlier
- * low-priority one and the responder NAKs; with one queue pair per priority (the default: each
- * queue pair in one traffic class, as RoCE NICs set it) there is no NAK, no out-of-order packet
- * and no retransmission. Through TalbScenario (talb-scenario --transport=rdma --lb=ecmp
- * --bgLoad=0 --portScheduling=strict, one iteration).
+ * tensor's band (rdmaQueuePairs single, rdmaTrafficClass tensor) a later high-priority packet
+ * overtakes an earlier low-priority one and the responder NAKs. Neither a queue pair per
+ * priority (perPriority, tensor: each queue pair in its priority's class) nor one queue pair in
+ * one traffic class (single with a fixed class, NCCL_IB_TC) draws a NAK, an out-of-order packet
+ * or a retransmission. With the fixed class every data packet of every queue pair has that
+ * class's DSCP and is queued (and PFC-accounted) in its band at every switch, while its TaLB
+ * option still carries its own tensor's priority (several per queue pair). Through TalbScenario
+ * (talb-scenario --transport=rdma --lb=ecmp --bgLoad=0 --portScheduling=strict, one iteration).
  */
 class TalbRdmaPriorityReorderTest : public TalbRdmaScenarioTestCase
 {
@@ -176,37 +257,66 @@ class TalbRdmaPriorityReorderTest : public TalbRdmaScenarioTestCase
     TalbRdmaPriorityReorderTest()
         : TalbRdmaScenarioTestCase(
               "TalbRdmaPriorityReorderTest: ECMP on an idle RDMA fabric: no NAK with a queue "
-              "pair per priority, NAKs with one queue pair whose packets change band")
+              "pair per priority or one queue pair in one traffic class, NAKs with one queue "
+              "pair whose packets change band")
     {
     }
 
   private:
-    TalbScenario::Result Run(const std::string& queuePairs)
+    TalbScenario::Result Run(const std::string& queuePairs,
+                             const std::string& trafficClass,
+                             QueuePairClasses* seen)
     {
         TalbScenario::Result r =
             RunEcmp({{"transport", "rdma"},
                      {"portScheduling", "strict"},
-                     {"jobs", "workers=8,scheduler=fusion,trans.QueuePairs=" + queuePairs},
+                     {"jobs", "workers=8,scheduler=fusion"},
+                     {"rdmaQueuePairs", queuePairs},
+                     {"rdmaTrafficClass", trafficClass},
                      {"iterations", "1"},
                      {"warmup", "0"},
                      {"bgLoad", "0"},
                      {"progress", "false"}},
-                    CreateTempDirFilename("reorder-" + queuePairs));
+                    CreateTempDirFilename("reorder-" + queuePairs + "-" + trafficClass),
+                    [seen]() { seen->ConnectAll(); });
         NS_TEST_EXPECT_MSG_EQ(r.iterationsDone, 8, "every worker finished its iteration");
+        NS_TEST_EXPECT_MSG_GT(seen->packets, 10000, "data packets seen at the switches");
         return r;
+    }
+
+    void ExpectNoGoBackN(const TalbScenario::Result& r, const std::string& mode)
+    {
+        NS_TEST_EXPECT_MSG_EQ(r.rdma.naks, 0, mode << ": NAKs");
+        NS_TEST_EXPECT_MSG_EQ(r.rdma.outOfOrder, 0, mode << ": out-of-order packets");
+        NS_TEST_EXPECT_MSG_EQ(r.rdma.retransmittedBytes, 0, mode << ": retransmitted bytes");
+        NS_TEST_EXPECT_MSG_EQ(r.rdma.timeouts, 0, mode << ": timeouts");
     }
 
     void DoRun() override
     {
-        TalbScenario::Result perPriority = Run("PerPriority");
-        NS_TEST_EXPECT_MSG_EQ(perPriority.rdma.naks, 0, "NAKs with a queue pair per priority");
-        NS_TEST_EXPECT_MSG_EQ(perPriority.rdma.outOfOrder, 0, "out-of-order packets");
-        NS_TEST_EXPECT_MSG_EQ(perPriority.rdma.retransmittedBytes, 0, "retransmitted bytes");
-        NS_TEST_EXPECT_MSG_EQ(perPriority.rdma.timeouts, 0, "timeouts");
+        using C = QueuePairClasses;
+        C perPriority;
+        ExpectNoGoBackN(Run("perPriority", "tensor", &perPriority), "queue pair per priority");
+        NS_TEST_EXPECT_MSG_EQ(C::MaxPerQueuePair(perPriority.bands), 1, "bands of a queue pair");
 
-        TalbScenario::Result single = Run("Single");
-        NS_TEST_EXPECT_MSG_GT(single.rdma.naks, 10, "NAKs with one queue pair of many bands");
-        NS_TEST_EXPECT_MSG_GT(single.rdma.outOfOrder, single.rdma.naks, "out-of-order packets");
+        C fixed;
+        ExpectNoGoBackN(Run("single", "3", &fixed), "one queue pair in class 3");
+        NS_TEST_EXPECT_MSG_EQ(C::All(fixed.bands).size(), 1, "one band for every queue pair");
+        NS_TEST_EXPECT_MSG_EQ(+*C::All(fixed.bands).begin(), 3, "... the fixed class's");
+        NS_TEST_EXPECT_MSG_EQ(C::All(fixed.dscps).size(), 1, "one DSCP for every queue pair");
+        NS_TEST_EXPECT_MSG_EQ(+*C::All(fixed.dscps).begin(),
+                              +talb_dscp_from_priority(3),
+                              "... the fixed class's");
+        NS_TEST_EXPECT_MSG_GT(C::MaxPerQueuePair(fixed.labels),
+                              1,
+                              "a queue pair's TaLB options carry several tensor priorities");
+        NS_TEST_EXPECT_MSG_GT(C::All(fixed.labels).size(), 4, "tensor priorities in the options");
+
+        C single;
+        TalbScenario::Result r = Run("single", "tensor", &single);
+        NS_TEST_EXPECT_MSG_GT(r.rdma.naks, 10, "NAKs with one queue pair of many bands");
+        NS_TEST_EXPECT_MSG_GT(r.rdma.outOfOrder, r.rdma.naks, "out-of-order packets");
+        NS_TEST_EXPECT_MSG_GT(C::MaxPerQueuePair(single.bands), 1, "bands of a queue pair");
     }
 };
 

@@ -49,6 +49,17 @@ TalbPriorityQueue::GetTypeId()
                                           "Dwrr",
                                           TalbPriorityQueue::STRICT,
                                           "Strict"))
+            .AddAttribute("BandFrom",
+                          "What a packet's band (and PFC priority) is taken from: Option (the "
+                          "TaLB option's priority, else the DSCP) or Dscp (the DSCP only, as a "
+                          "RoCE switch maps traffic classes; the option still reaches the "
+                          "balancers)",
+                          EnumValue(TalbPriorityQueue::OPTION),
+                          MakeEnumAccessor(&TalbPriorityQueue::m_bandFrom),
+                          MakeEnumChecker(TalbPriorityQueue::OPTION,
+                                          "Option",
+                                          TalbPriorityQueue::DSCP,
+                                          "Dscp"))
             .AddAttribute("TrainingWeight",
                           "DWRR weight of the training class (byte share while both classes "
                           "are backlogged: TrainingWeight / (TrainingWeight + BestEffortWeight))",
@@ -120,6 +131,20 @@ TalbPriorityQueue::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&TalbPriorityQueue::m_bestEffortMaxBytes),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("FlowQueueing",
+                          "Share each band (and the best-effort class) among its flows "
+                          "(5-tuples) by deficit round robin, as Linux's fq qdisc shares a "
+                          "host's link among its sockets; false: each band is one FIFO. Set "
+                          "before the first packet",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TalbPriorityQueue::m_flowQueueing),
+                          MakeBooleanChecker())
+            .AddAttribute("MaxFlows",
+                          "FlowQueueing: flows kept apart at once; further flows of a band "
+                          "share one queue",
+                          UintegerValue(1024),
+                          MakeUintegerAccessor(&TalbPriorityQueue::m_maxFlows),
+                          MakeUintegerChecker<uint32_t>(1, 1 << 20))
             .AddTraceSource("ClassDrop",
                             "A packet refused (shared buffer full or class cap): the packet, "
                             "its class (0 training, 1 best effort), bytes each class held",
@@ -131,6 +156,7 @@ TalbPriorityQueue::GetTypeId()
 TalbPriorityQueue::TalbPriorityQueue()
     : NS_LOG_TEMPLATE_DEFINE("TalbPriorityQueue"),
       m_scheduling(DWRR),
+      m_bandFrom(OPTION),
       m_trainingWeight(1),
       m_bestEffortWeight(1),
       m_quantum(9218),
@@ -146,7 +172,10 @@ TalbPriorityQueue::TalbPriorityQueue()
       m_deficit{0, 0},
       m_nMarked(0),
       m_bestEffortMaxBytes(0),
-      m_classBytes{}
+      m_classBytes{},
+      m_flowQueueing(false),
+      m_maxFlows(1024),
+      m_flowsReady(false)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -180,6 +209,16 @@ TalbPriorityQueue::Parse(Ptr<const Packet> item) const
     out.ipv4 = true;
     out.ipOffset = off;
     out.tos = buf[off + 1];
+    out.protocol = buf[off + 9];
+    out.src = (uint32_t(buf[off + 12]) << 24) | (buf[off + 13] << 16) | (buf[off + 14] << 8) |
+              buf[off + 15];
+    out.dst = (uint32_t(buf[off + 16]) << 24) | (buf[off + 17] << 16) | (buf[off + 18] << 8) |
+              buf[off + 19];
+    if ((out.protocol == IP_PROTO_TCP || out.protocol == IP_PROTO_UDP) && n >= off + ihl + 4)
+    {
+        out.srcPort = static_cast<uint16_t>((buf[off + ihl] << 8) | buf[off + ihl + 1]);
+        out.dstPort = static_cast<uint16_t>((buf[off + ihl + 2] << 8) | buf[off + ihl + 3]);
+    }
     uint32_t totalLen = (buf[off + 2] << 8) | buf[off + 3];
     if (buf[off + 9] == IP_PROTO_TCP && n >= off + ihl + 13)
     {
@@ -199,7 +238,7 @@ uint8_t
 TalbPriorityQueue::TaggedBand(Ptr<const Packet> item, const Parsed& parsed) const
 {
     TalbTag tag;
-    if (item->PeekPacketTag(tag))
+    if (m_bandFrom == OPTION && item->PeekPacketTag(tag))
     {
         return tag.GetPriority();
     }
@@ -384,14 +423,39 @@ TalbPriorityQueue::Enqueue(Ptr<Packet> item)
         MarkCe(item, parsed);
         ++m_classStats[cls].markedPackets;
     }
-    // Insert in front of the first packet of the next non-empty slot behind this one.
+    // Insert in front of the first packet of the next non-empty slot behind this one, or
+    // (FlowQueueing) right behind the last packet of the packet's flow.
     ConstIterator pos = GetContainer().end();
-    for (uint8_t b = slot + 1; b < NUM_SLOTS; ++b)
+    TalbFlowQueues::Key key;
+    TalbFlowQueues::Place place{};
+    if (m_flowQueueing)
     {
-        if (m_bandPackets[b] > 0)
+        if (!m_flowsReady)
         {
-            pos = m_head[b];
-            break;
+            m_flows.Init(NUM_SLOTS, m_maxFlows, m_quantum);
+            m_flowsReady = true;
+        }
+        key.src = parsed.src;
+        key.dst = parsed.dst;
+        key.srcPort = parsed.srcPort;
+        key.dstPort = parsed.dstPort;
+        key.protocol = parsed.protocol;
+        key.slot = slot;
+        place = m_flows.Find(key);
+    }
+    if (place.queued)
+    {
+        pos = std::next(place.behind);
+    }
+    else
+    {
+        for (uint8_t b = slot + 1; b < NUM_SLOTS; ++b)
+        {
+            if (m_bandPackets[b] > 0)
+            {
+                pos = m_head[b];
+                break;
+            }
         }
     }
     Iterator inserted;
@@ -399,6 +463,10 @@ TalbPriorityQueue::Enqueue(Ptr<Packet> item)
     {
         CountDrop(item, cls, false);
         return false;
+    }
+    if (m_flowQueueing)
+    {
+        m_flows.Append(key, place, inserted);
     }
     ClassStats& c = m_classStats[cls];
     ++c.enqueuedPackets;
@@ -448,15 +516,22 @@ TalbPriorityQueue::Pick(uint8_t pausedMask) const
     // head packet; otherwise the turn passes (TakeHead adds the next class's quantum).
     uint8_t current = m_servingBestEffort ? BEST_EFFORT : training;
     uint8_t other = m_servingBestEffort ? training : BEST_EFFORT;
-    uint32_t headBytes = (*m_head[current])->GetSize();
+    uint32_t headBytes = (*Front(current))->GetSize();
     return m_deficit[m_servingBestEffort] >= int64_t(headBytes) ? current : other;
+}
+
+TalbPriorityQueue::Iterator
+TalbPriorityQueue::Front(uint8_t slot) const
+{
+    return m_flowQueueing ? m_flows.Front(slot) : m_head[slot];
 }
 
 Ptr<Packet>
 TalbPriorityQueue::TakeHead(uint8_t slot, bool remove)
 {
-    auto pos = m_head[slot];
+    auto pos = Front(slot);
     auto next = std::next(pos);
+    bool slotHead = pos == m_head[slot];
     if (m_scheduling == DWRR)
     {
         bool bestEffort = slot == BEST_EFFORT;
@@ -490,7 +565,13 @@ TalbPriorityQueue::TakeHead(uint8_t slot, bool remove)
     }
     --m_bandPackets[slot];
     m_bandBytes[slot] -= item->GetSize();
-    if (m_bandPackets[slot] > 0)
+    if (m_flowQueueing)
+    {
+        m_flows.PopFront(slot, item->GetSize(), next);
+    }
+    // A slot's packets stay contiguous in the list, so the slot's next packet follows its
+    // first one.
+    if (m_bandPackets[slot] > 0 && slotHead)
     {
         m_head[slot] = next;
     }
@@ -551,7 +632,7 @@ TalbPriorityQueue::Peek() const
 {
     NS_LOG_FUNCTION(this);
     uint8_t slot = Pick(0);
-    return slot == NONE ? nullptr : DoPeek(m_head[slot]);
+    return slot == NONE ? nullptr : DoPeek(Front(slot));
 }
 
 uint32_t

@@ -1,6 +1,7 @@
 #ifndef TALB_PRIORITY_QUEUE_H
 #define TALB_PRIORITY_QUEUE_H
 
+#include "talb-flow-queues.h"
 #include "talb-wire.h"
 
 #include "ns3/queue-size.h"
@@ -20,11 +21,16 @@ namespace ns3
  *
  * Set as a PointToPointNetDevice's TxQueue, it holds packets with the PPP header in front; as a
  * TalbPfcNetDevice's, plain IPv4 packets. A packet's band is
- * - the priority of its TalbTag, else
+ * - the priority of its TalbTag (the TaLB option), unless BandFrom is Dscp, else
  * - the TaLB priority of its DSCP (talb_priority_from_dscp), else
  * - ControlBand for a TCP segment without payload (ACK, SYN, FIN) or a RoCEv2 ACK, NAK or CNP,
  *   else
  * - UntaggedBand (the packet is untagged: background traffic).
+ * BandFrom Option (default) lets the label schedule the packet, as a switch that parses the
+ * option does; BandFrom Dscp schedules by traffic class alone, as a RoCE switch maps DSCP to its
+ * queues and PFC priorities, so a sender that puts a connection's packets in one traffic class
+ * (an RDMA queue pair, NCCL_IB_TC) keeps them in one band while their options still carry each
+ * tensor's priority for the balancers. The two agree whenever the DSCP follows the label.
  *
  * Two schedulers (Scheduling attribute):
  * - Dwrr (default), what a data-center switch runs: tagged and control packets form the training
@@ -48,6 +54,10 @@ namespace ns3
  * - RED-like (DCQCN), when EcnKmax is above zero: never at or below EcnKmin, always above
  *   EcnKmax, and in between with a probability rising linearly from 0 to EcnPmax.
  * The IPv4 header is rewritten, with its checksum when checksums are enabled.
+ *
+ * With FlowQueueing (host NICs: TalbHostConfig's Qdisc fq) each slot is shared among its flows
+ * (5-tuples) by deficit round robin, Quantum bytes per visit, as Linux's fq qdisc serves a
+ * host's sockets (TalbFlowQueues); without it each slot is one FIFO.
  *
  * A TalbPfcNetDevice dequeues with DequeueUnpaused(), which skips the bands its peer has paused
  * (priority flow control; pausing UntaggedBand pauses the best-effort class too); each band stays
@@ -94,6 +104,13 @@ class TalbPriorityQueue : public Queue<Packet>
     uint8_t BandOfSlot(uint8_t slot) const;
     /// \return the UntaggedBand attribute
     uint8_t GetUntaggedBand() const;
+
+    /// What a packet's band is taken from (BandFrom attribute).
+    enum BandSource
+    {
+        OPTION, //!< the TaLB option's priority, else the DSCP
+        DSCP    //!< the DSCP only (the option is left to the balancers)
+    };
 
     /// How the port shares its link between packets of different bands.
     enum Scheduling
@@ -173,6 +190,11 @@ class TalbPriorityQueue : public Queue<Packet>
         uint32_t ipOffset{0}; //!< offset of the IPv4 header (2 behind a PPP header)
         uint8_t tos{0};       //!< IPv4 TOS byte
         bool control{false};  //!< TCP segment without payload, or RoCEv2 ACK/NAK/CNP
+        uint8_t protocol{0};  //!< IPv4 protocol
+        uint32_t src{0};      //!< IPv4 source address
+        uint32_t dst{0};      //!< IPv4 destination address
+        uint16_t srcPort{0};  //!< TCP or UDP source port
+        uint16_t dstPort{0};  //!< TCP or UDP destination port
     };
 
     /// No slot: nothing to send.
@@ -193,12 +215,15 @@ class TalbPriorityQueue : public Queue<Packet>
     uint8_t FirstBand(uint8_t pausedMask) const;
     /// \return the slot the next dequeue serves with \p pausedMask, or NONE; changes nothing
     uint8_t Pick(uint8_t pausedMask) const;
+    /// \return the packet slot \p slot sends next: its first, or (FlowQueueing) its round's
+    Iterator Front(uint8_t slot) const;
     /// Remove the head of slot \p slot (dequeued, or removed when \p remove), charging DWRR.
     Ptr<Packet> TakeHead(uint8_t slot, bool remove);
     /// Dequeue (or remove) what Pick() chooses; \p band and \p slot receive its band and slot
     Ptr<Packet> TakeNext(uint8_t pausedMask, uint8_t* band, uint8_t* slot, bool remove);
 
     Scheduling m_scheduling;              //!< Scheduling attribute
+    BandSource m_bandFrom;                //!< BandFrom attribute
     uint32_t m_trainingWeight;            //!< TrainingWeight attribute
     uint32_t m_bestEffortWeight;          //!< BestEffortWeight attribute
     uint32_t m_quantum;                   //!< Quantum attribute (bytes per unit of weight)
@@ -223,6 +248,10 @@ class TalbPriorityQueue : public Queue<Packet>
     std::array<ClassStats, NUM_CLASSES> m_classStats; //!< per TrafficClass
     std::array<uint32_t, NUM_CLASSES> m_classBytes;   //!< bytes queued per TrafficClass
     TracedCallback<Ptr<const Packet>, uint8_t, uint32_t, uint32_t> m_classDropTrace;
+    bool m_flowQueueing;    //!< FlowQueueing attribute
+    uint32_t m_maxFlows;    //!< MaxFlows attribute
+    bool m_flowsReady;      //!< m_flows sized (on the first packet, after the attributes)
+    TalbFlowQueues m_flows; //!< FlowQueueing: the flows of each slot and their round
 };
 
 } // namespace ns3

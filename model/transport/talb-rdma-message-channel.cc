@@ -49,13 +49,17 @@ TalbRdmaMessageChannel::DoDispose()
 }
 
 void
-TalbRdmaMessageChannel::Open(Ptr<TalbRdmaNic> src, Ptr<TalbRdmaNic> dst, QueuePairMode mode)
+TalbRdmaMessageChannel::Open(Ptr<TalbRdmaNic> src,
+                             Ptr<TalbRdmaNic> dst,
+                             QueuePairMode mode,
+                             uint8_t trafficClass)
 {
     NS_ABORT_MSG_IF(m_src, "TalbRdmaMessageChannel::Open called twice");
     NS_ABORT_MSG_UNLESS(src && dst, "TalbRdmaMessageChannel::Open without two NICs");
     m_src = src;
     m_dst = dst;
     m_mode = mode;
+    m_trafficClass = trafficClass;
     if (mode == SINGLE)
     {
         LaneOf(0); // connected at once, as before per-priority queue pairs
@@ -79,6 +83,7 @@ TalbRdmaMessageChannel::LaneOf(uint8_t priority)
         auto qps = TalbRdmaNic::Connect(m_src, m_dst);
         lane.tx = qps.first;
         lane.rx = qps.second;
+        lane.tx->SetTrafficClass(m_trafficClass);
         lane.rx->SetReceiveCallback(MakeCallback(&TalbRdmaMessageChannel::Received, this));
     }
     return lane;

@@ -20,14 +20,18 @@ namespace ns3
  * each labelled with its tensor; so its size on the wire and its labels match the TCP channel's.
  *
  * A RoCE NIC gives a queue pair one traffic class (its service level, hence DSCP and PFC
- * priority) when the connection is set up, not one per packet. With PER_PRIORITY (the default)
- * the channel therefore keeps one queue pair per tensor priority, opened on first use, and posts
- * each run of consecutive parts of one priority as a SEND on that priority's queue pair (the
- * header goes with the first part): every queue pair's packets share one switch band, so strict
- * priority cannot reorder them. With SINGLE one queue pair carries every message and its packets
- * take the band of their own tensor's priority: a later high-priority packet can overtake an
- * earlier low-priority one in a switch and the responder answers with a NAK and go-back-N (the
- * behaviour before per-priority queue pairs, kept for comparison).
+ * priority) when the connection is set up, not one per packet; NCCL gives every queue pair the
+ * same one (NCCL_IB_TC). Open's trafficClass does that: every packet of the channel has that
+ * class's DSCP and band, and switches that take the band from the DSCP (TalbPriorityQueue BandFrom
+ * Dscp, the RDMA fabric's) keep a queue pair's packets in order while the TaLB option carries
+ * each tensor's priority. With TRAFFIC_CLASS_OF_LABEL each packet's class follows its label:
+ * - SINGLE: one queue pair carries every message and a later high-priority packet can overtake
+ *   an earlier low-priority one in a switch; the responder answers with a NAK and go-back-N (the
+ *   first RDMA host's behaviour, kept for comparison);
+ * - PER_PRIORITY: one queue pair per tensor priority, opened on first use; each run of
+ *   consecutive parts of one priority is a SEND on that priority's queue pair (the header goes
+ *   with the first part), so every queue pair's packets share one band. Either traffic class
+ *   works with PER_PRIORITY.
  *
  * A message is delivered once all its SENDs have arrived: in the order sent among messages on
  * one queue pair (always with SINGLE), in any order across queue pairs. The flow record's ports
@@ -39,16 +43,21 @@ class TalbRdmaMessageChannel : public TalbMessageChannel
     /// How the channel maps messages to queue pairs.
     enum QueuePairMode
     {
-        PER_PRIORITY, //!< one queue pair (and traffic class) per tensor priority
-        SINGLE,       //!< one queue pair; each packet in its tensor's band
+        PER_PRIORITY, //!< one queue pair per tensor priority
+        SINGLE,       //!< one queue pair for every message
     };
 
     static TypeId GetTypeId();
     TalbRdmaMessageChannel();
     ~TalbRdmaMessageChannel() override;
 
-    /// Connect the channel from \p src to \p dst (NICs of two hosts).
-    void Open(Ptr<TalbRdmaNic> src, Ptr<TalbRdmaNic> dst, QueuePairMode mode = PER_PRIORITY);
+    /**
+     * Connect the channel from \p src to \p dst (NICs of two hosts).
+     * \param mode how messages map to queue pairs
+     * \param trafficClass every queue pair's traffic class (TalbRdmaQueuePair::SetTrafficClass):
+     *        a priority 0..7, or TRAFFIC_CLASS_OF_LABEL (each packet's follows its label)
+     */
+    void Open(Ptr<TalbRdmaNic> src, Ptr<TalbRdmaNic> dst, QueuePairMode mode, uint8_t trafficClass);
     /**
      * \param priority a tensor priority (ignored with SINGLE)
      * \return the sending end of the queue pair of \p priority (null before its first message)
@@ -86,6 +95,7 @@ class TalbRdmaMessageChannel : public TalbMessageChannel
     Ptr<TalbRdmaNic> m_src;
     Ptr<TalbRdmaNic> m_dst;
     QueuePairMode m_mode{PER_PRIORITY};
+    uint8_t m_trafficClass{TalbRdmaQueuePair::TRAFFIC_CLASS_OF_LABEL};
     std::array<Lane, TALB_NUM_PRIORITIES> m_lanes; //!< by priority; SINGLE uses lane 0
     std::deque<Pending> m_inFlight;                //!< posted, not yet delivered
     uint64_t m_firstInFlight{0};                   //!< channel index of m_inFlight.front()

@@ -227,9 +227,27 @@ TalbRdmaQueuePair::MessageOf(uint64_t psn) const
     return static_cast<std::size_t>(it - m_messages.begin()) - 1;
 }
 
+void
+TalbRdmaQueuePair::SetTrafficClass(uint8_t priority)
+{
+    NS_ABORT_MSG_UNLESS(priority < TALB_NUM_PRIORITIES || priority == TRAFFIC_CLASS_OF_LABEL,
+                        "TalbRdmaQueuePair::SetTrafficClass: priority " << unsigned(priority));
+    m_trafficClass = priority;
+}
+
+uint8_t
+TalbRdmaQueuePair::GetTrafficClass() const
+{
+    return m_trafficClass;
+}
+
 uint8_t
 TalbRdmaQueuePair::NextBand() const
 {
+    if (m_trafficClass != TRAFFIC_CLASS_OF_LABEL)
+    {
+        return m_trafficClass;
+    }
     const Message& m = m_messages[m_cursor];
     const TalbRdmaLabelRun& run = m.runs[m_runCursor];
     return run.labelled && (m_nic->m_addTag || m_nic->m_setDscp) ? run.label.priority
@@ -284,6 +302,10 @@ TalbRdmaQueuePair::SendNext()
         {
             dscp = talb_dscp_from_priority(label.priority);
         }
+    }
+    if (m_trafficClass != TRAFFIC_CLASS_OF_LABEL)
+    {
+        dscp = talb_dscp_from_priority(m_trafficClass);
     }
     h.SetTos(static_cast<uint8_t>(dscp << 2) | ECN_ECT0);
     p->AddHeader(h);

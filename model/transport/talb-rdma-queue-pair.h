@@ -107,6 +107,20 @@ class TalbRdmaQueuePair : public Object
      */
     uint64_t PostSend(uint64_t bytes, std::vector<TalbRdmaLabelRun> runs = {});
 
+    /// SetTrafficClass value: each labelled packet in its label's priority (the default).
+    static constexpr uint8_t TRAFFIC_CLASS_OF_LABEL = 0xFF;
+    /**
+     * Give the queue pair one traffic class, as a RoCE NIC does when the connection is set up
+     * (NCCL_IB_TC): every data packet gets the DSCP of \p priority (talb_dscp_from_priority)
+     * and leaves in the host's band \p priority, whatever its label; the TalbTag (TaLB option)
+     * still carries the label's own priority for the balancers.
+     * \param priority 0..7, or TRAFFIC_CLASS_OF_LABEL: each labelled packet's DSCP and band
+     *        follow its label (the NIC's AddTag/SetDscp), unlabelled ones take UntaggedBand
+     */
+    void SetTrafficClass(uint8_t priority);
+    /// \return the SetTrafficClass value
+    uint8_t GetTrafficClass() const;
+
     void SetSendCompleteCallback(SendCompleteCallback cb);
     void SetReceiveCallback(ReceiveCallback cb);
 
@@ -181,6 +195,7 @@ class TalbRdmaQueuePair : public Object
     Ipv4Address m_local;
     Ipv4Address m_peer;
     uint16_t m_sourcePort{0};
+    uint8_t m_trafficClass{TRAFFIC_CLASS_OF_LABEL};
     Ptr<TalbRdmaRateControl> m_cc;
     SendCompleteCallback m_sendComplete;
     ReceiveCallback m_receive;

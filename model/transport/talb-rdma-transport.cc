@@ -5,6 +5,7 @@
 #include "ns3/abort.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -22,21 +23,38 @@ TalbRdmaTransport::GetTypeId()
             .SetGroupName("Talb")
             .AddConstructor<TalbRdmaTransport>()
             .AddAttribute("QueuePairs",
-                          "Queue pairs per channel: PerPriority (one per tensor priority, "
-                          "each in one traffic class, as RoCE NICs set it per queue pair) "
-                          "or Single (one; each packet in its tensor's band, so priorities "
-                          "reorder it)",
-                          EnumValue(TalbRdmaMessageChannel::PER_PRIORITY),
+                          "Queue pairs per channel: Single (one, messages in order) or "
+                          "PerPriority (one per tensor priority, a message one SEND per run of "
+                          "parts of one priority)",
+                          EnumValue(TalbRdmaMessageChannel::SINGLE),
                           MakeEnumAccessor(&TalbRdmaTransport::m_queuePairs),
                           MakeEnumChecker(TalbRdmaMessageChannel::PER_PRIORITY,
                                           "PerPriority",
                                           TalbRdmaMessageChannel::SINGLE,
-                                          "Single"));
+                                          "Single"))
+            .AddAttribute("TrafficClass",
+                          "Traffic class (DSCP, switch band, PFC priority) of the queue pairs' "
+                          "packets: Tensor (each packet's tensor priority) or Fixed (FixedClass "
+                          "for all, as NCCL_IB_TC; the TaLB option keeps the tensor's priority)",
+                          EnumValue(TalbRdmaTransport::FIXED),
+                          MakeEnumAccessor(&TalbRdmaTransport::m_trafficClass),
+                          MakeEnumChecker(TalbRdmaTransport::TENSOR,
+                                          "Tensor",
+                                          TalbRdmaTransport::FIXED,
+                                          "Fixed"))
+            .AddAttribute("FixedClass",
+                          "The priority (band, PFC priority; DSCP from TaLB's table) of every "
+                          "queue pair with TrafficClass Fixed; 3 is RoCE's customary one",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&TalbRdmaTransport::m_fixedClass),
+                          MakeUintegerChecker<uint8_t>(0, TALB_NUM_PRIORITIES - 1));
     return tid;
 }
 
 TalbRdmaTransport::TalbRdmaTransport()
-    : m_queuePairs(TalbRdmaMessageChannel::PER_PRIORITY)
+    : m_queuePairs(TalbRdmaMessageChannel::SINGLE),
+      m_trafficClass(FIXED),
+      m_fixedClass(3)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -56,7 +74,11 @@ TalbRdmaTransport::DoConnect(Ptr<Node> from, Ptr<Node> to)
                                                    << " has no TalbRdmaNic (build the fabric "
                                                       "with Transport rdma)");
     Ptr<TalbRdmaMessageChannel> channel = CreateObject<TalbRdmaMessageChannel>();
-    channel->Open(src, dst, static_cast<TalbRdmaMessageChannel::QueuePairMode>(m_queuePairs));
+    channel->Open(src,
+                  dst,
+                  static_cast<TalbRdmaMessageChannel::QueuePairMode>(m_queuePairs),
+                  m_trafficClass == FIXED ? m_fixedClass
+                                          : TalbRdmaQueuePair::TRAFFIC_CLASS_OF_LABEL);
     return channel;
 }
 

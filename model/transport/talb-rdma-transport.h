@@ -9,8 +9,17 @@ namespace ns3
 /**
  * \ingroup talb-transport
  * \brief The RDMA transport ("rdma"): every channel is RoCEv2 queue pairs
- * (TalbRdmaMessageChannel) between the hosts' TalbRdmaNics, one per tensor priority
- * (QueuePairs PerPriority, the default) or one for all (Single).
+ * (TalbRdmaMessageChannel) between the hosts' TalbRdmaNics, one for all messages (QueuePairs
+ * Single) or one per tensor priority (PerPriority), and the traffic class of their packets:
+ * every queue pair in one class, FixedClass (TrafficClass Fixed, the default: NCCL_IB_TC; the
+ * RDMA fabric's queues take the band from the DSCP, TalbRdmaHelper BandFrom, so the TaLB option
+ * carries the tensor's priority to the balancers only), or each packet's class from its tensor's
+ * priority (Tensor; with Single, strict priority then reorders a queue pair's packets).
+ *
+ * The defaults, one queue pair in one class, are what NCCL over RoCE does; they draw no NAK on an
+ * idle fabric and cost nothing against per-packet classes. PerPriority splits a connection into up
+ * to eight flows with their own UDP source ports, which the fabric places apart (see the
+ * transport's doc for what that costs).
  *
  * The hosts must carry a TalbRdmaNic (TalbLeafSpineHelper with Transport "rdma"); queue pairs
  * are connected when the channel opens (RDMA connection set-up is not simulated), so messages
@@ -26,7 +35,16 @@ class TalbRdmaTransport : public TalbTransport
   private:
     Ptr<TalbMessageChannel> DoConnect(Ptr<Node> from, Ptr<Node> to) override;
 
-    int m_queuePairs; //!< QueuePairs attribute (TalbRdmaMessageChannel::QueuePairMode)
+    /// What a queue pair's traffic class is (TrafficClass attribute).
+    enum TrafficClassMode
+    {
+        TENSOR, //!< each packet's from its tensor's priority
+        FIXED   //!< FixedClass for every queue pair
+    };
+
+    int m_queuePairs;     //!< QueuePairs attribute (TalbRdmaMessageChannel::QueuePairMode)
+    int m_trafficClass;   //!< TrafficClass attribute (TrafficClassMode)
+    uint8_t m_fixedClass; //!< FixedClass attribute
 };
 
 } // namespace ns3

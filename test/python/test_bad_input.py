@@ -168,6 +168,7 @@ SWITCH = {
     'talb-max-reorder': 'x',
     'talb-safe-moves': 'sometimes',
     'talb-safe-move-slack-us': 'x',
+    'talb-stall-timeout-us': '-1',
     'talb-min-move-interval-us': '99999999',
     'talb-active-window-us': '0',
     'presto-flowcell-bytes': '0',

@@ -83,6 +83,10 @@ SwitchUsage(const std::string& prog)
        << "                           0..10000000 (default 100)\n"
        << "  --talb-active-window-us=N  a tensor flow counts on a port while it sent there\n"
        << "                           within N us, 1..10000000 (default 100)\n"
+       << "  --talb-stall-timeout-us=N  a TCP tensor that resumes after N us silent mid-tensor\n"
+       << "                           (a retransmission timeout) leaves its port unless it is\n"
+       << "                           strictly less shared; 0 = off (default), else above\n"
+       << "                           --talb-active-window-us, at most 10000000\n"
        << "Ports:\n"
        << "  --ecn-threshold=B        marking threshold in bytes for ports without ecn=\n"
        << "                           (default 97500: 65 full-size packets)\n"
@@ -182,6 +186,8 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
          {0, 10000000, [o](uint64_t v) { o->policy.talb.minMoveIntervalNs = int64_t(v) * 1000; }}},
         {"--talb-active-window-us",
          {1, 10000000, [o](uint64_t v) { o->policy.talb.activeWindowNs = int64_t(v) * 1000; }}},
+        {"--talb-stall-timeout-us",
+         {0, 10000000, [o](uint64_t v) { o->policy.talb.stallTimeoutNs = int64_t(v) * 1000; }}},
         {"--ecn-threshold",
          {0, 1ull << 32, [o](uint64_t v) { o->pipeline.egress.ecnThresholdBytes = v; }}},
         {"--buffer", {2048, 1ull << 32, [o](uint64_t v) { o->pipeline.egress.bufferBytes = v; }}},
@@ -336,6 +342,12 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
     {
         *error = "--talb-probe-limit: " + std::to_string(t.probeLimit) +
                  " exceeds the table size " + std::to_string(t.tableSize);
+        return false;
+    }
+    if (t.stallTimeoutNs > 0 && t.stallTimeoutNs <= t.activeWindowNs)
+    {
+        *error = "--talb-stall-timeout-us: " + std::to_string(t.stallTimeoutNs / 1000) +
+                 " is not above --talb-active-window-us " + std::to_string(t.activeWindowNs / 1000);
         return false;
     }
     o->pipeline.maxFrameBytes = o->mtu + 22;

@@ -251,6 +251,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     EXPECT_EQ(o.policy.talb.safeSlackNs, core.safeSlackNs);
     EXPECT_EQ(o.policy.talb.minMoveIntervalNs, core.minMoveIntervalNs);
     EXPECT_EQ(o.policy.talb.activeWindowNs, core.activeWindowNs);
+    EXPECT_EQ(o.policy.talb.stallTimeoutNs, core.stallTimeoutNs);
     EXPECT_EQ(o.policy.talb.tableSize, core.tableSize);
     SwitchOptions p;
     ASSERT_TRUE(Parse({"--config=x",
@@ -261,6 +262,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
                        "--talb-safe-move-slack-us=200",
                        "--talb-min-move-interval-us=0",
                        "--talb-active-window-us=250",
+                       "--talb-stall-timeout-us=2000",
                        "--talb-table-size=1024",
                        "--talb-probe-limit=16"},
                       &p,
@@ -272,6 +274,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     EXPECT_EQ(p.policy.talb.safeSlackNs, 200000);
     EXPECT_EQ(p.policy.talb.minMoveIntervalNs, 0);
     EXPECT_EQ(p.policy.talb.activeWindowNs, 250000);
+    EXPECT_EQ(p.policy.talb.stallTimeoutNs, 2000000);
     EXPECT_EQ(p.policy.talb.tableSize, 1024u);
     EXPECT_EQ(p.policy.talbV1.tableSize, 1024u);
     EXPECT_EQ(p.policy.talb.probeLimit, 16u);
@@ -296,6 +299,8 @@ TEST(TalbSwitchOptions, BadV2AndHermesValuesNameTheOption)
               "--talb-table-size: 1000 is not a power of two");
     EXPECT_EQ(OptionError({"--config=x", "--talb-table-size=8", "--talb-probe-limit=16"}),
               "--talb-probe-limit: 16 exceeds the table size 8");
+    EXPECT_EQ(OptionError({"--config=x", "--talb-stall-timeout-us=100"}),
+              "--talb-stall-timeout-us: 100 is not above --talb-active-window-us 100");
     EXPECT_EQ(OptionError({"--config=x", "--hermes-ecn-threshold=1.5"}),
               "--hermes-ecn-threshold: '1.5' is not a number in 0..1");
     EXPECT_EQ(OptionError({"--config=x", "--hermes-delay-low-us=50"}),

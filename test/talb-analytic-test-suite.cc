@@ -202,8 +202,9 @@ class TalbAnalyticPsTestSuite : public TestSuite
                  {16, "100Gbps", p25, true, "talb", "ps", "newreno", "fq"},
                  // 16 workers at 10 Gb/s: 64 flows leave each leaf for 8 uplinks, at most 15
                  // per uplink for the fabric to be non-blocking. CONGA spreads them; TaLB does
-                 // not (its ports count at most 8 active flows, so every uplink looks alike):
-                 // one uplink carries more, drops at its port and RTOs cost +34 %.
+                 // not: under fq a flow's packets come ~108 us apart, longer than its 100 us
+                 // ActiveWindow, so port counts flicker and flows keep moving; drops and RTOs
+                 // cost +34 % (doc/talb.rst, "Host NIC queueing").
                  {16, "10Gbps", p25, true, "conga", "ps", "newreno", "fq"},
                  {16, "10Gbps", p25, true, "talb", "ps", "newreno", "fq", 1.40},
              })

@@ -87,7 +87,7 @@ class TalbAnalyticAllReduceTestCase : public SimulationTestCase
         }
         const std::string n = std::to_string(m_case.workers);
         const std::string half = std::to_string(m_case.workers / 2);
-        std::vector<std::pair<std::string, std::string>> params = {
+        ScenarioParams params = {
             {"hostRate", m_case.rate},
             {"fabricRate", m_case.rate},
             {"bgLoad", "0"},
@@ -99,7 +99,6 @@ class TalbAnalyticAllReduceTestCase : public SimulationTestCase
             {"tcp", m_case.tcp},
             {"hostQdisc", m_case.qdisc},
             {"progress", "false"},
-            {"out", dir},
         };
         if (m_case.leafSpine)
         {
@@ -113,21 +112,7 @@ class TalbAnalyticAllReduceTestCase : public SimulationTestCase
         {
             params.insert(params.end(), {{"leaves", "1"}, {"spines", "1"}, {"hostsPerLeaf", n}});
         }
-        TalbScenarioConfig config;
-        TalbScenario::DeclareParameters(config);
-        for (const auto& kv : params)
-        {
-            NS_TEST_ASSERT_MSG_EQ(config.Set(kv.first, kv.second, "test"), "", "parameter");
-        }
-        TalbScenario::Spec spec;
-        std::vector<std::string> errors;
-        NS_TEST_ASSERT_MSG_EQ(TalbScenario::Parse(config, &spec, &errors),
-                              true,
-                              (errors.empty() ? "" : errors.front()));
-
-        const uint64_t savedRun = RngSeedManager::GetRun(); // Run() sets the scenario's seed
-        TalbScenario::Result r = TalbScenario::Run(spec, m_case.lb, dir);
-        RngSeedManager::SetRun(savedRun);
+        TalbScenario::Result r = RunScenario(params, m_case.lb, dir);
 
         NS_TEST_ASSERT_MSG_EQ(r.iterationsDone, m_case.workers, "every worker finished");
         const double nw = m_case.workers;

@@ -533,13 +533,14 @@ class TalbPfcOffIncastDrops : public TestCase
 /// The runner's rdma fabric with background traffic under the default DWRR port queues (the
 /// case that hung when PFC released charges per priority): it completes, every pause resumes,
 /// the ingress charges match what the egress queues still hold, and nothing is dropped.
-class TalbPfcScenarioDwrrBackground : public TestCase
+class TalbPfcScenarioDwrrBackground : public talbtest::SimulationTestCase
 {
   public:
     TalbPfcScenarioDwrrBackground()
-        : TestCase("TalbPfcScenarioDwrrBackground: talb-scenario --transport=rdma --bgLoad=0.2 "
-                   "with DWRR port queues completes; pauses balance resumes, charges match the "
-                   "queued bytes, no packet dropped")
+        : SimulationTestCase(
+              "TalbPfcScenarioDwrrBackground: talb-scenario --transport=rdma --bgLoad=0.2 "
+              "with DWRR port queues completes; pauses balance resumes, charges match the "
+              "queued bytes, no packet dropped")
     {
     }
 
@@ -548,9 +549,7 @@ class TalbPfcScenarioDwrrBackground : public TestCase
     {
         SetDataDir(NS_TEST_SOURCEDIR);
         const std::string out = CreateTempDirFilename("rdma-dwrr-bg");
-        TalbScenarioConfig config;
-        TalbScenario::DeclareParameters(config);
-        const std::vector<std::pair<std::string, std::string>> params = {
+        const ScenarioParams params = {
             {"transport", "rdma"},
             {"portScheduling", "dwrr"},
             {"untaggedBand", "0"},
@@ -564,19 +563,8 @@ class TalbPfcScenarioDwrrBackground : public TestCase
             {"bgLoad", "0.2"},
             {"bgCdf", CreateDataDirFilename("../data/websearch-cdf.txt")},
             {"lb", "ecmp"},
-            {"progress", "false"},
-            {"out", out}};
-        for (const auto& kv : params)
-        {
-            std::string error = config.Set(kv.first, kv.second, "test");
-            NS_TEST_ASSERT_MSG_EQ(error, "", "parameter " << kv.first);
-        }
-        TalbScenario::Spec spec;
-        std::vector<std::string> errors;
-        bool parsed = TalbScenario::Parse(config, &spec, &errors);
-        NS_TEST_ASSERT_MSG_EQ(parsed, true, (errors.empty() ? "" : errors[0]));
-        TalbScenario::Result r = TalbScenario::Run(spec, "ecmp", out);
-        Config::Reset();
+            {"progress", "false"}};
+        TalbScenario::Result r = RunScenario(params, "ecmp", out);
 
         const TalbOutputWriter::SwitchCounters& sw = r.switches;
         const TalbOutputWriter::PfcCounters& pfc = sw.pfc;

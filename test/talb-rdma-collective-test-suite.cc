@@ -3,6 +3,8 @@
 // tensor on an idle RDMA fabric against its analytic time, at 8 and 16 workers and 10 and
 // 100 Gb/s, with flow records in the TCP channel's format; and no go-back-N under ECMP on an
 // idle fabric with a queue pair per priority or one queue pair in one traffic class.
+#include "talb-test-fabric.h"
+
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/talb-module.h"
@@ -54,36 +56,6 @@ ReadCsv(const std::string& path)
     return rows;
 }
 
-/// A test case that runs the scenario runner's own configuration (TalbScenario) with ecmp.
-class TalbRdmaScenarioTestCase : public TestCase
-{
-  protected:
-    using TestCase::TestCase;
-
-    /// \return the result of \p params (talb-scenario parameters) run with lb ecmp into \p out
-    TalbScenario::Result RunEcmp(const std::vector<std::pair<std::string, std::string>>& params,
-                                 const std::string& out,
-                                 std::function<void()> onStart = {})
-    {
-        TalbScenarioConfig config;
-        TalbScenario::DeclareParameters(config);
-        for (const auto& kv : params)
-        {
-            std::string error = config.Set(kv.first, kv.second, "test");
-            NS_TEST_EXPECT_MSG_EQ(error, "", "parameter " << kv.first);
-        }
-        NS_TEST_EXPECT_MSG_EQ(config.Set("out", out, "test"), "", "parameter out");
-        TalbScenario::Spec spec;
-        std::vector<std::string> errors;
-        bool parsed = TalbScenario::Parse(config, &spec, &errors);
-        NS_TEST_EXPECT_MSG_EQ(parsed, true, (errors.empty() ? "" : errors[0]));
-        spec.onStart = onStart;
-        TalbScenario::Result r = TalbScenario::Run(spec, "ecmp", out);
-        Config::Reset();
-        return r;
-    }
-};
-
 /**
  * One tensor of S = 100 MB (test/data/talb-one-tensor-model.csv), ring all-reduce among N
  * workers under one leaf of the runner's RDMA fabric (talb-scenario --transport=rdma --leaves=1
@@ -95,11 +67,11 @@ class TalbRdmaScenarioTestCase : public TestCase
  * (serialisation on the sender's link, store-and-forward of the last full packet at the leaf,
  * propagation over both links). The tensor's comm_ns in tensors.csv must be within 2 %.
  */
-class TalbRdmaRingAllReduceAnalytic : public TalbRdmaScenarioTestCase
+class TalbRdmaRingAllReduceAnalytic : public talbtest::SimulationTestCase
 {
   public:
     TalbRdmaRingAllReduceAnalytic(uint32_t workers, std::string rate)
-        : TalbRdmaScenarioTestCase(
+        : SimulationTestCase(
               "TalbRdmaRingAllReduceAnalytic: talb-scenario --transport=rdma, 100 MB among " +
               std::to_string(workers) + " workers at " + rate + " within 2 % of the analytic time"),
           m_workers(workers),
@@ -116,18 +88,19 @@ class TalbRdmaRingAllReduceAnalytic : public TalbRdmaScenarioTestCase
         const std::string out =
             CreateTempDirFilename("ring-" + std::to_string(m_workers) + "-" + m_rate);
         TalbScenario::Result r =
-            RunEcmp({{"transport", "rdma"},
-                     {"leaves", "1"},
-                     {"hostsPerLeaf", std::to_string(m_workers)},
-                     {"hostRate", m_rate},
-                     {"linkDelay", "1us"},
-                     {"model", CreateDataDirFilename("data/talb-one-tensor-model.csv")},
-                     {"jobs", "workers=" + std::to_string(m_workers) + ",scheduler=wfbp"},
-                     {"iterations", "1"},
-                     {"warmup", "0"},
-                     {"bgLoad", "0"},
-                     {"progress", "false"}},
-                    out);
+            RunScenario({{"transport", "rdma"},
+                         {"leaves", "1"},
+                         {"hostsPerLeaf", std::to_string(m_workers)},
+                         {"hostRate", m_rate},
+                         {"linkDelay", "1us"},
+                         {"model", CreateDataDirFilename("data/talb-one-tensor-model.csv")},
+                         {"jobs", "workers=" + std::to_string(m_workers) + ",scheduler=wfbp"},
+                         {"iterations", "1"},
+                         {"warmup", "0"},
+                         {"bgLoad", "0"},
+                         {"progress", "false"}},
+                        "ecmp",
+                        out);
         NS_TEST_ASSERT_MSG_EQ(r.iterationsDone, m_workers, "every worker finished its iteration");
         auto tensors = ReadCsv(out + "/tensors.csv");
         NS_TEST_ASSERT_MSG_EQ(tensors.size(), 1, "one tensor record");
@@ -251,11 +224,11 @@ struct QueuePairClasses
  * option still carries its own tensor's priority (several per queue pair). Through TalbScenario
  * (talb-scenario --transport=rdma --lb=ecmp --bgLoad=0 --portScheduling=strict, one iteration).
  */
-class TalbRdmaPriorityReorderTest : public TalbRdmaScenarioTestCase
+class TalbRdmaPriorityReorderTest : public talbtest::SimulationTestCase
 {
   public:
     TalbRdmaPriorityReorderTest()
-        : TalbRdmaScenarioTestCase(
+        : SimulationTestCase(
               "TalbRdmaPriorityReorderTest: ECMP on an idle RDMA fabric: no NAK with a queue "
               "pair per priority or one queue pair in one traffic class, NAKs with one queue "
               "pair whose packets change band")
@@ -268,17 +241,18 @@ class TalbRdmaPriorityReorderTest : public TalbRdmaScenarioTestCase
                              QueuePairClasses* seen)
     {
         TalbScenario::Result r =
-            RunEcmp({{"transport", "rdma"},
-                     {"portScheduling", "strict"},
-                     {"jobs", "workers=8,scheduler=fusion"},
-                     {"rdmaQueuePairs", queuePairs},
-                     {"rdmaTrafficClass", trafficClass},
-                     {"iterations", "1"},
-                     {"warmup", "0"},
-                     {"bgLoad", "0"},
-                     {"progress", "false"}},
-                    CreateTempDirFilename("reorder-" + queuePairs + "-" + trafficClass),
-                    [seen]() { seen->ConnectAll(); });
+            RunScenario({{"transport", "rdma"},
+                         {"portScheduling", "strict"},
+                         {"jobs", "workers=8,scheduler=fusion"},
+                         {"rdmaQueuePairs", queuePairs},
+                         {"rdmaTrafficClass", trafficClass},
+                         {"iterations", "1"},
+                         {"warmup", "0"},
+                         {"bgLoad", "0"},
+                         {"progress", "false"}},
+                        "ecmp",
+                        CreateTempDirFilename("reorder-" + queuePairs + "-" + trafficClass),
+                        [seen]() { seen->ConnectAll(); });
         NS_TEST_EXPECT_MSG_EQ(r.iterationsDone, 8, "every worker finished its iteration");
         NS_TEST_EXPECT_MSG_GT(seen->packets, 10000, "data packets seen at the switches");
         return r;

@@ -82,7 +82,7 @@ class TalbDctcpRingCompletesTestCase : public SimulationTestCase
     {
         std::string dir = CreateTempDirFilename("talb-tcp-host");
         SystemPath::MakeDirectories(dir);
-        std::vector<std::pair<std::string, std::string>> params = {
+        ScenarioParams params = {
             {"tcp", "dctcp"},
             {"portScheduling", "dwrr"},
             {"iterations", "2"},
@@ -90,23 +90,8 @@ class TalbDctcpRingCompletesTestCase : public SimulationTestCase
             {"lb", "ecmp"},
             {"stopTime", "2s"},
             {"progress", "false"},
-            {"out", dir},
         };
-        TalbScenarioConfig config;
-        TalbScenario::DeclareParameters(config);
-        for (const auto& kv : params)
-        {
-            NS_TEST_ASSERT_MSG_EQ(config.Set(kv.first, kv.second, "test"), "", "parameter");
-        }
-        TalbScenario::Spec spec;
-        std::vector<std::string> errors;
-        NS_TEST_ASSERT_MSG_EQ(TalbScenario::Parse(config, &spec, &errors),
-                              true,
-                              (errors.empty() ? "" : errors.front()));
-
-        const uint64_t savedRun = RngSeedManager::GetRun(); // Run() sets the scenario's seed
-        TalbScenario::Result r = TalbScenario::Run(spec, "ecmp", dir);
-        RngSeedManager::SetRun(savedRun);
+        TalbScenario::Result r = RunScenario(params, "ecmp", dir);
 
         NS_TEST_ASSERT_MSG_EQ(r.iterationsExpected, 16, "eight workers, two iterations");
         NS_TEST_ASSERT_MSG_EQ(r.iterationsDone,

@@ -13,6 +13,9 @@
 #include "ns3/test.h"
 
 #include <algorithm>
+#include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -31,6 +34,49 @@ class SimulationTestCase : public TestCase
     explicit SimulationTestCase(const std::string& name)
         : TestCase(name)
     {
+    }
+
+  protected:
+    /// talb-scenario parameters, name and value
+    using ScenarioParams = std::vector<std::pair<std::string, std::string>>;
+
+    /**
+     * Runs \p params through the scenario runner's own configuration (TalbScenario), as
+     * talb-scenario would, with load balancer \p lb, writing into \p out; a test of a bound goes
+     * through what users run. A refused parameter is a test failure, and nothing runs (the
+     * result is empty). The RNG run (the scenario sets its seed) and the attribute defaults
+     * are restored after, so several runs in one case start alike.
+     * \param onStart called once the fabric is built (Spec::onStart), e.g. to connect traces
+     */
+    TalbScenario::Result RunScenario(const ScenarioParams& params,
+                                     const std::string& lb,
+                                     const std::string& out,
+                                     std::function<void()> onStart = {})
+    {
+        TalbScenarioConfig config;
+        TalbScenario::DeclareParameters(config);
+        bool usable = true;
+        for (const auto& kv : params)
+        {
+            std::string error = config.Set(kv.first, kv.second, "test");
+            NS_TEST_EXPECT_MSG_EQ(error, "", "parameter " << kv.first);
+            usable = usable && error.empty();
+        }
+        NS_TEST_EXPECT_MSG_EQ(config.Set("out", out, "test"), "", "parameter out");
+        TalbScenario::Spec spec;
+        std::vector<std::string> errors;
+        usable = usable && TalbScenario::Parse(config, &spec, &errors);
+        NS_TEST_EXPECT_MSG_EQ(usable, true, (errors.empty() ? "a refused parameter" : errors[0]));
+        if (!usable)
+        {
+            return {};
+        }
+        spec.onStart = std::move(onStart);
+        const uint64_t savedRun = RngSeedManager::GetRun();
+        TalbScenario::Result r = TalbScenario::Run(spec, lb, out);
+        RngSeedManager::SetRun(savedRun);
+        Config::Reset();
+        return r;
     }
 
   private:

@@ -141,6 +141,7 @@ TalbPfcNetDevice::DoDispose()
     m_promiscCallback = NetDevice::PromiscReceiveCallback();
     m_pull = PullCallback();
     m_dequeued = DequeueCallback();
+    m_forward = ForwardCallback();
     NetDevice::DoDispose();
 }
 
@@ -192,6 +193,12 @@ void
 TalbPfcNetDevice::SetDequeueCallback(DequeueCallback cb)
 {
     m_dequeued = cb;
+}
+
+void
+TalbPfcNetDevice::SetForwardCallback(ForwardCallback cb)
+{
+    m_forward = cb;
 }
 
 const TalbPfcNetDevice::Stats&
@@ -482,7 +489,11 @@ TalbPfcNetDevice::Receive(Ptr<Packet> frame)
                           m_address,
                           NetDevice::PACKET_HOST);
     }
-    if (!m_rxCallback.IsNull())
+    if (!m_forward.IsNull())
+    {
+        m_forward(m_ifIndex, frame);
+    }
+    else if (!m_rxCallback.IsNull())
     {
         m_rxCallback(this, frame, type, Mac48Address::GetBroadcast());
     }

@@ -74,6 +74,14 @@ class TalbPfcNetDevice : public NetDevice
      * \param bytes its size
      */
     typedef Callback<void, uint32_t, uint8_t, uint8_t, uint32_t> DequeueCallback;
+    /**
+     * Consumer of received IPv4 packets that owns them from then on (a switch, which modifies
+     * and forwards them): the packet is handed over without the node's protocol dispatch and
+     * without the copy that its read-only Ptr<const Packet> would force on a forwarder.
+     * \param ifIndex this device's index on its node
+     * \param packet the IPv4 packet, Ethernet header removed
+     */
+    typedef Callback<void, uint32_t, Ptr<Packet>> ForwardCallback;
 
     /// Counters.
     struct Stats
@@ -96,6 +104,11 @@ class TalbPfcNetDevice : public NetDevice
 
     void SetPullCallback(PullCallback cb);
     void SetDequeueCallback(DequeueCallback cb);
+    /**
+     * Hand received IPv4 packets to \p cb instead of the receive callback (so to none of the
+     * node's protocol handlers); the promiscuous callback and the MacRx trace still see them.
+     */
+    void SetForwardCallback(ForwardCallback cb);
     /// The pull source has a frame to send: start sending if the link is idle.
     void TriggerTransmit();
 
@@ -196,6 +209,7 @@ class TalbPfcNetDevice : public NetDevice
     NetDevice::PromiscReceiveCallback m_promiscCallback;
     PullCallback m_pull;
     DequeueCallback m_dequeued;
+    ForwardCallback m_forward;
 
     bool m_busy;                                             //!< a frame is being transmitted
     bool m_pulling;                                          //!< inside the pull callback

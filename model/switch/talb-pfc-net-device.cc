@@ -110,6 +110,7 @@ TalbPfcNetDevice::TalbPfcNetDevice()
       m_phyOverhead(24),
       m_honourPause(true),
       m_ifIndex(0),
+      m_dataHeader(false),
       m_busy(false),
       m_pulling(false),
       m_pausePending(false),
@@ -118,6 +119,9 @@ TalbPfcNetDevice::TalbPfcNetDevice()
       m_pausedMask(0)
 {
     NS_LOG_FUNCTION(this);
+    m_dataHeader.SetSource(m_address);
+    m_dataHeader.SetDestination(Mac48Address::GetBroadcast());
+    m_dataHeader.SetLengthType(ETHERTYPE_IPV4);
 }
 
 TalbPfcNetDevice::~TalbPfcNetDevice()
@@ -216,7 +220,8 @@ TalbPfcNetDevice::TriggerTransmit()
 bool
 TalbPfcNetDevice::Send(Ptr<Packet> packet, const Address& /* dest */, uint16_t protocolNumber)
 {
-    NS_LOG_FUNCTION(this << packet << protocolNumber);
+    // No NS_LOG_FUNCTION here and in Receive: once per packet-hop, and a build that keeps the
+    // NS_LOG checks (Debian's libns3) pays a call for each.
     NS_ABORT_MSG_UNLESS(m_queue, "TalbPfcNetDevice on node " << m_node->GetId() << " has no queue");
     if (protocolNumber != ETHERTYPE_IPV4 || packet->GetSize() > m_mtu)
     {
@@ -286,11 +291,7 @@ TalbPfcNetDevice::TryTransmit()
         return;
     }
     ++m_stats.txFrames;
-    EthernetHeader eth(false);
-    eth.SetSource(m_address);
-    eth.SetDestination(Mac48Address::GetBroadcast());
-    eth.SetLengthType(ETHERTYPE_IPV4);
-    p->AddHeader(eth);
+    p->AddHeader(m_dataHeader);
     StartFrame(p);
 }
 
@@ -457,7 +458,6 @@ TalbPfcNetDevice::FlushQueue()
 void
 TalbPfcNetDevice::Receive(Ptr<Packet> frame)
 {
-    NS_LOG_FUNCTION(this << frame);
     if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
     {
         ++m_stats.rxDropped;
@@ -521,6 +521,7 @@ void
 TalbPfcNetDevice::SetAddress(Address address)
 {
     m_address = Mac48Address::ConvertFrom(address);
+    m_dataHeader.SetSource(m_address);
 }
 
 Address

@@ -6,6 +6,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
+#include "ns3/ethernet-header.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
@@ -205,6 +206,7 @@ class TalbPfcNetDevice : public NetDevice
     Ptr<TalbPfcChannel> m_channel;
     uint32_t m_ifIndex;
     Mac48Address m_address;
+    EthernetHeader m_dataHeader; //!< the header of every IPv4 frame, built once
     NetDevice::ReceiveCallback m_rxCallback;
     NetDevice::PromiscReceiveCallback m_promiscCallback;
     PullCallback m_pull;

@@ -403,7 +403,8 @@ TalbPriorityQueue::MarkCe(Ptr<Packet> item, const Parsed& parsed)
 bool
 TalbPriorityQueue::Enqueue(Ptr<Packet> item)
 {
-    NS_LOG_FUNCTION(this << item);
+    // No NS_LOG_FUNCTION here and in DequeueUnpaused: once per packet-hop (Debian's libns3 keeps
+    // the NS_LOG checks).
     Parsed parsed = Parse(item);
     uint8_t band = TaggedBand(item, parsed);
     uint8_t slot = band != NONE ? band : (m_scheduling == DWRR ? BEST_EFFORT : m_untaggedBand);
@@ -615,7 +616,6 @@ TalbPriorityQueue::Dequeue()
 Ptr<Packet>
 TalbPriorityQueue::DequeueUnpaused(uint8_t pausedMask, uint8_t* band, uint8_t* slot)
 {
-    NS_LOG_FUNCTION(this << +pausedMask);
     return TakeNext(pausedMask, band, slot, false);
 }
 

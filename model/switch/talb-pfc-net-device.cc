@@ -82,7 +82,8 @@ TalbPfcNetDevice::GetTypeId()
                             MakeTraceSourceAccessor(&TalbPfcNetDevice::m_macRxTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("PhyTxBegin",
-                            "A frame starts on the wire",
+                            "A frame starts on the wire (an IPv4 frame as its IPv4 packet: its "
+                            "Ethernet header is implied)",
                             MakeTraceSourceAccessor(&TalbPfcNetDevice::m_phyTxBeginTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("PhyTxEnd",
@@ -90,7 +91,8 @@ TalbPfcNetDevice::GetTypeId()
                             MakeTraceSourceAccessor(&TalbPfcNetDevice::m_phyTxEndTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("PhyRxDrop",
-                            "A frame lost by the receive error model",
+                            "A frame lost by the receive error model (an IPv4 frame as its IPv4 "
+                            "packet, which byte-unit error models see)",
                             MakeTraceSourceAccessor(&TalbPfcNetDevice::m_phyRxDropTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("PauseTx",
@@ -110,7 +112,6 @@ TalbPfcNetDevice::TalbPfcNetDevice()
       m_phyOverhead(24),
       m_honourPause(true),
       m_ifIndex(0),
-      m_dataHeader(false),
       m_busy(false),
       m_pulling(false),
       m_pausePending(false),
@@ -119,9 +120,6 @@ TalbPfcNetDevice::TalbPfcNetDevice()
       m_pausedMask(0)
 {
     NS_LOG_FUNCTION(this);
-    m_dataHeader.SetSource(m_address);
-    m_dataHeader.SetDestination(Mac48Address::GetBroadcast());
-    m_dataHeader.SetLengthType(ETHERTYPE_IPV4);
 }
 
 TalbPfcNetDevice::~TalbPfcNetDevice()
@@ -260,7 +258,7 @@ TalbPfcNetDevice::TryTransmit()
     }
     if (m_pausePending)
     {
-        StartFrame(BuildPauseFrame());
+        StartFrame(BuildPauseFrame(), 0);
         return;
     }
     uint8_t paused = m_honourPause ? m_pausedMask : 0;
@@ -291,8 +289,7 @@ TalbPfcNetDevice::TryTransmit()
         return;
     }
     ++m_stats.txFrames;
-    p->AddHeader(m_dataHeader);
-    StartFrame(p);
+    StartFrame(p, ETHERNET_HEADER_BYTES);
 }
 
 Time
@@ -314,13 +311,13 @@ TalbPfcNetDevice::TxTime(uint32_t bytes)
 }
 
 void
-TalbPfcNetDevice::StartFrame(Ptr<Packet> frame)
+TalbPfcNetDevice::StartFrame(Ptr<Packet> frame, uint32_t impliedBytes)
 {
     NS_ASSERT_MSG(!m_busy, "TalbPfcNetDevice: a frame started while the link is busy");
     m_busy = true;
     m_currentFrame = frame;
     m_phyTxBeginTrace(frame);
-    Time txTime = TxTime(frame->GetSize() + m_phyOverhead);
+    Time txTime = TxTime(frame->GetSize() + impliedBytes + m_phyOverhead);
     m_channel->TransmitStart(frame, this, txTime);
     Simulator::Schedule(txTime, &TalbPfcNetDevice::TransmitComplete, this);
 }
@@ -465,19 +462,29 @@ TalbPfcNetDevice::Receive(Ptr<Packet> frame)
         return;
     }
     uint8_t eth[ETHERNET_HEADER_BYTES];
-    if (frame->CopyData(eth, sizeof(eth)) < sizeof(eth))
+    uint32_t n = frame->CopyData(eth, 1);
+    // Not an IPv4 packet with its header implied: an Ethernet frame with its header.
+    bool header = n == 1 && (eth[0] >> 4) != 4;
+    if (header)
+    {
+        n = frame->CopyData(eth, sizeof(eth));
+    }
+    if (n == 0 || (header && n < sizeof(eth)))
     {
         ++m_stats.rxDropped;
         m_phyRxDropTrace(frame);
         return;
     }
-    uint16_t type = (eth[12] << 8) | eth[13];
+    uint16_t type = header ? (eth[12] << 8) | eth[13] : ETHERTYPE_IPV4;
     if (type == ETHERTYPE_MAC_CONTROL)
     {
         HandlePauseFrame(frame);
         return;
     }
-    frame->RemoveAtStart(ETHERNET_HEADER_BYTES);
+    if (header)
+    {
+        frame->RemoveAtStart(ETHERNET_HEADER_BYTES);
+    }
     ++m_stats.rxFrames;
     m_macRxTrace(frame);
     if (!m_promiscCallback.IsNull())
@@ -521,7 +528,6 @@ void
 TalbPfcNetDevice::SetAddress(Address address)
 {
     m_address = Mac48Address::ConvertFrom(address);
-    m_dataHeader.SetSource(m_address);
 }
 
 Address

@@ -6,7 +6,6 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
-#include "ns3/ethernet-header.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
@@ -43,8 +42,12 @@ class TalbPfcChannel;
  * (FCS, preamble and inter-frame gap: 24 bytes on Ethernet). A pause quantum is 512 bit times at
  * the link's rate; quanta 0 resumes the priority at once (XON).
  *
- * The queue holds IPv4 packets without the Ethernet header (the header is added when a frame
- * starts), so queue occupancy counts IPv4 bytes as on TCP fabrics.
+ * The queue holds IPv4 packets without the Ethernet header, so queue occupancy counts IPv4 bytes
+ * as on TCP fabrics. The header of an IPv4 frame is implied rather than built: it counts in the
+ * frame's transmission time, but the packet on the channel (and in the PhyTxBegin, PhyTxEnd and
+ * PhyRxDrop traces) is the IPv4 packet itself, so that no hop adds, reads and removes 14 bytes
+ * (the destination is always the peer; a frame starting with IPv4's version nibble is told apart
+ * from a PFC frame, which carries its header, by its first byte).
  */
 class TalbPfcNetDevice : public NetDevice
 {
@@ -174,7 +177,8 @@ class TalbPfcNetDevice : public NetDevice
   private:
     /// Send the next frame if the link is idle.
     void TryTransmit();
-    void StartFrame(Ptr<Packet> frame);
+    /// Start \p frame on the wire; \p impliedBytes: header bytes it occupies but does not carry.
+    void StartFrame(Ptr<Packet> frame, uint32_t impliedBytes);
     void TransmitComplete();
     Ptr<Packet> BuildPauseFrame();
     void HandlePauseFrame(Ptr<Packet> frame);
@@ -206,7 +210,6 @@ class TalbPfcNetDevice : public NetDevice
     Ptr<TalbPfcChannel> m_channel;
     uint32_t m_ifIndex;
     Mac48Address m_address;
-    EthernetHeader m_dataHeader; //!< the header of every IPv4 frame, built once
     NetDevice::ReceiveCallback m_rxCallback;
     NetDevice::PromiscReceiveCallback m_promiscCallback;
     PullCallback m_pull;

@@ -227,7 +227,12 @@ TalbPfcNetDevice::Send(Ptr<Packet> packet, const Address& /* dest */, uint16_t p
         ++m_stats.queueDrops;
         return false;
     }
-    m_macTxTrace(packet);
+    // Each per-hop trace is fired only with a sink: a TracedCallback takes its packet by value,
+    // a reference count up and down per call even with none.
+    if (!m_macTxTrace.IsEmpty())
+    {
+        m_macTxTrace(packet);
+    }
     if (!m_queue->Enqueue(packet))
     {
         m_macTxDropTrace(packet);
@@ -282,7 +287,10 @@ TalbPfcNetDevice::TryTransmit()
             return;
         }
         ++m_stats.txPulled;
-        m_macTxTrace(p);
+        if (!m_macTxTrace.IsEmpty())
+        {
+            m_macTxTrace(p);
+        }
     }
     else
     {
@@ -316,7 +324,10 @@ TalbPfcNetDevice::StartFrame(Ptr<Packet> frame, uint32_t impliedBytes)
     NS_ASSERT_MSG(!m_busy, "TalbPfcNetDevice: a frame started while the link is busy");
     m_busy = true;
     m_currentFrame = frame;
-    m_phyTxBeginTrace(frame);
+    if (!m_phyTxBeginTrace.IsEmpty())
+    {
+        m_phyTxBeginTrace(frame);
+    }
     Time txTime = TxTime(frame->GetSize() + impliedBytes + m_phyOverhead);
     m_channel->TransmitStart(frame, this, txTime);
     Simulator::Schedule(txTime, &TalbPfcNetDevice::TransmitComplete, this);
@@ -327,7 +338,10 @@ TalbPfcNetDevice::TransmitComplete()
 {
     NS_ASSERT_MSG(m_busy, "TalbPfcNetDevice: transmit complete while idle");
     m_busy = false;
-    m_phyTxEndTrace(m_currentFrame);
+    if (!m_phyTxEndTrace.IsEmpty())
+    {
+        m_phyTxEndTrace(m_currentFrame);
+    }
     m_currentFrame = nullptr;
     TryTransmit();
 }
@@ -486,7 +500,10 @@ TalbPfcNetDevice::Receive(Ptr<Packet> frame)
         frame->RemoveAtStart(ETHERNET_HEADER_BYTES);
     }
     ++m_stats.rxFrames;
-    m_macRxTrace(frame);
+    if (!m_macRxTrace.IsEmpty())
+    {
+        m_macRxTrace(frame);
+    }
     if (!m_promiscCallback.IsNull())
     {
         m_promiscCallback(this,

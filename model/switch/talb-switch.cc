@@ -426,7 +426,10 @@ TalbSwitch::Transmit(Ptr<Packet> p, uint32_t inPort, uint32_t out)
     ++port.txPackets;
     port.txBytes += size;
     ++m_stats.nForwarded;
-    m_forwardTrace(p, inPort, out);
+    if (!m_forwardTrace.IsEmpty()) // by value: a reference count up and down even with no sink
+    {
+        m_forwardTrace(p, inPort, out);
+    }
 }
 
 } // namespace ns3

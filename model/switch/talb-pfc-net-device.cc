@@ -475,29 +475,16 @@ TalbPfcNetDevice::Receive(Ptr<Packet> frame)
         m_phyRxDropTrace(frame);
         return;
     }
+    // The only frames that carry their Ethernet header are MAC control frames, addressed to
+    // 01:80:c2:00:00:01; anything else is a packet whose header is implied (an IPv4 packet never
+    // starts with 0x01: its first nibble is the version, 4).
     uint8_t eth[ETHERNET_HEADER_BYTES];
-    uint32_t n = frame->CopyData(eth, 1);
-    // Not an IPv4 packet with its header implied: an Ethernet frame with its header.
-    bool header = n == 1 && (eth[0] >> 4) != 4;
-    if (header)
-    {
-        n = frame->CopyData(eth, sizeof(eth));
-    }
-    if (n == 0 || (header && n < sizeof(eth)))
-    {
-        ++m_stats.rxDropped;
-        m_phyRxDropTrace(frame);
-        return;
-    }
-    uint16_t type = header ? (eth[12] << 8) | eth[13] : ETHERTYPE_IPV4;
-    if (type == ETHERTYPE_MAC_CONTROL)
+    if (frame->CopyData(eth, 1) == 1 && eth[0] == 0x01 &&
+        frame->CopyData(eth, sizeof(eth)) == sizeof(eth) &&
+        ((eth[12] << 8) | eth[13]) == ETHERTYPE_MAC_CONTROL)
     {
         HandlePauseFrame(frame);
         return;
-    }
-    if (header)
-    {
-        frame->RemoveAtStart(ETHERNET_HEADER_BYTES);
     }
     ++m_stats.rxFrames;
     if (!m_macRxTrace.IsEmpty())
@@ -508,7 +495,7 @@ TalbPfcNetDevice::Receive(Ptr<Packet> frame)
     {
         m_promiscCallback(this,
                           frame,
-                          type,
+                          ETHERTYPE_IPV4,
                           Mac48Address::GetBroadcast(),
                           m_address,
                           NetDevice::PACKET_HOST);
@@ -519,7 +506,7 @@ TalbPfcNetDevice::Receive(Ptr<Packet> frame)
     }
     else if (!m_rxCallback.IsNull())
     {
-        m_rxCallback(this, frame, type, Mac48Address::GetBroadcast());
+        m_rxCallback(this, frame, ETHERTYPE_IPV4, Mac48Address::GetBroadcast());
     }
 }
 

@@ -46,8 +46,9 @@ class TalbPfcChannel;
  * as on TCP fabrics. The header of an IPv4 frame is implied rather than built: it counts in the
  * frame's transmission time, but the packet on the channel (and in the PhyTxBegin, PhyTxEnd and
  * PhyRxDrop traces) is the IPv4 packet itself, so that no hop adds, reads and removes 14 bytes
- * (the destination is always the peer; a frame starting with IPv4's version nibble is told apart
- * from a PFC frame, which carries its header, by its first byte).
+ * (the destination is always the peer). Only PFC frames carry their header: a frame is one when
+ * it starts with the MAC control address 01:80:c2:00:00:01 and EtherType 0x8808, which an IPv4
+ * packet (first byte 0x4N) never does.
  */
 class TalbPfcNetDevice : public NetDevice
 {

@@ -84,7 +84,7 @@ class TalbPfcNetDevice : public NetDevice
      * and forwards them): the packet is handed over without the node's protocol dispatch and
      * without the copy that its read-only Ptr<const Packet> would force on a forwarder.
      * \param ifIndex this device's index on its node
-     * \param packet the IPv4 packet, Ethernet header removed
+     * \param packet the IPv4 packet (its Ethernet header is implied, not carried)
      */
     typedef Callback<void, uint32_t, Ptr<Packet>> ForwardCallback;
 

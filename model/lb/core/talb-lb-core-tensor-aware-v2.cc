@@ -1,5 +1,6 @@
 #include "talb-lb-core-tensor-aware-v2.h"
 
+#include <algorithm>
 #include <cassert>
 #include <tuple>
 
@@ -209,7 +210,10 @@ TensorAwareV2::FastestRates(const PacketInfo& packet, const Candidates& candidat
 }
 
 TensorAwareV2::Cost
-TensorAwareV2::PortCost(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const
+TensorAwareV2::PortCost(uint32_t port,
+                        const PacketInfo& packet,
+                        const Fastest& fastest,
+                        bool remote) const
 {
     // Slower paths and ports cost proportionally more (1 on a symmetric fabric).
     double rPath = Ratio(fastest.path, Ports().PathRateBps(port, packet.dstLeaf));
@@ -229,6 +233,13 @@ TensorAwareV2::PortCost(uint32_t port, const PacketInfo& packet, const Fastest& 
     Cost cost;
     cost.share = rPath * (1 + atOrAbove);
     cost.crowd = rPath * (1 + all);
+    if (remote && m_remote)
+    {
+        // A path the remote leaf reports busy is shared with u of a flow we cannot see.
+        double u = 1 + m_remote->Congestion(port, packet.dstLeaf, packet.nowNs);
+        cost.share = std::max(cost.share, rPath * u);
+        cost.crowd = std::max(cost.crowd, rPath * u);
+    }
     cost.drainBytes =
         rLocal * static_cast<double>(Ports().QueueBytesAtOrAbove(port, packet.label.priority));
     return cost;
@@ -245,14 +256,14 @@ TensorAwareV2::Best(const PacketInfo& packet,
 {
     // Costs are computed once per candidate (PickLeast asks each key once, in candidate order).
     uint32_t best = PickLeast(candidates, [&](uint32_t port) {
-        Cost c = PortCost(port, packet, fastest);
+        Cost c = PortCost(port, packet, fastest, port != current);
         if (port == current)
         {
             *currentCost = c;
         }
         return std::make_tuple(c.share, c.crowd, port == avoid, c.drainBytes);
     });
-    *bestCost = best == current ? *currentCost : PortCost(best, packet, fastest);
+    *bestCost = best == current ? *currentCost : PortCost(best, packet, fastest, true);
     return best;
 }
 

@@ -27,6 +27,16 @@ namespace lb
  *   3. r x bytes queued on q in bands 0..p (untagged traffic queued there included).
  * f itself is never counted against its own port (that made v1's choice a coin toss).
  *
+ * Remote awareness (SetRemote(), off when none is set): the leaf sees only its own ports, so an
+ * uplink looks free even when the path behind it is congested (a spine-to-leaf link that traffic
+ * from other leaves fills). With a RemoteView, a port other than the flow's current one counts
+ * the path's remote utilisation u (0..1, the leaf-to-leaf feedback) as a share of a flow: keys
+ * 1-2 become R x max(1 + flows, 1 + u). The maximum, not the sum: the flows this leaf already
+ * sends on q towards d are part of u. The current port is not charged: its u includes the flow's
+ * own load, which would make the flow flee itself at every boundary. So the remote metric steers
+ * placements (new tensors, or after a pause) and holds moves onto congested paths, never forces
+ * one.
+ *
  * A flow is placed (least cost, ties at random) when it has no active port. A flow that is active
  * on port c keeps c when c ties the best on keys 1-2 ("stay on ties"); it moves
  * - at a tensor boundary (a tensor the table does not hold) or after a pause longer than
@@ -112,6 +122,22 @@ class TensorAwareV2 : public Policy
     /// Changes every parameter but the table size, keeping the tables.
     /// \return false (and no change) when \p config fails Check() or changes the table size
     bool Retune(const Config& config);
+
+    /// The congestion of the path behind a port, beyond this switch (the leaf-to-leaf feedback).
+    class RemoteView
+    {
+      public:
+        virtual ~RemoteView() = default;
+        /// \return the utilisation (0..1) of the path through \p port to leaf \p dstLeaf at
+        /// \p nowNs, as last reported; 0 when unknown, aged, or not an uplink to another leaf
+        virtual double Congestion(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const = 0;
+    };
+
+    /// \param remote the remote view (outlives this one), or nullptr: local costs only
+    void SetRemote(const RemoteView* remote)
+    {
+        m_remote = remote;
+    }
 
     /// \param fallback the policy for unlabelled packets (outlives this one), bound by its owner
     void SetFallback(Policy* fallback);
@@ -233,9 +259,14 @@ class TensorAwareV2 : public Policy
         return (rate > 0 && fastest > 0) ? fastest / static_cast<double>(rate) : 1.0;
     }
 
-    Cost PortCost(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const;
+    /// \param remote charge the port its path's remote congestion (when a RemoteView is set)
+    Cost PortCost(uint32_t port,
+                  const PacketInfo& packet,
+                  const Fastest& fastest,
+                  bool remote) const;
     /// \return the candidate with the least cost (ties at random; \p avoid loses ties on keys
-    /// 1-2); \p currentCost gets the cost of \p current when it is a candidate
+    /// 1-2; every port but \p current pays its remote congestion); \p currentCost gets the cost of
+    /// \p current when it is a candidate
     uint32_t Best(const PacketInfo& packet,
                   const Candidates& candidates,
                   uint32_t current,
@@ -248,6 +279,7 @@ class TensorAwareV2 : public Policy
     TensorTable m_table;
     std::vector<FlowSlot> m_slots; ///< kFlowSlots per port
     Policy* m_fallback{nullptr};
+    const RemoteView* m_remote{nullptr};
     TableStats m_stats;
 };
 

@@ -197,6 +197,116 @@ class TalbTensorAwareEvictTestCase : public TestCase
     }
 };
 
+/// RemoteAwareness: the leaf-to-leaf feedback steers a new tensor off an uplink whose path is
+/// congested beyond the leaf; without the attribute, the two uplinks tie; feedback ages out.
+class TalbTensorAwareV2RemoteTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareV2RemoteTestCase()
+        : TestCase("TalbTensorAwareV2Remote: new tensors avoid a remotely congested path when "
+                   "RemoteAwareness is on; the feedback ages out")
+    {
+    }
+
+  private:
+    /// Leaf 1 reports (piggybacked on a packet to leaf 0 at \p at) that the path via spine 1
+    /// towards it has metric 7 of 7.
+    static void ReportSpine1Congested(Ptr<TalbLoadBalancer> lb, Time at)
+    {
+        Ptr<Packet> p = Create<Packet>(100);
+        TalbCongaTag tag;
+        tag.SetPath(0);
+        tag.SetCe(0);
+        tag.SetFeedback(1, 7);
+        p->AddPacketTag(tag);
+        TalbPacketContext in = Ctx(1, at, PeekPointer(p));
+        in.srcLeaf = 1;
+        in.dstLeaf = 0;
+        lb->PacketIn(in);
+    }
+
+    /// \return per port, how many of \p n new tensors (each on its own flow, 150 us apart so
+    /// that none shares a port with another) were placed there, the first at \p start
+    static std::vector<uint32_t> PlaceTensors(Ptr<TalbLoadBalancer> lb,
+                                              const FakeSwitch& sw,
+                                              Time start,
+                                              uint32_t n)
+    {
+        std::vector<uint32_t> placed(3, 0);
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            TalbPacketContext c = TensorCtx(100 + i, start + MicroSeconds(150) * i, 1, 5, 0);
+            ++placed[lb->SelectPath(c, sw.Candidates())];
+        }
+        return placed;
+    }
+
+    void DoRun() override
+    {
+        {
+            FakeSwitch sw(2);
+            Ptr<TalbLoadBalancer> lb = sw.Make("talb", {{"RemoteAwareness", "true"}});
+            ReportSpine1Congested(lb, MicroSeconds(1));
+            std::vector<uint32_t> placed = PlaceTensors(lb, sw, MicroSeconds(2), 40);
+            NS_TEST_EXPECT_MSG_EQ(placed[1], 40u, "every tensor on port 1 (spine 0)");
+            // The report is older than RemoteAgingTime (10 ms): the uplinks tie again.
+            placed = PlaceTensors(lb, sw, MilliSeconds(20), 40);
+            NS_TEST_EXPECT_MSG_GT(placed[1], 5u, "aged: port 1 used");
+            NS_TEST_EXPECT_MSG_GT(placed[2], 5u, "aged: port 2 used");
+        }
+        {
+            FakeSwitch sw(2);
+            Ptr<TalbLoadBalancer> lb = sw.Make("talb");
+            ReportSpine1Congested(lb, MicroSeconds(1));
+            std::vector<uint32_t> placed = PlaceTensors(lb, sw, MicroSeconds(2), 40);
+            NS_TEST_EXPECT_MSG_GT(placed[2], 5u, "off: the feedback is ignored, port 2 used");
+        }
+    }
+};
+
+/// RemoteAwareness: a tensor does not flee its own port's reported congestion (its own load is
+/// part of it), and the leaf tags what it sends to another leaf only when the attribute is on.
+class TalbTensorAwareV2RemoteStaysTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareV2RemoteStaysTestCase()
+        : TestCase("TalbTensorAwareV2RemoteStays: a tensor's next tensor stays on its port "
+                   "whatever that path's feedback; uplink packets carry the tag only when on")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (bool remote : {false, true})
+        {
+            FakeSwitch sw(2);
+            Ptr<TalbLoadBalancer> lb =
+                sw.Make("talb", {{"RemoteAwareness", remote ? "true" : "false"}});
+            TalbPacketContext first = TensorCtx(1, MicroSeconds(2), 1, 5, 0);
+            uint32_t port = lb->SelectPath(first, sw.Candidates());
+            // Leaf 1 reports the path behind that port fully congested (spine = port - 1).
+            Ptr<Packet> p = Create<Packet>(100);
+            TalbCongaTag tag;
+            tag.SetPath(0);
+            tag.SetFeedback(static_cast<uint8_t>(port - 1), 7);
+            p->AddPacketTag(tag);
+            TalbPacketContext in = Ctx(99, MicroSeconds(3), PeekPointer(p));
+            in.srcLeaf = 1;
+            in.dstLeaf = 0;
+            lb->PacketIn(in);
+            TalbPacketContext next = TensorCtx(1, MicroSeconds(4), 2, 5, 0);
+            NS_TEST_EXPECT_MSG_EQ(lb->SelectPath(next, sw.Candidates()),
+                                  port,
+                                  "next tensor stays (remote " << remote << ")");
+            Ptr<Packet> q = Create<Packet>(100);
+            TalbPacketContext out = Ctx(1, MicroSeconds(5), PeekPointer(q));
+            lb->PacketOut(out, port);
+            NS_TEST_EXPECT_MSG_EQ(q->PeekPacketTag(tag), remote, "feedback tag on an uplink");
+        }
+    }
+};
+
 /// On a fabric: every low-priority tensor stays on one uplink; high-priority tensors placed on
 /// a slow uplink move off it mid-tensor; every entry is freed by LAST.
 class TalbTensorAwareFabricTestCase : public SimulationTestCase
@@ -439,6 +549,8 @@ class TalbTensorAwareTestSuite : public TestSuite
         AddTestCase(new TalbTensorAwareFallbackTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareEvictTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareFabricTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareV2RemoteTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareV2RemoteStaysTestCase, TestCase::QUICK);
     }
 };
 

@@ -265,13 +265,15 @@ class TalbTensorAwareV2RemoteTestCase : public TestCase
 };
 
 /// RemoteAwareness: a tensor does not flee its own port's reported congestion (its own load is
-/// part of it), and the leaf tags what it sends to another leaf only when the attribute is on.
+/// part of it), mid-flow or after a pause, and the leaf tags what it sends to another leaf only
+/// when the attribute is on.
 class TalbTensorAwareV2RemoteStaysTestCase : public TestCase
 {
   public:
     TalbTensorAwareV2RemoteStaysTestCase()
-        : TestCase("TalbTensorAwareV2RemoteStays: a tensor's next tensor stays on its port "
-                   "whatever that path's feedback; uplink packets carry the tag only when on")
+        : TestCase("TalbTensorAwareV2RemoteStays: a tensor's next tensor, or the flow after a "
+                   "pause, stays on its port whatever that path's feedback; uplink packets "
+                   "carry the tag only when on")
     {
     }
 
@@ -299,8 +301,24 @@ class TalbTensorAwareV2RemoteStaysTestCase : public TestCase
             NS_TEST_EXPECT_MSG_EQ(lb->SelectPath(next, sw.Candidates()),
                                   port,
                                   "next tensor stays (remote " << remote << ")");
+            // Leaf 1 reports the other path congested too. After a pause longer than
+            // ActiveWindow the flow is placed anew: its last port's report still holds its own
+            // load, so only the other port pays (off: the two tie, either may be taken).
+            Ptr<Packet> p2 = Create<Packet>(100);
+            tag.SetFeedback(static_cast<uint8_t>(2 - port), 7);
+            p2->AddPacketTag(tag);
+            TalbPacketContext in2 = Ctx(99, MicroSeconds(5), PeekPointer(p2));
+            in2.srcLeaf = 1;
+            in2.dstLeaf = 0;
+            lb->PacketIn(in2);
+            TalbPacketContext resumed = TensorCtx(1, MicroSeconds(300), 3, 5, 0);
+            uint32_t again = lb->SelectPath(resumed, sw.Candidates());
+            if (remote)
+            {
+                NS_TEST_EXPECT_MSG_EQ(again, port, "after a pause, back on its last port");
+            }
             Ptr<Packet> q = Create<Packet>(100);
-            TalbPacketContext out = Ctx(1, MicroSeconds(5), PeekPointer(q));
+            TalbPacketContext out = Ctx(1, MicroSeconds(301), PeekPointer(q));
             lb->PacketOut(out, port);
             NS_TEST_EXPECT_MSG_EQ(q->PeekPacketTag(tag), remote, "feedback tag on an uplink");
         }

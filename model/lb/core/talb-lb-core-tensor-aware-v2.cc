@@ -114,6 +114,19 @@ TensorAwareV2::ActivePort(uint32_t flowHash,
     return kNoPort;
 }
 
+uint32_t
+TensorAwareV2::LastPort(uint32_t flowHash, const Candidates& candidates) const
+{
+    for (uint32_t c = 0; c < candidates.count; ++c)
+    {
+        if (SlotOf(candidates.ports[c], flowHash))
+        {
+            return candidates.ports[c];
+        }
+    }
+    return kNoPort;
+}
+
 const TensorAwareV2::FlowSlot*
 TensorAwareV2::SlotOf(uint32_t port, uint32_t flowHash) const
 {
@@ -252,18 +265,19 @@ TensorAwareV2::Best(const PacketInfo& packet,
                     const Fastest& fastest,
                     Cost* bestCost,
                     Cost* currentCost,
-                    uint32_t avoid)
+                    uint32_t avoid,
+                    uint32_t uncharged)
 {
     // Costs are computed once per candidate (PickLeast asks each key once, in candidate order).
     uint32_t best = PickLeast(candidates, [&](uint32_t port) {
-        Cost c = PortCost(port, packet, fastest, port != current);
+        Cost c = PortCost(port, packet, fastest, port != uncharged);
         if (port == current)
         {
             *currentCost = c;
         }
         return std::make_tuple(c.share, c.crowd, port == avoid, c.drainBytes);
     });
-    *bestCost = best == current ? *currentCost : PortCost(best, packet, fastest, true);
+    *bestCost = best == current ? *currentCost : PortCost(best, packet, fastest, best != uncharged);
     return best;
 }
 
@@ -316,8 +330,17 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
     {
         Cost bestCost;
         Cost unused;
-        port =
-            Best(packet, candidates, kNoPort, FastestRates(packet, candidates), &bestCost, &unused);
+        // The flow's last port, where it paused, is not charged: its remote metric still holds
+        // the flow's own load (the DRE and the feedback lag by hundreds of microseconds).
+        uint32_t last = m_remote ? LastPort(packet.flowHash, candidates) : kNoPort;
+        port = Best(packet,
+                    candidates,
+                    kNoPort,
+                    FastestRates(packet, candidates),
+                    &bestCost,
+                    &unused,
+                    kNoPort,
+                    last);
         moved = failed;
     }
     else if (!midTensor || now - e->lastMoveNs >= m_config.minMoveIntervalNs)
@@ -331,7 +354,8 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
                              fastest,
                              &bestCost,
                              &currentCost,
-                             stalled ? current : kNoPort);
+                             stalled ? current : kNoPort,
+                             current);
         bool better = false;
         if (best != current)
         {

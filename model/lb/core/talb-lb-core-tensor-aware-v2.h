@@ -33,9 +33,10 @@ namespace lb
  * the path's remote utilisation u (0..1, the leaf-to-leaf feedback) as a share of a flow: keys
  * 1-2 become R x max(1 + flows, 1 + u). The maximum, not the sum: the flows this leaf already
  * sends on q towards d are part of u. The current port is not charged: its u includes the flow's
- * own load, which would make the flow flee itself at every boundary. So the remote metric steers
- * placements (new tensors, or after a pause) and holds moves onto congested paths, never forces
- * one.
+ * own load, which would make the flow flee itself at every boundary; nor is the port a paused
+ * flow last sent on (its slot there, active or not), for the same reason: the DRE and the
+ * feedback lag by hundreds of microseconds. So the remote metric steers placements (new tensors,
+ * or after a pause) and holds moves onto congested paths, never forces one.
  *
  * A flow is placed (least cost, ties at random) when it has no active port. A flow that is active
  * on port c keeps c when c ties the best on keys 1-2 ("stay on ties"); it moves
@@ -227,6 +228,9 @@ class TensorAwareV2 : public Policy
                         int64_t nowNs,
                         bool safe,
                         const FlowSlot** slot) const;
+    /// \return the candidate where \p flowHash has a slot, active or not (its last port), or
+    /// kNoPort
+    uint32_t LastPort(uint32_t flowHash, const Candidates& candidates) const;
     /// \return the slot of \p flowHash on \p port, or null
     const FlowSlot* SlotOf(uint32_t port, uint32_t flowHash) const;
     /// Records a packet of \p flowHash on \p port; for a \p safe flow, \p drainedNs: when the
@@ -265,15 +269,16 @@ class TensorAwareV2 : public Policy
                   const Fastest& fastest,
                   bool remote) const;
     /// \return the candidate with the least cost (ties at random; \p avoid loses ties on keys
-    /// 1-2; every port but \p current pays its remote congestion); \p currentCost gets the cost of
-    /// \p current when it is a candidate
+    /// 1-2; every port but \p uncharged pays its remote congestion); \p currentCost gets the cost
+    /// of \p current when it is a candidate
     uint32_t Best(const PacketInfo& packet,
                   const Candidates& candidates,
                   uint32_t current,
                   const Fastest& fastest,
                   Cost* bestCost,
                   Cost* currentCost,
-                  uint32_t avoid = kNoPort);
+                  uint32_t avoid,
+                  uint32_t uncharged);
 
     Config m_config;
     TensorTable m_table;

@@ -29,14 +29,16 @@ namespace lb
  *
  * Remote awareness (SetRemote(), off when none is set): the leaf sees only its own ports, so an
  * uplink looks free even when the path behind it is congested (a spine-to-leaf link that traffic
- * from other leaves fills). With a RemoteView, a port other than the flow's current one counts
- * the path's remote utilisation u (0..1, the leaf-to-leaf feedback) as a share of a flow: keys
- * 1-2 become R x max(1 + flows, 1 + u). The maximum, not the sum: the flows this leaf already
- * sends on q towards d are part of u. The current port is not charged: its u includes the flow's
- * own load, which would make the flow flee itself at every boundary; nor is the port a paused
- * flow last sent on (its slot there, active or not), for the same reason: the DRE and the
- * feedback lag by hundreds of microseconds. So the remote metric steers placements (new tensors,
- * or after a pause) and holds moves onto congested paths, never forces one.
+ * from other leaves fills). With a RemoteView, a port other than the flow's current one whose
+ * path the leaf-to-leaf feedback reports saturated (utilisation 1 at the metric's resolution)
+ * counts as shared with one more flow: keys 1-2 become R x max(1 + flows, 2). The maximum, not
+ * the sum: the flows this leaf already sends on q towards d are part of the report. Partial
+ * utilisation is left to the local keys: the metric is coarse, lags, and counts every priority
+ * and this leaf's own traffic. The current port is not charged (its report includes the flow's
+ * own load, which would make the flow flee itself at every boundary), nor the port a paused
+ * flow last sent on (its slot there, active or not; the DRE and the feedback lag by hundreds of
+ * microseconds). So the remote metric steers placements (new tensors, or after a pause) and holds
+ * moves onto congested paths, never forces one.
  *
  * A flow is placed (least cost, ties at random) when it has no active port. A flow that is active
  * on port c keeps c when c ties the best on keys 1-2 ("stay on ties"); it moves

@@ -262,7 +262,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
                        "--talb-safe-move-slack-us=200",
                        "--talb-min-move-interval-us=0",
                        "--talb-active-window-us=250",
-                       "--talb-stall-timeout-us=2000",
+                       "--talb-stall-timeout-us=3000",
                        "--talb-table-size=1024",
                        "--talb-probe-limit=16"},
                       &p,
@@ -274,7 +274,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     EXPECT_EQ(p.policy.talb.safeSlackNs, 200000);
     EXPECT_EQ(p.policy.talb.minMoveIntervalNs, 0);
     EXPECT_EQ(p.policy.talb.activeWindowNs, 250000);
-    EXPECT_EQ(p.policy.talb.stallTimeoutNs, 2000000);
+    EXPECT_EQ(p.policy.talb.stallTimeoutNs, 3000000);
     EXPECT_EQ(p.policy.talb.tableSize, 1024u);
     EXPECT_EQ(p.policy.talbV1.tableSize, 1024u);
     EXPECT_EQ(p.policy.talb.probeLimit, 16u);

@@ -16,6 +16,22 @@ using namespace ns3::talbtest;
 namespace
 {
 
+/// Leaf 1 reports (piggybacked on a packet to leaf 0 at \p at) that the path via \p spine
+/// towards it has metric 7 of 7, the top of the default 3 bits.
+void
+ReportCongested(Ptr<TalbLoadBalancer> lb, uint32_t spine, Time at)
+{
+    Ptr<Packet> p = Create<Packet>(100);
+    TalbCongaTag tag;
+    tag.SetPath(0);
+    tag.SetFeedback(static_cast<uint8_t>(spine), 7);
+    p->AddPacketTag(tag);
+    TalbPacketContext in = Ctx(99, at, PeekPointer(p));
+    in.srcLeaf = 1;
+    in.dstLeaf = 0;
+    lb->PacketIn(in);
+}
+
 /// TaLB of decision \p version (1: the cases below test v1's rules) with \p attributes.
 Ptr<TalbTensorAwareLb>
 MakeTalb(FakeSwitch& sw,
@@ -209,22 +225,6 @@ class TalbTensorAwareV2RemoteTestCase : public TestCase
     }
 
   private:
-    /// Leaf 1 reports (piggybacked on a packet to leaf 0 at \p at) that the path via spine 1
-    /// towards it has metric 7 of 7.
-    static void ReportSpine1Congested(Ptr<TalbLoadBalancer> lb, Time at)
-    {
-        Ptr<Packet> p = Create<Packet>(100);
-        TalbCongaTag tag;
-        tag.SetPath(0);
-        tag.SetCe(0);
-        tag.SetFeedback(1, 7);
-        p->AddPacketTag(tag);
-        TalbPacketContext in = Ctx(1, at, PeekPointer(p));
-        in.srcLeaf = 1;
-        in.dstLeaf = 0;
-        lb->PacketIn(in);
-    }
-
     /// \return per port, how many of \p n new tensors (each on its own flow, 150 us apart so
     /// that none shares a port with another) were placed there, the first at \p start
     static std::vector<uint32_t> PlaceTensors(Ptr<TalbLoadBalancer> lb,
@@ -246,7 +246,7 @@ class TalbTensorAwareV2RemoteTestCase : public TestCase
         {
             FakeSwitch sw(2);
             Ptr<TalbLoadBalancer> lb = sw.Make("talb", {{"RemoteAwareness", "true"}});
-            ReportSpine1Congested(lb, MicroSeconds(1));
+            ReportCongested(lb, 1, MicroSeconds(1));
             std::vector<uint32_t> placed = PlaceTensors(lb, sw, MicroSeconds(2), 40);
             NS_TEST_EXPECT_MSG_EQ(placed[1], 40u, "every tensor on port 1 (spine 0)");
             // The report is older than RemoteAgingTime (10 ms): the uplinks tie again.
@@ -257,7 +257,7 @@ class TalbTensorAwareV2RemoteTestCase : public TestCase
         {
             FakeSwitch sw(2);
             Ptr<TalbLoadBalancer> lb = sw.Make("talb");
-            ReportSpine1Congested(lb, MicroSeconds(1));
+            ReportCongested(lb, 1, MicroSeconds(1));
             std::vector<uint32_t> placed = PlaceTensors(lb, sw, MicroSeconds(2), 40);
             NS_TEST_EXPECT_MSG_GT(placed[2], 5u, "off: the feedback is ignored, port 2 used");
         }
@@ -288,15 +288,7 @@ class TalbTensorAwareV2RemoteStaysTestCase : public TestCase
             TalbPacketContext first = TensorCtx(1, MicroSeconds(2), 1, 5, 0);
             uint32_t port = lb->SelectPath(first, sw.Candidates());
             // Leaf 1 reports the path behind that port fully congested (spine = port - 1).
-            Ptr<Packet> p = Create<Packet>(100);
-            TalbCongaTag tag;
-            tag.SetPath(0);
-            tag.SetFeedback(static_cast<uint8_t>(port - 1), 7);
-            p->AddPacketTag(tag);
-            TalbPacketContext in = Ctx(99, MicroSeconds(3), PeekPointer(p));
-            in.srcLeaf = 1;
-            in.dstLeaf = 0;
-            lb->PacketIn(in);
+            ReportCongested(lb, port - 1, MicroSeconds(3));
             TalbPacketContext next = TensorCtx(1, MicroSeconds(4), 2, 5, 0);
             NS_TEST_EXPECT_MSG_EQ(lb->SelectPath(next, sw.Candidates()),
                                   port,
@@ -304,13 +296,7 @@ class TalbTensorAwareV2RemoteStaysTestCase : public TestCase
             // Leaf 1 reports the other path congested too. After a pause longer than
             // ActiveWindow the flow is placed anew: its last port's report still holds its own
             // load, so only the other port pays (off: the two tie, either may be taken).
-            Ptr<Packet> p2 = Create<Packet>(100);
-            tag.SetFeedback(static_cast<uint8_t>(2 - port), 7);
-            p2->AddPacketTag(tag);
-            TalbPacketContext in2 = Ctx(99, MicroSeconds(5), PeekPointer(p2));
-            in2.srcLeaf = 1;
-            in2.dstLeaf = 0;
-            lb->PacketIn(in2);
+            ReportCongested(lb, 2 - port, MicroSeconds(5));
             TalbPacketContext resumed = TensorCtx(1, MicroSeconds(300), 3, 5, 0);
             uint32_t again = lb->SelectPath(resumed, sw.Candidates());
             if (remote)
@@ -320,6 +306,7 @@ class TalbTensorAwareV2RemoteStaysTestCase : public TestCase
             Ptr<Packet> q = Create<Packet>(100);
             TalbPacketContext out = Ctx(1, MicroSeconds(301), PeekPointer(q));
             lb->PacketOut(out, port);
+            TalbCongaTag tag;
             NS_TEST_EXPECT_MSG_EQ(q->PeekPacketTag(tag), remote, "feedback tag on an uplink");
         }
     }

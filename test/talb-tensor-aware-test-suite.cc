@@ -16,6 +16,22 @@ using namespace ns3::talbtest;
 namespace
 {
 
+/// Leaf 1 reports (piggybacked on a packet to leaf 0 at \p at) that the path via \p spine
+/// towards it has metric 7 of 7, the top of the default 3 bits.
+void
+ReportCongested(Ptr<TalbLoadBalancer> lb, uint32_t spine, Time at)
+{
+    Ptr<Packet> p = Create<Packet>(100);
+    TalbCongaTag tag;
+    tag.SetPath(0);
+    tag.SetFeedback(static_cast<uint8_t>(spine), 7);
+    p->AddPacketTag(tag);
+    TalbPacketContext in = Ctx(99, at, PeekPointer(p));
+    in.srcLeaf = 1;
+    in.dstLeaf = 0;
+    lb->PacketIn(in);
+}
+
 /// TaLB of decision \p version (1: the cases below test v1's rules) with \p attributes.
 Ptr<TalbTensorAwareLb>
 MakeTalb(FakeSwitch& sw,
@@ -194,6 +210,105 @@ class TalbTensorAwareEvictTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(evicted, 1, "one eviction traced");
         NS_TEST_EXPECT_MSG_EQ(lb->GetTableStats().nEvicted, 1, "one eviction counted");
         NS_TEST_EXPECT_MSG_EQ(lb->GetLiveEntries(MicroSeconds(6)), 4, "table full");
+    }
+};
+
+/// RemoteAwareness: the leaf-to-leaf feedback steers a new tensor off an uplink whose path is
+/// congested beyond the leaf; without the attribute, the two uplinks tie; feedback ages out.
+class TalbTensorAwareV2RemoteTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareV2RemoteTestCase()
+        : TestCase("TalbTensorAwareV2Remote: new tensors avoid a remotely congested path when "
+                   "RemoteAwareness is on; the feedback ages out")
+    {
+    }
+
+  private:
+    /// \return per port, how many of \p n new tensors (each on its own flow, 150 us apart so
+    /// that none shares a port with another) were placed there, the first at \p start
+    static std::vector<uint32_t> PlaceTensors(Ptr<TalbLoadBalancer> lb,
+                                              const FakeSwitch& sw,
+                                              Time start,
+                                              uint32_t n)
+    {
+        std::vector<uint32_t> placed(3, 0);
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            TalbPacketContext c = TensorCtx(100 + i, start + MicroSeconds(150) * i, 1, 5, 0);
+            ++placed[lb->SelectPath(c, sw.Candidates())];
+        }
+        return placed;
+    }
+
+    void DoRun() override
+    {
+        {
+            FakeSwitch sw(2);
+            Ptr<TalbLoadBalancer> lb = sw.Make("talb", {{"RemoteAwareness", "true"}});
+            ReportCongested(lb, 1, MicroSeconds(1));
+            std::vector<uint32_t> placed = PlaceTensors(lb, sw, MicroSeconds(2), 40);
+            NS_TEST_EXPECT_MSG_EQ(placed[1], 40u, "every tensor on port 1 (spine 0)");
+            // The report is older than RemoteAgingTime (10 ms): the uplinks tie again.
+            placed = PlaceTensors(lb, sw, MilliSeconds(20), 40);
+            NS_TEST_EXPECT_MSG_GT(placed[1], 5u, "aged: port 1 used");
+            NS_TEST_EXPECT_MSG_GT(placed[2], 5u, "aged: port 2 used");
+        }
+        {
+            FakeSwitch sw(2);
+            Ptr<TalbLoadBalancer> lb = sw.Make("talb");
+            ReportCongested(lb, 1, MicroSeconds(1));
+            std::vector<uint32_t> placed = PlaceTensors(lb, sw, MicroSeconds(2), 40);
+            NS_TEST_EXPECT_MSG_GT(placed[2], 5u, "off: the feedback is ignored, port 2 used");
+        }
+    }
+};
+
+/// RemoteAwareness: a tensor does not flee its own port's reported congestion (its own load is
+/// part of it), mid-flow or after a pause, and the leaf tags what it sends to another leaf only
+/// when the attribute is on.
+class TalbTensorAwareV2RemoteStaysTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareV2RemoteStaysTestCase()
+        : TestCase("TalbTensorAwareV2RemoteStays: a tensor's next tensor, or the flow after a "
+                   "pause, stays on its port whatever that path's feedback; uplink packets "
+                   "carry the tag only when on")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (bool remote : {false, true})
+        {
+            FakeSwitch sw(2);
+            Ptr<TalbLoadBalancer> lb =
+                sw.Make("talb", {{"RemoteAwareness", remote ? "true" : "false"}});
+            TalbPacketContext first = TensorCtx(1, MicroSeconds(2), 1, 5, 0);
+            uint32_t port = lb->SelectPath(first, sw.Candidates());
+            // Leaf 1 reports the path behind that port fully congested (spine = port - 1).
+            ReportCongested(lb, port - 1, MicroSeconds(3));
+            TalbPacketContext next = TensorCtx(1, MicroSeconds(4), 2, 5, 0);
+            NS_TEST_EXPECT_MSG_EQ(lb->SelectPath(next, sw.Candidates()),
+                                  port,
+                                  "next tensor stays (remote " << remote << ")");
+            // Leaf 1 reports the other path congested too. After a pause longer than
+            // ActiveWindow the flow is placed anew: its last port's report still holds its own
+            // load, so only the other port pays (off: the two tie, either may be taken).
+            ReportCongested(lb, 2 - port, MicroSeconds(5));
+            TalbPacketContext resumed = TensorCtx(1, MicroSeconds(300), 3, 5, 0);
+            uint32_t again = lb->SelectPath(resumed, sw.Candidates());
+            if (remote)
+            {
+                NS_TEST_EXPECT_MSG_EQ(again, port, "after a pause, back on its last port");
+            }
+            Ptr<Packet> q = Create<Packet>(100);
+            TalbPacketContext out = Ctx(1, MicroSeconds(301), PeekPointer(q));
+            lb->PacketOut(out, port);
+            TalbCongaTag tag;
+            NS_TEST_EXPECT_MSG_EQ(q->PeekPacketTag(tag), remote, "feedback tag on an uplink");
+        }
     }
 };
 
@@ -439,6 +554,8 @@ class TalbTensorAwareTestSuite : public TestSuite
         AddTestCase(new TalbTensorAwareFallbackTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareEvictTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareFabricTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareV2RemoteTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareV2RemoteStaysTestCase, TestCase::QUICK);
     }
 };
 

@@ -1,7 +1,5 @@
 #include "talb-conga-lb.h"
 
-#include "talb-conga-tag.h"
-
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -97,30 +95,14 @@ TalbCongaLb::CheckConfig()
 void
 TalbCongaLb::InitializeParams()
 {
-    const TalbSwitchInfo& info = GetSwitchInfo();
     m_flowlets.Resize(m_tableSize);
-    m_toLeaf.assign(info.nLeaves * info.nSpines, Metric());
-    m_fromLeaf.assign(info.nLeaves * info.nSpines, Metric());
-    m_fbCursor.assign(info.nLeaves, 0);
-    m_portSpine.assign(GetNPorts(), 0);
-    for (uint32_t p = 0; p < GetNPorts(); ++p)
-    {
-        m_portSpine[p] = GetPort(p).peer;
-    }
-}
-
-uint8_t
-TalbCongaLb::LocalMetric(uint32_t port, Time now) const
-{
-    const TalbPortState& p = GetPort(port);
-    return p.dre.GetQuantized(now, p.rate, m_bits);
+    m_feedback.Configure(GetSwitchInfo(), *GetPortTable(), m_bits, m_agingTime);
 }
 
 uint8_t
 TalbCongaLb::GetCongestionToLeaf(uint32_t leaf, uint32_t spine, Time now) const
 {
-    const Metric& m = m_toLeaf[leaf * GetSwitchInfo().nSpines + spine];
-    return (m.valid && now - m.updated <= m_agingTime) ? m.value : 0;
+    return m_feedback.GetCongestionToLeaf(leaf, spine, now);
 }
 
 uint32_t
@@ -136,11 +118,12 @@ TalbCongaLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidat
     }
     bool toRemoteLeaf = GetSwitchInfo().isLeaf && ctx.dstLeaf != GetSwitchInfo().index;
     uint32_t best = PickLeast(candidates, m_rng, [&](uint32_t p) {
-        uint32_t metric = LocalMetric(p, ctx.now);
+        uint32_t metric = m_feedback.LocalMetric(p, ctx.now);
         if (toRemoteLeaf && GetPort(p).uplink)
         {
-            metric = std::max<uint32_t>(metric,
-                                        GetCongestionToLeaf(ctx.dstLeaf, m_portSpine[p], ctx.now));
+            metric = std::max<uint32_t>(
+                metric,
+                m_feedback.GetCongestionToLeaf(ctx.dstLeaf, m_feedback.SpineOf(p), ctx.now));
         }
         return metric;
     });
@@ -158,64 +141,13 @@ TalbCongaLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidat
 void
 TalbCongaLb::DoPacketIn(TalbPacketContext& ctx)
 {
-    const TalbSwitchInfo& info = GetSwitchInfo();
-    if (!info.isLeaf || ctx.dstLeaf != info.index || ctx.srcLeaf == info.index)
-    {
-        return;
-    }
-    TalbCongaTag tag;
-    if (!ctx.packet->RemovePacketTag(tag) || tag.GetPath() >= info.nSpines)
-    {
-        return;
-    }
-    Metric& from = m_fromLeaf[ctx.srcLeaf * info.nSpines + tag.GetPath()];
-    from.value = tag.GetCe();
-    from.updated = ctx.now;
-    from.valid = true;
-    if (tag.HasFeedback() && tag.GetFeedbackPath() < info.nSpines)
-    {
-        Metric& to = m_toLeaf[ctx.srcLeaf * info.nSpines + tag.GetFeedbackPath()];
-        to.value = tag.GetFeedbackMetric();
-        to.updated = ctx.now;
-        to.valid = true;
-    }
+    m_feedback.PacketIn(ctx);
 }
 
 void
 TalbCongaLb::DoPacketOut(TalbPacketContext& ctx, uint32_t port)
 {
-    const TalbSwitchInfo& info = GetSwitchInfo();
-    if (!info.isLeaf)
-    {
-        TalbCongaTag tag;
-        if (ctx.packet->PeekPacketTag(tag))
-        {
-            tag.SetCe(std::max(tag.GetCe(), LocalMetric(port, ctx.now)));
-            ctx.packet->ReplacePacketTag(tag);
-        }
-        return;
-    }
-    if (ctx.srcLeaf != info.index || ctx.dstLeaf == info.index || !GetPort(port).uplink)
-    {
-        return;
-    }
-    TalbCongaTag tag;
-    tag.SetPath(static_cast<uint8_t>(m_portSpine[port]));
-    tag.SetCe(LocalMetric(port, ctx.now));
-    // Feed back the next path measured on traffic from the destination leaf.
-    for (uint32_t k = 0; k < info.nSpines; ++k)
-    {
-        uint32_t& cursor = m_fbCursor[ctx.dstLeaf];
-        uint32_t spine = cursor;
-        cursor = (cursor + 1) % info.nSpines;
-        const Metric& m = m_fromLeaf[ctx.dstLeaf * info.nSpines + spine];
-        if (m.valid)
-        {
-            tag.SetFeedback(static_cast<uint8_t>(spine), m.value);
-            break;
-        }
-    }
-    ctx.packet->AddPacketTag(tag);
+    m_feedback.PacketOut(ctx, port);
 }
 
 } // namespace ns3

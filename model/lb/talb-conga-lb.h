@@ -2,6 +2,7 @@
 #define TALB_CONGA_LB_H
 
 #include "talb-load-balancer.h"
+#include "talb-path-feedback.h"
 
 #include "ns3/random-variable-stream.h"
 #include "ns3/talb-lb-core-flowlet-table.h"
@@ -16,6 +17,7 @@ namespace ns3
  * \brief CONGA (compact): flowlets placed on the uplink that minimises the larger of the local
  * uplink's DRE and the remote congestion reported by the destination leaf.
  *
+ * The feedback (TalbPathFeedback):
  * - Source leaf: a packet of a new flowlet picks argmin over candidate uplinks of
  *   max(local quantised DRE, Congestion-To-Leaf[dst leaf][path]); a TalbCongaTag carries the path
  *   (spine index), CE = local DRE, and one piggybacked feedback entry for the destination leaf.
@@ -51,26 +53,13 @@ class TalbCongaLb : public TalbLoadBalancer
     bool CheckConfig() override;
     void InitializeParams() override;
 
-    /// One remembered metric.
-    struct Metric
-    {
-        uint8_t value{0};
-        Time updated;
-        bool valid{false};
-    };
-
-    uint8_t LocalMetric(uint32_t port, Time now) const;
-
     Time m_flowletTimeout; //!< FlowletTimeout attribute
     uint32_t m_tableSize;  //!< TableSize attribute
     uint8_t m_bits;        //!< QuantizationBits attribute
     Time m_agingTime;      //!< MetricAgingTime attribute
 
     talb::lb::FlowletTable m_flowlets; //!< the decision core's flowlet table (ns timestamps)
-    std::vector<Metric> m_toLeaf;      //!< [leaf * nSpines + spine]: feedback from that leaf
-    std::vector<Metric> m_fromLeaf;    //!< [leaf * nSpines + spine]: CE of arriving traffic
-    std::vector<uint32_t> m_fbCursor;  //!< per leaf: next path to feed back
-    std::vector<uint32_t> m_portSpine; //!< per port: spine index of an uplink
+    TalbPathFeedback m_feedback;       //!< the leaf-to-leaf congestion tables
     Ptr<UniformRandomVariable> m_rng;
 };
 

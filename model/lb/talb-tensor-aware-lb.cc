@@ -1,5 +1,6 @@
 #include "talb-tensor-aware-lb.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
@@ -160,6 +161,24 @@ TalbTensorAwareLb::GetTypeId()
                           DoubleValue(0.1),
                           MakeDoubleAccessor(&TalbTensorAwareLb::m_dreAlpha),
                           MakeDoubleChecker<double>(1e-6, 1))
+            .AddAttribute("RemoteAwareness",
+                          "v2: run CONGA's leaf-to-leaf feedback and charge an uplink the "
+                          "congestion of the path behind it when a tensor is placed or would move "
+                          "onto it (every switch must run it); fixed at install",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TalbTensorAwareLb::m_remoteAwareness),
+                          MakeBooleanChecker())
+            .AddAttribute("RemoteAgingTime",
+                          "v2 RemoteAwareness: a remote congestion metric older than this counts "
+                          "as 0",
+                          TimeValue(MilliSeconds(10)),
+                          MakeTimeAccessor(&TalbTensorAwareLb::m_remoteAging),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RemoteQuantizationBits",
+                          "v2 RemoteAwareness: bits of the quantised path congestion metric",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&TalbTensorAwareLb::m_remoteBits),
+                          MakeUintegerChecker<uint8_t>(1, 8))
             .AddTraceSource("TableEvict",
                             "A live tensor entry was evicted for lack of space",
                             MakeTraceSourceAccessor(&TalbTensorAwareLb::m_evictTrace),
@@ -182,7 +201,11 @@ TalbTensorAwareLb::TalbTensorAwareLb()
       m_tableSize(4096),
       m_probeLimit(8),
       m_dreAlpha(0.1),
-      m_fallbackPolicy(this)
+      m_remoteAwareness(false),
+      m_installedRemote(false),
+      m_remoteBits(3),
+      m_fallbackPolicy(this),
+      m_remote(this)
 {
     NS_LOG_FUNCTION(this);
     CreateCoreRng();
@@ -296,6 +319,10 @@ TalbTensorAwareLb::CheckConfig()
     {
         return ConfigError(error);
     }
+    if (m_remoteAwareness && GetSwitchInfo().nSpines > 256)
+    {
+        return ConfigError("RemoteAwareness: the feedback's path field holds at most 256 spines");
+    }
     TypeId fallback;
     std::string error;
     if (!GetRegistry().Lookup(m_fallbackName, &fallback, &error))
@@ -334,6 +361,12 @@ TalbTensorAwareLb::InitializeParams()
     {
         m_v2.Configure(MakeV2Config(), GetNPorts());
         m_v2.SetFallback(&m_fallbackPolicy);
+        m_installedRemote = m_remoteAwareness;
+        if (m_installedRemote)
+        {
+            m_feedback.Configure(GetSwitchInfo(), *GetPortTable(), m_remoteBits, m_remoteAging);
+        }
+        m_v2.SetRemote(m_installedRemote ? &m_remote : nullptr);
         BindCore(m_v2);
     }
     m_fallback->Attach(GetSwitchInfo(), GetPortTable());
@@ -370,6 +403,42 @@ TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& ca
         ctx.goBackN = IsRoceV2(ctx.packet);
     }
     return CoreSelect(m_v2, ctx, candidates);
+}
+
+void
+TalbTensorAwareLb::DoPacketIn(TalbPacketContext& ctx)
+{
+    if (m_installedRemote)
+    {
+        m_feedback.PacketIn(ctx);
+    }
+}
+
+void
+TalbTensorAwareLb::DoPacketOut(TalbPacketContext& ctx, uint32_t port)
+{
+    if (m_installedRemote)
+    {
+        m_feedback.PacketOut(ctx, port);
+    }
+}
+
+TalbTensorAwareLb::Remote::Remote(const TalbTensorAwareLb* owner)
+    : m_owner(owner)
+{
+}
+
+double
+TalbTensorAwareLb::Remote::Congestion(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const
+{
+    const TalbSwitchInfo& info = m_owner->GetSwitchInfo();
+    if (!info.isLeaf || dstLeaf == info.index || !m_owner->GetPort(port).uplink)
+    {
+        return 0;
+    }
+    const TalbPathFeedback& fb = m_owner->m_feedback;
+    uint8_t metric = fb.GetCongestionToLeaf(dstLeaf, fb.SpineOf(port), NanoSeconds(nowNs));
+    return static_cast<double>(metric) / fb.MaxMetric();
 }
 
 bool

@@ -2,6 +2,7 @@
 #define TALB_TENSOR_AWARE_LB_H
 
 #include "talb-core-lb.h"
+#include "talb-path-feedback.h"
 
 #include "ns3/talb-lb-core-tensor-aware-v2.h"
 #include "ns3/talb-lb-core-tensor-aware.h"
@@ -28,6 +29,10 @@ namespace ns3
  *   a high-priority one moves when its port's cost (queued bytes + DreWeight x DRE utilisation)
  *   exceeds the best by MoveMargin; a new high tensor takes the least-cost port, a new low one
  *   the least high-priority load (quantised by LoadQuantum).
+ * RemoteAwareness (v2, off by default): every switch runs CONGA's leaf-to-leaf feedback
+ * (TalbPathFeedback: tag at the source leaf, max-update at the spine, learn at the destination
+ * leaf, piggyback back) and the source leaf charges an uplink the congestion of the path behind
+ * it when it places a tensor or considers a move onto it (TensorAwareV2::RemoteView).
  * In both, the tensor table (keyed by flow hash + tensor id) frees an entry on LAST or when
  * idle longer than IdleTimeout; it has TableSize slots and no allocation after install: a key
  * probes ProbeLimit consecutive slots; when all hold live entries the least recently used one is
@@ -69,6 +74,8 @@ class TalbTensorAwareLb : public TalbCoreLb
 
   private:
     uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
+    void DoPacketIn(TalbPacketContext& ctx) override;
+    void DoPacketOut(TalbPacketContext& ctx, uint32_t port) override;
     bool CheckConfig() override;
     void InitializeParams() override;
     void DoCoreEvicted(uint32_t flowHash, uint32_t tensorId) override;
@@ -84,6 +91,17 @@ class TalbTensorAwareLb : public TalbCoreLb
                           const talb::lb::Candidates& candidates) override;
 
         TalbTensorAwareLb* m_owner;
+    };
+
+    /// v2's view of the feedback: the remote utilisation of the path behind an uplink.
+    class Remote : public talb::lb::TensorAwareV2::RemoteView
+    {
+      public:
+        explicit Remote(const TalbTensorAwareLb* owner);
+        double Congestion(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const override;
+
+      private:
+        const TalbTensorAwareLb* m_owner;
     };
 
     /// \return true when \p packet (an IPv4 packet) is RoCEv2: UDP to port 4791
@@ -123,10 +141,16 @@ class TalbTensorAwareLb : public TalbCoreLb
     std::string m_fallbackName;  //!< Fallback attribute
     Time m_dreInterval;          //!< DreInterval attribute
     double m_dreAlpha;           //!< DreAlpha attribute
+    bool m_remoteAwareness;      //!< RemoteAwareness attribute
+    bool m_installedRemote;      //!< the RemoteAwareness the installed policy runs
+    Time m_remoteAging;          //!< RemoteAgingTime attribute
+    uint8_t m_remoteBits;        //!< RemoteQuantizationBits attribute
 
     talb::lb::TensorAwareV1 m_v1; //!< the decision, Version 1
     talb::lb::TensorAwareV2 m_v2; //!< the decision, Version 2
     Fallback m_fallbackPolicy;    //!< m_fallback as the core sees it
+    TalbPathFeedback m_feedback;  //!< leaf-to-leaf congestion (RemoteAwareness)
+    Remote m_remote;              //!< m_feedback as v2 sees it
     Ptr<TalbLoadBalancer> m_fallback;
     TracedCallback<uint32_t, uint32_t> m_evictTrace;
 };

@@ -1,5 +1,6 @@
 #include "talb-lb-core-tensor-aware-v2.h"
 
+#include <algorithm>
 #include <cassert>
 #include <tuple>
 
@@ -113,6 +114,19 @@ TensorAwareV2::ActivePort(uint32_t flowHash,
     return kNoPort;
 }
 
+uint32_t
+TensorAwareV2::LastPort(uint32_t flowHash, const Candidates& candidates) const
+{
+    for (uint32_t c = 0; c < candidates.count; ++c)
+    {
+        if (SlotOf(candidates.ports[c], flowHash))
+        {
+            return candidates.ports[c];
+        }
+    }
+    return kNoPort;
+}
+
 const TensorAwareV2::FlowSlot*
 TensorAwareV2::SlotOf(uint32_t port, uint32_t flowHash) const
 {
@@ -209,7 +223,10 @@ TensorAwareV2::FastestRates(const PacketInfo& packet, const Candidates& candidat
 }
 
 TensorAwareV2::Cost
-TensorAwareV2::PortCost(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const
+TensorAwareV2::PortCost(uint32_t port,
+                        const PacketInfo& packet,
+                        const Fastest& fastest,
+                        bool remote) const
 {
     // Slower paths and ports cost proportionally more (1 on a symmetric fabric).
     double rPath = Ratio(fastest.path, Ports().PathRateBps(port, packet.dstLeaf));
@@ -229,6 +246,16 @@ TensorAwareV2::PortCost(uint32_t port, const PacketInfo& packet, const Fastest& 
     Cost cost;
     cost.share = rPath * (1 + atOrAbove);
     cost.crowd = rPath * (1 + all);
+    if (remote && m_remote)
+    {
+        // A path the remote leaf reports saturated is shared with a flow we cannot see. Partial
+        // utilisation is left to the local keys: the metric is coarse, lags, and counts every
+        // priority and this leaf's own traffic (charging it in proportion cost the README's
+        // job 12.7 %).
+        double u = m_remote->Congestion(port, packet.dstLeaf, packet.nowNs) >= 1.0 ? 2.0 : 1.0;
+        cost.share = std::max(cost.share, rPath * u);
+        cost.crowd = std::max(cost.crowd, rPath * u);
+    }
     cost.drainBytes =
         rLocal * static_cast<double>(Ports().QueueBytesAtOrAbove(port, packet.label.priority));
     return cost;
@@ -241,18 +268,19 @@ TensorAwareV2::Best(const PacketInfo& packet,
                     const Fastest& fastest,
                     Cost* bestCost,
                     Cost* currentCost,
-                    uint32_t avoid)
+                    uint32_t avoid,
+                    uint32_t uncharged)
 {
     // Costs are computed once per candidate (PickLeast asks each key once, in candidate order).
     uint32_t best = PickLeast(candidates, [&](uint32_t port) {
-        Cost c = PortCost(port, packet, fastest);
+        Cost c = PortCost(port, packet, fastest, port != uncharged);
         if (port == current)
         {
             *currentCost = c;
         }
         return std::make_tuple(c.share, c.crowd, port == avoid, c.drainBytes);
     });
-    *bestCost = best == current ? *currentCost : PortCost(best, packet, fastest);
+    *bestCost = best == current ? *currentCost : PortCost(best, packet, fastest, best != uncharged);
     return best;
 }
 
@@ -305,8 +333,17 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
     {
         Cost bestCost;
         Cost unused;
-        port =
-            Best(packet, candidates, kNoPort, FastestRates(packet, candidates), &bestCost, &unused);
+        // The flow's last port, where it paused, is not charged: its remote metric still holds
+        // the flow's own load (the DRE and the feedback lag by hundreds of microseconds).
+        uint32_t last = m_remote ? LastPort(packet.flowHash, candidates) : kNoPort;
+        port = Best(packet,
+                    candidates,
+                    kNoPort,
+                    FastestRates(packet, candidates),
+                    &bestCost,
+                    &unused,
+                    kNoPort,
+                    last);
         moved = failed;
     }
     else if (!midTensor || now - e->lastMoveNs >= m_config.minMoveIntervalNs)
@@ -320,7 +357,8 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
                              fastest,
                              &bestCost,
                              &currentCost,
-                             stalled ? current : kNoPort);
+                             stalled ? current : kNoPort,
+                             current);
         bool better = false;
         if (best != current)
         {

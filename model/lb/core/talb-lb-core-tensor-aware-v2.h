@@ -27,6 +27,19 @@ namespace lb
  *   3. r x bytes queued on q in bands 0..p (untagged traffic queued there included).
  * f itself is never counted against its own port (that made v1's choice a coin toss).
  *
+ * Remote awareness (SetRemote(), off when none is set): the leaf sees only its own ports, so an
+ * uplink looks free even when the path behind it is congested (a spine-to-leaf link that traffic
+ * from other leaves fills). With a RemoteView, a port other than the flow's current one whose
+ * path the leaf-to-leaf feedback reports saturated (utilisation 1 at the metric's resolution)
+ * counts as shared with one more flow: keys 1-2 become R x max(1 + flows, 2). The maximum, not
+ * the sum: the flows this leaf already sends on q towards d are part of the report. Partial
+ * utilisation is left to the local keys: the metric is coarse, lags, and counts every priority
+ * and this leaf's own traffic. The current port is not charged (its report includes the flow's
+ * own load, which would make the flow flee itself at every boundary), nor the port a paused
+ * flow last sent on (its slot there, active or not; the DRE and the feedback lag by hundreds of
+ * microseconds). So the remote metric steers placements (new tensors, or after a pause) and holds
+ * moves onto congested paths, never forces one.
+ *
  * A flow is placed (least cost, ties at random) when it has no active port. A flow that is active
  * on port c keeps c when c ties the best on keys 1-2 ("stay on ties"); it moves
  * - at a tensor boundary (a tensor the table does not hold) or after a pause longer than
@@ -113,6 +126,22 @@ class TensorAwareV2 : public Policy
     /// Changes every parameter but the table size, keeping the tables.
     /// \return false (and no change) when \p config fails Check() or changes the table size
     bool Retune(const Config& config);
+
+    /// The congestion of the path behind a port, beyond this switch (the leaf-to-leaf feedback).
+    class RemoteView
+    {
+      public:
+        virtual ~RemoteView() = default;
+        /// \return the utilisation (0..1) of the path through \p port to leaf \p dstLeaf at
+        /// \p nowNs, as last reported; 0 when unknown, aged, or not an uplink to another leaf
+        virtual double Congestion(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const = 0;
+    };
+
+    /// \param remote the remote view (outlives this one), or nullptr: local costs only
+    void SetRemote(const RemoteView* remote)
+    {
+        m_remote = remote;
+    }
 
     /// \param fallback the policy for unlabelled packets (outlives this one), bound by its owner
     void SetFallback(Policy* fallback);
@@ -202,6 +231,9 @@ class TensorAwareV2 : public Policy
                         int64_t nowNs,
                         bool safe,
                         const FlowSlot** slot) const;
+    /// \return the candidate where \p flowHash has a slot, active or not (its last port), or
+    /// kNoPort
+    uint32_t LastPort(uint32_t flowHash, const Candidates& candidates) const;
     /// \return the slot of \p flowHash on \p port, or null
     const FlowSlot* SlotOf(uint32_t port, uint32_t flowHash) const;
     /// Records a packet of \p flowHash on \p port; for a \p safe flow, \p drainedNs: when the
@@ -234,21 +266,28 @@ class TensorAwareV2 : public Policy
         return (rate > 0 && fastest > 0) ? fastest / static_cast<double>(rate) : 1.0;
     }
 
-    Cost PortCost(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const;
+    /// \param remote charge the port its path's remote congestion (when a RemoteView is set)
+    Cost PortCost(uint32_t port,
+                  const PacketInfo& packet,
+                  const Fastest& fastest,
+                  bool remote) const;
     /// \return the candidate with the least cost (ties at random; \p avoid loses ties on keys
-    /// 1-2); \p currentCost gets the cost of \p current when it is a candidate
+    /// 1-2; every port but \p uncharged pays its remote congestion); \p currentCost gets the cost
+    /// of \p current when it is a candidate
     uint32_t Best(const PacketInfo& packet,
                   const Candidates& candidates,
                   uint32_t current,
                   const Fastest& fastest,
                   Cost* bestCost,
                   Cost* currentCost,
-                  uint32_t avoid = kNoPort);
+                  uint32_t avoid,
+                  uint32_t uncharged);
 
     Config m_config;
     TensorTable m_table;
     std::vector<FlowSlot> m_slots; ///< kFlowSlots per port
     Policy* m_fallback{nullptr};
+    const RemoteView* m_remote{nullptr};
     TableStats m_stats;
 };
 

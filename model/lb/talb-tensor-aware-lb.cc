@@ -162,9 +162,9 @@ TalbTensorAwareLb::GetTypeId()
                           MakeDoubleAccessor(&TalbTensorAwareLb::m_dreAlpha),
                           MakeDoubleChecker<double>(1e-6, 1))
             .AddAttribute("RemoteAwareness",
-                          "v2: run CONGA's leaf-to-leaf feedback and charge an uplink the "
-                          "congestion of the path behind it when a tensor is placed or would move "
-                          "onto it (every switch must run it); fixed at install",
+                          "v2: run CONGA's leaf-to-leaf feedback; an uplink whose path the "
+                          "feedback reports saturated counts one more flow when a tensor is placed "
+                          "or would move onto it (every switch must run it); fixed at install",
                           BooleanValue(false),
                           MakeBooleanAccessor(&TalbTensorAwareLb::m_remoteAwareness),
                           MakeBooleanChecker())

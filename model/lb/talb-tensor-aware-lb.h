@@ -115,6 +115,9 @@ class TalbTensorAwareLb : public TalbCoreLb
     Time m_stallTimeout;         //!< StallTimeout attribute
     Time m_minMoveInterval;      //!< MinMoveInterval attribute
     Time m_activeWindow;         //!< ActiveWindow attribute
+    int m_windowMode;            //!< ActiveWindowMode attribute (TensorAwareV2::WindowMode)
+    double m_paceFactor;         //!< PaceFactor attribute
+    Time m_maxActiveWindow;      //!< MaxActiveWindow attribute
     double m_dreWeight;          //!< DreWeight attribute (bytes)
     double m_loadQuantum;        //!< LoadQuantum attribute (bytes)
     Time m_idleTimeout;          //!< IdleTimeout attribute

@@ -66,6 +66,8 @@ class TensorAwareV2 : public Policy
   public:
     /// Tensor flows a port remembers; more active flows than this count as this many.
     static constexpr uint32_t kFlowSlots = 8;
+    /// Pace mode: a flow's pace estimate loses 1/kPaceDecay per packet.
+    static constexpr int64_t kPaceDecay = 8;
 
     /// Which flows move only once their old path has drained.
     enum class SafeMoves : uint8_t
@@ -73,6 +75,13 @@ class TensorAwareV2 : public Policy
         kNever,   ///< none: every flow moves under maxReorderBytes
         kGoBackN, ///< flows whose packets say PacketInfo::goBackN (RoCEv2)
         kAlways,  ///< every flow
+    };
+
+    /// How long a flow counts on its port after its last packet there.
+    enum class WindowMode : uint8_t
+    {
+        kFixed, ///< activeWindowNs for every flow
+        kPace,  ///< paceFactor x the flow's pace, within [activeWindowNs, maxActiveWindowNs]
     };
 
     struct Config
@@ -83,6 +92,9 @@ class TensorAwareV2 : public Policy
         double maxReorderBytes{18000};     ///< bytes a move may reorder, >= 0
         int64_t minMoveIntervalNs{100000}; ///< a tensor moves at most once per interval, >= 0
         int64_t activeWindowNs{100000};    ///< a flow silent longer is no longer on its port
+        WindowMode windowMode{WindowMode::kFixed}; ///< fixed window, or one per flow's pace
+        double paceFactor{2};                      ///< kPace: window / pace, >= 1
+        int64_t maxActiveWindowNs{1000000}; ///< kPace: the longest window, >= activeWindowNs
         int64_t idleTimeoutNs{10000000};   ///< an entry idle longer is aged out, >= 1
         uint32_t tableSize{4096};          ///< tensor table slots, a power of two
         uint32_t probeLimit{8};            ///< slots a key may occupy, 1..64, <= tableSize
@@ -137,6 +149,7 @@ class TensorAwareV2 : public Policy
         uint32_t flowHash{0};
         uint8_t priority{0};
         int64_t lastSeenNs{0};
+        int64_t paceNs{0};    ///< kPace: the flow's inter-packet gap estimate (0: unknown)
         int64_t drainedNs{0}; ///< safe-move flows: when its last packet leaves the port
         bool safe{false};     ///< a safe-move flow's slot (drainedNs is set)
         bool valid{false};
@@ -160,9 +173,39 @@ class TensorAwareV2 : public Policy
         }
     };
 
+    /// \return how long a flow of pace \p paceNs counts after its last packet
+    int64_t WindowFor(int64_t paceNs) const
+    {
+        if (m_config.windowMode == WindowMode::kFixed)
+        {
+            return m_config.activeWindowNs;
+        }
+        int64_t w = static_cast<int64_t>(m_config.paceFactor * static_cast<double>(paceNs));
+        return w < m_config.activeWindowNs
+                   ? m_config.activeWindowNs
+                   : (w > m_config.maxActiveWindowNs ? m_config.maxActiveWindowNs : w);
+    }
+
+    int64_t Window(const FlowSlot& s) const
+    {
+        return WindowFor(s.paceNs);
+    }
+
+    /// \return the pace \p paceNs after a gap of \p gapNs: a maximum that decays by
+    /// 1/kPaceDecay per packet; a gap longer than the longest window is a pause, not a pace
+    int64_t NextPace(int64_t paceNs, int64_t gapNs) const
+    {
+        if (gapNs > m_config.maxActiveWindowNs)
+        {
+            return paceNs;
+        }
+        const int64_t decayed = paceNs - paceNs / kPaceDecay;
+        return gapNs > decayed ? gapNs : decayed;
+    }
+
     bool IsActive(const FlowSlot& s, int64_t nowNs) const
     {
-        return s.valid && nowNs - s.lastSeenNs <= m_config.activeWindowNs;
+        return s.valid && nowNs - s.lastSeenNs <= Window(s);
     }
 
     FlowSlot* Slots(uint32_t port)
@@ -204,13 +247,14 @@ class TensorAwareV2 : public Policy
     /// \return the slot of \p flowHash on \p port, or null
     const FlowSlot* SlotOf(uint32_t port, uint32_t flowHash) const;
     /// Records a packet of \p flowHash on \p port; for a \p safe flow, \p drainedNs: when the
-    /// packet leaves the port.
+    /// packet leaves the port; \p paceNs: the flow's pace where the port has none (a move).
     void Touch(uint32_t port,
                uint32_t flowHash,
                uint8_t priority,
                int64_t nowNs,
                bool safe = false,
-               int64_t drainedNs = 0);
+               int64_t drainedNs = 0,
+               int64_t paceNs = -1);
     /// \return when a packet of \p packet's priority enqueued now on \p port leaves it
     int64_t DrainTime(uint32_t port, const PacketInfo& packet) const;
     /// Counts a move in the statistics.

@@ -1411,6 +1411,20 @@ TEST(TalbLbCoreTensorAwareV2, AFlowThatStopsLeavesItsPortWithinTheLongestWindow)
     }
 }
 
+TEST(TalbLbCoreTensorAwareV2, UntaggedFlowsKeepTheFixedWindowUnderThePaceRule)
+{
+    // The fallback sprays untagged packets, so their gaps on a port are not a pace: an untagged
+    // flow sending every 150 us counts for ActiveWindow (100 us) after each packet.
+    OnePortPacedRig rig;
+    uint32_t port = 0;
+    for (int64_t k = 0; k <= 5; ++k)
+    {
+        port = rig.Send(Untagged(30, k * 150 * US));
+    }
+    EXPECT_EQ(rig.talb.ActiveFlows(port, 750 * US + 100 * US), 1u);
+    EXPECT_EQ(rig.talb.ActiveFlows(port, 750 * US + 100 * US + 1), 0u);
+}
+
 TEST(TalbLbCoreTensorAwareV2, AFlowKeepsItsPaceWhenItLosesItsPortSlot)
 {
     // Under the pace rule a flow's pace lives in its tensor entry: a port with more flows than

@@ -146,14 +146,12 @@ TensorAwareV2::Touch(uint32_t port,
 {
     FlowSlot* slots = Slots(port);
     FlowSlot* target = nullptr;
-    bool same = false;
     for (uint32_t i = 0; i < kFlowSlots; ++i)
     {
         FlowSlot& s = slots[i];
         if (s.valid && s.flowHash == flowHash)
         {
             target = &s;
-            same = true;
             break;
         }
         // Otherwise the first slot neither active nor undrained, else the least recently seen.
@@ -163,21 +161,10 @@ TensorAwareV2::Touch(uint32_t port,
             target = &s;
         }
     }
-    if (paceNs >= 0)
-    {
-        target->paceNs = paceNs;
-    }
-    else if (!same)
-    {
-        target->paceNs = 0;
-    }
-    else if (m_config.windowMode == WindowMode::kPace)
-    {
-        target->paceNs = NextPace(target->paceNs, nowNs - target->lastSeenNs);
-    }
     target->flowHash = flowHash;
     target->priority = priority;
     target->lastSeenNs = nowNs;
+    target->paceNs = paceNs;
     target->drainedNs = drainedNs;
     target->safe = safe;
     target->valid = true;
@@ -289,7 +276,10 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         uint32_t port = m_fallback->Select(packet, candidates);
         if (packet.size >= kUntaggedMinBytes)
         {
-            Touch(port, packet.flowHash, m_config.untaggedPriority, packet.nowNs, false, 0, -1);
+            // No pace: the fallback sprays an untagged flow's packets (drill), so their gaps on
+            // one port are not the flow's pace, and many short background flows would hold the
+            // slots tensor flows need.
+            Touch(port, packet.flowHash, m_config.untaggedPriority, packet.nowNs);
         }
         return port;
     }

@@ -247,14 +247,14 @@ class TensorAwareV2 : public Policy
     /// \return the slot of \p flowHash on \p port, or null
     const FlowSlot* SlotOf(uint32_t port, uint32_t flowHash) const;
     /// Records a packet of \p flowHash on \p port; for a \p safe flow, \p drainedNs: when the
-    /// packet leaves the port; \p paceNs: the flow's pace where the port has none (a move).
+    /// packet leaves the port; \p paceNs: the flow's pace (0: none, the ActiveWindow floor).
     void Touch(uint32_t port,
                uint32_t flowHash,
                uint8_t priority,
                int64_t nowNs,
                bool safe = false,
                int64_t drainedNs = 0,
-               int64_t paceNs = -1);
+               int64_t paceNs = 0);
     /// \return when a packet of \p packet's priority enqueued now on \p port leaves it
     int64_t DrainTime(uint32_t port, const PacketInfo& packet) const;
     /// Counts a move in the statistics.

@@ -94,13 +94,13 @@ class TensorAwareV2 : public Policy
         int64_t activeWindowNs{100000};    ///< a flow silent longer is no longer on its port
         WindowMode windowMode{WindowMode::kFixed}; ///< fixed window, or one per flow's pace
         double paceFactor{2};                      ///< kPace: window / pace, >= 1
-        int64_t maxActiveWindowNs{1000000}; ///< kPace: the longest window, >= activeWindowNs
-        int64_t idleTimeoutNs{10000000};   ///< an entry idle longer is aged out, >= 1
-        uint32_t tableSize{4096};          ///< tensor table slots, a power of two
-        uint32_t probeLimit{8};            ///< slots a key may occupy, 1..64, <= tableSize
-        uint8_t untaggedPriority{0};       ///< the band untagged traffic is queued in, 0..7
-        SafeMoves safeMoves{SafeMoves::kGoBackN}; ///< flows that move only once drained
-        int64_t safeSlackNs{1000000};             ///< wait after the old port drained, >= 0
+        int64_t maxActiveWindowNs{1000000};        ///< kPace: the longest window, >= activeWindowNs
+        int64_t idleTimeoutNs{10000000};           ///< an entry idle longer is aged out, >= 1
+        uint32_t tableSize{4096};                  ///< tensor table slots, a power of two
+        uint32_t probeLimit{8};                    ///< slots a key may occupy, 1..64, <= tableSize
+        uint8_t untaggedPriority{0};               ///< the band untagged traffic is queued in, 0..7
+        SafeMoves safeMoves{SafeMoves::kGoBackN};  ///< flows that move only once drained
+        int64_t safeSlackNs{1000000};              ///< wait after the old port drained, >= 0
         /// a tensor silent this long mid-tensor leaves its port on ties when it resumes; 0: never,
         /// else > activeWindowNs
         int64_t stallTimeoutNs{0};

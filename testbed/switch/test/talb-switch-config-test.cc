@@ -314,13 +314,12 @@ TEST(TalbSwitchOptions, BadV2AndHermesValuesNameTheOption)
               "--talb-active-window-mode: 'adaptive' is not fixed or pace");
     EXPECT_EQ(OptionError({"--config=x", "--talb-pace-factor=0.5"}),
               "--talb-pace-factor: '0.5' is not a number in 1..1000");
-    EXPECT_EQ(OptionError({"--config=x",
-                           "--talb-active-window-mode=pace",
-                           "--talb-max-active-window-us=50"}),
-              "--talb-max-active-window-us: 50 is below --talb-active-window-us 100");
-    EXPECT_EQ(OptionError({"--config=x",
-                           "--talb-active-window-mode=pace",
-                           "--talb-stall-timeout-us=500"}),
+    EXPECT_EQ(
+        OptionError(
+            {"--config=x", "--talb-active-window-mode=pace", "--talb-max-active-window-us=50"}),
+        "--talb-max-active-window-us: 50 is below --talb-active-window-us 100");
+    EXPECT_EQ(OptionError(
+                  {"--config=x", "--talb-active-window-mode=pace", "--talb-stall-timeout-us=500"}),
               "--talb-stall-timeout-us: 500 is not above --talb-max-active-window-us 1000");
     EXPECT_EQ(OptionError({"--config=x", "--hermes-ecn-threshold=1.5"}),
               "--hermes-ecn-threshold: '1.5' is not a number in 0..1");

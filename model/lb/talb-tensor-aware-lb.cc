@@ -101,7 +101,7 @@ TalbTensorAwareLb::GetTypeId()
                           "v2: a tensor that resumes after this long silent mid-tensor (a TCP "
                           "retransmission timeout) leaves its port unless the port is strictly "
                           "less shared, whatever MaxReorder; not SafeMoves flows (0: never; else "
-                          "above ActiveWindow)",
+                          "above the longest active window)",
                           TimeValue(Time(0)),
                           MakeTimeAccessor(TALB_RETUNED(Time, m_stallTimeout)),
                           MakeTimeChecker(Time(0)))
@@ -112,14 +112,15 @@ TalbTensorAwareLb::GetTypeId()
                           MakeTimeChecker(Time(0)))
             .AddAttribute("ActiveWindow",
                           "v2: a tensor flow counts on a port while it sent there within this "
-                          "window; a flow silent longer is re-placed like a new tensor",
+                          "window (Pace mode: the shortest window); a flow silent longer is "
+                          "re-placed like a new tensor",
                           TimeValue(MicroSeconds(100)),
                           MakeTimeAccessor(TALB_RETUNED(Time, m_activeWindow)),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("ActiveWindowMode",
                           "v2: Fixed: every flow counts for ActiveWindow after its last packet; "
-                          "Pace: for PaceFactor x its own inter-packet gap on the port, within "
-                          "[ActiveWindow, MaxActiveWindow]",
+                          "Pace: a tensor flow for PaceFactor x its own gap between packets (a "
+                          "decaying maximum), within [ActiveWindow, MaxActiveWindow]",
                           EnumValue(int(talb::lb::TensorAwareV2::WindowMode::kFixed)),
                           MakeEnumAccessor(TALB_RETUNED(int, m_windowMode)),
                           MakeEnumChecker(int(talb::lb::TensorAwareV2::WindowMode::kFixed),

@@ -17,8 +17,8 @@ namespace lb
  * "TaLB v2").
  *
  * Each port remembers the tensor flows (flow hashes, with the priority of their current tensor)
- * that sent on it within activeWindowNs, in kFlowSlots slots. The cost of port q for a packet of
- * priority p from flow f towards leaf d, compared lexicographically, with R = the fastest
+ * that sent on it within their active window (below), in kFlowSlots slots. The cost of port q for a
+ * packet of priority p from flow f towards leaf d, compared lexicographically, with R = the fastest
  * candidate path's bottleneck rate / the bottleneck rate of q's path to d (PortView::PathRateBps)
  * and r the same ratio of local port rates (both 1 on a symmetric fabric):
  *   1. R x (1 + other active flows on q with priority <= p): the share of the path the tensor
@@ -29,8 +29,8 @@ namespace lb
  *
  * A flow is placed (least cost, ties at random) when it has no active port. A flow that is active
  * on port c keeps c when c ties the best on keys 1-2 ("stay on ties"); it moves
- * - at a tensor boundary (a tensor the table does not hold) or after a pause longer than
- *   activeWindowNs, when a port has strictly lower keys 1-2;
+ * - at a tensor boundary (a tensor the table does not hold) or after a pause longer than its
+ *   active window, when a port has strictly lower keys 1-2;
  * - mid-tensor, whatever the priority, at most once per minMoveIntervalNs, when a port has
  *   strictly lower keys 1-2, or equal ones and key 3 lower by more than the class's margin
  *   (highMoveMarginBytes below highThreshold, lowMoveMarginBytes otherwise);
@@ -52,6 +52,15 @@ namespace lb
  * which the leaf does not see) leaves its port for the least-cost other one unless its port is
  * strictly less shared (keys 1-2); the move skips maxReorderBytes (what is still queued behind
  * the stall is being retransmitted).
+ * Active windows (windowMode): kFixed, every flow's window is activeWindowNs; kPace, a tagged
+ * flow's window is paceFactor x its pace, within [activeWindowNs, maxActiveWindowNs]. The pace is
+ * a maximum of the flow's gaps between packets that decays by 1/kPaceDecay per packet (a gap
+ * longer than maxActiveWindowNs is a pause and is left out). It is kept in the flow's tensor
+ * entry (seeded from its slot at a new tensor) and copied into its slot at every packet: kept
+ * only in the slot, it was lost when a port held more flows than slots, the evicted flows came
+ * back with the shortest window, and the most loaded port looked the least shared. A flow that
+ * stops leaves its port's count at most maxActiveWindowNs after its last packet. Untagged flows
+ * keep activeWindowNs (the fallback sprays them: their gaps on a port are no pace).
  * A port that left the candidate set (failure) is left whatever the bound. Entries are freed on
  * LAST or when idle longer than idleTimeoutNs. Unlabelled packets go to the fallback policy; a
  * flow of untagged data packets (kUntaggedMinBytes or more) counts on the port the fallback chose

@@ -1,9 +1,9 @@
 // Priority flow control: the device stops exactly the paused priority and restarts on XON or
-// expiry; the priority queue dequeues around paused bands and classifies RoCEv2 control
-// packets; ingress charges follow DWRR's out-of-order service of a shared priority; a 16-to-1
-// incast on a PFC fabric loses nothing and keeps every ingress charge below XOFF + headroom;
-// all-to-all traffic completes (no deadlock on up-down routing); without PFC the incast's drops are
-// all counted and recovered by go-back-N.
+// expiry; an IPv4 frame's Ethernet header is counted in time but not carried; the priority queue
+// dequeues around paused bands and classifies RoCEv2 control packets; ingress charges follow DWRR's
+// out-of-order service of a shared priority; a 16-to-1 incast on a PFC fabric loses nothing and
+// keeps every ingress charge below XOFF + headroom; all-to-all traffic completes (no deadlock on
+// up-down routing); without PFC the incast's drops are all counted and recovered by go-back-N.
 #include "talb-test-fabric.h"
 
 #include "ns3/core-module.h"
@@ -116,6 +116,74 @@ class TalbPfcPauseOnePriority : public talbtest::SimulationTestCase
         NS_TEST_EXPECT_MSG_LT(atB.at[6].first, MicroSeconds(40), "and sent right after");
         NS_TEST_EXPECT_MSG_EQ(+pausedAtEnd, 0, "nothing paused at the end");
         NS_TEST_EXPECT_MSG_EQ(pausesRx, 3u, "three PFC frames received");
+    }
+};
+
+namespace
+{
+struct Sizes
+{
+    std::vector<std::pair<Time, uint32_t>> at; //!< (time, bytes)
+};
+
+bool
+ArrivedSize(Sizes* s, Ptr<NetDevice>, Ptr<const Packet> p, uint16_t, const Address&)
+{
+    s->at.push_back({Simulator::Now(), p->GetSize()});
+    return true;
+}
+
+void
+TxBegin(Sizes* s, Ptr<const Packet> p)
+{
+    s->at.push_back({Simulator::Now(), p->GetSize()});
+}
+} // namespace
+
+/// An IPv4 frame's Ethernet header is implied: its 14 bytes count in the transmission time but
+/// the packet travels and arrives whole; only MAC control frames carry a header.
+class TalbPfcImpliedHeader : public talbtest::SimulationTestCase
+{
+  public:
+    TalbPfcImpliedHeader()
+        : talbtest::SimulationTestCase(
+              "TalbPfcImpliedHeader: frames take (size + 14 + 24) bytes of time and arrive "
+              "whole, one starting with 0x01 too")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Arrivals unused;
+        auto [a, b] = MakeLink(&unused);
+        Sizes rx;
+        Sizes tx;
+        b->SetReceiveCallback(MakeBoundCallback(&ArrivedSize, &rx));
+        a->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&TxBegin, &tx));
+        // The second payload starts like the MAC control address but is no PFC frame.
+        uint8_t controlLike[100] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
+        a->Send(Labelled(1000, 3), a->GetBroadcast(), 0x0800);
+        a->Send(Create<Packet>(controlLike, sizeof(controlLike)), a->GetBroadcast(), 0x0800);
+        Simulator::Run();
+        uint64_t rxFrames = b->GetStats().rxFrames;
+        uint64_t pausesRx = b->GetStats().pauseFramesRx;
+        Simulator::Destroy();
+
+        DataRate rate("10Gbps");
+        Time first = rate.CalculateBytesTxTime(1000 + 14 + 24);
+        Time second = rate.CalculateBytesTxTime(100 + 14 + 24);
+        NS_TEST_ASSERT_MSG_EQ(rx.at.size(), 2u, "both packets arrive");
+        NS_TEST_EXPECT_MSG_EQ(rx.at[0].second, 1000u, "the first whole, no header to remove");
+        NS_TEST_EXPECT_MSG_EQ(rx.at[1].second, 100u, "the second whole too");
+        NS_TEST_EXPECT_MSG_EQ(rx.at[0].first, first + MicroSeconds(1), "header counted in time");
+        NS_TEST_EXPECT_MSG_EQ(rx.at[1].first,
+                              first + second + MicroSeconds(1),
+                              "back to back, header counted");
+        NS_TEST_EXPECT_MSG_EQ(rxFrames, 2u, "two IPv4 frames counted");
+        NS_TEST_EXPECT_MSG_EQ(pausesRx, 0u, "no PFC frame");
+        NS_TEST_ASSERT_MSG_EQ(tx.at.size(), 2u, "two frames started");
+        NS_TEST_EXPECT_MSG_EQ(tx.at[0].second, 1000u, "PhyTxBegin sees the IPv4 packet");
     }
 };
 
@@ -596,6 +664,7 @@ class TalbPfcTestSuite : public TestSuite
         : TestSuite("talb-pfc", UNIT)
     {
         AddTestCase(new TalbPfcPauseOnePriority(), TestCase::QUICK);
+        AddTestCase(new TalbPfcImpliedHeader(), TestCase::QUICK);
         AddTestCase(new TalbPfcQueueBands(), TestCase::QUICK);
         AddTestCase(new TalbPfcDwrrRelease(), TestCase::QUICK);
         AddTestCase(new TalbPfcEcnProfile(), TestCase::QUICK);

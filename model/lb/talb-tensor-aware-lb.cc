@@ -68,14 +68,15 @@ TalbTensorAwareLb::GetTypeId()
             .AddAttribute("LowMoveMargin",
                           "v2: the same margin for low-priority tensors (larger: their moves "
                           "matter less to the next iteration and reorder more bytes)",
-                          DoubleValue(150000),
+                          DoubleValue(15000),
                           MakeDoubleAccessor(TALB_RETUNED(double, m_lowMoveMargin)),
                           MakeDoubleChecker<double>(0))
             .AddAttribute("MaxReorder",
                           "v2: a move is taken only if the flow's bytes it can overtake (queued "
                           "bytes of the old port draining after the new one) are at most this "
-                          "(0: only moves that cannot reorder, for go-back-N transports)",
-                          DoubleValue(18000),
+                          "(0: only moves that cannot reorder, for go-back-N transports; the "
+                          "default 1e9 bounds nothing, so TCP tensors follow bursts)",
+                          DoubleValue(1e9),
                           MakeDoubleAccessor(TALB_RETUNED(double, m_maxReorder)),
                           MakeDoubleChecker<double>(0))
             .AddAttribute("SafeMoves",
@@ -102,7 +103,7 @@ TalbTensorAwareLb::GetTypeId()
                           "retransmission timeout) leaves its port unless the port is strictly "
                           "less shared, whatever MaxReorder; not SafeMoves flows (0: never; else "
                           "above the longest active window)",
-                          TimeValue(Time(0)),
+                          TimeValue(MilliSeconds(2)),
                           MakeTimeAccessor(TALB_RETUNED(Time, m_stallTimeout)),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("MinMoveInterval",
@@ -195,8 +196,8 @@ TalbTensorAwareLb::TalbTensorAwareLb()
       m_installedVersion(2),
       m_highThreshold(4),
       m_moveMargin(15000),
-      m_lowMoveMargin(150000),
-      m_maxReorder(18000),
+      m_lowMoveMargin(15000),
+      m_maxReorder(1e9),
       m_safeMoves(int(talb::lb::TensorAwareV2::SafeMoves::kGoBackN)),
       m_windowMode(int(talb::lb::TensorAwareV2::WindowMode::kFixed)),
       m_paceFactor(2),

@@ -63,11 +63,16 @@ TalbPfcChannel::TransmitStart(Ptr<Packet> frame, Ptr<TalbPfcNetDevice> src, Time
     {
         return false;
     }
-    Ptr<TalbPfcNetDevice> dst = m_device[m_device[0] == src ? 1 : 0];
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
+    uint32_t to = m_device[0] == src ? 1 : 0;
+    if (m_context[to] == UINT32_MAX)
+    {
+        m_context[to] = m_device[to]->GetNode()->GetId();
+    }
+    // A plain pointer in the event: the devices outlive the simulation's events.
+    Simulator::ScheduleWithContext(m_context[to],
                                    txTime + m_delay,
                                    &TalbPfcNetDevice::Receive,
-                                   dst,
+                                   PeekPointer(m_device[to]),
                                    frame);
     return true;
 }

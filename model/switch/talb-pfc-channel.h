@@ -50,6 +50,8 @@ class TalbPfcChannel : public Channel
   private:
     Time m_delay;                      //!< Delay attribute
     Ptr<TalbPfcNetDevice> m_device[2]; //!< the two ends
+    /// Each end's node id (the context of its events), looked up at its first frame.
+    uint32_t m_context[2]{UINT32_MAX, UINT32_MAX};
 };
 
 } // namespace ns3

@@ -82,7 +82,8 @@ TalbPfcNetDevice::GetTypeId()
                             MakeTraceSourceAccessor(&TalbPfcNetDevice::m_macRxTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("PhyTxBegin",
-                            "A frame starts on the wire",
+                            "A frame starts on the wire (an IPv4 frame as its IPv4 packet: its "
+                            "Ethernet header is implied)",
                             MakeTraceSourceAccessor(&TalbPfcNetDevice::m_phyTxBeginTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("PhyTxEnd",
@@ -90,7 +91,8 @@ TalbPfcNetDevice::GetTypeId()
                             MakeTraceSourceAccessor(&TalbPfcNetDevice::m_phyTxEndTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("PhyRxDrop",
-                            "A frame lost by the receive error model",
+                            "A frame lost by the receive error model (an IPv4 frame as its IPv4 "
+                            "packet, which byte-unit error models see)",
                             MakeTraceSourceAccessor(&TalbPfcNetDevice::m_phyRxDropTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("PauseTx",
@@ -141,6 +143,7 @@ TalbPfcNetDevice::DoDispose()
     m_promiscCallback = NetDevice::PromiscReceiveCallback();
     m_pull = PullCallback();
     m_dequeued = DequeueCallback();
+    m_forward = ForwardCallback();
     NetDevice::DoDispose();
 }
 
@@ -194,6 +197,12 @@ TalbPfcNetDevice::SetDequeueCallback(DequeueCallback cb)
     m_dequeued = cb;
 }
 
+void
+TalbPfcNetDevice::SetForwardCallback(ForwardCallback cb)
+{
+    m_forward = cb;
+}
+
 const TalbPfcNetDevice::Stats&
 TalbPfcNetDevice::GetStats() const
 {
@@ -209,7 +218,8 @@ TalbPfcNetDevice::TriggerTransmit()
 bool
 TalbPfcNetDevice::Send(Ptr<Packet> packet, const Address& /* dest */, uint16_t protocolNumber)
 {
-    NS_LOG_FUNCTION(this << packet << protocolNumber);
+    // No NS_LOG_FUNCTION here and in Receive: once per packet-hop, and a build that keeps the
+    // NS_LOG checks (Debian's libns3) pays a call for each.
     NS_ABORT_MSG_UNLESS(m_queue, "TalbPfcNetDevice on node " << m_node->GetId() << " has no queue");
     if (protocolNumber != ETHERTYPE_IPV4 || packet->GetSize() > m_mtu)
     {
@@ -217,7 +227,12 @@ TalbPfcNetDevice::Send(Ptr<Packet> packet, const Address& /* dest */, uint16_t p
         ++m_stats.queueDrops;
         return false;
     }
-    m_macTxTrace(packet);
+    // Each per-hop trace is fired only with a sink: a TracedCallback takes its packet by value,
+    // a reference count up and down per call even with none.
+    if (!m_macTxTrace.IsEmpty())
+    {
+        m_macTxTrace(packet);
+    }
     if (!m_queue->Enqueue(packet))
     {
         m_macTxDropTrace(packet);
@@ -248,7 +263,7 @@ TalbPfcNetDevice::TryTransmit()
     }
     if (m_pausePending)
     {
-        StartFrame(BuildPauseFrame());
+        StartFrame(BuildPauseFrame(), 0);
         return;
     }
     uint8_t paused = m_honourPause ? m_pausedMask : 0;
@@ -272,19 +287,17 @@ TalbPfcNetDevice::TryTransmit()
             return;
         }
         ++m_stats.txPulled;
-        m_macTxTrace(p);
+        if (!m_macTxTrace.IsEmpty())
+        {
+            m_macTxTrace(p);
+        }
     }
     else
     {
         return;
     }
     ++m_stats.txFrames;
-    EthernetHeader eth(false);
-    eth.SetSource(m_address);
-    eth.SetDestination(Mac48Address::GetBroadcast());
-    eth.SetLengthType(ETHERTYPE_IPV4);
-    p->AddHeader(eth);
-    StartFrame(p);
+    StartFrame(p, ETHERNET_HEADER_BYTES);
 }
 
 Time
@@ -306,13 +319,16 @@ TalbPfcNetDevice::TxTime(uint32_t bytes)
 }
 
 void
-TalbPfcNetDevice::StartFrame(Ptr<Packet> frame)
+TalbPfcNetDevice::StartFrame(Ptr<Packet> frame, uint32_t impliedBytes)
 {
     NS_ASSERT_MSG(!m_busy, "TalbPfcNetDevice: a frame started while the link is busy");
     m_busy = true;
     m_currentFrame = frame;
-    m_phyTxBeginTrace(frame);
-    Time txTime = TxTime(frame->GetSize() + m_phyOverhead);
+    if (!m_phyTxBeginTrace.IsEmpty())
+    {
+        m_phyTxBeginTrace(frame);
+    }
+    Time txTime = TxTime(frame->GetSize() + impliedBytes + m_phyOverhead);
     m_channel->TransmitStart(frame, this, txTime);
     Simulator::Schedule(txTime, &TalbPfcNetDevice::TransmitComplete, this);
 }
@@ -322,7 +338,10 @@ TalbPfcNetDevice::TransmitComplete()
 {
     NS_ASSERT_MSG(m_busy, "TalbPfcNetDevice: transmit complete while idle");
     m_busy = false;
-    m_phyTxEndTrace(m_currentFrame);
+    if (!m_phyTxEndTrace.IsEmpty())
+    {
+        m_phyTxEndTrace(m_currentFrame);
+    }
     m_currentFrame = nullptr;
     TryTransmit();
 }
@@ -450,41 +469,44 @@ TalbPfcNetDevice::FlushQueue()
 void
 TalbPfcNetDevice::Receive(Ptr<Packet> frame)
 {
-    NS_LOG_FUNCTION(this << frame);
     if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
     {
         ++m_stats.rxDropped;
         m_phyRxDropTrace(frame);
         return;
     }
+    // The only frames that carry their Ethernet header are MAC control frames, addressed to
+    // 01:80:c2:00:00:01; anything else is a packet whose header is implied (an IPv4 packet never
+    // starts with 0x01: its first nibble is the version, 4).
     uint8_t eth[ETHERNET_HEADER_BYTES];
-    if (frame->CopyData(eth, sizeof(eth)) < sizeof(eth))
-    {
-        ++m_stats.rxDropped;
-        m_phyRxDropTrace(frame);
-        return;
-    }
-    uint16_t type = (eth[12] << 8) | eth[13];
-    if (type == ETHERTYPE_MAC_CONTROL)
+    if (frame->CopyData(eth, 1) == 1 && eth[0] == 0x01 &&
+        frame->CopyData(eth, sizeof(eth)) == sizeof(eth) &&
+        ((eth[12] << 8) | eth[13]) == ETHERTYPE_MAC_CONTROL)
     {
         HandlePauseFrame(frame);
         return;
     }
-    frame->RemoveAtStart(ETHERNET_HEADER_BYTES);
     ++m_stats.rxFrames;
-    m_macRxTrace(frame);
+    if (!m_macRxTrace.IsEmpty())
+    {
+        m_macRxTrace(frame);
+    }
     if (!m_promiscCallback.IsNull())
     {
         m_promiscCallback(this,
                           frame,
-                          type,
+                          ETHERTYPE_IPV4,
                           Mac48Address::GetBroadcast(),
                           m_address,
                           NetDevice::PACKET_HOST);
     }
-    if (!m_rxCallback.IsNull())
+    if (!m_forward.IsNull())
     {
-        m_rxCallback(this, frame, type, Mac48Address::GetBroadcast());
+        m_forward(m_ifIndex, frame);
+    }
+    else if (!m_rxCallback.IsNull())
+    {
+        m_rxCallback(this, frame, ETHERTYPE_IPV4, Mac48Address::GetBroadcast());
     }
 }
 

@@ -42,8 +42,13 @@ class TalbPfcChannel;
  * (FCS, preamble and inter-frame gap: 24 bytes on Ethernet). A pause quantum is 512 bit times at
  * the link's rate; quanta 0 resumes the priority at once (XON).
  *
- * The queue holds IPv4 packets without the Ethernet header (the header is added when a frame
- * starts), so queue occupancy counts IPv4 bytes as on TCP fabrics.
+ * The queue holds IPv4 packets without the Ethernet header, so queue occupancy counts IPv4 bytes
+ * as on TCP fabrics. The header of an IPv4 frame is implied rather than built: it counts in the
+ * frame's transmission time, but the packet on the channel (and in the PhyTxBegin, PhyTxEnd and
+ * PhyRxDrop traces) is the IPv4 packet itself, so that no hop adds, reads and removes 14 bytes
+ * (the destination is always the peer). Only PFC frames carry their header: a frame is one when
+ * it starts with the MAC control address 01:80:c2:00:00:01 and EtherType 0x8808, which an IPv4
+ * packet (first byte 0x4N) never does.
  */
 class TalbPfcNetDevice : public NetDevice
 {
@@ -74,6 +79,14 @@ class TalbPfcNetDevice : public NetDevice
      * \param bytes its size
      */
     typedef Callback<void, uint32_t, uint8_t, uint8_t, uint32_t> DequeueCallback;
+    /**
+     * Consumer of received IPv4 packets that owns them from then on (a switch, which modifies
+     * and forwards them): the packet is handed over without the node's protocol dispatch and
+     * without the copy that its read-only Ptr<const Packet> would force on a forwarder.
+     * \param ifIndex this device's index on its node
+     * \param packet the IPv4 packet (its Ethernet header is implied, not carried)
+     */
+    typedef Callback<void, uint32_t, Ptr<Packet>> ForwardCallback;
 
     /// Counters.
     struct Stats
@@ -96,6 +109,11 @@ class TalbPfcNetDevice : public NetDevice
 
     void SetPullCallback(PullCallback cb);
     void SetDequeueCallback(DequeueCallback cb);
+    /**
+     * Hand received IPv4 packets to \p cb instead of the receive callback (so to none of the
+     * node's protocol handlers); the promiscuous callback and the MacRx trace still see them.
+     */
+    void SetForwardCallback(ForwardCallback cb);
     /// The pull source has a frame to send: start sending if the link is idle.
     void TriggerTransmit();
 
@@ -160,7 +178,8 @@ class TalbPfcNetDevice : public NetDevice
   private:
     /// Send the next frame if the link is idle.
     void TryTransmit();
-    void StartFrame(Ptr<Packet> frame);
+    /// Start \p frame on the wire; \p impliedBytes: header bytes it occupies but does not carry.
+    void StartFrame(Ptr<Packet> frame, uint32_t impliedBytes);
     void TransmitComplete();
     Ptr<Packet> BuildPauseFrame();
     void HandlePauseFrame(Ptr<Packet> frame);
@@ -196,6 +215,7 @@ class TalbPfcNetDevice : public NetDevice
     NetDevice::PromiscReceiveCallback m_promiscCallback;
     PullCallback m_pull;
     DequeueCallback m_dequeued;
+    ForwardCallback m_forward;
 
     bool m_busy;                                             //!< a frame is being transmitted
     bool m_pulling;                                          //!< inside the pull callback

@@ -355,16 +355,20 @@ TalbPriorityQueue::ShouldMark(uint8_t slot)
         }
         return m_ecnPerBand ? m_bandPackets[slot] : GetNPackets();
     };
-    if (m_kmax.GetValue() == 0)
+    // Each threshold read once: QueueSize's accessors are calls into libns3-network, and this
+    // runs for every ECN-capable packet a port queues.
+    uint32_t kmax = m_kmax.GetValue();
+    if (kmax == 0)
     {
         return occupancy(m_markThreshold) >= m_markThreshold.GetValue();
     }
     uint32_t q = occupancy(m_kmax);
-    if (q <= m_kmin.GetValue())
+    uint32_t kmin = m_kmin.GetValue();
+    if (q <= kmin)
     {
         return false;
     }
-    if (q > m_kmax.GetValue())
+    if (q > kmax)
     {
         return true;
     }
@@ -373,7 +377,7 @@ TalbPriorityQueue::ShouldMark(uint8_t slot)
     {
         m_uniform = CreateObject<UniformRandomVariable>();
     }
-    double p = m_pmax * double(q - m_kmin.GetValue()) / (m_kmax.GetValue() - m_kmin.GetValue());
+    double p = m_pmax * double(q - kmin) / (kmax - kmin);
     return m_uniform->GetValue() < p;
 }
 
@@ -403,7 +407,8 @@ TalbPriorityQueue::MarkCe(Ptr<Packet> item, const Parsed& parsed)
 bool
 TalbPriorityQueue::Enqueue(Ptr<Packet> item)
 {
-    NS_LOG_FUNCTION(this << item);
+    // No NS_LOG_FUNCTION here and in DequeueUnpaused: once per packet-hop (Debian's libns3 keeps
+    // the NS_LOG checks).
     Parsed parsed = Parse(item);
     uint8_t band = TaggedBand(item, parsed);
     uint8_t slot = band != NONE ? band : (m_scheduling == DWRR ? BEST_EFFORT : m_untaggedBand);
@@ -615,7 +620,6 @@ TalbPriorityQueue::Dequeue()
 Ptr<Packet>
 TalbPriorityQueue::DequeueUnpaused(uint8_t pausedMask, uint8_t* band, uint8_t* slot)
 {
-    NS_LOG_FUNCTION(this << +pausedMask);
     return TakeNext(pausedMask, band, slot, false);
 }
 

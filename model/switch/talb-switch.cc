@@ -108,6 +108,8 @@ TalbSwitch::Install(Ptr<Node> node, const TalbSwitchInfo& info)
         else if (Ptr<TalbPfcNetDevice> pfc = DynamicCast<TalbPfcNetDevice>(dev))
         {
             port.queue = pfc->GetQueue();
+            // The device hands its packets over: no node dispatch, no copy per hop.
+            pfc->SetForwardCallback(MakeCallback(&TalbSwitch::Forward, this));
         }
         NS_ABORT_MSG_UNLESS(port.queue,
                             "TalbSwitch::Install: device "
@@ -297,14 +299,21 @@ TalbSwitch::Receive(Ptr<NetDevice> device,
                     const Address& /* to */,
                     NetDevice::PacketType /* packetType */)
 {
+    // Protocol handlers get a read-only packet that others may still hold.
+    Forward(device->GetIfIndex(), packet->Copy());
+}
+
+void
+TalbSwitch::Forward(uint32_t inPort, Ptr<Packet> p)
+{
     ++m_stats.nReceived;
     // IPv4 header with options (60) + the L4 ports (4), read onto the stack.
     uint8_t buf[64];
-    uint32_t n = packet->CopyData(buf, sizeof(buf));
+    uint32_t n = p->CopyData(buf, sizeof(buf));
     uint32_t ihl = n >= 20 ? (buf[0] & 0x0F) * 4u : 0;
     if (n < 20 || (buf[0] >> 4) != 4 || ihl < 20 || n < ihl)
     {
-        Drop(packet, DROP_NOT_IPV4);
+        Drop(p, DROP_NOT_IPV4);
         return;
     }
     uint32_t src = talb_get_be32(buf + 12);
@@ -318,24 +327,23 @@ TalbSwitch::Receive(Ptr<NetDevice> device,
     uint32_t dstHost = dst - m_firstHost;
     if (dstHost >= m_routes.size())
     {
-        Drop(packet, DROP_UNKNOWN_HOST);
+        Drop(p, DROP_UNKNOWN_HOST);
         return;
     }
     const std::vector<uint32_t>& route = m_routes[dstHost];
     if (route.empty())
     {
-        Drop(packet, DROP_NO_ROUTE);
+        Drop(p, DROP_NO_ROUTE);
         return;
     }
     uint32_t srcHost = src - m_firstHost;
     NS_ASSERT_MSG(m_lb, "TalbSwitch on node " << m_info.switchId << " has no load balancer");
 
-    Ptr<Packet> p = packet->Copy();
     TalbPacketContext ctx;
     ctx.packet = PeekPointer(p);
     ctx.flowHash = talb::lb::FlowHash(src, dst, ports, proto);
     ctx.size = p->GetSize();
-    ctx.inPort = device->GetIfIndex();
+    ctx.inPort = inPort;
     ctx.srcHost = srcHost;
     ctx.dstHost = dstHost;
     ctx.srcLeaf = srcHost < m_hostLeaf.size() ? m_hostLeaf[srcHost] : UINT32_MAX;
@@ -418,7 +426,10 @@ TalbSwitch::Transmit(Ptr<Packet> p, uint32_t inPort, uint32_t out)
     ++port.txPackets;
     port.txBytes += size;
     ++m_stats.nForwarded;
-    m_forwardTrace(p, inPort, out);
+    if (!m_forwardTrace.IsEmpty()) // by value: a reference count up and down even with no sink
+    {
+        m_forwardTrace(p, inPort, out);
+    }
 }
 
 } // namespace ns3

@@ -148,6 +148,8 @@ class TalbSwitch : public Object
                  const Address& from,
                  const Address& to,
                  NetDevice::PacketType packetType);
+    /// Route and send \p packet, received on \p inPort (owned: modified and forwarded as is).
+    void Forward(uint32_t inPort, Ptr<Packet> packet);
     void Drop(Ptr<const Packet> packet, DropReason reason);
     /// Charge \p packet to \p inPort (PFC) and send it on \p out.
     void Transmit(Ptr<Packet> packet, uint32_t inPort, uint32_t out);

@@ -1024,7 +1024,9 @@ TEST(TalbLbCoreTensorAwareV2, ATensorMovesAtMostOncePerInterval)
 
 TEST(TalbLbCoreTensorAwareV2, MovesThatWouldReorderTooMuchAreHeld)
 {
-    TalbV2Rig rig(TensorAwareV2::Config(), 3); // MaxReorder 18000 bytes
+    TensorAwareV2::Config bounded;
+    bounded.maxReorderBytes = 18000; // two jumbo frames (the default bounds nothing)
+    TalbV2Rig rig(bounded, 3);
     uint32_t shared = ShareTwoUplinks(rig, 7, 200 * US);
     rig.Queue(shared, 7, 30000); // 30000 bytes would drain after a packet sent on uplink 3
     EXPECT_EQ(rig.Send(Tensor(30, 200 * US, 300, 7, 0)), shared);
@@ -1152,7 +1154,7 @@ TEST(TalbLbCoreTensorAwareV2, GoBackNFlowsMoveOnlyOnceTheirOldPathHasDrained)
 TEST(TalbLbCoreTensorAwareV2, QueueMovesUseTheClassMargin)
 {
     TensorAwareV2::Config c;
-    c.maxReorderBytes = 1e9; // this test is about the margins only; margins 15000 / 150000
+    c.lowMoveMarginBytes = 150000; // this test is about the margins only: 15000 / 150000
     for (uint8_t priority : {1, 6})
     {
         TalbV2Rig rig(c);

@@ -46,7 +46,7 @@ namespace lb
  * only safeSlackNs after that (the slack covers the queues after the port, which the leaf does
  * not see), and until then the flow counts as on its old port however long it was silent. Such
  * flows skip the maxReorderBytes test, which the drain condition replaces.
- * Stalls (stallTimeoutNs > 0, off by default; not safe-move flows): a tensor the table holds that
+ * Stalls (stallTimeoutNs > 0, 2 ms by default; not safe-move flows): a tensor the table holds that
  * resumes after a silence of at least stallTimeoutNs (a TCP retransmission timeout: its packets
  * met a queue it could not get through, e.g. a spine downlink held by a higher-priority band,
  * which the leaf does not see) leaves its port for the least-cost other one unless its port is
@@ -97,8 +97,9 @@ class TensorAwareV2 : public Policy
     {
         uint8_t highThreshold{4};          ///< priorities below it are high, 0..8
         double highMoveMarginBytes{15000}; ///< key-3 excess that moves a high tensor, >= 0
-        double lowMoveMarginBytes{150000}; ///< key-3 excess that moves a low tensor, >= 0
-        double maxReorderBytes{18000};     ///< bytes a move may reorder, >= 0
+        double lowMoveMarginBytes{15000};  ///< key-3 excess that moves a low tensor, >= 0
+        /// bytes a move may reorder, >= 0 (the default bounds nothing: TCP flows follow bursts)
+        double maxReorderBytes{1e9};
         int64_t minMoveIntervalNs{100000}; ///< a tensor moves at most once per interval, >= 0
         int64_t activeWindowNs{100000};    ///< a flow silent longer is no longer on its port
         WindowMode windowMode{WindowMode::kFixed}; ///< fixed window, or one per flow's pace
@@ -112,7 +113,7 @@ class TensorAwareV2 : public Policy
         int64_t safeSlackNs{1000000};              ///< wait after the old port drained, >= 0
         /// a tensor silent this long mid-tensor leaves its port on ties when it resumes; 0: never,
         /// else > activeWindowNs
-        int64_t stallTimeoutNs{0};
+        int64_t stallTimeoutNs{2000000};
     };
 
     /// Untagged packets smaller than this (ACKs, handshakes) do not make their flow count.

@@ -268,7 +268,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
                        "--talb-active-window-mode=Pace",
                        "--talb-pace-factor=1.5",
                        "--talb-max-active-window-us=1500",
-                       "--talb-stall-timeout-us=2000",
+                       "--talb-stall-timeout-us=3000",
                        "--talb-table-size=1024",
                        "--talb-probe-limit=16"},
                       &p,
@@ -283,7 +283,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     EXPECT_EQ(p.policy.talb.windowMode, lb::TensorAwareV2::WindowMode::kPace);
     EXPECT_EQ(p.policy.talb.paceFactor, 1.5);
     EXPECT_EQ(p.policy.talb.maxActiveWindowNs, 1500000);
-    EXPECT_EQ(p.policy.talb.stallTimeoutNs, 2000000);
+    EXPECT_EQ(p.policy.talb.stallTimeoutNs, 3000000);
     EXPECT_EQ(p.policy.talb.tableSize, 1024u);
     EXPECT_EQ(p.policy.talbV1.tableSize, 1024u);
     EXPECT_EQ(p.policy.talb.probeLimit, 16u);

@@ -401,8 +401,11 @@ TensorAfterItsUplinkFills(Leaf& leaf,
 TEST(TalbSwitchPipeline, TalbV2KeepsATensorWhenAMoveWouldReorderMoreThanItsBound)
 {
     auto packet = [](uint8_t flags) { return Tcp(kH3, 1, 1000, Option(10, 0, flags)); };
-    // Default bound (18 kB): the 30 kB ahead of it on its uplink would be overtaken; it stays.
-    Leaf kept("talb");
+    // A bound of 18 kB (two jumbo frames): the 30 kB ahead of it on its uplink would be
+    // overtaken; it stays.
+    PolicyOptions bounded = Leaf::Named("talb");
+    bounded.talb.maxReorderBytes = 18000;
+    Leaf kept(bounded);
     std::vector<int> ports = TensorAfterItsUplinkFills(kept, packet);
     for (int p : ports)
     {
@@ -412,10 +415,9 @@ TEST(TalbSwitchPipeline, TalbV2KeepsATensorWhenAMoveWouldReorderMoreThanItsBound
     ASSERT_NE(v2, nullptr);
     EXPECT_GT(v2->GetTableStats().nReorderHeld, 0u);
     EXPECT_EQ(kept.pipeline.Counters().reroutes, 0u);
-    // Without the bound the same tensor moves once, mid-tensor, to the empty uplink.
-    PolicyOptions po = Leaf::Named("talb");
-    po.talb.maxReorderBytes = 1e9;
-    Leaf moved(po);
+    // Without the bound (the default) the same tensor moves once, mid-tensor, to the empty
+    // uplink.
+    Leaf moved("talb");
     ports = TensorAfterItsUplinkFills(moved, packet);
     EXPECT_NE(ports.back(), ports[0]);
     EXPECT_EQ(moved.pipeline.Counters().reroutes, 1u);

@@ -103,7 +103,7 @@ TalbTensorAwareLb::GetTypeId()
                           "v2: a tensor that resumes after this long silent mid-tensor (a TCP "
                           "retransmission timeout) leaves its port unless the port is strictly "
                           "less shared, whatever MaxReorder; not SafeMoves flows (0: never; else "
-                          "above ActiveWindow)",
+                          "above the longest active window)",
                           TimeValue(MilliSeconds(2)),
                           MakeTimeAccessor(TALB_RETUNED(Time, m_stallTimeout)),
                           MakeTimeChecker(Time(0)))
@@ -114,9 +114,31 @@ TalbTensorAwareLb::GetTypeId()
                           MakeTimeChecker(Time(0)))
             .AddAttribute("ActiveWindow",
                           "v2: a tensor flow counts on a port while it sent there within this "
-                          "window; a flow silent longer is re-placed like a new tensor",
+                          "window (Pace mode: the shortest window); a flow silent longer is "
+                          "re-placed like a new tensor",
                           TimeValue(MicroSeconds(100)),
                           MakeTimeAccessor(TALB_RETUNED(Time, m_activeWindow)),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("ActiveWindowMode",
+                          "v2: Fixed: every flow counts for ActiveWindow after its last packet; "
+                          "Pace: a tensor flow for PaceFactor x its own gap between packets (a "
+                          "decaying maximum), within [ActiveWindow, MaxActiveWindow]",
+                          EnumValue(int(talb::lb::TensorAwareV2::WindowMode::kFixed)),
+                          MakeEnumAccessor(TALB_RETUNED(int, m_windowMode)),
+                          MakeEnumChecker(int(talb::lb::TensorAwareV2::WindowMode::kFixed),
+                                          "Fixed",
+                                          int(talb::lb::TensorAwareV2::WindowMode::kPace),
+                                          "Pace"))
+            .AddAttribute("PaceFactor",
+                          "v2, Pace mode: a flow's window as a multiple of its inter-packet gap",
+                          DoubleValue(2),
+                          MakeDoubleAccessor(TALB_RETUNED(double, m_paceFactor)),
+                          MakeDoubleChecker<double>(1, 1000))
+            .AddAttribute("MaxActiveWindow",
+                          "v2, Pace mode: the longest window (a flow that stops leaves its port's "
+                          "count at most this long after its last packet)",
+                          TimeValue(MilliSeconds(1)),
+                          MakeTimeAccessor(TALB_RETUNED(Time, m_maxActiveWindow)),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("DreWeight",
                           "v1: bytes of cost a fully utilised port adds on top of its queued bytes",
@@ -196,6 +218,8 @@ TalbTensorAwareLb::TalbTensorAwareLb()
       m_lowMoveMargin(15000),
       m_maxReorder(1e9),
       m_safeMoves(int(talb::lb::TensorAwareV2::SafeMoves::kGoBackN)),
+      m_windowMode(int(talb::lb::TensorAwareV2::WindowMode::kFixed)),
+      m_paceFactor(2),
       m_dreWeight(15000),
       m_loadQuantum(1500),
       m_tableSize(4096),
@@ -264,6 +288,9 @@ TalbTensorAwareLb::MakeV2Config() const
     c.stallTimeoutNs = TalbCoreNs(m_stallTimeout);
     c.minMoveIntervalNs = TalbCoreNs(m_minMoveInterval);
     c.activeWindowNs = TalbCoreNs(m_activeWindow);
+    c.windowMode = static_cast<talb::lb::TensorAwareV2::WindowMode>(m_windowMode);
+    c.paceFactor = m_paceFactor;
+    c.maxActiveWindowNs = TalbCoreNs(m_maxActiveWindow);
     c.idleTimeoutNs = TalbCoreNs(m_idleTimeout);
     c.tableSize = m_tableSize;
     c.probeLimit = m_probeLimit;

@@ -1292,6 +1292,159 @@ TEST(TalbLbCoreTensorAwareV2, UnlabelledPacketsGoToTheFallbackAndTheirFlowsCount
     EXPECT_EQ(rig.Send(Tensor(50, 11 * US, 500, 3, TALB_FLAG_FIRST)), other);
 }
 
+namespace
+{
+
+/// Pace mode with the given minimum move interval.
+TensorAwareV2::Config
+Paced(TensorAwareV2::WindowMode mode, int64_t minMoveIntervalNs = 100 * US)
+{
+    TensorAwareV2::Config c;
+    c.windowMode = mode;
+    c.minMoveIntervalNs = minMoveIntervalNs;
+    return c;
+}
+
+} // namespace
+
+TEST(TalbLbCoreTensorAwareV2, AFlowSlowerThanTheWindowStaysOnItsPortUnderThePaceRule)
+{
+    // Flows 10 and 20 send every 10 us, flow 30 every 150 us (a host's fair queue serving many
+    // flows): longer than the 100 us ActiveWindow. Flow 30 shares uplink 1 or 2 with one of
+    // them; uplink 3 is offered at 1 ms. MinMoveInterval 10 ms: only a boundary can move it.
+    for (auto mode : {TensorAwareV2::WindowMode::kFixed, TensorAwareV2::WindowMode::kPace})
+    {
+        const bool pace = mode == TensorAwareV2::WindowMode::kPace;
+        TalbV2Rig rig(Paced(mode, 10000 * US), 3);
+        uint32_t a = rig.Send(Tensor(10, US, 100, 5, TALB_FLAG_FIRST), {1, 2});
+        uint32_t b = rig.Send(Tensor(20, US, 200, 5, TALB_FLAG_FIRST), {1, 2});
+        ASSERT_NE(a, b);
+        uint32_t shared = rig.Send(Tensor(30, US, 300, 5, TALB_FLAG_FIRST), {1, 2});
+        int64_t last = US;
+        for (int64_t t = 11 * US; t < 1000 * US; t += 10 * US)
+        {
+            rig.Send(Tensor(10, t, 100, 5, 0), {1, 2});
+            rig.Send(Tensor(20, t, 200, 5, 0), {1, 2});
+            if (t - last >= 150 * US)
+            {
+                ASSERT_EQ(rig.Send(Tensor(30, t, 300, 5, 0), {1, 2}), shared);
+                last = t;
+            }
+        }
+        // 140 us after its last packet flow 30 still counts on its port under the pace rule
+        // (window 2 x 150 us), not under the fixed 100 us window.
+        EXPECT_EQ(rig.talb.ActiveFlows(shared, last + 140 * US), pace ? 2u : 1u);
+        // Its next packet is mid-tensor under the pace rule (it keeps its port until the move
+        // interval passes); under the fixed window it is a boundary and moves to uplink 3.
+        const int64_t next = last + 150 * US;
+        rig.Send(Tensor(10, next, 100, 5, 0));
+        rig.Send(Tensor(20, next, 200, 5, 0));
+        EXPECT_EQ(rig.Send(Tensor(30, next, 300, 5, 0)), pace ? shared : 3u);
+        EXPECT_EQ(rig.talb.GetTableStats().nBoundaryMoves, pace ? 0u : 1u);
+    }
+}
+
+namespace
+{
+
+/// A pace-mode rig whose uplink 2 is too slow to be chosen (a single candidate is not a
+/// decision, so the rig offers two): every tensor flow goes to uplink 1.
+struct OnePortPacedRig : TalbV2Rig
+{
+    OnePortPacedRig()
+        : TalbV2Rig(Paced(TensorAwareV2::WindowMode::kPace))
+    {
+        leaf.state[2].rateBps = 10000000; // 10 Mb/s: 1000 x slower than uplink 1
+    }
+
+    /// Flow \p flow sends \p gaps.size() + 1 packets, from time 0, \p gaps apart.
+    /// \return the time of its last packet
+    int64_t Pace(uint32_t flow, std::vector<int64_t> gaps)
+    {
+        int64_t t = 0;
+        EXPECT_EQ(Send(Tensor(flow, t, flow * 10, 5, TALB_FLAG_FIRST)), 1u);
+        for (int64_t gap : gaps)
+        {
+            EXPECT_EQ(Send(Tensor(flow, t += gap, flow * 10, 5, 0)), 1u);
+        }
+        return t;
+    }
+};
+
+} // namespace
+
+TEST(TalbLbCoreTensorAwareV2, AFlowThatStopsLeavesItsPortWithinTheLongestWindow)
+{
+    // PaceFactor 2, ActiveWindow 100 us, MaxActiveWindow 1 ms. Every 150 us: counted for 300 us
+    // after its last packet.
+    {
+        OnePortPacedRig rig;
+        int64_t last = rig.Pace(10, std::vector<int64_t>(5, 150 * US));
+        EXPECT_EQ(rig.talb.ActiveFlows(1, last + 300 * US), 1u);
+        EXPECT_EQ(rig.talb.ActiveFlows(1, last + 300 * US + 1), 0u);
+    }
+    // Every 800 us: 2 x 800 us is capped at MaxActiveWindow.
+    {
+        OnePortPacedRig rig;
+        int64_t last = rig.Pace(10, std::vector<int64_t>(5, 800 * US));
+        EXPECT_EQ(rig.talb.ActiveFlows(1, last + 1000 * US), 1u);
+        EXPECT_EQ(rig.talb.ActiveFlows(1, last + 1000 * US + 1), 0u);
+    }
+    // Gaps longer than the longest window are pauses, not a pace: the window stays 100 us.
+    {
+        OnePortPacedRig rig;
+        int64_t last = rig.Pace(10, std::vector<int64_t>(3, 2000 * US));
+        EXPECT_EQ(rig.talb.ActiveFlows(1, last + 100 * US), 1u);
+        EXPECT_EQ(rig.talb.ActiveFlows(1, last + 100 * US + 1), 0u);
+    }
+    // A decaying maximum: one long gap widens the window (400 us, then 7/8 of it, 350 us), 40
+    // packets 10 us apart bring it back to the ActiveWindow floor.
+    {
+        OnePortPacedRig rig;
+        int64_t last = rig.Pace(10, {400 * US, 10 * US});
+        EXPECT_EQ(rig.talb.ActiveFlows(1, last + 700 * US), 1u);
+        EXPECT_EQ(rig.talb.ActiveFlows(1, last + 700 * US + 1), 0u);
+        std::vector<int64_t> gaps{400 * US};
+        gaps.resize(41, 10 * US);
+        OnePortPacedRig steady;
+        last = steady.Pace(10, gaps);
+        EXPECT_EQ(steady.talb.ActiveFlows(1, last + 100 * US), 1u);
+        EXPECT_EQ(steady.talb.ActiveFlows(1, last + 100 * US + 1), 0u);
+    }
+}
+
+TEST(TalbLbCoreTensorAwareV2, UntaggedFlowsKeepTheFixedWindowUnderThePaceRule)
+{
+    // The fallback sprays untagged packets, so their gaps on a port are not a pace: an untagged
+    // flow sending every 150 us counts for ActiveWindow (100 us) after each packet.
+    OnePortPacedRig rig;
+    uint32_t port = 0;
+    for (int64_t k = 0; k <= 5; ++k)
+    {
+        port = rig.Send(Untagged(30, k * 150 * US));
+    }
+    EXPECT_EQ(rig.talb.ActiveFlows(port, 750 * US + 100 * US), 1u);
+    EXPECT_EQ(rig.talb.ActiveFlows(port, 750 * US + 100 * US + 1), 0u);
+}
+
+TEST(TalbLbCoreTensorAwareV2, AFlowKeepsItsPaceWhenItLosesItsPortSlot)
+{
+    // Under the pace rule a flow's pace lives in its tensor entry: a port with more flows than
+    // slots evicts slots, and a flow that lost its slot must not come back with the shortest
+    // window (the overloaded port would then look the least shared and draw more flows).
+    OnePortPacedRig rig;
+    int64_t last = rig.Pace(10, std::vector<int64_t>(5, 150 * US));
+    // kFlowSlots new flows on the same port take every slot; flow 10's (the oldest) goes.
+    for (uint32_t f = 0; f < TensorAwareV2::kFlowSlots; ++f)
+    {
+        rig.Send(Tensor(50 + f, last + 10 * US, 500 + f, 5, TALB_FLAG_FIRST));
+    }
+    EXPECT_EQ(rig.talb.ActiveFlows(1, last + 10 * US), TensorAwareV2::kFlowSlots);
+    // 150 us on, the new flows have left (100 us windows); flow 10 is back with its 300 us one.
+    EXPECT_EQ(rig.Send(Tensor(10, last + 150 * US, 100, 5, 0)), 1u);
+    EXPECT_EQ(rig.talb.ActiveFlows(1, last + 150 * US + 290 * US), 1u);
+}
+
 TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
 {
     EXPECT_EQ(TensorAwareV2::Check(TensorAwareV2::Config()), nullptr);
@@ -1309,6 +1462,18 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_TRUE(bad([](auto& x) { x.safeMoves = static_cast<TensorAwareV2::SafeMoves>(3); }));
     EXPECT_TRUE(bad([](auto& x) { x.tableSize = 100; }));
     EXPECT_TRUE(bad([](auto& x) { x.probeLimit = 65; }));
+    EXPECT_TRUE(bad([](auto& x) { x.paceFactor = 0.5; }));
+    EXPECT_TRUE(bad([](auto& x) { x.windowMode = static_cast<TensorAwareV2::WindowMode>(2); }));
+    EXPECT_TRUE(bad([](auto& x) {
+        x.windowMode = TensorAwareV2::WindowMode::kPace;
+        x.maxActiveWindowNs = 50 * US;
+    }));
+    // Under the pace rule the stall timeout must exceed the longest window (1 ms), not 100 us.
+    EXPECT_FALSE(bad([](auto& x) { x.stallTimeoutNs = 500 * US; }));
+    EXPECT_TRUE(bad([](auto& x) {
+        x.windowMode = TensorAwareV2::WindowMode::kPace;
+        x.stallTimeoutNs = 500 * US;
+    }));
     TensorAwareV2 t;
     TensorAwareV2::Config c;
     EXPECT_TRUE(t.Configure(c, 3));

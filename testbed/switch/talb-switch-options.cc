@@ -84,10 +84,20 @@ SwitchUsage(const std::string& prog)
        << "                           0..10000000 (default 100)\n"
        << "  --talb-active-window-us=N  a tensor flow counts on a port while it sent there\n"
        << "                           within N us, 1..10000000 (default 100)\n"
+       << "  --talb-active-window-mode=MODE  fixed: every flow counts for\n"
+       << "                           --talb-active-window-us; pace: for --talb-pace-factor x\n"
+       << "                           its own inter-packet gap, between --talb-active-window-us\n"
+       << "                           and --talb-max-active-window-us (default fixed)\n"
+       << "  --talb-pace-factor=X     pace mode: a flow's window over its gap, 1..1000\n"
+       << "                           (default 2)\n"
+       << "  --talb-max-active-window-us=N  pace mode: the longest window (a flow that stops\n"
+       << "                           leaves its port's count at most N us after its last\n"
+       << "                           packet; a longer gap is a pause), 1..10000000 (default\n"
+       << "                           1000), at least --talb-active-window-us\n"
        << "  --talb-stall-timeout-us=N  a TCP tensor that resumes after N us silent mid-tensor\n"
        << "                           (a retransmission timeout) leaves its port unless it is\n"
        << "                           strictly less shared; 0 = off, else above\n"
-       << "                           --talb-active-window-us, at most 10000000 (default 2000)\n"
+       << "                           the longest active window, at most 10000000 (default 2000)\n"
        << "Ports:\n"
        << "  --ecn-threshold=B        marking threshold in bytes for ports without ecn=\n"
        << "                           (default 97500: 65 full-size packets)\n"
@@ -187,6 +197,8 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
          {0, 10000000, [o](uint64_t v) { o->policy.talb.minMoveIntervalNs = int64_t(v) * 1000; }}},
         {"--talb-active-window-us",
          {1, 10000000, [o](uint64_t v) { o->policy.talb.activeWindowNs = int64_t(v) * 1000; }}},
+        {"--talb-max-active-window-us",
+         {1, 10000000, [o](uint64_t v) { o->policy.talb.maxActiveWindowNs = int64_t(v) * 1000; }}},
         {"--talb-stall-timeout-us",
          {0, 10000000, [o](uint64_t v) { o->policy.talb.stallTimeoutNs = int64_t(v) * 1000; }}},
         {"--ecn-threshold",
@@ -211,6 +223,7 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         {"--hermes-delta-ecn", {0, 1, [o](double v) { o->policy.hermes.deltaEcn = v; }}},
         {"--hermes-rate-threshold",
          {0, 1000, [o](double v) { o->policy.hermes.rateThreshold = v; }}},
+        {"--talb-pace-factor", {1, 1000, [o](double v) { o->policy.talb.paceFactor = v; }}},
     };
     for (int i = 1; i < argc; ++i)
     {
@@ -233,7 +246,8 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         {
             bool known = number != numbers.end() || real != reals.end() || name == "--config" ||
                          name == "--lb" || name == "--labels" || name == "--fallback" ||
-                         name == "--line-rate" || name == "--talb-safe-moves";
+                         name == "--line-rate" || name == "--talb-safe-moves" ||
+                         name == "--talb-active-window-mode";
             *error = known ? name + ": needs a value (" + name + "=...)"
                            : "unknown argument '" + arg + "'";
             return false;
@@ -298,6 +312,20 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
                                        : v == "always" ? Safe::kAlways
                                                        : Safe::kNever;
         }
+        else if (name == "--talb-active-window-mode")
+        {
+            using Mode = lb::TensorAwareV2::WindowMode;
+            std::string v = value; // the simulator's spellings (Fixed, Pace) too
+            std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) {
+                return static_cast<char>(std::tolower(c));
+            });
+            if (v != "fixed" && v != "pace")
+            {
+                *error = "--talb-active-window-mode: '" + value + "' is not fixed or pace";
+                return false;
+            }
+            o->policy.talb.windowMode = v == "pace" ? Mode::kPace : Mode::kFixed;
+        }
         else if (name == "--labels")
         {
             if (value != "option" && value != "dscp")
@@ -345,10 +373,20 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
                  " exceeds the table size " + std::to_string(t.tableSize);
         return false;
     }
-    if (t.stallTimeoutNs > 0 && t.stallTimeoutNs <= t.activeWindowNs)
+    const bool pace = t.windowMode == lb::TensorAwareV2::WindowMode::kPace;
+    if (pace && t.maxActiveWindowNs < t.activeWindowNs)
+    {
+        *error = "--talb-max-active-window-us: " + std::to_string(t.maxActiveWindowNs / 1000) +
+                 " is below --talb-active-window-us " + std::to_string(t.activeWindowNs / 1000);
+        return false;
+    }
+    const int64_t longest = pace ? t.maxActiveWindowNs : t.activeWindowNs;
+    if (t.stallTimeoutNs > 0 && t.stallTimeoutNs <= longest)
     {
         *error = "--talb-stall-timeout-us: " + std::to_string(t.stallTimeoutNs / 1000) +
-                 " is not above --talb-active-window-us " + std::to_string(t.activeWindowNs / 1000);
+                 " is not above " +
+                 (pace ? "--talb-max-active-window-us " : "--talb-active-window-us ") +
+                 std::to_string(longest / 1000);
         return false;
     }
     o->pipeline.maxFrameBytes = o->mtu + 22;

@@ -28,9 +28,17 @@ TensorAwareV2::Check(const Config& c)
     {
         return "the safe-move slack must be >= 0 and the safe-move mode known";
     }
-    if (c.stallTimeoutNs < 0 || (c.stallTimeoutNs > 0 && c.stallTimeoutNs <= c.activeWindowNs))
+    if (c.windowMode > WindowMode::kPace || !(c.paceFactor >= 1) ||
+        (c.windowMode == WindowMode::kPace && c.maxActiveWindowNs < c.activeWindowNs))
     {
-        return "the stall timeout must be 0 (off) or longer than the active window";
+        return "the window mode must be known, the pace factor >= 1 and the longest window at "
+               "least the active window";
+    }
+    const int64_t longest =
+        c.windowMode == WindowMode::kPace ? c.maxActiveWindowNs : c.activeWindowNs;
+    if (c.stallTimeoutNs < 0 || (c.stallTimeoutNs > 0 && c.stallTimeoutNs <= longest))
+    {
+        return "the stall timeout must be 0 (off) or longer than the longest active window";
     }
     return TensorTable::Check(c.tableSize, c.probeLimit, c.idleTimeoutNs);
 }
@@ -147,7 +155,8 @@ TensorAwareV2::Touch(uint32_t port,
                      uint8_t priority,
                      int64_t nowNs,
                      bool safe,
-                     int64_t drainedNs)
+                     int64_t drainedNs,
+                     int64_t paceNs)
 {
     FlowSlot* slots = Slots(port);
     FlowSlot* target = nullptr;
@@ -169,6 +178,7 @@ TensorAwareV2::Touch(uint32_t port,
     target->flowHash = flowHash;
     target->priority = priority;
     target->lastSeenNs = nowNs;
+    target->paceNs = paceNs;
     target->drainedNs = drainedNs;
     target->safe = safe;
     target->valid = true;
@@ -294,6 +304,9 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         uint32_t port = m_fallback->Select(packet, candidates);
         if (packet.size >= kUntaggedMinBytes)
         {
+            // No pace: the fallback sprays an untagged flow's packets (drill), so their gaps on
+            // one port are not the flow's pace, and many short background flows would hold the
+            // slots tensor flows need.
             Touch(port, packet.flowHash, m_config.untaggedPriority, packet.nowNs);
         }
         return port;
@@ -320,7 +333,13 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
     }
     // A tensor the table holds and that kept sending is mid-tensor; anything else is at a
     // boundary (a new tensor, or a pause long enough for the flow to have left its port).
-    const bool midTensor = e && !failed && now - e->lastSeenNs <= m_config.activeWindowNs;
+    // The flow's pace: its tensor's, else (a new tensor) what its slot on its port knew.
+    int64_t pace = e ? e->paceNs : (onCurrent ? onCurrent->paceNs : 0);
+    const bool midTensor = e && !failed && now - e->lastSeenNs <= WindowFor(pace);
+    if (m_config.windowMode == WindowMode::kPace && (e || onCurrent))
+    {
+        pace = NextPace(pace, now - (e ? e->lastSeenNs : onCurrent->lastSeenNs));
+    }
     // A tensor that went silent this long mid-tensor was stalled (a TCP retransmission timeout):
     // its port loses ties, and what is still queued behind the stall is being retransmitted, so
     // the reordering bound does not hold the move. Safe-move flows keep their drain rule.
@@ -434,13 +453,14 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         }
         e->port = port;
         e->lastSeenNs = now;
+        e->paceNs = pace;
         if (packet.label.flags & TALB_FLAG_LAST)
         {
             e->valid = false;
             ++m_stats.nFreedOnLast;
         }
     }
-    Touch(port, packet.flowHash, priority, now, safe, safe ? DrainTime(port, packet) : 0);
+    Touch(port, packet.flowHash, priority, now, safe, safe ? DrainTime(port, packet) : 0, pace);
     return port;
 }
 

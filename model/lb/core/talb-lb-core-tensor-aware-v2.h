@@ -17,8 +17,8 @@ namespace lb
  * "TaLB v2").
  *
  * Each port remembers the tensor flows (flow hashes, with the priority of their current tensor)
- * that sent on it within activeWindowNs, in kFlowSlots slots. The cost of port q for a packet of
- * priority p from flow f towards leaf d, compared lexicographically, with R = the fastest
+ * that sent on it within their active window (below), in kFlowSlots slots. The cost of port q for a
+ * packet of priority p from flow f towards leaf d, compared lexicographically, with R = the fastest
  * candidate path's bottleneck rate / the bottleneck rate of q's path to d (PortView::PathRateBps)
  * and r the same ratio of local port rates (both 1 on a symmetric fabric):
  *   1. R x (1 + other active flows on q with priority <= p): the share of the path the tensor
@@ -42,8 +42,8 @@ namespace lb
  *
  * A flow is placed (least cost, ties at random) when it has no active port. A flow that is active
  * on port c keeps c when c ties the best on keys 1-2 ("stay on ties"); it moves
- * - at a tensor boundary (a tensor the table does not hold) or after a pause longer than
- *   activeWindowNs, when a port has strictly lower keys 1-2;
+ * - at a tensor boundary (a tensor the table does not hold) or after a pause longer than its
+ *   active window, when a port has strictly lower keys 1-2;
  * - mid-tensor, whatever the priority, at most once per minMoveIntervalNs, when a port has
  *   strictly lower keys 1-2, or equal ones and key 3 lower by more than the class's margin
  *   (highMoveMarginBytes below highThreshold, lowMoveMarginBytes otherwise);
@@ -65,6 +65,15 @@ namespace lb
  * which the leaf does not see) leaves its port for the least-cost other one unless its port is
  * strictly less shared (keys 1-2); the move skips maxReorderBytes (what is still queued behind
  * the stall is being retransmitted).
+ * Active windows (windowMode): kFixed, every flow's window is activeWindowNs; kPace, a tagged
+ * flow's window is paceFactor x its pace, within [activeWindowNs, maxActiveWindowNs]. The pace is
+ * a maximum of the flow's gaps between packets that decays by 1/kPaceDecay per packet (a gap
+ * longer than maxActiveWindowNs is a pause and is left out). It is kept in the flow's tensor
+ * entry (seeded from its slot at a new tensor) and copied into its slot at every packet: kept
+ * only in the slot, it was lost when a port held more flows than slots, the evicted flows came
+ * back with the shortest window, and the most loaded port looked the least shared. A flow that
+ * stops leaves its port's count at most maxActiveWindowNs after its last packet. Untagged flows
+ * keep activeWindowNs (the fallback sprays them: their gaps on a port are no pace).
  * A port that left the candidate set (failure) is left whatever the bound. Entries are freed on
  * LAST or when idle longer than idleTimeoutNs. Unlabelled packets go to the fallback policy; a
  * flow of untagged data packets (kUntaggedMinBytes or more) counts on the port the fallback chose
@@ -79,6 +88,8 @@ class TensorAwareV2 : public Policy
   public:
     /// Tensor flows a port remembers; more active flows than this count as this many.
     static constexpr uint32_t kFlowSlots = 8;
+    /// Pace mode: a flow's pace estimate loses 1/kPaceDecay per packet.
+    static constexpr int64_t kPaceDecay = 8;
 
     /// Which flows move only once their old path has drained.
     enum class SafeMoves : uint8_t
@@ -86,6 +97,13 @@ class TensorAwareV2 : public Policy
         kNever,   ///< none: every flow moves under maxReorderBytes
         kGoBackN, ///< flows whose packets say PacketInfo::goBackN (RoCEv2)
         kAlways,  ///< every flow
+    };
+
+    /// How long a flow counts on its port after its last packet there.
+    enum class WindowMode : uint8_t
+    {
+        kFixed, ///< activeWindowNs for every flow
+        kPace,  ///< paceFactor x the flow's pace, within [activeWindowNs, maxActiveWindowNs]
     };
 
     struct Config
@@ -97,12 +115,15 @@ class TensorAwareV2 : public Policy
         double maxReorderBytes{1e9};
         int64_t minMoveIntervalNs{100000}; ///< a tensor moves at most once per interval, >= 0
         int64_t activeWindowNs{100000};    ///< a flow silent longer is no longer on its port
-        int64_t idleTimeoutNs{10000000};   ///< an entry idle longer is aged out, >= 1
-        uint32_t tableSize{4096};          ///< tensor table slots, a power of two
-        uint32_t probeLimit{8};            ///< slots a key may occupy, 1..64, <= tableSize
-        uint8_t untaggedPriority{0};       ///< the band untagged traffic is queued in, 0..7
-        SafeMoves safeMoves{SafeMoves::kGoBackN}; ///< flows that move only once drained
-        int64_t safeSlackNs{1000000};             ///< wait after the old port drained, >= 0
+        WindowMode windowMode{WindowMode::kFixed}; ///< fixed window, or one per flow's pace
+        double paceFactor{2};                      ///< kPace: window / pace, >= 1
+        int64_t maxActiveWindowNs{1000000};        ///< kPace: the longest window, >= activeWindowNs
+        int64_t idleTimeoutNs{10000000};           ///< an entry idle longer is aged out, >= 1
+        uint32_t tableSize{4096};                  ///< tensor table slots, a power of two
+        uint32_t probeLimit{8};                    ///< slots a key may occupy, 1..64, <= tableSize
+        uint8_t untaggedPriority{0};               ///< the band untagged traffic is queued in, 0..7
+        SafeMoves safeMoves{SafeMoves::kGoBackN};  ///< flows that move only once drained
+        int64_t safeSlackNs{1000000};              ///< wait after the old port drained, >= 0
         /// a tensor silent this long mid-tensor leaves its port on ties when it resumes; 0: never,
         /// else > activeWindowNs
         int64_t stallTimeoutNs{2000000};
@@ -167,6 +188,7 @@ class TensorAwareV2 : public Policy
         uint32_t flowHash{0};
         uint8_t priority{0};
         int64_t lastSeenNs{0};
+        int64_t paceNs{0};    ///< kPace: the flow's inter-packet gap estimate (0: unknown)
         int64_t drainedNs{0}; ///< safe-move flows: when its last packet leaves the port
         bool safe{false};     ///< a safe-move flow's slot (drainedNs is set)
         bool valid{false};
@@ -190,9 +212,39 @@ class TensorAwareV2 : public Policy
         }
     };
 
+    /// \return how long a flow of pace \p paceNs counts after its last packet
+    int64_t WindowFor(int64_t paceNs) const
+    {
+        if (m_config.windowMode == WindowMode::kFixed)
+        {
+            return m_config.activeWindowNs;
+        }
+        int64_t w = static_cast<int64_t>(m_config.paceFactor * static_cast<double>(paceNs));
+        return w < m_config.activeWindowNs
+                   ? m_config.activeWindowNs
+                   : (w > m_config.maxActiveWindowNs ? m_config.maxActiveWindowNs : w);
+    }
+
+    int64_t Window(const FlowSlot& s) const
+    {
+        return WindowFor(s.paceNs);
+    }
+
+    /// \return the pace \p paceNs after a gap of \p gapNs: a maximum that decays by
+    /// 1/kPaceDecay per packet; a gap longer than the longest window is a pause, not a pace
+    int64_t NextPace(int64_t paceNs, int64_t gapNs) const
+    {
+        if (gapNs > m_config.maxActiveWindowNs)
+        {
+            return paceNs;
+        }
+        const int64_t decayed = paceNs - paceNs / kPaceDecay;
+        return gapNs > decayed ? gapNs : decayed;
+    }
+
     bool IsActive(const FlowSlot& s, int64_t nowNs) const
     {
-        return s.valid && nowNs - s.lastSeenNs <= m_config.activeWindowNs;
+        return s.valid && nowNs - s.lastSeenNs <= Window(s);
     }
 
     FlowSlot* Slots(uint32_t port)
@@ -237,13 +289,14 @@ class TensorAwareV2 : public Policy
     /// \return the slot of \p flowHash on \p port, or null
     const FlowSlot* SlotOf(uint32_t port, uint32_t flowHash) const;
     /// Records a packet of \p flowHash on \p port; for a \p safe flow, \p drainedNs: when the
-    /// packet leaves the port.
+    /// packet leaves the port; \p paceNs: the flow's pace (0: none, the ActiveWindow floor).
     void Touch(uint32_t port,
                uint32_t flowHash,
                uint8_t priority,
                int64_t nowNs,
                bool safe = false,
-               int64_t drainedNs = 0);
+               int64_t drainedNs = 0,
+               int64_t paceNs = 0);
     /// \return when a packet of \p packet's priority enqueued now on \p port leaves it
     int64_t DrainTime(uint32_t port, const PacketInfo& packet) const;
     /// Counts a move in the statistics.

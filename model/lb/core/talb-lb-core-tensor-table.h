@@ -46,6 +46,7 @@ class TensorTable
         uint32_t port{0};
         int64_t lastSeenNs{0};
         int64_t lastMoveNs{0}; ///< when the tensor last took a port (v2's move interval)
+        int64_t paceNs{0};     ///< v2's pace windows: the flow's inter-packet gap estimate
         bool valid{false};
     };
 

@@ -251,6 +251,9 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     EXPECT_EQ(o.policy.talb.safeSlackNs, core.safeSlackNs);
     EXPECT_EQ(o.policy.talb.minMoveIntervalNs, core.minMoveIntervalNs);
     EXPECT_EQ(o.policy.talb.activeWindowNs, core.activeWindowNs);
+    EXPECT_EQ(o.policy.talb.windowMode, core.windowMode);
+    EXPECT_EQ(o.policy.talb.paceFactor, core.paceFactor);
+    EXPECT_EQ(o.policy.talb.maxActiveWindowNs, core.maxActiveWindowNs);
     EXPECT_EQ(o.policy.talb.stallTimeoutNs, core.stallTimeoutNs);
     EXPECT_EQ(o.policy.talb.tableSize, core.tableSize);
     SwitchOptions p;
@@ -262,6 +265,9 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
                        "--talb-safe-move-slack-us=200",
                        "--talb-min-move-interval-us=0",
                        "--talb-active-window-us=250",
+                       "--talb-active-window-mode=Pace",
+                       "--talb-pace-factor=1.5",
+                       "--talb-max-active-window-us=1500",
                        "--talb-stall-timeout-us=3000",
                        "--talb-table-size=1024",
                        "--talb-probe-limit=16"},
@@ -274,6 +280,9 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     EXPECT_EQ(p.policy.talb.safeSlackNs, 200000);
     EXPECT_EQ(p.policy.talb.minMoveIntervalNs, 0);
     EXPECT_EQ(p.policy.talb.activeWindowNs, 250000);
+    EXPECT_EQ(p.policy.talb.windowMode, lb::TensorAwareV2::WindowMode::kPace);
+    EXPECT_EQ(p.policy.talb.paceFactor, 1.5);
+    EXPECT_EQ(p.policy.talb.maxActiveWindowNs, 1500000);
     EXPECT_EQ(p.policy.talb.stallTimeoutNs, 3000000);
     EXPECT_EQ(p.policy.talb.tableSize, 1024u);
     EXPECT_EQ(p.policy.talbV1.tableSize, 1024u);
@@ -301,6 +310,17 @@ TEST(TalbSwitchOptions, BadV2AndHermesValuesNameTheOption)
               "--talb-probe-limit: 16 exceeds the table size 8");
     EXPECT_EQ(OptionError({"--config=x", "--talb-stall-timeout-us=100"}),
               "--talb-stall-timeout-us: 100 is not above --talb-active-window-us 100");
+    EXPECT_EQ(OptionError({"--config=x", "--talb-active-window-mode=adaptive"}),
+              "--talb-active-window-mode: 'adaptive' is not fixed or pace");
+    EXPECT_EQ(OptionError({"--config=x", "--talb-pace-factor=0.5"}),
+              "--talb-pace-factor: '0.5' is not a number in 1..1000");
+    EXPECT_EQ(
+        OptionError(
+            {"--config=x", "--talb-active-window-mode=pace", "--talb-max-active-window-us=50"}),
+        "--talb-max-active-window-us: 50 is below --talb-active-window-us 100");
+    EXPECT_EQ(OptionError(
+                  {"--config=x", "--talb-active-window-mode=pace", "--talb-stall-timeout-us=500"}),
+              "--talb-stall-timeout-us: 500 is not above --talb-max-active-window-us 1000");
     EXPECT_EQ(OptionError({"--config=x", "--hermes-ecn-threshold=1.5"}),
               "--hermes-ecn-threshold: '1.5' is not a number in 0..1");
     EXPECT_EQ(OptionError({"--config=x", "--hermes-delay-low-us=50"}),

@@ -116,16 +116,9 @@ TalbCongaLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidat
         e.lastSeenNs = now;
         return e.port;
     }
-    bool toRemoteLeaf = GetSwitchInfo().isLeaf && ctx.dstLeaf != GetSwitchInfo().index;
     uint32_t best = PickLeast(candidates, m_rng, [&](uint32_t p) {
-        uint32_t metric = m_feedback.LocalMetric(p, ctx.now);
-        if (toRemoteLeaf && GetPort(p).uplink)
-        {
-            metric = std::max<uint32_t>(
-                metric,
-                m_feedback.GetCongestionToLeaf(ctx.dstLeaf, m_feedback.SpineOf(p), ctx.now));
-        }
-        return metric;
+        return std::max<uint32_t>(m_feedback.LocalMetric(p, ctx.now),
+                                  m_feedback.RemoteMetric(p, ctx.dstLeaf, ctx.now));
     });
     if (e.valid && e.flowHash == ctx.flowHash && e.port != best)
     {

@@ -41,6 +41,16 @@ TalbPathFeedback::GetCongestionToLeaf(uint32_t leaf, uint32_t spine, Time now) c
     return (m.valid && now - m.updated <= m_agingTime) ? m.value : 0;
 }
 
+uint8_t
+TalbPathFeedback::RemoteMetric(uint32_t port, uint32_t dstLeaf, Time now) const
+{
+    if (!m_info->isLeaf || dstLeaf == m_info->index || !(*m_ports)[port].uplink)
+    {
+        return 0;
+    }
+    return GetCongestionToLeaf(dstLeaf, SpineOf(port), now);
+}
+
 void
 TalbPathFeedback::PacketIn(TalbPacketContext& ctx)
 {

@@ -44,6 +44,9 @@ class TalbPathFeedback
     uint8_t LocalMetric(uint32_t port, Time now) const;
     /// \return the remote metric towards \p leaf via \p spine (0 when unknown or aged)
     uint8_t GetCongestionToLeaf(uint32_t leaf, uint32_t spine, Time now) const;
+    /// \return the remote metric of the path behind \p port towards \p dstLeaf: 0 unless this
+    /// switch is a leaf, \p port an uplink and \p dstLeaf another leaf
+    uint8_t RemoteMetric(uint32_t port, uint32_t dstLeaf, Time now) const;
 
     /// \return the spine an uplink \p port leads to
     uint32_t SpineOf(uint32_t port) const

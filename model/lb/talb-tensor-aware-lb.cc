@@ -458,14 +458,8 @@ TalbTensorAwareLb::Remote::Remote(const TalbTensorAwareLb* owner)
 double
 TalbTensorAwareLb::Remote::Congestion(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const
 {
-    const TalbSwitchInfo& info = m_owner->GetSwitchInfo();
-    if (!info.isLeaf || dstLeaf == info.index || !m_owner->GetPort(port).uplink)
-    {
-        return 0;
-    }
     const TalbPathFeedback& fb = m_owner->m_feedback;
-    uint8_t metric = fb.GetCongestionToLeaf(dstLeaf, fb.SpineOf(port), NanoSeconds(nowNs));
-    return static_cast<double>(metric) / fb.MaxMetric();
+    return static_cast<double>(fb.RemoteMetric(port, dstLeaf, NanoSeconds(nowNs))) / fb.MaxMetric();
 }
 
 bool

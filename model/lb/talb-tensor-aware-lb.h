@@ -34,8 +34,8 @@ namespace ns3
  *   the least high-priority load (quantised by LoadQuantum).
  * RemoteAwareness (v2, off by default): every switch runs CONGA's leaf-to-leaf feedback
  * (TalbPathFeedback: tag at the source leaf, max-update at the spine, learn at the destination
- * leaf, piggyback back) and the source leaf charges an uplink the congestion of the path behind
- * it when it places a tensor or considers a move onto it (TensorAwareV2::RemoteView).
+ * leaf, piggyback back); when the source leaf places a tensor or considers a move, an uplink
+ * whose path the feedback reports saturated counts one more flow (TensorAwareV2::RemoteView).
  * In both, the tensor table (keyed by flow hash + tensor id) frees an entry on LAST or when
  * idle longer than IdleTimeout; it has TableSize slots and no allocation after install: a key
  * probes ProbeLimit consecutive slots; when all hold live entries the least recently used one is

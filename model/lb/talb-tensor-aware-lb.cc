@@ -39,6 +39,25 @@ TalbTensorAwareLb::GetMember() const
     &TalbTensorAwareLb::SetAndRetune<T, &TalbTensorAwareLb::member>,                               \
         &TalbTensorAwareLb::GetMember<T, &TalbTensorAwareLb::member>
 
+namespace
+{
+
+using V1 = talb::lb::TensorAwareV1;
+using V2 = talb::lb::TensorAwareV2;
+
+/// The attributes' defaults are the cores' (one source for the simulator and the testbed
+/// switch); v2's where both versions take an attribute, which must then agree with v1's.
+constexpr V1::Config kV1Defaults{};
+constexpr V2::Config kV2Defaults{};
+static_assert(kV1Defaults.highThreshold == kV2Defaults.highThreshold &&
+                  kV1Defaults.moveMarginBytes == kV2Defaults.highMoveMarginBytes &&
+                  kV1Defaults.idleTimeoutNs == kV2Defaults.idleTimeoutNs &&
+                  kV1Defaults.tableSize == kV2Defaults.tableSize &&
+                  kV1Defaults.probeLimit == kV2Defaults.probeLimit,
+              "an attribute both TaLB versions take has one default");
+
+} // namespace
+
 TypeId
 TalbTensorAwareLb::GetTypeId()
 {
@@ -56,20 +75,20 @@ TalbTensorAwareLb::GetTypeId()
                           MakeUintegerChecker<uint32_t>(1, 2))
             .AddAttribute("HighPriorityThreshold",
                           "Tensors with priority below this value are high priority",
-                          UintegerValue(4),
+                          UintegerValue(kV2Defaults.highThreshold),
                           MakeUintegerAccessor(TALB_RETUNED(uint8_t, m_highThreshold)),
                           MakeUintegerChecker<uint8_t>(0, TALB_NUM_PRIORITIES))
             .AddAttribute("MoveMargin",
                           "Cost excess (bytes) of a high-priority tensor's port over the best "
                           "candidate that moves the tensor mid-tensor (v2: queued bytes at or "
                           "above its priority, when the ports are equally shared)",
-                          DoubleValue(15000),
+                          DoubleValue(kV2Defaults.highMoveMarginBytes),
                           MakeDoubleAccessor(TALB_RETUNED(double, m_moveMargin)),
                           MakeDoubleChecker<double>(0))
             .AddAttribute("LowMoveMargin",
                           "v2: the same margin for low-priority tensors (larger: their moves "
                           "matter less to the next iteration and reorder more bytes)",
-                          DoubleValue(15000),
+                          DoubleValue(kV2Defaults.lowMoveMarginBytes),
                           MakeDoubleAccessor(TALB_RETUNED(double, m_lowMoveMargin)),
                           MakeDoubleChecker<double>(0))
             .AddAttribute("MaxReorder",
@@ -77,7 +96,7 @@ TalbTensorAwareLb::GetTypeId()
                           "bytes of the old port draining after the new one) are at most this "
                           "(0: only moves that cannot reorder, for go-back-N transports; the "
                           "default 1e9 bounds nothing, so TCP tensors follow bursts)",
-                          DoubleValue(1e9),
+                          DoubleValue(kV2Defaults.maxReorderBytes),
                           MakeDoubleAccessor(TALB_RETUNED(double, m_maxReorder)),
                           MakeDoubleChecker<double>(0))
             .AddAttribute("SafeMoves",
@@ -85,18 +104,18 @@ TalbTensorAwareLb::GetTypeId()
                           "packet left the port, plus SafeMoveSlack), in place of MaxReorder: "
                           "GoBackN (RoCEv2 packets: a reordering costs them a go-back-N window), "
                           "Always, or Never",
-                          EnumValue(int(talb::lb::TensorAwareV2::SafeMoves::kGoBackN)),
+                          EnumValue(int(kV2Defaults.safeMoves)),
                           MakeEnumAccessor(TALB_RETUNED(int, m_safeMoves)),
-                          MakeEnumChecker(int(talb::lb::TensorAwareV2::SafeMoves::kGoBackN),
+                          MakeEnumChecker(int(V2::SafeMoves::kGoBackN),
                                           "GoBackN",
-                                          int(talb::lb::TensorAwareV2::SafeMoves::kAlways),
+                                          int(V2::SafeMoves::kAlways),
                                           "Always",
-                                          int(talb::lb::TensorAwareV2::SafeMoves::kNever),
+                                          int(V2::SafeMoves::kNever),
                                           "Never"))
             .AddAttribute("SafeMoveSlack",
                           "v2: a safe-move flow moves this long after its last packet left its "
                           "old port (covers the queues beyond the port, which the leaf cannot see)",
-                          TimeValue(MilliSeconds(1)),
+                          TimeValue(NanoSeconds(kV2Defaults.safeSlackNs)),
                           MakeTimeAccessor(TALB_RETUNED(Time, m_safeSlack)),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("StallTimeout",
@@ -104,66 +123,66 @@ TalbTensorAwareLb::GetTypeId()
                           "retransmission timeout) leaves its port unless the port is strictly "
                           "less shared, whatever MaxReorder; not SafeMoves flows (0: never; else "
                           "above the longest active window)",
-                          TimeValue(MilliSeconds(2)),
+                          TimeValue(NanoSeconds(kV2Defaults.stallTimeoutNs)),
                           MakeTimeAccessor(TALB_RETUNED(Time, m_stallTimeout)),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("MinMoveInterval",
                           "v2: a tensor moves mid-tensor at most once per this interval",
-                          TimeValue(MicroSeconds(100)),
+                          TimeValue(NanoSeconds(kV2Defaults.minMoveIntervalNs)),
                           MakeTimeAccessor(TALB_RETUNED(Time, m_minMoveInterval)),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("ActiveWindow",
                           "v2: a tensor flow counts on a port while it sent there within this "
                           "window (Pace mode: the shortest window); a flow silent longer is "
                           "re-placed like a new tensor",
-                          TimeValue(MicroSeconds(100)),
+                          TimeValue(NanoSeconds(kV2Defaults.activeWindowNs)),
                           MakeTimeAccessor(TALB_RETUNED(Time, m_activeWindow)),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("ActiveWindowMode",
                           "v2: Fixed: every flow counts for ActiveWindow after its last packet; "
                           "Pace: a tensor flow for PaceFactor x its own gap between packets (a "
                           "decaying maximum), within [ActiveWindow, MaxActiveWindow]",
-                          EnumValue(int(talb::lb::TensorAwareV2::WindowMode::kFixed)),
+                          EnumValue(int(kV2Defaults.windowMode)),
                           MakeEnumAccessor(TALB_RETUNED(int, m_windowMode)),
-                          MakeEnumChecker(int(talb::lb::TensorAwareV2::WindowMode::kFixed),
+                          MakeEnumChecker(int(V2::WindowMode::kFixed),
                                           "Fixed",
-                                          int(talb::lb::TensorAwareV2::WindowMode::kPace),
+                                          int(V2::WindowMode::kPace),
                                           "Pace"))
             .AddAttribute("PaceFactor",
                           "v2, Pace mode: a flow's window as a multiple of its inter-packet gap",
-                          DoubleValue(2),
+                          DoubleValue(kV2Defaults.paceFactor),
                           MakeDoubleAccessor(TALB_RETUNED(double, m_paceFactor)),
                           MakeDoubleChecker<double>(1, 1000))
             .AddAttribute("MaxActiveWindow",
                           "v2, Pace mode: the longest window (a flow that stops leaves its port's "
                           "count at most this long after its last packet)",
-                          TimeValue(MilliSeconds(1)),
+                          TimeValue(NanoSeconds(kV2Defaults.maxActiveWindowNs)),
                           MakeTimeAccessor(TALB_RETUNED(Time, m_maxActiveWindow)),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("DreWeight",
                           "v1: bytes of cost a fully utilised port adds on top of its queued bytes",
-                          DoubleValue(15000),
+                          DoubleValue(kV1Defaults.dreWeightBytes),
                           MakeDoubleAccessor(TALB_RETUNED(double, m_dreWeight)),
                           MakeDoubleChecker<double>(0))
             .AddAttribute("LoadQuantum",
                           "v1: granularity (bytes) at which high-priority loads count as equal",
-                          DoubleValue(1500),
+                          DoubleValue(kV1Defaults.loadQuantumBytes),
                           MakeDoubleAccessor(TALB_RETUNED(double, m_loadQuantum)),
                           MakeDoubleChecker<double>(1))
             .AddAttribute("IdleTimeout",
                           "A tensor entry idle for longer than this is aged out (keep it above the "
                           "largest RTT under load: a sender stalled longer re-places its tensor)",
-                          TimeValue(MilliSeconds(10)),
+                          TimeValue(NanoSeconds(kV2Defaults.idleTimeoutNs)),
                           MakeTimeAccessor(TALB_RETUNED(Time, m_idleTimeout)),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("TableSize",
                           "Tensor table slots (a power of two)",
-                          UintegerValue(4096),
+                          UintegerValue(kV2Defaults.tableSize),
                           MakeUintegerAccessor(&TalbTensorAwareLb::m_tableSize),
                           MakeUintegerChecker<uint32_t>(1, 1u << 24))
             .AddAttribute("ProbeLimit",
                           "Consecutive slots a key may occupy (open addressing window)",
-                          UintegerValue(8),
+                          UintegerValue(kV2Defaults.probeLimit),
                           MakeUintegerAccessor(TALB_RETUNED(uint32_t, m_probeLimit)),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("Fallback",
@@ -175,12 +194,12 @@ TalbTensorAwareLb::GetTypeId()
                           MakeRegistryNameChecker(TalbLoadBalancer::GetRegistry()))
             .AddAttribute("DreInterval",
                           "v1: decay interval of the per-port high-priority load estimator",
-                          TimeValue(MicroSeconds(20)),
+                          TimeValue(NanoSeconds(kV1Defaults.dreIntervalNs)),
                           MakeTimeAccessor(&TalbTensorAwareLb::m_dreInterval),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("DreAlpha",
                           "v1: decay factor per interval of the high-priority load estimator",
-                          DoubleValue(0.1),
+                          DoubleValue(kV1Defaults.dreAlpha),
                           MakeDoubleAccessor(&TalbTensorAwareLb::m_dreAlpha),
                           MakeDoubleChecker<double>(1e-6, 1))
             .AddAttribute("RemoteAwareness",
@@ -211,23 +230,8 @@ TalbTensorAwareLb::GetTypeId()
 #undef TALB_RETUNED
 
 TalbTensorAwareLb::TalbTensorAwareLb()
-    : m_version(2),
-      m_installedVersion(2),
-      m_highThreshold(4),
-      m_moveMargin(15000),
-      m_lowMoveMargin(15000),
-      m_maxReorder(1e9),
-      m_safeMoves(int(talb::lb::TensorAwareV2::SafeMoves::kGoBackN)),
-      m_windowMode(int(talb::lb::TensorAwareV2::WindowMode::kFixed)),
-      m_paceFactor(2),
-      m_dreWeight(15000),
-      m_loadQuantum(1500),
-      m_tableSize(4096),
-      m_probeLimit(8),
-      m_dreAlpha(0.1),
-      m_remoteAwareness(false),
+    : m_installedVersion(0),
       m_installedRemote(false),
-      m_remoteBits(3),
       m_fallbackPolicy(this),
       m_remote(this)
 {
@@ -259,10 +263,10 @@ TalbTensorAwareLb::AssignStreams(int64_t stream)
     return 1 + (m_fallback ? m_fallback->AssignStreams(stream + 1) : 0);
 }
 
-talb::lb::TensorAwareV1::Config
+V1::Config
 TalbTensorAwareLb::MakeV1Config() const
 {
-    talb::lb::TensorAwareV1::Config c;
+    V1::Config c;
     c.highThreshold = m_highThreshold;
     c.moveMarginBytes = m_moveMargin;
     c.dreWeightBytes = m_dreWeight;
@@ -275,20 +279,20 @@ TalbTensorAwareLb::MakeV1Config() const
     return c;
 }
 
-talb::lb::TensorAwareV2::Config
+V2::Config
 TalbTensorAwareLb::MakeV2Config() const
 {
-    talb::lb::TensorAwareV2::Config c;
+    V2::Config c;
     c.highThreshold = m_highThreshold;
     c.highMoveMarginBytes = m_moveMargin;
     c.lowMoveMarginBytes = m_lowMoveMargin;
     c.maxReorderBytes = m_maxReorder;
-    c.safeMoves = static_cast<talb::lb::TensorAwareV2::SafeMoves>(m_safeMoves);
+    c.safeMoves = static_cast<V2::SafeMoves>(m_safeMoves);
     c.safeSlackNs = TalbCoreNs(m_safeSlack);
     c.stallTimeoutNs = TalbCoreNs(m_stallTimeout);
     c.minMoveIntervalNs = TalbCoreNs(m_minMoveInterval);
     c.activeWindowNs = TalbCoreNs(m_activeWindow);
-    c.windowMode = static_cast<talb::lb::TensorAwareV2::WindowMode>(m_windowMode);
+    c.windowMode = static_cast<V2::WindowMode>(m_windowMode);
     c.paceFactor = m_paceFactor;
     c.maxActiveWindowNs = TalbCoreNs(m_maxActiveWindow);
     c.idleTimeoutNs = TalbCoreNs(m_idleTimeout);
@@ -309,8 +313,7 @@ TalbTensorAwareLb::MakeV2Config() const
 const char*
 TalbTensorAwareLb::CheckCore() const
 {
-    return m_version == 1 ? talb::lb::TensorAwareV1::Check(MakeV1Config())
-                          : talb::lb::TensorAwareV2::Check(MakeV2Config());
+    return m_version == 1 ? V1::Check(MakeV1Config()) : V2::Check(MakeV2Config());
 }
 
 void
@@ -425,7 +428,7 @@ TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& ca
     {
         return CoreSelect(m_v1, ctx, candidates);
     }
-    if (m_safeMoves == int(talb::lb::TensorAwareV2::SafeMoves::kGoBackN))
+    if (m_safeMoves == int(V2::SafeMoves::kGoBackN))
     {
         ctx.goBackN = IsRoceV2(ctx.packet);
     }

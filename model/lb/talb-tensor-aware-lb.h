@@ -126,7 +126,7 @@ class TalbTensorAwareLb : public TalbCoreLb
     T GetMember() const;
 
     uint32_t m_version;          //!< Version attribute
-    uint32_t m_installedVersion; //!< the Version the installed policy runs
+    uint32_t m_installedVersion; //!< the Version the installed policy runs (0: none yet)
     uint8_t m_highThreshold;     //!< HighPriorityThreshold attribute
     double m_moveMargin;         //!< MoveMargin attribute (bytes)
     double m_lowMoveMargin;      //!< LowMoveMargin attribute (bytes)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -13,9 +14,104 @@
 namespace talb
 {
 
+namespace
+{
+
+using SafeMoves = lb::TensorAwareV2::SafeMoves;
+using WindowMode = lb::TensorAwareV2::WindowMode;
+
+/// A spelling of an enumerated option's value.
+template <class E>
+struct Spelling
+{
+    const char* name;
+    E value;
+};
+
+constexpr Spelling<SafeMoves> kSafeMoves[] = {{"gobackn", SafeMoves::kGoBackN},
+                                              {"always", SafeMoves::kAlways},
+                                              {"never", SafeMoves::kNever}};
+constexpr Spelling<WindowMode> kWindowModes[] = {{"fixed", WindowMode::kFixed},
+                                                 {"pace", WindowMode::kPace}};
+
+/// \return the spelling of \p value in \p spellings
+template <class E, size_t N>
+const char*
+NameOf(const Spelling<E> (&spellings)[N], E value)
+{
+    for (const Spelling<E>& s : spellings)
+    {
+        if (s.value == value)
+        {
+            return s.name;
+        }
+    }
+    return "?";
+}
+
+/// \return the value spelt \p text (any case: the simulator's spellings, GoBackN, Pace, ...)
+template <class E, size_t N>
+bool
+ParseSpelling(const Spelling<E> (&spellings)[N], const std::string& text, E* value)
+{
+    std::string v = text;
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) {
+        return static_cast<char>(std::tolower(c));
+    });
+    for (const Spelling<E>& s : spellings)
+    {
+        if (v == s.name)
+        {
+            *value = s.value;
+            return true;
+        }
+    }
+    return false;
+}
+
+/// \return \p ns in whole microseconds (the options' unit)
+int64_t
+Us(int64_t ns)
+{
+    return ns / 1000;
+}
+
+/// \return a byte count held in a double, printed as an integer (1e9 as 1000000000)
+uint64_t
+Whole(double bytes)
+{
+    return static_cast<uint64_t>(bytes);
+}
+
+/// \return \p bps as --line-rate spells it, in the largest unit that divides it
+std::string
+RateText(uint64_t bps)
+{
+    const struct
+    {
+        const char* unit;
+        uint64_t scale;
+    } units[] = {{"Gbps", 1000000000}, {"Mbps", 1000000}, {"kbps", 1000}};
+
+    for (const auto& u : units)
+    {
+        if (bps > 0 && bps % u.scale == 0)
+        {
+            return std::to_string(bps / u.scale) + u.unit;
+        }
+    }
+    return std::to_string(bps) + "bps";
+}
+
+} // namespace
+
 std::string
 SwitchUsage(const std::string& prog)
 {
+    // The defaults are those of the options' structs, the decision core's Configs included.
+    const SwitchOptions d;
+    const PolicyOptions& p = d.policy;
+    const lb::TensorAwareV2::Config& t = p.talb;
     std::ostringstream os;
     os << "usage: " << prog << " [EAL args] -- --config=FILE [options]\n"
        << "A software leaf or spine switch: forwards IPv4 by destination prefix; where a route\n"
@@ -26,89 +122,116 @@ SwitchUsage(const std::string& prog)
        << "                           [buffer=B]', 'route <a.b.c.d>/<len> <port>[,<port>..]\n"
        << "                           [leaf=N]' ('#' comments)\n"
        << "  --lb=NAME                load balancer: " << PolicyNames() << "\n"
-       << "                           (default ecmp; talb is TaLB v2, talb-v1 the first design)\n"
+       << "                           (default " << p.name
+       << "; talb is TaLB v2, talb-v1 the first design)\n"
        << "  --labels=option|dscp     label source: the TaLB IPv4 option (tensor, priority,\n"
        << "                           FIRST/LAST), or the DSCP alone (priority; the flow stands\n"
-       << "                           for its tensor) (default option)\n"
+       << "                           for its tensor) (default "
+       << (d.pipeline.labels == LabelSource::kOption ? "option" : "dscp") << ")\n"
        << "  --fallback=NAME          the TaLB versions' policy for unlabelled packets\n"
-       << "                           (default drill): " << PolicyNames(true) << "\n"
-       << "  --seed=N                 seed of the load balancer's random source (default 1)\n"
-       << "  --switch-id=N            decorrelates ECMP hashing between switches (default 0)\n"
-       << "  --flowlet-timeout-us=N   LetFlow's flowlet gap, 1..10000000 (default 500)\n"
-       << "  --drill-samples=N        DRILL's random samples, 1..16 (default 2)\n"
-       << "  --drill-memory=N         DRILL's remembered ports, 0..8 (default 1)\n"
-       << "  --presto-flowcell-bytes=B  Presto: bytes of a flowcell, 1..2^30 (default 65536)\n"
+       << "                           (default " << p.fallback << "): " << PolicyNames(true) << "\n"
+       << "  --seed=N                 seed of the load balancer's random source (default " << p.seed
+       << ")\n"
+       << "  --switch-id=N            decorrelates ECMP hashing between switches (default "
+       << p.switchId << ")\n"
+       << "  --flowlet-timeout-us=N   LetFlow's flowlet gap, 1..10000000 (default "
+       << Us(p.letflow.timeoutNs) << ")\n"
+       << "  --drill-samples=N        DRILL's random samples, 1..16 (default " << p.drill.samples
+       << ")\n"
+       << "  --drill-memory=N         DRILL's remembered ports, 0..8 (default " << p.drill.memory
+       << ")\n"
+       << "  --presto-flowcell-bytes=B  Presto: bytes of a flowcell, 1..2^30 (default "
+       << p.presto.flowcellBytes << ")\n"
        << "  --presto-idle-timeout-us=N Presto: a flow idle longer restarts at flowcell 0,\n"
-       << "                           1..10000000 (default 10000)\n"
+       << "                           1..10000000 (default " << Us(p.presto.idleNs) << ")\n"
        << "Hermes (the simulator's TalbHermesLb attributes; it senses this switch's own\n"
        << "uplinks: queue delay, and the share of packets it marked CE for routes with leaf=):\n"
        << "  --hermes-idle-timeout-us=N  a flow idle longer is placed afresh, 1..10000000\n"
-       << "                           (default 1000)\n"
+       << "                           (default " << Us(p.hermes.idleNs) << ")\n"
        << "  --hermes-ecn-threshold=F ECN fraction at or above which (with the high delay) a\n"
        << "                           path is congested, below which it may be good, 0..1\n"
-       << "                           (default 0.4)\n"
-       << "  --hermes-delay-low-us=N  queueing delay below which a path may be good (default 20)\n"
+       << "                           (default " << p.hermes.ecnThreshold << ")\n"
+       << "  --hermes-delay-low-us=N  queueing delay below which a path may be good (default "
+       << Us(p.hermes.delayLowNs) << ")\n"
        << "  --hermes-delay-high-us=N queueing delay at or above which a path may be congested\n"
-       << "                           (default 40; at least the low delay)\n"
+       << "                           (default " << Us(p.hermes.delayHighNs)
+       << "; at least the low delay)\n"
        << "  --hermes-delta-ecn=F     a notably better path has an ECN fraction lower by F ...\n"
-       << "                           0..1 (default 0.05)\n"
-       << "  --hermes-delta-delay-us=N  ... and a delay lower by N us (default 20)\n"
+       << "                           0..1 (default " << p.hermes.deltaEcn << ")\n"
+       << "  --hermes-delta-delay-us=N  ... and a delay lower by N us (default "
+       << Us(p.hermes.deltaDelayNs) << ")\n"
        << "  --hermes-size-threshold=B  bytes a flow must have sent to be rerouted (default\n"
-       << "                           64000)\n"
+       << "                           " << p.hermes.sizeThresholdBytes << ")\n"
        << "  --hermes-rate-threshold=F  a flow faster than F x its uplink's rate stays, 0..1000\n"
-       << "                           (default 0.3)\n"
+       << "                           (default " << p.hermes.rateThreshold << ")\n"
        << "  --hermes-rate-window-us=N  window of a flow's rate and of the ECN fraction; a flow\n"
-       << "                           moves at most once per window (default 100)\n"
+       << "                           moves at most once per window (default "
+       << Us(p.hermes.rateWindowNs) << ")\n"
        << "TaLB (talb and talb-v1; the simulator's TalbTensorAwareLb attributes):\n"
-       << "  --talb-high-threshold=N  priorities below N are high, 0..8 (default 4)\n"
+       << "  --talb-high-threshold=N  priorities below N are high, 0..8 (default "
+       << unsigned(t.highThreshold) << ")\n"
        << "  --talb-move-margin=B     cost excess in bytes that moves a high-priority tensor\n"
        << "                           mid-tensor (v2: queued bytes at or above its priority,\n"
-       << "                           when the ports are equally shared), 0..2^30 (default 15000)\n"
-       << "  --talb-idle-timeout-us=N tensor entry idle timeout, 1..10000000 (default 10000)\n"
-       << "  --talb-table-size=N      tensor table slots, a power of two, 1..2^24 (default 4096)\n"
+       << "                           when the ports are equally shared), 0..2^30 (default "
+       << Whole(t.highMoveMarginBytes) << ")\n"
+       << "  --talb-idle-timeout-us=N tensor entry idle timeout, 1..10000000 (default "
+       << Us(t.idleTimeoutNs) << ")\n"
+       << "  --talb-table-size=N      tensor table slots, a power of two, 1..2^24 (default "
+       << t.tableSize << ")\n"
        << "  --talb-probe-limit=N     slots a key may occupy, 1..64, at most the table size\n"
-       << "                           (default 8)\n"
+       << "                           (default " << t.probeLimit << ")\n"
        << "TaLB v2 only (talb):\n"
        << "  --talb-low-move-margin=B the move margin of low-priority tensors, 0..2^30\n"
-       << "                           (default 15000)\n"
+       << "                           (default " << Whole(t.lowMoveMarginBytes) << ")\n"
        << "  --talb-max-reorder=B     a move is taken only if the bytes it can overtake (queued\n"
        << "                           on the old port, draining after the new one) are at most\n"
-       << "                           B, 0..2^30 (default 1000000000: no bound, TCP tensors\n"
+       << "                           B, 0..2^30 (default " << Whole(t.maxReorderBytes)
+       << ": no bound, TCP tensors\n"
        << "                           follow bursts)\n"
        << "  --talb-safe-moves=MODE   flows that move only once their old path has drained,\n"
        << "                           instead of --talb-max-reorder: gobackn (RoCEv2, UDP port\n"
-       << "                           4791), always or never (default gobackn)\n"
+       << "                           4791), always or never (default "
+       << NameOf(kSafeMoves, t.safeMoves) << ")\n"
        << "  --talb-safe-move-slack-us=N  a safe-move flow moves this long after its last\n"
-       << "                           packet left its old port, 0..10000000 (default 1000)\n"
+       << "                           packet left its old port, 0..10000000 (default "
+       << Us(t.safeSlackNs) << ")\n"
        << "  --talb-min-move-interval-us=N  a tensor moves mid-tensor at most once per N us,\n"
-       << "                           0..10000000 (default 100)\n"
+       << "                           0..10000000 (default " << Us(t.minMoveIntervalNs) << ")\n"
        << "  --talb-active-window-us=N  a tensor flow counts on a port while it sent there\n"
-       << "                           within N us, 1..10000000 (default 100)\n"
+       << "                           within N us, 1..10000000 (default " << Us(t.activeWindowNs)
+       << ")\n"
        << "  --talb-active-window-mode=MODE  fixed: every flow counts for\n"
        << "                           --talb-active-window-us; pace: for --talb-pace-factor x\n"
        << "                           its own inter-packet gap, between --talb-active-window-us\n"
-       << "                           and --talb-max-active-window-us (default fixed)\n"
+       << "                           and --talb-max-active-window-us (default "
+       << NameOf(kWindowModes, t.windowMode) << ")\n"
        << "  --talb-pace-factor=X     pace mode: a flow's window over its gap, 1..1000\n"
-       << "                           (default 2)\n"
+       << "                           (default " << t.paceFactor << ")\n"
        << "  --talb-max-active-window-us=N  pace mode: the longest window (a flow that stops\n"
        << "                           leaves its port's count at most N us after its last\n"
        << "                           packet; a longer gap is a pause), 1..10000000 (default\n"
-       << "                           1000), at least --talb-active-window-us\n"
+       << "                           " << Us(t.maxActiveWindowNs)
+       << "), at least --talb-active-window-us\n"
        << "  --talb-stall-timeout-us=N  a TCP tensor that resumes after N us silent mid-tensor\n"
        << "                           (a retransmission timeout) leaves its port unless it is\n"
        << "                           strictly less shared; 0 = off, else above\n"
-       << "                           the longest active window, at most 10000000 (default 2000)\n"
+       << "                           the longest active window, at most 10000000 (default "
+       << Us(t.stallTimeoutNs) << ")\n"
        << "Ports:\n"
        << "  --ecn-threshold=B        marking threshold in bytes for ports without ecn=\n"
-       << "                           (default 97500: 65 full-size packets)\n"
+       << "                           (default " << d.pipeline.egress.ecnThresholdBytes << ": "
+       << d.pipeline.egress.ecnThresholdBytes / d.mtu << " full-size packets)\n"
        << "  --no-ecn                 never mark\n"
        << "  --buffer=B               egress buffer in bytes for ports without buffer=\n"
-       << "                           (default 1048576)\n"
-       << "  --line-rate=R            DRE capacity of unshaped ports (default 10Gbps)\n"
+       << "                           (default " << d.pipeline.egress.bufferBytes << ")\n"
+       << "  --line-rate=R            DRE capacity of unshaped ports (default "
+       << RateText(d.pipeline.lineRateBps) << ")\n"
        << "  --burst-us=N             a shaped port's bucket depth in microseconds of its rate\n"
-       << "                           (at least 4 frames), 1..1000000 (default 500)\n"
-       << "  --mtu=N                  ports' MTU, 68..9600 (default 1500)\n"
-       << "  --stats-interval=SEC     seconds between stats lines, 0 = none (default 1)\n"
+       << "                           (at least 4 frames), 1..1000000 (default "
+       << d.pipeline.shaperBurstUs << ")\n"
+       << "  --mtu=N                  ports' MTU, 68..9600 (default " << d.mtu << ")\n"
+       << "  --stats-interval=SEC     seconds between stats lines, 0 = none (default "
+       << d.statsInterval << ")\n"
        << "  --idle-sleep-us=N        when a pass over the ports moved nothing, sleep up to N\n"
        << "                           us (less when a shaped packet may leave sooner); 0 =\n"
        << "                           busy-poll, the default; 1..10000\n"
@@ -298,33 +421,19 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         }
         else if (name == "--talb-safe-moves")
         {
-            using Safe = lb::TensorAwareV2::SafeMoves;
-            std::string v = value; // the simulator's spellings (GoBackN, ...) too
-            std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) {
-                return static_cast<char>(std::tolower(c));
-            });
-            if (v != "gobackn" && v != "always" && v != "never")
+            if (!ParseSpelling(kSafeMoves, value, &o->policy.talb.safeMoves))
             {
                 *error = "--talb-safe-moves: '" + value + "' is not gobackn, always or never";
                 return false;
             }
-            o->policy.talb.safeMoves = v == "gobackn"  ? Safe::kGoBackN
-                                       : v == "always" ? Safe::kAlways
-                                                       : Safe::kNever;
         }
         else if (name == "--talb-active-window-mode")
         {
-            using Mode = lb::TensorAwareV2::WindowMode;
-            std::string v = value; // the simulator's spellings (Fixed, Pace) too
-            std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) {
-                return static_cast<char>(std::tolower(c));
-            });
-            if (v != "fixed" && v != "pace")
+            if (!ParseSpelling(kWindowModes, value, &o->policy.talb.windowMode))
             {
                 *error = "--talb-active-window-mode: '" + value + "' is not fixed or pace";
                 return false;
             }
-            o->policy.talb.windowMode = v == "pace" ? Mode::kPace : Mode::kFixed;
         }
         else if (name == "--labels")
         {
@@ -373,7 +482,7 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
                  " exceeds the table size " + std::to_string(t.tableSize);
         return false;
     }
-    const bool pace = t.windowMode == lb::TensorAwareV2::WindowMode::kPace;
+    const bool pace = t.windowMode == WindowMode::kPace;
     if (pace && t.maxActiveWindowNs < t.activeWindowNs)
     {
         *error = "--talb-max-active-window-us: " + std::to_string(t.maxActiveWindowNs / 1000) +

@@ -14,6 +14,7 @@ TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbDrillLb, "drill");
 TypeId
 TalbDrillLb::GetTypeId()
 {
+    constexpr talb::lb::Drill::Config defaults{}; // the attributes' defaults: the core's
     static TypeId tid =
         TypeId("ns3::TalbDrillLb")
             .SetParent<TalbCoreLb>()
@@ -21,20 +22,18 @@ TalbDrillLb::GetTypeId()
             .AddConstructor<TalbDrillLb>()
             .AddAttribute("Samples",
                           "Random candidate ports sampled per packet (d)",
-                          UintegerValue(2),
+                          UintegerValue(defaults.samples),
                           MakeUintegerAccessor(&TalbDrillLb::SetSamples, &TalbDrillLb::GetSamples),
                           MakeUintegerChecker<uint32_t>(1, MAX_SAMPLES))
             .AddAttribute("Memory",
                           "Least-loaded ports remembered for the next packet (m)",
-                          UintegerValue(1),
+                          UintegerValue(defaults.memory),
                           MakeUintegerAccessor(&TalbDrillLb::SetMemory, &TalbDrillLb::GetMemory),
                           MakeUintegerChecker<uint32_t>(0, MAX_MEMORY));
     return tid;
 }
 
 TalbDrillLb::TalbDrillLb()
-    : m_samples(2),
-      m_memory(1)
 {
     NS_LOG_FUNCTION(this);
     CreateCoreRng();

@@ -20,6 +20,8 @@ TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbHermesLb, "hermes");
 TypeId
 TalbHermesLb::GetTypeId()
 {
+    // The defaults of the attributes the core takes are the core's.
+    static const talb::lb::Hermes::Config defaults;
     static TypeId tid =
         TypeId("ns3::TalbHermesLb")
             .SetParent<TalbLoadBalancer>()
@@ -27,58 +29,58 @@ TalbHermesLb::GetTypeId()
             .AddConstructor<TalbHermesLb>()
             .AddAttribute("TableSize",
                           "Flow table slots (a power of two)",
-                          UintegerValue(4096),
+                          UintegerValue(defaults.tableSize),
                           MakeUintegerAccessor(&TalbHermesLb::m_tableSize),
                           MakeUintegerChecker<uint32_t>(1, 1u << 24))
             .AddAttribute("IdleTimeout",
                           "A flow idle for longer is placed afresh as a new flow",
-                          TimeValue(MilliSeconds(1)),
+                          TimeValue(NanoSeconds(defaults.idleNs)),
                           MakeTimeAccessor(&TalbHermesLb::m_idleTimeout),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("EcnThreshold",
                           "ECN fraction at or above which (with DelayHigh) a path is congested, "
                           "below which (with DelayLow) it may be good (Hermes: T_ECN)",
-                          DoubleValue(0.4),
+                          DoubleValue(defaults.ecnThreshold),
                           MakeDoubleAccessor(&TalbHermesLb::m_ecnThreshold),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("DelayLow",
                           "Path queueing delay below which (with a low ECN fraction) a path is "
                           "good (Hermes: T_RTT_low, as delay above the base RTT)",
-                          TimeValue(MicroSeconds(20)),
+                          TimeValue(NanoSeconds(defaults.delayLowNs)),
                           MakeTimeAccessor(&TalbHermesLb::m_delayLow),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("DelayHigh",
                           "Path queueing delay at or above which (with a high ECN fraction) a "
                           "path is congested (Hermes: T_RTT_high)",
-                          TimeValue(MicroSeconds(40)),
+                          TimeValue(NanoSeconds(defaults.delayHighNs)),
                           MakeTimeAccessor(&TalbHermesLb::m_delayHigh),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("DeltaEcn",
                           "A notably better path has an ECN fraction lower by this ... "
                           "(Hermes: delta_ECN)",
-                          DoubleValue(0.05),
+                          DoubleValue(defaults.deltaEcn),
                           MakeDoubleAccessor(&TalbHermesLb::m_deltaEcn),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("DeltaDelay",
                           "... and a queueing delay lower by this (Hermes: delta_RTT)",
-                          TimeValue(MicroSeconds(20)),
+                          TimeValue(NanoSeconds(defaults.deltaDelayNs)),
                           MakeTimeAccessor(&TalbHermesLb::m_deltaDelay),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("SizeThreshold",
                           "Bytes a flow must have sent before it may be rerouted (Hermes: S)",
-                          UintegerValue(64000),
+                          UintegerValue(defaults.sizeThresholdBytes),
                           MakeUintegerAccessor(&TalbHermesLb::m_sizeThreshold),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("RateThreshold",
                           "A flow faster than this fraction of its uplink's line rate is not "
                           "rerouted (Hermes: R)",
-                          DoubleValue(0.3),
+                          DoubleValue(defaults.rateThreshold),
                           MakeDoubleAccessor(&TalbHermesLb::m_rateThreshold),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("RateWindow",
                           "Window over which a flow's rate is measured; a flow moves at most "
                           "once per window",
-                          TimeValue(MicroSeconds(100)),
+                          TimeValue(NanoSeconds(defaults.rateWindowNs)),
                           MakeTimeAccessor(&TalbHermesLb::m_rateWindow),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("MarkThreshold",
@@ -101,14 +103,7 @@ TalbHermesLb::GetTypeId()
 }
 
 TalbHermesLb::TalbHermesLb()
-    : m_tableSize(4096),
-      m_ecnThreshold(0.4),
-      m_deltaEcn(0.05),
-      m_sizeThreshold(64000),
-      m_rateThreshold(0.3),
-      m_markBytes(97500),
-      m_gain(0.125),
-      m_events(MakeCallback(&TalbHermesLb::CoreRerouted, this)),
+    : m_events(MakeCallback(&TalbHermesLb::CoreRerouted, this)),
       m_remote(this),
       m_current(nullptr)
 {

@@ -14,6 +14,7 @@ TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbLetFlowLb, "letflow");
 TypeId
 TalbLetFlowLb::GetTypeId()
 {
+    constexpr talb::lb::LetFlow::Config defaults{}; // the attributes' defaults: the core's
     static TypeId tid =
         TypeId("ns3::TalbLetFlowLb")
             .SetParent<TalbCoreLb>()
@@ -21,20 +22,19 @@ TalbLetFlowLb::GetTypeId()
             .AddConstructor<TalbLetFlowLb>()
             .AddAttribute("FlowletTimeout",
                           "Gap between two packets of a flow that starts a new flowlet",
-                          TimeValue(MicroSeconds(500)),
+                          TimeValue(NanoSeconds(defaults.timeoutNs)),
                           MakeTimeAccessor(&TalbLetFlowLb::SetFlowletTimeout,
                                            &TalbLetFlowLb::GetFlowletTimeout),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("TableSize",
                           "Flowlet table slots (a power of two)",
-                          UintegerValue(4096),
+                          UintegerValue(defaults.tableSize),
                           MakeUintegerAccessor(&TalbLetFlowLb::m_tableSize),
                           MakeUintegerChecker<uint32_t>(1, 1u << 24));
     return tid;
 }
 
 TalbLetFlowLb::TalbLetFlowLb()
-    : m_tableSize(4096)
 {
     NS_LOG_FUNCTION(this);
     CreateCoreRng();

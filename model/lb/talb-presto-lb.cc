@@ -14,6 +14,7 @@ TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbPrestoLb, "presto");
 TypeId
 TalbPrestoLb::GetTypeId()
 {
+    constexpr talb::lb::Presto::Config defaults{}; // the attributes' defaults: the core's
     static TypeId tid =
         TypeId("ns3::TalbPrestoLb")
             .SetParent<TalbLoadBalancer>()
@@ -21,26 +22,24 @@ TalbPrestoLb::GetTypeId()
             .AddConstructor<TalbPrestoLb>()
             .AddAttribute("FlowcellBytes",
                           "Bytes of a flowcell: a flow moves to its next path every this many",
-                          UintegerValue(65536),
+                          UintegerValue(defaults.flowcellBytes),
                           MakeUintegerAccessor(&TalbPrestoLb::m_flowcellBytes),
                           MakeUintegerChecker<uint32_t>(1, 1u << 30))
             .AddAttribute("TableSize",
                           "Flow table slots (a power of two)",
-                          UintegerValue(4096),
+                          UintegerValue(defaults.tableSize),
                           MakeUintegerAccessor(&TalbPrestoLb::m_tableSize),
                           MakeUintegerChecker<uint32_t>(1, 1u << 24))
             .AddAttribute("IdleTimeout",
                           "A flow idle for longer restarts at flowcell 0",
-                          TimeValue(MilliSeconds(10)),
+                          TimeValue(NanoSeconds(defaults.idleNs)),
                           MakeTimeAccessor(&TalbPrestoLb::m_idleTimeout),
                           MakeTimeChecker(NanoSeconds(1)));
     return tid;
 }
 
 TalbPrestoLb::TalbPrestoLb()
-    : m_flowcellBytes(65536),
-      m_tableSize(4096),
-      m_events(MakeCallback(&TalbPrestoLb::CoreRerouted, this)),
+    : m_events(MakeCallback(&TalbPrestoLb::CoreRerouted, this)),
       m_current(nullptr)
 {
     NS_LOG_FUNCTION(this);

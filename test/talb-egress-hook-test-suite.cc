@@ -2,6 +2,7 @@
 // per-segment label (FIRST/LAST, segments spanning tensors, ACKs, DSCP). TalbTag's own wire
 // bytes: talb-tag.
 #include "talb-test-fabric.h"
+#include "talb-test-frames.h"
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -43,27 +44,21 @@ class TalbEgressHookSegmentsTestCase : public talbtest::SimulationTestCase
                         uint32_t* taggedAcks,
                         Ptr<const Packet> packet)
     {
-        Ptr<Packet> p = packet->Copy();
-        PppHeader ppp;
-        Ipv4Header ip;
-        TcpHeader tcp;
-        p->RemoveHeader(ppp);
-        p->RemoveHeader(ip);
-        p->RemoveHeader(tcp);
+        talbtest::TcpFrame f = talbtest::StripTcpFrame(packet);
         TalbTag tag;
-        bool tagged = p->PeekPacketTag(tag);
-        if (p->GetSize() == 0)
+        bool tagged = f.payload->PeekPacketTag(tag);
+        if (f.payload->GetSize() == 0)
         {
             ++*acks;
-            *taggedAcks += (tagged || ip.GetDscp() != 0) ? 1 : 0;
+            *taggedAcks += (tagged || f.ip.GetDscp() != 0) ? 1 : 0;
             return;
         }
         // The connection's first data byte has sequence number 1 (SYN takes 0).
-        data->push_back({tcp.GetSequenceNumber().GetValue() - 1,
-                         p->GetSize(),
+        data->push_back({f.tcp.GetSequenceNumber().GetValue() - 1,
+                         f.payload->GetSize(),
                          tagged,
                          tag,
-                         static_cast<uint8_t>(ip.GetDscp())});
+                         static_cast<uint8_t>(f.ip.GetDscp())});
     }
 
     void DoRun() override

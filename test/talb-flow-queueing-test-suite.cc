@@ -1,6 +1,8 @@
 // TalbPriorityQueue with FlowQueueing (TalbFlowQueues): the flows of a band share it evenly by
 // deficit round robin whatever they have queued, each flow's packets leave in order, bands stay
 // strict, and flows beyond MaxFlows share an overflow queue without losing order or packets.
+#include "talb-test-frames.h"
+
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
@@ -44,13 +46,7 @@ Segment(uint16_t flow, uint32_t seq, uint32_t payload, uint8_t band)
 std::pair<uint16_t, uint32_t>
 FlowAndSeq(Ptr<const Packet> frame)
 {
-    Ptr<Packet> p = frame->Copy();
-    PppHeader ppp;
-    Ipv4Header ip;
-    TcpHeader tcp;
-    p->RemoveHeader(ppp);
-    p->RemoveHeader(ip);
-    p->RemoveHeader(tcp);
+    const TcpHeader tcp = talbtest::StripTcpFrame(frame).tcp;
     return {tcp.GetSourcePort(), tcp.GetSequenceNumber().GetValue()};
 }
 

@@ -2,6 +2,7 @@
 // on a two-leaf fabric what blind flowcell spraying does to one TCP connection: in order on
 // equal paths, reordered (and retransmitted) when one path is slower.
 #include "talb-test-fabric.h"
+#include "talb-test-frames.h"
 #include "talb-test-ports.h"
 
 #include "ns3/applications-module.h"
@@ -136,15 +137,9 @@ class TalbPrestoFabricTestCase : public talbtest::SimulationTestCase
         {
             return;
         }
-        Ptr<Packet> copy = p->Copy();
-        PppHeader ppp;
-        copy->RemoveHeader(ppp);
-        Ipv4Header ip;
-        TcpHeader tcp;
-        copy->RemoveHeader(ip);
-        copy->RemoveHeader(tcp);
-        uint32_t seq = tcp.GetSequenceNumber().GetValue();
-        uint32_t end = seq + copy->GetSize();
+        talbtest::TcpFrame f = talbtest::StripTcpFrame(p);
+        uint32_t seq = f.tcp.GetSequenceNumber().GetValue();
+        uint32_t end = seq + f.payload->GetSize();
         ++s->dataSegments;
         if (seq < s->highestEnd)
         {

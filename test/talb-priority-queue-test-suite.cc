@@ -2,6 +2,7 @@
 // the best-effort cap, and a fabric run where a high-priority tensor overtakes queued
 // low-priority traffic.
 #include "talb-test-fabric.h"
+#include "talb-test-frames.h"
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -37,12 +38,7 @@ Frame(uint32_t payload, uint8_t tos)
 uint8_t
 EcnOf(Ptr<const Packet> frame)
 {
-    Ptr<Packet> p = frame->Copy();
-    PppHeader ppp;
-    Ipv4Header ip;
-    p->RemoveHeader(ppp);
-    p->RemoveHeader(ip);
-    return ip.GetEcn();
+    return talbtest::Ipv4Of(frame).GetEcn();
 }
 
 } // namespace
@@ -197,11 +193,7 @@ TrainingBandOf(Ptr<const Packet> frame)
     {
         return prio;
     }
-    Ptr<Packet> c = frame->Copy();
-    PppHeader ppp;
-    Ipv4Header ip;
-    c->RemoveHeader(ppp);
-    c->RemoveHeader(ip);
+    const Ipv4Header ip = talbtest::Ipv4Of(frame);
     prio = talb_priority_from_dscp(ip.GetDscp());
     if (prio >= 0)
     {

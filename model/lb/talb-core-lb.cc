@@ -36,21 +36,6 @@ TalbCoreLb::DoDispose()
     TalbLoadBalancer::DoDispose();
 }
 
-talb::lb::PacketInfo
-TalbCoreLb::ToCore(const TalbPacketContext& ctx)
-{
-    talb::lb::PacketInfo p;
-    p.flowHash = ctx.flowHash;
-    p.size = ctx.size;
-    p.srcLeaf = ctx.srcLeaf;
-    p.dstLeaf = ctx.dstLeaf;
-    p.hasLabel = ctx.hasLabel;
-    p.label = ctx.label;
-    p.nowNs = TalbCoreNs(ctx.now);
-    p.goBackN = ctx.goBackN;
-    return p;
-}
-
 void
 TalbCoreLb::CreateCoreRng()
 {
@@ -76,8 +61,7 @@ TalbCoreLb::CoreSelect(talb::lb::Policy& policy,
                        const TalbCandidates& candidates)
 {
     m_current = &ctx;
-    uint32_t port =
-        policy.Select(ToCore(ctx), talb::lb::Candidates{candidates.ports, candidates.count});
+    uint32_t port = policy.Select(TalbCorePacket(ctx), TalbCoreCandidates(candidates));
     m_current = nullptr;
     return port;
 }

@@ -28,9 +28,6 @@ class TalbCoreLb : public TalbLoadBalancer, private talb::lb::Events
     TalbCoreLb();
     ~TalbCoreLb() override;
 
-    /// \return \p ctx as the decision core sees a packet
-    static talb::lb::PacketInfo ToCore(const TalbPacketContext& ctx);
-
   protected:
     void DoDispose() override;
 

@@ -101,6 +101,7 @@ TalbCorePacket(const TalbPacketContext& ctx)
     p.hasLabel = ctx.hasLabel;
     p.label = ctx.label;
     p.nowNs = TalbCoreNs(ctx.now);
+    p.goBackN = ctx.goBackN;
     return p;
 }
 

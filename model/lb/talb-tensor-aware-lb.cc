@@ -384,41 +384,46 @@ TalbTensorAwareLb::InitializeParams()
     if (m_version == 1)
     {
         m_v1.Configure(MakeV1Config(), GetNPorts());
-        m_v1.SetFallback(&m_fallbackPolicy);
-        BindCore(m_v1);
     }
     else
     {
         m_v2.Configure(MakeV2Config(), GetNPorts());
-        m_v2.SetFallback(&m_fallbackPolicy);
         m_installedRemote = m_remoteAwareness;
         if (m_installedRemote)
         {
             m_feedback.Configure(GetSwitchInfo(), *GetPortTable(), m_remoteBits, m_remoteAging);
         }
         m_v2.SetRemote(m_installedRemote ? &m_remote : nullptr);
-        BindCore(m_v2);
     }
+    talb::lb::TensorPolicy& core =
+        m_version == 1 ? static_cast<talb::lb::TensorPolicy&>(m_v1) : m_v2;
+    core.SetFallback(&m_fallbackPolicy);
+    BindCore(core);
     m_fallback->Attach(GetSwitchInfo(), GetPortTable());
+}
+
+const talb::lb::TensorPolicy&
+TalbTensorAwareLb::Installed() const
+{
+    return m_installedVersion == 1 ? static_cast<const talb::lb::TensorPolicy&>(m_v1) : m_v2;
 }
 
 const TalbTensorAwareLb::TableStats&
 TalbTensorAwareLb::GetTableStats() const
 {
-    return m_installedVersion == 1 ? m_v1.GetTableStats() : m_v2.GetTableStats();
+    return Installed().GetTableStats();
 }
 
 uint32_t
 TalbTensorAwareLb::GetLiveEntries(Time now) const
 {
-    return m_installedVersion == 1 ? m_v1.LiveEntries(TalbCoreNs(now))
-                                   : m_v2.LiveEntries(TalbCoreNs(now));
+    return Installed().LiveEntries(TalbCoreNs(now));
 }
 
 uint32_t
 TalbTensorAwareLb::GetHeldEntries() const
 {
-    return m_installedVersion == 1 ? m_v1.HeldEntries() : m_v2.HeldEntries();
+    return Installed().HeldEntries();
 }
 
 uint32_t

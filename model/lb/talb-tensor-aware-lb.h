@@ -107,6 +107,8 @@ class TalbTensorAwareLb : public TalbCoreLb
         const TalbTensorAwareLb* m_owner;
     };
 
+    /// \return the installed version's policy (v2's before install)
+    const talb::lb::TensorPolicy& Installed() const;
     /// \return true when \p packet (an IPv4 packet) is RoCEv2: UDP to port 4791
     static bool IsRoceV2(const Packet* packet);
     /// \return v1's Config from the attributes

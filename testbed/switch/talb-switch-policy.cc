@@ -46,11 +46,10 @@ TensorAware(const char* name,
 }
 
 /// The tensor table's statistics line of a TaLB version (the same fields for both).
-template <class P>
 std::string
 TensorAwareReport(const lb::Policy& policy, int64_t nowNs)
 {
-    const auto& t = static_cast<const P&>(policy);
+    const auto& t = static_cast<const lb::TensorPolicy&>(policy);
     const lb::TensorTableStats& s = t.GetTableStats();
     char line[512];
     std::snprintf(line,
@@ -140,14 +139,14 @@ const std::vector<PolicyKind> kKinds = {
      [](const PolicyOptions& o, const PolicyContext& c, std::string* error) {
          return TensorAware<lb::TensorAwareV2>("talb", o.talb, c, error);
      },
-     /* report */ &TensorAwareReport<lb::TensorAwareV2>},
+     /* report */ &TensorAwareReport},
     {"talb-v1",
      /* canBeFallback */ false,
      /* needsFallback */ true,
      [](const PolicyOptions& o, const PolicyContext& c, std::string* error) {
          return TensorAware<lb::TensorAwareV1>("talb-v1", o.talbV1, c, error);
      },
-     /* report */ &TensorAwareReport<lb::TensorAwareV1>},
+     /* report */ &TensorAwareReport},
 };
 
 } // namespace

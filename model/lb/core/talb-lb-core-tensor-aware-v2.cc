@@ -1,7 +1,6 @@
 #include "talb-lb-core-tensor-aware-v2.h"
 
 #include <algorithm>
-#include <cassert>
 #include <tuple>
 
 namespace talb
@@ -67,24 +66,6 @@ TensorAwareV2::Retune(const Config& config)
     m_config = config;
     m_table.Retune(config.probeLimit, config.idleTimeoutNs);
     return true;
-}
-
-void
-TensorAwareV2::SetFallback(Policy* fallback)
-{
-    m_fallback = fallback;
-}
-
-uint32_t
-TensorAwareV2::LiveEntries(int64_t nowNs) const
-{
-    return m_table.LiveEntries(nowNs);
-}
-
-uint32_t
-TensorAwareV2::HeldEntries() const
-{
-    return m_table.HeldEntries();
 }
 
 uint32_t
@@ -299,9 +280,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
 {
     if (!packet.hasLabel)
     {
-        assert(m_fallback && "TensorAwareV2 without a fallback policy");
-        ++m_stats.nFallback;
-        uint32_t port = m_fallback->Select(packet, candidates);
+        uint32_t port = SelectFallback(packet, candidates);
         if (packet.size >= kUntaggedMinBytes)
         {
             // No pace: the fallback sprays an untagged flow's packets (drill), so their gaps on

@@ -1,8 +1,7 @@
 #ifndef TALB_LB_CORE_TENSOR_AWARE_V2_H
 #define TALB_LB_CORE_TENSOR_AWARE_V2_H
 
-#include "talb-lb-core-tensor-table.h"
-#include "talb-lb-core.h"
+#include "talb-lb-core-tensor-policy.h"
 
 #include <vector>
 
@@ -83,7 +82,7 @@ namespace lb
  * Per packet: a table lookup (probeLimit slots), a kFlowSlots scan of the chosen port and, on a
  * decision, kFlowSlots x candidates. No allocation after Configure().
  */
-class TensorAwareV2 : public Policy
+class TensorAwareV2 : public TensorPolicy
 {
   public:
     /// Tensor flows a port remembers; more active flows than this count as this many.
@@ -132,8 +131,6 @@ class TensorAwareV2 : public Policy
     /// Untagged packets smaller than this (ACKs, handshakes) do not make their flow count.
     static constexpr uint32_t kUntaggedMinBytes = 128;
 
-    using TableStats = TensorTableStats;
-
     /// \return nullptr when \p config is usable, else what is wrong with it
     static const char* Check(const Config& config);
 
@@ -164,18 +161,6 @@ class TensorAwareV2 : public Policy
         m_remote = remote;
     }
 
-    /// \param fallback the policy for unlabelled packets (outlives this one), bound by its owner
-    void SetFallback(Policy* fallback);
-
-    const TableStats& GetTableStats() const
-    {
-        return m_stats;
-    }
-
-    /// \return the number of live entries at \p nowNs (O(tableSize): for tests and reports)
-    uint32_t LiveEntries(int64_t nowNs) const;
-    /// \return the number of entries held, live or idle (O(tableSize))
-    uint32_t HeldEntries() const;
     /// \return tensor flows active on \p port at \p nowNs (O(kFlowSlots))
     uint32_t ActiveFlows(uint32_t port, int64_t nowNs) const;
 
@@ -337,11 +322,8 @@ class TensorAwareV2 : public Policy
                   uint32_t uncharged);
 
     Config m_config;
-    TensorTable m_table;
     std::vector<FlowSlot> m_slots; ///< kFlowSlots per port
-    Policy* m_fallback{nullptr};
     const RemoteView* m_remote{nullptr};
-    TableStats m_stats;
 };
 
 } // namespace lb

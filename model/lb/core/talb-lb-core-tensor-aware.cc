@@ -1,6 +1,5 @@
 #include "talb-lb-core-tensor-aware.h"
 
-#include <cassert>
 #include <cmath>
 #include <utility>
 
@@ -62,24 +61,6 @@ TensorAwareV1::Retune(const Config& config)
     return true;
 }
 
-void
-TensorAwareV1::SetFallback(Policy* fallback)
-{
-    m_fallback = fallback;
-}
-
-uint32_t
-TensorAwareV1::LiveEntries(int64_t nowNs) const
-{
-    return m_table.LiveEntries(nowNs);
-}
-
-uint32_t
-TensorAwareV1::HeldEntries() const
-{
-    return m_table.HeldEntries();
-}
-
 uint32_t
 TensorAwareV1::LeastCostPort(const Candidates& candidates, int64_t nowNs)
 {
@@ -100,9 +81,7 @@ TensorAwareV1::DoSelect(const PacketInfo& packet, const Candidates& candidates)
 {
     if (!packet.hasLabel)
     {
-        assert(m_fallback && "TensorAwareV1 without a fallback policy");
-        ++m_stats.nFallback;
-        return m_fallback->Select(packet, candidates);
+        return SelectFallback(packet, candidates);
     }
     const int64_t now = packet.nowNs;
     const bool high = packet.label.priority < m_config.highThreshold;

@@ -2,8 +2,7 @@
 #define TALB_LB_CORE_TENSOR_AWARE_H
 
 #include "talb-lb-core-dre.h"
-#include "talb-lb-core-tensor-table.h"
-#include "talb-lb-core.h"
+#include "talb-lb-core-tensor-policy.h"
 
 #include <vector>
 
@@ -32,7 +31,7 @@ namespace lb
  * The table has tableSize slots and no allocation after Configure(): a key probes probeLimit
  * consecutive slots; when all hold live entries the least recently used one is evicted.
  */
-class TensorAwareV1 : public Policy
+class TensorAwareV1 : public TensorPolicy
 {
   public:
     struct Config
@@ -47,9 +46,6 @@ class TensorAwareV1 : public Policy
         int64_t dreIntervalNs{20000};    ///< decay interval of the high-priority load DRE
         double dreAlpha{0.1};            ///< its decay factor per interval, (0, 1]
     };
-
-    /// Tensor table statistics (TensorTableStats: the identity it keeps).
-    using TableStats = TensorTableStats;
 
     /// \return nullptr when \p config is usable, else what is wrong with it
     static const char* Check(const Config& config);
@@ -69,19 +65,6 @@ class TensorAwareV1 : public Policy
      */
     bool Retune(const Config& config);
 
-    /// \param fallback the policy for unlabelled packets (outlives this one), bound by its owner
-    void SetFallback(Policy* fallback);
-
-    const TableStats& GetTableStats() const
-    {
-        return m_stats;
-    }
-
-    /// \return the number of live entries at \p nowNs (O(tableSize): for tests and reports)
-    uint32_t LiveEntries(int64_t nowNs) const;
-    /// \return the number of entries held, live or idle (O(tableSize))
-    uint32_t HeldEntries() const;
-
   private:
     uint32_t DoSelect(const PacketInfo& packet, const Candidates& candidates) override;
 
@@ -94,10 +77,7 @@ class TensorAwareV1 : public Policy
     }
 
     Config m_config;
-    TensorTable m_table;
     std::vector<Dre> m_highLoad; ///< per port: high-priority bytes sent, decayed
-    Policy* m_fallback{nullptr};
-    TableStats m_stats;
 };
 
 } // namespace lb

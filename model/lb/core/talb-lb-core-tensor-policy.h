@@ -1,0 +1,51 @@
+#ifndef TALB_LB_CORE_TENSOR_POLICY_H
+#define TALB_LB_CORE_TENSOR_POLICY_H
+
+#include "talb-lb-core-tensor-table.h"
+#include "talb-lb-core.h"
+
+namespace talb
+{
+namespace lb
+{
+
+/**
+ * \ingroup talb-lb
+ * What the TaLB versions (TensorAwareV1, TensorAwareV2) share around their decisions: the
+ * tensor table with its statistics, and the fallback policy that chooses for unlabelled
+ * packets. A version sizes m_table in its Configure() and counts in m_stats.
+ */
+class TensorPolicy : public Policy
+{
+  public:
+    /// Tensor table statistics (TensorTableStats: the identity it keeps).
+    using TableStats = TensorTableStats;
+
+    /// \param fallback the policy for unlabelled packets (outlives this one), bound by its owner
+    void SetFallback(Policy* fallback);
+
+    const TableStats& GetTableStats() const
+    {
+        return m_stats;
+    }
+
+    /// \return the number of live entries at \p nowNs (O(tableSize): for tests and reports)
+    uint32_t LiveEntries(int64_t nowNs) const;
+    /// \return the number of entries held, live or idle (O(tableSize))
+    uint32_t HeldEntries() const;
+
+  protected:
+    /// \return the fallback's choice for the unlabelled \p packet (counted: nFallback)
+    uint32_t SelectFallback(const PacketInfo& packet, const Candidates& candidates);
+
+    TensorTable m_table;
+    TableStats m_stats;
+
+  private:
+    Policy* m_fallback{nullptr};
+};
+
+} // namespace lb
+} // namespace talb
+
+#endif /* TALB_LB_CORE_TENSOR_POLICY_H */

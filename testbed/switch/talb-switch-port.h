@@ -125,7 +125,7 @@ class SwitchEcnView : public lb::RemoteView
     };
 
     const SwitchPort* m_ports{nullptr};
-    int64_t m_windowNs{100000};
+    int64_t m_windowNs{0};                 ///< set by Init() (Hermes's rate window)
     mutable std::vector<Window> m_windows; ///< sized by Init(): the reads stay allocation-free
 };
 

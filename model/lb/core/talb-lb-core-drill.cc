@@ -28,8 +28,7 @@ Drill::Configure(const Config& config)
     {
         return false;
     }
-    m_samples = config.samples;
-    m_memory = config.memory;
+    m_config = config;
     m_nRemembered = 0;
     return true;
 }
@@ -41,8 +40,7 @@ Drill::Retune(const Config& config)
     {
         return false;
     }
-    m_samples = config.samples;
-    m_memory = config.memory;
+    m_config = config;
     return true;
 }
 
@@ -80,11 +78,11 @@ Drill::DoSelect(const PacketInfo& /* packet */, const Candidates& candidates)
             consider(m_remembered[i]);
         }
     }
-    for (uint32_t s = 0; s < m_samples; ++s)
+    for (uint32_t s = 0; s < m_config.samples; ++s)
     {
         consider(candidates.ports[Draw(0, candidates.count - 1)]);
     }
-    m_nRemembered = std::min(m_memory, n);
+    m_nRemembered = std::min(m_config.memory, n);
     for (uint32_t i = 0; i < m_nRemembered; ++i)
     {
         m_remembered[i] = port[i];

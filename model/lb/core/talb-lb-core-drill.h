@@ -47,8 +47,7 @@ class Drill : public Policy
   private:
     uint32_t DoSelect(const PacketInfo& packet, const Candidates& candidates) override;
 
-    uint32_t m_samples{2};
-    uint32_t m_memory{1};
+    Config m_config;
     std::array<uint32_t, kMaxMemory> m_remembered{}; ///< remembered port ids
     uint32_t m_nRemembered{0};                       ///< valid entries of m_remembered
 };

@@ -26,7 +26,7 @@ LetFlow::Configure(const Config& config)
     {
         return false;
     }
-    m_timeoutNs = config.timeoutNs;
+    m_config = config;
     m_table.Resize(config.tableSize);
     return true;
 }
@@ -38,7 +38,7 @@ LetFlow::Retune(const Config& config)
     {
         return false;
     }
-    m_timeoutNs = config.timeoutNs;
+    m_config = config;
     return true;
 }
 
@@ -46,7 +46,7 @@ uint32_t
 LetFlow::DoSelect(const PacketInfo& packet, const Candidates& candidates)
 {
     FlowletTable::Entry& e = m_table.Slot(packet.flowHash);
-    if (FlowletTable::IsActive(e, packet.flowHash, packet.nowNs, m_timeoutNs) &&
+    if (FlowletTable::IsActive(e, packet.flowHash, packet.nowNs, m_config.timeoutNs) &&
         candidates.Contains(e.port))
     {
         e.lastSeenNs = packet.nowNs;

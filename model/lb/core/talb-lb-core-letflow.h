@@ -38,7 +38,7 @@ class LetFlow : public Policy
   private:
     uint32_t DoSelect(const PacketInfo& packet, const Candidates& candidates) override;
 
-    int64_t m_timeoutNs{500000};
+    Config m_config;
     FlowletTable m_table;
 };
 

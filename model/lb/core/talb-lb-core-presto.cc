@@ -32,8 +32,7 @@ Presto::Configure(const Config& config)
     {
         return false;
     }
-    m_flowcellBytes = config.flowcellBytes;
-    m_idleNs = config.idleNs;
+    m_config = config;
     m_entries.assign(config.tableSize, Entry());
     m_mask = config.tableSize - 1;
     return true;
@@ -51,7 +50,7 @@ Presto::DoSelect(const PacketInfo& packet, const Candidates& candidates)
 {
     Entry& e = Slot(packet.flowHash);
     bool known = e.valid && e.flowHash == packet.flowHash;
-    if (known && packet.nowNs - e.lastSeenNs > m_idleNs)
+    if (known && packet.nowNs - e.lastSeenNs > m_config.idleNs)
     {
         known = false; // an idle flow starts its next message with a full first cell
     }
@@ -66,7 +65,7 @@ Presto::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         e.cellBytes = 0;
         e.valid = true;
     }
-    else if (e.cellBytes > 0 && uint64_t(e.cellBytes) + packet.size > m_flowcellBytes)
+    else if (e.cellBytes > 0 && uint64_t(e.cellBytes) + packet.size > m_config.flowcellBytes)
     {
         ++e.cell;
         e.cellBytes = 0;

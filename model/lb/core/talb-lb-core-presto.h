@@ -71,8 +71,7 @@ class Presto : public Policy
         return m_entries[Mix32(flowHash ^ 0x27d4eb2fu) & m_mask];
     }
 
-    uint32_t m_flowcellBytes{65536};
-    int64_t m_idleNs{10000000};
+    Config m_config;
     std::vector<Entry> m_entries;
     uint32_t m_mask{0};
 };

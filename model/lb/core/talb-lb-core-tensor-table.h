@@ -90,8 +90,8 @@ class TensorTable
 
   private:
     std::vector<Entry> m_slots;
-    uint32_t m_probeLimit{8};
-    int64_t m_idleTimeoutNs{10000000};
+    uint32_t m_probeLimit{0};   ///< set by Configure()
+    int64_t m_idleTimeoutNs{0}; ///< set by Configure()
 };
 
 } // namespace lb

@@ -99,6 +99,23 @@ TalbTensorAwareLb::GetTypeId()
                           DoubleValue(kV2Defaults.maxReorderBytes),
                           MakeDoubleAccessor(TALB_RETUNED(double, m_maxReorder)),
                           MakeDoubleChecker<double>(0))
+            .AddAttribute("Spray",
+                          "v2: when tensor flows spread their packets over the ports (each packet "
+                          "to the fastest path with the fewest bytes queued at or above its "
+                          "priority) instead of keeping one: Never; WithUntagged, while an "
+                          "untagged data flow is active on a candidate port (pools the ports' "
+                          "capacity with background bursts); Contended, while that or a tensor "
+                          "flow of another job is; Always. Never flows that SafeMoves covers",
+                          EnumValue(int(kV2Defaults.spray)),
+                          MakeEnumAccessor(TALB_RETUNED(int, m_spray)),
+                          MakeEnumChecker(int(talb::lb::TensorAwareV2::Spray::kNever),
+                                          "Never",
+                                          int(talb::lb::TensorAwareV2::Spray::kWithUntagged),
+                                          "WithUntagged",
+                                          int(talb::lb::TensorAwareV2::Spray::kAlways),
+                                          "Always",
+                                          int(talb::lb::TensorAwareV2::Spray::kContended),
+                                          "Contended"))
             .AddAttribute("SafeMoves",
                           "v2: flows that move only once their old path has drained (their last "
                           "packet left the port, plus SafeMoveSlack), in place of MaxReorder: "
@@ -289,6 +306,7 @@ TalbTensorAwareLb::MakeV2Config() const
     c.maxReorderBytes = m_maxReorder;
     c.safeMoves = static_cast<V2::SafeMoves>(m_safeMoves);
     c.safeSlackNs = TalbCoreNs(m_safeSlack);
+    c.spray = static_cast<talb::lb::TensorAwareV2::Spray>(m_spray);
     c.stallTimeoutNs = TalbCoreNs(m_stallTimeout);
     c.minMoveIntervalNs = TalbCoreNs(m_minMoveInterval);
     c.activeWindowNs = TalbCoreNs(m_activeWindow);

@@ -134,6 +134,7 @@ class TalbTensorAwareLb : public TalbCoreLb
     double m_lowMoveMargin;      //!< LowMoveMargin attribute (bytes)
     double m_maxReorder;         //!< MaxReorder attribute (bytes)
     int m_safeMoves;             //!< SafeMoves attribute (TensorAwareV2::SafeMoves)
+    int m_spray;                 //!< Spray attribute (TensorAwareV2::Spray)
     Time m_safeSlack;            //!< SafeMoveSlack attribute
     Time m_stallTimeout;         //!< StallTimeout attribute
     Time m_minMoveInterval;      //!< MinMoveInterval attribute

@@ -1274,7 +1274,9 @@ TEST(TalbLbCoreTensorAwareV2, ATensorWhosePortFailedMovesAndLastFreesItsEntry)
 
 TEST(TalbLbCoreTensorAwareV2, UnlabelledPacketsGoToTheFallbackAndTheirFlowsCount)
 {
-    TalbV2Rig rig;
+    TensorAwareV2::Config c;
+    c.spray = TensorAwareV2::Spray::kNever; // tensors keep a port (placement by the flow counts)
+    TalbV2Rig rig(c);
     uint32_t port = rig.Send(Untagged(30, US));
     for (int k = 2; k < 10; ++k)
     {
@@ -1445,6 +1447,87 @@ TEST(TalbLbCoreTensorAwareV2, AFlowKeepsItsPaceWhenItLosesItsPortSlot)
     EXPECT_EQ(rig.talb.ActiveFlows(1, last + 150 * US + 290 * US), 1u);
 }
 
+TEST(TalbLbCoreTensorAwareV2, SprayWithUntaggedSpreadsTensorsOnlyWhileUntaggedFlowsAreActive)
+{
+    TensorAwareV2::Config c;
+    c.spray = TensorAwareV2::Spray::kWithUntagged;
+    TalbV2Rig rig(c);
+    // No untagged traffic: a tensor flow keeps one port whatever the queues.
+    uint32_t a = rig.Send(Tensor(10, US, 100, 5, TALB_FLAG_FIRST));
+    uint32_t other = a == 1 ? 2 : 1;
+    rig.Queue(a, 5, 8000);
+    EXPECT_EQ(rig.Send(Tensor(10, 2 * US, 100, 5, 0)), a);
+    // An untagged data flow active on the uplinks: each packet takes the port with the fewest
+    // bytes queued at or above its priority, not a reroute.
+    uint32_t bg = rig.Send(Untagged(30, 3 * US));
+    rig.Queue(a, 5, 8000);
+    rig.Queue(other, 5, 0);
+    EXPECT_EQ(rig.Send(Tensor(10, 4 * US, 100, 5, 0)), other);
+    rig.Queue(other, 5, 9000);
+    EXPECT_EQ(rig.Send(Tensor(10, 5 * US, 100, 5, 0)), a);
+    EXPECT_TRUE(rig.events.reroutes.empty());
+    EXPECT_EQ(rig.talb.GetTableStats().nSprayed, 2u);
+    // Bytes in lower bands do not count (strict priority serves the tensor first).
+    rig.Queue(a, 7, 500000);
+    rig.Queue(other, 5, 9000);
+    EXPECT_EQ(rig.Send(Tensor(10, 6 * US, 100, 5, 0)), a);
+    // Once the untagged flow has been silent longer than the active window, the flow keeps a
+    // port again (by the placement rules).
+    rig.Queue(a, 5, 0);
+    rig.Queue(other, 5, 0);
+    uint32_t kept = rig.Send(Tensor(10, 300 * US, 100, 5, 0));
+    rig.Queue(kept, 5, 10000);
+    EXPECT_EQ(rig.Send(Tensor(10, 301 * US, 100, 5, 0)), kept);
+    (void)bg;
+    // Go-back-N flows never spray, and Spray::kAlways sprays without untagged traffic.
+    TalbV2Rig roce(c);
+    PacketInfo r = Tensor(40, US, 400, 5, TALB_FLAG_FIRST);
+    r.goBackN = true;
+    roce.Send(Untagged(31, US));
+    uint32_t rp = roce.Send(r);
+    roce.Queue(rp, 5, 50000);
+    r.nowNs = 2 * US;
+    r.label.flags = 0;
+    EXPECT_EQ(roce.Send(r), rp);
+    EXPECT_EQ(roce.talb.GetTableStats().nSprayed, 0u);
+    c.spray = TensorAwareV2::Spray::kAlways;
+    TalbV2Rig always(c);
+    uint32_t p = always.Send(Tensor(50, US, 500, 5, TALB_FLAG_FIRST));
+    always.Queue(p, 5, 8000);
+    EXPECT_NE(always.Send(Tensor(50, 2 * US, 500, 5, 0)), p);
+}
+
+TEST(TalbLbCoreTensorAwareV2, ContendedSpraysWhileAnotherJobsTensorFlowSharesThePorts)
+{
+    TalbV2Rig rig; // Spray::kContended, the default
+    const uint32_t job1 = talb_make_tensor_id(1, 100);
+    const uint32_t job1b = talb_make_tensor_id(1, 200);
+    const uint32_t job2 = talb_make_tensor_id(2, 300);
+    // Two flows of one job: placed on a port each, kept whatever the queues (mid-tensor, within
+    // the move interval).
+    uint32_t a = rig.Send(Tensor(10, US, job1, 5, TALB_FLAG_FIRST));
+    uint32_t b = rig.Send(Tensor(20, US, job1b, 5, TALB_FLAG_FIRST));
+    ASSERT_NE(a, b);
+    rig.Queue(a, 5, 8000);
+    EXPECT_EQ(rig.Send(Tensor(10, 2 * US, job1, 5, 0)), a);
+    EXPECT_EQ(rig.talb.GetTableStats().nSprayed, 0u);
+    // A flow of another job on the ports: every packet takes the least queued port.
+    rig.Send(Tensor(30, 3 * US, job2, 5, TALB_FLAG_FIRST));
+    EXPECT_EQ(rig.Send(Tensor(10, 4 * US, job1, 5, 0)), b);
+    rig.Queue(b, 5, 9000);
+    EXPECT_EQ(rig.Send(Tensor(10, 5 * US, job1, 5, 0)), a);
+    EXPECT_TRUE(rig.events.reroutes.empty());
+    // WithUntagged ignores other jobs.
+    TensorAwareV2::Config c;
+    c.spray = TensorAwareV2::Spray::kWithUntagged;
+    TalbV2Rig untagged(c);
+    uint32_t p = untagged.Send(Tensor(10, US, job1, 5, TALB_FLAG_FIRST));
+    untagged.Send(Tensor(30, US, job2, 5, TALB_FLAG_FIRST));
+    untagged.Queue(p, 5, 8000);
+    EXPECT_EQ(untagged.Send(Tensor(10, 2 * US, job1, 5, 0)), p);
+    EXPECT_EQ(untagged.talb.GetTableStats().nSprayed, 0u);
+}
+
 TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
 {
     EXPECT_EQ(TensorAwareV2::Check(TensorAwareV2::Config()), nullptr);
@@ -1464,6 +1547,7 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_TRUE(bad([](auto& x) { x.probeLimit = 65; }));
     EXPECT_TRUE(bad([](auto& x) { x.paceFactor = 0.5; }));
     EXPECT_TRUE(bad([](auto& x) { x.windowMode = static_cast<TensorAwareV2::WindowMode>(2); }));
+    EXPECT_TRUE(bad([](auto& x) { x.spray = static_cast<TensorAwareV2::Spray>(4); }));
     EXPECT_TRUE(bad([](auto& x) {
         x.windowMode = TensorAwareV2::WindowMode::kPace;
         x.maxActiveWindowNs = 50 * US;

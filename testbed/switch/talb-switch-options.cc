@@ -19,6 +19,7 @@ namespace
 
 using SafeMoves = lb::TensorAwareV2::SafeMoves;
 using WindowMode = lb::TensorAwareV2::WindowMode;
+using Spray = lb::TensorAwareV2::Spray;
 
 /// A spelling of an enumerated option's value.
 template <class E>
@@ -33,6 +34,10 @@ constexpr Spelling<SafeMoves> kSafeMoves[] = {{"gobackn", SafeMoves::kGoBackN},
                                               {"never", SafeMoves::kNever}};
 constexpr Spelling<WindowMode> kWindowModes[] = {{"fixed", WindowMode::kFixed},
                                                  {"pace", WindowMode::kPace}};
+constexpr Spelling<Spray> kSprays[] = {{"contended", Spray::kContended},
+                                       {"withuntagged", Spray::kWithUntagged},
+                                       {"always", Spray::kAlways},
+                                       {"never", Spray::kNever}};
 
 /// \return the spelling of \p value in \p spellings
 template <class E, size_t N>
@@ -192,6 +197,12 @@ SwitchUsage(const std::string& prog)
        << "                           instead of --talb-max-reorder: gobackn (RoCEv2, UDP port\n"
        << "                           4791), always or never (default "
        << NameOf(kSafeMoves, t.safeMoves) << ")\n"
+       << "  --talb-spray=MODE        when TCP tensor flows spread their packets over the\n"
+       << "                           ports (each to the least queued at or above its\n"
+       << "                           priority) instead of keeping one: contended (untagged\n"
+       << "                           traffic or another job's tensor flow on the ports),\n"
+       << "                           withuntagged, always or never (default "
+       << NameOf(kSprays, t.spray) << ")\n"
        << "  --talb-safe-move-slack-us=N  a safe-move flow moves this long after its last\n"
        << "                           packet left its old port, 0..10000000 (default "
        << Us(t.safeSlackNs) << ")\n"
@@ -370,7 +381,7 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
             bool known = number != numbers.end() || real != reals.end() || name == "--config" ||
                          name == "--lb" || name == "--labels" || name == "--fallback" ||
                          name == "--line-rate" || name == "--talb-safe-moves" ||
-                         name == "--talb-active-window-mode";
+                         name == "--talb-active-window-mode" || name == "--talb-spray";
             *error = known ? name + ": needs a value (" + name + "=...)"
                            : "unknown argument '" + arg + "'";
             return false;
@@ -424,6 +435,15 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
             if (!ParseSpelling(kSafeMoves, value, &o->policy.talb.safeMoves))
             {
                 *error = "--talb-safe-moves: '" + value + "' is not gobackn, always or never";
+                return false;
+            }
+        }
+        else if (name == "--talb-spray")
+        {
+            if (!ParseSpelling(kSprays, value, &o->policy.talb.spray))
+            {
+                *error = "--talb-spray: '" + value +
+                         "' is not contended, withuntagged, always or never";
                 return false;
             }
         }

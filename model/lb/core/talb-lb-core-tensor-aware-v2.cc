@@ -23,6 +23,10 @@ TensorAwareV2::Check(const Config& c)
     {
         return "the move interval must be >= 0 and the active window at least 1 ns";
     }
+    if (c.spray > Spray::kContended)
+    {
+        return "the spray mode must be known";
+    }
     if (c.safeSlackNs < 0 || c.safeMoves > SafeMoves::kAlways)
     {
         return "the safe-move slack must be >= 0 and the safe-move mode known";
@@ -137,7 +141,9 @@ TensorAwareV2::Touch(uint32_t port,
                      int64_t nowNs,
                      bool safe,
                      int64_t drainedNs,
-                     int64_t paceNs)
+                     int64_t paceNs,
+                     bool untagged,
+                     uint8_t job)
 {
     FlowSlot* slots = Slots(port);
     FlowSlot* target = nullptr;
@@ -162,7 +168,43 @@ TensorAwareV2::Touch(uint32_t port,
     target->paceNs = paceNs;
     target->drainedNs = drainedNs;
     target->safe = safe;
+    target->untagged = untagged;
+    target->job = job;
     target->valid = true;
+}
+
+bool
+TensorAwareV2::Contended(const Candidates& candidates,
+                         int64_t nowNs,
+                         bool otherJobs,
+                         uint8_t job) const
+{
+    for (uint32_t c = 0; c < candidates.count; ++c)
+    {
+        const FlowSlot* slots = Slots(candidates.ports[c]);
+        for (uint32_t i = 0; i < kFlowSlots; ++i)
+        {
+            const FlowSlot& s = slots[i];
+            if ((s.untagged || (otherJobs && s.job != job)) && IsActive(s, nowNs))
+            {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+uint32_t
+TensorAwareV2::SprayPort(const PacketInfo& packet, const Candidates& candidates)
+{
+    const Fastest fastest = FastestRates(packet, candidates);
+    return PickLeast(candidates, [&](uint32_t port) {
+        double rPath = Ratio(fastest.path, Ports().PathRateBps(port, packet.dstLeaf));
+        double rLocal = Ratio(fastest.local, Ports().RateBps(port));
+        return std::make_pair(
+            rPath,
+            rLocal * static_cast<double>(Ports().QueueBytesAtOrAbove(port, packet.label.priority)));
+    });
 }
 
 int64_t
@@ -286,7 +328,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
             // No pace: the fallback sprays an untagged flow's packets (drill), so their gaps on
             // one port are not the flow's pace, and many short background flows would hold the
             // slots tensor flows need.
-            Touch(port, packet.flowHash, m_config.untaggedPriority, packet.nowNs);
+            Touch(port, packet.flowHash, m_config.untaggedPriority, packet.nowNs, false, 0, 0, true);
         }
         return port;
     }
@@ -297,6 +339,19 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
 
     // The flow's current port: its tensor's, else (a new tensor) the port the flow is active on.
     const bool safe = SafeMovesFor(packet);
+    const uint8_t job = static_cast<uint8_t>(talb_job_of(packet.label.tensor_id));
+    if (!safe && m_config.spray != Spray::kNever &&
+        (m_config.spray == Spray::kAlways ||
+         Contended(candidates, now, m_config.spray == Spray::kContended, job)))
+    {
+        // Spread: a flow that tolerates reordering pools the ports' capacity with the untagged
+        // bursts instead of waiting out the ones on its own port (not a reroute, as for DRILL).
+        uint32_t port = SprayPort(packet, candidates);
+        ++m_stats.nSprayed;
+        Remember(Admit(e, slot, packet), packet, port);
+        Touch(port, packet.flowHash, priority, now, false, 0, 0, false, job);
+        return port;
+    }
     const FlowSlot* onCurrent = nullptr; // the flow's slot on its current port, if any
     uint32_t current = kNoPort;
     bool failed = false;
@@ -415,31 +470,25 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
             Forget(from, packet.flowHash);
         }
     }
-    if (!e && !(packet.label.flags & TALB_FLAG_LAST))
-    {
-        e = slot;
-        TensorTable::Entry evicted;
-        if (m_table.Insert(e, packet.flowHash, packet.label.tensor_id, now, m_stats, &evicted))
-        {
-            NotifyEvicted(evicted.flowHash, evicted.tensorId);
-        }
-    }
+    e = Admit(e, slot, packet);
     if (e)
     {
         if (moved || e->port != port)
         {
             e->lastMoveNs = now;
         }
-        e->port = port;
-        e->lastSeenNs = now;
         e->paceNs = pace;
-        if (packet.label.flags & TALB_FLAG_LAST)
-        {
-            e->valid = false;
-            ++m_stats.nFreedOnLast;
-        }
     }
-    Touch(port, packet.flowHash, priority, now, safe, safe ? DrainTime(port, packet) : 0, pace);
+    Remember(e, packet, port);
+    Touch(port,
+          packet.flowHash,
+          priority,
+          now,
+          safe,
+          safe ? DrainTime(port, packet) : 0,
+          pace,
+          false,
+          job);
     return port;
 }
 

@@ -73,6 +73,16 @@ namespace lb
  * back with the shortest window, and the most loaded port looked the least shared. A flow that
  * stops leaves its port's count at most maxActiveWindowNs after its last packet. Untagged flows
  * keep activeWindowNs (the fallback sprays them: their gaps on a port are no pace).
+ * Spray (spray; kContended by default; never safe-move flows): while the candidates are contended
+ * -- an untagged data flow is active on one of them (kWithUntagged), or that or a tensor flow of
+ * another job (kContended), or always (kAlways) -- a tensor flow does not keep a port: each
+ * packet takes the fastest path with the fewest bytes queued at or above its priority (in time at
+ * the port's rate), as DRILL does. With N tensor flows on N uplinks and background bursts taking a
+ * share of whichever uplink they hit, no placement of whole flows helps (moving a flow puts it
+ * beside another, and a ring runs at its slowest flow); spreading pools the uplinks' leftover
+ * capacity. Jobs that share a fabric also meet at spine downlinks the leaf cannot see; spread,
+ * each flow's halves meet different flows. One job alone on an idle fabric keeps whole-flow
+ * placement, which the flow counts get right. Sprayed packets are not reroutes (nSprayed).
  * A port that left the candidate set (failure) is left whatever the bound. Entries are freed on
  * LAST or when idle longer than idleTimeoutNs. Unlabelled packets go to the fallback policy; a
  * flow of untagged data packets (kUntaggedMinBytes or more) counts on the port the fallback chose
@@ -105,6 +115,15 @@ class TensorAwareV2 : public TensorPolicy
         kPace,  ///< paceFactor x the flow's pace, within [activeWindowNs, maxActiveWindowNs]
     };
 
+    /// Which tensor flows spread their packets over the ports instead of keeping one.
+    enum class Spray : uint8_t
+    {
+        kNever,        ///< none: every tensor flow keeps one port (moves by the rules above)
+        kWithUntagged, ///< reordering-tolerant flows while untagged traffic shares the ports
+        kAlways,       ///< every reordering-tolerant flow
+        kContended,    ///< kWithUntagged, and while another job's tensor flow shares the ports
+    };
+
     struct Config
     {
         uint8_t highThreshold{4};          ///< priorities below it are high, 0..8
@@ -126,6 +145,7 @@ class TensorAwareV2 : public TensorPolicy
         /// a tensor silent this long mid-tensor leaves its port on ties when it resumes; 0: never,
         /// else > activeWindowNs
         int64_t stallTimeoutNs{2000000};
+        Spray spray{Spray::kContended}; ///< flows that spread their packets (not safe-move ones)
     };
 
     /// Untagged packets smaller than this (ACKs, handshakes) do not make their flow count.
@@ -176,6 +196,8 @@ class TensorAwareV2 : public TensorPolicy
         int64_t paceNs{0};    ///< kPace: the flow's inter-packet gap estimate (0: unknown)
         int64_t drainedNs{0}; ///< safe-move flows: when its last packet leaves the port
         bool safe{false};     ///< a safe-move flow's slot (drainedNs is set)
+        bool untagged{false}; ///< an untagged flow's slot
+        uint8_t job{0};       ///< a tensor flow's job (talb_job_of its tensor id)
         bool valid{false};
     };
 
@@ -281,7 +303,15 @@ class TensorAwareV2 : public TensorPolicy
                int64_t nowNs,
                bool safe = false,
                int64_t drainedNs = 0,
-               int64_t paceNs = 0);
+               int64_t paceNs = 0,
+               bool untagged = false,
+               uint8_t job = 0);
+    /// \return true when an untagged flow (\p otherJobs: or a tensor flow of a job other than
+    /// \p job) is active on one of \p candidates
+    bool Contended(const Candidates& candidates, int64_t nowNs, bool otherJobs, uint8_t job) const;
+    /// \return the candidate a spread packet takes: the fastest path, then the fewest bytes
+    /// queued at or above its priority (in time at the port's rate), ties at random
+    uint32_t SprayPort(const PacketInfo& packet, const Candidates& candidates);
     /// \return when a packet of \p packet's priority enqueued now on \p port leaves it
     int64_t DrainTime(uint32_t port, const PacketInfo& packet) const;
     /// Counts a move in the statistics.

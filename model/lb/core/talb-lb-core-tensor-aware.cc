@@ -110,26 +110,12 @@ TensorAwareV1::DoSelect(const PacketInfo& packet, const Candidates& candidates)
             // Its port failed: the tensor has to move, whatever its priority.
             NotifyRerouted(packet, e->port, port);
         }
-        else if (!(packet.label.flags & TALB_FLAG_LAST))
+        else
         {
-            e = slot;
-            TensorTable::Entry evicted;
-            if (m_table.Insert(e, packet.flowHash, packet.label.tensor_id, now, m_stats, &evicted))
-            {
-                NotifyEvicted(evicted.flowHash, evicted.tensorId);
-            }
+            e = Admit(e, slot, packet);
         }
     }
-    if (e)
-    {
-        e->port = port;
-        e->lastSeenNs = now;
-        if (packet.label.flags & TALB_FLAG_LAST)
-        {
-            e->valid = false;
-            ++m_stats.nFreedOnLast;
-        }
-    }
+    Remember(e, packet, port);
     if (high)
     {
         m_highLoad[port].Add(packet.size, now);

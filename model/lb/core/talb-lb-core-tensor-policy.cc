@@ -33,5 +33,36 @@ TensorPolicy::SelectFallback(const PacketInfo& packet, const Candidates& candida
     return m_fallback->Select(packet, candidates);
 }
 
+TensorTable::Entry*
+TensorPolicy::Admit(TensorTable::Entry* e, TensorTable::Entry* slot, const PacketInfo& packet)
+{
+    if (e || (packet.label.flags & TALB_FLAG_LAST))
+    {
+        return e;
+    }
+    TensorTable::Entry evicted;
+    if (m_table.Insert(slot, packet.flowHash, packet.label.tensor_id, packet.nowNs, m_stats, &evicted))
+    {
+        NotifyEvicted(evicted.flowHash, evicted.tensorId);
+    }
+    return slot;
+}
+
+void
+TensorPolicy::Remember(TensorTable::Entry* e, const PacketInfo& packet, uint32_t port)
+{
+    if (!e)
+    {
+        return;
+    }
+    e->port = port;
+    e->lastSeenNs = packet.nowNs;
+    if (packet.label.flags & TALB_FLAG_LAST)
+    {
+        e->valid = false;
+        ++m_stats.nFreedOnLast;
+    }
+}
+
 } // namespace lb
 } // namespace talb

@@ -37,6 +37,14 @@ class TensorPolicy : public Policy
   protected:
     /// \return the fallback's choice for the unlabelled \p packet (counted: nFallback)
     uint32_t SelectFallback(const PacketInfo& packet, const Candidates& candidates);
+    /// \return \p e, or, when there is none and \p packet is not its tensor's LAST, a new entry
+    /// in \p slot (the slot TensorTable::Lookup returned; an evicted live entry is notified)
+    TensorTable::Entry* Admit(TensorTable::Entry* e,
+                              TensorTable::Entry* slot,
+                              const PacketInfo& packet);
+    /// Records that \p packet's tensor (entry \p e, may be null) now uses \p port; frees the
+    /// entry on the tensor's LAST packet.
+    void Remember(TensorTable::Entry* e, const PacketInfo& packet, uint32_t port);
 
     TensorTable m_table;
     TableStats m_stats;

@@ -26,6 +26,7 @@ struct TensorTableStats
     uint64_t nReorderHeld{0};    ///< v2: moves not taken because they could reorder too much
     uint64_t nUndrainedHeld{0};  ///< v2: moves of safe-move flows held until the old path drains
     uint64_t nStallMoves{0};     ///< v2: tensors that left their port after a stall
+    uint64_t nSprayed{0};        ///< v2: tagged packets spread over the ports (Spray)
 };
 
 /**

@@ -18,6 +18,7 @@
 #include "ns3/command-line.h"
 #include "ns3/simulator.h"
 #include "ns3/system-path.h"
+#include "ns3/talb-event-scheduler.h"
 #include "ns3/talb-model-zoo.h"
 #include "ns3/talb-parse.h"
 #include "ns3/talb-scenario.h"
@@ -230,10 +231,17 @@ main(int argc, char* argv[])
                  job);
     cmd.AddValue("repeat", "runs per variant, interleaved; rates are medians", repeatText);
     cmd.AddValue("csv", "append one row per run to this file (header when new)", csv);
+    std::string eventScheduler;
+    TalbEventScheduler::AddOption(cmd, &eventScheduler);
     config.AddToCommandLine(cmd);
     cmd.Parse(argc, argv);
 
     std::vector<std::string> errors = config.TakeErrors();
+    std::string schedulerError = TalbEventScheduler::Select(eventScheduler);
+    if (!schedulerError.empty())
+    {
+        errors.push_back(schedulerError);
+    }
     std::vector<Fabric> fabricList;
     for (const auto& f : TalbParse::Split(fabrics, ','))
     {

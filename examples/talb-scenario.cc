@@ -11,6 +11,7 @@
 
 #include "ns3/command-line.h"
 #include "ns3/system-path.h"
+#include "ns3/talb-event-scheduler.h"
 
 #include <cstdlib>
 #include <iostream>
@@ -215,6 +216,8 @@ main(int argc, char* argv[])
               "first lb). Parameters come from --config=FILE ('name = value' lines) and/or "
               "--name=value options; later ones win. Outputs: see doc/talb.rst, 'Outputs'.");
     config.AddToCommandLine(cmd);
+    std::string eventScheduler;
+    TalbEventScheduler::AddOption(cmd, &eventScheduler);
 #ifdef NS3_MPI
     std::string mpiSync = "nullmsg";
     cmd.AddValue(
@@ -227,6 +230,11 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     std::vector<std::string> errors = config.TakeErrors();
+    std::string schedulerError = TalbEventScheduler::Select(eventScheduler);
+    if (!schedulerError.empty())
+    {
+        errors.push_back(schedulerError);
+    }
     TalbScenario::Spec spec;
     if (errors.empty())
     {

@@ -220,8 +220,26 @@ TalbPfcNetDevice::Send(Ptr<Packet> packet, const Address& /* dest */, uint16_t p
 {
     // No NS_LOG_FUNCTION here and in Receive: once per packet-hop, and a build that keeps the
     // NS_LOG checks (Debian's libns3) pays a call for each.
+    if (protocolNumber != ETHERTYPE_IPV4)
+    {
+        m_macTxDropTrace(packet);
+        ++m_stats.queueDrops;
+        return false;
+    }
+    return DoSend(packet, nullptr);
+}
+
+bool
+TalbPfcNetDevice::SendRead(Ptr<Packet> packet, const TalbPriorityQueue::PacketInfo& info)
+{
+    return DoSend(packet, &info);
+}
+
+bool
+TalbPfcNetDevice::DoSend(Ptr<Packet> packet, const TalbPriorityQueue::PacketInfo* info)
+{
     NS_ABORT_MSG_UNLESS(m_queue, "TalbPfcNetDevice on node " << m_node->GetId() << " has no queue");
-    if (protocolNumber != ETHERTYPE_IPV4 || packet->GetSize() > m_mtu)
+    if (packet->GetSize() > m_mtu)
     {
         m_macTxDropTrace(packet);
         ++m_stats.queueDrops;
@@ -233,7 +251,7 @@ TalbPfcNetDevice::Send(Ptr<Packet> packet, const Address& /* dest */, uint16_t p
     {
         m_macTxTrace(packet);
     }
-    if (!m_queue->Enqueue(packet))
+    if (!(info ? m_queue->Enqueue(packet, *info) : m_queue->Enqueue(packet)))
     {
         m_macTxDropTrace(packet);
         ++m_stats.queueDrops;

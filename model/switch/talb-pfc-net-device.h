@@ -166,6 +166,13 @@ class TalbPfcNetDevice : public NetDevice
     bool SupportsSendFrom() const override;
 
     /**
+     * Send an IPv4 packet its sender has read as \p info (TalbPriorityQueue::Read, unchanged
+     * since): as Send, without reading it again to queue it.
+     * \return false when the packet was dropped
+     */
+    bool SendRead(Ptr<Packet> packet, const TalbPriorityQueue::PacketInfo& info);
+
+    /**
      * TracedCallback signature for PFC frames.
      * \param priority the priority
      * \param quanta pause quanta (0: resume)
@@ -176,6 +183,8 @@ class TalbPfcNetDevice : public NetDevice
     void DoDispose() override;
 
   private:
+    /// Send (ETHERTYPE_IPV4) and SendRead: queue \p packet, read as \p info when not null.
+    bool DoSend(Ptr<Packet> packet, const TalbPriorityQueue::PacketInfo* info);
     /// Send the next frame if the link is idle.
     void TryTransmit();
     /// Start \p frame on the wire; \p impliedBytes: header bytes it occupies but does not carry.

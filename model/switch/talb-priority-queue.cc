@@ -186,7 +186,7 @@ TalbPriorityQueue::~TalbPriorityQueue()
 }
 
 TalbPriorityQueue::Parsed
-TalbPriorityQueue::Parse(Ptr<const Packet> item) const
+TalbPriorityQueue::Parse(Ptr<const Packet> item)
 {
     // PPP (2) + IPv4 with options (60) + the TCP header's first 13 bytes, on the stack.
     uint8_t buf[2 + 60 + 13];
@@ -234,14 +234,28 @@ TalbPriorityQueue::Parse(Ptr<const Packet> item) const
     return out;
 }
 
-uint8_t
-TalbPriorityQueue::TaggedBand(Ptr<const Packet> item, const Parsed& parsed) const
+TalbPriorityQueue::PacketInfo
+TalbPriorityQueue::Read(Ptr<const Packet> item)
 {
+    PacketInfo info;
+    info.headers = Parse(item);
     TalbTag tag;
-    if (m_bandFrom == OPTION && item->PeekPacketTag(tag))
+    if (item->PeekPacketTag(tag))
     {
-        return tag.GetPriority();
+        info.tagged = true;
+        info.label = tag.GetLabel();
     }
+    return info;
+}
+
+uint8_t
+TalbPriorityQueue::TaggedBand(const PacketInfo& info) const
+{
+    if (m_bandFrom == OPTION && info.tagged)
+    {
+        return info.label.priority;
+    }
+    const Parsed& parsed = info.headers;
     if (parsed.ipv4)
     {
         int prio = talb_priority_from_dscp(parsed.tos >> 2);
@@ -258,17 +272,6 @@ TalbPriorityQueue::TaggedBand(Ptr<const Packet> item, const Parsed& parsed) cons
 }
 
 uint8_t
-TalbPriorityQueue::SlotOf(Ptr<const Packet> item, const Parsed& parsed) const
-{
-    uint8_t band = TaggedBand(item, parsed);
-    if (band != NONE)
-    {
-        return band;
-    }
-    return m_scheduling == DWRR ? BEST_EFFORT : m_untaggedBand;
-}
-
-uint8_t
 TalbPriorityQueue::ClassOf(Ptr<const Packet> item, uint8_t slot) const
 {
     if (slot == BEST_EFFORT)
@@ -277,7 +280,7 @@ TalbPriorityQueue::ClassOf(Ptr<const Packet> item, uint8_t slot) const
     }
     // Strict: untagged packets share UntaggedBand's band with tagged ones; only that band
     // needs a second look.
-    if (m_scheduling == STRICT && slot == m_untaggedBand && TaggedBand(item, Parse(item)) == NONE)
+    if (m_scheduling == STRICT && slot == m_untaggedBand && TaggedBand(Read(item)) == NONE)
     {
         return BEST_EFFORT_CLASS;
     }
@@ -304,7 +307,18 @@ TalbPriorityQueue::Classify(Ptr<const Packet> item) const
 uint8_t
 TalbPriorityQueue::ClassifySlot(Ptr<const Packet> item) const
 {
-    return SlotOf(item, Parse(item));
+    return ClassifySlot(Read(item));
+}
+
+uint8_t
+TalbPriorityQueue::ClassifySlot(const PacketInfo& info) const
+{
+    uint8_t band = TaggedBand(info);
+    if (band != NONE)
+    {
+        return band;
+    }
+    return m_scheduling == DWRR ? BEST_EFFORT : m_untaggedBand;
 }
 
 uint8_t
@@ -407,10 +421,16 @@ TalbPriorityQueue::MarkCe(Ptr<Packet> item, const Parsed& parsed)
 bool
 TalbPriorityQueue::Enqueue(Ptr<Packet> item)
 {
+    return Enqueue(item, Read(item));
+}
+
+bool
+TalbPriorityQueue::Enqueue(Ptr<Packet> item, const PacketInfo& info)
+{
     // No NS_LOG_FUNCTION here and in DequeueUnpaused: once per packet-hop (Debian's libns3 keeps
     // the NS_LOG checks).
-    Parsed parsed = Parse(item);
-    uint8_t band = TaggedBand(item, parsed);
+    const Parsed& parsed = info.headers;
+    uint8_t band = TaggedBand(info);
     uint8_t slot = band != NONE ? band : (m_scheduling == DWRR ? BEST_EFFORT : m_untaggedBand);
     uint8_t cls = band != NONE ? TRAINING_CLASS : BEST_EFFORT_CLASS;
     uint32_t size = item->GetSize();

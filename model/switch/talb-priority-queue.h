@@ -100,6 +100,43 @@ class TalbPriorityQueue : public Queue<Packet>
     uint8_t Classify(Ptr<const Packet> item) const;
     /// \return the slot \p item would be queued in: its band, or BEST_EFFORT (Dwrr)
     uint8_t ClassifySlot(Ptr<const Packet> item) const;
+
+    /// Header facts read from the first bytes of a packet.
+    struct Parsed
+    {
+        bool ipv4{false};     //!< an IPv4 packet
+        uint32_t ipOffset{0}; //!< offset of the IPv4 header (2 behind a PPP header)
+        uint8_t tos{0};       //!< IPv4 TOS byte
+        bool control{false};  //!< TCP segment without payload, or RoCEv2 ACK/NAK/CNP
+        uint8_t protocol{0};  //!< IPv4 protocol
+        uint32_t src{0};      //!< IPv4 source address
+        uint32_t dst{0};      //!< IPv4 destination address
+        uint16_t srcPort{0};  //!< TCP or UDP source port
+        uint16_t dstPort{0};  //!< TCP or UDP destination port
+    };
+
+    /// What classifying a packet reads from it: its headers and its TalbTag. A switch reads it
+    /// once per hop (Read) for its forwarding and hands it to PFC's classification and to
+    /// Enqueue, so the packet is parsed and its tag looked up once, not three times.
+    struct PacketInfo
+    {
+        Parsed headers;     //!< the headers
+        bool tagged{false}; //!< the packet carries a TalbTag
+        talb_label label{}; //!< its label (tagged only)
+    };
+
+    /// \return the headers and tag of \p item (IPv4, or PPP then IPv4)
+    static PacketInfo Read(Ptr<const Packet> item);
+
+    /**
+     * Enqueue \p item, read before as \p info (and not changed since): as Enqueue(item).
+     * \return false when the packet was dropped
+     */
+    bool Enqueue(Ptr<Packet> item, const PacketInfo& info);
+
+    /// \return the slot a packet read as \p info would be queued in (as ClassifySlot)
+    uint8_t ClassifySlot(const PacketInfo& info) const;
+
     /// \return the band reported for slot \p slot (UntaggedBand for BEST_EFFORT)
     uint8_t BandOfSlot(uint8_t slot) const;
     /// \return the UntaggedBand attribute
@@ -183,28 +220,13 @@ class TalbPriorityQueue : public Queue<Packet>
   private:
     NS_LOG_TEMPLATE_DECLARE; //!< redefinition of the log component
 
-    /// Header facts read from the first bytes of a packet.
-    struct Parsed
-    {
-        bool ipv4{false};     //!< an IPv4 packet
-        uint32_t ipOffset{0}; //!< offset of the IPv4 header (2 behind a PPP header)
-        uint8_t tos{0};       //!< IPv4 TOS byte
-        bool control{false};  //!< TCP segment without payload, or RoCEv2 ACK/NAK/CNP
-        uint8_t protocol{0};  //!< IPv4 protocol
-        uint32_t src{0};      //!< IPv4 source address
-        uint32_t dst{0};      //!< IPv4 destination address
-        uint16_t srcPort{0};  //!< TCP or UDP source port
-        uint16_t dstPort{0};  //!< TCP or UDP destination port
-    };
-
     /// No slot: nothing to send.
     static constexpr uint8_t NONE = NUM_SLOTS;
 
-    Parsed Parse(Ptr<const Packet> item) const;
-    /// \return the band of \p item, or NONE when it is untagged (neither tag, DSCP nor control)
-    uint8_t TaggedBand(Ptr<const Packet> item, const Parsed& parsed) const;
-    /// \return the slot \p item is queued in: its band, or BEST_EFFORT for untagged under Dwrr
-    uint8_t SlotOf(Ptr<const Packet> item, const Parsed& parsed) const;
+    static Parsed Parse(Ptr<const Packet> item);
+    /// \return the band of a packet read as \p info, or NONE when it is untagged (neither tag,
+    /// DSCP nor control)
+    uint8_t TaggedBand(const PacketInfo& info) const;
     /// \return the TrafficClass of \p item queued in slot \p slot
     uint8_t ClassOf(Ptr<const Packet> item, uint8_t slot) const;
     /// Count a refused packet of class \p cls.

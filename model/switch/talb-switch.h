@@ -14,6 +14,8 @@
 namespace ns3
 {
 
+class TalbPfcNetDevice;
+
 /**
  * \ingroup talb-switch
  * \brief Device-level IPv4 switch of a leaf-spine fabric: no IPv4 stack on the node.
@@ -151,8 +153,12 @@ class TalbSwitch : public Object
     /// Route and send \p packet, received on \p inPort (owned: modified and forwarded as is).
     void Forward(uint32_t inPort, Ptr<Packet> packet);
     void Drop(Ptr<const Packet> packet, DropReason reason);
-    /// Charge \p packet to \p inPort (PFC) and send it on \p out.
-    void Transmit(Ptr<Packet> packet, uint32_t inPort, uint32_t out);
+    /// Charge \p packet to \p inPort (PFC) and send it on \p out; \p info: what Forward read
+    /// of it, or null (a packet the load balancer sends: read here when needed).
+    void Transmit(Ptr<Packet> packet,
+                  uint32_t inPort,
+                  uint32_t out,
+                  const TalbPriorityQueue::PacketInfo* info);
     /// The load balancer's transmit callback.
     void LbTransmit(Ptr<Packet> packet, uint32_t inPort, uint32_t out);
 
@@ -162,6 +168,8 @@ class TalbSwitch : public Object
     Ptr<Node> m_node;
     TalbSwitchInfo m_info;
     std::vector<TalbPortState> m_ports;
+    /// per port: its device if a TalbPfcNetDevice (sent what Forward read), else null
+    std::vector<TalbPfcNetDevice*> m_pfcDevices;
     std::vector<std::vector<uint32_t>> m_routes; //!< host id -> candidate ports
     std::vector<uint32_t> m_hostLeaf;            //!< host id -> leaf index
     uint32_t m_firstHost;                        //!< address of host 0

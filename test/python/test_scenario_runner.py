@@ -113,6 +113,7 @@ def test_a_flapping_link_changes_the_run_and_the_job_completes(tmp_path):
     (['--jobs=workers=4,scheduler=bytescheduler,sched.Credit=100,sched.PartitionSize=1000'],
      'ns3::TalbByteScheduler: Credit 100 is below PartitionSize 1000'),
     (['--config=/nonexistent.cfg'], '/nonexistent.cfg: cannot open config file'),
+    (['--eventScheduler=ns3::Node'], "eventScheduler: 'ns3::Node' is no ns3::Scheduler type"),
 ])
 def test_bad_scenarios_are_refused_before_simulating(tmp_path, args, message):
     result = run(*args, '--out=%s' % (tmp_path / 'out'))
@@ -120,6 +121,17 @@ def test_bad_scenarios_are_refused_before_simulating(tmp_path, args, message):
     assert message in result.stderr
     assert 'nothing was simulated' in result.stderr
     assert not (tmp_path / 'out').exists()
+
+
+def test_every_event_scheduler_gives_the_same_outputs(runs, tmp_path):
+    """--eventScheduler changes CPU time only: ns-3's schedulers all serve events by
+    (timestamp, uid), so ns-3's default (a std::map) gives the outputs of talb's default."""
+    for scheduler in ('ns3::MapScheduler', 'ns3::CalendarScheduler'):
+        folder = tmp_path / scheduler.split('::')[1]
+        result = run(*TINY, '--seed=1', '--eventScheduler=' + scheduler, '--out=%s' % folder)
+        assert result.returncode == 0, result.stderr
+        for name in OUTPUTS:
+            assert filecmp.cmp(runs['a'] / name, folder / name, shallow=False), (scheduler, name)
 
 
 def test_rdma_transport_runs_job_and_background_with_the_same_outputs(runs, tmp_path):

@@ -69,6 +69,7 @@ SCENARIO = {
     'stopTime': '-1s',
     'progress': 'maybe',
     'out': '',
+    'eventScheduler': 'ns3::NoSuchScheduler',
 }
 
 SIM_BENCH = dict(SCENARIO)
@@ -167,6 +168,7 @@ SWITCH = {
     'talb-low-move-margin': '-1',
     'talb-max-reorder': 'x',
     'talb-safe-moves': 'sometimes',
+    'talb-spray': 'sometimes',
     'talb-safe-move-slack-us': 'x',
     'talb-stall-timeout-us': '-1',
     'talb-min-move-interval-us': '99999999',

@@ -108,13 +108,13 @@ TalbTensorAwareLb::GetTypeId()
                           "flow of another job is; Always. Never flows that SafeMoves covers",
                           EnumValue(int(kV2Defaults.spray)),
                           MakeEnumAccessor(TALB_RETUNED(int, m_spray)),
-                          MakeEnumChecker(int(talb::lb::TensorAwareV2::Spray::kNever),
+                          MakeEnumChecker(int(V2::Spray::kNever),
                                           "Never",
-                                          int(talb::lb::TensorAwareV2::Spray::kWithUntagged),
+                                          int(V2::Spray::kWithUntagged),
                                           "WithUntagged",
-                                          int(talb::lb::TensorAwareV2::Spray::kAlways),
+                                          int(V2::Spray::kAlways),
                                           "Always",
-                                          int(talb::lb::TensorAwareV2::Spray::kContended),
+                                          int(V2::Spray::kContended),
                                           "Contended"))
             .AddAttribute("SafeMoves",
                           "v2: flows that move only once their old path has drained (their last "

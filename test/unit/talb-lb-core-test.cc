@@ -1459,7 +1459,7 @@ TEST(TalbLbCoreTensorAwareV2, SprayWithUntaggedSpreadsTensorsOnlyWhileUntaggedFl
     EXPECT_EQ(rig.Send(Tensor(10, 2 * US, 100, 5, 0)), a);
     // An untagged data flow active on the uplinks: each packet takes the port with the fewest
     // bytes queued at or above its priority, not a reroute.
-    uint32_t bg = rig.Send(Untagged(30, 3 * US));
+    rig.Send(Untagged(30, 3 * US));
     rig.Queue(a, 5, 8000);
     rig.Queue(other, 5, 0);
     EXPECT_EQ(rig.Send(Tensor(10, 4 * US, 100, 5, 0)), other);
@@ -1478,7 +1478,6 @@ TEST(TalbLbCoreTensorAwareV2, SprayWithUntaggedSpreadsTensorsOnlyWhileUntaggedFl
     uint32_t kept = rig.Send(Tensor(10, 300 * US, 100, 5, 0));
     rig.Queue(kept, 5, 10000);
     EXPECT_EQ(rig.Send(Tensor(10, 301 * US, 100, 5, 0)), kept);
-    (void)bg;
     // Go-back-N flows never spray, and Spray::kAlways sprays without untagged traffic.
     TalbV2Rig roce(c);
     PacketInfo r = Tensor(40, US, 400, 5, TALB_FLAG_FIRST);

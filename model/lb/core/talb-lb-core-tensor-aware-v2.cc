@@ -199,12 +199,21 @@ TensorAwareV2::SprayPort(const PacketInfo& packet, const Candidates& candidates)
 {
     const Fastest fastest = FastestRates(packet, candidates);
     return PickLeast(candidates, [&](uint32_t port) {
-        double rPath = Ratio(fastest.path, Ports().PathRateBps(port, packet.dstLeaf));
-        double rLocal = Ratio(fastest.local, Ports().RateBps(port));
-        return std::make_pair(
-            rPath,
-            rLocal * static_cast<double>(Ports().QueueBytesAtOrAbove(port, packet.label.priority)));
+        return std::make_pair(PathRatio(port, packet, fastest), DrainBytes(port, packet, fastest));
     });
+}
+
+double
+TensorAwareV2::PathRatio(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const
+{
+    return Ratio(fastest.path, Ports().PathRateBps(port, packet.dstLeaf));
+}
+
+double
+TensorAwareV2::DrainBytes(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const
+{
+    return Ratio(fastest.local, Ports().RateBps(port)) *
+           static_cast<double>(Ports().QueueBytesAtOrAbove(port, packet.label.priority));
 }
 
 int64_t
@@ -262,8 +271,7 @@ TensorAwareV2::PortCost(uint32_t port,
                         bool remote) const
 {
     // Slower paths and ports cost proportionally more (1 on a symmetric fabric).
-    double rPath = Ratio(fastest.path, Ports().PathRateBps(port, packet.dstLeaf));
-    double rLocal = Ratio(fastest.local, Ports().RateBps(port));
+    double rPath = PathRatio(port, packet, fastest);
     uint32_t atOrAbove = 0;
     uint32_t all = 0;
     const FlowSlot* slots = Slots(port);
@@ -289,8 +297,7 @@ TensorAwareV2::PortCost(uint32_t port,
         cost.share = std::max(cost.share, rPath * u);
         cost.crowd = std::max(cost.crowd, rPath * u);
     }
-    cost.drainBytes =
-        rLocal * static_cast<double>(Ports().QueueBytesAtOrAbove(port, packet.label.priority));
+    cost.drainBytes = DrainBytes(port, packet, fastest);
     return cost;
 }
 

@@ -334,6 +334,11 @@ class TensorAwareV2 : public TensorPolicy
         return (rate > 0 && fastest > 0) ? fastest / static_cast<double>(rate) : 1.0;
     }
 
+    /// \return R of \p port: the fastest candidate path's rate over its path's to the packet's leaf
+    double PathRatio(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const;
+    /// \return key 3 of \p port: bytes queued in bands 0..priority, in the fastest port's time
+    double DrainBytes(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const;
+
     /// \param remote charge the port its path's remote congestion (when a RemoteView is set)
     Cost PortCost(uint32_t port,
                   const PacketInfo& packet,

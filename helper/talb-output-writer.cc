@@ -92,6 +92,7 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
          << ", \"rdma_out_of_order\": " << info.rdma.outOfOrder
          << ", \"tcp_retransmitted_segments\": " << info.tcp.retransmittedSegments
          << ", \"tcp_retransmitted_bytes\": " << info.tcp.retransmittedBytes
+         << ", \"tcp_timeouts\": " << info.tcp.timeouts
          << ", \"path_selections\": " << info.paths.selections
          << ", \"reroutes\": " << info.paths.reroutes;
     if (info.ranks > 1)

@@ -51,6 +51,7 @@ class TalbOutputWriter : public Object
     {
         uint64_t retransmittedSegments{0}; //!< data segments sent again (fast retransmit, RTO)
         uint64_t retransmittedBytes{0};    //!< their payload bytes
+        uint64_t timeouts{0};              //!< RTO episodes (backed-off RTOs count once)
     };
 
     /// Path selections and reroutes summed over the switches' load balancers.

@@ -1384,6 +1384,7 @@ SumTcpCounters(const std::vector<Ptr<TalbTrainingJob>>& jobs)
             {
                 c.retransmittedSegments += tcp->GetStats().retransmittedSegments;
                 c.retransmittedBytes += tcp->GetStats().retransmittedBytes;
+                c.timeouts += tcp->GetStats().timeouts;
             }
         }
     }
@@ -1939,6 +1940,7 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     std::vector<uint64_t> events = {Simulator::GetEventCount() - eventsBefore,
                                     r.tcp.retransmittedSegments,
                                     r.tcp.retransmittedBytes,
+                                    r.tcp.timeouts,
                                     r.paths.selections,
                                     r.paths.reroutes};
     if (spec.distributed)
@@ -1948,8 +1950,9 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     r.events = events[0];
     r.tcp.retransmittedSegments = events[1];
     r.tcp.retransmittedBytes = events[2];
-    r.paths.selections = events[3];
-    r.paths.reroutes = events[4];
+    r.tcp.timeouts = events[3];
+    r.paths.selections = events[4];
+    r.paths.reroutes = events[5];
     Simulator::Destroy();
     if (spec.ranks > 1 && spec.rank == 0)
     {

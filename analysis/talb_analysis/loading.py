@@ -71,6 +71,7 @@ class Dataset:
 # of the run (for the cost of a sweep); NaN where a run.json predates them or a testbed converter
 # wrote it.
 COUNTERS = ('reroutes', 'path_selections', 'tcp_retransmitted_segments', 'tcp_retransmitted_bytes',
+            'tcp_timeouts',
             'rdma_retransmitted_packets', 'rdma_retransmitted_bytes', 'rdma_naks', 'rdma_timeouts',
             'rdma_out_of_order', 'run_cpu_seconds')
 RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version') + COUNTERS

@@ -346,7 +346,8 @@ HIGH_PRIORITIES = (0, 1)  # "high priority" in the evaluation: tensor priorities
 # Per-run counters averaged per cell (run.json; NaN when the runs predate them).
 CELL_COUNTERS = {
     'reroutes': 'reroutes', 'tcp_retx_segments': 'tcp_retransmitted_segments',
-    'tcp_retx_bytes': 'tcp_retransmitted_bytes', 'rdma_naks': 'rdma_naks',
+    'tcp_retx_bytes': 'tcp_retransmitted_bytes', 'tcp_timeouts': 'tcp_timeouts',
+    'rdma_naks': 'rdma_naks',
     'rdma_retx_bytes': 'rdma_retransmitted_bytes', 'rdma_out_of_order': 'rdma_out_of_order',
 }
 

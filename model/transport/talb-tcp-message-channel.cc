@@ -78,6 +78,8 @@ TalbTcpMessageChannel::Open(Ptr<Node> src,
                              MakeCallback(&TalbTcpMessageChannel::ConnectionFailed, this));
     m_tx->SetSendCallback(MakeCallback(&TalbTcpMessageChannel::SendSpace, this));
     m_tx->TraceConnectWithoutContext("Tx", MakeCallback(&TalbTcpMessageChannel::SegmentSent, this));
+    m_tx->TraceConnectWithoutContext("CongState",
+                                     MakeCallback(&TalbTcpMessageChannel::CongStateChanged, this));
     m_tx->Connect(InetSocketAddress(dstAddr, dstPort));
 }
 
@@ -108,6 +110,16 @@ TalbTcpMessageChannel::SegmentSent(Ptr<const Packet> segment,
     {
         m_highestSent = start + size;
         m_sentData = true;
+    }
+}
+
+void
+TalbTcpMessageChannel::CongStateChanged(TcpSocketState::TcpCongState_t /* from */,
+                                        TcpSocketState::TcpCongState_t to)
+{
+    if (to == TcpSocketState::CA_LOSS)
+    {
+        ++m_stats.timeouts;
     }
 }
 

@@ -10,6 +10,7 @@
 #include "ns3/socket.h"
 #include "ns3/talb-wire.h"
 #include "ns3/tcp-header.h"
+#include "ns3/tcp-socket-state.h"
 
 #include <deque>
 
@@ -44,6 +45,7 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     {
         uint64_t retransmittedSegments{0}; //!< data segments sent again
         uint64_t retransmittedBytes{0};    //!< their payload bytes
+        uint64_t timeouts{0}; //!< RTO episodes (entries into CA_LOSS; backed-off RTOs count once)
     };
 
     /// \return the sender's retransmission counters so far
@@ -87,6 +89,8 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     void SegmentSent(Ptr<const Packet> segment,
                      const TcpHeader& header,
                      Ptr<const TcpSocketBase> socket);
+    /// The sender socket's CongState trace: counts RTOs (TCP enters CA_LOSS only on one).
+    void CongStateChanged(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to);
     void HeaderReceived();
     /// The sender is elsewhere: read the TalbMessageTag on \p p's first byte (a header's).
     void ReadMessageTag(Ptr<const Packet> p);

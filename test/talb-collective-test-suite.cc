@@ -190,18 +190,30 @@ class MarkerCounter
 };
 
 /**
- * The TCP channel's retransmission counters (run.json's tcp_retransmitted_*): a ring of four
- * over a star, one tensor (one priority, so no reordering in the router's queue). Without loss
- * nothing is sent twice; with 1 % of the packets into host 1 lost, the senders retransmit and
- * count it.
+ * The TCP channel's retransmission counters (run.json's tcp_retransmitted_* and tcp_timeouts): a
+ * ring of four over a star, one tensor (one priority, so no reordering in the router's queue).
+ * Without loss nothing is sent twice and nothing times out; with 1 % of the packets into host 1
+ * lost, the senders retransmit and count it (an RTO retransmits at least one segment); when
+ * host 1 receives nothing for 2 ms mid-transfer no duplicate ACK can start a fast retransmit,
+ * so the senders into it (and host 1, whose ACKs are lost) time out.
  */
 class TalbTcpRetransmissionCountTestCase : public TestCase
 {
   public:
-    TalbTcpRetransmissionCountTestCase(bool lossy)
-        : TestCase(lossy ? "TCP channels count retransmissions when host 1 loses 1 % of packets"
-                         : "TCP channels count no retransmission on a lossless star"),
-          m_lossy(lossy)
+    enum class Loss
+    {
+        kNone,
+        kRandom,
+        kBlackout
+    };
+
+    TalbTcpRetransmissionCountTestCase(Loss loss)
+        : TestCase(loss == Loss::kRandom
+                       ? "TCP channels count retransmissions when host 1 loses 1 % of packets"
+                   : loss == Loss::kBlackout
+                       ? "TCP channels count timeouts when host 1 receives nothing for 2 ms"
+                       : "TCP channels count no retransmission on a lossless star"),
+          m_loss(loss)
     {
     }
 
@@ -211,13 +223,20 @@ class TalbTcpRetransmissionCountTestCase : public TestCase
         const uint32_t n = 4;
         ConfigureTcp(9000);
         NodeContainer hosts = StarFabric(n, DataRate("10Gbps"), MicroSeconds(1));
-        if (m_lossy)
+        if (m_loss != Loss::kNone)
         {
             Ptr<RateErrorModel> loss = CreateObject<RateErrorModel>();
             loss->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
-            loss->SetRate(0.01);
+            loss->SetRate(m_loss == Loss::kRandom ? 0.01 : 1.0);
             loss->AssignStreams(7);
             hosts.Get(1)->GetDevice(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
+            if (m_loss == Loss::kBlackout)
+            {
+                // The first iteration's all-reduce runs from 0.2 ms to about 5 ms.
+                loss->Disable();
+                Simulator::Schedule(MilliSeconds(1), &ErrorModel::Enable, loss);
+                Simulator::Schedule(MilliSeconds(3), &ErrorModel::Disable, loss);
+            }
         }
         TalbTrainingJobHelper helper;
         helper.SetModel(SyntheticModel({1000000}, 100000, 100000));
@@ -231,27 +250,35 @@ class TalbTcpRetransmissionCountTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(job->IsFinished(), true, "job did not finish");
         uint64_t segments = 0;
         uint64_t bytes = 0;
+        uint64_t timeouts = 0;
         for (uint32_t i = 0; i < transport->GetNChannels(); ++i)
         {
             auto tcp = DynamicCast<TalbTcpMessageChannel>(transport->GetChannel(i));
             NS_TEST_ASSERT_MSG_NE(tcp, nullptr, "channel " << i << " is not a TCP channel");
             segments += tcp->GetStats().retransmittedSegments;
             bytes += tcp->GetStats().retransmittedBytes;
+            timeouts += tcp->GetStats().timeouts;
         }
-        if (m_lossy)
-        {
-            NS_TEST_EXPECT_MSG_GT(segments, 0u, "lost packets but no retransmission counted");
-            NS_TEST_EXPECT_MSG_GT_OR_EQ(bytes, segments, "a retransmission without payload");
-        }
-        else
+        if (m_loss == Loss::kNone)
         {
             NS_TEST_EXPECT_MSG_EQ(segments, 0u, "retransmissions without loss");
             NS_TEST_EXPECT_MSG_EQ(bytes, 0u, "retransmitted bytes without loss");
+            NS_TEST_EXPECT_MSG_EQ(timeouts, 0u, "timeouts without loss");
+        }
+        else
+        {
+            NS_TEST_EXPECT_MSG_GT(segments, 0u, "lost packets but no retransmission counted");
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(bytes, segments, "a retransmission without payload");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(timeouts, segments, "a timeout that resent nothing");
+        }
+        if (m_loss == Loss::kBlackout)
+        {
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(timeouts, 2u, "host 1 and its sender did not time out");
         }
         Simulator::Destroy();
     }
 
-    bool m_lossy;
+    Loss m_loss;
 };
 
 /**
@@ -460,8 +487,10 @@ class TalbCollectiveTestSuite : public TestSuite
         AddTestCase(new TalbParameterServerBytesTestCase(2), TestCase::QUICK);
         AddTestCase(new TalbParameterServerBytesTestCase(0), TestCase::QUICK);
         AddTestCase(new TalbRingMarkersTestCase, TestCase::QUICK);
-        AddTestCase(new TalbTcpRetransmissionCountTestCase(false), TestCase::QUICK);
-        AddTestCase(new TalbTcpRetransmissionCountTestCase(true), TestCase::QUICK);
+        using Loss = TalbTcpRetransmissionCountTestCase::Loss;
+        AddTestCase(new TalbTcpRetransmissionCountTestCase(Loss::kNone), TestCase::QUICK);
+        AddTestCase(new TalbTcpRetransmissionCountTestCase(Loss::kRandom), TestCase::QUICK);
+        AddTestCase(new TalbTcpRetransmissionCountTestCase(Loss::kBlackout), TestCase::QUICK);
         AddTestCase(new TalbTwoJobsTestCase, TestCase::QUICK);
         AddTestCase(new TalbPlacementTestCase, TestCase::QUICK);
         AddTestCase(new TalbControlDelayTestCase, TestCase::QUICK);

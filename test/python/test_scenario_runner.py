@@ -59,7 +59,7 @@ def test_run_json_counts_path_selections_reroutes_and_retransmissions(runs):
     # Two leaves, two spines: every packet between the racks is a selection at its leaf.
     assert meta['path_selections'] > 0
     for key in ('reroutes', 'tcp_retransmitted_segments', 'tcp_retransmitted_bytes',
-                'rdma_naks', 'rdma_retransmitted_bytes', 'rdma_out_of_order'):
+                'tcp_timeouts', 'rdma_naks', 'rdma_retransmitted_bytes', 'rdma_out_of_order'):
         assert isinstance(meta[key], int) and meta[key] >= 0, key
     assert meta['rdma_naks'] == 0  # a TCP run
 

@@ -306,7 +306,7 @@ TalbTensorAwareLb::MakeV2Config() const
     c.maxReorderBytes = m_maxReorder;
     c.safeMoves = static_cast<V2::SafeMoves>(m_safeMoves);
     c.safeSlackNs = TalbCoreNs(m_safeSlack);
-    c.spray = static_cast<talb::lb::TensorAwareV2::Spray>(m_spray);
+    c.spray = static_cast<V2::Spray>(m_spray);
     c.stallTimeoutNs = TalbCoreNs(m_stallTimeout);
     c.minMoveIntervalNs = TalbCoreNs(m_minMoveInterval);
     c.activeWindowNs = TalbCoreNs(m_activeWindow);

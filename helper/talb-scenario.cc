@@ -398,6 +398,24 @@ ParseFabric(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std:
     }
 }
 
+/// \return the factory of balancer \p lb with the lbAttributes it has (the others are skipped:
+/// ParseRouting() checked that each one belongs to some balancer of the comparison)
+ObjectFactory
+LoadBalancerFactory(const TalbScenario::Spec& s, const std::string& lb)
+{
+    TypeId tid = TalbLoadBalancer::GetRegistry().Get(lb);
+    ObjectFactory factory(tid.GetName());
+    for (const auto& kv : s.lbAttributes)
+    {
+        TypeId::AttributeInformation info;
+        if (tid.LookupAttributeByName(kv.first, &info))
+        {
+            factory.Set(kv.first, StringValue(kv.second));
+        }
+    }
+    return factory;
+}
+
 /// Stage 2b: load balancers and their attributes; an attribute applies to the balancers that
 /// have it, so one lbAttributes value can serve a comparison.
 void
@@ -435,6 +453,24 @@ ParseRouting(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std
         {
             errors->push_back("lbAttributes: no load balancer of lb has an attribute '" + kv.first +
                               "'");
+        }
+    }
+    if (!errors->empty())
+    {
+        return;
+    }
+    // Values each attribute accepts can still clash (a fallback that cannot be one): ask each
+    // balancer as its leaves will, before anything is built.
+    TalbSwitchInfo leaf;
+    leaf.nLeaves = s->leaves;
+    leaf.nSpines = s->spines;
+    for (const auto& lb : s->lbs)
+    {
+        std::string error =
+            LoadBalancerFactory(*s, lb).Create<TalbLoadBalancer>()->CheckConfiguration(leaf);
+        if (!error.empty())
+        {
+            errors->push_back("lbAttributes: lb " + lb + ": " + error);
         }
     }
 }
@@ -704,19 +740,7 @@ BuildFabric(const TalbScenario::Spec& s, const std::string& lb)
     {
         fabric->SetLinkFlap(f.leaf, f.spine, f.start, f.down, f.up);
     }
-    // Attributes that this balancer does not have are skipped (Parse() checked that each one
-    // belongs to some balancer of the comparison).
-    TypeId tid = TalbLoadBalancer::GetRegistry().Get(lb);
-    ObjectFactory factory(tid.GetName());
-    for (const auto& kv : s.lbAttributes)
-    {
-        TypeId::AttributeInformation info;
-        if (tid.LookupAttributeByName(kv.first, &info))
-        {
-            factory.Set(kv.first, StringValue(kv.second));
-        }
-    }
-    fabric->SetLoadBalancerFactory(factory);
+    fabric->SetLoadBalancerFactory(LoadBalancerFactory(s, lb));
     fabric->Install();
     if (!s.rdmaHosts)
     {

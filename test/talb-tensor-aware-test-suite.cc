@@ -456,6 +456,31 @@ class TalbTensorAwareV2SpreadsFlowsTestCase : public TestCase
     }
 };
 
+/// \return a RoCEv2 packet with \p payload bytes of data (\p roce) or the same bytes as a UDP
+/// packet to another port
+static Ptr<Packet>
+Datagram(bool roce, uint32_t payload = 1000)
+{
+    TalbRoceHeader h;
+    h.SetSource(Ipv4Address("10.0.0.1"));
+    h.SetDestination(Ipv4Address("10.0.0.7"));
+    h.SetIpPayloadBytes(8 + 12 + payload + 4);
+    h.SetSourcePort(0xC123);
+    h.SetOpcode(TalbRoceHeader::OP_SEND_MIDDLE);
+    h.SetDestQp(7);
+    Ptr<Packet> p = Create<Packet>(payload + 4);
+    p->AddHeader(h);
+    if (!roce)
+    {
+        // The same bytes with UDP destination port 4790.
+        std::vector<uint8_t> bytes(p->GetSize());
+        p->CopyData(bytes.data(), bytes.size());
+        bytes[20 + 3] ^= 1;
+        p = Create<Packet>(bytes.data(), bytes.size());
+    }
+    return p;
+}
+
 /// Version 2 on RoCEv2 (SafeMoves GoBackN, the default): the selector recognises RoCEv2 packets
 /// (UDP to 4791) and holds the mid-tensor move that the test above sees a TCP flow take, until
 /// the flow's old path has drained plus SafeMoveSlack; SafeMoves Never restores the move.
@@ -468,29 +493,6 @@ class TalbTensorAwareV2SafeMovesTestCase : public TestCase
     }
 
   private:
-    /// \return a RoCEv2 data packet (\p roce) or a UDP packet to another port
-    static Ptr<Packet> Datagram(bool roce)
-    {
-        TalbRoceHeader h;
-        h.SetSource(Ipv4Address("10.0.0.1"));
-        h.SetDestination(Ipv4Address("10.0.0.7"));
-        h.SetIpPayloadBytes(8 + 12 + 1000 + 4);
-        h.SetSourcePort(0xC123);
-        h.SetOpcode(TalbRoceHeader::OP_SEND_MIDDLE);
-        h.SetDestQp(7);
-        Ptr<Packet> p = Create<Packet>(1004);
-        p->AddHeader(h);
-        if (!roce)
-        {
-            // The same bytes with UDP destination port 4790.
-            std::vector<uint8_t> bytes(p->GetSize());
-            p->CopyData(bytes.data(), bytes.size());
-            bytes[20 + 3] ^= 1;
-            p = Create<Packet>(bytes.data(), bytes.size());
-        }
-        return p;
-    }
-
     /// Three flows on two of three uplinks until 190 us, then the third is offered to flow 30
     /// (its packets \p packet) at 200 us and, with \p later, again after the slack.
     /// \return flow 30's uplinks at 200 us and later
@@ -538,6 +540,69 @@ class TalbTensorAwareV2SafeMovesTestCase : public TestCase
     }
 };
 
+/// Untagged RoCEv2 data goes to GoBackNFallback (letflow by default: a flow's packets stay on
+/// one port), RoCEv2 ACK-sized packets and other untagged data to Fallback (drill: spread);
+/// GoBackNFallback empty: Fallback chooses for all. The go-back-N fallback takes no random
+/// stream of its own, and one that cannot be it is reported before attaching.
+class TalbTensorAwareGoBackNFallbackTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareGoBackNFallbackTestCase()
+        : TestCase("TalbTensorAwareGoBackNFallback: untagged RoCEv2 data is kept in order")
+    {
+    }
+
+  private:
+    /// \return how many uplinks 40 packets of one untagged flow (\p packet), 1 us apart, took;
+    /// each stays queued on its uplink (DRILL sees them)
+    static size_t Uplinks(Ptr<TalbLoadBalancer> lb, FakeSwitch& sw, Ptr<Packet> packet)
+    {
+        std::set<uint32_t> ports;
+        for (int t = 1; t <= 40; ++t)
+        {
+            TalbPacketContext c = Ctx(30, MicroSeconds(t), PeekPointer(packet));
+            c.size = packet->GetSize();
+            uint32_t port = lb->SelectPath(c, sw.Candidates());
+            sw.Fill(port, c.size);
+            ports.insert(port);
+        }
+        return ports.size();
+    }
+
+    void DoRun() override
+    {
+        FakeSwitch sw(4);
+        Ptr<TalbTensorAwareLb> lb = DynamicCast<TalbTensorAwareLb>(sw.Make("talb"));
+        size_t roce = Uplinks(lb, sw, Datagram(true));
+        size_t acks = Uplinks(lb, sw, Datagram(true, 0));
+        size_t udp = Uplinks(lb, sw, Datagram(false));
+        NS_TEST_EXPECT_MSG_EQ(roce, 1, "RoCEv2 data was spread");
+        NS_TEST_EXPECT_MSG_GT(udp, 1, "other UDP data: not drill");
+        NS_TEST_EXPECT_MSG_GT(acks, 1, "RoCEv2 ACKs: not drill");
+        NS_TEST_EXPECT_MSG_EQ(lb->GetTableStats().nGoBackNFallback, 40, "not the go-back-N one");
+        NS_TEST_EXPECT_MSG_EQ(lb->GetTableStats().nFallback, 120, "not every untagged packet");
+
+        Ptr<TalbTensorAwareLb> one =
+            DynamicCast<TalbTensorAwareLb>(sw.Make("talb", {{"GoBackNFallback", ""}}));
+        size_t oneRoce = Uplinks(one, sw, Datagram(true));
+        NS_TEST_EXPECT_MSG_GT(oneRoce, 1, "empty: RoCEv2 data not sprayed by drill");
+        NS_TEST_EXPECT_MSG_EQ(one->GetTableStats().nGoBackNFallback, 0, "empty: still used");
+        NS_TEST_EXPECT_MSG_EQ(lb->AssignStreams(100),
+                              one->AssignStreams(100),
+                              "the go-back-N fallback took a stream of its own");
+
+        for (const char* name : {"hermes", "talb"})
+        {
+            ObjectFactory f("ns3::TalbTensorAwareLb");
+            f.Set("GoBackNFallback", StringValue(name));
+            std::string error = f.Create<TalbLoadBalancer>()->CheckConfiguration(TalbSwitchInfo());
+            NS_TEST_EXPECT_MSG_NE(error.find(std::string("GoBackNFallback '") + name + "'"),
+                                  std::string::npos,
+                                  "not reported: " << error);
+        }
+    }
+};
+
 /// The talb-tensor-aware suite.
 class TalbTensorAwareTestSuite : public TestSuite
 {
@@ -552,6 +617,7 @@ class TalbTensorAwareTestSuite : public TestSuite
         AddTestCase(new TalbTensorAwareV2SafeMovesTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareIdleAgingTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareFallbackTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareGoBackNFallbackTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareEvictTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareFabricTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareV2RemoteTestCase, TestCase::QUICK);

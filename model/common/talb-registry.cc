@@ -111,8 +111,9 @@ namespace
 class RegistryNameChecker : public StringChecker
 {
   public:
-    explicit RegistryNameChecker(const TalbRegistry* registry)
-        : m_registry(registry)
+    RegistryNameChecker(const TalbRegistry* registry, bool orEmpty)
+        : m_registry(registry),
+          m_orEmpty(orEmpty)
     {
     }
 
@@ -121,7 +122,7 @@ class RegistryNameChecker : public StringChecker
         const auto* v = dynamic_cast<const StringValue*>(&value);
         TypeId tid;
         std::string error;
-        return v && m_registry->Lookup(v->Get(), &tid, &error);
+        return v && ((m_orEmpty && v->Get().empty()) || m_registry->Lookup(v->Get(), &tid, &error));
     }
 
     std::string GetValueTypeName() const override
@@ -136,7 +137,8 @@ class RegistryNameChecker : public StringChecker
 
     std::string GetUnderlyingTypeInformation() const override
     {
-        return m_registry->GetFamily() + " name: " + m_registry->GetNames() + " or a TypeId name";
+        return m_registry->GetFamily() + " name: " + m_registry->GetNames() + " or a TypeId name" +
+               (m_orEmpty ? " (or empty)" : "");
     }
 
     Ptr<AttributeValue> Create() const override
@@ -158,14 +160,15 @@ class RegistryNameChecker : public StringChecker
 
   private:
     const TalbRegistry* m_registry;
+    bool m_orEmpty;
 };
 
 } // namespace
 
 Ptr<const AttributeChecker>
-MakeRegistryNameChecker(const TalbRegistry& registry)
+MakeRegistryNameChecker(const TalbRegistry& registry, bool orEmpty)
 {
-    return Ptr<const AttributeChecker>(new RegistryNameChecker(&registry), false);
+    return Ptr<const AttributeChecker>(new RegistryNameChecker(&registry, orEmpty), false);
 }
 
 } // namespace ns3

@@ -69,9 +69,11 @@ class TalbRegistry
  * \ingroup talb-common
  * \return a checker for StringValue attributes that name a member of \p registry's family (a
  * short name or a TypeId name), so a bad name fails where attributes are checked (ObjectFactory,
- * the scenario's validation) instead of when the object is first used
+ * the scenario's validation) instead of when the object is first used; \p orEmpty: the empty
+ * string too (an attribute whose empty value means "none")
  */
-Ptr<const AttributeChecker> MakeRegistryNameChecker(const TalbRegistry& registry);
+Ptr<const AttributeChecker> MakeRegistryNameChecker(const TalbRegistry& registry,
+                                                    bool orEmpty = false);
 
 } // namespace ns3
 

@@ -42,6 +42,15 @@ TalbCoreLb::CreateCoreRng()
     m_random.Create();
 }
 
+void
+TalbCoreLb::ShareCoreRng(const TalbCoreLb& owner)
+{
+    if (m_random.GetVariable())
+    {
+        m_random.Share(owner.GetCoreRng());
+    }
+}
+
 Ptr<UniformRandomVariable>
 TalbCoreLb::GetCoreRng() const
 {

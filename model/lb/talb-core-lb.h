@@ -28,6 +28,13 @@ class TalbCoreLb : public TalbLoadBalancer, private talb::lb::Events
     TalbCoreLb();
     ~TalbCoreLb() override;
 
+    /**
+     * Draws from \p owner's RNG instead of its own, for a balancer that chooses on \p owner's
+     * behalf (a fallback): it then needs no stream of its own, so adding it leaves every other
+     * object's streams as they were. Nothing when this policy draws nothing.
+     */
+    void ShareCoreRng(const TalbCoreLb& owner);
+
   protected:
     void DoDispose() override;
 

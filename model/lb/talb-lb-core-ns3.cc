@@ -73,6 +73,12 @@ TalbCoreRandom::Create()
 }
 
 void
+TalbCoreRandom::Share(Ptr<UniformRandomVariable> rng)
+{
+    m_rng = rng;
+}
+
+void
 TalbCoreRandom::Dispose()
 {
     m_rng = nullptr;

@@ -53,6 +53,8 @@ class TalbCoreRandom : public talb::lb::Random
   public:
     /// Creates the variable.
     void Create();
+    /// Draws from \p rng (another's variable) from now on.
+    void Share(Ptr<UniformRandomVariable> rng);
     /// Drops the variable (DoDispose).
     void Dispose();
 

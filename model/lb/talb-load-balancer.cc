@@ -78,6 +78,15 @@ TalbLoadBalancer::Attach(const TalbSwitchInfo& info, const std::vector<TalbPortS
     InitializeParams();
 }
 
+std::string
+TalbLoadBalancer::CheckConfiguration(const TalbSwitchInfo& info)
+{
+    NS_ABORT_MSG_IF(m_ports != nullptr, "TalbLoadBalancer::CheckConfiguration: attached");
+    m_info = info;
+    m_configError.clear();
+    return CheckConfig() ? "" : m_configError;
+}
+
 uint32_t
 TalbLoadBalancer::SelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {

@@ -143,6 +143,14 @@ class TalbLoadBalancer : public Object
     void Attach(const TalbSwitchInfo& info, const std::vector<TalbPortState>* ports);
 
     /**
+     * Checks the attribute values as Attach() does for a switch described by \p info, without
+     * attaching (a balancer not attached yet), so a program can report a bad configuration
+     * before it builds anything instead of aborting in Attach().
+     * \return "" when Attach() would accept them, else what is wrong
+     */
+    std::string CheckConfiguration(const TalbSwitchInfo& info);
+
+    /**
      * Choose an egress port among \p candidates. O(candidates), allocation-free.
      * \return a port id contained in \p candidates
      */

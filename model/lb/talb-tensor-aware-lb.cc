@@ -209,6 +209,14 @@ TalbTensorAwareLb::GetTypeId()
                           StringValue("drill"),
                           MakeStringAccessor(&TalbTensorAwareLb::m_fallbackName),
                           MakeRegistryNameChecker(TalbLoadBalancer::GetRegistry()))
+            .AddAttribute("GoBackNFallback",
+                          "Policy for untagged RoCEv2 data packets (128 B or more; go-back-N "
+                          "flows, which a reordering costs a retransmission window): ecmp, "
+                          "letflow, rps or drill, drawing from this selector's random stream; "
+                          "empty: the Fallback policy (as before this attribute)",
+                          StringValue("letflow"),
+                          MakeStringAccessor(&TalbTensorAwareLb::m_goBackNName),
+                          MakeRegistryNameChecker(TalbLoadBalancer::GetRegistry(), true))
             .AddAttribute("DreInterval",
                           "v1: decay interval of the per-port high-priority load estimator",
                           TimeValue(NanoSeconds(kV1Defaults.dreIntervalNs)),
@@ -249,7 +257,8 @@ TalbTensorAwareLb::GetTypeId()
 TalbTensorAwareLb::TalbTensorAwareLb()
     : m_installedVersion(0),
       m_installedRemote(false),
-      m_fallbackPolicy(this),
+      m_fallbackPolicy(this, &m_fallback),
+      m_goBackNPolicy(this, &m_goBackNFallback),
       m_remote(this)
 {
     NS_LOG_FUNCTION(this);
@@ -264,11 +273,14 @@ TalbTensorAwareLb::~TalbTensorAwareLb()
 void
 TalbTensorAwareLb::DoDispose()
 {
-    if (m_fallback)
+    for (Ptr<TalbLoadBalancer>* fallback : {&m_fallback, &m_goBackNFallback})
     {
-        m_fallback->Dispose();
+        if (*fallback)
+        {
+            (*fallback)->Dispose();
+        }
+        *fallback = nullptr;
     }
-    m_fallback = nullptr;
     TalbCoreLb::DoDispose();
 }
 
@@ -276,7 +288,8 @@ int64_t
 TalbTensorAwareLb::AssignStreams(int64_t stream)
 {
     GetCoreRng()->SetStream(stream);
-    // The fallback exists only once attached; the helper assigns streams after Install.
+    // The fallback exists only once attached; the helper assigns streams after Install. The
+    // go-back-N fallback draws from GetCoreRng().
     return 1 + (m_fallback ? m_fallback->AssignStreams(stream + 1) : 0);
 }
 
@@ -371,22 +384,52 @@ TalbTensorAwareLb::CheckConfig()
     {
         return ConfigError("RemoteAwareness: the feedback's path field holds at most 256 spines");
     }
-    TypeId fallback;
-    std::string error;
-    if (!GetRegistry().Lookup(m_fallbackName, &fallback, &error))
+    m_fallback = MakeFallback("Fallback", m_fallbackName);
+    if (!m_fallback)
     {
-        return ConfigError("Fallback: " + error);
+        return false;
     }
-    ObjectFactory factory;
-    factory.SetTypeId(fallback);
-    m_fallback = factory.Create<TalbLoadBalancer>();
-    if (!m_fallback->CanBeFallback())
+    m_goBackNFallback = nullptr;
+    if (!m_goBackNName.empty())
     {
-        return ConfigError("Fallback '" + m_fallbackName +
-                           "' cannot choose for another balancer (it has per-packet hooks or "
-                           "per-tensor state)");
+        m_goBackNFallback = MakeFallback("GoBackNFallback", m_goBackNName);
+        if (!m_goBackNFallback)
+        {
+            return false;
+        }
+        Ptr<TalbCoreLb> core = DynamicCast<TalbCoreLb>(m_goBackNFallback);
+        if (!core)
+        {
+            m_goBackNFallback = nullptr;
+            return ConfigError("GoBackNFallback '" + m_goBackNName +
+                               "' keeps its own random state; use ecmp, letflow, rps or drill");
+        }
+        core->ShareCoreRng(*this);
     }
     return true;
+}
+
+Ptr<TalbLoadBalancer>
+TalbTensorAwareLb::MakeFallback(const std::string& attribute, const std::string& name)
+{
+    TypeId tid;
+    std::string error;
+    if (!GetRegistry().Lookup(name, &tid, &error))
+    {
+        ConfigError(attribute + ": " + error);
+        return nullptr;
+    }
+    ObjectFactory factory;
+    factory.SetTypeId(tid);
+    Ptr<TalbLoadBalancer> fallback = factory.Create<TalbLoadBalancer>();
+    if (!fallback->CanBeFallback())
+    {
+        ConfigError(attribute + " '" + name +
+                    "' cannot choose for another balancer (it has per-packet hooks or "
+                    "per-tensor state)");
+        return nullptr;
+    }
+    return fallback;
 }
 
 bool
@@ -415,9 +458,13 @@ TalbTensorAwareLb::InitializeParams()
     }
     talb::lb::TensorPolicy& core =
         m_version == 1 ? static_cast<talb::lb::TensorPolicy&>(m_v1) : m_v2;
-    core.SetFallback(&m_fallbackPolicy);
+    core.SetFallback(&m_fallbackPolicy, m_goBackNFallback ? &m_goBackNPolicy : nullptr);
     BindCore(core);
     m_fallback->Attach(GetSwitchInfo(), GetPortTable());
+    if (m_goBackNFallback)
+    {
+        m_goBackNFallback->Attach(GetSwitchInfo(), GetPortTable());
+    }
 }
 
 const talb::lb::TensorPolicy&
@@ -447,15 +494,13 @@ TalbTensorAwareLb::GetHeldEntries() const
 uint32_t
 TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {
-    if (m_installedVersion == 1)
+    bool v1 = m_installedVersion == 1;
+    if (m_goBackNFallback || (!v1 && m_safeMoves == int(V2::SafeMoves::kGoBackN)))
     {
-        return CoreSelect(m_v1, ctx, candidates);
-    }
-    if (m_safeMoves == int(V2::SafeMoves::kGoBackN))
-    {
+        // RoCEv2's untagged data goes to GoBackNFallback; v2 moves its flows only once drained.
         ctx.goBackN = IsRoceV2(ctx.packet);
     }
-    return CoreSelect(m_v2, ctx, candidates);
+    return v1 ? CoreSelect(m_v1, ctx, candidates) : CoreSelect(m_v2, ctx, candidates);
 }
 
 void
@@ -508,8 +553,10 @@ TalbTensorAwareLb::DoCoreEvicted(uint32_t flowHash, uint32_t tensorId)
     m_evictTrace(flowHash, tensorId);
 }
 
-TalbTensorAwareLb::Fallback::Fallback(TalbTensorAwareLb* owner)
-    : m_owner(owner)
+TalbTensorAwareLb::Fallback::Fallback(TalbTensorAwareLb* owner,
+                                      const Ptr<TalbLoadBalancer>* balancer)
+    : m_owner(owner),
+      m_balancer(balancer)
 {
 }
 
@@ -518,7 +565,7 @@ TalbTensorAwareLb::Fallback::DoSelect(const talb::lb::PacketInfo& /* packet */,
                                       const talb::lb::Candidates& candidates)
 {
     // The fallback chooses for the packet the core is deciding on, without its own traces.
-    return DelegateSelect(m_owner->m_fallback,
+    return DelegateSelect(*m_balancer,
                           m_owner->CurrentPacket(),
                           TalbCandidates{candidates.ports, candidates.count});
 }

@@ -40,7 +40,10 @@ namespace ns3
  * idle longer than IdleTimeout; it has TableSize slots and no allocation after install: a key
  * probes ProbeLimit consecutive slots; when all hold live entries the least recently used one is
  * evicted (TableEvict trace). Untagged packets go to the Fallback policy: a load balancer whose
- * CanBeFallback() is true, which the core reaches through a small adapter policy.
+ * CanBeFallback() is true, which the core reaches through a small adapter policy. Untagged RoCEv2
+ * data packets (go-back-N flows: a reordering costs them a retransmission window) go to the
+ * GoBackNFallback policy instead, one that keeps a flow's packets in order; it draws from this
+ * selector's random stream, so it takes none of its own.
  */
 class TalbTensorAwareLb : public TalbCoreLb
 {
@@ -83,17 +86,19 @@ class TalbTensorAwareLb : public TalbCoreLb
     void InitializeParams() override;
     void DoCoreEvicted(uint32_t flowHash, uint32_t tensorId) override;
 
-    /// The core's view of the Fallback balancer: chooses through DelegateSelect().
+    /// The core's view of a fallback balancer: chooses through DelegateSelect().
     class Fallback : public talb::lb::Policy
     {
       public:
-        explicit Fallback(TalbTensorAwareLb* owner);
+        /// \param balancer the owner's member that holds the balancer
+        Fallback(TalbTensorAwareLb* owner, const Ptr<TalbLoadBalancer>* balancer);
 
       private:
         uint32_t DoSelect(const talb::lb::PacketInfo& packet,
                           const talb::lb::Candidates& candidates) override;
 
         TalbTensorAwareLb* m_owner;
+        const Ptr<TalbLoadBalancer>* m_balancer;
     };
 
     /// v2's view of the feedback: the remote utilisation of the path behind an uplink.
@@ -111,6 +116,9 @@ class TalbTensorAwareLb : public TalbCoreLb
     const talb::lb::TensorPolicy& Installed() const;
     /// \return true when \p packet (an IPv4 packet) is RoCEv2: UDP to port 4791
     static bool IsRoceV2(const Packet* packet);
+    /// \return the fallback balancer named \p name, or null with ConfigError() called for
+    /// \p attribute
+    Ptr<TalbLoadBalancer> MakeFallback(const std::string& attribute, const std::string& name);
     /// \return v1's Config from the attributes
     talb::lb::TensorAwareV1::Config MakeV1Config() const;
     /// \return v2's Config from the attributes
@@ -148,6 +156,7 @@ class TalbTensorAwareLb : public TalbCoreLb
     uint32_t m_tableSize;        //!< TableSize attribute
     uint32_t m_probeLimit;       //!< ProbeLimit attribute
     std::string m_fallbackName;  //!< Fallback attribute
+    std::string m_goBackNName;   //!< GoBackNFallback attribute
     Time m_dreInterval;          //!< DreInterval attribute
     double m_dreAlpha;           //!< DreAlpha attribute
     bool m_remoteAwareness;      //!< RemoteAwareness attribute
@@ -158,9 +167,11 @@ class TalbTensorAwareLb : public TalbCoreLb
     talb::lb::TensorAwareV1 m_v1; //!< the decision, Version 1
     talb::lb::TensorAwareV2 m_v2; //!< the decision, Version 2
     Fallback m_fallbackPolicy;    //!< m_fallback as the core sees it
+    Fallback m_goBackNPolicy;     //!< m_goBackNFallback as the core sees it
     TalbPathFeedback m_feedback;  //!< leaf-to-leaf congestion (RemoteAwareness)
     Remote m_remote;              //!< m_feedback as v2 sees it
     Ptr<TalbLoadBalancer> m_fallback;
+    Ptr<TalbLoadBalancer> m_goBackNFallback; //!< null: m_fallback chooses for go-back-N data
     TracedCallback<uint32_t, uint32_t> m_evictTrace;
 };
 

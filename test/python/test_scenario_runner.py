@@ -106,6 +106,12 @@ def test_a_flapping_link_changes_the_run_and_the_job_completes(tmp_path):
      "transport 'tcp' does not run on the hosts of transport 'rdma'"),
     (['--lb=ns3::TalbWfbpScheduler'], 'not a ns3::TalbLoadBalancer'),
     (['--lbAttributes=Fallback=bogus'], "Fallback='bogus' is not a valid value"),
+    (['--lbAttributes=GoBackNFallback=bogus'], "GoBackNFallback='bogus' is not a valid value"),
+    # Values each attribute accepts but the balancer cannot use: refused before building it.
+    (['--lb=ecmp,talb', '--lbAttributes=Fallback=talb'],
+     "lbAttributes: lb talb: Fallback 'talb' cannot choose for another balancer"),
+    (['--lb=talb', '--lbAttributes=GoBackNFallback=hermes'],
+     "lb talb: GoBackNFallback 'hermes' keeps its own random state; use ecmp, letflow, rps or drill"),
     (['--lbAttributes=Colour=red'], "no load balancer of lb has an attribute 'Colour'"),
     (['--jobs=workers=4,sched.Colour=1'], "ns3::TalbFusionScheduler has no attribute 'Colour'"),
     (['--jobs=workers=4,scheduler=bytescheduler,sched.Credit=lots'],

@@ -1297,6 +1297,53 @@ TEST(TalbLbCoreTensorAwareV2, UnlabelledPacketsGoToTheFallbackAndTheirFlowsCount
 namespace
 {
 
+/// A fallback that always answers one port.
+class FixedPort : public Policy
+{
+  public:
+    explicit FixedPort(uint32_t port)
+        : m_port(port)
+    {
+    }
+
+  private:
+    uint32_t DoSelect(const PacketInfo&, const Candidates&) override
+    {
+        return m_port;
+    }
+
+    uint32_t m_port;
+};
+
+} // namespace
+
+TEST(TalbLbCoreTensorAwareV2, GoBackNDataHasAFallbackOfItsOwn)
+{
+    TalbV2Rig rig;
+    FixedPort fallback(1);
+    FixedPort goBackN(2);
+    rig.talb.SetFallback(&fallback, &goBackN);
+    EXPECT_EQ(rig.Send(GoBackN(Untagged(30, US))), 2u) << "RoCEv2 data";
+    PacketInfo ack = GoBackN(Untagged(40, 2 * US));
+    ack.size = TensorPolicy::kUntaggedMinBytes - 1;
+    EXPECT_EQ(rig.Send(ack), 1u) << "RoCEv2 ACKs, NAKs and CNPs stay with the other fallback";
+    ack.size = TensorPolicy::kUntaggedMinBytes;
+    EXPECT_EQ(rig.Send(ack), 2u) << "the size bound is inclusive";
+    EXPECT_EQ(rig.Send(Untagged(50, 3 * US)), 1u) << "TCP and other untagged data";
+    EXPECT_EQ(rig.talb.GetTableStats().nFallback, 4u);
+    EXPECT_EQ(rig.talb.GetTableStats().nGoBackNFallback, 2u);
+    // A tagged RoCEv2 packet is TaLB's to place, whatever the fallbacks answer.
+    rig.Send(GoBackN(Tensor(60, 4 * US, 600, 3, TALB_FLAG_FIRST)));
+    EXPECT_EQ(rig.talb.GetTableStats().nFallback, 4u);
+    // Without a go-back-N fallback the one fallback chooses for every untagged packet.
+    rig.talb.SetFallback(&fallback);
+    EXPECT_EQ(rig.Send(GoBackN(Untagged(30, 5 * US))), 1u);
+    EXPECT_EQ(rig.talb.GetTableStats().nGoBackNFallback, 2u);
+}
+
+namespace
+{
+
 /// Pace mode with the given minimum move interval.
 TensorAwareV2::Config
 Paced(TensorAwareV2::WindowMode mode, int64_t minMoveIntervalNs = 100 * US)

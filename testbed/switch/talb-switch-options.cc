@@ -135,6 +135,10 @@ SwitchUsage(const std::string& prog)
        << (d.pipeline.labels == LabelSource::kOption ? "option" : "dscp") << ")\n"
        << "  --fallback=NAME          the TaLB versions' policy for unlabelled packets\n"
        << "                           (default " << p.fallback << "): " << PolicyNames(true) << "\n"
+       << "  --gobackn-fallback=NAME  their policy for unlabelled RoCEv2 data (UDP to 4791,\n"
+       << "                           128 B or more: a reordering costs it a go-back-N window),\n"
+       << "                           or 'none' (then --fallback's) (default " << p.goBackNFallback
+       << ")\n"
        << "  --seed=N                 seed of the load balancer's random source (default " << p.seed
        << ")\n"
        << "  --switch-id=N            decorrelates ECMP hashing between switches (default "
@@ -380,8 +384,9 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         {
             bool known = number != numbers.end() || real != reals.end() || name == "--config" ||
                          name == "--lb" || name == "--labels" || name == "--fallback" ||
-                         name == "--line-rate" || name == "--talb-safe-moves" ||
-                         name == "--talb-active-window-mode" || name == "--talb-spray";
+                         name == "--gobackn-fallback" || name == "--line-rate" ||
+                         name == "--talb-safe-moves" || name == "--talb-active-window-mode" ||
+                         name == "--talb-spray";
             *error = known ? name + ": needs a value (" + name + "=...)"
                            : "unknown argument '" + arg + "'";
             return false;
@@ -430,6 +435,16 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
             }
             (fallback ? o->policy.fallback : o->policy.name) = value;
         }
+        else if (name == "--gobackn-fallback")
+        {
+            const PolicyKind* kind = FindPolicyKind(value);
+            if (value != "none" && (!kind || !kind->canBeFallback))
+            {
+                *error = name + ": '" + value + "' is not one of none, " + PolicyNames(true);
+                return false;
+            }
+            o->policy.goBackNFallback = value;
+        }
         else if (name == "--talb-safe-moves")
         {
             if (!ParseSpelling(kSafeMoves, value, &o->policy.talb.safeMoves))
@@ -442,8 +457,8 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         {
             if (!ParseSpelling(kSprays, value, &o->policy.talb.spray))
             {
-                *error = "--talb-spray: '" + value +
-                         "' is not contended, withuntagged, always or never";
+                *error =
+                    "--talb-spray: '" + value + "' is not contended, withuntagged, always or never";
                 return false;
             }
         }

@@ -41,7 +41,7 @@ TensorAware(const char* name,
         *error = std::string(name) + ": " + P::Check(config);
         return nullptr;
     }
-    p->SetFallback(context.fallback);
+    p->SetFallback(context.fallback, context.goBackNFallback);
     return p;
 }
 
@@ -56,7 +56,7 @@ TensorAwareReport(const lb::Policy& policy, int64_t nowNs)
                   sizeof(line),
                   "table inserted=%lu freed_on_last=%lu aged_out=%lu evicted=%lu "
                   "mid_tensor_moves=%lu boundary_moves=%lu reorder_held=%lu undrained_held=%lu "
-                  "fallback=%lu held=%u live=%u",
+                  "fallback=%lu gobackn_fallback=%lu held=%u live=%u",
                   s.nInserted,
                   s.nFreedOnLast,
                   s.nAgedOut,
@@ -66,6 +66,7 @@ TensorAwareReport(const lb::Policy& policy, int64_t nowNs)
                   s.nReorderHeld,
                   s.nUndrainedHeld,
                   s.nFallback,
+                  s.nGoBackNFallback,
                   t.HeldEntries(),
                   t.LiveEntries(nowNs));
     return line;
@@ -184,6 +185,27 @@ PolicyNames(bool fallbacks)
     return names;
 }
 
+std::unique_ptr<lb::Policy>
+PolicySet::MakeFallback(const char* option,
+                        const std::string& name,
+                        const PolicyOptions& options,
+                        const PolicyContext& context,
+                        std::string* error)
+{
+    const PolicyKind* kind = FindPolicyKind(name);
+    if (!kind || !kind->canBeFallback)
+    {
+        *error = std::string(option) + ": '" + name + "' is not one of " + PolicyNames(true);
+        return nullptr;
+    }
+    std::unique_ptr<lb::Policy> p = kind->make(options, context, error);
+    if (!p)
+    {
+        *error = std::string(option) + ": " + *error;
+    }
+    return p;
+}
+
 bool
 PolicySet::Build(const PolicyOptions& options,
                  uint32_t nPorts,
@@ -206,20 +228,25 @@ PolicySet::Build(const PolicyOptions& options,
     context.remote = remote;
     if (m_kind->needsFallback)
     {
-        const PolicyKind* fallback = FindPolicyKind(options.fallback);
-        if (!fallback || !fallback->canBeFallback)
-        {
-            *error = "fallback: '" + options.fallback + "' is not one of " + PolicyNames(true);
-            return false;
-        }
-        m_fallback = fallback->make(options, context, error);
+        m_fallback = MakeFallback("fallback", options.fallback, options, context, error);
         if (!m_fallback)
         {
-            *error = "fallback: " + *error;
             return false;
         }
         m_fallback->Bind(ports, m_fallbackRandom.get(), events);
         context.fallback = m_fallback.get();
+        if (options.goBackNFallback != "none")
+        {
+            m_goBackNRandom = std::make_unique<lb::SplitMixRandom>(options.seed + 2);
+            m_goBackNFallback =
+                MakeFallback("gobackn-fallback", options.goBackNFallback, options, context, error);
+            if (!m_goBackNFallback)
+            {
+                return false;
+            }
+            m_goBackNFallback->Bind(ports, m_goBackNRandom.get(), events);
+            context.goBackNFallback = m_goBackNFallback.get();
+        }
     }
     m_main = m_kind->make(options, context, error);
     if (!m_main)

@@ -28,9 +28,11 @@ struct PolicyOptions
 {
     std::string name = "ecmp";      ///< a PolicyKinds() name
     std::string fallback = "drill"; ///< TaLB's policy for unlabelled packets (the simulator's)
-    uint64_t seed = 1;              ///< of the random source
-    uint32_t switchId = 0;          ///< ECMP's salt derives from it (decorrelates switches)
-    uint32_t ecmpSalt = 0;          ///< 0: derived from switchId
+    /// TaLB's policy for unlabelled go-back-N (RoCEv2) data; "none": fallback's (the simulator's)
+    std::string goBackNFallback = "letflow";
+    uint64_t seed = 1;     ///< of the random source
+    uint32_t switchId = 0; ///< ECMP's salt derives from it (decorrelates switches)
+    uint32_t ecmpSalt = 0; ///< 0: derived from switchId
     lb::LetFlow::Config letflow;
     lb::Drill::Config drill;
     lb::Presto::Config presto;
@@ -47,6 +49,7 @@ struct PolicyContext
     const lb::PortView* ports{nullptr};    ///< the ports (their rates are known)
     const lb::RemoteView* remote{nullptr}; ///< path sensing for Hermes (null: none)
     lb::Policy* fallback{nullptr};         ///< built and bound, for kinds that need one
+    lb::Policy* goBackNFallback{nullptr};  ///< the same for go-back-N data (null: fallback)
 };
 
 /// One load balancer --lb can name.
@@ -108,11 +111,21 @@ class PolicySet
     std::string Report(int64_t nowNs) const;
 
   private:
+    /// \return the fallback kind \p name built (not bound), or nullptr with *error naming
+    /// \p option
+    static std::unique_ptr<lb::Policy> MakeFallback(const char* option,
+                                                    const std::string& name,
+                                                    const PolicyOptions& options,
+                                                    const PolicyContext& context,
+                                                    std::string* error);
+
     std::unique_ptr<lb::Policy> m_main;
     std::unique_ptr<lb::Policy> m_fallback;
+    std::unique_ptr<lb::Policy> m_goBackNFallback;
     const PolicyKind* m_kind{nullptr};
     std::unique_ptr<lb::SplitMixRandom> m_random;
     std::unique_ptr<lb::SplitMixRandom> m_fallbackRandom;
+    std::unique_ptr<lb::SplitMixRandom> m_goBackNRandom;
 };
 
 } // namespace talb

@@ -148,9 +148,6 @@ class TensorAwareV2 : public TensorPolicy
         Spray spray{Spray::kContended}; ///< flows that spread their packets (not safe-move ones)
     };
 
-    /// Untagged packets smaller than this (ACKs, handshakes) do not make their flow count.
-    static constexpr uint32_t kUntaggedMinBytes = 128;
-
     /// \return nullptr when \p config is usable, else what is wrong with it
     static const char* Check(const Config& config);
 

@@ -8,9 +8,10 @@ namespace lb
 {
 
 void
-TensorPolicy::SetFallback(Policy* fallback)
+TensorPolicy::SetFallback(Policy* fallback, Policy* goBackNData)
 {
     m_fallback = fallback;
+    m_goBackNFallback = goBackNData;
 }
 
 uint32_t
@@ -30,6 +31,11 @@ TensorPolicy::SelectFallback(const PacketInfo& packet, const Candidates& candida
 {
     assert(m_fallback && "a TaLB policy without a fallback policy");
     ++m_stats.nFallback;
+    if (m_goBackNFallback && packet.goBackN && packet.size >= kUntaggedMinBytes)
+    {
+        ++m_stats.nGoBackNFallback;
+        return m_goBackNFallback->Select(packet, candidates);
+    }
     return m_fallback->Select(packet, candidates);
 }
 
@@ -41,7 +47,8 @@ TensorPolicy::Admit(TensorTable::Entry* e, TensorTable::Entry* slot, const Packe
         return e;
     }
     TensorTable::Entry evicted;
-    if (m_table.Insert(slot, packet.flowHash, packet.label.tensor_id, packet.nowNs, m_stats, &evicted))
+    if (m_table
+            .Insert(slot, packet.flowHash, packet.label.tensor_id, packet.nowNs, m_stats, &evicted))
     {
         NotifyEvicted(evicted.flowHash, evicted.tensorId);
     }

@@ -12,8 +12,14 @@ namespace lb
 /**
  * \ingroup talb-lb
  * What the TaLB versions (TensorAwareV1, TensorAwareV2) share around their decisions: the
- * tensor table with its statistics, and the fallback policy that chooses for unlabelled
+ * tensor table with its statistics, and the fallback policies that choose for unlabelled
  * packets. A version sizes m_table in its Configure() and counts in m_stats.
+ *
+ * Unlabelled data packets of go-back-N flows (PacketInfo::goBackN, kUntaggedMinBytes or more)
+ * can have a fallback of their own: a policy that keeps a flow's packets in order (flowlets, per
+ * flow), because a packet that overtakes another costs such a flow a retransmission window,
+ * where a TCP flow only sees a duplicate ACK. Their ACKs, NAKs and CNPs (smaller) stay with the
+ * other fallback: reordering them costs nothing.
  */
 class TensorPolicy : public Policy
 {
@@ -21,8 +27,15 @@ class TensorPolicy : public Policy
     /// Tensor table statistics (TensorTableStats: the identity it keeps).
     using TableStats = TensorTableStats;
 
-    /// \param fallback the policy for unlabelled packets (outlives this one), bound by its owner
-    void SetFallback(Policy* fallback);
+    /// Untagged packets smaller than this (ACKs, NAKs, CNPs, handshakes) carry no data.
+    static constexpr uint32_t kUntaggedMinBytes = 128;
+
+    /**
+     * \param fallback the policy for unlabelled packets (outlives this one), bound by its owner
+     * \param goBackNData the policy for unlabelled go-back-N data packets (kUntaggedMinBytes or
+     *        more); nullptr: \p fallback chooses for them too
+     */
+    void SetFallback(Policy* fallback, Policy* goBackNData = nullptr);
 
     const TableStats& GetTableStats() const
     {
@@ -35,7 +48,8 @@ class TensorPolicy : public Policy
     uint32_t HeldEntries() const;
 
   protected:
-    /// \return the fallback's choice for the unlabelled \p packet (counted: nFallback)
+    /// \return the choice of the unlabelled \p packet's fallback (counted: nFallback and, for
+    /// go-back-N data, nGoBackNFallback)
     uint32_t SelectFallback(const PacketInfo& packet, const Candidates& candidates);
     /// \return \p e, or, when there is none and \p packet is not its tensor's LAST, a new entry
     /// in \p slot (the slot TensorTable::Lookup returned; an evicted live entry is notified)
@@ -51,6 +65,7 @@ class TensorPolicy : public Policy
 
   private:
     Policy* m_fallback{nullptr};
+    Policy* m_goBackNFallback{nullptr};
 };
 
 } // namespace lb

@@ -16,17 +16,18 @@ namespace lb
  */
 struct TensorTableStats
 {
-    uint64_t nInserted{0};       ///< entries created
-    uint64_t nFreedOnLast{0};    ///< entries freed by a LAST packet
-    uint64_t nAgedOut{0};        ///< idle entries reclaimed
-    uint64_t nEvicted{0};        ///< live entries evicted for lack of space
-    uint64_t nMidTensorMoves{0}; ///< tensors moved mid-tensor (v1: high priority only)
-    uint64_t nFallback{0};       ///< unlabelled packets handed to the fallback
-    uint64_t nBoundaryMoves{0};  ///< v2: flows moved at a tensor boundary or after a pause
-    uint64_t nReorderHeld{0};    ///< v2: moves not taken because they could reorder too much
-    uint64_t nUndrainedHeld{0};  ///< v2: moves of safe-move flows held until the old path drains
-    uint64_t nStallMoves{0};     ///< v2: tensors that left their port after a stall
-    uint64_t nSprayed{0};        ///< v2: tagged packets spread over the ports (Spray)
+    uint64_t nInserted{0};        ///< entries created
+    uint64_t nFreedOnLast{0};     ///< entries freed by a LAST packet
+    uint64_t nAgedOut{0};         ///< idle entries reclaimed
+    uint64_t nEvicted{0};         ///< live entries evicted for lack of space
+    uint64_t nMidTensorMoves{0};  ///< tensors moved mid-tensor (v1: high priority only)
+    uint64_t nFallback{0};        ///< unlabelled packets handed to the fallback
+    uint64_t nGoBackNFallback{0}; ///< of which go-back-N data, to the go-back-N fallback
+    uint64_t nBoundaryMoves{0};   ///< v2: flows moved at a tensor boundary or after a pause
+    uint64_t nReorderHeld{0};     ///< v2: moves not taken because they could reorder too much
+    uint64_t nUndrainedHeld{0};   ///< v2: moves of safe-move flows held until the old path drains
+    uint64_t nStallMoves{0};      ///< v2: tensors that left their port after a stall
+    uint64_t nSprayed{0};         ///< v2: tagged packets spread over the ports (Spray)
 };
 
 /**

@@ -28,6 +28,7 @@ expect 0 "--idle-sleep-us" --help
 expect 2 "--config is required"
 expect 2 "unknown argument '--bogus'" --config=x --bogus
 expect 2 "--lb: 'conga' is not one of" --config=x --lb=conga
+expect 2 "--gobackn-fallback: 'talb' is not one of none, ecmp" --config=x --gobackn-fallback=talb
 expect 0 "talb-v1" --help
 expect 2 "--talb-max-reorder: 'lots' is not a number in 0..1073741824" --config=x --lb=talb --talb-max-reorder=lots
 expect 2 "--talb-safe-moves: 'sometimes' is not gobackn, always or never" --config=x --talb-safe-moves=sometimes

@@ -168,6 +168,7 @@ TEST(TalbSwitchOptions, DefaultsAndEveryOption)
                        "--lb=talb",
                        "--labels=dscp",
                        "--fallback=drill",
+                       "--gobackn-fallback=none",
                        "--seed=9",
                        "--switch-id=3",
                        "--flowlet-timeout-us=50",
@@ -190,6 +191,7 @@ TEST(TalbSwitchOptions, DefaultsAndEveryOption)
     EXPECT_EQ(p.policy.name, "talb");
     EXPECT_EQ(p.pipeline.labels, LabelSource::kDscp);
     EXPECT_EQ(p.policy.fallback, "drill");
+    EXPECT_EQ(p.policy.goBackNFallback, "none");
     EXPECT_EQ(p.policy.seed, 9u);
     EXPECT_EQ(p.policy.switchId, 3u);
     EXPECT_EQ(p.policy.letflow.timeoutNs, 50000);
@@ -226,6 +228,11 @@ TEST(TalbSwitchOptions, ErrorsNameTheArgument)
         "--lb: 'conga' is not one of ecmp, rps, letflow, drill, presto, hermes, talb, talb-v1");
     EXPECT_EQ(OptionError({"--config=x", "--fallback=talb"}),
               "--fallback: 'talb' is not one of ecmp, rps, letflow, drill, presto, hermes");
+    EXPECT_EQ(OptionError({"--config=x", "--gobackn-fallback=talb"}),
+              "--gobackn-fallback: 'talb' is not one of none, ecmp, rps, letflow, drill, presto, "
+              "hermes");
+    EXPECT_EQ(OptionError({"--config=x", "--gobackn-fallback"}),
+              "--gobackn-fallback: needs a value (--gobackn-fallback=...)");
     EXPECT_EQ(OptionError({"--config=x", "--labels=tag"}), "--labels: 'tag' is not option or dscp");
     EXPECT_EQ(OptionError({"--config=x", "--drill-samples=17"}),
               "--drill-samples: '17' is not a number in 1..16");
@@ -241,7 +248,8 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     SwitchOptions o;
     std::string error;
     ASSERT_TRUE(Parse({"--config=x", "--lb=talb"}, &o, &error)) << error;
-    EXPECT_EQ(o.policy.fallback, "drill"); // TalbTensorAwareLb's Fallback
+    EXPECT_EQ(o.policy.fallback, "drill");          // TalbTensorAwareLb's Fallback
+    EXPECT_EQ(o.policy.goBackNFallback, "letflow"); // and its GoBackNFallback
     const lb::TensorAwareV2::Config core;
     EXPECT_EQ(o.policy.talb.highThreshold, core.highThreshold);
     EXPECT_EQ(o.policy.talb.highMoveMarginBytes, core.highMoveMarginBytes);

@@ -465,6 +465,28 @@ TEST(TalbSwitchPipeline, TalbV2TensorsAvoidAnUntaggedDataFlow)
     }
 }
 
+TEST(TalbSwitchPipeline, TalbKeepsUntaggedRoceDataInOrderAndSpreadsTheRest)
+{
+    // 40 packets 1 us apart of one untagged flow: RoCEv2 data goes to --gobackn-fallback
+    // (LetFlow: one flowlet, one uplink), TCP and RoCEv2 ACK-sized packets to --fallback (DRILL on
+    // idle uplinks: random ties, both uplinks).
+    auto uplinks = [](const PolicyOptions& po, auto frame) {
+        Leaf leaf(po);
+        std::set<int> ports;
+        for (int k = 1; k <= 40; ++k)
+        {
+            ports.insert(leaf.Send(frame(), k * kUs));
+        }
+        return ports.size();
+    };
+    PolicyOptions po = Leaf::Named("talb");
+    EXPECT_EQ(uplinks(po, [] { return Roce(kH3, 7, 1000); }), 1u);
+    EXPECT_EQ(uplinks(po, [] { return Tcp(kH3, 7, 1000); }), 2u);
+    EXPECT_EQ(uplinks(po, [] { return Roce(kH3, 7, 0); }), 2u);
+    po.goBackNFallback = "none";
+    EXPECT_EQ(uplinks(po, [] { return Roce(kH3, 7, 1000); }), 2u);
+}
+
 TEST(TalbSwitchPipeline, HermesPlacesOnTheLessDelayedUplinkAndReroutesOffAMarkingOne)
 {
     // 30 kB queued on uplink 2 is 24 us at 10 Gb/s, above DelayLow (20 us): new flows go to 3.

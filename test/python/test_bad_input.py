@@ -155,6 +155,7 @@ SWITCH = {
     'lb': 'nope',
     'labels': 'x',
     'fallback': 'nope',
+    'gobackn-fallback': 'nope',
     'seed': 'x',
     'switch-id': 'x',
     'flowlet-timeout-us': '0',

@@ -134,43 +134,38 @@ TensorAwareV2::SlotOf(uint32_t port, uint32_t flowHash) const
     return nullptr;
 }
 
+TensorAwareV2::FlowSlot
+TensorAwareV2::Seen(const PacketInfo& packet, uint8_t priority)
+{
+    FlowSlot seen;
+    seen.flowHash = packet.flowHash;
+    seen.priority = priority;
+    seen.lastSeenNs = packet.nowNs;
+    seen.valid = true;
+    return seen;
+}
+
 void
-TensorAwareV2::Touch(uint32_t port,
-                     uint32_t flowHash,
-                     uint8_t priority,
-                     int64_t nowNs,
-                     bool safe,
-                     int64_t drainedNs,
-                     int64_t paceNs,
-                     bool untagged,
-                     uint8_t job)
+TensorAwareV2::Touch(uint32_t port, const FlowSlot& seen)
 {
     FlowSlot* slots = Slots(port);
     FlowSlot* target = nullptr;
     for (uint32_t i = 0; i < kFlowSlots; ++i)
     {
         FlowSlot& s = slots[i];
-        if (s.valid && s.flowHash == flowHash)
+        if (s.valid && s.flowHash == seen.flowHash)
         {
             target = &s;
             break;
         }
         // Otherwise the first slot neither active nor undrained, else the least recently seen.
-        if (!target ||
-            (Held(*target, nowNs) && (!Held(s, nowNs) || s.lastSeenNs < target->lastSeenNs)))
+        if (!target || (Held(*target, seen.lastSeenNs) &&
+                        (!Held(s, seen.lastSeenNs) || s.lastSeenNs < target->lastSeenNs)))
         {
             target = &s;
         }
     }
-    target->flowHash = flowHash;
-    target->priority = priority;
-    target->lastSeenNs = nowNs;
-    target->paceNs = paceNs;
-    target->drainedNs = drainedNs;
-    target->safe = safe;
-    target->untagged = untagged;
-    target->job = job;
-    target->valid = true;
+    *target = seen;
 }
 
 bool
@@ -332,10 +327,12 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         uint32_t port = SelectFallback(packet, candidates);
         if (packet.size >= kUntaggedMinBytes)
         {
-            // No pace: the fallback sprays an untagged flow's packets (drill), so their gaps on
-            // one port are not the flow's pace, and many short background flows would hold the
-            // slots tensor flows need.
-            Touch(port, packet.flowHash, m_config.untaggedPriority, packet.nowNs, false, 0, 0, true);
+            // No pace: the fallback may spray an untagged flow's packets (drill), so their gaps
+            // on one port are not the flow's pace, and many short background flows would hold
+            // the slots tensor flows need.
+            FlowSlot seen = Seen(packet, m_config.untaggedPriority);
+            seen.untagged = true;
+            Touch(port, seen);
         }
         return port;
     }
@@ -356,7 +353,9 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         uint32_t port = SprayPort(packet, candidates);
         ++m_stats.nSprayed;
         Remember(Admit(e, slot, packet), packet, port);
-        Touch(port, packet.flowHash, priority, now, false, 0, 0, false, job);
+        FlowSlot seen = Seen(packet, priority);
+        seen.job = job;
+        Touch(port, seen);
         return port;
     }
     const FlowSlot* onCurrent = nullptr; // the flow's slot on its current port, if any
@@ -487,15 +486,12 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         e->paceNs = pace;
     }
     Remember(e, packet, port);
-    Touch(port,
-          packet.flowHash,
-          priority,
-          now,
-          safe,
-          safe ? DrainTime(port, packet) : 0,
-          pace,
-          false,
-          job);
+    FlowSlot seen = Seen(packet, priority);
+    seen.safe = safe;
+    seen.drainedNs = safe ? DrainTime(port, packet) : 0;
+    seen.paceNs = pace;
+    seen.job = job;
+    Touch(port, seen);
     return port;
 }
 

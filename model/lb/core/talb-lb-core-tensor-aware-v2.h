@@ -292,17 +292,12 @@ class TensorAwareV2 : public TensorPolicy
     uint32_t LastPort(uint32_t flowHash, const Candidates& candidates) const;
     /// \return the slot of \p flowHash on \p port, or null
     const FlowSlot* SlotOf(uint32_t port, uint32_t flowHash) const;
-    /// Records a packet of \p flowHash on \p port; for a \p safe flow, \p drainedNs: when the
-    /// packet leaves the port; \p paceNs: the flow's pace (0: none, the ActiveWindow floor).
-    void Touch(uint32_t port,
-               uint32_t flowHash,
-               uint8_t priority,
-               int64_t nowNs,
-               bool safe = false,
-               int64_t drainedNs = 0,
-               int64_t paceNs = 0,
-               bool untagged = false,
-               uint8_t job = 0);
+    /// \return \p packet's flow as a port's slot records it: \p priority, seen now (a caller sets
+    /// what its kind of flow adds: safe and drainedNs, paceNs, untagged, job)
+    static FlowSlot Seen(const PacketInfo& packet, uint8_t priority);
+    /// Records \p seen on \p port: in its flow's slot, else in the first slot neither active nor
+    /// undrained, else in the least recently seen one.
+    void Touch(uint32_t port, const FlowSlot& seen);
     /// \return true when an untagged flow (\p otherJobs: or a tensor flow of a job other than
     /// \p job) is active on one of \p candidates
     bool Contended(const Candidates& candidates, int64_t nowNs, bool otherJobs, uint8_t job) const;

@@ -78,13 +78,32 @@ TalbLoadBalancer::Attach(const TalbSwitchInfo& info, const std::vector<TalbPortS
     InitializeParams();
 }
 
+namespace
+{
+
+/// The egress CheckConfiguration() wires in, as a switch does before Attach(): a check sends
+/// nothing.
+void
+NoEgress(Ptr<Packet> /* packet */, uint32_t /* inPort */, uint32_t /* outPort */)
+{
+}
+
+} // namespace
+
 std::string
 TalbLoadBalancer::CheckConfiguration(const TalbSwitchInfo& info)
 {
     NS_ABORT_MSG_IF(m_ports != nullptr, "TalbLoadBalancer::CheckConfiguration: attached");
     m_info = info;
     m_configError.clear();
-    return CheckConfig() ? "" : m_configError;
+    TransmitCallback transmit = m_transmit;
+    if (transmit.IsNull())
+    {
+        m_transmit = MakeCallback(&NoEgress);
+    }
+    bool ok = CheckConfig();
+    m_transmit = transmit;
+    return ok ? "" : m_configError;
 }
 
 uint32_t

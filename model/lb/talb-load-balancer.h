@@ -143,9 +143,10 @@ class TalbLoadBalancer : public Object
     void Attach(const TalbSwitchInfo& info, const std::vector<TalbPortState>* ports);
 
     /**
-     * Checks the attribute values as Attach() does for a switch described by \p info, without
-     * attaching (a balancer not attached yet), so a program can report a bad configuration
-     * before it builds anything instead of aborting in Attach().
+     * Checks the attribute values as Attach() does for a switch described by \p info (which
+     * also gives it an egress, see SetTransmitCallback()), without attaching (a balancer not
+     * attached yet), so a program can report a bad configuration before it builds anything
+     * instead of aborting in Attach().
      * \return "" when Attach() would accept them, else what is wrong
      */
     std::string CheckConfiguration(const TalbSwitchInfo& info);

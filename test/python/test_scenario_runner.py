@@ -129,6 +129,18 @@ def test_bad_scenarios_are_refused_before_simulating(tmp_path, args, message):
     assert not (tmp_path / 'out').exists()
 
 
+def test_every_load_balancer_runs_through_the_runner(tmp_path):
+    """Each registered balancer, with its defaults, passes the runner's checks before anything
+    is built (each is asked as a switch would attach it) and runs a job over RDMA, where every
+    one of them (ConWeave only there) can run."""
+    names = ['ecmp', 'rps', 'letflow', 'drill', 'conga', 'hermes', 'presto', 'talb', 'conweave']
+    result = run(*TINY, '--transport=rdma', '--bgLoad=0', '--lb=' + ','.join(names),
+                 '--out=%s' % tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    for name in names:
+        assert (tmp_path / name / 'flows.csv').stat().st_size > 0, name
+
+
 def test_every_event_scheduler_gives_the_same_outputs(runs, tmp_path):
     """--eventScheduler changes CPU time only: ns-3's schedulers all serve events by
     (timestamp, uid), so ns-3's default (a std::map) gives the outputs of talb's default."""

@@ -495,9 +495,11 @@ uint32_t
 TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {
     bool v1 = m_installedVersion == 1;
-    if (m_goBackNFallback || (!v1 && m_safeMoves == int(V2::SafeMoves::kGoBackN)))
+    // Only where it is read: RoCEv2's untagged data goes to GoBackNFallback; v2 moves its flows
+    // only once drained.
+    if ((m_goBackNFallback && !ctx.hasLabel) ||
+        (!v1 && m_safeMoves == int(V2::SafeMoves::kGoBackN)))
     {
-        // RoCEv2's untagged data goes to GoBackNFallback; v2 moves its flows only once drained.
         ctx.goBackN = IsRoceV2(ctx.packet);
     }
     return v1 ? CoreSelect(m_v1, ctx, candidates) : CoreSelect(m_v2, ctx, candidates);

@@ -94,7 +94,13 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
          << ", \"tcp_retransmitted_bytes\": " << info.tcp.retransmittedBytes
          << ", \"tcp_timeouts\": " << info.tcp.timeouts
          << ", \"path_selections\": " << info.paths.selections
-         << ", \"reroutes\": " << info.paths.reroutes;
+         << ", \"reroutes\": " << info.paths.reroutes << ", \"lb_counters\": {";
+    for (size_t i = 0; i < info.paths.policy.size(); ++i)
+    {
+        json << (i ? ", " : "") << "\"" << info.paths.policy[i].first
+             << "\": " << info.paths.policy[i].second;
+    }
+    json << "}";
     if (info.ranks > 1)
     {
         json << ", \"ranks\": " << info.ranks

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -59,6 +60,8 @@ class TalbOutputWriter : public Object
     {
         uint64_t selections{0}; //!< SelectPath() decisions
         uint64_t reroutes{0};   //!< a flow, flowlet, flowcell or tensor changed port
+        /// The policy's own counters (TalbLoadBalancer::GetPolicyCounters()), in its order.
+        std::vector<std::pair<std::string, uint64_t>> policy;
     };
 
     /// One traffic class of the switches' port queues (TalbPriorityQueue::ClassStats), summed

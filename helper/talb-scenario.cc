@@ -1425,9 +1425,23 @@ SumLbCounters(const TalbScenario::Spec& s, Ptr<TalbLeafSpineHelper> fabric)
         return c;
     }
     auto add = [&c](Ptr<TalbSwitch> sw) {
-        const TalbLoadBalancer::Stats& st = sw->GetLoadBalancer()->GetStats();
-        c.selections += st.nSelections;
-        c.reroutes += st.nReroutes;
+        Ptr<TalbLoadBalancer> lb = sw->GetLoadBalancer();
+        c.selections += lb->GetStats().nSelections;
+        c.reroutes += lb->GetStats().nReroutes;
+        for (const TalbLoadBalancer::PolicyCounter& pc : lb->GetPolicyCounters())
+        {
+            auto it = std::find_if(c.policy.begin(), c.policy.end(), [&pc](const auto& named) {
+                return named.first == pc.name;
+            });
+            if (it == c.policy.end())
+            {
+                c.policy.emplace_back(pc.name, pc.value);
+            }
+            else
+            {
+                it->second += pc.value;
+            }
+        }
     };
     for (uint32_t l = 0; l < s.leaves; ++l)
     {
@@ -1967,9 +1981,17 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
                                     r.tcp.timeouts,
                                     r.paths.selections,
                                     r.paths.reroutes};
+    for (const auto& named : r.paths.policy)
+    {
+        events.push_back(named.second); // every rank lists the same names (the same balancers)
+    }
     if (spec.distributed)
     {
         spec.sumOverRanks(&events);
+    }
+    for (size_t i = 0; i < r.paths.policy.size(); ++i)
+    {
+        r.paths.policy[i].second = events[6 + i];
     }
     r.events = events[0];
     r.tcp.retransmittedSegments = events[1];

@@ -144,6 +144,25 @@ TalbConWeaveLb::GetCounters() const
     return m_counters;
 }
 
+std::vector<TalbLoadBalancer::PolicyCounter>
+TalbConWeaveLb::GetPolicyCounters() const
+{
+    const Counters& c = m_counters;
+    return {{"rtt_requests", c.rttRequests},
+            {"replies", c.replies},
+            {"late_replies", c.lateReplies},
+            {"reroutes", c.reroutes},
+            {"clears", c.clears},
+            {"replies_sent", c.repliesSent},
+            {"clears_sent", c.clearsSent},
+            {"reorder_held", c.held},
+            {"released_by_tail", c.releasedByTail},
+            {"released_by_timeout", c.releasedByTimeout},
+            {"released_by_overflow", c.releasedByOverflow},
+            {"reorder_timeouts", c.timeouts},
+            {"reorder_held_now", c.heldNow}};
+}
+
 bool
 TalbConWeaveLb::CheckConfig()
 {

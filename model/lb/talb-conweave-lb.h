@@ -76,6 +76,8 @@ class TalbConWeaveLb : public TalbLoadBalancer
 
     /// \return the counters
     const Counters& GetCounters() const;
+    /// The counters above by name (reorder queues: "reorder_held" etc.).
+    std::vector<PolicyCounter> GetPolicyCounters() const override;
 
     /**
      * TracedCallback signature for reorder-queue flushes.

@@ -204,6 +204,12 @@ TalbLoadBalancer::CanBeFallback() const
     return true;
 }
 
+std::vector<TalbLoadBalancer::PolicyCounter>
+TalbLoadBalancer::GetPolicyCounters() const
+{
+    return {};
+}
+
 void
 TalbLoadBalancer::InitializeParams()
 {

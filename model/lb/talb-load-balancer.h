@@ -179,6 +179,22 @@ class TalbLoadBalancer : public Object
 
     const Stats& GetStats() const;
 
+    /// One of a policy's own counters (GetPolicyCounters()).
+    struct PolicyCounter
+    {
+        const char* name; //!< stable snake_case name: a key of run.json's "lb_counters"
+        uint64_t value;   //!< its value at this switch
+    };
+
+    /**
+     * The policy's own counters at this switch, for reports: the scenario runner sums them by
+     * name over the switches into run.json's "lb_counters", so a result can be traced to what
+     * the policy did (moves taken and held, fallbacks, reorder buffers). Every call lists the
+     * same names in the same order. It builds a vector: for the end of a run, not per packet.
+     * \return none unless a policy keeps counters of its own
+     */
+    virtual std::vector<PolicyCounter> GetPolicyCounters() const;
+
     /**
      * Capability query: whether this policy can choose for another balancer (DelegateSelect),
      * i.e. it needs neither the PacketIn/PacketOut hooks nor per-tensor state.

@@ -491,6 +491,17 @@ TalbTensorAwareLb::GetHeldEntries() const
     return Installed().HeldEntries();
 }
 
+std::vector<TalbLoadBalancer::PolicyCounter>
+TalbTensorAwareLb::GetPolicyCounters() const
+{
+    std::vector<PolicyCounter> counters;
+    GetTableStats().ForEach([&counters](const char* name, uint64_t value) {
+        counters.push_back({name, value});
+    });
+    counters.push_back({"held", GetHeldEntries()});
+    return counters;
+}
+
 uint32_t
 TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {

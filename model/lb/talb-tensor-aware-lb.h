@@ -54,6 +54,8 @@ class TalbTensorAwareLb : public TalbCoreLb
 
     int64_t AssignStreams(int64_t stream) override;
     bool CanBeFallback() const override;
+    /// The tensor table's statistics (TableStats::ForEach names) and "held" (GetHeldEntries()).
+    std::vector<PolicyCounter> GetPolicyCounters() const override;
 
     /**
      * Tensor table statistics. Identity: inserted = freedOnLast + agedOut + evicted + held,

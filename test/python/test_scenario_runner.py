@@ -139,6 +139,19 @@ def test_every_load_balancer_runs_through_the_runner(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     for name in names:
         assert (tmp_path / name / 'flows.csv').stat().st_size > 0, name
+    # run.json's lb_counters: each policy's own counters summed over the switches, by name.
+    counters = {name: json.loads((tmp_path / name / 'run.json').read_text())['lb_counters']
+                for name in names}
+    assert counters['ecmp'] == {}  # a policy without counters of its own
+    talb = counters['talb']
+    assert talb['inserted'] > 0 and talb['fallback'] > 0  # tensors, and the hosts' ACKs
+    assert talb['inserted'] == (talb['freed_on_last'] + talb['aged_out'] + talb['evicted'] +
+                                talb['held'])
+    assert talb['sprayed'] == 0  # go-back-N flows are never sprayed
+    weave = counters['conweave']
+    assert weave['rtt_requests'] > 0
+    assert weave['reorder_held'] == (weave['released_by_tail'] + weave['released_by_timeout'] +
+                                     weave['released_by_overflow'] + weave['reorder_held_now'])
 
 
 def test_every_event_scheduler_gives_the_same_outputs(runs, tmp_path):

@@ -51,24 +51,14 @@ TensorAwareReport(const lb::Policy& policy, int64_t nowNs)
 {
     const auto& t = static_cast<const lb::TensorPolicy&>(policy);
     const lb::TensorTableStats& s = t.GetTableStats();
-    char line[512];
-    std::snprintf(line,
-                  sizeof(line),
-                  "table inserted=%lu freed_on_last=%lu aged_out=%lu evicted=%lu "
-                  "mid_tensor_moves=%lu boundary_moves=%lu reorder_held=%lu undrained_held=%lu "
-                  "fallback=%lu gobackn_fallback=%lu held=%u live=%u",
-                  s.nInserted,
-                  s.nFreedOnLast,
-                  s.nAgedOut,
-                  s.nEvicted,
-                  s.nMidTensorMoves,
-                  s.nBoundaryMoves,
-                  s.nReorderHeld,
-                  s.nUndrainedHeld,
-                  s.nFallback,
-                  s.nGoBackNFallback,
-                  t.HeldEntries(),
-                  t.LiveEntries(nowNs));
+    std::string line = "table";
+    char field[64];
+    s.ForEach([&](const char* name, uint64_t value) {
+        std::snprintf(field, sizeof(field), " %s=%lu", name, value);
+        line += field;
+    });
+    std::snprintf(field, sizeof(field), " held=%u live=%u", t.HeldEntries(), t.LiveEntries(nowNs));
+    line += field;
     return line;
 }
 

@@ -28,6 +28,27 @@ struct TensorTableStats
     uint64_t nUndrainedHeld{0};   ///< v2: moves of safe-move flows held until the old path drains
     uint64_t nStallMoves{0};      ///< v2: tensors that left their port after a stall
     uint64_t nSprayed{0};         ///< v2: tagged packets spread over the ports (Spray)
+
+    /**
+     * Calls \p f(name, value) for every counter, always in this order. The names (snake_case)
+     * are the testbed switch's stats line and run.json's "lb_counters" keys, defined here once.
+     */
+    template <typename F>
+    void ForEach(F&& f) const
+    {
+        f("inserted", nInserted);
+        f("freed_on_last", nFreedOnLast);
+        f("aged_out", nAgedOut);
+        f("evicted", nEvicted);
+        f("mid_tensor_moves", nMidTensorMoves);
+        f("boundary_moves", nBoundaryMoves);
+        f("reorder_held", nReorderHeld);
+        f("undrained_held", nUndrainedHeld);
+        f("stall_moves", nStallMoves);
+        f("sprayed", nSprayed);
+        f("fallback", nFallback);
+        f("gobackn_fallback", nGoBackNFallback);
+    }
 };
 
 /**

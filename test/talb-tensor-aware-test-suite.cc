@@ -481,9 +481,10 @@ Datagram(bool roce, uint32_t payload = 1000)
     return p;
 }
 
-/// Version 2 on RoCEv2 (SafeMoves GoBackN, the default): the selector recognises RoCEv2 packets
-/// (UDP to 4791) and holds the mid-tensor move that the test above sees a TCP flow take, until
-/// the flow's old path has drained plus SafeMoveSlack; SafeMoves Never restores the move.
+/// Version 2 on RoCEv2 (SafeMoves GoBackN, and the default GoBackNUnlessUntagged, the same
+/// without untagged traffic): the selector recognises RoCEv2 packets (UDP to 4791) and holds the
+/// mid-tensor move that the test above sees a TCP flow take, until the flow's old path has
+/// drained plus SafeMoveSlack; SafeMoves Never restores the move.
 class TalbTensorAwareV2SafeMovesTestCase : public TestCase
 {
   public:
@@ -531,6 +532,9 @@ class TalbTensorAwareV2SafeMovesTestCase : public TestCase
         auto roce = Moves(Datagram(true), "GoBackN");
         NS_TEST_EXPECT_MSG_EQ(roce.first, false, "a RoCEv2 flow moved before its path drained");
         NS_TEST_EXPECT_MSG_EQ(roce.second, true, "a RoCEv2 flow did not move once drained");
+        auto unless = Moves(Datagram(true), "GoBackNUnlessUntagged");
+        NS_TEST_EXPECT_MSG_EQ(unless.first, false, "the default: moved before its path drained");
+        NS_TEST_EXPECT_MSG_EQ(unless.second, true, "the default: did not move once drained");
         auto udp = Moves(Datagram(false), "GoBackN");
         NS_TEST_EXPECT_MSG_EQ(udp.first, true, "another UDP flow waited like RoCEv2");
         auto never = Moves(Datagram(true), "Never");

@@ -105,7 +105,8 @@ TalbTensorAwareLb::GetTypeId()
                           "priority) instead of keeping one: Never; WithUntagged, while an "
                           "untagged data flow is active on a candidate port (pools the ports' "
                           "capacity with background bursts); Contended, while that or a tensor "
-                          "flow of another job is; Always. Never flows that SafeMoves covers",
+                          "flow of another job is; Always. Never RoCEv2 (go-back-N) flows nor "
+                          "flows that SafeMoves covers",
                           EnumValue(int(kV2Defaults.spray)),
                           MakeEnumAccessor(TALB_RETUNED(int, m_spray)),
                           MakeEnumChecker(int(V2::Spray::kNever),
@@ -120,10 +121,14 @@ TalbTensorAwareLb::GetTypeId()
                           "v2: flows that move only once their old path has drained (their last "
                           "packet left the port, plus SafeMoveSlack), in place of MaxReorder: "
                           "GoBackN (RoCEv2 packets: a reordering costs them a go-back-N window), "
+                          "GoBackNUnlessUntagged (GoBackN, except while an untagged flow is "
+                          "active on a candidate port: then they move as other flows do), "
                           "Always, or Never",
                           EnumValue(int(kV2Defaults.safeMoves)),
                           MakeEnumAccessor(TALB_RETUNED(int, m_safeMoves)),
-                          MakeEnumChecker(int(V2::SafeMoves::kGoBackN),
+                          MakeEnumChecker(int(V2::SafeMoves::kGoBackNUnlessUntagged),
+                                          "GoBackNUnlessUntagged",
+                                          int(V2::SafeMoves::kGoBackN),
                                           "GoBackN",
                                           int(V2::SafeMoves::kAlways),
                                           "Always",
@@ -507,9 +512,11 @@ TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& ca
 {
     bool v1 = m_installedVersion == 1;
     // Only where it is read: RoCEv2's untagged data goes to GoBackNFallback; v2 moves its flows
-    // only once drained.
+    // only once drained, and never sprays them.
     if ((m_goBackNFallback && !ctx.hasLabel) ||
-        (!v1 && m_safeMoves == int(V2::SafeMoves::kGoBackN)))
+        (!v1 && (m_safeMoves == int(V2::SafeMoves::kGoBackN) ||
+                 m_safeMoves == int(V2::SafeMoves::kGoBackNUnlessUntagged) ||
+                 m_spray != int(V2::Spray::kNever))))
     {
         ctx.goBackN = IsRoceV2(ctx.packet);
     }

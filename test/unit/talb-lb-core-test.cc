@@ -1084,10 +1084,34 @@ ShareTwoQueuedUplinks(TalbV2Rig& rig, bool goBackN)
 
 } // namespace
 
+TEST(TalbLbCoreTensorAwareV2, GoBackNFlowsMoveAtOnceWhileAnUntaggedFlowIsActive)
+{
+    // The default, GoBackNUnlessUntagged: with an untagged flow on the uplinks (a background
+    // burst the flow counts do not see) the RoCEv2 flow moves to the unshared uplink 3 at once,
+    // as a TCP flow does, though its packets still queue on its old port ...
+    TensorAwareV2::Config c;
+    c.safeSlackNs = 20 * US;
+    TalbV2Rig rdma(c, 3);
+    uint32_t shared = ShareTwoQueuedUplinks(rdma, true);
+    rdma.Send(Untagged(40, 199 * US), {1, 2});
+    EXPECT_EQ(rdma.Send(GoBackN(Tensor(30, 200 * US, 300, 7, 0))), 3u);
+    EXPECT_EQ(rdma.talb.GetTableStats().nUndrainedHeld, 0u);
+    ASSERT_EQ(rdma.events.reroutes.size(), 1u);
+    EXPECT_EQ(rdma.events.reroutes[0], std::make_pair(shared, 3u));
+    // ... where GoBackN waits for its old path to drain whatever the untagged traffic.
+    c.safeMoves = TensorAwareV2::SafeMoves::kGoBackN;
+    TalbV2Rig strict(c, 3);
+    uint32_t held = ShareTwoQueuedUplinks(strict, true);
+    strict.Send(Untagged(40, 199 * US), {1, 2});
+    EXPECT_EQ(strict.Send(GoBackN(Tensor(30, 200 * US, 300, 7, 0))), held);
+    EXPECT_EQ(strict.talb.GetTableStats().nUndrainedHeld, 1u);
+    EXPECT_TRUE(strict.events.reroutes.empty());
+}
+
 TEST(TalbLbCoreTensorAwareV2, GoBackNFlowsMoveOnlyOnceTheirOldPathHasDrained)
 {
     // A TCP flow moves to the unshared uplink 3 at once (equal queues: nothing to reorder).
-    TensorAwareV2::Config c; // SafeMoves GoBackN
+    TensorAwareV2::Config c; // SafeMoves GoBackNUnlessUntagged; no untagged traffic: GoBackN's rule
     c.safeSlackNs = 20 * US;
     TalbV2Rig tcp(c, 3);
     ShareTwoQueuedUplinks(tcp, false);
@@ -1536,6 +1560,19 @@ TEST(TalbLbCoreTensorAwareV2, SprayWithUntaggedSpreadsTensorsOnlyWhileUntaggedFl
     r.label.flags = 0;
     EXPECT_EQ(roce.Send(r), rp);
     EXPECT_EQ(roce.talb.GetTableStats().nSprayed, 0u);
+    // Nor where SafeMoves covers none of them (they then move as TCP flows do, never spray).
+    TensorAwareV2::Config never = c;
+    never.safeMoves = TensorAwareV2::SafeMoves::kNever;
+    TalbV2Rig roceNever(never);
+    PacketInfo n = Tensor(41, US, 401, 5, TALB_FLAG_FIRST);
+    n.goBackN = true;
+    roceNever.Send(Untagged(32, US));
+    uint32_t np = roceNever.Send(n);
+    roceNever.Queue(np, 5, 50000);
+    n.nowNs = 2 * US;
+    n.label.flags = 0;
+    EXPECT_EQ(roceNever.Send(n), np);
+    EXPECT_EQ(roceNever.talb.GetTableStats().nSprayed, 0u);
     c.spray = TensorAwareV2::Spray::kAlways;
     TalbV2Rig always(c);
     uint32_t p = always.Send(Tensor(50, US, 500, 5, TALB_FLAG_FIRST));
@@ -1588,7 +1625,7 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_TRUE(bad([](auto& x) { x.minMoveIntervalNs = -1; }));
     EXPECT_TRUE(bad([](auto& x) { x.activeWindowNs = 0; }));
     EXPECT_TRUE(bad([](auto& x) { x.safeSlackNs = -1; }));
-    EXPECT_TRUE(bad([](auto& x) { x.safeMoves = static_cast<TensorAwareV2::SafeMoves>(3); }));
+    EXPECT_TRUE(bad([](auto& x) { x.safeMoves = static_cast<TensorAwareV2::SafeMoves>(4); }));
     EXPECT_TRUE(bad([](auto& x) { x.tableSize = 100; }));
     EXPECT_TRUE(bad([](auto& x) { x.probeLimit = 65; }));
     EXPECT_TRUE(bad([](auto& x) { x.paceFactor = 0.5; }));

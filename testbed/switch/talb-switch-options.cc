@@ -29,9 +29,11 @@ struct Spelling
     E value;
 };
 
-constexpr Spelling<SafeMoves> kSafeMoves[] = {{"gobackn", SafeMoves::kGoBackN},
-                                              {"always", SafeMoves::kAlways},
-                                              {"never", SafeMoves::kNever}};
+constexpr Spelling<SafeMoves> kSafeMoves[] = {
+    {"gobackn-unless-untagged", SafeMoves::kGoBackNUnlessUntagged},
+    {"gobackn", SafeMoves::kGoBackN},
+    {"always", SafeMoves::kAlways},
+    {"never", SafeMoves::kNever}};
 constexpr Spelling<WindowMode> kWindowModes[] = {{"fixed", WindowMode::kFixed},
                                                  {"pace", WindowMode::kPace}};
 constexpr Spelling<Spray> kSprays[] = {{"contended", Spray::kContended},
@@ -199,8 +201,10 @@ SwitchUsage(const std::string& prog)
        << "                           follow bursts)\n"
        << "  --talb-safe-moves=MODE   flows that move only once their old path has drained,\n"
        << "                           instead of --talb-max-reorder: gobackn (RoCEv2, UDP port\n"
-       << "                           4791), always or never (default "
-       << NameOf(kSafeMoves, t.safeMoves) << ")\n"
+       << "                           4791), gobackn-unless-untagged (gobackn, except while an\n"
+       << "                           untagged flow is active on a candidate port: then they\n"
+       << "                           move as other flows do), always or never (default\n"
+       << "                           " << NameOf(kSafeMoves, t.safeMoves) << ")\n"
        << "  --talb-spray=MODE        when TCP tensor flows spread their packets over the\n"
        << "                           ports (each to the least queued at or above its\n"
        << "                           priority) instead of keeping one: contended (untagged\n"
@@ -449,7 +453,8 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         {
             if (!ParseSpelling(kSafeMoves, value, &o->policy.talb.safeMoves))
             {
-                *error = "--talb-safe-moves: '" + value + "' is not gobackn, always or never";
+                *error = "--talb-safe-moves: '" + value +
+                         "' is not gobackn-unless-untagged, gobackn, always or never";
                 return false;
             }
         }

@@ -27,7 +27,7 @@ TensorAwareV2::Check(const Config& c)
     {
         return "the spray mode must be known";
     }
-    if (c.safeSlackNs < 0 || c.safeMoves > SafeMoves::kAlways)
+    if (c.safeSlackNs < 0 || c.safeMoves > SafeMoves::kGoBackNUnlessUntagged)
     {
         return "the safe-move slack must be >= 0 and the safe-move mode known";
     }
@@ -344,7 +344,9 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
     // The flow's current port: its tensor's, else (a new tensor) the port the flow is active on.
     const bool safe = SafeMovesFor(packet);
     const uint8_t job = static_cast<uint8_t>(talb_job_of(packet.label.tensor_id));
-    if (!safe && m_config.spray != Spray::kNever &&
+    // Per-packet spreading is for flows that tolerate reordering: neither the safe-move ones nor
+    // go-back-N ones (each reordered packet costs a retransmission window), whatever SafeMoves.
+    if (!safe && !packet.goBackN && m_config.spray != Spray::kNever &&
         (m_config.spray == Spray::kAlways ||
          Contended(candidates, now, m_config.spray == Spray::kContended, job)))
     {
@@ -432,7 +434,11 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
                 better = currentCost.drainBytes - bestCost.drainBytes > margin;
             }
         }
-        if (better && safe)
+        // Background bursts are what the flow counts do not see; while one is active a
+        // go-back-N flow moves as others do rather than wait out the burst.
+        if (better && safe &&
+            !(m_config.safeMoves == SafeMoves::kGoBackNUnlessUntagged &&
+              Contended(candidates, now, false, job)))
         {
             // The flow's last packet on its port (or, its slot gone, its last packet anywhere)
             // must have left the port, and the slack passed, before a packet may go elsewhere.

@@ -106,6 +106,10 @@ class TensorAwareV2 : public TensorPolicy
         kNever,   ///< none: every flow moves under maxReorderBytes
         kGoBackN, ///< flows whose packets say PacketInfo::goBackN (RoCEv2)
         kAlways,  ///< every flow
+        /// kGoBackN, except while an untagged flow is active on a candidate port: then a
+        /// go-back-N flow moves under maxReorderBytes (a background burst holds it longer than
+        /// the go-back-N window a move may cost)
+        kGoBackNUnlessUntagged,
     };
 
     /// How long a flow counts on its port after its last packet there.
@@ -140,12 +144,14 @@ class TensorAwareV2 : public TensorPolicy
         uint32_t tableSize{4096};                  ///< tensor table slots, a power of two
         uint32_t probeLimit{8};                    ///< slots a key may occupy, 1..64, <= tableSize
         uint8_t untaggedPriority{0};               ///< the band untagged traffic is queued in, 0..7
-        SafeMoves safeMoves{SafeMoves::kGoBackN};  ///< flows that move only once drained
-        int64_t safeSlackNs{1000000};              ///< wait after the old port drained, >= 0
+        SafeMoves safeMoves{
+            SafeMoves::kGoBackNUnlessUntagged}; ///< flows that move only once drained
+        int64_t safeSlackNs{1000000};           ///< wait after the old port drained, >= 0
         /// a tensor silent this long mid-tensor leaves its port on ties when it resumes; 0: never,
         /// else > activeWindowNs
         int64_t stallTimeoutNs{2000000};
-        Spray spray{Spray::kContended}; ///< flows that spread their packets (not safe-move ones)
+        Spray spray{Spray::kContended}; ///< flows that spread their packets (not safe-move or
+                                        ///< go-back-N ones)
     };
 
     /// \return nullptr when \p config is usable, else what is wrong with it
@@ -265,7 +271,9 @@ class TensorAwareV2 : public TensorPolicy
     bool SafeMovesFor(const PacketInfo& packet) const
     {
         return m_config.safeMoves == SafeMoves::kAlways ||
-               (m_config.safeMoves == SafeMoves::kGoBackN && packet.goBackN);
+               ((m_config.safeMoves == SafeMoves::kGoBackN ||
+                 m_config.safeMoves == SafeMoves::kGoBackNUnlessUntagged) &&
+                packet.goBackN);
     }
 
     /// \return true when a safe-move flow's packets on \p s may still be on the path

@@ -255,7 +255,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     EXPECT_EQ(o.policy.talb.highMoveMarginBytes, core.highMoveMarginBytes);
     EXPECT_EQ(o.policy.talb.lowMoveMarginBytes, core.lowMoveMarginBytes);
     EXPECT_EQ(o.policy.talb.maxReorderBytes, core.maxReorderBytes);
-    EXPECT_EQ(o.policy.talb.safeMoves, lb::TensorAwareV2::SafeMoves::kGoBackN);
+    EXPECT_EQ(o.policy.talb.safeMoves, core.safeMoves);
     EXPECT_EQ(o.policy.talb.safeSlackNs, core.safeSlackNs);
     EXPECT_EQ(o.policy.talb.minMoveIntervalNs, core.minMoveIntervalNs);
     EXPECT_EQ(o.policy.talb.activeWindowNs, core.activeWindowNs);
@@ -311,8 +311,9 @@ TEST(TalbSwitchOptions, BadV2AndHermesValuesNameTheOption)
               "--talb-max-reorder: 'lots' is not a number in 0..1073741824");
     EXPECT_EQ(OptionError({"--config=x", "--talb-active-window-us=0"}),
               "--talb-active-window-us: '0' is not a number in 1..10000000");
-    EXPECT_EQ(OptionError({"--config=x", "--talb-safe-moves=sometimes"}),
-              "--talb-safe-moves: 'sometimes' is not gobackn, always or never");
+    EXPECT_EQ(
+        OptionError({"--config=x", "--talb-safe-moves=sometimes"}),
+        "--talb-safe-moves: 'sometimes' is not gobackn-unless-untagged, gobackn, always or never");
     EXPECT_EQ(OptionError({"--config=x", "--talb-safe-moves"}),
               "--talb-safe-moves: needs a value (--talb-safe-moves=...)");
     EXPECT_EQ(OptionError({"--config=x", "--talb-table-size=1000"}),

@@ -1549,30 +1549,23 @@ TEST(TalbLbCoreTensorAwareV2, SprayWithUntaggedSpreadsTensorsOnlyWhileUntaggedFl
     uint32_t kept = rig.Send(Tensor(10, 300 * US, 100, 5, 0));
     rig.Queue(kept, 5, 10000);
     EXPECT_EQ(rig.Send(Tensor(10, 301 * US, 100, 5, 0)), kept);
-    // Go-back-N flows never spray, and Spray::kAlways sprays without untagged traffic.
-    TalbV2Rig roce(c);
-    PacketInfo r = Tensor(40, US, 400, 5, TALB_FLAG_FIRST);
-    r.goBackN = true;
-    roce.Send(Untagged(31, US));
-    uint32_t rp = roce.Send(r);
-    roce.Queue(rp, 5, 50000);
-    r.nowNs = 2 * US;
-    r.label.flags = 0;
-    EXPECT_EQ(roce.Send(r), rp);
-    EXPECT_EQ(roce.talb.GetTableStats().nSprayed, 0u);
-    // Nor where SafeMoves covers none of them (they then move as TCP flows do, never spray).
+    // Go-back-N flows never spray, also where SafeMoves covers none of them (they then move as
+    // TCP flows do), and Spray::kAlways sprays without untagged traffic.
+    auto roceStays = [](const TensorAwareV2::Config& config) {
+        TalbV2Rig roce(config);
+        PacketInfo r = Tensor(40, US, 400, 5, TALB_FLAG_FIRST);
+        r.goBackN = true;
+        roce.Send(Untagged(31, US));
+        uint32_t rp = roce.Send(r);
+        roce.Queue(rp, 5, 50000);
+        r.nowNs = 2 * US;
+        r.label.flags = 0;
+        return roce.Send(r) == rp && roce.talb.GetTableStats().nSprayed == 0;
+    };
+    EXPECT_TRUE(roceStays(c));
     TensorAwareV2::Config never = c;
     never.safeMoves = TensorAwareV2::SafeMoves::kNever;
-    TalbV2Rig roceNever(never);
-    PacketInfo n = Tensor(41, US, 401, 5, TALB_FLAG_FIRST);
-    n.goBackN = true;
-    roceNever.Send(Untagged(32, US));
-    uint32_t np = roceNever.Send(n);
-    roceNever.Queue(np, 5, 50000);
-    n.nowNs = 2 * US;
-    n.label.flags = 0;
-    EXPECT_EQ(roceNever.Send(n), np);
-    EXPECT_EQ(roceNever.talb.GetTableStats().nSprayed, 0u);
+    EXPECT_TRUE(roceStays(never));
     c.spray = TensorAwareV2::Spray::kAlways;
     TalbV2Rig always(c);
     uint32_t p = always.Send(Tensor(50, US, 500, 5, TALB_FLAG_FIRST));

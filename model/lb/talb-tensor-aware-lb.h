@@ -24,10 +24,11 @@ namespace ns3
  *   shared, mid-tensor at most once per MinMoveInterval also when its queue is worse by the
  *   class's margin (MoveMargin below HighPriorityThreshold, LowMoveMargin above), and only when
  *   the move reorders at most MaxReorder bytes -- except SafeMoves flows (RoCEv2 by default),
- *   which move only once their old path has drained, plus SafeMoveSlack. A flow counts on its
- *   port for ActiveWindow after its last packet (ActiveWindowMode=Fixed, the default) or, with
- *   ActiveWindowMode=Pace, for PaceFactor x its own gap between packets, within [ActiveWindow,
- *   MaxActiveWindow].
+ *   which move only once their old path has drained, plus SafeMoveSlack (by default not while
+ *   an untagged flow is active on a candidate port: SafeMoves=GoBackNUnlessUntagged). A flow
+ *   counts on its port for ActiveWindow after its last packet (ActiveWindowMode=Fixed, the
+ *   default) or, with ActiveWindowMode=Pace, for PaceFactor x its own gap between packets,
+ *   within [ActiveWindow, MaxActiveWindow].
  * - 1: talb::lb::TensorAwareV1, the first design: a known tensor stays on its port except that
  *   a high-priority one moves when its port's cost (queued bytes + DreWeight x DRE utilisation)
  *   exceeds the best by MoveMargin; a new high tensor takes the least-cost port, a new low one

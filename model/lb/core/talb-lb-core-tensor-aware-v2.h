@@ -57,7 +57,9 @@ namespace lb
  * ahead of it, and itself, at the port's rate); a move, at a boundary or mid-tensor, is taken
  * only safeSlackNs after that (the slack covers the queues after the port, which the leaf does
  * not see), and until then the flow counts as on its old port however long it was silent. Such
- * flows skip the maxReorderBytes test, which the drain condition replaces.
+ * flows skip the maxReorderBytes test, which the drain condition replaces -- except, with
+ * kGoBackNUnlessUntagged (the default), while an untagged flow is active on a candidate port:
+ * a background burst holds the flow longer than a go-back-N window costs, so it moves as others.
  * Stalls (stallTimeoutNs > 0, 2 ms by default; not safe-move flows): a tensor the table holds that
  * resumes after a silence of at least stallTimeoutNs (a TCP retransmission timeout: its packets
  * met a queue it could not get through, e.g. a spine downlink held by a higher-priority band,

@@ -1981,6 +1981,7 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
                                     r.tcp.timeouts,
                                     r.paths.selections,
                                     r.paths.reroutes};
+    const size_t policyAt = events.size();
     for (const auto& named : r.paths.policy)
     {
         events.push_back(named.second); // every rank lists the same names (the same balancers)
@@ -1991,7 +1992,7 @@ TalbScenario::Run(const Spec& spec, const std::string& lb, const std::string& ou
     }
     for (size_t i = 0; i < r.paths.policy.size(); ++i)
     {
-        r.paths.policy[i].second = events[6 + i];
+        r.paths.policy[i].second = events[policyAt + i];
     }
     r.events = events[0];
     r.tcp.retransmittedSegments = events[1];

@@ -511,12 +511,8 @@ uint32_t
 TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {
     bool v1 = m_installedVersion == 1;
-    // Only where it is read: RoCEv2's untagged data goes to GoBackNFallback; v2 moves its flows
-    // only once drained, and never sprays them.
-    if ((m_goBackNFallback && !ctx.hasLabel) ||
-        (!v1 && (m_safeMoves == int(V2::SafeMoves::kGoBackN) ||
-                 m_safeMoves == int(V2::SafeMoves::kGoBackNUnlessUntagged) ||
-                 m_spray != int(V2::Spray::kNever))))
+    // Only where it is read: RoCEv2's untagged data goes to GoBackNFallback; v2 says for tagged.
+    if ((m_goBackNFallback && !ctx.hasLabel) || (!v1 && m_v2.ReadsGoBackN()))
     {
         ctx.goBackN = IsRoceV2(ctx.packet);
     }

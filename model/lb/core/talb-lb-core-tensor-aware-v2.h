@@ -189,6 +189,13 @@ class TensorAwareV2 : public TensorPolicy
     /// \return tensor flows active on \p port at \p nowNs (O(kFlowSlots))
     uint32_t ActiveFlows(uint32_t port, int64_t nowNs) const;
 
+    /// \return true when decisions on tagged packets read PacketInfo::goBackN (safe moves for
+    /// go-back-N flows, or spraying, which skips them): elsewhere a caller need not classify
+    bool ReadsGoBackN() const
+    {
+        return SafeMovesGoBackN() || m_config.spray != Spray::kNever;
+    }
+
   private:
     uint32_t DoSelect(const PacketInfo& packet, const Candidates& candidates) override;
 
@@ -272,10 +279,14 @@ class TensorAwareV2 : public TensorPolicy
     /// \return true when \p packet's flow moves only once its old path has drained
     bool SafeMovesFor(const PacketInfo& packet) const
     {
-        return m_config.safeMoves == SafeMoves::kAlways ||
-               ((m_config.safeMoves == SafeMoves::kGoBackN ||
-                 m_config.safeMoves == SafeMoves::kGoBackNUnlessUntagged) &&
-                packet.goBackN);
+        return m_config.safeMoves == SafeMoves::kAlways || (SafeMovesGoBackN() && packet.goBackN);
+    }
+
+    /// \return true when the safe-move flows are the go-back-N ones
+    bool SafeMovesGoBackN() const
+    {
+        return m_config.safeMoves == SafeMoves::kGoBackN ||
+               m_config.safeMoves == SafeMoves::kGoBackNUnlessUntagged;
     }
 
     /// \return true when a safe-move flow's packets on \p s may still be on the path

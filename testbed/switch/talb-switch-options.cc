@@ -40,6 +40,8 @@ constexpr Spelling<Spray> kSprays[] = {{"contended", Spray::kContended},
                                        {"withuntagged", Spray::kWithUntagged},
                                        {"always", Spray::kAlways},
                                        {"never", Spray::kNever}};
+constexpr Spelling<LabelSource> kLabelSources[] = {{"option", LabelSource::kOption},
+                                                   {"dscp", LabelSource::kDscp}};
 
 /// \return the spelling of \p value in \p spellings
 template <class E, size_t N>
@@ -72,6 +74,28 @@ ParseSpelling(const Spelling<E> (&spellings)[N], const std::string& text, E* val
             *value = s.value;
             return true;
         }
+    }
+    return false;
+}
+
+/// Parses option \p name's \p text into \p value; else \p error names the option, the text and
+/// every accepted spelling (from the same table, so a new value cannot be left out of it).
+template <class E, size_t N>
+bool
+ParseEnumOption(const std::string& name,
+                const Spelling<E> (&spellings)[N],
+                const std::string& text,
+                E* value,
+                std::string* error)
+{
+    if (ParseSpelling(spellings, text, value))
+    {
+        return true;
+    }
+    *error = name + ": '" + text + "' is not ";
+    for (size_t i = 0; i < N; ++i)
+    {
+        *error += std::string(i == 0 ? "" : i + 1 == N ? " or " : ", ") + spellings[i].name;
     }
     return false;
 }
@@ -134,7 +158,7 @@ SwitchUsage(const std::string& prog)
        << "  --labels=option|dscp     label source: the TaLB IPv4 option (tensor, priority,\n"
        << "                           FIRST/LAST), or the DSCP alone (priority; the flow stands\n"
        << "                           for its tensor) (default "
-       << (d.pipeline.labels == LabelSource::kOption ? "option" : "dscp") << ")\n"
+       << NameOf(kLabelSources, d.pipeline.labels) << ")\n"
        << "  --fallback=NAME          the TaLB versions' policy for unlabelled packets\n"
        << "                           (default " << p.fallback << "): " << PolicyNames(true) << "\n"
        << "  --gobackn-fallback=NAME  their policy for unlabelled RoCEv2 data (UDP to 4791,\n"
@@ -451,38 +475,31 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         }
         else if (name == "--talb-safe-moves")
         {
-            if (!ParseSpelling(kSafeMoves, value, &o->policy.talb.safeMoves))
+            if (!ParseEnumOption(name, kSafeMoves, value, &o->policy.talb.safeMoves, error))
             {
-                *error = "--talb-safe-moves: '" + value +
-                         "' is not gobackn-unless-untagged, gobackn, always or never";
                 return false;
             }
         }
         else if (name == "--talb-spray")
         {
-            if (!ParseSpelling(kSprays, value, &o->policy.talb.spray))
+            if (!ParseEnumOption(name, kSprays, value, &o->policy.talb.spray, error))
             {
-                *error =
-                    "--talb-spray: '" + value + "' is not contended, withuntagged, always or never";
                 return false;
             }
         }
         else if (name == "--talb-active-window-mode")
         {
-            if (!ParseSpelling(kWindowModes, value, &o->policy.talb.windowMode))
+            if (!ParseEnumOption(name, kWindowModes, value, &o->policy.talb.windowMode, error))
             {
-                *error = "--talb-active-window-mode: '" + value + "' is not fixed or pace";
                 return false;
             }
         }
         else if (name == "--labels")
         {
-            if (value != "option" && value != "dscp")
+            if (!ParseEnumOption(name, kLabelSources, value, &o->pipeline.labels, error))
             {
-                *error = "--labels: '" + value + "' is not option or dscp";
                 return false;
             }
-            o->pipeline.labels = value == "option" ? LabelSource::kOption : LabelSource::kDscp;
         }
         else if (name == "--line-rate")
         {

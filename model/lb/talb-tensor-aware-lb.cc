@@ -91,6 +91,14 @@ TalbTensorAwareLb::GetTypeId()
                           DoubleValue(kV2Defaults.lowMoveMarginBytes),
                           MakeDoubleAccessor(TALB_RETUNED(double, m_lowMoveMargin)),
                           MakeDoubleChecker<double>(0))
+            .AddAttribute("MoveMarginRate",
+                          "v2: the port rate MoveMargin and LowMoveMargin are bytes of; at other "
+                          "rates they scale with the fastest candidate port's rate, so a margin "
+                          "is one queueing delay (12 us by default) at 10 and at 100 Gb/s "
+                          "(0bps: the margins' bytes at every rate)",
+                          DataRateValue(DataRate(kV2Defaults.marginRateBps)),
+                          MakeDataRateAccessor(TALB_RETUNED(DataRate, m_moveMarginRate)),
+                          MakeDataRateChecker())
             .AddAttribute("MaxReorder",
                           "v2: a move is taken only if the flow's bytes it can overtake (queued "
                           "bytes of the old port draining after the new one) are at most this "
@@ -321,6 +329,7 @@ TalbTensorAwareLb::MakeV2Config() const
     c.highThreshold = m_highThreshold;
     c.highMoveMarginBytes = m_moveMargin;
     c.lowMoveMarginBytes = m_lowMoveMargin;
+    c.marginRateBps = m_moveMarginRate.GetBitRate();
     c.maxReorderBytes = m_maxReorder;
     c.safeMoves = static_cast<V2::SafeMoves>(m_safeMoves);
     c.safeSlackNs = TalbCoreNs(m_safeSlack);

@@ -4,6 +4,7 @@
 #include "talb-core-lb.h"
 #include "talb-path-feedback.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/talb-lb-core-tensor-aware-v2.h"
 #include "ns3/talb-lb-core-tensor-aware.h"
 
@@ -143,6 +144,7 @@ class TalbTensorAwareLb : public TalbCoreLb
     uint8_t m_highThreshold;     //!< HighPriorityThreshold attribute
     double m_moveMargin;         //!< MoveMargin attribute (bytes)
     double m_lowMoveMargin;      //!< LowMoveMargin attribute (bytes)
+    DataRate m_moveMarginRate;   //!< MoveMarginRate attribute (0: the margins' bytes at any rate)
     double m_maxReorder;         //!< MaxReorder attribute (bytes)
     int m_safeMoves;             //!< SafeMoves attribute (TensorAwareV2::SafeMoves)
     int m_spray;                 //!< Spray attribute (TensorAwareV2::Spray)

@@ -1196,6 +1196,31 @@ TEST(TalbLbCoreTensorAwareV2, QueueMovesUseTheClassMargin)
     }
 }
 
+TEST(TalbLbCoreTensorAwareV2, MarginsAreOneQueueingDelayAtAnyRate)
+{
+    // 100000 bytes more on the flow's port: beyond the high class's 15000 at 10 Gb/s, within
+    // its 150000 at 100 Gb/s (both 12 us of queue); marginRateBps 0 keeps 15000 at any rate.
+    for (uint64_t marginRate : {uint64_t(10000000000), uint64_t(0)})
+    {
+        for (uint64_t uplinkRate : {uint64_t(10000000000), uint64_t(100000000000)})
+        {
+            TensorAwareV2::Config c;
+            c.marginRateBps = marginRate;
+            TalbV2Rig rig(c);
+            rig.leaf.state[1].rateBps = rig.leaf.state[2].rateBps = uplinkRate;
+            uint32_t port = rig.Send(Tensor(10, US, 100, 1, TALB_FLAG_FIRST));
+            for (int64_t t = 11 * US; t < 200 * US; t += 10 * US)
+            {
+                ASSERT_EQ(rig.Send(Tensor(10, t, 100, 1, 0)), port);
+            }
+            rig.Queue(port, 1, 100000);
+            bool moves = marginRate == 0 || uplinkRate == marginRate;
+            EXPECT_EQ(rig.Send(Tensor(10, 200 * US, 100, 1, 0)), moves ? 3 - port : port)
+                << "margin rate " << marginRate << ", uplinks " << uplinkRate;
+        }
+    }
+}
+
 TEST(TalbLbCoreTensorAwareV2, APausedFlowIsReplacedWithoutWaitingForTheInterval)
 {
     TensorAwareV2::Config c;

@@ -134,6 +134,13 @@ RateText(uint64_t bps)
     return std::to_string(bps) + "bps";
 }
 
+/// \return --talb-move-margin-rate's value as it is spelt (0 for none)
+std::string
+MarginRateText(uint64_t bps)
+{
+    return bps == 0 ? "0" : RateText(bps);
+}
+
 } // namespace
 
 std::string
@@ -218,6 +225,10 @@ SwitchUsage(const std::string& prog)
        << "TaLB v2 only (talb):\n"
        << "  --talb-low-move-margin=B the move margin of low-priority tensors, 0..2^30\n"
        << "                           (default " << Whole(t.lowMoveMarginBytes) << ")\n"
+       << "  --talb-move-margin-rate=R  the port rate both move margins are bytes of; at other\n"
+       << "                           rates they scale with the fastest candidate's (one\n"
+       << "                           queueing delay at any rate); 0: bytes at every rate\n"
+       << "                           (default " << MarginRateText(t.marginRateBps) << ")\n"
        << "  --talb-max-reorder=B     a move is taken only if the bytes it can overtake (queued\n"
        << "                           on the old port, draining after the new one) are at most\n"
        << "                           B, 0..2^30 (default " << Whole(t.maxReorderBytes)
@@ -413,6 +424,7 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
             bool known = number != numbers.end() || real != reals.end() || name == "--config" ||
                          name == "--lb" || name == "--labels" || name == "--fallback" ||
                          name == "--gobackn-fallback" || name == "--line-rate" ||
+                         name == "--talb-move-margin-rate" ||
                          name == "--talb-safe-moves" || name == "--talb-active-window-mode" ||
                          name == "--talb-spray";
             *error = known ? name + ": needs a value (" + name + "=...)"
@@ -498,6 +510,18 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         {
             if (!ParseEnumOption(name, kLabelSources, value, &o->pipeline.labels, error))
             {
+                return false;
+            }
+        }
+        else if (name == "--talb-move-margin-rate")
+        {
+            if (value == "0")
+            {
+                o->policy.talb.marginRateBps = 0;
+            }
+            else if (!ParseRate(value, &o->policy.talb.marginRateBps))
+            {
+                *error = name + ": '" + value + "' is not 0 or a rate such as 10Gbps";
                 return false;
             }
         }

@@ -45,7 +45,8 @@ namespace lb
  *   active window, when a port has strictly lower keys 1-2;
  * - mid-tensor, whatever the priority, at most once per minMoveIntervalNs, when a port has
  *   strictly lower keys 1-2, or equal ones and key 3 lower by more than the class's margin
- *   (highMoveMarginBytes below highThreshold, lowMoveMarginBytes otherwise);
+ *   (highMoveMarginBytes below highThreshold, lowMoveMarginBytes otherwise, both bytes at
+ *   marginRateBps: at 100 Gb/s the default 15000 bytes at 10 Gb/s is 150000);
  * and only when the move reorders at most maxReorderBytes: the bytes ahead of the flow on c that
  * drain after a packet sent now on the new port (key 3 of c minus that of the new port, at c's
  * rate).
@@ -135,6 +136,9 @@ class TensorAwareV2 : public TensorPolicy
         uint8_t highThreshold{4};          ///< priorities below it are high, 0..8
         double highMoveMarginBytes{15000}; ///< key-3 excess that moves a high tensor, >= 0
         double lowMoveMarginBytes{15000};  ///< key-3 excess that moves a low tensor, >= 0
+        /// the rate the margins are bytes of: they scale with the fastest candidate's rate (a
+        /// margin is a queueing delay, 12 us by default); 0: bytes at every rate
+        uint64_t marginRateBps{10000000000};
         /// bytes a move may reorder, >= 0 (the default bounds nothing: TCP flows follow bursts)
         double maxReorderBytes{1e9};
         int64_t minMoveIntervalNs{100000}; ///< a tensor moves at most once per interval, >= 0

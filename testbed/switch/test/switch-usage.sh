@@ -32,6 +32,7 @@ expect 2 "--gobackn-fallback: 'talb' is not one of none, ecmp" --config=x --goba
 expect 0 "talb-v1" --help
 expect 2 "--talb-max-reorder: 'lots' is not a number in 0..1073741824" --config=x --lb=talb --talb-max-reorder=lots
 expect 2 "--talb-safe-moves: 'sometimes' is not gobackn-unless-untagged, gobackn, always or never" --config=x --talb-safe-moves=sometimes
+expect 2 "--talb-move-margin-rate: '1x' is not 0 or a rate such as 10Gbps" --config=x --talb-move-margin-rate=1x
 expect 2 "--talb-table-size: 1000 is not a power of two" --config=x --talb-table-size=1000
 expect 2 "--hermes-delay-low-us: 50 exceeds --hermes-delay-high-us 40" --config=x --lb=hermes --hermes-delay-low-us=50
 expect 2 "$dir/missing.conf: cannot read" --config="$dir/missing.conf"

@@ -254,6 +254,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     EXPECT_EQ(o.policy.talb.highThreshold, core.highThreshold);
     EXPECT_EQ(o.policy.talb.highMoveMarginBytes, core.highMoveMarginBytes);
     EXPECT_EQ(o.policy.talb.lowMoveMarginBytes, core.lowMoveMarginBytes);
+    EXPECT_EQ(o.policy.talb.marginRateBps, core.marginRateBps);
     EXPECT_EQ(o.policy.talb.maxReorderBytes, core.maxReorderBytes);
     EXPECT_EQ(o.policy.talb.safeMoves, core.safeMoves);
     EXPECT_EQ(o.policy.talb.safeSlackNs, core.safeSlackNs);
@@ -269,6 +270,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     ASSERT_TRUE(Parse({"--config=x",
                        "--lb=talb",
                        "--talb-low-move-margin=90000",
+                       "--talb-move-margin-rate=25Gbps",
                        "--talb-max-reorder=0",
                        "--talb-safe-moves=Always",
                        "--talb-spray=WithUntagged",
@@ -285,6 +287,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
                       &error))
         << error;
     EXPECT_EQ(p.policy.talb.lowMoveMarginBytes, 90000);
+    EXPECT_EQ(p.policy.talb.marginRateBps, 25000000000u);
     EXPECT_EQ(p.policy.talb.maxReorderBytes, 0);
     EXPECT_EQ(p.policy.talb.safeMoves, lb::TensorAwareV2::SafeMoves::kAlways);
     EXPECT_EQ(p.policy.talb.spray, lb::TensorAwareV2::Spray::kWithUntagged);
@@ -303,12 +306,19 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     ASSERT_TRUE(Parse({"--config=x", "--lb=talb-v1", "--talb-safe-moves=never"}, &n, &error));
     EXPECT_EQ(n.policy.name, "talb-v1");
     EXPECT_EQ(n.policy.talb.safeMoves, lb::TensorAwareV2::SafeMoves::kNever);
+    SwitchOptions z;
+    ASSERT_TRUE(Parse({"--config=x", "--lb=talb", "--talb-move-margin-rate=0"}, &z, &error));
+    EXPECT_EQ(z.policy.talb.marginRateBps, 0u);
 }
 
 TEST(TalbSwitchOptions, BadV2AndHermesValuesNameTheOption)
 {
     EXPECT_EQ(OptionError({"--config=x", "--talb-max-reorder=lots"}),
               "--talb-max-reorder: 'lots' is not a number in 0..1073741824");
+    EXPECT_EQ(OptionError({"--config=x", "--talb-move-margin-rate=fast"}),
+              "--talb-move-margin-rate: 'fast' is not 0 or a rate such as 10Gbps");
+    EXPECT_EQ(OptionError({"--config=x", "--talb-move-margin-rate"}),
+              "--talb-move-margin-rate: needs a value (--talb-move-margin-rate=...)");
     EXPECT_EQ(OptionError({"--config=x", "--talb-active-window-us=0"}),
               "--talb-active-window-us: '0' is not a number in 1..10000000");
     EXPECT_EQ(

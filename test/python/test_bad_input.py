@@ -167,6 +167,7 @@ SWITCH = {
     'talb-table-size': '1000',
     'talb-probe-limit': '65',
     'talb-low-move-margin': '-1',
+    'talb-move-margin-rate': '-1Gbps',
     'talb-max-reorder': 'x',
     'talb-safe-moves': 'sometimes',
     'talb-spray': 'sometimes',

@@ -6,13 +6,16 @@
 # (doc/talb-benchmarks.rst has the measured figures). The first run takes ~15 minutes on 2 cores;
 # later runs only re-sync talb and rebuild what changed.
 #
-# usage: scripts/setup-fast.sh [--mpi] [WORKDIR]  (default /tmp/talb-fast, with --mpi
-#                                                  /tmp/talb-fast-mpi; reused if present)
+# usage: scripts/setup-fast.sh [--mpi] [--print-config] [WORKDIR]
+#                      (WORKDIR default /tmp/talb-fast, with --mpi /tmp/talb-fast-mpi; reused
+#                      if present)
 #   --mpi              the distributed variant: installs Debian's Open MPI (libopenmpi-dev,
 #                      openmpi-bin), configures ns-3 with --enable-mpi (ns-3's mpi module and
 #                      PointToPointRemoteChannel) and also builds ns-3's own simple-distributed
 #                      example as WORKDIR/bin/simple-distributed, the check that MPI works:
 #                      mpirun -np 2 --allow-run-as-root --oversubscribe WORKDIR/bin/simple-distributed
+#   --print-config     prints the work folder, profile, variant and modules it would build, and
+#                      exits without installing or building anything
 #   TALB_NS3_PROFILE   ns-3 build profile (default optimized; release = same without -march=native)
 #   TALB_JOBS          parallel compile jobs (default 2)
 # Afterwards (wrappers that preload tcmalloc when libtcmalloc-minimal4 is installed):
@@ -22,17 +25,29 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 MPI=0
-if [ "${1:-}" = --mpi ]; then
-  MPI=1
+PRINT_CONFIG=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --mpi) MPI=1 ;;
+  --print-config) PRINT_CONFIG=1 ;;
+  -*)
+    echo "setup-fast: unknown option '$1'; usage: scripts/setup-fast.sh [--mpi] [--print-config] [WORKDIR]" >&2
+    exit 2
+    ;;
+  *) break ;;
+  esac
   shift
-fi
-case "${1:-}" in
--*)
-  echo "usage: scripts/setup-fast.sh [--mpi] [WORKDIR]" >&2
+done
+if [ $# -gt 1 ]; then
+  echo "setup-fast: one WORKDIR at most, got: $*" >&2
   exit 2
-  ;;
-esac
-WORK=${1:-/tmp/talb-fast$([ $MPI -eq 1 ] && echo -mpi)}
+fi
+# (Plain if-statements: under set -e, a failing test inside $(...) of an assignment ends the script.)
+if [ $MPI -eq 1 ]; then
+  WORK=${1:-/tmp/talb-fast-mpi}
+else
+  WORK=${1:-/tmp/talb-fast}
+fi
 PROFILE=${TALB_NS3_PROFILE:-optimized}
 JOBS=${TALB_JOBS:-2}
 # The scratch programs built against the tree: talb's user-facing programs that benefit from speed.
@@ -46,7 +61,14 @@ if [ $MPI -eq 1 ]; then
   EXTRA_PACKAGES+=(libopenmpi-dev openmpi-bin)
   CONFIGURE_FLAGS+=(--enable-mpi)
 fi
-VARIANT="talb-fast-profile=$PROFILE$([ $MPI -eq 1 ] && echo " mpi")"
+VARIANT="talb-fast-profile=$PROFILE"
+if [ $MPI -eq 1 ]; then
+  VARIANT="$VARIANT mpi"
+fi
+if [ $PRINT_CONFIG -eq 1 ]; then
+  printf 'workdir=%s\nprofile=%s\nvariant=%s\nmodules=%s\n' "$WORK" "$PROFILE" "$VARIANT" "$MODULES"
+  exit 0
+fi
 start=$(date +%s)
 
 # shellcheck source=ns3-source.sh

@@ -402,6 +402,91 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
          {0, 1000, [o](double v) { o->policy.hermes.rateThreshold = v; }}},
         {"--talb-pace-factor", {1, 1000, [o](double v) { o->policy.talb.paceFactor = v; }}},
     };
+    // Options with a word or a rate: name -> parse-and-store (false, *error set: refused).
+    using Setter = std::function<bool(const std::string& name, const std::string& value)>;
+    std::map<std::string, Setter> words = {
+        {"--config",
+         [o, error](const std::string&, const std::string& value) {
+             if (value.empty())
+             {
+                 *error = "--config: empty file name";
+                 return false;
+             }
+             o->config = value;
+             return true;
+         }},
+        {"--lb",
+         [o, error](const std::string& name, const std::string& value) {
+             if (!FindPolicyKind(value))
+             {
+                 *error = name + ": '" + value + "' is not one of " + PolicyNames(false);
+                 return false;
+             }
+             o->policy.name = value;
+             return true;
+         }},
+        {"--fallback",
+         [o, error](const std::string& name, const std::string& value) {
+             const PolicyKind* kind = FindPolicyKind(value);
+             if (!kind || !kind->canBeFallback)
+             {
+                 *error = name + ": '" + value + "' is not one of " + PolicyNames(true);
+                 return false;
+             }
+             o->policy.fallback = value;
+             return true;
+         }},
+        {"--gobackn-fallback",
+         [o, error](const std::string& name, const std::string& value) {
+             const PolicyKind* kind = FindPolicyKind(value);
+             if (value != "none" && (!kind || !kind->canBeFallback))
+             {
+                 *error = name + ": '" + value + "' is not one of none, " + PolicyNames(true);
+                 return false;
+             }
+             o->policy.goBackNFallback = value;
+             return true;
+         }},
+        {"--talb-safe-moves",
+         [o, error](const std::string& name, const std::string& value) {
+             return ParseEnumOption(name, kSafeMoves, value, &o->policy.talb.safeMoves, error);
+         }},
+        {"--talb-spray",
+         [o, error](const std::string& name, const std::string& value) {
+             return ParseEnumOption(name, kSprays, value, &o->policy.talb.spray, error);
+         }},
+        {"--talb-active-window-mode",
+         [o, error](const std::string& name, const std::string& value) {
+             return ParseEnumOption(name, kWindowModes, value, &o->policy.talb.windowMode, error);
+         }},
+        {"--labels",
+         [o, error](const std::string& name, const std::string& value) {
+             return ParseEnumOption(name, kLabelSources, value, &o->pipeline.labels, error);
+         }},
+        {"--talb-move-margin-rate",
+         [o, error](const std::string& name, const std::string& value) {
+             if (value == "0")
+             {
+                 o->policy.talb.marginRateBps = 0;
+                 return true;
+             }
+             if (!ParseRate(value, &o->policy.talb.marginRateBps))
+             {
+                 *error = name + ": '" + value + "' is not 0 or a rate such as 10Gbps";
+                 return false;
+             }
+             return true;
+         }},
+        {"--line-rate",
+         [o, error](const std::string& name, const std::string& value) {
+             if (!ParseRate(value, &o->pipeline.lineRateBps))
+             {
+                 *error = name + ": '" + value + "' is not a rate such as 10Gbps";
+                 return false;
+             }
+             return true;
+         }},
+    };
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];
@@ -411,6 +496,7 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         std::string value = hasValue ? arg.substr(eq + 1) : "";
         auto number = numbers.find(name);
         auto real = reals.find(name);
+        auto word = words.find(name);
         if (name == "--help" && !hasValue)
         {
             o->help = true;
@@ -421,12 +507,7 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         }
         else if (!hasValue)
         {
-            bool known = number != numbers.end() || real != reals.end() || name == "--config" ||
-                         name == "--lb" || name == "--labels" || name == "--fallback" ||
-                         name == "--gobackn-fallback" || name == "--line-rate" ||
-                         name == "--talb-move-margin-rate" ||
-                         name == "--talb-safe-moves" || name == "--talb-active-window-mode" ||
-                         name == "--talb-spray";
+            bool known = number != numbers.end() || real != reals.end() || word != words.end();
             *error = known ? name + ": needs a value (" + name + "=...)"
                            : "unknown argument '" + arg + "'";
             return false;
@@ -455,81 +536,10 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
             }
             real->second.set(v);
         }
-        else if (name == "--config")
+        else if (word != words.end())
         {
-            if (value.empty())
+            if (!word->second(name, value))
             {
-                *error = "--config: empty file name";
-                return false;
-            }
-            o->config = value;
-        }
-        else if (name == "--lb" || name == "--fallback")
-        {
-            bool fallback = name == "--fallback";
-            const PolicyKind* kind = FindPolicyKind(value);
-            if (!kind || (fallback && !kind->canBeFallback))
-            {
-                *error = name + ": '" + value + "' is not one of " + PolicyNames(fallback);
-                return false;
-            }
-            (fallback ? o->policy.fallback : o->policy.name) = value;
-        }
-        else if (name == "--gobackn-fallback")
-        {
-            const PolicyKind* kind = FindPolicyKind(value);
-            if (value != "none" && (!kind || !kind->canBeFallback))
-            {
-                *error = name + ": '" + value + "' is not one of none, " + PolicyNames(true);
-                return false;
-            }
-            o->policy.goBackNFallback = value;
-        }
-        else if (name == "--talb-safe-moves")
-        {
-            if (!ParseEnumOption(name, kSafeMoves, value, &o->policy.talb.safeMoves, error))
-            {
-                return false;
-            }
-        }
-        else if (name == "--talb-spray")
-        {
-            if (!ParseEnumOption(name, kSprays, value, &o->policy.talb.spray, error))
-            {
-                return false;
-            }
-        }
-        else if (name == "--talb-active-window-mode")
-        {
-            if (!ParseEnumOption(name, kWindowModes, value, &o->policy.talb.windowMode, error))
-            {
-                return false;
-            }
-        }
-        else if (name == "--labels")
-        {
-            if (!ParseEnumOption(name, kLabelSources, value, &o->pipeline.labels, error))
-            {
-                return false;
-            }
-        }
-        else if (name == "--talb-move-margin-rate")
-        {
-            if (value == "0")
-            {
-                o->policy.talb.marginRateBps = 0;
-            }
-            else if (!ParseRate(value, &o->policy.talb.marginRateBps))
-            {
-                *error = name + ": '" + value + "' is not 0 or a rate such as 10Gbps";
-                return false;
-            }
-        }
-        else if (name == "--line-rate")
-        {
-            if (!ParseRate(value, &o->pipeline.lineRateBps))
-            {
-                *error = "--line-rate: '" + value + "' is not a rate such as 10Gbps";
                 return false;
             }
         }

@@ -59,7 +59,7 @@ printf '%6s %6s %9s %9s %9s %13s %12s %9s %10s %6s  %s\n' hosts leaves "sim ms" 
 for h in $HOSTS; do
   leaves=$((h / 8))
   dir=$OUT/h$h
-  rm -rf "$dir"
+  rm -rf "$dir" "$OUT/h$h.time"
   load=$(cut -d' ' -f1 /proc/loadavg)
   # A non-zero exit (incomplete run, timeout, out of memory) is recorded, and the curve goes on.
   rc=0
@@ -80,17 +80,23 @@ for h in $HOSTS; do
     "$(date -u +%FT%TZ),$(nproc),$BIN,$h,$leaves,8,$RATE,$MODEL,$SCHEDULER,$load,$status" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))
-rss = int(sys.argv[2]) / 1024
+# A point cut by the timeout has the run.json written at its start (complete false, zeros) and
+# no .time file (/usr/bin/time was killed with it): its figures are unknown, not zero.
+rss = round(int(sys.argv[2]) / 1024, 1) if sys.argv[2] else None
 hosts, leaves, load, status, csv, prefix = sys.argv[3:9]
-wall = run['wall_seconds']
+wall = run['wall_seconds'] if run['wall_seconds'] > 0 else None
 row = [run['complete'], run['sim_seconds'], wall, run['events'], run['packet_hops'],
-       run['delivered_packets'], round(rss, 1), run['events'] / wall, run['packet_hops'] / wall,
-       run['run_cpu_seconds']]
+       run['delivered_packets'], rss, run['events'] / wall if wall else None,
+       run['packet_hops'] / wall if wall else None, run['run_cpu_seconds']]
 with open(csv, 'a') as f:
-    f.write(prefix + ',' + ','.join(str(x).lower() if isinstance(x, bool) else str(x) for x in row) + '\n')
-print('%6s %6s %9.2f %9.1f %9.1f %13d %12d %9.0f %10.0f %6s  %s%s' % (
-    hosts, leaves, run['sim_seconds'] * 1e3, wall, run['run_cpu_seconds'], run['events'], run['packet_hops'], rss,
-    run['packet_hops'] / wall, load, status, '' if run['complete'] else ' (incomplete)'))
+    f.write(prefix + ',' + ','.join('' if x is None else str(x).lower() if isinstance(x, bool) else str(x)
+                                    for x in row) + '\n')
+def show(x, fmt):
+    return '-' if x is None else fmt % x
+print('%6s %6s %9.2f %9s %9.1f %13d %12d %9s %10s %6s  %s%s' % (
+    hosts, leaves, run['sim_seconds'] * 1e3, show(wall, '%.1f'), run['run_cpu_seconds'], run['events'],
+    run['packet_hops'], show(rss, '%.0f'), show(row[8], '%.0f'), load, status,
+    '' if run['complete'] else ' (incomplete)'))
 PY
 done
 /usr/bin/python3 "$TOP/bench/talb-scale-plot.py" "$CSV" "$OUT/scale.png"

@@ -16,6 +16,8 @@ PACKAGES=(
   libns3-dev ns3 libgsl-dev libsqlite3-dev libxml2-dev
   # tests and benchmarks; clang's libFuzzer for the fuzz targets (test/fuzz)
   googletest libgtest-dev libbenchmark-dev clang-14 libclang-rt-14-dev
+  # bench/talb-scale.sh measures peak RSS with GNU time
+  time
   # analysis (Debian's /usr/bin/python3)
   python3 python3-pandas python3-numpy python3-matplotlib python3-pytest
   # testbed: DPDK agent, namespace end-to-end test

@@ -493,12 +493,13 @@ TalbPfcNetDevice::Receive(Ptr<Packet> frame)
         m_phyRxDropTrace(frame);
         return;
     }
-    // The only frames that carry their Ethernet header are MAC control frames, addressed to
-    // 01:80:c2:00:00:01; anything else is a packet whose header is implied (an IPv4 packet never
-    // starts with 0x01: its first nibble is the version, 4).
+    // The only frames that carry their Ethernet header are MAC control frames (minimum-size,
+    // addressed to 01:80:c2:00:00:01); anything else is a packet whose header is implied (an
+    // IPv4 packet never starts with 0x01: its first nibble is the version, 4). The size test
+    // spares the copy for every other frame.
     uint8_t eth[ETHERNET_HEADER_BYTES];
-    if (frame->CopyData(eth, 1) == 1 && eth[0] == 0x01 &&
-        frame->CopyData(eth, sizeof(eth)) == sizeof(eth) &&
+    if (frame->GetSize() == ETHERNET_HEADER_BYTES + PFC_BODY_BYTES &&
+        frame->CopyData(eth, sizeof(eth)) == sizeof(eth) && eth[0] == 0x01 &&
         ((eth[12] << 8) | eth[13]) == ETHERTYPE_MAC_CONTROL)
     {
         HandlePauseFrame(frame);

@@ -404,6 +404,26 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
     };
     // Options with a word or a rate: name -> parse-and-store (false, *error set: refused).
     using Setter = std::function<bool(const std::string& name, const std::string& value)>;
+    // A balancer's name: any (--lb), or one that can be a fallback, "none" too where allowed.
+    auto policyName = [error](std::string* field, bool fallback, bool noneAllowed) -> Setter {
+        return [=](const std::string& name, const std::string& value) {
+            const PolicyKind* kind = FindPolicyKind(value);
+            if (!(noneAllowed && value == "none") && (!kind || (fallback && !kind->canBeFallback)))
+            {
+                *error = name + ": '" + value + "' is not one of " + (noneAllowed ? "none, " : "") +
+                         PolicyNames(fallback);
+                return false;
+            }
+            *field = value;
+            return true;
+        };
+    };
+    // A value spelt as one of \p table's words.
+    auto enumOption = [error](const auto& table, auto* field) -> Setter {
+        return [error, &table, field](const std::string& name, const std::string& value) {
+            return ParseEnumOption(name, table, value, field, error);
+        };
+    };
     std::map<std::string, Setter> words = {
         {"--config",
          [o, error](const std::string&, const std::string& value) {
@@ -415,54 +435,13 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
              o->config = value;
              return true;
          }},
-        {"--lb",
-         [o, error](const std::string& name, const std::string& value) {
-             if (!FindPolicyKind(value))
-             {
-                 *error = name + ": '" + value + "' is not one of " + PolicyNames(false);
-                 return false;
-             }
-             o->policy.name = value;
-             return true;
-         }},
-        {"--fallback",
-         [o, error](const std::string& name, const std::string& value) {
-             const PolicyKind* kind = FindPolicyKind(value);
-             if (!kind || !kind->canBeFallback)
-             {
-                 *error = name + ": '" + value + "' is not one of " + PolicyNames(true);
-                 return false;
-             }
-             o->policy.fallback = value;
-             return true;
-         }},
-        {"--gobackn-fallback",
-         [o, error](const std::string& name, const std::string& value) {
-             const PolicyKind* kind = FindPolicyKind(value);
-             if (value != "none" && (!kind || !kind->canBeFallback))
-             {
-                 *error = name + ": '" + value + "' is not one of none, " + PolicyNames(true);
-                 return false;
-             }
-             o->policy.goBackNFallback = value;
-             return true;
-         }},
-        {"--talb-safe-moves",
-         [o, error](const std::string& name, const std::string& value) {
-             return ParseEnumOption(name, kSafeMoves, value, &o->policy.talb.safeMoves, error);
-         }},
-        {"--talb-spray",
-         [o, error](const std::string& name, const std::string& value) {
-             return ParseEnumOption(name, kSprays, value, &o->policy.talb.spray, error);
-         }},
-        {"--talb-active-window-mode",
-         [o, error](const std::string& name, const std::string& value) {
-             return ParseEnumOption(name, kWindowModes, value, &o->policy.talb.windowMode, error);
-         }},
-        {"--labels",
-         [o, error](const std::string& name, const std::string& value) {
-             return ParseEnumOption(name, kLabelSources, value, &o->pipeline.labels, error);
-         }},
+        {"--lb", policyName(&o->policy.name, false, false)},
+        {"--fallback", policyName(&o->policy.fallback, true, false)},
+        {"--gobackn-fallback", policyName(&o->policy.goBackNFallback, true, true)},
+        {"--talb-safe-moves", enumOption(kSafeMoves, &o->policy.talb.safeMoves)},
+        {"--talb-spray", enumOption(kSprays, &o->policy.talb.spray)},
+        {"--talb-active-window-mode", enumOption(kWindowModes, &o->policy.talb.windowMode)},
+        {"--labels", enumOption(kLabelSources, &o->pipeline.labels)},
         {"--talb-move-margin-rate",
          [o, error](const std::string& name, const std::string& value) {
              if (value == "0")

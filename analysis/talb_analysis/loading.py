@@ -79,14 +79,19 @@ RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version') + COUNTERS
 
 def scheme_label(scheme, params):
     """The scheme's name in the tables: TaLB run with an lbAttributes Version other than the
-    default 2 is 'talb-v<N>', so that both selectors can be compared in one sweep."""
+    default 2 is 'talb-v<N>', and with Moves other than the default Counts 'talb-<moves>' (e.g.
+    'talb-congestion'), so that the variants can be compared with TaLB in one sweep."""
     if scheme != 'talb':
         return scheme
+    suffixes = []
     for item in str(params.get('lbAttributes', '') or '').split(';'):
         name, _, value = item.partition('=')
-        if name.strip() == 'Version' and value.strip() not in ('', '2'):
-            return 'talb-v%s' % value.strip()
-    return scheme
+        name, value = name.strip(), value.strip()
+        if name == 'Version' and value not in ('', '2'):
+            suffixes.append('v%s' % value)
+        elif name == 'Moves' and value not in ('', 'Counts'):
+            suffixes.append(value.lower())
+    return '-'.join([scheme] + suffixes)
 
 
 def find_run_folders(path):

@@ -125,6 +125,36 @@ TalbTensorAwareLb::GetTypeId()
                                           "Always",
                                           int(V2::Spray::kContended),
                                           "Contended"))
+            .AddAttribute("Moves",
+                          "v2: what moves a tensor flow that is active on its port: Counts, a port "
+                          "with fewer other flows, or a queue shorter by the move margin; "
+                          "Congestion, only being slow on a path the remote feedback reports "
+                          "saturated (SlowRate, CongestionTarget, RateWindow; at most once per "
+                          "MinMoveInterval; needs RemoteAwareness): the flow counts then only "
+                          "place flows that have no active port",
+                          EnumValue(int(kV2Defaults.moves)),
+                          MakeEnumAccessor(TALB_RETUNED(int, m_moves)),
+                          MakeEnumChecker(int(V2::Moves::kCounts),
+                                          "Counts",
+                                          int(V2::Moves::kCongestion),
+                                          "Congestion"))
+            .AddAttribute("SlowRate",
+                          "v2, Moves=Congestion: a flow sending below this fraction of its port's "
+                          "rate (over RateWindow) is slow and may move",
+                          DoubleValue(kV2Defaults.slowRate),
+                          MakeDoubleAccessor(TALB_RETUNED(double, m_slowRate)),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("CongestionTarget",
+                          "v2, Moves=Congestion: a slow flow moves to the least congested other "
+                          "path only if the feedback reports it at most this utilisation (0..1)",
+                          DoubleValue(kV2Defaults.congestionTarget),
+                          MakeDoubleAccessor(TALB_RETUNED(double, m_congestionTarget)),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("RateWindow",
+                          "v2, Moves=Congestion: a flow's rate is measured over windows this long",
+                          TimeValue(NanoSeconds(kV2Defaults.rateWindowNs)),
+                          MakeTimeAccessor(TALB_RETUNED(Time, m_rateWindow)),
+                          MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("SafeMoves",
                           "v2: flows that move only once their old path has drained (their last "
                           "packet left the port, plus SafeMoveSlack), in place of MaxReorder: "
@@ -334,6 +364,10 @@ TalbTensorAwareLb::MakeV2Config() const
     c.safeMoves = static_cast<V2::SafeMoves>(m_safeMoves);
     c.safeSlackNs = TalbCoreNs(m_safeSlack);
     c.spray = static_cast<V2::Spray>(m_spray);
+    c.moves = static_cast<V2::Moves>(m_moves);
+    c.slowRate = m_slowRate;
+    c.congestionTarget = m_congestionTarget;
+    c.rateWindowNs = TalbCoreNs(m_rateWindow);
     c.stallTimeoutNs = TalbCoreNs(m_stallTimeout);
     c.minMoveIntervalNs = TalbCoreNs(m_minMoveInterval);
     c.activeWindowNs = TalbCoreNs(m_activeWindow);
@@ -393,6 +427,11 @@ TalbTensorAwareLb::CheckConfig()
     if (const char* error = CheckCore())
     {
         return ConfigError(error);
+    }
+    if (m_version == 2 && m_moves == int(V2::Moves::kCongestion) && !m_remoteAwareness)
+    {
+        return ConfigError("Moves=Congestion needs RemoteAwareness=true (the remote feedback is "
+                           "what tells a congested path)");
     }
     if (m_remoteAwareness && GetSwitchInfo().nSpines > 256)
     {

@@ -148,6 +148,10 @@ class TalbTensorAwareLb : public TalbCoreLb
     double m_maxReorder;         //!< MaxReorder attribute (bytes)
     int m_safeMoves;             //!< SafeMoves attribute (TensorAwareV2::SafeMoves)
     int m_spray;                 //!< Spray attribute (TensorAwareV2::Spray)
+    int m_moves;                 //!< Moves attribute (TensorAwareV2::Moves)
+    double m_slowRate;           //!< SlowRate attribute
+    double m_congestionTarget;   //!< CongestionTarget attribute
+    Time m_rateWindow;           //!< RateWindow attribute
     Time m_safeSlack;            //!< SafeMoveSlack attribute
     Time m_stallTimeout;         //!< StallTimeout attribute
     Time m_minMoveInterval;      //!< MinMoveInterval attribute

@@ -181,6 +181,9 @@ def test_talb_with_another_version_is_its_own_scheme_in_every_table(fixture_copy
         assert set(table.loc[table['run_id'].isin(v1), 'scheme']) == {'talb-v1'}
     assert loading.scheme_label('talb', {'lbAttributes': 'Version=2'}) == 'talb'
     assert loading.scheme_label('ecmp', {'lbAttributes': 'Version=1'}) == 'ecmp'
+    moves = 'Moves=Congestion;RemoteAwareness=true'
+    assert loading.scheme_label('talb', {'lbAttributes': moves}) == 'talb-congestion'
+    assert loading.scheme_label('talb', {'lbAttributes': 'Moves=Counts'}) == 'talb'
 
 
 def test_a_counter_of_the_wrong_type_is_an_error(fixture_copy):

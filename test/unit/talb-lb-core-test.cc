@@ -1629,6 +1629,126 @@ TEST(TalbLbCoreTensorAwareV2, ContendedSpraysWhileAnotherJobsTensorFlowSharesThe
     EXPECT_EQ(untagged.talb.GetTableStats().nSprayed, 0u);
 }
 
+namespace
+{
+
+/// The remote congestion of each uplink's path, set by the test.
+struct FakeCongestion : public TensorAwareV2::RemoteView
+{
+    double utilisation[4]{};
+
+    double Congestion(uint32_t port, uint32_t /* dstLeaf */, int64_t /* nowNs */) const override
+    {
+        return utilisation[port];
+    }
+};
+
+/// Moves=Congestion on three uplinks with the remote view \p remote.
+struct CongestionRig : TalbV2Rig
+{
+    static TensorAwareV2::Config Make()
+    {
+        TensorAwareV2::Config c;
+        c.moves = TensorAwareV2::Moves::kCongestion;
+        return c;
+    }
+
+    explicit CongestionRig(const FakeCongestion* remote)
+        : TalbV2Rig(Make(), 3)
+    {
+        talb.SetRemote(remote);
+    }
+
+    /// Flow \p flow sends a 1500-byte packet every \p gapNs over [\p from, \p to); \return its
+    /// last port
+    uint32_t Stream(uint32_t flow, int64_t from, int64_t to, int64_t gapNs)
+    {
+        uint32_t port = 0;
+        for (int64_t t = from; t < to; t += gapNs)
+        {
+            port = Send(GoBackN(Tensor(flow, t, flow * 10, 5, t == from ? TALB_FLAG_FIRST : 0)));
+        }
+        return port;
+    }
+};
+
+} // namespace
+
+TEST(TalbLbCoreTensorAwareV2, UnderMovesCongestionASlowFlowLeavesASaturatedPathAtOnce)
+{
+    FakeCongestion remote;
+    CongestionRig rig(&remote);
+    // 1.2 Gb/s on a 10 Gb/s uplink: slow (below 0.3 x 10 Gb/s); its first 100 us window is
+    // measured at its packet of 111 us.
+    uint32_t a = rig.Stream(10, US, 121 * US, 10 * US);
+    ASSERT_TRUE(rig.events.reroutes.empty());
+    uint32_t least = a == 3 ? 2 : 3;
+    uint32_t other = 6 - a - least;
+    remote.utilisation[a] = 1.0;
+    remote.utilisation[least] = 0.25;
+    remote.utilisation[other] = 0.5;
+    // A go-back-N flow, but the move does not wait for its old path to drain.
+    EXPECT_EQ(rig.Send(GoBackN(Tensor(10, 121 * US, 100, 5, 0))), least);
+    ASSERT_EQ(rig.events.reroutes.size(), 1u);
+    EXPECT_EQ(rig.events.reroutes[0], std::make_pair(a, least));
+    EXPECT_EQ(rig.talb.GetTableStats().nMidTensorMoves, 1u);
+    // Its rate is measured afresh on the new path: it stays until a window has passed there
+    // (at 221 us), then leaves the path once that is reported saturated.
+    remote.utilisation[least] = 1.0;
+    remote.utilisation[a] = 0.0;
+    EXPECT_EQ(rig.Stream(10, 131 * US, 231 * US, 10 * US), least);
+    EXPECT_EQ(rig.events.reroutes.size(), 1u);
+    EXPECT_EQ(rig.Send(GoBackN(Tensor(10, 231 * US, 100, 5, 0))), a);
+    EXPECT_EQ(rig.events.reroutes.size(), 2u);
+}
+
+TEST(TalbLbCoreTensorAwareV2, UnderMovesCongestionFastFlowsAndFullTargetsKeepTheirPort)
+{
+    // A flow at 6 Gb/s (above 0.3 x 10 Gb/s) on a saturated path stays.
+    FakeCongestion remote;
+    CongestionRig fast(&remote);
+    uint32_t a = fast.Stream(10, US, 101 * US, 2 * US);
+    remote.utilisation[a] = 1.0;
+    EXPECT_EQ(fast.Stream(10, 103 * US, 400 * US, 2 * US), a);
+    EXPECT_TRUE(fast.events.reroutes.empty());
+    // A slow flow stays when every other path reports more than CongestionTarget (0.75).
+    FakeCongestion busy;
+    CongestionRig full(&busy);
+    uint32_t b = full.Stream(10, US, 101 * US, 10 * US);
+    for (double& u : busy.utilisation)
+    {
+        u = 0.875;
+    }
+    busy.utilisation[b] = 1.0;
+    EXPECT_EQ(full.Stream(10, 111 * US, 400 * US, 10 * US), b);
+    EXPECT_TRUE(full.events.reroutes.empty());
+}
+
+TEST(TalbLbCoreTensorAwareV2, UnderMovesCongestionFlowCountsOnlyPlaceFlows)
+{
+    // Three flows on uplinks 1-2, then all three uplinks offered: under Counts the flow sharing
+    // an uplink moves to the free one at its next tensor; under Congestion it stays (its path is
+    // not reported congested), while a new flow is still placed by the counts (on the free one).
+    for (bool congestion : {false, true})
+    {
+        FakeCongestion remote;
+        TensorAwareV2::Config c;
+        if (congestion)
+        {
+            c.moves = TensorAwareV2::Moves::kCongestion;
+        }
+        TalbV2Rig rig(c, 3);
+        rig.talb.SetRemote(&remote);
+        uint32_t shared = ShareTwoUplinks(rig, 5, 100 * US);
+        EXPECT_EQ(rig.Send(Tensor(30, 100 * US, 301, 5, TALB_FLAG_FIRST)), congestion ? shared : 3u)
+            << (congestion ? "Congestion" : "Counts");
+        if (congestion)
+        {
+            EXPECT_EQ(rig.Send(Tensor(40, 101 * US, 400, 5, TALB_FLAG_FIRST)), 3u);
+        }
+    }
+}
+
 TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
 {
     EXPECT_EQ(TensorAwareV2::Check(TensorAwareV2::Config()), nullptr);
@@ -1649,6 +1769,11 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_TRUE(bad([](auto& x) { x.paceFactor = 0.5; }));
     EXPECT_TRUE(bad([](auto& x) { x.windowMode = static_cast<TensorAwareV2::WindowMode>(2); }));
     EXPECT_TRUE(bad([](auto& x) { x.spray = static_cast<TensorAwareV2::Spray>(4); }));
+    EXPECT_TRUE(bad([](auto& x) { x.moves = static_cast<TensorAwareV2::Moves>(2); }));
+    EXPECT_TRUE(bad([](auto& x) { x.slowRate = 0; }));
+    EXPECT_TRUE(bad([](auto& x) { x.slowRate = 1.5; }));
+    EXPECT_TRUE(bad([](auto& x) { x.congestionTarget = 1; }));
+    EXPECT_TRUE(bad([](auto& x) { x.rateWindowNs = 0; }));
     EXPECT_TRUE(bad([](auto& x) {
         x.windowMode = TensorAwareV2::WindowMode::kPace;
         x.maxActiveWindowNs = 50 * US;

@@ -27,6 +27,12 @@ TensorAwareV2::Check(const Config& c)
     {
         return "the spray mode must be known";
     }
+    if (c.moves > Moves::kCongestion || !(c.slowRate > 0 && c.slowRate <= 1) ||
+        !(c.congestionTarget >= 0 && c.congestionTarget < 1) || c.rateWindowNs < 1)
+    {
+        return "the move rule must be known, the slow rate in (0, 1], the congestion target in "
+               "[0, 1) and the rate window at least 1 ns";
+    }
     if (c.safeSlackNs < 0 || c.safeMoves > SafeMoves::kGoBackNUnlessUntagged)
     {
         return "the safe-move slack must be >= 0 and the safe-move mode known";
@@ -56,6 +62,7 @@ TensorAwareV2::Configure(const Config& config, uint32_t nPorts)
     m_config = config;
     m_table.Configure(config.tableSize, config.probeLimit, config.idleTimeoutNs);
     m_slots.assign(static_cast<size_t>(nPorts) * kFlowSlots, FlowSlot());
+    m_rates.assign(config.moves == Moves::kCongestion ? config.tableSize : 0, FlowRate());
     m_stats = TableStats();
     return true;
 }
@@ -69,6 +76,10 @@ TensorAwareV2::Retune(const Config& config)
     }
     m_config = config;
     m_table.Retune(config.probeLimit, config.idleTimeoutNs);
+    if (config.moves == Moves::kCongestion && m_rates.empty())
+    {
+        m_rates.assign(config.tableSize, FlowRate());
+    }
     return true;
 }
 
@@ -222,6 +233,43 @@ TensorAwareV2::DrainTime(uint32_t port, const PacketInfo& packet) const
     double bytes =
         static_cast<double>(Ports().QueueBytesAtOrAbove(port, packet.label.priority)) + packet.size;
     return packet.nowNs + static_cast<int64_t>(bytes * 8e9 / static_cast<double>(rate));
+}
+
+TensorAwareV2::FlowRate&
+TensorAwareV2::RateOf(uint32_t flowHash)
+{
+    FlowRate& r = m_rates[Mix32(flowHash ^ 0x27d4eb2fu) & (m_rates.size() - 1)];
+    if (!r.valid || r.flowHash != flowHash)
+    {
+        r = FlowRate();
+        r.flowHash = flowHash;
+        r.valid = true;
+    }
+    return r;
+}
+
+uint32_t
+TensorAwareV2::CongestionTarget(const PacketInfo& packet,
+                                const Candidates& candidates,
+                                uint32_t current) const
+{
+    if (m_remote->Congestion(current, packet.dstLeaf, packet.nowNs) < 1.0)
+    {
+        return kNoPort;
+    }
+    uint32_t target = kNoPort;
+    double least = 2.0;
+    for (uint32_t c = 0; c < candidates.count; ++c)
+    {
+        uint32_t port = candidates.ports[c];
+        double u = port == current ? 2.0 : m_remote->Congestion(port, packet.dstLeaf, packet.nowNs);
+        if (u < least)
+        {
+            least = u;
+            target = port;
+        }
+    }
+    return least <= m_config.congestionTarget ? target : kNoPort;
 }
 
 void
@@ -441,6 +489,32 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
                 better = currentCost.drainBytes - bestCost.drainBytes > margin;
             }
         }
+        const bool byCongestion = m_config.moves == Moves::kCongestion;
+        if (byCongestion && !stalled)
+        {
+            better = false; // only congestion moves the flow off its port
+            FlowRate& rate = RateOf(packet.flowHash);
+            const bool slow =
+                rate.rateBps >= 0 &&
+                rate.rateBps < m_config.slowRate * static_cast<double>(Ports().RateBps(current));
+            uint32_t target = kNoPort;
+            if (m_remote && midTensor && slow &&
+                now - e->lastMoveNs >= m_config.minMoveIntervalNs)
+            {
+                target = CongestionTarget(packet, candidates, current);
+            }
+            if (target != kNoPort)
+            {
+                // At once: a go-back-N window costs less than a tensor held on a congested path.
+                port = target;
+                moved = true;
+                CountMove(midTensor, stalled);
+                rate = FlowRate();
+                rate.flowHash = packet.flowHash;
+                rate.valid = true;
+                rate.windowStartNs = now; // measure the flow afresh on its new path
+            }
+        }
         // Background bursts are what the flow counts do not see; while one is active a
         // go-back-N flow moves as others do rather than wait out the burst.
         if (better && safe &&
@@ -497,6 +571,22 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
             e->lastMoveNs = now;
         }
         e->paceNs = pace;
+    }
+    if (m_config.moves == Moves::kCongestion)
+    {
+        FlowRate& rate = RateOf(packet.flowHash);
+        if (rate.windowBytes == 0 && rate.windowStartNs == 0)
+        {
+            rate.windowStartNs = now;
+        }
+        if (now - rate.windowStartNs >= m_config.rateWindowNs)
+        {
+            rate.rateBps = static_cast<double>(rate.windowBytes) * 8e9 /
+                           static_cast<double>(now - rate.windowStartNs);
+            rate.windowStartNs = now;
+            rate.windowBytes = 0;
+        }
+        rate.windowBytes += packet.size;
     }
     Remember(e, packet, port);
     FlowSlot seen = Seen(packet, priority);

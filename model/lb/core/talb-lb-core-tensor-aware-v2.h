@@ -86,6 +86,18 @@ namespace lb
  * capacity. Jobs that share a fabric also meet at spine downlinks the leaf cannot see; spread,
  * each flow's halves meet different flows. One job alone on an idle fabric keeps whole-flow
  * placement, which the flow counts get right. Sprayed packets are not reroutes (nSprayed).
+ * Congestion moves (moves = kCongestion; needs a RemoteView): the flow counts still place a flow
+ * that has no active port, but a flow active on its port keeps it at tensor boundaries and
+ * mid-tensor, whatever the counts and queues say; it leaves only after a stall, a failure, or
+ * when it is slow on a congested path, as Hermes moves flows: its rate over the last
+ * rateWindowNs is below slowRate x its port's rate, the RemoteView reports its port's path
+ * saturated, and another candidate's path reports at most congestionTarget (the least congested
+ * one is taken), at most once per minMoveIntervalNs. Such a move is taken at once, without the
+ * drain rule or the reordering bound: a go-back-N flow pays a retransmission window, which a
+ * flow held on a congested path for a whole tensor costs more than. With several jobs, moves by
+ * counts chase flows the leaf sees while the collisions that delay them are at spine downlinks it
+ * does not see, and each such move is a go-back-N window on RoCEv2 (doc/talb-switch.rst).
+ * The rate is kept per flow (not per tensor) in a direct-mapped table of tableSize slots.
  * A port that left the candidate set (failure) is left whatever the bound. Entries are freed on
  * LAST or when idle longer than idleTimeoutNs. Unlabelled packets go to the fallback policy; a
  * flow of untagged data packets (kUntaggedMinBytes or more) counts on the port the fallback chose
@@ -120,6 +132,13 @@ class TensorAwareV2 : public TensorPolicy
     {
         kFixed, ///< activeWindowNs for every flow
         kPace,  ///< paceFactor x the flow's pace, within [activeWindowNs, maxActiveWindowNs]
+    };
+
+    /// What moves a flow that is active on its port.
+    enum class Moves : uint8_t
+    {
+        kCounts,     ///< fewer other flows (keys 1-2), or a queue shorter by the margin
+        kCongestion, ///< being slow on a path the RemoteView reports saturated
     };
 
     /// Which tensor flows spread their packets over the ports instead of keeping one.
@@ -158,6 +177,10 @@ class TensorAwareV2 : public TensorPolicy
         int64_t stallTimeoutNs{2000000};
         Spray spray{Spray::kContended}; ///< flows that spread their packets (not safe-move or
                                         ///< go-back-N ones)
+        Moves moves{Moves::kCounts};    ///< what moves an active flow
+        double slowRate{0.3};           ///< kCongestion: slow below this x port rate, (0, 1]
+        double congestionTarget{0.75};  ///< kCongestion: a target reports at most this, [0, 1)
+        int64_t rateWindowNs{100000};   ///< kCongestion: a flow's rate is over this, >= 1
     };
 
     /// \return nullptr when \p config is usable, else what is wrong with it
@@ -202,6 +225,24 @@ class TensorAwareV2 : public TensorPolicy
 
   private:
     uint32_t DoSelect(const PacketInfo& packet, const Candidates& candidates) override;
+
+    /// kCongestion: a flow's rate, measured over windows of rateWindowNs.
+    struct FlowRate
+    {
+        uint32_t flowHash{0};
+        bool valid{false};
+        int64_t windowStartNs{0};
+        uint64_t windowBytes{0};
+        double rateBps{-1}; ///< the last window's rate; < 0: not measured yet
+    };
+
+    /// \return \p flowHash's rate slot (direct-mapped: another flow's is taken over)
+    FlowRate& RateOf(uint32_t flowHash);
+    /// \return the candidate other than \p current a slow flow moves to, or kNoPort: \p current's
+    /// path reported saturated and the least congested other one at most congestionTarget
+    uint32_t CongestionTarget(const PacketInfo& packet,
+                              const Candidates& candidates,
+                              uint32_t current) const;
 
     /// A tensor flow recently seen on a port.
     struct FlowSlot
@@ -375,6 +416,7 @@ class TensorAwareV2 : public TensorPolicy
 
     Config m_config;
     std::vector<FlowSlot> m_slots; ///< kFlowSlots per port
+    std::vector<FlowRate> m_rates; ///< kCongestion: tableSize slots, else empty
     const RemoteView* m_remote{nullptr};
 };
 

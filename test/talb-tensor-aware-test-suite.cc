@@ -607,6 +607,39 @@ class TalbTensorAwareGoBackNFallbackTestCase : public TestCase
     }
 };
 
+/// Moves=Congestion decides by the remote feedback: without RemoteAwareness the configuration
+/// is refused with the reason, and with it accepted.
+class TalbTensorAwareCongestionMovesTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareCongestionMovesTestCase()
+        : TestCase("TalbTensorAwareCongestionMoves: Moves=Congestion needs RemoteAwareness")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (bool remote : {false, true})
+        {
+            ObjectFactory f("ns3::TalbTensorAwareLb");
+            f.Set("Moves", StringValue("Congestion"));
+            f.Set("RemoteAwareness", BooleanValue(remote));
+            std::string error = f.Create<TalbLoadBalancer>()->CheckConfiguration(TalbSwitchInfo());
+            if (remote)
+            {
+                NS_TEST_EXPECT_MSG_EQ(error, "", "refused with RemoteAwareness");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_NE(error.find("Moves=Congestion needs RemoteAwareness=true"),
+                                      std::string::npos,
+                                      "not reported: " << error);
+            }
+        }
+    }
+};
+
 /// The talb-tensor-aware suite.
 class TalbTensorAwareTestSuite : public TestSuite
 {
@@ -622,6 +655,7 @@ class TalbTensorAwareTestSuite : public TestSuite
         AddTestCase(new TalbTensorAwareIdleAgingTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareFallbackTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareGoBackNFallbackTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareCongestionMovesTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareEvictTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareFabricTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareV2RemoteTestCase, TestCase::QUICK);

@@ -5,6 +5,7 @@ The grids are generated so that the two scales, the two transports and the famil
 list of schemes and fabrics, and so that the "random" degraded links are drawn reproducibly
 (random.Random(13)). Edit this script and rerun it rather than editing the JSON files.
 """
+import copy
 import json
 import os
 import random
@@ -31,6 +32,8 @@ SCALES = {
            'fail': '1:0@120ms', 'flap': '1:0@120ms/5ms/20ms'},
 }
 OVERSUB = [1, 2]
+# TaLB's setting for fabrics shared by jobs (doc/talb-switch.rst, "Moves by congestion").
+CONGESTION = 'Moves=Congestion;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us'
 
 
 def random_links(scale, n):
@@ -99,6 +102,14 @@ def families():
                                  'lbAttributes': ['Version=1']}, {})
         v1['grid']['lb'] = ['talb']
         out[('idle', 'talbv1-tcp' + scale)] = v1
+    # TaLB with Moves=Congestion (reported as talb-congestion) next to the default: the 16-host
+    # RDMA parts and the 16-host mixed-job TCP part.
+    for (family, name), grid in list(out.items()):
+        if name.endswith('rdma16') or (family, name) == ('mixed', 'tcp16'):
+            c = copy.deepcopy(grid)
+            c['grid']['lb'] = ['talb']
+            c['grid']['lbAttributes'] = [CONGESTION]
+            out[(family, 'talbc-' + name)] = c
     return out
 
 

@@ -56,6 +56,14 @@ def test_grid_reads_and_names_only_runner_parameters(path, runner_options):
     if os.path.basename(path).startswith('talbv1-'):  # TaLB v1 beside the part's other schemes
         assert schemes == ['talb'] and axes['lbAttributes'] == ['Version=1']
         return
+    if os.path.basename(path).startswith('talbc-'):  # Moves=Congestion beside its sibling part
+        assert schemes == ['talb'] and axes['lbAttributes'][0].startswith('Moves=Congestion;')
+        sibling = os.path.join(os.path.dirname(path), os.path.basename(path)[len('talbc-'):])
+        s_axes, s_fixed, s_seeds = sweep.read_grid(sibling)
+        same = {k: v for k, v in axes.items() if k not in ('lb', 'lbAttributes')}
+        assert (same, fixed, seeds) == ({k: v for k, v in s_axes.items() if k != 'lb'},
+                                         s_fixed, s_seeds)
+        return
     assert {'ecmp', 'talb'} <= set(schemes)
     transport = json.load(open(path))['fixed']['transport']
     assert ('conweave' in schemes) == (transport == 'rdma')

@@ -607,34 +607,38 @@ class TalbTensorAwareGoBackNFallbackTestCase : public TestCase
     }
 };
 
-/// Moves=Congestion decides by the remote feedback: without RemoteAwareness the configuration
-/// is refused with the reason, and with it accepted.
+/// Moves=Congestion and Moves=Contended decide by the remote feedback: without RemoteAwareness
+/// the configuration is refused with the reason, and with it accepted.
 class TalbTensorAwareCongestionMovesTestCase : public TestCase
 {
   public:
     TalbTensorAwareCongestionMovesTestCase()
-        : TestCase("TalbTensorAwareCongestionMoves: Moves=Congestion needs RemoteAwareness")
+        : TestCase("TalbTensorAwareCongestionMoves: Moves=Congestion/Contended need RemoteAwareness")
     {
     }
 
   private:
     void DoRun() override
     {
-        for (bool remote : {false, true})
+        for (const char* moves : {"Congestion", "Contended"})
         {
-            ObjectFactory f("ns3::TalbTensorAwareLb");
-            f.Set("Moves", StringValue("Congestion"));
-            f.Set("RemoteAwareness", BooleanValue(remote));
-            std::string error = f.Create<TalbLoadBalancer>()->CheckConfiguration(TalbSwitchInfo());
-            if (remote)
+            for (bool remote : {false, true})
             {
-                NS_TEST_EXPECT_MSG_EQ(error, "", "refused with RemoteAwareness");
-            }
-            else
-            {
-                NS_TEST_EXPECT_MSG_NE(error.find("Moves=Congestion needs RemoteAwareness=true"),
-                                      std::string::npos,
-                                      "not reported: " << error);
+                ObjectFactory f("ns3::TalbTensorAwareLb");
+                f.Set("Moves", StringValue(moves));
+                f.Set("RemoteAwareness", BooleanValue(remote));
+                std::string error =
+                    f.Create<TalbLoadBalancer>()->CheckConfiguration(TalbSwitchInfo());
+                if (remote)
+                {
+                    NS_TEST_EXPECT_MSG_EQ(error, "", moves << ": refused with RemoteAwareness");
+                }
+                else
+                {
+                    NS_TEST_EXPECT_MSG_NE(error.find("need RemoteAwareness=true"),
+                                          std::string::npos,
+                                          moves << ": not reported: " << error);
+                }
             }
         }
     }

@@ -137,7 +137,9 @@ TalbTensorAwareLb::GetTypeId()
                           MakeEnumChecker(int(V2::Moves::kCounts),
                                           "Counts",
                                           int(V2::Moves::kCongestion),
-                                          "Congestion"))
+                                          "Congestion",
+                                          int(V2::Moves::kContended),
+                                          "Contended"))
             .AddAttribute("SlowRate",
                           "v2, Moves=Congestion: a flow sending below this fraction of its port's "
                           "rate (over RateWindow) is slow and may move",
@@ -428,10 +430,10 @@ TalbTensorAwareLb::CheckConfig()
     {
         return ConfigError(error);
     }
-    if (m_version == 2 && m_moves == int(V2::Moves::kCongestion) && !m_remoteAwareness)
+    if (m_version == 2 && m_moves != int(V2::Moves::kCounts) && !m_remoteAwareness)
     {
-        return ConfigError("Moves=Congestion needs RemoteAwareness=true (the remote feedback is "
-                           "what tells a congested path)");
+        return ConfigError("Moves=Congestion and Moves=Contended need RemoteAwareness=true (the "
+                           "remote feedback is what tells a congested path)");
     }
     if (m_remoteAwareness && GetSwitchInfo().nSpines > 256)
     {

@@ -1749,6 +1749,29 @@ TEST(TalbLbCoreTensorAwareV2, UnderMovesCongestionFlowCountsOnlyPlaceFlows)
     }
 }
 
+TEST(TalbLbCoreTensorAwareV2, UnderMovesContendedCountsMoveOneJobAndCongestionSharedPorts)
+{
+    // One job: as Counts, the flow sharing an uplink moves to the free one at its next tensor.
+    FakeCongestion remote;
+    TensorAwareV2::Config c;
+    c.moves = TensorAwareV2::Moves::kContended;
+    c.spray = TensorAwareV2::Spray::kNever; // (Spray=Contended would spread these TCP flows)
+    TalbV2Rig alone(c, 3);
+    alone.talb.SetRemote(&remote);
+    ShareTwoUplinks(alone, 5, 100 * US);
+    EXPECT_EQ(alone.Send(Tensor(30, 100 * US, 301, 5, TALB_FLAG_FIRST)), 3u);
+    // Another job's tensor flow joins the other of uplinks 1-2: the candidates are contended,
+    // so as Congestion the flow stays although uplink 3 is free.
+    TalbV2Rig shared(c, 3);
+    shared.talb.SetRemote(&remote);
+    uint32_t port = ShareTwoUplinks(shared, 5, 100 * US);
+    const uint32_t otherJob = talb_make_tensor_id(1, 400);
+    EXPECT_EQ(shared.Send(Tensor(40, 99 * US, otherJob, 5, TALB_FLAG_FIRST), {3 - port, port}),
+              3 - port);
+    EXPECT_EQ(shared.Send(Tensor(30, 100 * US, 301, 5, TALB_FLAG_FIRST)), port);
+    EXPECT_TRUE(shared.events.reroutes.empty());
+}
+
 TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
 {
     EXPECT_EQ(TensorAwareV2::Check(TensorAwareV2::Config()), nullptr);
@@ -1769,7 +1792,7 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_TRUE(bad([](auto& x) { x.paceFactor = 0.5; }));
     EXPECT_TRUE(bad([](auto& x) { x.windowMode = static_cast<TensorAwareV2::WindowMode>(2); }));
     EXPECT_TRUE(bad([](auto& x) { x.spray = static_cast<TensorAwareV2::Spray>(4); }));
-    EXPECT_TRUE(bad([](auto& x) { x.moves = static_cast<TensorAwareV2::Moves>(2); }));
+    EXPECT_TRUE(bad([](auto& x) { x.moves = static_cast<TensorAwareV2::Moves>(3); }));
     EXPECT_TRUE(bad([](auto& x) { x.slowRate = 0; }));
     EXPECT_TRUE(bad([](auto& x) { x.slowRate = 1.5; }));
     EXPECT_TRUE(bad([](auto& x) { x.congestionTarget = 1; }));

@@ -27,7 +27,7 @@ TensorAwareV2::Check(const Config& c)
     {
         return "the spray mode must be known";
     }
-    if (c.moves > Moves::kCongestion || !(c.slowRate > 0 && c.slowRate <= 1) ||
+    if (c.moves > Moves::kContended || !(c.slowRate > 0 && c.slowRate <= 1) ||
         !(c.congestionTarget >= 0 && c.congestionTarget < 1) || c.rateWindowNs < 1)
     {
         return "the move rule must be known, the slow rate in (0, 1], the congestion target in "
@@ -62,7 +62,7 @@ TensorAwareV2::Configure(const Config& config, uint32_t nPorts)
     m_config = config;
     m_table.Configure(config.tableSize, config.probeLimit, config.idleTimeoutNs);
     m_slots.assign(static_cast<size_t>(nPorts) * kFlowSlots, FlowSlot());
-    m_rates.assign(config.moves == Moves::kCongestion ? config.tableSize : 0, FlowRate());
+    m_rates.assign(config.moves != Moves::kCounts ? config.tableSize : 0, FlowRate());
     m_stats = TableStats();
     return true;
 }
@@ -76,7 +76,7 @@ TensorAwareV2::Retune(const Config& config)
     }
     m_config = config;
     m_table.Retune(config.probeLimit, config.idleTimeoutNs);
-    if (config.moves == Moves::kCongestion && m_rates.empty())
+    if (config.moves != Moves::kCounts && m_rates.empty())
     {
         m_rates.assign(config.tableSize, FlowRate());
     }
@@ -489,7 +489,9 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
                 better = currentCost.drainBytes - bestCost.drainBytes > margin;
             }
         }
-        const bool byCongestion = m_config.moves == Moves::kCongestion;
+        const bool byCongestion =
+            m_config.moves == Moves::kCongestion ||
+            (m_config.moves == Moves::kContended && Contended(candidates, now, true, job));
         if (byCongestion && !stalled)
         {
             better = false; // only congestion moves the flow off its port
@@ -572,7 +574,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         }
         e->paceNs = pace;
     }
-    if (m_config.moves == Moves::kCongestion)
+    if (m_config.moves != Moves::kCounts)
     {
         FlowRate& rate = RateOf(packet.flowHash);
         if (rate.windowBytes == 0 && rate.windowStartNs == 0)

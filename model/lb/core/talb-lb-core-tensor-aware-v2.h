@@ -139,6 +139,9 @@ class TensorAwareV2 : public TensorPolicy
     {
         kCounts,     ///< fewer other flows (keys 1-2), or a queue shorter by the margin
         kCongestion, ///< being slow on a path the RemoteView reports saturated
+        /// kCongestion while the candidates are contended (Spray's kContended test: an
+        /// untagged flow or another job's tensor flow is active on one), kCounts otherwise
+        kContended,
     };
 
     /// Which tensor flows spread their packets over the ports instead of keeping one.

@@ -131,7 +131,9 @@ TalbTensorAwareLb::GetTypeId()
                           "Congestion, only being slow on a path the remote feedback reports "
                           "saturated (SlowRate, CongestionTarget, RateWindow; at most once per "
                           "MinMoveInterval; needs RemoteAwareness): the flow counts then only "
-                          "place flows that have no active port",
+                          "place flows that have no active port; Contended, Congestion while an "
+                          "untagged flow or another job's tensor flow is active on a candidate "
+                          "port, Counts otherwise (needs RemoteAwareness too)",
                           EnumValue(int(kV2Defaults.moves)),
                           MakeEnumAccessor(TALB_RETUNED(int, m_moves)),
                           MakeEnumChecker(int(V2::Moves::kCounts),

@@ -97,6 +97,9 @@ namespace lb
  * flow held on a congested path for a whole tensor costs more than. With several jobs, moves by
  * counts chase flows the leaf sees while the collisions that delay them are at spine downlinks it
  * does not see, and each such move is a go-back-N window on RoCEv2 (doc/talb-switch.rst).
+ * kContended applies this only while the candidates are contended (Spray's test: an untagged
+ * flow or another job's tensor flow active on one of them) and the counts' rules otherwise: a
+ * job alone keeps what the counts do well, jobs that share the fabric get the congestion rule.
  * The rate is kept per flow (not per tensor) in a direct-mapped table of tableSize slots.
  * A port that left the candidate set (failure) is left whatever the bound. Entries are freed on
  * LAST or when idle longer than idleTimeoutNs. Unlabelled packets go to the fallback policy; a

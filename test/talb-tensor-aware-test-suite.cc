@@ -613,7 +613,8 @@ class TalbTensorAwareCongestionMovesTestCase : public TestCase
 {
   public:
     TalbTensorAwareCongestionMovesTestCase()
-        : TestCase("TalbTensorAwareCongestionMoves: Moves=Congestion/Contended need RemoteAwareness")
+        : TestCase(
+              "TalbTensorAwareCongestionMoves: Moves=Congestion or Contended needs RemoteAwareness")
     {
     }
 

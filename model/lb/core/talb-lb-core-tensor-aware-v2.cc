@@ -500,8 +500,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
                 rate.rateBps >= 0 &&
                 rate.rateBps < m_config.slowRate * static_cast<double>(Ports().RateBps(current));
             uint32_t target = kNoPort;
-            if (m_remote && midTensor && slow &&
-                now - e->lastMoveNs >= m_config.minMoveIntervalNs)
+            if (m_remote && midTensor && slow && now - e->lastMoveNs >= m_config.minMoveIntervalNs)
             {
                 target = CongestionTarget(packet, candidates, current);
             }

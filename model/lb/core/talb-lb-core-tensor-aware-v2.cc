@@ -236,14 +236,12 @@ TensorAwareV2::DrainTime(uint32_t port, const PacketInfo& packet) const
 }
 
 TensorAwareV2::FlowRate&
-TensorAwareV2::RateOf(uint32_t flowHash)
+TensorAwareV2::RateOf(uint32_t flowHash, int64_t nowNs)
 {
     FlowRate& r = m_rates[Mix32(flowHash ^ 0x27d4eb2fu) & (m_rates.size() - 1)];
     if (!r.valid || r.flowHash != flowHash)
     {
-        r = FlowRate();
-        r.flowHash = flowHash;
-        r.valid = true;
+        r = FlowRate::Start(flowHash, nowNs);
     }
     return r;
 }
@@ -408,6 +406,8 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         Touch(port, seen);
         return port;
     }
+    // Moves other than Counts: the flow's rate, looked up once per packet.
+    FlowRate* rate = m_config.moves != Moves::kCounts ? &RateOf(packet.flowHash, now) : nullptr;
     const FlowSlot* onCurrent = nullptr; // the flow's slot on its current port, if any
     uint32_t current = kNoPort;
     bool failed = false;
@@ -495,10 +495,9 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         if (byCongestion && !stalled)
         {
             better = false; // only congestion moves the flow off its port
-            FlowRate& rate = RateOf(packet.flowHash);
             const bool slow =
-                rate.rateBps >= 0 &&
-                rate.rateBps < m_config.slowRate * static_cast<double>(Ports().RateBps(current));
+                rate->rateBps >= 0 &&
+                rate->rateBps < m_config.slowRate * static_cast<double>(Ports().RateBps(current));
             uint32_t target = kNoPort;
             if (m_remote && midTensor && slow && now - e->lastMoveNs >= m_config.minMoveIntervalNs)
             {
@@ -510,10 +509,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
                 port = target;
                 moved = true;
                 CountMove(midTensor, stalled);
-                rate = FlowRate();
-                rate.flowHash = packet.flowHash;
-                rate.valid = true;
-                rate.windowStartNs = now; // measure the flow afresh on its new path
+                *rate = FlowRate::Start(packet.flowHash, now); // measured afresh on its new path
             }
         }
         // Background bursts are what the flow counts do not see; while one is active a
@@ -573,21 +569,16 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         }
         e->paceNs = pace;
     }
-    if (m_config.moves != Moves::kCounts)
+    if (rate)
     {
-        FlowRate& rate = RateOf(packet.flowHash);
-        if (rate.windowBytes == 0 && rate.windowStartNs == 0)
+        if (now - rate->windowStartNs >= m_config.rateWindowNs)
         {
-            rate.windowStartNs = now;
+            rate->rateBps = static_cast<double>(rate->windowBytes) * 8e9 /
+                            static_cast<double>(now - rate->windowStartNs);
+            rate->windowStartNs = now;
+            rate->windowBytes = 0;
         }
-        if (now - rate.windowStartNs >= m_config.rateWindowNs)
-        {
-            rate.rateBps = static_cast<double>(rate.windowBytes) * 8e9 /
-                           static_cast<double>(now - rate.windowStartNs);
-            rate.windowStartNs = now;
-            rate.windowBytes = 0;
-        }
-        rate.windowBytes += packet.size;
+        rate->windowBytes += packet.size;
     }
     Remember(e, packet, port);
     FlowSlot seen = Seen(packet, priority);

@@ -240,10 +240,21 @@ class TensorAwareV2 : public TensorPolicy
         int64_t windowStartNs{0};
         uint64_t windowBytes{0};
         double rateBps{-1}; ///< the last window's rate; < 0: not measured yet
+
+        /// \return a slot for \p flowHash whose first window starts at \p nowNs
+        static FlowRate Start(uint32_t flowHash, int64_t nowNs)
+        {
+            FlowRate r;
+            r.flowHash = flowHash;
+            r.valid = true;
+            r.windowStartNs = nowNs;
+            return r;
+        }
     };
 
-    /// \return \p flowHash's rate slot (direct-mapped: another flow's is taken over)
-    FlowRate& RateOf(uint32_t flowHash);
+    /// \return \p flowHash's rate slot (direct-mapped: another flow's is taken over, its first
+    /// window starting at \p nowNs)
+    FlowRate& RateOf(uint32_t flowHash, int64_t nowNs);
     /// \return the candidate other than \p current a slow flow moves to, or kNoPort: \p current's
     /// path reported saturated and the least congested other one at most congestionTarget
     uint32_t CongestionTarget(const PacketInfo& packet,

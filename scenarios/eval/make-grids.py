@@ -32,8 +32,13 @@ SCALES = {
            'fail': '1:0@120ms', 'flap': '1:0@120ms/5ms/20ms'},
 }
 OVERSUB = [1, 2]
-# TaLB's setting for fabrics shared by jobs (doc/talb-switch.rst, "Moves by congestion").
-CONGESTION = 'Moves=Congestion;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us'
+# TaLB's move rules beside its default (doc/talb-switch.rst, "Moves by congestion"): grid prefix
+# -> lbAttributes. Congestion moves a slow flow off a path the feedback reports saturated;
+# Contended does so only while another job's flow or background shares the candidate ports.
+VARIANTS = {
+    'talbc-': 'Moves=Congestion;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us',
+    'talbx-': 'Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us',
+}
 
 
 def random_links(scale, n):
@@ -102,14 +107,15 @@ def families():
                                  'lbAttributes': ['Version=1']}, {})
         v1['grid']['lb'] = ['talb']
         out[('idle', 'talbv1-tcp' + scale)] = v1
-    # TaLB with Moves=Congestion (reported as talb-congestion) next to the default: the 16-host
-    # RDMA parts and the 16-host mixed-job TCP part.
+    # TaLB's move variants (reported as talb-congestion, talb-contended) next to the default: the
+    # 16-host RDMA parts and the 16-host mixed-job TCP part.
     for (family, name), grid in list(out.items()):
         if name.endswith('rdma16') or (family, name) == ('mixed', 'tcp16'):
-            c = copy.deepcopy(grid)
-            c['grid']['lb'] = ['talb']
-            c['grid']['lbAttributes'] = [CONGESTION]
-            out[(family, 'talbc-' + name)] = c
+            for prefix, attributes in VARIANTS.items():
+                c = copy.deepcopy(grid)
+                c['grid']['lb'] = ['talb']
+                c['grid']['lbAttributes'] = [attributes]
+                out[(family, prefix + name)] = c
     return out
 
 

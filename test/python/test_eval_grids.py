@@ -16,6 +16,7 @@ EVAL = os.path.join(ROOT, 'scenarios', 'eval')
 GRIDS = sorted(glob.glob(os.path.join(EVAL, '*', '*.json')))
 RUNNER = os.environ.get('TALB_SCENARIO', os.path.join(ROOT, 'build', 'bin', 'talb-scenario'))
 FAMILIES = {'idle', 'background', 'asymmetric', 'failure', 'mixed', 'incast'}
+MOVES_VARIANTS = {'talbc-': 'Congestion', 'talbx-': 'Contended'}  # grid prefix -> Moves
 sweep = load_script(SWEEP, 'talb_sweep')
 
 
@@ -56,9 +57,11 @@ def test_grid_reads_and_names_only_runner_parameters(path, runner_options):
     if os.path.basename(path).startswith('talbv1-'):  # TaLB v1 beside the part's other schemes
         assert schemes == ['talb'] and axes['lbAttributes'] == ['Version=1']
         return
-    if os.path.basename(path).startswith('talbc-'):  # Moves=Congestion beside its sibling part
-        assert schemes == ['talb'] and axes['lbAttributes'][0].startswith('Moves=Congestion;')
-        sibling = os.path.join(os.path.dirname(path), os.path.basename(path)[len('talbc-'):])
+    prefix = os.path.basename(path)[:len('talbc-')]
+    if prefix in MOVES_VARIANTS:  # a TaLB move rule beside its sibling part
+        assert schemes == ['talb']
+        assert axes['lbAttributes'][0].startswith('Moves=%s;' % MOVES_VARIANTS[prefix])
+        sibling = os.path.join(os.path.dirname(path), os.path.basename(path)[len(prefix):])
         s_axes, s_fixed, s_seeds = sweep.read_grid(sibling)
         same = {k: v for k, v in axes.items() if k not in ('lb', 'lbAttributes')}
         assert (same, fixed, seeds) == ({k: v for k, v in s_axes.items() if k != 'lb'},

@@ -82,6 +82,8 @@ class TalbScenario
         // Routing and transport
         std::vector<std::string> lbs;
         std::vector<std::pair<std::string, std::string>> lbAttributes;
+        /// lbProfile's attributes for the transport, applied before lbAttributes
+        std::vector<std::pair<std::string, std::string>> lbProfileAttributes;
         std::string tcpVariant;       //!< TypeId name of the hosts' TCP congestion control
         uint32_t sndBuf{0};           //!< hosts' TCP send buffer, bytes (TalbHostConfig)
         uint32_t rcvBuf{0};           //!< hosts' TCP receive buffer, bytes (TalbHostConfig)

@@ -46,6 +46,7 @@ SCENARIO = {
     'stockRouting': 'maybe',
     'lb': 'nope',
     'lbAttributes': 'NoSuchAttribute=1',
+    'lbProfile': 'best',
     'tcp': 'cubic',
     'sndBuf': '0',
     'rcvBuf': 'x',

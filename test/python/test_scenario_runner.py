@@ -77,6 +77,26 @@ def test_a_flapping_link_changes_the_run_and_the_job_completes(tmp_path):
                            shallow=False)
 
 
+def test_lb_profile_gives_talb_its_rdma_settings_over_rdma_only(tmp_path):
+    """lbProfile=transport (the default) runs TaLB over RDMA exactly as the profile's attributes
+    given by hand, which differs from the attribute defaults; over TCP it changes nothing."""
+    profile = 'Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us'
+    outs = {}
+    for name, args in (('rdma', ['--transport=rdma']),
+                       ('rdma-none', ['--transport=rdma', '--lbProfile=none']),
+                       ('rdma-hand', ['--transport=rdma', '--lbProfile=none',
+                                      '--lbAttributes=' + profile]),
+                       ('tcp', []), ('tcp-none', ['--lbProfile=none'])):
+        outs[name] = tmp_path / name
+        result = run(*TINY, *args, '--out=%s' % outs[name])
+        assert result.returncode == 0, result.stderr
+    same = lambda a, b: filecmp.cmp(outs[a] / 'flows.csv', outs[b] / 'flows.csv', shallow=False)
+    assert same('rdma', 'rdma-hand') and not same('rdma', 'rdma-none')
+    assert same('tcp', 'tcp-none')
+    meta = json.loads((outs['rdma'] / 'run.json').read_text())
+    assert meta['parameters']['lbProfile'] == 'transport'
+
+
 @pytest.mark.parametrize('args,message', [
     (['--lb=ecmp,bogus'], "unknown load balancer 'bogus'"),
     (['--model=nope'], "model 'nope' is neither a zoo model"),
@@ -113,6 +133,11 @@ def test_a_flapping_link_changes_the_run_and_the_job_completes(tmp_path):
     (['--lb=talb', '--lbAttributes=GoBackNFallback=hermes'],
      "lb talb: GoBackNFallback 'hermes' keeps its own random state; use ecmp, letflow, rps or drill"),
     (['--lbAttributes=Colour=red'], "no load balancer of lb has an attribute 'Colour'"),
+    # Over RDMA the profile sets TaLB's move rule first: a clash names it.
+    (['--transport=rdma', '--bgLoad=0', '--lb=talb', '--lbAttributes=RemoteAwareness=false'],
+     'need RemoteAwareness=true (the remote feedback is what tells a congested path) '
+     '(lbProfile=transport sets Moves=Contended;'),
+    (['--lbProfile=best'], "lbProfile='best' is not one of: transport none"),
     (['--jobs=workers=4,sched.Colour=1'], "ns3::TalbFusionScheduler has no attribute 'Colour'"),
     (['--jobs=workers=4,scheduler=bytescheduler,sched.Credit=lots'],
      "Credit='lots' is not a valid value"),

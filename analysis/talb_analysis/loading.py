@@ -77,20 +77,34 @@ COUNTERS = ('reroutes', 'path_selections', 'tcp_retransmitted_segments', 'tcp_re
 RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version') + COUNTERS
 
 
+# TaLB's move rule as talb-scenario ships it per transport (its lbProfile=transport, the default;
+# test_analysis_loading checks this against the runner's --help): runs with another rule are
+# labelled by it. Runs from before lbProfile existed (no such parameter) had no profile.
+SHIPPED_MOVES = {'rdma': 'Contended', 'tcp': 'Counts'}
+PROFILE_MOVES = {'rdma': 'Contended'}  # the Moves lbProfile=transport sets, by transport
+
+
 def scheme_label(scheme, params):
     """The scheme's name in the tables: TaLB run with an lbAttributes Version other than the
-    default 2 is 'talb-v<N>', and with Moves other than the default Counts 'talb-<moves>' (e.g.
-    'talb-congestion'), so that the variants can be compared with TaLB in one sweep."""
+    default 2 is 'talb-v<N>', and with a move rule other than the one talb-scenario ships for the
+    run's transport (Contended over RDMA, Counts over TCP) 'talb-<moves>' (e.g. 'talb-congestion',
+    or 'talb-counts' over RDMA), so that the variants can be compared with TaLB in one sweep."""
     if scheme != 'talb':
         return scheme
+    transport = str(params.get('transport', '') or 'tcp')
+    moves = 'Counts'
+    if params.get('lbProfile', 'none') == 'transport':
+        moves = PROFILE_MOVES.get(transport, moves)
     suffixes = []
     for item in str(params.get('lbAttributes', '') or '').split(';'):
         name, _, value = item.partition('=')
         name, value = name.strip(), value.strip()
         if name == 'Version' and value not in ('', '2'):
             suffixes.append('v%s' % value)
-        elif name == 'Moves' and value not in ('', 'Counts'):
-            suffixes.append(value.lower())
+        elif name == 'Moves' and value:
+            moves = value
+    if not suffixes and moves != SHIPPED_MOVES.get(transport, 'Counts'):  # v1 has no Moves
+        suffixes.append(moves.lower())
     return '-'.join([scheme] + suffixes)
 
 

@@ -1,10 +1,12 @@
 """talb_analysis.loading: finding run folders, the column contract, partial files."""
 import json
 import os
+import re
+import subprocess
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, ROOT
 from talb_analysis import loading
 from talb_analysis.loading import TalbDataError, TalbDataWarning
 
@@ -184,6 +186,38 @@ def test_talb_with_another_version_is_its_own_scheme_in_every_table(fixture_copy
     moves = 'Moves=Congestion;RemoteAwareness=true'
     assert loading.scheme_label('talb', {'lbAttributes': moves}) == 'talb-congestion'
     assert loading.scheme_label('talb', {'lbAttributes': 'Moves=Counts'}) == 'talb'
+
+
+def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_transport():
+    label = loading.scheme_label
+    rdma = {'transport': 'rdma'}
+    assert label('talb', dict(rdma, lbProfile='transport')) == 'talb'
+    assert label('talb', dict(rdma, lbProfile='none')) == 'talb-counts'
+    assert label('talb', rdma) == 'talb-counts'  # before lbProfile: no profile
+    assert label('talb', dict(rdma, lbAttributes='Moves=Contended;RemoteAwareness=true')) == 'talb'
+    assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='Moves=Counts')) == \
+        'talb-counts'
+    assert label('talb', dict(rdma, lbAttributes='Moves=Congestion')) == 'talb-congestion'
+    tcp = {'transport': 'tcp', 'lbProfile': 'transport'}
+    assert label('talb', tcp) == 'talb'
+    assert label('talb', dict(tcp, lbAttributes='Moves=Contended')) == 'talb-contended'
+    assert label('talb', dict(rdma, lbProfile='none', lbAttributes='Version=1')) == \
+        'talb-v1'
+
+
+def test_the_shipped_move_rules_are_the_runners(tmp_path):
+    runner = os.environ.get('TALB_SCENARIO', os.path.join(ROOT, 'build', 'bin', 'talb-scenario'))
+    if not os.path.exists(runner):
+        pytest.skip('%s is not built' % runner)
+    text = subprocess.run([runner, '--help'], capture_output=True, text=True, timeout=60).stdout
+    help_line = ' '.join(re.search(r'--lbProfile:(.*?)\n\s+--', text, re.S).group(1).split())
+    for transport, moves in loading.SHIPPED_MOVES.items():
+        profile = loading.PROFILE_MOVES.get(transport)
+        if profile:
+            assert '%s: TaLB with Moves=%s;' % (transport, profile) in help_line
+            assert profile == moves
+        else:
+            assert '%s: none' % transport in help_line and moves == 'Counts'
 
 
 def test_a_counter_of_the_wrong_type_is_an_error(fixture_copy):

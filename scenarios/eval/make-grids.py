@@ -32,12 +32,16 @@ SCALES = {
            'fail': '1:0@120ms', 'flap': '1:0@120ms/5ms/20ms'},
 }
 OVERSUB = [1, 2]
-# TaLB's move rules beside its default (doc/talb-switch.rst, "Moves by congestion"): grid prefix
-# -> lbAttributes. Congestion moves a slow flow off a path the feedback reports saturated;
-# Contended does so only while another job's flow or background shares the candidate ports.
+# TaLB's move rules beside the one talb-scenario ships for the transport (its lbProfile; doc/
+# talb-switch.rst, "Moves by congestion"): grid prefix -> (parts, grid axes). Congestion moves
+# a slow flow off a path the feedback reports saturated; Contended does so only while another
+# job's flow or background shares the candidate ports (TaLB's rule over RDMA, measured here over
+# TCP); lbProfile=none is the attribute defaults (Counts: the flow counts move flows).
+RULE = 'RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us'
 VARIANTS = {
-    'talbc-': 'Moves=Congestion;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us',
-    'talbx-': 'Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us',
+    'talbc-': (('rdma16', 'mixed/tcp16'), {'lbAttributes': ['Moves=Congestion;' + RULE]}),
+    'talbx-': (('tcp16',), {'lbAttributes': ['Moves=Contended;' + RULE]}),
+    'talbn-': (('rdma16',), {'lbProfile': ['none']}),
 }
 
 
@@ -107,14 +111,15 @@ def families():
                                  'lbAttributes': ['Version=1']}, {})
         v1['grid']['lb'] = ['talb']
         out[('idle', 'talbv1-tcp' + scale)] = v1
-    # TaLB's move variants (reported as talb-congestion, talb-contended) next to the default: the
-    # 16-host RDMA parts and the 16-host mixed-job TCP part.
+    # TaLB's move variants (reported as talb-congestion, talb-contended, talb-counts) next to
+    # the 16-host parts: a part matches by its name's ending or as family/name.
     for (family, name), grid in list(out.items()):
-        if name.endswith('rdma16') or (family, name) == ('mixed', 'tcp16'):
-            for prefix, attributes in VARIANTS.items():
+        for prefix, (parts, axes) in VARIANTS.items():
+            if not name.startswith('talb') and any(
+                    name.endswith(p) or '%s/%s' % (family, name) == p for p in parts):
                 c = copy.deepcopy(grid)
                 c['grid']['lb'] = ['talb']
-                c['grid']['lbAttributes'] = [attributes]
+                c['grid'].update(copy.deepcopy(axes))
                 out[(family, prefix + name)] = c
     return out
 

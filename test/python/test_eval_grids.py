@@ -16,7 +16,10 @@ EVAL = os.path.join(ROOT, 'scenarios', 'eval')
 GRIDS = sorted(glob.glob(os.path.join(EVAL, '*', '*.json')))
 RUNNER = os.environ.get('TALB_SCENARIO', os.path.join(ROOT, 'build', 'bin', 'talb-scenario'))
 FAMILIES = {'idle', 'background', 'asymmetric', 'failure', 'mixed', 'incast'}
-MOVES_VARIANTS = {'talbc-': 'Congestion', 'talbx-': 'Contended'}  # grid prefix -> Moves
+# TaLB's move variants: grid prefix -> (the axis that makes it, the start of its one value)
+MOVES_VARIANTS = {'talbc-': ('lbAttributes', 'Moves=Congestion;'),
+                  'talbx-': ('lbAttributes', 'Moves=Contended;'),
+                  'talbn-': ('lbProfile', 'none')}
 sweep = load_script(SWEEP, 'talb_sweep')
 
 
@@ -59,11 +62,11 @@ def test_grid_reads_and_names_only_runner_parameters(path, runner_options):
         return
     prefix = os.path.basename(path)[:len('talbc-')]
     if prefix in MOVES_VARIANTS:  # a TaLB move rule beside its sibling part
-        assert schemes == ['talb']
-        assert axes['lbAttributes'][0].startswith('Moves=%s;' % MOVES_VARIANTS[prefix])
+        axis, start = MOVES_VARIANTS[prefix]
+        assert schemes == ['talb'] and len(axes[axis]) == 1 and axes[axis][0].startswith(start)
         sibling = os.path.join(os.path.dirname(path), os.path.basename(path)[len(prefix):])
         s_axes, s_fixed, s_seeds = sweep.read_grid(sibling)
-        same = {k: v for k, v in axes.items() if k not in ('lb', 'lbAttributes')}
+        same = {k: v for k, v in axes.items() if k not in ('lb', axis)}
         assert (same, fixed, seeds) == ({k: v for k, v in s_axes.items() if k != 'lb'},
                                          s_fixed, s_seeds)
         return

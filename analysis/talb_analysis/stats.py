@@ -80,6 +80,7 @@ NOT_FACTORS = {'seed', 'out', 'config', 'rngrun', 'rngseed'}
 # Parameters the scheme column is made of (lb names the balancer; talb-v1 is lb=talb with
 # lbAttributes Version=1): never a grouping key of their own, which would split the cells.
 SCHEME_PARAMS = {'seed', 'lb'}
+LABEL_PARAMS = ('lbAttributes', 'lbProfile')  # what loading.scheme_label reads besides lb
 
 
 def group_keys(data, requested=None, axes=None):
@@ -108,6 +109,14 @@ def group_keys(data, requested=None, axes=None):
         if name in keys or name in SCHEME_PARAMS or _same_as_scheme(runs, name):
             continue
         keys.append(name)
+    # The balancer settings the scheme label reads group nothing the label and the other keys
+    # do not already (TaLB over RDMA with its move rule given by hand, over TCP without).
+    for name in LABEL_PARAMS:
+        if name in keys:
+            others = [k for k in keys if k != name]
+            values = runs[name].fillna('').astype(str)
+            if values.groupby([runs[k].astype(str) for k in others]).nunique().max() <= 1:
+                keys.remove(name)
     return keys
 
 

@@ -272,6 +272,32 @@ def test_talb_v1_runs_line_up_with_the_other_schemes_cells(fixture_copy):
     assert row(table, scheme='talb-v1')['speedup'] == pytest.approx(12 / 5.35)
 
 
+def test_a_balancer_setting_given_in_some_cells_of_a_scheme_only_splits_no_cell(fixture_copy):
+    """As TaLB's move rule given by hand over RDMA and not over TCP: lbAttributes differs
+    between the talb runs of different cells only, so it is no key; within a cell it is one."""
+    import shutil
+    sweep = fixture_copy('sweep')
+    for lb in ('ecmp', 'talb'):
+        for seed in (1, 2):
+            src = sweep / ('lb=%s,load=0.5,seed=%d' % (lb, seed))
+            dst = sweep / ('lb=%s,load=0.7,seed=%d' % (lb, seed))
+            shutil.copytree(src, dst)
+            meta = dst / 'run.json'
+            text = meta.read_text().replace('"load": 0.5,', '"load": 0.7,')
+            if lb == 'talb':
+                text = text.replace('"lb": "talb",', '"lb": "talb", "lbAttributes": "Moves=Counts",')
+            meta.write_text(text)
+    for seed in (1, 2):
+        meta = sweep / ('lb=talb,load=0.5,seed=%d' % seed) / 'run.json'
+        meta.write_text(meta.read_text().replace('"lb": "talb",',
+                                                 '"lb": "talb", "lbAttributes": "Version=2",'))
+    data = loading.load(str(sweep))
+    assert stats.group_keys(data) == ['scheme', 'load']
+    meta = sweep / 'lb=talb,load=0.5,seed=2' / 'run.json'
+    meta.write_text(meta.read_text().replace('"Version=2"', '"Version=2;MoveMargin=1"'))
+    assert stats.group_keys(loading.load(str(sweep))) == ['scheme', 'load', 'lbAttributes']
+
+
 def test_the_iterations_parameter_can_be_a_key_beside_the_count(fixture_copy):
     sweep = fixture_copy('sweep')
     for meta in sweep.glob('*/run.json'):

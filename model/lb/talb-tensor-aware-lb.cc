@@ -159,6 +159,14 @@ TalbTensorAwareLb::GetTypeId()
                           TimeValue(NanoSeconds(kV2Defaults.rateWindowNs)),
                           MakeTimeAccessor(TALB_RETUNED(Time, m_rateWindow)),
                           MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("QueueMoves",
+                          "v2, Moves=Congestion or Contended: while the congestion rule governs, a "
+                          "mid-tensor flow still leaves a port whose queue exceeds an equally "
+                          "shared candidate's by the move margin (a local burst, e.g. heavy "
+                          "background); the moves to less shared ports stay off",
+                          BooleanValue(kV2Defaults.queueMoves),
+                          MakeBooleanAccessor(TALB_RETUNED(bool, m_queueMoves)),
+                          MakeBooleanChecker())
             .AddAttribute("SafeMoves",
                           "v2: flows that move only once their old path has drained (their last "
                           "packet left the port, plus SafeMoveSlack), in place of MaxReorder: "
@@ -372,6 +380,7 @@ TalbTensorAwareLb::MakeV2Config() const
     c.slowRate = m_slowRate;
     c.congestionTarget = m_congestionTarget;
     c.rateWindowNs = TalbCoreNs(m_rateWindow);
+    c.queueMoves = m_queueMoves;
     c.stallTimeoutNs = TalbCoreNs(m_stallTimeout);
     c.minMoveIntervalNs = TalbCoreNs(m_minMoveInterval);
     c.activeWindowNs = TalbCoreNs(m_activeWindow);

@@ -150,6 +150,7 @@ class TalbTensorAwareLb : public TalbCoreLb
     int m_spray;                 //!< Spray attribute (TensorAwareV2::Spray)
     int m_moves;                 //!< Moves attribute (TensorAwareV2::Moves)
     double m_slowRate;           //!< SlowRate attribute
+    bool m_queueMoves;           //!< QueueMoves attribute
     double m_congestionTarget;   //!< CongestionTarget attribute
     Time m_rateWindow;           //!< RateWindow attribute
     Time m_safeSlack;            //!< SafeMoveSlack attribute

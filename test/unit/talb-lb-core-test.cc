@@ -1772,6 +1772,32 @@ TEST(TalbLbCoreTensorAwareV2, UnderMovesContendedCountsMoveOneJobAndCongestionSh
     EXPECT_TRUE(shared.events.reroutes.empty());
 }
 
+TEST(TalbLbCoreTensorAwareV2, UnderMovesCongestionQueueMovesKeepTheQueueMarginMove)
+{
+    // A flow alone on its uplink with 100000 bytes more in its band there than on the other
+    // (equally shared) one: the counts move it (QueueMovesUseTheClassMargin); under the
+    // congestion rule it stays, unless queueMoves keeps that move.
+    for (bool queueMoves : {false, true})
+    {
+        FakeCongestion remote;
+        TensorAwareV2::Config c;
+        c.moves = TensorAwareV2::Moves::kCongestion;
+        c.queueMoves = queueMoves;
+        TalbV2Rig rig(c);
+        rig.talb.SetRemote(&remote);
+        uint32_t port = rig.Send(Tensor(10, US, 100, 1, TALB_FLAG_FIRST));
+        uint32_t other = port == 1 ? 2 : 1;
+        for (int64_t t = 11 * US; t < 200 * US; t += 10 * US)
+        {
+            ASSERT_EQ(rig.Send(Tensor(10, t, 100, 1, 0)), port);
+        }
+        rig.Queue(port, 1, 100000);
+        EXPECT_EQ(rig.Send(Tensor(10, 200 * US, 100, 1, 0)), queueMoves ? other : port)
+            << (queueMoves ? "queueMoves" : "congestion only");
+        EXPECT_EQ(rig.talb.GetTableStats().nMidTensorMoves, queueMoves ? 1u : 0u);
+    }
+}
+
 TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
 {
     EXPECT_EQ(TensorAwareV2::Check(TensorAwareV2::Config()), nullptr);

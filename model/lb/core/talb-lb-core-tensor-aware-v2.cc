@@ -469,6 +469,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
                              stalled ? current : kNoPort,
                              current);
         bool better = false;
+        bool byQueue = false; // a move by the margin between equally shared ports
         if (best != current)
         {
             if (stalled || bestCost.SharesLess(currentCost))
@@ -487,6 +488,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
                     margin *= fastest.local / static_cast<double>(m_config.marginRateBps);
                 }
                 better = currentCost.drainBytes - bestCost.drainBytes > margin;
+                byQueue = better;
             }
         }
         const bool byCongestion =
@@ -494,12 +496,14 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
             (m_config.moves == Moves::kContended && Contended(candidates, now, true, job));
         if (byCongestion && !stalled)
         {
-            better = false; // only congestion moves the flow off its port
+            // Only congestion moves the flow off its port, and with queueMoves a local burst.
+            better = m_config.queueMoves && byQueue;
             const bool slow =
                 rate->rateBps >= 0 &&
                 rate->rateBps < m_config.slowRate * static_cast<double>(Ports().RateBps(current));
             uint32_t target = kNoPort;
-            if (m_remote && midTensor && slow && now - e->lastMoveNs >= m_config.minMoveIntervalNs)
+            if (!better && m_remote && midTensor && slow &&
+                now - e->lastMoveNs >= m_config.minMoveIntervalNs)
             {
                 target = CongestionTarget(packet, candidates, current);
             }

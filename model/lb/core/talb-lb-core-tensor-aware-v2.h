@@ -100,6 +100,10 @@ namespace lb
  * kContended applies this only while the candidates are contended (Spray's test: an untagged
  * flow or another job's tensor flow active on one of them) and the counts' rules otherwise: a
  * job alone keeps what the counts do well, jobs that share the fabric get the congestion rule.
+ * queueMoves keeps one of the counts' moves under the congestion rule: a mid-tensor flow leaves
+ * a port whose queue exceeds an equally shared candidate's by the move margin (a local burst,
+ * such as heavy background, which the path feedback does not tell from a collision); the moves
+ * to less shared ports stay off.
  * The rate is kept per flow (not per tensor) in a direct-mapped table of tableSize slots.
  * A port that left the candidate set (failure) is left whatever the bound. Entries are freed on
  * LAST or when idle longer than idleTimeoutNs. Unlabelled packets go to the fallback policy; a
@@ -187,6 +191,7 @@ class TensorAwareV2 : public TensorPolicy
         double slowRate{0.3};           ///< kCongestion: slow below this x port rate, (0, 1]
         double congestionTarget{0.75};  ///< kCongestion: a target reports at most this, [0, 1)
         int64_t rateWindowNs{100000};   ///< kCongestion: a flow's rate is over this, >= 1
+        bool queueMoves{false};         ///< kCongestion/kContended: queue-margin moves stay
     };
 
     /// \return nullptr when \p config is usable, else what is wrong with it

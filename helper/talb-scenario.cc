@@ -465,12 +465,16 @@ ParseRouting(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<std
     {
         errors->push_back("lbAttributes: " + err);
     }
+    // The hosts carry the scenario transport's stack: ns-3 TCP/IP, or a RoCEv2 NIC without IP.
     TypeId transport;
     std::string unknown;
-    if (c.GetString("lbProfile") == "transport" &&
-        TalbTransport::GetRegistry().Lookup(c.GetString("transport"), &transport, &unknown))
+    if (TalbTransport::GetRegistry().Lookup(c.GetString("transport"), &transport, &unknown))
     {
-        s->lbProfileAttributes = TransportLbProfile(transport == TalbRdmaTransport::GetTypeId());
+        s->rdmaHosts = transport == TalbRdmaTransport::GetTypeId();
+    }
+    if (c.GetString("lbProfile") == "transport")
+    {
+        s->lbProfileAttributes = TransportLbProfile(s->rdmaHosts);
     }
     for (const auto& kv : s->lbAttributes)
     {
@@ -594,13 +598,8 @@ ParseTraining(const TalbScenarioConfig& c, TalbScenario::Spec* s, std::vector<st
         errors->push_back("jobs: " + err);
         return;
     }
-    // The hosts carry the scenario transport's stack: ns-3 TCP/IP, or a RoCEv2 NIC without IP.
-    TypeId fabricTransport;
+    // s->rdmaHosts: ParseRouting() looked the scenario's transport up.
     std::string unknown;
-    if (TalbTransport::GetRegistry().Lookup(defaults.transport, &fabricTransport, &unknown))
-    {
-        s->rdmaHosts = fabricTransport == TalbRdmaTransport::GetTypeId();
-    }
     uint64_t workers = 0;
     for (size_t j = 0; j < s->jobs.size(); ++j)
     {

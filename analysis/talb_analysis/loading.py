@@ -77,11 +77,11 @@ COUNTERS = ('reroutes', 'path_selections', 'tcp_retransmitted_segments', 'tcp_re
 RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version') + COUNTERS
 
 
-# TaLB's move rule as talb-scenario ships it per transport (its lbProfile=transport, the default;
-# test_analysis_loading checks this against the runner's --help): runs with another rule are
-# labelled by it. Runs from before lbProfile existed (no such parameter) had no profile.
-SHIPPED_MOVES = {'rdma': 'Contended', 'tcp': 'Counts'}
-PROFILE_MOVES = {'rdma': 'Contended'}  # the Moves lbProfile=transport sets, by transport
+# The Moves talb-scenario's lbProfile=transport (its default) sets, by transport (none: the
+# attribute default, Counts; test_analysis_loading checks this against the runner's --help).
+# Runs with another rule are labelled by it. Runs from before lbProfile existed (no such
+# parameter) had no profile.
+PROFILE_MOVES = {'rdma': 'Contended'}
 
 
 def scheme_label(scheme, params):
@@ -92,9 +92,8 @@ def scheme_label(scheme, params):
     if scheme != 'talb':
         return scheme
     transport = str(params.get('transport', '') or 'tcp')
-    moves = 'Counts'
-    if params.get('lbProfile', 'none') == 'transport':
-        moves = PROFILE_MOVES.get(transport, moves)
+    shipped = PROFILE_MOVES.get(transport, 'Counts')
+    moves = shipped if params.get('lbProfile', 'none') == 'transport' else 'Counts'
     suffixes = []
     for item in str(params.get('lbAttributes', '') or '').split(';'):
         name, _, value = item.partition('=')
@@ -103,7 +102,7 @@ def scheme_label(scheme, params):
             suffixes.append('v%s' % value)
         elif name == 'Moves' and value:
             moves = value
-    if not suffixes and moves != SHIPPED_MOVES.get(transport, 'Counts'):  # v1 has no Moves
+    if not suffixes and moves != shipped:  # v1 has no Moves
         suffixes.append(moves.lower())
     return '-'.join([scheme] + suffixes)
 

@@ -135,6 +135,7 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
              << ", \"max_charge_bytes\": " << p.maxChargeBytes
              << ", \"within_headroom\": " << (p.withinHeadroom ? "true" : "false") << "}";
     }
+    json << ", \"lb_profile\": \"" << info.lbProfile << "\"";
     json << ", \"parameters\": " << info.parametersJson;
     if (!info.jobsJson.empty())
     {

@@ -124,6 +124,7 @@ class TalbOutputWriter : public Object
         uint32_t ranks{1};            //!< processes of a distributed run (MPI)
         uint64_t remotePacketHops{0}; //!< distributed: link transmissions to another rank
         std::string parametersJson;   //!< every scenario parameter, a JSON object
+        std::string lbProfile;        //!< what lbProfile set under lbAttributes, Name=Value;...
         std::string jobsJson;         //!< per-job figures, a JSON array (empty: left out)
     };
 

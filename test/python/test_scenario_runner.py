@@ -79,8 +79,10 @@ def test_a_flapping_link_changes_the_run_and_the_job_completes(tmp_path):
 
 def test_lb_profile_gives_talb_its_rdma_settings_over_rdma_only(tmp_path):
     """lbProfile=transport (the default) runs TaLB over RDMA exactly as the profile's attributes
-    given by hand, which differs from the attribute defaults; over TCP it changes nothing."""
-    profile = 'Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us'
+    given by hand, which differs from the attribute defaults; over TCP it changes nothing. run.json
+    records what it set."""
+    profile = ('Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us;'
+               'QueueMoves=true')
     outs = {}
     for name, args in (('rdma', ['--transport=rdma']),
                        ('rdma-none', ['--transport=rdma', '--lbProfile=none']),
@@ -94,7 +96,9 @@ def test_lb_profile_gives_talb_its_rdma_settings_over_rdma_only(tmp_path):
     assert same('rdma', 'rdma-hand') and not same('rdma', 'rdma-none')
     assert same('tcp', 'tcp-none')
     meta = json.loads((outs['rdma'] / 'run.json').read_text())
-    assert meta['parameters']['lbProfile'] == 'transport'
+    assert meta['parameters']['lbProfile'] == 'transport' and meta['lb_profile'] == profile
+    assert json.loads((outs['rdma-none'] / 'run.json').read_text())['lb_profile'] == ''
+    assert json.loads((outs['tcp'] / 'run.json').read_text())['lb_profile'] == ''
 
 
 @pytest.mark.parametrize('args,message', [

@@ -74,37 +74,58 @@ COUNTERS = ('reroutes', 'path_selections', 'tcp_retransmitted_segments', 'tcp_re
             'tcp_timeouts',
             'rdma_retransmitted_packets', 'rdma_retransmitted_bytes', 'rdma_naks', 'rdma_timeouts',
             'rdma_out_of_order', 'run_cpu_seconds')
-RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version') + COUNTERS
+RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version', 'lb_profile') + COUNTERS
 
 
-# The Moves talb-scenario's lbProfile=transport (its default) sets, by transport (none: the
-# attribute default, Counts; test_analysis_loading checks this against the runner's --help).
-# Runs with another rule are labelled by it. Runs from before lbProfile existed (no such
-# parameter) had no profile.
-PROFILE_MOVES = {'rdma': 'Contended'}
+# TaLB's move rule: the attributes that name it and their defaults (QueueMoves matters only
+# under the congestion rules).
+RULE_DEFAULTS = {'Moves': 'Counts', 'QueueMoves': 'false'}
+# The rule talb-scenario's lbProfile=transport (its default) sets, by transport (none: the
+# attribute defaults; test_analysis_loading checks this against the runner's --help). Runs
+# record what their profile set (run.json "lb_profile"); this table stands in for runs made
+# before that record. Runs from before lbProfile existed (no such parameter) had no profile.
+PROFILE_RULES = {'rdma': {'Moves': 'Contended', 'QueueMoves': 'true'}}
+
+
+def _attributes(text):
+    """{name: value} of an lbAttributes text, Name=Value;..."""
+    pairs = (item.partition('=') for item in str(text or '').split(';'))
+    return {name.strip(): value.strip() for name, _, value in pairs if name.strip()}
+
+
+def _rule_name(rule):
+    """'contended-queue' for Moves=Contended with QueueMoves=true, 'counts' for Moves=Counts."""
+    name = rule['Moves'].lower()
+    if name != 'counts' and rule['QueueMoves'].lower() == 'true':
+        name += '-queue'
+    return name
 
 
 def scheme_label(scheme, params):
     """The scheme's name in the tables: TaLB run with an lbAttributes Version other than the
     default 2 is 'talb-v<N>', and with a move rule other than the one talb-scenario ships for the
-    run's transport (Contended over RDMA, Counts over TCP) 'talb-<moves>' (e.g. 'talb-congestion',
-    or 'talb-counts' over RDMA), so that the variants can be compared with TaLB in one sweep."""
+    run's transport (Contended with QueueMoves over RDMA, Counts over TCP) 'talb-<rule>' (e.g.
+    'talb-congestion', or over RDMA 'talb-counts' and 'talb-contended' without QueueMoves), so
+    that the variants can be compared with TaLB in one sweep."""
     if scheme != 'talb':
         return scheme
     transport = str(params.get('transport', '') or 'tcp')
-    shipped = PROFILE_MOVES.get(transport, 'Counts')
-    moves = shipped if params.get('lbProfile', 'none') == 'transport' else 'Counts'
-    suffixes = []
-    for item in str(params.get('lbAttributes', '') or '').split(';'):
-        name, _, value = item.partition('=')
-        name, value = name.strip(), value.strip()
-        if name == 'Version' and value not in ('', '2'):
-            suffixes.append('v%s' % value)
-        elif name == 'Moves' and value:
-            moves = value
-    if not suffixes and moves != shipped:  # v1 has no Moves
-        suffixes.append(moves.lower())
-    return '-'.join([scheme] + suffixes)
+    shipped = dict(RULE_DEFAULTS, **PROFILE_RULES.get(transport, {}))
+    rule = dict(RULE_DEFAULTS)
+    if params.get('lbProfile', 'none') == 'transport':
+        recorded = params.get('lb_profile')
+        if isinstance(recorded, str):
+            rule.update({k: v for k, v in _attributes(recorded).items() if k in rule})
+        else:
+            rule = dict(shipped)
+    attributes = _attributes(params.get('lbAttributes'))
+    version = attributes.get('Version', '')
+    if version not in ('', '2'):  # v1 has no move rule
+        return '%s-v%s' % (scheme, version)
+    rule.update({k: v for k, v in attributes.items() if k in rule and v})
+    if _rule_name(rule) != _rule_name(shipped):
+        return '%s-%s' % (scheme, _rule_name(rule))
+    return scheme
 
 
 def find_run_folders(path):
@@ -165,6 +186,10 @@ def read_run_json(folder):
     row = {k: v for k, v in params.items() if k not in RUN_COLUMNS}
     row.update(path=folder, scheme=str(meta['scheme']), seed=meta['seed'],
                talb_version=str(meta.get('talb_version', '')))
+    # What lbProfile set (None: a run.json from before the record).
+    profile = row['lb_profile'] = meta.get('lb_profile')
+    if profile is not None and not isinstance(profile, str):
+        raise TalbDataError('%s: "lb_profile" must be a string, not %r' % (path, profile))
     for name in COUNTERS:
         value = meta.get(name, np.nan)
         if isinstance(value, bool) or not isinstance(value, (int, float)):

@@ -194,15 +194,51 @@ def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_tra
     assert label('talb', dict(rdma, lbProfile='transport')) == 'talb'
     assert label('talb', dict(rdma, lbProfile='none')) == 'talb-counts'
     assert label('talb', rdma) == 'talb-counts'  # before lbProfile: no profile
-    assert label('talb', dict(rdma, lbAttributes='Moves=Contended;RemoteAwareness=true')) == 'talb'
+    by_hand = 'Moves=Contended;RemoteAwareness=true;QueueMoves=true'
+    assert label('talb', dict(rdma, lbAttributes=by_hand)) == 'talb'
+    assert label('talb', dict(rdma, lbAttributes='Moves=Contended')) == 'talb-contended'
+    assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='QueueMoves=false')) == \
+        'talb-contended'
     assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='Moves=Counts')) == \
         'talb-counts'
+    assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='Moves=Congestion')) == \
+        'talb-congestion-queue'
     assert label('talb', dict(rdma, lbAttributes='Moves=Congestion')) == 'talb-congestion'
+    # QueueMoves is no part of the counts' rule.
+    assert label('talb', dict(rdma, lbAttributes='Moves=Counts;QueueMoves=true')) == 'talb-counts'
     tcp = {'transport': 'tcp', 'lbProfile': 'transport'}
     assert label('talb', tcp) == 'talb'
+    assert label('talb', dict(tcp, lbAttributes='QueueMoves=true')) == 'talb'
     assert label('talb', dict(tcp, lbAttributes='Moves=Contended')) == 'talb-contended'
+    assert label('talb', dict(tcp, lbAttributes='Moves=Contended;QueueMoves=true')) == \
+        'talb-contended-queue'
     assert label('talb', dict(rdma, lbProfile='none', lbAttributes='Version=1')) == \
         'talb-v1'
+
+
+def test_what_a_run_records_of_its_profile_names_its_rule():
+    label = loading.scheme_label
+    rdma = {'transport': 'rdma', 'lbProfile': 'transport'}
+    # A run of a runner whose profile was Contended without queue moves.
+    earlier = 'Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms'
+    assert label('talb', dict(rdma, lb_profile=earlier)) == 'talb-contended'
+    assert label('talb', dict(rdma, lb_profile=earlier + ';QueueMoves=true')) == 'talb'
+    assert label('talb', dict(rdma, lb_profile='')) == 'talb-counts'
+    assert label('talb', dict(rdma, lb_profile=None)) == 'talb'  # before the record
+
+
+def test_a_recorded_profile_labels_the_run_and_must_be_text(fixture_copy):
+    sweep = fixture_copy('sweep')
+    meta = sweep / 'lb=talb,load=0.5,seed=2' / 'run.json'
+    text = meta.read_text()
+    meta.write_text(text.replace('"lb": "talb",', '"lb": "talb", "lbProfile": "transport",', 1)
+                    .replace('"seed": 2,', '"seed": 2, "lb_profile": "Moves=Congestion",', 1))
+    data = loading.load(str(sweep))
+    assert 'talb-congestion' in set(data.runs['scheme'])
+    assert 'lb_profile' not in data.parameter_names()
+    meta.write_text(text.replace('"seed": 2,', '"seed": 2, "lb_profile": 7,', 1))
+    with pytest.raises(loading.TalbDataError, match='"lb_profile" must be a string'):
+        loading.load(str(sweep))
 
 
 def test_the_shipped_move_rules_are_the_runners(tmp_path):
@@ -212,9 +248,10 @@ def test_the_shipped_move_rules_are_the_runners(tmp_path):
     text = subprocess.run([runner, '--help'], capture_output=True, text=True, timeout=60).stdout
     help_line = ' '.join(re.search(r'--lbProfile:(.*?)\n\s+--', text, re.S).group(1).split())
     for transport in ('rdma', 'tcp'):
-        profile = loading.PROFILE_MOVES.get(transport)
-        if profile:
-            assert '%s: TaLB with Moves=%s;' % (transport, profile) in help_line
+        rule = loading.PROFILE_RULES.get(transport)
+        if rule:
+            profile = re.search(r'%s: TaLB with (\S+?)[;,.]?(\s|$)' % transport, help_line).group(1)
+            assert {k: v for k, v in loading._attributes(profile).items() if k in rule} == rule
         else:
             assert '%s: none' % transport in help_line
 

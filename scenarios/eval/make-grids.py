@@ -35,12 +35,13 @@ OVERSUB = [1, 2]
 # TaLB's move rules beside the one talb-scenario ships for the transport (its lbProfile; doc/
 # talb-switch.rst, "Moves by congestion"): grid prefix -> (parts, grid axes). Congestion moves
 # a slow flow off a path the feedback reports saturated; Contended does so only while another
-# job's flow or background shares the candidate ports (TaLB's rule over RDMA, measured here over
-# TCP); lbProfile=none is the attribute defaults (Counts: the flow counts move flows).
-RULE = 'RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us'
+# job's flow or background shares the candidate ports; both here without the queue-margin moves
+# (QueueMoves, which TaLB's RDMA rule adds to Contended), given so that the profile does not add
+# them; lbProfile=none is the attribute defaults (Counts: the flow counts move flows).
+RULE = 'QueueMoves=false;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us'
 VARIANTS = {
     'talbc-': (('rdma16', 'mixed/tcp16'), {'lbAttributes': ['Moves=Congestion;' + RULE]}),
-    'talbx-': (('tcp16',), {'lbAttributes': ['Moves=Contended;' + RULE]}),
+    'talbx-': (('rdma16', 'tcp16'), {'lbAttributes': ['Moves=Contended;' + RULE]}),
     'talbn-': (('rdma16',), {'lbProfile': ['none']}),
 }
 

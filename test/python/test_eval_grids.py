@@ -2,6 +2,7 @@
 readable by talb-sweep.py, and asking the runner only for parameters it has. Nothing is run."""
 import filecmp
 import glob
+import itertools
 import json
 import os
 import re
@@ -11,14 +12,18 @@ import sys
 import pytest
 
 from conftest import ROOT, SWEEP, load_script
+from talb_analysis import loading
 
 EVAL = os.path.join(ROOT, 'scenarios', 'eval')
 GRIDS = sorted(glob.glob(os.path.join(EVAL, '*', '*.json')))
 RUNNER = os.environ.get('TALB_SCENARIO', os.path.join(ROOT, 'build', 'bin', 'talb-scenario'))
 FAMILIES = {'idle', 'background', 'asymmetric', 'failure', 'mixed', 'incast'}
 # TaLB's move variants: grid prefix -> (the axis that makes it, the start of its one value)
-MOVES_VARIANTS = {'talbc-': ('lbAttributes', 'Moves=Congestion;'),
-                  'talbx-': ('lbAttributes', 'Moves=Contended;'),
+# The label each variant's runs get in the report (its TaLB's move rule).
+VARIANT_LABELS = {'talbc-': 'talb-congestion', 'talbx-': 'talb-contended', 'talbn-': 'talb-counts',
+                  'talbv1': 'talb-v1'}
+MOVES_VARIANTS = {'talbc-': ('lbAttributes', 'Moves=Congestion;QueueMoves=false;'),
+                  'talbx-': ('lbAttributes', 'Moves=Contended;QueueMoves=false;'),
                   'talbn-': ('lbProfile', 'none')}
 sweep = load_script(SWEEP, 'talb_sweep')
 
@@ -30,6 +35,17 @@ def test_the_committed_grids_are_what_make_grids_writes(tmp_path):
     assert made == [os.path.relpath(p, EVAL) for p in GRIDS]
     for name in made:
         assert filecmp.cmp(tmp_path / name, os.path.join(EVAL, name), shallow=False), name
+
+
+@pytest.mark.parametrize('path', GRIDS, ids=lambda p: os.path.relpath(p, EVAL))
+def test_talb_runs_of_a_grid_are_labelled_by_its_variant(path):
+    axes, fixed, _ = sweep.read_grid(path)
+    params = dict(fixed, lbProfile='transport')  # the runner's default
+    expected = VARIANT_LABELS.get(os.path.basename(path)[:len('talbc-')], 'talb')
+    for values in itertools.product(*axes.values()):
+        point = dict(zip(axes, values))
+        if point['lb'] == 'talb':
+            assert loading.scheme_label('talb', dict(params, **point)) == expected
 
 
 def test_every_family_has_both_transports_and_both_scales():

@@ -19,7 +19,7 @@ PACKAGES=(
   # bench/talb-scale.sh measures peak RSS with GNU time
   time
   # analysis (Debian's /usr/bin/python3)
-  python3 python3-pandas python3-numpy python3-matplotlib python3-pytest
+  python3 python3-pandas python3-numpy python3-matplotlib python3-pytest python3-docutils
   # testbed: DPDK agent, namespace end-to-end test
   dpdk libdpdk-dev iproute2 ethtool tcpdump
   # the SLURM sweep's test: a one-node cluster on localhost (scripts/slurm-local-cluster.sh)

@@ -96,7 +96,7 @@ def _attributes(text):
 def _rule_name(rule):
     """'contended-queue' for Moves=Contended with QueueMoves=true, 'counts' for Moves=Counts."""
     name = rule['Moves'].lower()
-    if name != 'counts' and rule['QueueMoves'].lower() == 'true':
+    if name != 'counts' and rule['QueueMoves'].lower() in ('true', '1', 't'):  # as ns-3 reads it
         name += '-queue'
     return name
 

@@ -212,6 +212,9 @@ def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_tra
     assert label('talb', dict(tcp, lbAttributes='Moves=Contended')) == 'talb-contended'
     assert label('talb', dict(tcp, lbAttributes='Moves=Contended;QueueMoves=true')) == \
         'talb-contended-queue'
+    assert label('talb', dict(rdma, lbAttributes='Moves=Contended;QueueMoves=1')) == 'talb'
+    assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='QueueMoves=0')) == \
+        'talb-contended'
     assert label('talb', dict(rdma, lbProfile='none', lbAttributes='Version=1')) == \
         'talb-v1'
 

@@ -93,6 +93,11 @@ def _attributes(text):
     return {name.strip(): value.strip() for name, _, value in pairs if name.strip()}
 
 
+def _rule_settings(text):
+    """The move rule's attributes that an lbAttributes text sets (empty values set nothing)."""
+    return {k: v for k, v in _attributes(text).items() if k in RULE_DEFAULTS and v}
+
+
 def _rule_name(rule):
     """'contended-queue' for Moves=Contended with QueueMoves=true, 'counts' for Moves=Counts."""
     name = rule['Moves'].lower()
@@ -115,14 +120,13 @@ def scheme_label(scheme, params):
     if params.get('lbProfile', 'none') == 'transport':
         recorded = params.get('lb_profile')
         if isinstance(recorded, str):
-            rule.update({k: v for k, v in _attributes(recorded).items() if k in rule})
+            rule.update(_rule_settings(recorded))
         else:
             rule = dict(shipped)
-    attributes = _attributes(params.get('lbAttributes'))
-    version = attributes.get('Version', '')
+    version = _attributes(params.get('lbAttributes')).get('Version', '')
     if version not in ('', '2'):  # v1 has no move rule
         return '%s-v%s' % (scheme, version)
-    rule.update({k: v for k, v in attributes.items() if k in rule and v})
+    rule.update(_rule_settings(params.get('lbAttributes')))
     if _rule_name(rule) != _rule_name(shipped):
         return '%s-%s' % (scheme, _rule_name(rule))
     return scheme

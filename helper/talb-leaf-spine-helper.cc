@@ -798,6 +798,8 @@ TalbLeafSpineHelper::FailLink(uint32_t leaf, uint32_t spine)
         return;
     }
     m_linkUp[k] = false;
+    m_baseRttMemo.clear();
+    m_bottleneckMemo.clear();
     Ptr<NetDevice> ends[2] = {m_links[k].first, m_links[k].second};
     for (auto& dev : ends)
     {
@@ -841,6 +843,8 @@ TalbLeafSpineHelper::RestoreLink(uint32_t leaf, uint32_t spine)
         return;
     }
     m_linkUp[k] = true;
+    m_baseRttMemo.clear();
+    m_bottleneckMemo.clear();
     Ptr<NetDevice> ends[2] = {m_links[k].first, m_links[k].second};
     for (auto& dev : ends)
     {
@@ -1071,6 +1075,19 @@ TalbLeafSpineHelper::GetBaseRtt(uint32_t src,
 {
     CheckHost(src, "GetBaseRtt");
     CheckHost(dst, "GetBaseRtt");
+    // The key packs the four arguments in 16 bits each; larger ones are computed each time.
+    bool small =
+        src < (1u << 16) && dst < (1u << 16) && dataBytes < (1u << 16) && ackBytes < (1u << 16);
+    uint64_t key =
+        (uint64_t(src) << 48) | (uint64_t(dst) << 32) | (uint64_t(dataBytes) << 16) | ackBytes;
+    if (small)
+    {
+        auto it = m_baseRttMemo.find(key);
+        if (it != m_baseRttMemo.end())
+        {
+            return it->second;
+        }
+    }
     std::vector<DataRate> rates{m_hostRate};
     uint32_t srcLeaf = GetLeafOfHost(src);
     uint32_t dstLeaf = GetLeafOfHost(dst);
@@ -1088,6 +1105,10 @@ TalbLeafSpineHelper::GetBaseRtt(uint32_t src,
     {
         rtt += r.CalculateBytesTxTime(dataBytes) + r.CalculateBytesTxTime(ackBytes);
     }
+    if (small)
+    {
+        m_baseRttMemo.emplace(key, rtt);
+    }
     return rtt;
 }
 
@@ -1096,6 +1117,12 @@ TalbLeafSpineHelper::GetBottleneckRate(uint32_t src, uint32_t dst) const
 {
     CheckHost(src, "GetBottleneckRate");
     CheckHost(dst, "GetBottleneckRate");
+    uint64_t key = (uint64_t(src) << 32) | dst;
+    auto it = m_bottleneckMemo.find(key);
+    if (it != m_bottleneckMemo.end())
+    {
+        return it->second;
+    }
     uint64_t rate = m_hostRate.GetBitRate();
     uint32_t srcLeaf = GetLeafOfHost(src);
     uint32_t dstLeaf = GetLeafOfHost(dst);
@@ -1107,7 +1134,7 @@ TalbLeafSpineHelper::GetBottleneckRate(uint32_t src, uint32_t dst) const
         rate = std::min(
             {rate, GetLinkRate(srcLeaf, s).GetBitRate(), GetLinkRate(dstLeaf, s).GetBitRate()});
     }
-    return DataRate(rate);
+    return m_bottleneckMemo.emplace(key, DataRate(rate)).first->second;
 }
 
 } // namespace ns3

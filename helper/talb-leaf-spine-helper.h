@@ -16,6 +16,7 @@
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -177,6 +178,8 @@ class TalbLeafSpineHelper : public Object
      * Round-trip time of an unloaded path from host \p src to host \p dst: propagation both
      * ways, plus store-and-forward serialisation of a \p dataBytes packet on each forward link
      * and of an \p ackBytes packet on each reverse link (best spine for remote leaves).
+     * Remembered per (src, dst, dataBytes, ackBytes) until a link fails or comes back: the
+     * runner asks once per flow, millions of times in a large run.
      */
     Time GetBaseRtt(uint32_t src,
                     uint32_t dst,
@@ -256,6 +259,9 @@ class TalbLeafSpineHelper : public Object
     /// [leaf * nSpines + spine]: (leaf-side device, spine-side device)
     std::vector<std::pair<Ptr<NetDevice>, Ptr<NetDevice>>> m_links;
     std::vector<bool> m_linkUp;
+    /// GetBaseRtt's and GetBottleneckRate's answers while every link keeps its state.
+    mutable std::unordered_map<uint64_t, Time> m_baseRttMemo;
+    mutable std::unordered_map<uint64_t, DataRate> m_bottleneckMemo;
     std::vector<Ptr<TalbSwitch>> m_leafSwitches;
     std::vector<Ptr<TalbSwitch>> m_spineSwitches;
 };

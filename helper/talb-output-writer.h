@@ -9,6 +9,7 @@
 #include "ns3/talb-training-job.h"
 #include "ns3/talb-training-records.h"
 
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -19,8 +20,10 @@ namespace ns3
 
 /**
  * \ingroup talb-helper
- * \brief Writes the generator's three CSV files into an output folder, one row per record,
- * flushed as it is written (an interrupted run keeps what it measured).
+ * \brief Writes the generator's three CSV files into an output folder, one row per record.
+ * Rows reach the files in whole lines at least every FlushInterval of wall-clock time and when
+ * the writer closes: a run that is interrupted keeps what it measured, one killed outright
+ * (SIGKILL) all but its last FlushInterval.
  *
  * - flows.csv: src_ip,dst_ip,src_port,dst_port,size_bytes,start_ns,fct_ns,ideal_fct_ns,
  *   slowdown,job,iteration,tensor,priority,kind,scheme,seed
@@ -179,12 +182,24 @@ class TalbOutputWriter : public Object
     void DoDispose() override;
 
   private:
+    /// One CSV file and the rows not yet written to it (whole lines only).
+    struct CsvFile
+    {
+        std::FILE* file{nullptr};
+        std::string pending;
+    };
+
     Time IdealFromModel(const TalbFlowRecord& r) const;
     void Close();
+    /// Write \p f's pending rows when FlushInterval has passed or the buffer is large.
+    void RowAdded(CsvFile& f);
+    void Flush(CsvFile& f);
 
-    std::FILE* m_flows{nullptr};
-    std::FILE* m_tensors{nullptr};
-    std::FILE* m_iterations{nullptr};
+    CsvFile m_flows;
+    CsvFile m_tensors;
+    CsvFile m_iterations;
+    Time m_flushInterval;                              //!< wall-clock time between writes
+    std::chrono::steady_clock::time_point m_nextFlush; //!< wall-clock time of the next write
     std::string m_scheme{"none"};
     uint64_t m_seed{1};
     IdealFctCallback m_ideal;

@@ -1,5 +1,7 @@
 // Output files: the documented columns, one tensor row per (iteration, tensor), one iteration
-// row per (worker, iteration), one flow row per message, written while the simulation runs.
+// row per (worker, iteration), one flow row per message, written while the simulation runs
+// (every row at once with FlushInterval 0, in whole lines every FlushInterval otherwise, and
+// all of them when the writer closes).
 #include "talb-test-fabric.h"
 
 #include "ns3/core-module.h"
@@ -45,11 +47,23 @@ ReadCsv(const std::string& path)
     return csv;
 }
 
+/// \return whether \p path is empty or ends with a newline (no row cut short)
+bool
+EndsWithNewline(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return all.empty() || all.back() == '\n';
+}
+
 class TalbOutputFilesTestCase : public TestCase
 {
   public:
-    TalbOutputFilesTestCase()
-        : TestCase("flows, tensors and iterations CSVs: columns, one row per item, incremental")
+    /// \param flushInterval the writer's FlushInterval (0: every row at once)
+    explicit TalbOutputFilesTestCase(Time flushInterval)
+        : TestCase("flows, tensors and iterations CSVs: columns, one row per item, FlushInterval " +
+                   std::to_string(flushInterval.GetSeconds()) + " s"),
+          m_flushInterval(flushInterval)
     {
     }
 
@@ -76,14 +90,17 @@ class TalbOutputFilesTestCase : public TestCase
         TalbBackgroundTrafficHelper::AssignStreams(bgApps, 1);
 
         std::string dir = CreateTempDirFilename("talb-output");
-        Ptr<TalbOutputWriter> writer = CreateObject<TalbOutputWriter>();
+        Ptr<TalbOutputWriter> writer =
+            CreateObjectWithAttributes<TalbOutputWriter>("FlushInterval",
+                                                         TimeValue(m_flushInterval));
         writer->Open(dir);
         writer->SetScheme("testlb");
         writer->SetSeed(42);
         writer->SetIdealFct(DataRate("10Gbps"), MicroSeconds(4), 1448, 54);
         writer->ConnectJob(job);
         writer->ConnectBackground(bgApps);
-        // Rows reach the disk as they are written: look at tensors.csv mid-run.
+        // Look at tensors.csv mid-run: every row so far with FlushInterval 0; with a long one,
+        // only the first batch (the first row flushes at once).
         std::size_t midRows = 0;
         std::string tensorsPath = SystemPath::Append(dir, "tensors.csv");
         Simulator::Schedule(MilliSeconds(1), [&midRows, &tensorsPath, &job]() {
@@ -93,7 +110,25 @@ class TalbOutputFilesTestCase : public TestCase
             }
         });
         NS_TEST_ASSERT_MSG_EQ(RunJob(job, Seconds(1)), true, "job did not finish");
-        NS_TEST_EXPECT_MSG_GT(midRows, 0, "no tensor rows on disk while running");
+        if (m_flushInterval.IsZero())
+        {
+            NS_TEST_EXPECT_MSG_GT(midRows, 0, "no tensor rows on disk while running");
+        }
+        else
+        {
+            // The test runs in far less than the interval: rows wait until the writer closes.
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(midRows, 1, "rows written before the interval");
+            NS_TEST_EXPECT_MSG_LT(ReadCsv(tensorsPath).rows.size(),
+                                  writer->GetTensorRows(),
+                                  "every row on disk before the writer closed");
+            writer->Dispose();
+        }
+        for (const char* name : {"flows.csv", "tensors.csv", "iterations.csv"})
+        {
+            NS_TEST_EXPECT_MSG_EQ(EndsWithNewline(SystemPath::Append(dir, name)),
+                                  true,
+                                  name << " ends within a row");
+        }
 
         // The contract's column lists, spelled out here independently of the writer.
         Csv flows = ReadCsv(SystemPath::Append(dir, "flows.csv"));
@@ -175,6 +210,8 @@ class TalbOutputFilesTestCase : public TestCase
         NS_TEST_EXPECT_MSG_GT(bgRows, 0, "background rows");
         NS_TEST_EXPECT_MSG_EQ(writer->GetFlowRows(), flows.rows.size(), "rows counted");
     }
+
+    Time m_flushInterval;
 };
 
 class TalbOutputTestSuite : public TestSuite
@@ -183,7 +220,8 @@ class TalbOutputTestSuite : public TestSuite
     TalbOutputTestSuite()
         : TestSuite("talb-output", UNIT)
     {
-        AddTestCase(new TalbOutputFilesTestCase, TestCase::QUICK);
+        AddTestCase(new TalbOutputFilesTestCase(Seconds(0)), TestCase::QUICK);
+        AddTestCase(new TalbOutputFilesTestCase(Hours(1)), TestCase::QUICK);
     }
 };
 

@@ -10,7 +10,10 @@
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <fstream>
+#include <set>
 #include <unistd.h>
 
 #ifndef TALB_VERSION
@@ -27,6 +30,28 @@ namespace
 {
 /// Pending rows are written once they pass this many bytes, whatever the interval.
 constexpr std::size_t FLUSH_BYTES = 1 << 20;
+
+/// Writers with open files; an error that aborts the run (NS_ABORT_MSG, an uncaught exception:
+/// std::terminate) still writes their pending rows.
+std::set<TalbOutputWriter*>&
+OpenWriters()
+{
+    static std::set<TalbOutputWriter*> writers;
+    return writers;
+}
+
+std::terminate_handler g_previousTerminate = nullptr;
+bool g_terminateInstalled = false;
+
+void
+FlushOpenWritersAndTerminate()
+{
+    for (TalbOutputWriter* w : OpenWriters())
+    {
+        w->FlushRows();
+    }
+    (g_previousTerminate ? g_previousTerminate : std::abort)();
+}
 
 // flows.csv has a row per message (millions in a large run): its fields are formatted with
 // std::to_chars, which writes what printf's %d, %u and %.6f would, without parsing a format.
@@ -130,6 +155,7 @@ TalbOutputWriter::DoDispose()
 void
 TalbOutputWriter::Close()
 {
+    OpenWriters().erase(this);
     for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations})
     {
         if (f->file)
@@ -153,6 +179,18 @@ TalbOutputWriter::Flush(CsvFile& f)
 }
 
 void
+TalbOutputWriter::FlushRows()
+{
+    for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations})
+    {
+        if (f->file)
+        {
+            Flush(*f);
+        }
+    }
+}
+
+void
 TalbOutputWriter::RowAdded(CsvFile& f)
 {
     auto now = std::chrono::steady_clock::now();
@@ -160,10 +198,7 @@ TalbOutputWriter::RowAdded(CsvFile& f)
     {
         return;
     }
-    for (CsvFile* each : {&m_flows, &m_tensors, &m_iterations})
-    {
-        Flush(*each);
-    }
+    FlushRows();
     m_nextFlush = now + std::chrono::nanoseconds(m_flushInterval.GetNanoSeconds());
 }
 
@@ -299,6 +334,12 @@ TalbOutputWriter::Open(const std::string& folder)
     m_tensors = open("tensors.csv", TENSOR_COLUMNS);
     m_iterations = open("iterations.csv", ITERATION_COLUMNS);
     m_nextFlush = std::chrono::steady_clock::now();
+    if (!g_terminateInstalled)
+    {
+        g_previousTerminate = std::set_terminate(&FlushOpenWritersAndTerminate);
+        g_terminateInstalled = true;
+    }
+    OpenWriters().insert(this);
 }
 
 void

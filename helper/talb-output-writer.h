@@ -21,9 +21,10 @@ namespace ns3
 /**
  * \ingroup talb-helper
  * \brief Writes the generator's three CSV files into an output folder, one row per record.
- * Rows reach the files in whole lines at least every FlushInterval of wall-clock time and when
- * the writer closes: a run that is interrupted keeps what it measured, one killed outright
- * (SIGKILL) all but its last FlushInterval.
+ * Rows reach the files in whole lines at least every FlushInterval of wall-clock time, when
+ * the writer closes and when an error ends the process through std::terminate (NS_ABORT_MSG):
+ * a run that is interrupted or stops on an error keeps what it measured, one killed outright
+ * (SIGKILL, out of memory) all but its last FlushInterval.
  *
  * - flows.csv: src_ip,dst_ip,src_port,dst_port,size_bytes,start_ns,fct_ns,ideal_fct_ns,
  *   slowdown,job,iteration,tensor,priority,kind,scheme,seed
@@ -173,6 +174,9 @@ class TalbOutputWriter : public Object
     void WriteFlow(const TalbFlowRecord& r);
     void WriteTensor(const TalbTensorRecord& r);
     void WriteIteration(const TalbIterationRecord& r);
+
+    /// Write every pending row now.
+    void FlushRows();
 
     uint64_t GetFlowRows() const;
     uint64_t GetTensorRows() const;

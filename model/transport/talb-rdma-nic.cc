@@ -144,6 +144,7 @@ TalbRdmaNic::DoDispose()
     if (m_device)
     {
         m_device->SetPullCallback(TalbPfcNetDevice::PullCallback());
+        m_device->SetForwardCallback(TalbPfcNetDevice::ForwardCallback());
     }
     m_device = nullptr;
     m_node = nullptr;
@@ -189,10 +190,7 @@ TalbRdmaNic::Install(Ptr<Node> node, Ptr<TalbPfcNetDevice> device, Ipv4Address a
     NS_ABORT_MSG_UNLESS(m_ccPrototype,
                         "TalbRdmaNic: the rate control factory made no rate control");
     device->SetPullCallback(MakeCallback(&TalbRdmaNic::Pull, this));
-    node->RegisterProtocolHandler(MakeCallback(&TalbRdmaNic::Receive, this),
-                                  ETHERTYPE_IPV4,
-                                  device,
-                                  false);
+    device->SetForwardCallback(MakeCallback(&TalbRdmaNic::Receive, this));
 }
 
 Ptr<TalbRdmaQueuePair>
@@ -414,12 +412,7 @@ TalbRdmaNic::SendCnp(TalbRdmaQueuePair* qp)
 }
 
 void
-TalbRdmaNic::Receive(Ptr<NetDevice> /* device */,
-                     Ptr<const Packet> packet,
-                     uint16_t /* protocol */,
-                     const Address& /* from */,
-                     const Address& /* to */,
-                     NetDevice::PacketType /* packetType */)
+TalbRdmaNic::Receive(uint32_t /* ifIndex */, Ptr<Packet> packet)
 {
     TalbRoceHeader h;
     if (packet->GetSize() < TalbRoceHeader::BASE_BYTES + TalbRoceHeader::TRAILER_BYTES)

@@ -135,12 +135,9 @@ class TalbRdmaNic : public Object
 
     /// The device's pull callback.
     Ptr<Packet> Pull(uint8_t pausedMask);
-    void Receive(Ptr<NetDevice> device,
-                 Ptr<const Packet> packet,
-                 uint16_t protocol,
-                 const Address& from,
-                 const Address& to,
-                 NetDevice::PacketType packetType);
+    /// The device's forward callback: every IPv4 packet it receives, without the node's
+    /// protocol dispatch (a host with an RDMA NIC has no IP stack on that device).
+    void Receive(uint32_t ifIndex, Ptr<Packet> packet);
     void Wake();
     void SendControl(TalbRdmaQueuePair* qp, TalbRoceHeader& h, uint32_t bodyBytes);
 

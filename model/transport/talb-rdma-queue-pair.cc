@@ -344,9 +344,9 @@ TalbRdmaQueuePair::SendNext()
     m_lastWireBytes = p->GetSize() + m_nic->m_l2Overhead;
     UpdateNextSend();
     m_cc->PacketSent(p->GetSize());
-    if (!m_timer.IsRunning())
+    if (!m_timerArmed)
     {
-        m_timer = Simulator::Schedule(m_nic->m_rto, &TalbRdmaQueuePair::Timeout, this);
+        ArmTimer();
     }
     return p;
 }
@@ -415,11 +415,40 @@ TalbRdmaQueuePair::GoBack(uint64_t psn, bool timeout)
 void
 TalbRdmaQueuePair::RestartTimer()
 {
-    m_timer.Cancel();
+    m_timerArmed = false;
     if (m_sndUna < m_maxSent)
     {
-        m_timer = Simulator::Schedule(m_nic->m_rto, &TalbRdmaQueuePair::Timeout, this);
+        ArmTimer();
     }
+}
+
+void
+TalbRdmaQueuePair::ArmTimer()
+{
+    m_timerArmed = true;
+    m_timerDeadline = Simulator::Now() + m_nic->m_rto;
+    // Deadlines only move later, so a pending event is never late.
+    if (!m_timer.IsRunning())
+    {
+        m_timer = Simulator::Schedule(m_nic->m_rto, &TalbRdmaQueuePair::TimerEvent, this);
+    }
+}
+
+void
+TalbRdmaQueuePair::TimerEvent()
+{
+    if (!m_timerArmed)
+    {
+        return;
+    }
+    Time now = Simulator::Now();
+    if (now < m_timerDeadline)
+    {
+        m_timer = Simulator::Schedule(m_timerDeadline - now, &TalbRdmaQueuePair::TimerEvent, this);
+        return;
+    }
+    m_timerArmed = false;
+    Timeout();
 }
 
 void

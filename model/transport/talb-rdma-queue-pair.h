@@ -186,6 +186,10 @@ class TalbRdmaQueuePair : public Object
     /// Pacing: the next packet may leave one packet time at the current rate after the last.
     void UpdateNextSend();
     void RestartTimer();
+    /// Arm the retransmission timer to expire m_nic->m_rto from now.
+    void ArmTimer();
+    /// The timer's event: expire at the deadline, or wait on for a later one.
+    void TimerEvent();
     void Timeout();
     void RateChanged(DataRate rate);
 
@@ -214,7 +218,12 @@ class TalbRdmaQueuePair : public Object
     Time m_lastSend;                //!< when the last packet left
     uint32_t m_lastWireBytes{0};    //!< its wire bytes
     uint16_t m_ipId{0};
-    EventId m_timer;      //!< retransmission timer
+    // Each acknowledgement pushes the deadline back; the one pending event follows it when it
+    // comes due instead of being cancelled and scheduled again (the cancelled events of a run
+    // stayed in the event queue until their time, 4 ms later: thousands per queue pair).
+    EventId m_timer;      //!< the timer's pending event (at or before m_timerDeadline)
+    Time m_timerDeadline; //!< when the armed timer expires
+    bool m_timerArmed{false};
     bool m_active{false}; //!< in the NIC's list of queue pairs with data
 
     // Responder

@@ -55,6 +55,7 @@
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
+#include <unordered_map>
 
 #ifndef TALB_DATA_DIR
 #define TALB_DATA_DIR "data"
@@ -689,13 +690,54 @@ struct RankLink
     Time delay;
 };
 
+/**
+ * Ideal FCT of a flow: one RTT with its first packet, then its wire bytes at the bottleneck rate
+ * of its path. Asked once per message (millions in a large run), so hosts are found by hash and
+ * the bottleneck's serialisation time is remembered per (rate, wire bytes); the fabric remembers
+ * the base RTTs.
+ */
+struct IdealFctModel
+{
+    struct PairHash
+    {
+        std::size_t operator()(const std::pair<uint64_t, uint64_t>& k) const
+        {
+            return std::hash<uint64_t>()(k.first * 0x9E3779B97F4A7C15ULL ^ k.second);
+        }
+    };
+
+    Ptr<TalbLeafSpineHelper> fabric;
+    std::unordered_map<uint32_t, uint32_t> hostOf; //!< address → host index
+    uint32_t mssBytes{0};                          //!< payload bytes of a full packet
+    uint32_t headerBytes{0};                       //!< wire bytes around each packet's payload
+    /// (bit/s, wire bytes) → serialisation time
+    std::unordered_map<std::pair<uint64_t, uint64_t>, Time, PairHash> txTime;
+
+    Time Ideal(const TalbFlowRecord& r)
+    {
+        uint32_t src = hostOf.at(r.src.Get());
+        uint32_t dst = hostOf.at(r.dst.Get());
+        uint64_t packets = (r.sizeBytes + mssBytes - 1) / mssBytes;
+        uint64_t wire = r.sizeBytes + packets * headerBytes;
+        uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(r.sizeBytes, mssBytes));
+        DataRate bottleneck = fabric->GetBottleneckRate(src, dst);
+        std::pair<uint64_t, uint64_t> key{bottleneck.GetBitRate(), wire};
+        auto it = txTime.find(key);
+        if (it == txTime.end())
+        {
+            it = txTime.emplace(key, bottleneck.CalculateBytesTxTime(wire)).first;
+        }
+        return fabric->GetBaseRtt(src, dst, first + headerBytes, 66) + it->second;
+    }
+};
+
 struct Build
 {
     std::unique_ptr<RankLink> link; //!< jobs across ranks only
     Ptr<TalbLeafSpineHelper> fabric;
     Ptr<TalbOutputWriter> writer;
     Collector collector;
-    std::map<uint32_t, uint32_t> hostOf;    //!< address → host index, for ideal FCTs
+    IdealFctModel ideal;                    //!< the writer's ideal FCTs
     std::vector<Ptr<TalbTrainingJob>> jobs; //!< this rank's jobs, for their transports' counters
     int64_t stream{0};                      //!< next free RNG stream
 };
@@ -815,42 +857,25 @@ BuildFabric(const TalbScenario::Spec& s, const std::string& lb)
 void
 OpenOutputs(const TalbScenario::Spec& s, const std::string& lb, const std::string& outDir, Build* b)
 {
+    b->ideal.fabric = b->fabric;
     for (uint32_t i = 0; i < b->fabric->GetNHosts(); ++i)
     {
-        b->hostOf[b->fabric->GetHostAddress(i).Get()] = i;
+        b->ideal.hostOf[b->fabric->GetHostAddress(i).Get()] = i;
     }
     b->writer = CreateObject<TalbOutputWriter>();
     b->writer->Open(outDir);
     b->writer->SetScheme(s.stockRouting ? "stock-ecmp" : lb);
     b->writer->SetSeed(s.seed);
     // Per packet: IP + TCP with timestamps + PPP, or IP + UDP + BTH + ICRC + Ethernet + PHY.
-    uint32_t payload = s.mtu - TalbHostConfig::HEADER_BYTES;
-    uint32_t headerBytes = 52 + 2;
+    b->ideal.mssBytes = s.mtu - TalbHostConfig::HEADER_BYTES;
+    b->ideal.headerBytes = 52 + 2;
     if (s.rdmaHosts)
     {
-        payload = b->fabric->GetRdmaNic(0)->GetMtu();
-        headerBytes = b->fabric->GetRdmaHelper()->GetDeviceMtu() - payload +
-                      TalbPfcNetDevice::ETHERNET_HEADER_BYTES + 24;
+        b->ideal.mssBytes = b->fabric->GetRdmaNic(0)->GetMtu();
+        b->ideal.headerBytes = b->fabric->GetRdmaHelper()->GetDeviceMtu() - b->ideal.mssBytes +
+                               TalbPfcNetDevice::ETHERNET_HEADER_BYTES + 24;
     }
-    b->writer->SetIdealFctCallback(MakeBoundCallback(
-        +[](Ptr<TalbLeafSpineHelper> f,
-            std::map<uint32_t, uint32_t>* index,
-            uint32_t mssBytes,
-            uint32_t header,
-            const TalbFlowRecord& r) {
-            uint32_t src = index->at(r.src.Get());
-            uint32_t dst = index->at(r.dst.Get());
-            uint64_t packets = (r.sizeBytes + mssBytes - 1) / mssBytes;
-            uint64_t wire = r.sizeBytes + packets * header;
-            // One RTT with the flow's first packet, then its bytes at the bottleneck rate.
-            uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(r.sizeBytes, mssBytes));
-            return f->GetBaseRtt(src, dst, first + header, 66) +
-                   f->GetBottleneckRate(src, dst).CalculateBytesTxTime(wire);
-        },
-        b->fabric,
-        &b->hostOf,
-        payload,
-        headerBytes));
+    b->writer->SetIdealFctCallback(MakeCallback(&IdealFctModel::Ideal, &b->ideal));
 }
 
 /// The helper that installs job \p j of \p spec.

@@ -323,16 +323,11 @@ TalbPfcNetDevice::TxTime(uint32_t bytes)
 {
     // Keyed by the rate too: the DataRate attribute can change it without SetDataRate.
     uint64_t bps = m_rate.GetBitRate();
-    for (const auto& m : m_txMemo)
+    TxTimeMemo& m = m_txMemo[bytes & (TX_MEMO_SLOTS - 1)];
+    if (m.bytes != bytes || m.bps != bps)
     {
-        if (m.bytes == bytes && m.bps == bps)
-        {
-            return m.time;
-        }
+        m = {bps, bytes, m_rate.CalculateBytesTxTime(bytes)};
     }
-    TxTimeMemo& m = m_txMemo[m_txMemoNext];
-    m_txMemoNext ^= 1;
-    m = {bps, bytes, m_rate.CalculateBytesTxTime(bytes)};
     return m.time;
 }
 

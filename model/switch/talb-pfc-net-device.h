@@ -198,11 +198,12 @@ class TalbPfcNetDevice : public NetDevice
     uint16_t m_mtu;         //!< Mtu attribute
     uint32_t m_phyOverhead; //!< PhyOverhead attribute
 
-    /// Transmission time of \p bytes at m_rate, remembered for the last two frame sizes.
+    /// Transmission time of \p bytes at m_rate, remembered per frame size (direct-mapped).
     Time TxTime(uint32_t bytes);
 
-    /// One remembered transmission time: frames come in few sizes (full data packets and
-    /// acknowledgements), and DataRate::CalculateBytesTxTime divides in 128-bit arithmetic.
+    /// One remembered transmission time: most frames are full data packets or
+    /// acknowledgements, the rest the last packets of messages, and
+    /// DataRate::CalculateBytesTxTime divides in 128-bit arithmetic.
     struct TxTimeMemo
     {
         uint64_t bps{0};
@@ -210,8 +211,8 @@ class TalbPfcNetDevice : public NetDevice
         Time time;
     };
 
-    TxTimeMemo m_txMemo[2];
-    uint8_t m_txMemoNext{0};
+    static constexpr uint32_t TX_MEMO_SLOTS = 16; //!< a power of two
+    std::array<TxTimeMemo, TX_MEMO_SLOTS> m_txMemo;
     bool m_honourPause; //!< HonourPause attribute
     Ptr<TalbPriorityQueue> m_queue;
     Ptr<ErrorModel> m_receiveErrorModel;

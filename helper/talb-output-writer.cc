@@ -127,7 +127,7 @@ TalbOutputWriter::GetTypeId()
             .AddConstructor<TalbOutputWriter>()
             .AddAttribute("FlushInterval",
                           "Wall-clock time between writes of the rows gathered meanwhile (0: "
-                          "every row at once; a row a write made a large run 10-15 % slower)",
+                          "every row at once, 10 % more CPU for a 64-host RDMA iteration)",
                           TimeValue(Seconds(1)),
                           MakeTimeAccessor(&TalbOutputWriter::m_flushInterval),
                           MakeTimeChecker(Seconds(0)));

@@ -572,6 +572,8 @@ TalbRdmaQueuePair::ReceiveData(const TalbRoceHeader& h, uint32_t payload, bool c
     }
     else if (psn > m_ePsn)
     {
+        NS_LOG_LOGIC("qp " << m_qpn << " drops PSN " << psn << ", expects " << m_ePsn
+                           << (m_nakSent ? " (NAK already sent)" : " (sends a NAK)"));
         ++m_stats.packetsOutOfOrder;
         if (!m_nakSent)
         {

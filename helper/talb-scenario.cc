@@ -692,42 +692,25 @@ struct RankLink
 
 /**
  * Ideal FCT of a flow: one RTT with its first packet, then its wire bytes at the bottleneck rate
- * of its path. Asked once per message (millions in a large run), so hosts are found by hash and
- * the bottleneck's serialisation time is remembered per (rate, wire bytes); the fabric remembers
- * the base RTTs.
+ * of its path. Asked once per message (millions in a large run), so hosts are found by hash; the
+ * fabric remembers base RTTs and bottleneck rates.
  */
 struct IdealFctModel
 {
-    struct PairHash
-    {
-        std::size_t operator()(const std::pair<uint64_t, uint64_t>& k) const
-        {
-            return std::hash<uint64_t>()(k.first * 0x9E3779B97F4A7C15ULL ^ k.second);
-        }
-    };
-
     Ptr<TalbLeafSpineHelper> fabric;
     std::unordered_map<uint32_t, uint32_t> hostOf; //!< address → host index
     uint32_t mssBytes{0};                          //!< payload bytes of a full packet
     uint32_t headerBytes{0};                       //!< wire bytes around each packet's payload
-    /// (bit/s, wire bytes) → serialisation time
-    std::unordered_map<std::pair<uint64_t, uint64_t>, Time, PairHash> txTime;
 
-    Time Ideal(const TalbFlowRecord& r)
+    Time Ideal(const TalbFlowRecord& r) const
     {
         uint32_t src = hostOf.at(r.src.Get());
         uint32_t dst = hostOf.at(r.dst.Get());
         uint64_t packets = (r.sizeBytes + mssBytes - 1) / mssBytes;
         uint64_t wire = r.sizeBytes + packets * headerBytes;
         uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(r.sizeBytes, mssBytes));
-        DataRate bottleneck = fabric->GetBottleneckRate(src, dst);
-        std::pair<uint64_t, uint64_t> key{bottleneck.GetBitRate(), wire};
-        auto it = txTime.find(key);
-        if (it == txTime.end())
-        {
-            it = txTime.emplace(key, bottleneck.CalculateBytesTxTime(wire)).first;
-        }
-        return fabric->GetBaseRtt(src, dst, first + headerBytes, 66) + it->second;
+        return fabric->GetBaseRtt(src, dst, first + headerBytes, 66) +
+               fabric->GetBottleneckRate(src, dst).CalculateBytesTxTime(wire);
     }
 };
 

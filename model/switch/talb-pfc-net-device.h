@@ -81,8 +81,9 @@ class TalbPfcNetDevice : public NetDevice
     typedef Callback<void, uint32_t, uint8_t, uint8_t, uint32_t> DequeueCallback;
     /**
      * Consumer of received IPv4 packets that owns them from then on (a switch, which modifies
-     * and forwards them): the packet is handed over without the node's protocol dispatch and
-     * without the copy that its read-only Ptr<const Packet> would force on a forwarder.
+     * and forwards them, or a host's RDMA NIC, the only receiver on its device): the packet is
+     * handed over without the node's protocol dispatch and without the copy that its read-only
+     * Ptr<const Packet> would force on a forwarder.
      * \param ifIndex this device's index on its node
      * \param packet the IPv4 packet (its Ethernet header is implied, not carried)
      */

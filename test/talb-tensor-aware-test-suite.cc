@@ -312,6 +312,68 @@ class TalbTensorAwareV2RemoteStaysTestCase : public TestCase
     }
 };
 
+/// RemoteSprayBytes: while another job's tensor flow shares the uplinks, sprayed packets avoid
+/// the path the feedback reports saturated; placements do not pay it (that is RemoteAwareness).
+class TalbTensorAwareV2RemoteSprayTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareV2RemoteSprayTestCase()
+        : TestCase("TalbTensorAwareV2RemoteSpray: sprayed packets avoid a reported saturated "
+                   "path while another job shares the uplinks; placements ignore it")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (bool on : {false, true})
+        {
+            FakeSwitch sw(2);
+            Ptr<TalbLoadBalancer> lb = sw.Make("talb", {{"RemoteSprayBytes", on ? "30000" : "0"}});
+            // Job 2's flow on an uplink: job 1's flow spreads its packets (Spray=Contended).
+            TalbPacketContext other =
+                TensorCtx(50, MicroSeconds(1), talb_make_tensor_id(2, 7), 5, 0);
+            lb->SelectPath(other, sw.Candidates());
+            ReportCongested(lb, 0, MicroSeconds(1)); // the path via spine 0, port 1
+            std::vector<uint32_t> used(3, 0);
+            for (uint32_t i = 0; i < 40; ++i)
+            {
+                TalbPacketContext c =
+                    TensorCtx(1, MicroSeconds(2 + i), talb_make_tensor_id(1, 3), 5, 0);
+                ++used[lb->SelectPath(c, sw.Candidates())];
+            }
+            if (on)
+            {
+                NS_TEST_EXPECT_MSG_EQ(used[2], 40u, "every sprayed packet avoids port 1");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_GT(used[1], 5u, "off: port 1 used");
+                NS_TEST_EXPECT_MSG_GT(used[2], 5u, "off: port 2 used");
+            }
+        }
+        // One job, nothing sprayed: new tensors land on the reported path as on the other one,
+        // and the leaf still runs the feedback (its uplink packets carry the tag).
+        FakeSwitch sw(2);
+        Ptr<TalbLoadBalancer> lb = sw.Make("talb", {{"RemoteSprayBytes", "30000"}});
+        ReportCongested(lb, 0, MicroSeconds(1));
+        uint32_t onPort1 = 0;
+        for (uint32_t i = 0; i < 40; ++i)
+        {
+            // 150 us apart: each tensor alone on the uplinks
+            TalbPacketContext c = TensorCtx(100 + i, MicroSeconds(2 + 150 * i), 1, 5, 0);
+            onPort1 += lb->SelectPath(c, sw.Candidates()) == 1 ? 1 : 0;
+        }
+        NS_TEST_EXPECT_MSG_GT(onPort1, 5u, "placements are not charged the report");
+        NS_TEST_EXPECT_MSG_LT(onPort1, 35u, "placements are not charged the report");
+        Ptr<Packet> q = Create<Packet>(100);
+        TalbPacketContext out = Ctx(1, MicroSeconds(7000), PeekPointer(q));
+        lb->PacketOut(out, 1);
+        TalbCongaTag tag;
+        NS_TEST_EXPECT_MSG_EQ(q->PeekPacketTag(tag), true, "feedback tag on an uplink");
+    }
+};
+
 /// On a fabric: every low-priority tensor stays on one uplink; high-priority tensors placed on
 /// a slow uplink move off it mid-tensor; every entry is freed by LAST.
 class TalbTensorAwareFabricTestCase : public SimulationTestCase
@@ -665,6 +727,7 @@ class TalbTensorAwareTestSuite : public TestSuite
         AddTestCase(new TalbTensorAwareFabricTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareV2RemoteTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareV2RemoteStaysTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareV2RemoteSprayTestCase, TestCase::QUICK);
     }
 };
 

@@ -289,17 +289,30 @@ TalbTensorAwareLb::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&TalbTensorAwareLb::m_remoteAwareness),
                           MakeBooleanChecker())
-            .AddAttribute("RemoteAgingTime",
-                          "v2 RemoteAwareness: a remote congestion metric older than this counts "
-                          "as 0",
-                          TimeValue(MilliSeconds(10)),
-                          MakeTimeAccessor(&TalbTensorAwareLb::m_remoteAging),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("RemoteQuantizationBits",
-                          "v2 RemoteAwareness: bits of the quantised path congestion metric",
-                          UintegerValue(3),
-                          MakeUintegerAccessor(&TalbTensorAwareLb::m_remoteBits),
-                          MakeUintegerChecker<uint8_t>(1, 8))
+            .AddAttribute("RemoteSprayBytes",
+                          "v2, Spray: while another job's tensor flow is active on a candidate "
+                          "port, a candidate whose path CONGA's leaf-to-leaf feedback reports "
+                          "saturated counts this many more bytes of queue for a sprayed packet "
+                          "(bytes at MoveMarginRate, scaled with the rate as the margins); > 0 "
+                          "runs the feedback as RemoteAwareness does, without its placement rule "
+                          "(every switch must run it; fixed at install); 0: off",
+                          DoubleValue(kV2Defaults.remoteSprayBytes),
+                          MakeDoubleAccessor(TALB_RETUNED(double, m_remoteSprayBytes)),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute(
+                "RemoteAgingTime",
+                "v2 RemoteAwareness, RemoteSprayBytes: a remote congestion metric older than "
+                "this counts as 0",
+                TimeValue(MilliSeconds(10)),
+                MakeTimeAccessor(&TalbTensorAwareLb::m_remoteAging),
+                MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute(
+                "RemoteQuantizationBits",
+                "v2 RemoteAwareness, RemoteSprayBytes: bits of the quantised path congestion "
+                "metric",
+                UintegerValue(3),
+                MakeUintegerAccessor(&TalbTensorAwareLb::m_remoteBits),
+                MakeUintegerChecker<uint8_t>(1, 8))
             .AddTraceSource("TableEvict",
                             "A live tensor entry was evicted for lack of space",
                             MakeTraceSourceAccessor(&TalbTensorAwareLb::m_evictTrace),
@@ -381,6 +394,8 @@ TalbTensorAwareLb::MakeV2Config() const
     c.congestionTarget = m_congestionTarget;
     c.rateWindowNs = TalbCoreNs(m_rateWindow);
     c.queueMoves = m_queueMoves;
+    c.remotePlacement = m_remoteAwareness;
+    c.remoteSprayBytes = m_remoteSprayBytes;
     c.stallTimeoutNs = TalbCoreNs(m_stallTimeout);
     c.minMoveIntervalNs = TalbCoreNs(m_minMoveInterval);
     c.activeWindowNs = TalbCoreNs(m_activeWindow);
@@ -446,9 +461,10 @@ TalbTensorAwareLb::CheckConfig()
         return ConfigError("Moves=Congestion and Moves=Contended need RemoteAwareness=true (the "
                            "remote feedback is what tells a congested path)");
     }
-    if (m_remoteAwareness && GetSwitchInfo().nSpines > 256)
+    if ((m_remoteAwareness || m_remoteSprayBytes > 0) && GetSwitchInfo().nSpines > 256)
     {
-        return ConfigError("RemoteAwareness: the feedback's path field holds at most 256 spines");
+        return ConfigError("RemoteAwareness and RemoteSprayBytes: the feedback's path field holds "
+                           "at most 256 spines");
     }
     m_fallback = MakeFallback("Fallback", m_fallbackName);
     if (!m_fallback)
@@ -515,7 +531,7 @@ TalbTensorAwareLb::InitializeParams()
     else
     {
         m_v2.Configure(MakeV2Config(), GetNPorts());
-        m_installedRemote = m_remoteAwareness;
+        m_installedRemote = m_remoteAwareness || m_remoteSprayBytes > 0;
         if (m_installedRemote)
         {
             m_feedback.Configure(GetSwitchInfo(), *GetPortTable(), m_remoteBits, m_remoteAging);

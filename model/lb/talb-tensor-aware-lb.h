@@ -170,7 +170,8 @@ class TalbTensorAwareLb : public TalbCoreLb
     Time m_dreInterval;          //!< DreInterval attribute
     double m_dreAlpha;           //!< DreAlpha attribute
     bool m_remoteAwareness;      //!< RemoteAwareness attribute
-    bool m_installedRemote;      //!< the RemoteAwareness the installed policy runs
+    double m_remoteSprayBytes;   //!< RemoteSprayBytes attribute
+    bool m_installedRemote;      //!< the installed policy runs the feedback
     Time m_remoteAging;          //!< RemoteAgingTime attribute
     uint8_t m_remoteBits;        //!< RemoteQuantizationBits attribute
 

@@ -1798,6 +1798,84 @@ TEST(TalbLbCoreTensorAwareV2, UnderMovesCongestionQueueMovesKeepTheQueueMarginMo
     }
 }
 
+TEST(TalbLbCoreTensorAwareV2, RemoteSprayChargesSaturatedPathsAndLeavesPlacementLocal)
+{
+    const uint32_t job1 = talb_make_tensor_id(1, 100);
+    const uint32_t job2 = talb_make_tensor_id(2, 300);
+    // Two jobs' flows on the uplinks (Spray=Contended): each packet of flow 10 takes the least
+    // queued uplink; with remoteSprayBytes, a path reported saturated counts that much more
+    // queue. (remotePlacement off: only spraying reads the view.)
+    for (double penalty : {0.0, 30000.0})
+    {
+        FakeCongestion remote;
+        TensorAwareV2::Config c;
+        c.remoteSprayBytes = penalty;
+        c.remotePlacement = false;
+        TalbV2Rig rig(c);
+        rig.talb.SetRemote(&remote);
+        rig.Send(Tensor(10, US, job1, 5, TALB_FLAG_FIRST));
+        rig.Send(Tensor(30, US, job2, 5, TALB_FLAG_FIRST));
+        rig.Queue(1, 5, 0);
+        rig.Queue(2, 5, 29000);
+        remote.utilisation[1] = 1.0;
+        remote.utilisation[2] = 0.875;
+        EXPECT_EQ(rig.Send(Tensor(10, 2 * US, job1, 5, 0)), penalty > 0 ? 2u : 1u) << penalty;
+        // More local queue than the penalty: the saturated path again.
+        rig.Queue(2, 5, 31000);
+        EXPECT_EQ(rig.Send(Tensor(10, 3 * US, job1, 5, 0)), 1u) << penalty;
+        // Both reported saturated: the queues decide.
+        rig.Queue(2, 5, 1000);
+        rig.Queue(1, 5, 2000);
+        remote.utilisation[2] = 1.0;
+        EXPECT_EQ(rig.Send(Tensor(10, 4 * US, job1, 5, 0)), 2u) << penalty;
+        EXPECT_EQ(rig.talb.GetTableStats().nSprayed, 4u); // flow 30's first packet too
+    }
+    // Background alone (an untagged flow) spreads the flow too, but only the queues decide: the
+    // report stands for other jobs' flows.
+    {
+        FakeCongestion remote;
+        TensorAwareV2::Config c;
+        c.remoteSprayBytes = 30000;
+        TalbV2Rig rig(c);
+        rig.talb.SetRemote(&remote);
+        rig.Send(Tensor(10, US, job1, 5, TALB_FLAG_FIRST));
+        rig.Send(Untagged(30, US));
+        rig.Queue(1, 5, 0);
+        rig.Queue(2, 5, 9000);
+        remote.utilisation[1] = 1.0;
+        EXPECT_EQ(rig.Send(Tensor(10, 2 * US, job1, 5, 0)), 1u);
+        EXPECT_EQ(rig.talb.GetTableStats().nSprayed, 1u);
+    }
+    // Placement (one job, nothing sprayed): with remotePlacement off the saturated path is not
+    // charged, so new flows land on it as often as on the other; with it on, never.
+    for (bool remotePlacement : {false, true})
+    {
+        FakeCongestion remote;
+        remote.utilisation[1] = 1.0;
+        TensorAwareV2::Config c;
+        c.remoteSprayBytes = 30000;
+        c.remotePlacement = remotePlacement;
+        TalbV2Rig rig(c);
+        rig.talb.SetRemote(&remote);
+        uint32_t onSaturated = 0;
+        for (uint32_t flow = 1; flow <= 40; ++flow)
+        {
+            // 1 ms apart: each alone on the uplinks (100 us windows)
+            int64_t t = flow * 1000 * US;
+            onSaturated += rig.Send(Tensor(flow, t, flow, 5, TALB_FLAG_FIRST)) == 1u ? 1 : 0;
+        }
+        if (remotePlacement)
+        {
+            EXPECT_EQ(onSaturated, 0u);
+        }
+        else
+        {
+            EXPECT_GT(onSaturated, 5u);
+            EXPECT_LT(onSaturated, 35u);
+        }
+    }
+}
+
 TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
 {
     EXPECT_EQ(TensorAwareV2::Check(TensorAwareV2::Config()), nullptr);

@@ -86,10 +86,15 @@ namespace lb
  * capacity. Jobs that share a fabric also meet at spine downlinks the leaf cannot see; spread,
  * each flow's halves meet different flows. One job alone on an idle fabric keeps whole-flow
  * placement, which the flow counts get right. Sprayed packets are not reroutes (nSprayed).
- * Congestion moves (moves = kCongestion; needs a RemoteView): the flow counts still place a flow
- * that has no active port, but a flow active on its port keeps it at tensor boundaries and
- * mid-tensor, whatever the counts and queues say; it leaves only after a stall, a failure, or
- * when it is slow on a congested path, as Hermes moves flows: its rate over the last
+ * With remoteSprayBytes > 0 and a RemoteView, while another job's tensor flow is active on a
+ * candidate, a candidate whose path the view reports saturated counts remoteSprayBytes more
+ * queue (scaled as the margins): the other jobs' flows fill spine downlinks the leaf cannot see
+ * (with background alone the local queue decides, as before). remotePlacement (on by default) is
+ * what charges placements and moves the remote congestion ("Remote awareness" above); off, the view
+ * serves spraying only. Congestion moves (moves = kCongestion; needs a RemoteView): the flow counts
+ * still place a flow that has no active port, but a flow active on its port keeps it at tensor
+ * boundaries and mid-tensor, whatever the counts and queues say; it leaves only after a stall, a
+ * failure, or when it is slow on a congested path, as Hermes moves flows: its rate over the last
  * rateWindowNs is below slowRate x its port's rate, the RemoteView reports its port's path
  * saturated, and another candidate's path reports at most congestionTarget (the least congested
  * one is taken), at most once per minMoveIntervalNs. Such a move is taken at once, without the
@@ -192,6 +197,12 @@ class TensorAwareV2 : public TensorPolicy
         double congestionTarget{0.75};  ///< kCongestion: a target reports at most this, [0, 1)
         int64_t rateWindowNs{100000};   ///< kCongestion: a flow's rate is over this, >= 1
         bool queueMoves{false};         ///< kCongestion/kContended: queue-margin moves stay
+        /// with a RemoteView: placements and moves pay the remote congestion (keys 1-2)
+        bool remotePlacement{true};
+        /// with a RemoteView, while another job's tensor flow is active on a candidate: the
+        /// queue (bytes at marginRateBps) a path reported saturated adds to a sprayed packet's
+        /// choice, >= 0; 0: sprayed packets read only the local queues
+        double remoteSprayBytes{0};
     };
 
     /// \return nullptr when \p config is usable, else what is wrong with it
@@ -386,12 +397,18 @@ class TensorAwareV2 : public TensorPolicy
     /// Records \p seen on \p port: in its flow's slot, else in the first slot neither active nor
     /// undrained, else in the least recently seen one.
     void Touch(uint32_t port, const FlowSlot& seen);
-    /// \return true when an untagged flow (\p otherJobs: or a tensor flow of a job other than
-    /// \p job) is active on one of \p candidates
-    bool Contended(const Candidates& candidates, int64_t nowNs, bool otherJobs, uint8_t job) const;
-    /// \return the candidate a spread packet takes: the fastest path, then the fewest bytes
-    /// queued at or above its priority (in time at the port's rate), ties at random
-    uint32_t SprayPort(const PacketInfo& packet, const Candidates& candidates);
+    /// \return true when an untagged flow (with \p untagged) or a tensor flow of a job other
+    /// than \p job (with \p otherJobs) is active on one of \p candidates
+    bool Contended(const Candidates& candidates,
+                   int64_t nowNs,
+                   bool untagged,
+                   bool otherJobs,
+                   uint8_t job) const;
+    /// \return the candidate a spread packet of job \p job takes: the fastest path, then the
+    /// fewest bytes queued at or above its priority (in time at the port's rate; plus
+    /// remoteSprayBytes where the RemoteView reports the path saturated while another job's
+    /// tensor flow is active on a candidate), ties at random
+    uint32_t SprayPort(const PacketInfo& packet, const Candidates& candidates, uint8_t job);
     /// \return when a packet of \p packet's priority enqueued now on \p port leaves it
     int64_t DrainTime(uint32_t port, const PacketInfo& packet) const;
     /// Counts a move in the statistics.
@@ -418,6 +435,14 @@ class TensorAwareV2 : public TensorPolicy
     double PathRatio(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const;
     /// \return key 3 of \p port: bytes queued in bands 0..priority, in the fastest port's time
     double DrainBytes(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const;
+
+    /// \return \p bytes at marginRateBps as bytes at the fastest candidate's rate
+    double AtFastest(double bytes, const Fastest& fastest) const
+    {
+        return (m_config.marginRateBps > 0 && fastest.local > 0)
+                   ? bytes * (fastest.local / static_cast<double>(m_config.marginRateBps))
+                   : bytes;
+    }
 
     /// \param remote charge the port its path's remote congestion (when a RemoteView is set)
     Cost PortCost(uint32_t port,

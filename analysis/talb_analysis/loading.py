@@ -77,14 +77,16 @@ COUNTERS = ('reroutes', 'path_selections', 'tcp_retransmitted_segments', 'tcp_re
 RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version', 'lb_profile') + COUNTERS
 
 
-# TaLB's move rule: the attributes that name it and their defaults (QueueMoves matters only
-# under the congestion rules).
-RULE_DEFAULTS = {'Moves': 'Counts', 'QueueMoves': 'false'}
+# TaLB's rule: the attributes that name it and their defaults (QueueMoves matters only under
+# the congestion rules; RemoteSprayBytes is how sprayed packets read the remote feedback).
+RULE_DEFAULTS = {'Moves': 'Counts', 'QueueMoves': 'false', 'RemoteSprayBytes': '0'}
 # The rule talb-scenario's lbProfile=transport (its default) sets, by transport (none: the
 # attribute defaults; test_analysis_loading checks this against the runner's --help). Runs
 # record what their profile set (run.json "lb_profile"); this table stands in for runs made
-# before that record. Runs from before lbProfile existed (no such parameter) had no profile.
-PROFILE_RULES = {'rdma': {'Moves': 'Contended', 'QueueMoves': 'true'}}
+# before that record (as the profile is now: the TCP one was empty until 2026-11-27). Runs from
+# before lbProfile existed (no such parameter) had no profile.
+PROFILE_RULES = {'rdma': {'Moves': 'Contended', 'QueueMoves': 'true'},
+                 'tcp': {'RemoteSprayBytes': '30000'}}
 
 
 def _attributes(text):
@@ -106,12 +108,23 @@ def _rule_name(rule):
     return name
 
 
+def _spray_name(rule):
+    """'localspray' for RemoteSprayBytes 0, else 'remotespray<bytes>'."""
+    try:
+        value = float(rule['RemoteSprayBytes'])
+    except ValueError:
+        return 'remotespray' + rule['RemoteSprayBytes']
+    return 'localspray' if value == 0 else 'remotespray%g' % value
+
+
 def scheme_label(scheme, params):
     """The scheme's name in the tables: TaLB run with an lbAttributes Version other than the
     default 2 is 'talb-v<N>', and with a move rule other than the one talb-scenario ships for the
     run's transport (Contended with QueueMoves over RDMA, Counts over TCP) 'talb-<rule>' (e.g.
-    'talb-congestion', or over RDMA 'talb-counts' and 'talb-contended' without QueueMoves), so
-    that the variants can be compared with TaLB in one sweep."""
+    'talb-congestion', or over RDMA 'talb-counts' and 'talb-contended' without QueueMoves), and
+    with a RemoteSprayBytes other than the shipped one (30000 over TCP, 0 over RDMA) '-localspray'
+    (0) or '-remotespray<bytes>' after that, so that the variants can be compared with TaLB in
+    one sweep."""
     if scheme != 'talb':
         return scheme
     transport = str(params.get('transport', '') or 'tcp')
@@ -127,9 +140,12 @@ def scheme_label(scheme, params):
     if version not in ('', '2'):  # v1 has no move rule
         return '%s-v%s' % (scheme, version)
     rule.update(_rule_settings(params.get('lbAttributes')))
-    if _rule_name(rule) != _rule_name(shipped):
-        return '%s-%s' % (scheme, _rule_name(rule))
-    return scheme
+    names = [_rule_name]
+    # Runs from before lbProfile existed predate RemoteSprayBytes too: named by the move rule.
+    if 'lbProfile' in params or 'RemoteSprayBytes' in _attributes(params.get('lbAttributes')):
+        names.append(_spray_name)
+    parts = [name(rule) for name in names if name(rule) != name(shipped)]
+    return '-'.join([scheme] + parts)
 
 
 def find_run_folders(path):

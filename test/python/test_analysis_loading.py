@@ -208,6 +208,16 @@ def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_tra
     assert label('talb', dict(rdma, lbAttributes='Moves=Counts;QueueMoves=true')) == 'talb-counts'
     tcp = {'transport': 'tcp', 'lbProfile': 'transport'}
     assert label('talb', tcp) == 'talb'
+    # Over TCP the profile sets RemoteSprayBytes (since 2026-11-27): without it, a variant.
+    assert label('talb', dict(tcp, lb_profile='RemoteSprayBytes=30000')) == 'talb'
+    assert label('talb', dict(tcp, lb_profile='')) == 'talb-localspray'
+    assert label('talb', dict(tcp, lbProfile='none')) == 'talb-localspray'
+    assert label('talb', dict(tcp, lbAttributes='RemoteSprayBytes=0')) == 'talb-localspray'
+    assert label('talb', dict(tcp, lbAttributes='RemoteSprayBytes=5e4')) == 'talb-remotespray50000'
+    assert label('talb', dict(tcp, lbProfile='none', lbAttributes='Moves=Contended')) == \
+        'talb-contended-localspray'
+    assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='RemoteSprayBytes=30000')) \
+        == 'talb-remotespray30000'
     assert label('talb', dict(tcp, lbAttributes='QueueMoves=true')) == 'talb'
     assert label('talb', dict(tcp, lbAttributes='Moves=Contended')) == 'talb-contended'
     assert label('talb', dict(tcp, lbAttributes='Moves=Contended;QueueMoves=true')) == \
@@ -237,7 +247,8 @@ def test_a_recorded_profile_labels_the_run_and_must_be_text(fixture_copy):
     meta.write_text(text.replace('"lb": "talb",', '"lb": "talb", "lbProfile": "transport",', 1)
                     .replace('"seed": 2,', '"seed": 2, "lb_profile": "Moves=Congestion",', 1))
     data = loading.load(str(sweep))
-    assert 'talb-congestion' in set(data.runs['scheme'])
+    # (a TCP run: its profile did not set the TCP profile's RemoteSprayBytes either)
+    assert 'talb-congestion-localspray' in set(data.runs['scheme'])
     assert 'lb_profile' not in data.parameter_names()
     meta.write_text(text.replace('"seed": 2,', '"seed": 2, "lb_profile": 7,', 1))
     with pytest.raises(loading.TalbDataError, match='"lb_profile" must be a string'):
@@ -253,7 +264,8 @@ def test_the_shipped_move_rules_are_the_runners(tmp_path):
     for transport in ('rdma', 'tcp'):
         rule = loading.PROFILE_RULES.get(transport)
         if rule:
-            profile = re.search(r'%s: TaLB with (\S+?)[;,.]?(\s|$)' % transport, help_line).group(1)
+            profile = re.search(r'%s: TaLB with (\S+?)\)?[;,.]?(\s|$)' % transport,
+                                help_line).group(1)
             assert {k: v for k, v in loading._attributes(profile).items() if k in rule} == rule
         else:
             assert '%s: none' % transport in help_line

@@ -77,9 +77,10 @@ def test_a_flapping_link_changes_the_run_and_the_job_completes(tmp_path):
                            shallow=False)
 
 
-def test_lb_profile_gives_talb_its_rdma_settings_over_rdma_only(tmp_path):
+def test_lb_profile_gives_talb_its_settings_per_transport(tmp_path):
     """lbProfile=transport (the default) runs TaLB over RDMA exactly as the profile's attributes
-    given by hand, which differs from the attribute defaults; over TCP it changes nothing. run.json
+    given by hand, which differs from the attribute defaults; over TCP (RemoteSprayBytes, which
+    acts only while another job shares the uplinks) it changes nothing for one job. run.json
     records what it set."""
     profile = ('Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us;'
                'QueueMoves=true')
@@ -98,7 +99,9 @@ def test_lb_profile_gives_talb_its_rdma_settings_over_rdma_only(tmp_path):
     meta = json.loads((outs['rdma'] / 'run.json').read_text())
     assert meta['parameters']['lbProfile'] == 'transport' and meta['lb_profile'] == profile
     assert json.loads((outs['rdma-none'] / 'run.json').read_text())['lb_profile'] == ''
-    assert json.loads((outs['tcp'] / 'run.json').read_text())['lb_profile'] == ''
+    assert json.loads((outs['tcp'] / 'run.json').read_text())['lb_profile'] == \
+        'RemoteSprayBytes=30000'
+    assert json.loads((outs['tcp-none'] / 'run.json').read_text())['lb_profile'] == ''
 
 
 @pytest.mark.parametrize('args,message', [

@@ -208,9 +208,9 @@ TensorAwareV2::SprayPort(const PacketInfo& packet, const Candidates& candidates,
     const Fastest fastest = FastestRates(packet, candidates);
     // Another job's flows collide with this one at spine downlinks the leaf does not see; a
     // background burst is local and short, and the queue here is the better guide to it (with
-    // background alone, the saturation report cost the 30 % cell 4.7 %).
-    // A penalty, not a veto: avoiding every saturated path outright cost the spread mixed cell
-    // 2.3 % (the report lags and counts the leaf's own packets).
+    // background alone, the saturation report cost the 30 % cell 4.7 %). A penalty, not a veto:
+    // avoiding every saturated path outright cost the spread mixed cell 2.3 % (the report lags
+    // and counts the leaf's own packets).
     const double penalty = m_config.remoteSprayBytes > 0 && m_remote &&
                                    Contended(candidates, packet.nowNs, false, true, job)
                                ? AtFastest(m_config.remoteSprayBytes, fastest)

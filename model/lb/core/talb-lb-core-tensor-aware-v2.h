@@ -86,15 +86,16 @@ namespace lb
  * capacity. Jobs that share a fabric also meet at spine downlinks the leaf cannot see; spread,
  * each flow's halves meet different flows. One job alone on an idle fabric keeps whole-flow
  * placement, which the flow counts get right. Sprayed packets are not reroutes (nSprayed).
- * With remoteSprayBytes > 0 and a RemoteView, while another job's tensor flow is active on a
- * candidate, a candidate whose path the view reports saturated counts remoteSprayBytes more
- * queue (scaled as the margins): the other jobs' flows fill spine downlinks the leaf cannot see
- * (with background alone the local queue decides, as before). remotePlacement (on by default) is
- * what charges placements and moves the remote congestion ("Remote awareness" above); off, the view
- * serves spraying only. Congestion moves (moves = kCongestion; needs a RemoteView): the flow counts
- * still place a flow that has no active port, but a flow active on its port keeps it at tensor
- * boundaries and mid-tensor, whatever the counts and queues say; it leaves only after a stall, a
- * failure, or when it is slow on a congested path, as Hermes moves flows: its rate over the last
+ * Remote spraying (remoteSprayBytes > 0, with a RemoteView): while another job's tensor flow is
+ * active on a candidate, a candidate whose path the view reports saturated counts
+ * remoteSprayBytes more queue (scaled as the margins): other jobs' flows fill spine downlinks
+ * the leaf cannot see (with background alone the local queue decides, as before).
+ * remotePlacement (on by default) is what charges placements and moves the remote congestion
+ * ("Remote awareness" above); off, the view serves spraying only.
+ * Congestion moves (moves = kCongestion; needs a RemoteView): the flow counts still place a flow
+ * that has no active port, but a flow active on its port keeps it at tensor boundaries and
+ * mid-tensor, whatever the counts and queues say; it leaves only after a stall, a failure, or
+ * when it is slow on a congested path, as Hermes moves flows: its rate over the last
  * rateWindowNs is below slowRate x its port's rate, the RemoteView reports its port's path
  * saturated, and another candidate's path reports at most congestionTarget (the least congested
  * one is taken), at most once per minMoveIntervalNs. Such a move is taken at once, without the

@@ -217,7 +217,7 @@ TensorAwareV2::SprayPort(const PacketInfo& packet, const Candidates& candidates,
                                : 0.0;
     return PickLeast(candidates, [&](uint32_t port) {
         double bytes = DrainBytes(port, packet, fastest);
-        if (penalty > 0 && m_remote->Congestion(port, packet.dstLeaf, packet.nowNs) >= 1.0)
+        if (penalty > 0 && Saturated(port, packet))
         {
             bytes += penalty;
         }
@@ -267,7 +267,7 @@ TensorAwareV2::CongestionTarget(const PacketInfo& packet,
                                 const Candidates& candidates,
                                 uint32_t current) const
 {
-    if (m_remote->Congestion(current, packet.dstLeaf, packet.nowNs) < 1.0)
+    if (!Saturated(current, packet))
     {
         return kNoPort;
     }
@@ -350,7 +350,7 @@ TensorAwareV2::PortCost(uint32_t port,
         // utilisation is left to the local keys: the metric is coarse, lags, and counts every
         // priority and this leaf's own traffic (charging it in proportion cost the README's
         // job 12.7 %).
-        double u = m_remote->Congestion(port, packet.dstLeaf, packet.nowNs) >= 1.0 ? 2.0 : 1.0;
+        double u = Saturated(port, packet) ? 2.0 : 1.0;
         cost.share = std::max(cost.share, rPath * u);
         cost.crowd = std::max(cost.crowd, rPath * u);
     }

@@ -437,6 +437,13 @@ class TensorAwareV2 : public TensorPolicy
     /// \return key 3 of \p port: bytes queued in bands 0..priority, in the fastest port's time
     double DrainBytes(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const;
 
+    /// \return true when the RemoteView (set) reports the path behind \p port to \p packet's
+    /// leaf saturated: the top level of the metric
+    bool Saturated(uint32_t port, const PacketInfo& packet) const
+    {
+        return m_remote->Congestion(port, packet.dstLeaf, packet.nowNs) >= 1.0;
+    }
+
     /// \return \p bytes at marginRateBps as bytes at the fastest candidate's rate
     double AtFastest(double bytes, const Fastest& fastest) const
     {

@@ -2,7 +2,8 @@
 # Regenerates the evaluation in doc/evaluation/ (the tables doc/talb-evaluation.rst includes):
 # runs every grid file scenarios/eval/FAMILY/PART.json with talb-sweep.py into RESULTS/FAMILY/PART
 # (resumable: finished points are kept and not rerun), then talb-report.py once per family over
-# all its parts, into doc/evaluation/FAMILY/.
+# all its parts, into doc/evaluation/FAMILY/, and talb-goals.py over the families
+# (doc/evaluation/goals.csv: the goals of doc/talb-evaluation.rst counted).
 #
 # usage: scripts/talb-evaluate.sh [options] [RESULTS]      (default RESULTS: results/eval)
 #   --only=GLOB        run only the grid files whose FAMILY/PART matches GLOB (e.g. 'idle/*',
@@ -78,6 +79,8 @@ for dir in "$RESULTS"/*/; do
   rm -f "$doc/tensor_per_tensor.csv"
   sed -n '/TaLB against the best/,/^$/p' "$doc/report.md"
 done
+echo "== goals (every family's talb_vs_best.csv)"
+$PY "$TOP/analysis/talb-goals.py" "$TOP/doc/evaluation" || status=$?
 echo "talb-evaluate: done in $(( $(date +%s) - start )) s; tables and plots in doc/evaluation/"
 [ "$status" = 0 ] || echo "talb-evaluate: some sweeps had failed points (exit $status); rerun to retry them" >&2
 exit "$status"

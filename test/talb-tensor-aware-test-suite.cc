@@ -374,6 +374,62 @@ class TalbTensorAwareV2RemoteSprayTestCase : public TestCase
     }
 };
 
+/// SprayQueue through the attribute, on the switch's band queues: while another job shares the
+/// uplinks a sprayed packet counts every band's bytes by default, only those at or above its
+/// priority with SprayQueue=AtOrAbove.
+class TalbTensorAwareV2SprayQueueTestCase : public TestCase
+{
+  public:
+    TalbTensorAwareV2SprayQueueTestCase()
+        : TestCase("TalbTensorAwareV2SprayQueue: sprayed packets count every band while another "
+                   "job shares the uplinks (AtOrAbove: their own wait)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (std::string queue : {"", "AtOrAbove", "All"})
+        {
+            FakeSwitch sw(2);
+            for (uint32_t p = 1; p <= 2; ++p)
+            {
+                Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+                q->SetMaxSize(QueueSize("1000p"));
+                sw.ports[p].queue = q;
+            }
+            // Port 1: 20000 bytes of priority 6; port 2: 5000 bytes of priority 2.
+            for (uint32_t i = 0; i < 4; ++i)
+            {
+                Ptr<Packet> lo = Create<Packet>(5000);
+                lo->AddPacketTag(TalbTag(9, 6, 0));
+                sw.ports[1].queue->Enqueue(lo);
+            }
+            Ptr<Packet> hi = Create<Packet>(5000);
+            hi->AddPacketTag(TalbTag(9, 2, 0));
+            sw.ports[2].queue->Enqueue(hi);
+            Ptr<TalbLoadBalancer> lb =
+                queue.empty() ? sw.Make("talb") : sw.Make("talb", {{"SprayQueue", queue}});
+            // Job 2's flow on an uplink: job 1's flow spreads its packets (Spray=Contended).
+            TalbPacketContext other =
+                TensorCtx(50, MicroSeconds(1), talb_make_tensor_id(2, 7), 5, 0);
+            lb->SelectPath(other, sw.Candidates());
+            std::vector<uint32_t> used(3, 0);
+            for (uint32_t i = 0; i < 10; ++i)
+            {
+                TalbPacketContext c =
+                    TensorCtx(1, MicroSeconds(2 + i), talb_make_tensor_id(1, 3), 2, 0);
+                ++used[lb->SelectPath(c, sw.Candidates())];
+            }
+            const uint32_t expected = queue == "AtOrAbove" ? 1 : 2;
+            NS_TEST_EXPECT_MSG_EQ(used[expected],
+                                  10u,
+                                  "SprayQueue=" << (queue.empty() ? "default" : queue)
+                                                << ": every packet to port " << expected);
+        }
+    }
+};
+
 /// On a fabric: every low-priority tensor stays on one uplink; high-priority tensors placed on
 /// a slow uplink move off it mid-tensor; every entry is freed by LAST.
 class TalbTensorAwareFabricTestCase : public SimulationTestCase
@@ -728,6 +784,7 @@ class TalbTensorAwareTestSuite : public TestSuite
         AddTestCase(new TalbTensorAwareV2RemoteTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareV2RemoteStaysTestCase, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareV2RemoteSprayTestCase, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareV2SprayQueueTestCase, TestCase::QUICK);
     }
 };
 

@@ -78,8 +78,10 @@ RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version', 'lb_profile') + COUNTER
 
 
 # TaLB's rule: the attributes that name it and their defaults (QueueMoves matters only under
-# the congestion rules; RemoteSprayBytes is how sprayed packets read the remote feedback).
-RULE_DEFAULTS = {'Moves': 'Counts', 'QueueMoves': 'false', 'RemoteSprayBytes': '0'}
+# the congestion rules; RemoteSprayBytes is how sprayed packets read the remote feedback,
+# SprayQueue what queue they count).
+RULE_DEFAULTS = {'Moves': 'Counts', 'QueueMoves': 'false', 'RemoteSprayBytes': '0',
+                 'SprayQueue': 'AllWhenShared'}
 # The rule talb-scenario's lbProfile=transport (its default) sets, by transport (none: the
 # attribute defaults; test_analysis_loading checks this against the runner's --help). Runs
 # record what their profile set (run.json "lb_profile"); this table stands in for runs made
@@ -108,6 +110,12 @@ def _rule_name(rule):
     return name
 
 
+def _queue_name(rule):
+    """'sprayatorabove' for SprayQueue=AtOrAbove, 'sprayall' for All, '' for the default."""
+    value = rule['SprayQueue']
+    return '' if value == RULE_DEFAULTS['SprayQueue'] else 'spray' + value.lower()
+
+
 def _spray_name(rule):
     """'localspray' for RemoteSprayBytes 0, else 'remotespray<bytes>'."""
     try:
@@ -123,8 +131,10 @@ def scheme_label(scheme, params):
     run's transport (Contended with QueueMoves over RDMA, Counts over TCP) 'talb-<rule>' (e.g.
     'talb-congestion', or over RDMA 'talb-counts' and 'talb-contended' without QueueMoves), and
     with a RemoteSprayBytes other than the shipped one (30000 over TCP, 0 over RDMA) '-localspray'
-    (0) or '-remotespray<bytes>' after that, so that the variants can be compared with TaLB in
-    one sweep."""
+    (0) or '-remotespray<bytes>' after that, and with a SprayQueue other than AllWhenShared
+    '-sprayatorabove' or '-sprayall', so that the variants can be compared with TaLB in one
+    sweep. (Runs from before SprayQueue existed counted AtOrAbove; it differs from the default
+    only while two jobs share a leaf's uplinks.)"""
     if scheme != 'talb':
         return scheme
     transport = str(params.get('transport', '') or 'tcp')
@@ -144,6 +154,7 @@ def scheme_label(scheme, params):
     # Runs from before lbProfile existed predate RemoteSprayBytes too: named by the move rule.
     if 'lbProfile' in params or 'RemoteSprayBytes' in _attributes(params.get('lbAttributes')):
         names.append(_spray_name)
+    names.append(_queue_name)
     parts = [name(rule) for name in names if name(rule) != name(shipped)]
     return '-'.join([scheme] + parts)
 

@@ -109,8 +109,8 @@ TalbTensorAwareLb::GetTypeId()
                           MakeDoubleChecker<double>(0))
             .AddAttribute("Spray",
                           "v2: when tensor flows spread their packets over the ports (each packet "
-                          "to the fastest path with the fewest bytes queued at or above its "
-                          "priority) instead of keeping one: Never; WithUntagged, while an "
+                          "to the fastest path with the fewest bytes queued, as SprayQueue "
+                          "counts them) instead of keeping one: Never; WithUntagged, while an "
                           "untagged data flow is active on a candidate port (pools the ports' "
                           "capacity with background bursts); Contended, while that or a tensor "
                           "flow of another job is; Always. Never RoCEv2 (go-back-N) flows nor "
@@ -125,6 +125,21 @@ TalbTensorAwareLb::GetTypeId()
                                           "Always",
                                           int(V2::Spray::kContended),
                                           "Contended"))
+            .AddAttribute("SprayQueue",
+                          "v2, Spray: the queue a sprayed packet's choice of port counts: "
+                          "AtOrAbove, the bytes queued at or above its priority (its wait at "
+                          "this port); All, every band's bytes (the load it adds to the path, as "
+                          "DRILL counts); AllWhenShared, All while another job's tensor flow is "
+                          "active on a candidate port (their packets share the spine downlinks "
+                          "whatever their band), else AtOrAbove",
+                          EnumValue(int(kV2Defaults.sprayQueue)),
+                          MakeEnumAccessor(TALB_RETUNED(int, m_sprayQueue)),
+                          MakeEnumChecker(int(V2::SprayQueue::kAtOrAbove),
+                                          "AtOrAbove",
+                                          int(V2::SprayQueue::kAll),
+                                          "All",
+                                          int(V2::SprayQueue::kAllWhenShared),
+                                          "AllWhenShared"))
             .AddAttribute("Moves",
                           "v2: what moves a tensor flow that is active on its port: Counts, a port "
                           "with fewer other flows, or a queue shorter by the move margin; "
@@ -389,6 +404,7 @@ TalbTensorAwareLb::MakeV2Config() const
     c.safeMoves = static_cast<V2::SafeMoves>(m_safeMoves);
     c.safeSlackNs = TalbCoreNs(m_safeSlack);
     c.spray = static_cast<V2::Spray>(m_spray);
+    c.sprayQueue = static_cast<V2::SprayQueue>(m_sprayQueue);
     c.moves = static_cast<V2::Moves>(m_moves);
     c.slowRate = m_slowRate;
     c.congestionTarget = m_congestionTarget;

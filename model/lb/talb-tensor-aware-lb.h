@@ -148,6 +148,7 @@ class TalbTensorAwareLb : public TalbCoreLb
     double m_maxReorder;         //!< MaxReorder attribute (bytes)
     int m_safeMoves;             //!< SafeMoves attribute (TensorAwareV2::SafeMoves)
     int m_spray;                 //!< Spray attribute (TensorAwareV2::Spray)
+    int m_sprayQueue;            //!< SprayQueue attribute (TensorAwareV2::SprayQueue)
     int m_moves;                 //!< Moves attribute (TensorAwareV2::Moves)
     double m_slowRate;           //!< SlowRate attribute
     bool m_queueMoves;           //!< QueueMoves attribute

@@ -219,6 +219,11 @@ def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_tra
     assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='RemoteSprayBytes=30000')) \
         == 'talb-remotespray30000'
     assert label('talb', dict(tcp, lbAttributes='QueueMoves=true')) == 'talb'
+    # SprayQueue (since 2026-11-27): the default is no part of the name, the others are.
+    assert label('talb', dict(tcp, lbAttributes='SprayQueue=AllWhenShared')) == 'talb'
+    assert label('talb', dict(tcp, lbAttributes='SprayQueue=AtOrAbove')) == 'talb-sprayatorabove'
+    assert label('talb', dict(tcp, lbProfile='none', lbAttributes='SprayQueue=All')) == \
+        'talb-localspray-sprayall'
     assert label('talb', dict(tcp, lbAttributes='Moves=Contended')) == 'talb-contended'
     assert label('talb', dict(tcp, lbAttributes='Moves=Contended;QueueMoves=true')) == \
         'talb-contended-queue'

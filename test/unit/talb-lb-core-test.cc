@@ -1876,6 +1876,42 @@ TEST(TalbLbCoreTensorAwareV2, RemoteSprayChargesSaturatedPathsAndLeavesPlacement
     }
 }
 
+TEST(TalbLbCoreTensorAwareV2, SprayQueueCountsEveryBandWhileAnotherJobShares)
+{
+    using Q = TensorAwareV2::SprayQueue;
+    const uint32_t job1 = talb_make_tensor_id(1, 100);
+    const uint32_t job2 = talb_make_tensor_id(2, 300);
+    // A priority 2 packet: uplink 1 holds 20000 bytes of priority 6 (strict priority serves the
+    // packet first there), uplink 2 5000 bytes of priority 2 (it waits behind them). Its own
+    // wait picks uplink 1; the load the packets add downstream picks uplink 2.
+    auto sprayed = [&](Q queue, bool otherJob) {
+        TensorAwareV2::Config c;
+        c.sprayQueue = queue;
+        TalbV2Rig rig(c);
+        rig.Send(Tensor(10, US, job1, 2, TALB_FLAG_FIRST));
+        if (otherJob)
+        {
+            rig.Send(Tensor(30, US, job2, 5, TALB_FLAG_FIRST));
+        }
+        else
+        {
+            rig.Send(Untagged(30, US)); // background: the flow is sprayed all the same
+        }
+        rig.Queue(1, 6, 20000);
+        rig.Queue(2, 2, 5000);
+        uint32_t port = rig.Send(Tensor(10, 2 * US, job1, 2, 0));
+        EXPECT_EQ(rig.talb.GetTableStats().nSprayed, otherJob ? 2u : 1u);
+        return port;
+    };
+    for (bool otherJob : {false, true})
+    {
+        EXPECT_EQ(sprayed(Q::kAtOrAbove, otherJob), 1u) << otherJob;
+        EXPECT_EQ(sprayed(Q::kAll, otherJob), 2u) << otherJob;
+        EXPECT_EQ(sprayed(Q::kAllWhenShared, otherJob), otherJob ? 2u : 1u) << otherJob;
+    }
+    EXPECT_EQ(TensorAwareV2::Config().sprayQueue, Q::kAllWhenShared);
+}
+
 TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
 {
     EXPECT_EQ(TensorAwareV2::Check(TensorAwareV2::Config()), nullptr);
@@ -1896,6 +1932,7 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_TRUE(bad([](auto& x) { x.paceFactor = 0.5; }));
     EXPECT_TRUE(bad([](auto& x) { x.windowMode = static_cast<TensorAwareV2::WindowMode>(2); }));
     EXPECT_TRUE(bad([](auto& x) { x.spray = static_cast<TensorAwareV2::Spray>(4); }));
+    EXPECT_TRUE(bad([](auto& x) { x.sprayQueue = static_cast<TensorAwareV2::SprayQueue>(3); }));
     EXPECT_TRUE(bad([](auto& x) { x.moves = static_cast<TensorAwareV2::Moves>(3); }));
     EXPECT_TRUE(bad([](auto& x) { x.slowRate = 0; }));
     EXPECT_TRUE(bad([](auto& x) { x.slowRate = 1.5; }));

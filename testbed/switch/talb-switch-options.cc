@@ -20,6 +20,7 @@ namespace
 using SafeMoves = lb::TensorAwareV2::SafeMoves;
 using WindowMode = lb::TensorAwareV2::WindowMode;
 using Spray = lb::TensorAwareV2::Spray;
+using SprayQueue = lb::TensorAwareV2::SprayQueue;
 
 /// A spelling of an enumerated option's value.
 template <class E>
@@ -40,6 +41,9 @@ constexpr Spelling<Spray> kSprays[] = {{"contended", Spray::kContended},
                                        {"withuntagged", Spray::kWithUntagged},
                                        {"always", Spray::kAlways},
                                        {"never", Spray::kNever}};
+constexpr Spelling<SprayQueue> kSprayQueues[] = {{"allwhenshared", SprayQueue::kAllWhenShared},
+                                                 {"all", SprayQueue::kAll},
+                                                 {"atorabove", SprayQueue::kAtOrAbove}};
 constexpr Spelling<LabelSource> kLabelSources[] = {{"option", LabelSource::kOption},
                                                    {"dscp", LabelSource::kDscp}};
 
@@ -241,11 +245,16 @@ SwitchUsage(const std::string& prog)
        << "                           move as other flows do), always or never (default\n"
        << "                           " << NameOf(kSafeMoves, t.safeMoves) << ")\n"
        << "  --talb-spray=MODE        when TCP tensor flows spread their packets over the\n"
-       << "                           ports (each to the least queued at or above its\n"
-       << "                           priority) instead of keeping one: contended (untagged\n"
-       << "                           traffic or another job's tensor flow on the ports),\n"
-       << "                           withuntagged, always or never (default "
-       << NameOf(kSprays, t.spray) << ")\n"
+       << "                           ports (each to the least queued, as\n"
+       << "                           --talb-spray-queue counts) instead of keeping one:\n"
+       << "                           contended (untagged traffic or another job's tensor\n"
+       << "                           flow on the ports), withuntagged, always or never\n"
+       << "                           (default " << NameOf(kSprays, t.spray) << ")\n"
+       << "  --talb-spray-queue=MODE  what a sprayed packet counts: atorabove (bytes queued\n"
+       << "                           at or above its priority), all (every band's bytes),\n"
+       << "                           allwhenshared (all while another job's tensor flow is\n"
+       << "                           on a candidate port, else atorabove) (default "
+       << NameOf(kSprayQueues, t.sprayQueue) << ")\n"
        << "  --talb-safe-move-slack-us=N  a safe-move flow moves this long after its last\n"
        << "                           packet left its old port, 0..10000000 (default "
        << Us(t.safeSlackNs) << ")\n"
@@ -440,6 +449,7 @@ ParseSwitchOptions(int argc, char** argv, SwitchOptions* o, std::string* error)
         {"--gobackn-fallback", policyName(&o->policy.goBackNFallback, true, true)},
         {"--talb-safe-moves", enumOption(kSafeMoves, &o->policy.talb.safeMoves)},
         {"--talb-spray", enumOption(kSprays, &o->policy.talb.spray)},
+        {"--talb-spray-queue", enumOption(kSprayQueues, &o->policy.talb.sprayQueue)},
         {"--talb-active-window-mode", enumOption(kWindowModes, &o->policy.talb.windowMode)},
         {"--labels", enumOption(kLabelSources, &o->pipeline.labels)},
         {"--talb-move-margin-rate",

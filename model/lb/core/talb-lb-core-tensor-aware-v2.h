@@ -166,6 +166,16 @@ class TensorAwareV2 : public TensorPolicy
         kContended,    ///< kWithUntagged, and while another job's tensor flow shares the ports
     };
 
+    /// The queue a sprayed packet's port choice counts.
+    enum class SprayQueue : uint8_t
+    {
+        kAtOrAbove, ///< bytes queued at or above its priority: its wait at this port
+        kAll,       ///< every band's bytes: the load the packet adds to the path (as DRILL)
+        /// kAll while another job's tensor flow is active on a candidate (their packets share
+        /// the spine downlinks downstream, whatever their band), else kAtOrAbove
+        kAllWhenShared,
+    };
+
     struct Config
     {
         uint8_t highThreshold{4};          ///< priorities below it are high, 0..8
@@ -193,11 +203,12 @@ class TensorAwareV2 : public TensorPolicy
         int64_t stallTimeoutNs{2000000};
         Spray spray{Spray::kContended}; ///< flows that spread their packets (not safe-move or
                                         ///< go-back-N ones)
-        Moves moves{Moves::kCounts};    ///< what moves an active flow
-        double slowRate{0.3};           ///< kCongestion: slow below this x port rate, (0, 1]
-        double congestionTarget{0.75};  ///< kCongestion: a target reports at most this, [0, 1)
-        int64_t rateWindowNs{100000};   ///< kCongestion: a flow's rate is over this, >= 1
-        bool queueMoves{false};         ///< kCongestion/kContended: queue-margin moves stay
+        SprayQueue sprayQueue{SprayQueue::kAllWhenShared}; ///< what a sprayed packet counts
+        Moves moves{Moves::kCounts};                       ///< what moves an active flow
+        double slowRate{0.3};          ///< kCongestion: slow below this x port rate, (0, 1]
+        double congestionTarget{0.75}; ///< kCongestion: a target reports at most this, [0, 1)
+        int64_t rateWindowNs{100000};  ///< kCongestion: a flow's rate is over this, >= 1
+        bool queueMoves{false};        ///< kCongestion/kContended: queue-margin moves stay
         /// with a RemoteView: placements and moves pay the remote congestion (keys 1-2)
         bool remotePlacement{true};
         /// with a RemoteView, while another job's tensor flow is active on a candidate: the

@@ -265,6 +265,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     EXPECT_EQ(o.policy.talb.maxActiveWindowNs, core.maxActiveWindowNs);
     EXPECT_EQ(o.policy.talb.stallTimeoutNs, core.stallTimeoutNs);
     EXPECT_EQ(o.policy.talb.spray, core.spray);
+    EXPECT_EQ(o.policy.talb.sprayQueue, core.sprayQueue);
     EXPECT_EQ(o.policy.talb.tableSize, core.tableSize);
     SwitchOptions p;
     ASSERT_TRUE(Parse({"--config=x",
@@ -274,6 +275,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
                        "--talb-max-reorder=0",
                        "--talb-safe-moves=Always",
                        "--talb-spray=WithUntagged",
+                       "--talb-spray-queue=AtOrAbove",
                        "--talb-safe-move-slack-us=200",
                        "--talb-min-move-interval-us=0",
                        "--talb-active-window-us=250",
@@ -291,6 +293,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     EXPECT_EQ(p.policy.talb.maxReorderBytes, 0);
     EXPECT_EQ(p.policy.talb.safeMoves, lb::TensorAwareV2::SafeMoves::kAlways);
     EXPECT_EQ(p.policy.talb.spray, lb::TensorAwareV2::Spray::kWithUntagged);
+    EXPECT_EQ(p.policy.talb.sprayQueue, lb::TensorAwareV2::SprayQueue::kAtOrAbove);
     EXPECT_EQ(p.policy.talb.safeSlackNs, 200000);
     EXPECT_EQ(p.policy.talb.minMoveIntervalNs, 0);
     EXPECT_EQ(p.policy.talb.activeWindowNs, 250000);
@@ -334,6 +337,8 @@ TEST(TalbSwitchOptions, BadV2AndHermesValuesNameTheOption)
               "--talb-stall-timeout-us: 100 is not above --talb-active-window-us 100");
     EXPECT_EQ(OptionError({"--config=x", "--talb-spray=sometimes"}),
               "--talb-spray: 'sometimes' is not contended, withuntagged, always or never");
+    EXPECT_EQ(OptionError({"--config=x", "--talb-spray-queue=some"}),
+              "--talb-spray-queue: 'some' is not allwhenshared, all or atorabove");
     EXPECT_EQ(OptionError({"--config=x", "--talb-active-window-mode=adaptive"}),
               "--talb-active-window-mode: 'adaptive' is not fixed or pace");
     EXPECT_EQ(OptionError({"--config=x", "--talb-pace-factor=0.5"}),

@@ -39,6 +39,7 @@ EXTRA_CSVS = [('tensor_detail', 'tensor_per_tensor.csv'), ('runs', 'runs.csv'),
 # cells_brief.csv: the per-cell columns a document shows (cells.csv has them all), rounded.
 BRIEF_COLUMNS = {'runs': 0, 'iter_ms_mean': 1, 'iter_ms_ci95': 1, 'speedup': 2, 'fct_avg_us': 0,
                  'fct_reduction_pct': 1, 'fct_p99_us': 0, 'hiprio_fct_p99_us': 0,
+                 'hiprio_own_p99_us': 0,
                  'bg_fct_p99_us': 0, 'reroutes': 0, 'tcp_retx_segments': 0, 'rdma_naks': 0}
 
 

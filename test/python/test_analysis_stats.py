@@ -225,6 +225,8 @@ def test_cell_table_puts_iteration_fct_high_priority_tail_and_counters_side_by_s
     # priority 0-1 tensor flows pooled over both seeds: 50 100 100 150 250 300 400 450
     assert talb['hiprio_flows'] == 8
     assert talb['hiprio_fct_p99_us'] == pytest.approx(400 + 0.93 * 50)
+    # less the waits for earlier messages of a connection: never above the FCT's tail
+    assert 0 < talb['hiprio_own_p99_us'] <= talb['hiprio_fct_p99_us']
     assert row(cells, scheme='ecmp')['hiprio_fct_p99_us'] == pytest.approx(400 + 0.93 * 100)
     assert talb['bg_fct_p99_us'] == pytest.approx(900 + 0.99 * 200)
     assert talb['reroutes'] == pytest.approx(15.0)
@@ -232,6 +234,23 @@ def test_cell_table_puts_iteration_fct_high_priority_tail_and_counters_side_by_s
     # run.json files without the counters (older runs) give NaN, not zero
     assert math.isnan(row(cells, scheme='ecmp')['reroutes'])
     assert math.isnan(talb['rdma_naks'])
+
+
+def test_connection_wait_is_the_time_a_message_waits_for_earlier_ones_of_its_connection():
+    import pandas as pd
+    conn = dict(src_ip='10.0.0.1', dst_ip='10.0.0.2', dst_port=20001)
+    flows = pd.DataFrame([
+        dict(run_id=0, src_port=1, start_ns=10, fct_ns=150, **conn),   # behind the next one
+        dict(run_id=0, src_port=1, start_ns=0, fct_ns=100, **conn),    # first: no wait
+        dict(run_id=0, src_port=1, start_ns=200, fct_ns=10, **conn),   # after both ended
+        dict(run_id=0, src_port=1, start_ns=120, fct_ns=60, **conn),   # the first ended at 100,
+                                                                       # the second ends at 160
+        dict(run_id=0, src_port=2, start_ns=5, fct_ns=10, **conn),     # another connection
+        dict(run_id=1, src_port=1, start_ns=20, fct_ns=5, **conn),     # another run
+    ], index=[7, 3, 9, 4, 1, 8])
+    wait = stats.connection_wait_ns(flows)
+    assert list(wait.index) == [7, 3, 9, 4, 1, 8]
+    assert list(wait) == [90, 0, 0, 40, 0, 0]
 
 
 def test_talb_vs_best_flags_cells_where_talb_is_over_2_percent_slower_or_not_best_in_tail():
@@ -253,6 +272,13 @@ def test_talb_vs_best_flags_cells_where_talb_is_over_2_percent_slower_or_not_bes
     b = row(table, model='b')
     assert b['iter_gap_pct'] == pytest.approx(100 * (10.0 / 9.9 - 1))  # within 2 %
     assert b['hiprio_best'] and not b['loses']
+    # Without the own-tail column (cells built elsewhere) its comparison is left empty.
+    assert a['hiprio_own_best'] is None
+    cells['hiprio_own_p99_us'] = [100.0, 60.0, 70.0, 10.0, 100.0, 60.0, 50.0, 10.0]
+    table = stats.talb_vs_best(cells, ['scheme', 'model'])
+    a, b = row(table, model='a'), row(table, model='b')
+    assert a['best_hiprio_own_p99_us'] == 60.0 and not a['hiprio_own_best']
+    assert b['talb_hiprio_own_p99_us'] == 50.0 and b['hiprio_own_best']
 
 
 def test_talb_v1_runs_line_up_with_the_other_schemes_cells(fixture_copy):

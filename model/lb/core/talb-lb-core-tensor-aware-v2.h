@@ -79,13 +79,18 @@ namespace lb
  * Spray (spray; kContended by default; never safe-move flows): while the candidates are contended
  * -- an untagged data flow is active on one of them (kWithUntagged), or that or a tensor flow of
  * another job (kContended), or always (kAlways) -- a tensor flow does not keep a port: each
- * packet takes the fastest path with the fewest bytes queued at or above its priority (in time at
- * the port's rate), as DRILL does. With N tensor flows on N uplinks and background bursts taking a
- * share of whichever uplink they hit, no placement of whole flows helps (moving a flow puts it
- * beside another, and a ring runs at its slowest flow); spreading pools the uplinks' leftover
- * capacity. Jobs that share a fabric also meet at spine downlinks the leaf cannot see; spread,
- * each flow's halves meet different flows. One job alone on an idle fabric keeps whole-flow
+ * packet takes the fastest path with the fewest bytes queued (in time at the port's rate; which
+ * bytes, sprayQueue says), as DRILL does. With N tensor flows on N uplinks and background bursts
+ * taking a share of whichever uplink they hit, no placement of whole flows helps (moving a flow
+ * puts it beside another, and a ring runs at its slowest flow); spreading pools the uplinks'
+ * leftover capacity. Jobs that share a fabric also meet at spine downlinks the leaf cannot see;
+ * spread, each flow's halves meet different flows. One job alone on an idle fabric keeps whole-flow
  * placement, which the flow counts get right. Sprayed packets are not reroutes (nSprayed).
+ * sprayQueue (kAllWhenShared by default): the bytes at or above the packet's priority (its own
+ * wait at the port) or every band's (the load it adds downstream); kAllWhenShared counts every
+ * band while another job's tensor flow is active on a candidate -- every band's packets share the
+ * spine downlinks, so a split by each packet's wait leaves them unbalanced -- and the packet's
+ * wait otherwise (with background alone, DWRR serves the training class its share).
  * Remote spraying (remoteSprayBytes > 0, with a RemoteView): while another job's tensor flow is
  * active on a candidate, a candidate whose path the view reports saturated counts
  * remoteSprayBytes more queue (scaled as the margins): other jobs' flows fill spine downlinks
@@ -417,7 +422,7 @@ class TensorAwareV2 : public TensorPolicy
                    bool otherJobs,
                    uint8_t job) const;
     /// \return the candidate a spread packet of job \p job takes: the fastest path, then the
-    /// fewest bytes queued at or above its priority (in time at the port's rate; plus
+    /// fewest bytes queued, as sprayQueue counts them (in time at the port's rate; plus
     /// remoteSprayBytes where the RemoteView reports the path saturated while another job's
     /// tensor flow is active on a candidate), ties at random
     uint32_t SprayPort(const PacketInfo& packet, const Candidates& candidates, uint8_t job);

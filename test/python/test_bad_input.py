@@ -172,6 +172,7 @@ SWITCH = {
     'talb-max-reorder': 'x',
     'talb-safe-moves': 'sometimes',
     'talb-spray': 'sometimes',
+    'talb-spray-queue': 'some',
     'talb-safe-move-slack-us': 'x',
     'talb-stall-timeout-us': '-1',
     'talb-min-move-interval-us': '99999999',

@@ -226,9 +226,7 @@ TensorAwareV2::SprayPort(const PacketInfo& packet, const Candidates& candidates,
     // and counts the leaf's own packets).
     const double penalty = remote && shared ? AtFastest(m_config.remoteSprayBytes, fastest) : 0.0;
     return PickLeast(candidates, [&](uint32_t port) {
-        double bytes = allBands ? Ratio(fastest.local, Ports().RateBps(port)) *
-                                      static_cast<double>(Ports().QueueBytes(port))
-                                : DrainBytes(port, packet, fastest);
+        double bytes = DrainBytes(port, packet, fastest, allBands);
         if (penalty > 0 && Saturated(port, packet))
         {
             bytes += penalty;
@@ -244,10 +242,14 @@ TensorAwareV2::PathRatio(uint32_t port, const PacketInfo& packet, const Fastest&
 }
 
 double
-TensorAwareV2::DrainBytes(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const
+TensorAwareV2::DrainBytes(uint32_t port,
+                          const PacketInfo& packet,
+                          const Fastest& fastest,
+                          bool allBands) const
 {
     return Ratio(fastest.local, Ports().RateBps(port)) *
-           static_cast<double>(Ports().QueueBytesAtOrAbove(port, packet.label.priority));
+           static_cast<double>(allBands ? Ports().QueueBytes(port)
+                                        : Ports().QueueBytesAtOrAbove(port, packet.label.priority));
 }
 
 int64_t

@@ -450,8 +450,12 @@ class TensorAwareV2 : public TensorPolicy
 
     /// \return R of \p port: the fastest candidate path's rate over its path's to the packet's leaf
     double PathRatio(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const;
-    /// \return key 3 of \p port: bytes queued in bands 0..priority, in the fastest port's time
-    double DrainBytes(uint32_t port, const PacketInfo& packet, const Fastest& fastest) const;
+    /// \return key 3 of \p port: bytes queued in bands 0..priority (every band's with \p
+    /// allBands), in the fastest port's time
+    double DrainBytes(uint32_t port,
+                      const PacketInfo& packet,
+                      const Fastest& fastest,
+                      bool allBands = false) const;
 
     /// \return true when the RemoteView (set) reports the path behind \p port to \p packet's
     /// leaf saturated: the top level of the metric

@@ -387,8 +387,8 @@ def cell_table(data, keys, iterations, fct):
     :func:`add_fct_reduction`); p99 FCT of the high-priority tensor flows (priority 0-1), the same
     less each message's wait for earlier messages of its connection (:func:`connection_wait_ns`),
     and p99 FCT of the background flows; and the run.json counters averaged over the cell's runs:
-    reroutes, TCP retransmitted segments and bytes, RDMA NAKs, go-back-N retransmitted bytes and packets the
-    responders dropped as out of order.
+    reroutes, TCP retransmitted segments and bytes, RDMA NAKs, go-back-N retransmitted bytes and
+    packets the responders dropped as out of order.
     """
     keys = list(keys)
     flows = attach(data.flows, data.runs, keys)

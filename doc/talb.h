@@ -14,8 +14,21 @@
 /**
  * \defgroup talb-switch Switch
  * \ingroup talb
- * Device-level leaf-spine switches, strict-priority ECN port queues, the host egress hook, the
- * tensor tags and the shared wire format (talb-wire.h).
+ * Device-level leaf-spine switches, strict-priority ECN port queues, PFC and the DRE.
+ */
+
+/**
+ * \defgroup talb-host Host labelling
+ * \ingroup talb
+ * The tensor byte tags that ride on a socket's bytes and the host egress hook that turns them
+ * into one label per packet (the TaLB option as a TalbTag, and DSCP).
+ */
+
+/**
+ * \defgroup talb-wire Wire format
+ * \ingroup talb
+ * The TaLB IPv4 option, the DSCP mapping and the NCCL plugin frame header (talb-wire.h, plain C,
+ * shared with the testbed), and TalbTag, the option's ns-3 carrier.
  */
 
 /**
@@ -36,7 +49,7 @@
  * \defgroup talb-transport Transports
  * \ingroup talb
  * How a collective's messages travel between hosts: the TalbTransport family and its message
- * channels (TalbMessageChannel); TCP so far.
+ * channels (TalbMessageChannel): TCP and RoCEv2.
  */
 
 /**

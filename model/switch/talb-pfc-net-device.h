@@ -2,13 +2,13 @@
 #define TALB_PFC_NET_DEVICE_H
 
 #include "talb-priority-queue.h"
-#include "talb-wire.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
+#include "ns3/talb-wire.h"
 #include "ns3/traced-callback.h"
 
 #include <array>

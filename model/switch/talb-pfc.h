@@ -2,11 +2,11 @@
 #define TALB_PFC_H
 
 #include "talb-pfc-net-device.h"
-#include "talb-wire.h"
 
 #include "ns3/event-id.h"
 #include "ns3/object.h"
 #include "ns3/queue-size.h"
+#include "ns3/talb-wire.h"
 #include "ns3/traced-callback.h"
 
 #include <array>

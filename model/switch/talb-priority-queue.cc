@@ -1,7 +1,5 @@
 #include "talb-priority-queue.h"
 
-#include "talb-tag.h"
-
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -10,6 +8,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/ppp-header.h"
+#include "ns3/talb-tag.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 

@@ -2,11 +2,11 @@
 #define TALB_PRIORITY_QUEUE_H
 
 #include "talb-flow-queues.h"
-#include "talb-wire.h"
 
 #include "ns3/queue-size.h"
 #include "ns3/queue.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/talb-wire.h"
 #include "ns3/traced-callback.h"
 
 #include <array>

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the NCCL plugin frame header decoder and encoder (model/switch/talb-wire.h).
+ * Fuzz target: the NCCL plugin frame header decoder and encoder (model/wire/talb-wire.h).
  *
  * Invariants:
  *  - decode reads only the bytes it is given and returns TALB_FRAME_LEN or a known status;

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the TaLB IPv4 option decoder and encoder (model/switch/talb-wire.h).
+ * Fuzz target: the TaLB IPv4 option decoder and encoder (model/wire/talb-wire.h).
  *
  * Invariants:
  *  - decode reads only the bytes it is given (the buffer is exactly sized) and returns

@@ -1,6 +1,6 @@
 /*
  * Fuzz target: the IPv4 options walk that finds the TaLB option (talb_ipv4_options_find in
- * model/switch/talb-wire.h), and its agreement with the option decoder.
+ * model/wire/talb-wire.h), and its agreement with the option decoder.
  *
  * Invariants:
  *  - the walk reads only the area it is given and returns OK, NOT_FOUND or BAD_OPTIONS;

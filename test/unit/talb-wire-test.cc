@@ -1,4 +1,4 @@
-// Wire format (model/switch/talb-wire.h): round trips and rejection of every malformed input.
+// Wire format (model/wire/talb-wire.h): round trips and rejection of every malformed input.
 #include "ns3/talb-wire.h"
 
 #include <cstring>

@@ -176,11 +176,4 @@ ParseAgentOptions(int argc, char** argv, AgentOptions* options, std::string* err
     return true;
 }
 
-int
-ParsePortId(const std::string& text)
-{
-    uint64_t v;
-    return ParseUnsigned(text, 0, 65534, &v) ? static_cast<int>(v) : -1;
-}
-
 } // namespace talb

@@ -32,12 +32,6 @@ std::string AgentUsage(const std::string& prog);
  */
 bool ParseAgentOptions(int argc, char** argv, AgentOptions* options, std::string* error);
 
-/**
- * Parses a port argument.
- * \return the port id when text is a decimal number below 65535, else -1 (a device name)
- */
-int ParsePortId(const std::string& text);
-
 } // namespace talb
 
 #endif /* TALB_AGENT_OPTIONS_H */

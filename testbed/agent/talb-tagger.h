@@ -16,7 +16,7 @@ namespace talb
 
 struct TaggerConfig
 {
-    /// DSCP per priority; defaults to talb_dscp_from_priority (model/switch/talb-wire.h)
+    /// DSCP per priority; defaults to talb_dscp_from_priority (model/wire/talb-wire.h)
     uint8_t dscp[TALB_NUM_PRIORITIES];
     /// set the DSCP only, never insert the option (for switches that punt IP options to CPU)
     bool dscpOnly = false;

@@ -52,6 +52,15 @@ ParseReal(const std::string& text, double lo, double hi, double* out)
     return true;
 }
 
+/// Parses a DPDK port argument: \return the port id when \p text is a decimal number below
+/// 65535, else -1 (a device name).
+inline int
+ParsePortId(const std::string& text)
+{
+    uint64_t v;
+    return ParseUnsigned(text, 0, 65534, &v) ? static_cast<int>(v) : -1;
+}
+
 /// Splits \p text at every \p sep, keeping empty fields ("a,,b," gives a, "", b, "").
 inline std::vector<std::string>
 Split(const std::string& text, char sep)

@@ -1,6 +1,6 @@
 #include "talb-dpdk-ports.h"
 
-#include "talb-agent-options.h"
+#include "talb-text.h"
 
 #include <cerrno>
 #include <csignal>

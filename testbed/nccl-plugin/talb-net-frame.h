@@ -1,6 +1,6 @@
 /*
  * Stream framing of the talb NCCL net plugin: each isend becomes [16-byte TaLB frame header |
- * payload] on a TCP stream (header format: model/switch/talb-wire.h). The sender and receiver state
+ * payload] on a TCP stream (header format: model/wire/talb-wire.h). The sender and receiver state
  * machines here are pure: they move bytes through caller-supplied read/write functions, so tests
  * can split headers and payloads at every offset without sockets.
  */

@@ -1,6 +1,6 @@
 /*
  * libnccl-net-talb.so: an NCCL net plugin over kernel TCP that frames every isend with the TaLB
- * frame header (model/switch/talb-wire.h) so the host agent can tag the packets of each tensor.
+ * frame header (model/wire/talb-wire.h) so the host agent can tag the packets of each tensor.
  *
  * Shape: one device (the address in TALB_NET_ADDR, else the first UP non-loopback IPv4
  * interface, else 127.0.0.1), one non-blocking TCP socket per comm, host memory only

@@ -27,7 +27,7 @@ TALB_OPT_LEN = 8
 FRAME_LEN = 16
 FLAG_FIRST, FLAG_LAST = 1, 2
 HELLO_MAGIC, HELLO_PAYLOAD = b'TLBH', 12  # testbed/nccl-plugin/talb-net-frame.h
-DEFAULT_DSCP = [46, 40, 32, 24, 16, 12, 10, 8]  # model/switch/talb-wire.h talb_dscp_from_priority
+DEFAULT_DSCP = [46, 40, 32, 24, 16, 12, 10, 8]  # model/wire/talb-wire.h talb_dscp_from_priority
 
 
 def read_pcap(path):

@@ -1,6 +1,5 @@
 #include "talb-switch-config.h"
 
-#include "talb-agent-options.h"
 #include "talb-text.h"
 
 #include <cmath>

@@ -1,6 +1,5 @@
 #include "talb-switch-options.h"
 
-#include "talb-agent-options.h"
 #include "talb-text.h"
 
 #include <algorithm>

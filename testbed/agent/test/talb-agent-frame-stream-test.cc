@@ -1,7 +1,7 @@
 // Frame stream parsing: headers split anywhere, desynchronisation, gaps, the frame history.
-#include "talb-agent-test-packets.h"
 #include "talb-frame-history.h"
 #include "talb-frame-stream-parser.h"
+#include "talb-test-packets.h"
 
 #include <gtest/gtest.h>
 

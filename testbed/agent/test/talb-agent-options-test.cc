@@ -1,5 +1,6 @@
 // talb-agent's command line: accepted forms, defaults, and a clear error for each bad input.
 #include "talb-agent-options.h"
+#include "talb-text.h"
 
 #include <gtest/gtest.h>
 #include <vector>

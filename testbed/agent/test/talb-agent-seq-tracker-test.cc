@@ -1,6 +1,6 @@
 // Sequence-space tracking: in order, split headers, retransmissions, gaps, wrap-around, flags.
-#include "talb-agent-test-packets.h"
 #include "talb-seq-tracker.h"
+#include "talb-test-packets.h"
 
 #include <gtest/gtest.h>
 

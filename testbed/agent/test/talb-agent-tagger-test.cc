@@ -1,7 +1,7 @@
 // The agent's per-packet logic on whole frames: tagging, stripping, fail-open, counters.
-#include "talb-agent-test-packets.h"
 #include "talb-packet-view.h"
 #include "talb-tagger.h"
+#include "talb-test-packets.h"
 
 #include <gtest/gtest.h>
 

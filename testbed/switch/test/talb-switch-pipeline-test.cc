@@ -1,8 +1,8 @@
 // talb-switch's per-packet pipeline on frames: routing, labels, bands, ECN, fail-open, the
 // decision core at a leaf, and the counter identities.
-#include "talb-agent-test-packets.h"
 #include "talb-ipv4-edit.h"
 #include "talb-switch-pipeline.h"
+#include "talb-test-packets.h"
 
 #include <functional>
 #include <gtest/gtest.h>

@@ -1,12 +1,12 @@
 #include "talb-host-egress-hook.h"
 
-#include "talb-tag.h"
 #include "talb-tensor-byte-tag.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/socket.h"
+#include "ns3/talb-tag.h"
 #include "ns3/tcp-l4-protocol.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/udp-l4-protocol.h"

@@ -1,6 +1,6 @@
 /**
  * \file
- * \ingroup talb-switch
+ * \ingroup talb-wire
  * talb wire format: the one definition shared by the ns-3 model (model/) and the host testbed
  * (testbed/). Plain C99, header-only, no allocation, no ns-3 or DPDK dependency.
  *

@@ -1,19 +1,18 @@
 #ifndef TALB_HOST_EGRESS_HOOK_H
 #define TALB_HOST_EGRESS_HOOK_H
 
-#include "talb-wire.h"
-
 #include "ns3/ip-l4-protocol.h"
 #include "ns3/ipv4-route.h"
 #include "ns3/node.h"
 #include "ns3/object.h"
+#include "ns3/talb-wire.h"
 #include "ns3/traced-callback.h"
 
 namespace ns3
 {
 
 /**
- * \ingroup talb-switch
+ * \ingroup talb-host
  * \brief Host egress hook: labels each outgoing TCP/UDP segment with its tensor.
  *
  * Installed on a host with an IPv4 stack, it sits between the transport protocols (TCP, UDP)

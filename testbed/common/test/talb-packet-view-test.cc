@@ -1,6 +1,6 @@
 // Frame parsing: Ethernet (+VLAN) -> IPv4 -> TCP, and every malformed header it must reject.
-#include "talb-agent-test-packets.h"
 #include "talb-packet-view.h"
+#include "talb-test-packets.h"
 
 #include <gtest/gtest.h>
 

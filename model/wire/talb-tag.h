@@ -9,7 +9,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb-switch
+ * \ingroup talb-wire
  * \brief Per-packet TaLB label: the simulator's stand-in for the TaLB IPv4 option.
  *
  * ns-3's Ipv4Header carries no options, so the option travels as a packet tag holding exactly

@@ -1,16 +1,15 @@
 #ifndef TALB_TENSOR_BYTE_TAG_H
 #define TALB_TENSOR_BYTE_TAG_H
 
-#include "talb-wire.h"
-
 #include "ns3/packet.h"
 #include "ns3/tag.h"
+#include "ns3/talb-wire.h"
 
 namespace ns3
 {
 
 /**
- * \ingroup talb-switch
+ * \ingroup talb-host
  * \brief Byte tag naming the tensor that owns a range of application bytes.
  *
  * An application tags a message's bytes before Socket::Send(); ns-3 byte tags follow the bytes

@@ -1,6 +1,6 @@
 // Test helpers: build Ethernet/IPv4/TCP frames and frame streams with reference checksums.
-#ifndef TALB_AGENT_TEST_PACKETS_H
-#define TALB_AGENT_TEST_PACKETS_H
+#ifndef TALB_TEST_PACKETS_H
+#define TALB_TEST_PACKETS_H
 
 #include "talb-checksum.h"
 #include "talb-wire.h"
@@ -176,4 +176,4 @@ struct Stream
 } // namespace test
 } // namespace talb
 
-#endif /* TALB_AGENT_TEST_PACKETS_H */
+#endif /* TALB_TEST_PACKETS_H */

@@ -1,7 +1,7 @@
 // Checksums and in-place IPv4 edits: every incremental update against a from-scratch reference.
-#include "talb-agent-test-packets.h"
 #include "talb-checksum.h"
 #include "talb-ipv4-edit.h"
+#include "talb-test-packets.h"
 
 #include <gtest/gtest.h>
 #include <random>

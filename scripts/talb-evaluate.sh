@@ -8,7 +8,7 @@
 # usage: scripts/talb-evaluate.sh [options] [RESULTS]      (default RESULTS: results/eval)
 #   --only=GLOB        run only the grid files whose FAMILY/PART matches GLOB (e.g. 'idle/*',
 #                      '*/*16', 'failure/flap-*'); reports still cover everything in RESULTS
-#   --jobs=N           runners at a time (default: TALB_JOBS, else nproc)
+#   --parallel=N       runners at a time (default: TALB_PARALLEL, else nproc)
 #   --report-only      run nothing, only regenerate the reports
 #   --dry-run          list what the sweeps would run (talb-sweep.py --dry-run); no reports
 #   --sweep-arg=ARG    pass ARG to every talb-sweep.py call (repeatable), e.g. --sweep-arg=--seeds=1-2
@@ -20,7 +20,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 PY=/usr/bin/python3
 ONLY='*'
-JOBS=${TALB_JOBS:-$(nproc)}
+PARALLEL=${TALB_PARALLEL:-$(nproc)}
 REPORT_ONLY=0
 DRY=0
 SWEEP_ARGS=()
@@ -29,7 +29,9 @@ usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 for arg in "$@"; do
   case "$arg" in
     --only=*) ONLY=${arg#--only=} ;;
-    --jobs=*) JOBS=${arg#--jobs=} ;;
+    --parallel=*) PARALLEL=${arg#--parallel=} ;;
+    --jobs|--jobs=*)
+      echo "talb-evaluate: --jobs is now --parallel=N (runners at a time)" >&2; exit 2 ;;
     --report-only) REPORT_ONLY=1 ;;
     --dry-run) DRY=1 ;;
     --sweep-arg=*) SWEEP_ARGS+=("${arg#--sweep-arg=}") ;;
@@ -38,7 +40,7 @@ for arg in "$@"; do
     *) RESULTS=$arg ;;
   esac
 done
-[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || { echo "talb-evaluate: --jobs=$JOBS is not a positive integer" >&2; exit 2; }
+[[ "$PARALLEL" =~ ^[1-9][0-9]*$ ]] || { echo "talb-evaluate: --parallel=$PARALLEL is not a positive integer" >&2; exit 2; }
 [ -x "$TOP/build/bin/talb-scenario" ] || { echo "talb-evaluate: build first (cmake --build build)" >&2; exit 2; }
 
 start=$(date +%s)
@@ -56,7 +58,7 @@ for grid in "$TOP"/scenarios/eval/*/*.json; do
   [ "$DRY" = 1 ] && extra+=(--dry-run)
   # A sweep with failed points goes on to the next grid; the exit status says so at the end.
   $PY "$TOP/scripts/talb-sweep.py" --runner="$TOP/build/bin/talb-scenario" --grid="$grid" \
-    --out="$RESULTS/$family/$part" --jobs="$JOBS" ${SWEEP_ARGS[@]+"${SWEEP_ARGS[@]}"} \
+    --out="$RESULTS/$family/$part" --parallel="$PARALLEL" ${SWEEP_ARGS[@]+"${SWEEP_ARGS[@]}"} \
     ${extra[@]+"${extra[@]}"} || status=$?
   [ "$status" = 130 ] && exit 130  # interrupted: what finished is kept
 done

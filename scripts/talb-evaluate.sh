@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Regenerates the evaluation in doc/evaluation/ (the tables doc/talb-evaluation.rst includes):
-# runs every grid file scenarios/eval/FAMILY/PART.json with talb-sweep.py into RESULTS/FAMILY/PART
-# (resumable: finished points are kept and not rerun), then talb-report.py once per family over
-# all its parts, into doc/evaluation/FAMILY/, and talb-goals.py over the families
-# (doc/evaluation/goals.csv: the goals of doc/talb-evaluation.rst counted).
+# Regenerates the evaluation: runs every grid file scenarios/eval/FAMILY/PART.json with
+# talb-sweep.py into RESULTS/FAMILY/PART (resumable: finished points are kept and not rerun), then
+# talb-report.py once per family over all its parts into RESULTS/FAMILY/report (every table, plot
+# and report.md), copies from there into doc/evaluation/FAMILY/ only the files the doc pages show
+# (the evaluation/FAMILY/... files that doc/*.rst includes as csv-tables or shows as figures),
+# and runs talb-goals.py over doc/evaluation (goals.csv, goals_misses.csv: the goals counted).
 #
 # usage: scripts/talb-evaluate.sh [options] [RESULTS]      (default RESULTS: results/eval)
 #   --only=GLOB        run only the grid files whose FAMILY/PART matches GLOB (e.g. 'idle/*',
@@ -65,24 +66,40 @@ done
 [ "$matched" -gt 0 ] || { echo "talb-evaluate: no grid file matches --only=$ONLY" >&2; exit 2; }
 [ "$DRY" = 1 ] && exit "$status"
 
+# The files of FAMILY's report that the doc pages show: every evaluation/FAMILY/NAME that a
+# csv-table's :file:, a figure or an image of doc/*.rst names, one NAME a line.
+shown() {
+  grep -ohE "(:file:|\.\. (figure|image)::)[[:space:]]+evaluation/$1/[^[:space:]]+" "$TOP"/doc/*.rst |
+    sed -E "s#^.*evaluation/$1/##" | sort -u
+}
+
 for dir in "$RESULTS"/*/; do
   family=$(basename "$dir")
   [ -d "$TOP/scenarios/eval/$family" ] || continue
-  doc="$TOP/doc/evaluation/$family"
-  mkdir -p "$doc"
-  rm -f "$doc"/*.csv "$doc"/*.png "$doc"/report.md  # plots are named by cell: none left stale
+  report=$RESULTS/$family/report
+  rm -rf "$report"  # plots are named by cell: none left stale
+  mkdir -p "$report"
   plotx=lb
   [ "$family" = background ] && plotx=bgLoad
   echo "== report $family"
-  $PY "$TOP/analysis/talb-report.py" "$dir" --out="$doc" --plot-x="$plotx" \
-    --format=markdown > "$doc/report.md"
-  # The per-tensor table grows with every cell (MBs); it stays with the results:
-  # analysis/talb-report.py RESULTS/FAMILY writes it beside them.
-  rm -f "$doc/tensor_per_tensor.csv"
-  sed -n '/TaLB against the best/,/^$/p' "$doc/report.md"
+  # Run from RESULTS, so that report.md names the folders relative to it.
+  (cd "$RESULTS" && $PY "$TOP/analysis/talb-report.py" "$family" --out="$family/report" \
+    --plot-x="$plotx" --format=markdown) > "$report/report.md"
+  doc=$TOP/doc/evaluation/$family
+  rm -rf "$doc"
+  mkdir -p "$doc"
+  while read -r name; do
+    if [ -f "$report/$name" ]; then
+      cp "$report/$name" "$doc/$name"
+    else
+      echo "talb-evaluate: doc/*.rst shows evaluation/$family/$name, which the report did not write" >&2
+      status=1
+    fi
+  done < <(shown "$family")
+  sed -n '/TaLB against the best/,/^$/p' "$report/report.md"
 done
 echo "== goals (every family's talb_vs_best.csv)"
 $PY "$TOP/analysis/talb-goals.py" "$TOP/doc/evaluation" || status=$?
-echo "talb-evaluate: done in $(( $(date +%s) - start )) s; tables and plots in doc/evaluation/"
-[ "$status" = 0 ] || echo "talb-evaluate: some sweeps had failed points (exit $status); rerun to retry them" >&2
+echo "talb-evaluate: done in $(( $(date +%s) - start )) s; every table and plot in $RESULTS/FAMILY/report, what the pages show in doc/evaluation/"
+[ "$status" = 0 ] || echo "talb-evaluate: some sweeps had failed points or shown files are missing (exit $status); rerun to retry the points" >&2
 exit "$status"

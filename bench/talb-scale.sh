@@ -7,7 +7,8 @@
 #
 # usage: bench/talb-scale.sh [options] [-- scenario options]
 #   --bin=PATH       talb-scenario binary (default build/bin/talb-scenario; the fast build's is
-#                    /tmp/talb-fast/bin/talb-scenario, see scripts/setup-fast.sh)
+#                    /tmp/talb-fast/bin/talb-scenario, see scripts/setup-fast.sh); the table's
+#                    binary column names one inside this repository relative to it
 #   --hosts="16 32"  points (default "16 32 64 128 256 512")
 #   --rate=RATE      every link's rate (default 100Gbps)
 #   --model=NAME     model of the job (default resnet50)
@@ -41,6 +42,14 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ -x "$BIN" ] || { echo "talb-scale: no talb-scenario binary at $BIN (build first, or --bin=)" >&2; exit 2; }
+# The table names a binary of this repository relative to it (build/bin/talb-scenario), so that a
+# committed table names no folder of the machine that made it; any other binary as given.
+BIN_ABS=$(realpath -m -- "$BIN")
+TOP_ABS=$(realpath -- "$TOP")
+case "$BIN_ABS" in
+  "$TOP_ABS"/*) BIN_NAME=${BIN_ABS#"$TOP_ABS"/} ;;
+  *) BIN_NAME=$BIN ;;
+esac
 [ -x /usr/bin/time ] || { echo "talb-scale: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 for h in $HOSTS; do
   if ! [[ $h =~ ^[0-9]+$ ]] || [ $((h % 8)) -ne 0 ] || [ "$h" -lt 16 ]; then
@@ -72,12 +81,12 @@ for h in $HOSTS; do
   [ $rc -eq 0 ] || status="failed(rc=$rc)"
   if [ ! -s "$dir/run.json" ]; then
     echo "$(printf '%6s' "$h")  no run.json ($status): see $OUT/h$h.log"
-    echo "$(date -u +%FT%TZ),$(nproc),$BIN,$h,$leaves,8,$RATE,$MODEL,$SCHEDULER,$load,$status,false,,,,,,,,," >>"$CSV"
+    echo "$(date -u +%FT%TZ),$(nproc),$BIN_NAME,$h,$leaves,8,$RATE,$MODEL,$SCHEDULER,$load,$status,false,,,,,,,,," >>"$CSV"
     continue
   fi
-  read -r rss_kib wall_time <"$OUT/h$h.time" || true
+  read -r rss_kib _ <"$OUT/h$h.time" || true
   /usr/bin/python3 - "$dir/run.json" "$rss_kib" "$h" "$leaves" "$load" "$status" "$CSV" \
-    "$(date -u +%FT%TZ),$(nproc),$BIN,$h,$leaves,8,$RATE,$MODEL,$SCHEDULER,$load,$status" <<'PY'
+    "$(date -u +%FT%TZ),$(nproc),$BIN_NAME,$h,$leaves,8,$RATE,$MODEL,$SCHEDULER,$load,$status" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))
 # A point cut by the timeout has the run.json written at its start (complete false, zeros) and

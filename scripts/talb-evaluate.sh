@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Regenerates the evaluation in doc/evaluation/ (the tables doc/talb-evaluation.rst includes):
-# runs every grid file scenarios/eval/FAMILY/PART.json with talb-sweep.py into RESULTS/FAMILY/PART
-# (resumable: finished points are kept and not rerun), then talb-report.py once per family over
-# all its parts, into doc/evaluation/FAMILY/, and talb-goals.py over the families
-# (doc/evaluation/goals.csv: the goals of doc/talb-evaluation.rst counted).
+# Regenerates the evaluation: runs every grid file scenarios/eval/FAMILY/PART.json with
+# talb-sweep.py into RESULTS/FAMILY/PART (resumable: finished points are kept and not rerun), then
+# talb-report.py once per family over all its parts into RESULTS/FAMILY/report (every table, plot
+# and report.md), copies from there into doc/evaluation/FAMILY/ only the files the doc pages show
+# (the evaluation/FAMILY/... files that doc/*.rst includes as csv-tables or shows as figures),
+# and runs talb-goals.py over doc/evaluation (goals.csv, goals_misses.csv: the goals counted).
 #
 # usage: scripts/talb-evaluate.sh [options] [RESULTS]      (default RESULTS: results/eval)
 #   --only=GLOB        run only the grid files whose FAMILY/PART matches GLOB (e.g. 'idle/*',
 #                      '*/*16', 'failure/flap-*'); reports still cover everything in RESULTS
-#   --jobs=N           runners at a time (default: TALB_JOBS, else nproc)
+#   --parallel=N       runners at a time (default: TALB_PARALLEL, else nproc)
 #   --report-only      run nothing, only regenerate the reports
 #   --dry-run          list what the sweeps would run (talb-sweep.py --dry-run); no reports
 #   --sweep-arg=ARG    pass ARG to every talb-sweep.py call (repeatable), e.g. --sweep-arg=--seeds=1-2
@@ -20,7 +21,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 PY=/usr/bin/python3
 ONLY='*'
-JOBS=${TALB_JOBS:-$(nproc)}
+PARALLEL=${TALB_PARALLEL:-$(nproc)}
 REPORT_ONLY=0
 DRY=0
 SWEEP_ARGS=()
@@ -29,7 +30,9 @@ usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 for arg in "$@"; do
   case "$arg" in
     --only=*) ONLY=${arg#--only=} ;;
-    --jobs=*) JOBS=${arg#--jobs=} ;;
+    --parallel=*) PARALLEL=${arg#--parallel=} ;;
+    --jobs|--jobs=*)
+      echo "talb-evaluate: --jobs is now --parallel=N (runners at a time)" >&2; exit 2 ;;
     --report-only) REPORT_ONLY=1 ;;
     --dry-run) DRY=1 ;;
     --sweep-arg=*) SWEEP_ARGS+=("${arg#--sweep-arg=}") ;;
@@ -38,7 +41,7 @@ for arg in "$@"; do
     *) RESULTS=$arg ;;
   esac
 done
-[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || { echo "talb-evaluate: --jobs=$JOBS is not a positive integer" >&2; exit 2; }
+[[ "$PARALLEL" =~ ^[1-9][0-9]*$ ]] || { echo "talb-evaluate: --parallel=$PARALLEL is not a positive integer" >&2; exit 2; }
 [ -x "$TOP/build/bin/talb-scenario" ] || { echo "talb-evaluate: build first (cmake --build build)" >&2; exit 2; }
 
 start=$(date +%s)
@@ -56,31 +59,47 @@ for grid in "$TOP"/scenarios/eval/*/*.json; do
   [ "$DRY" = 1 ] && extra+=(--dry-run)
   # A sweep with failed points goes on to the next grid; the exit status says so at the end.
   $PY "$TOP/scripts/talb-sweep.py" --runner="$TOP/build/bin/talb-scenario" --grid="$grid" \
-    --out="$RESULTS/$family/$part" --jobs="$JOBS" ${SWEEP_ARGS[@]+"${SWEEP_ARGS[@]}"} \
+    --out="$RESULTS/$family/$part" --parallel="$PARALLEL" ${SWEEP_ARGS[@]+"${SWEEP_ARGS[@]}"} \
     ${extra[@]+"${extra[@]}"} || status=$?
   [ "$status" = 130 ] && exit 130  # interrupted: what finished is kept
 done
 [ "$matched" -gt 0 ] || { echo "talb-evaluate: no grid file matches --only=$ONLY" >&2; exit 2; }
 [ "$DRY" = 1 ] && exit "$status"
 
+# The files of FAMILY's report that the doc pages show: every evaluation/FAMILY/NAME that a
+# csv-table's :file:, a figure or an image of doc/*.rst names, one NAME a line.
+shown() {
+  grep -ohE "(:file:|\.\. (figure|image)::)[[:space:]]+evaluation/$1/[^[:space:]]+" "$TOP"/doc/*.rst |
+    sed -E "s#^.*evaluation/$1/##" | sort -u
+}
+
 for dir in "$RESULTS"/*/; do
   family=$(basename "$dir")
   [ -d "$TOP/scenarios/eval/$family" ] || continue
-  doc="$TOP/doc/evaluation/$family"
-  mkdir -p "$doc"
-  rm -f "$doc"/*.csv "$doc"/*.png "$doc"/report.md  # plots are named by cell: none left stale
+  report=$RESULTS/$family/report
+  rm -rf "$report"  # plots are named by cell: none left stale
+  mkdir -p "$report"
   plotx=lb
   [ "$family" = background ] && plotx=bgLoad
   echo "== report $family"
-  $PY "$TOP/analysis/talb-report.py" "$dir" --out="$doc" --plot-x="$plotx" \
-    --format=markdown > "$doc/report.md"
-  # The per-tensor table grows with every cell (MBs); it stays with the results:
-  # analysis/talb-report.py RESULTS/FAMILY writes it beside them.
-  rm -f "$doc/tensor_per_tensor.csv"
-  sed -n '/TaLB against the best/,/^$/p' "$doc/report.md"
+  # Run from RESULTS, so that report.md names the folders relative to it.
+  (cd "$RESULTS" && $PY "$TOP/analysis/talb-report.py" "$family" --out="$family/report" \
+    --plot-x="$plotx" --format=markdown) > "$report/report.md"
+  doc=$TOP/doc/evaluation/$family
+  rm -rf "$doc"
+  mkdir -p "$doc"
+  while read -r name; do
+    if [ -f "$report/$name" ]; then
+      cp "$report/$name" "$doc/$name"
+    else
+      echo "talb-evaluate: doc/*.rst shows evaluation/$family/$name, which the report did not write" >&2
+      status=1
+    fi
+  done < <(shown "$family")
+  sed -n '/TaLB against the best/,/^$/p' "$report/report.md"
 done
 echo "== goals (every family's talb_vs_best.csv)"
 $PY "$TOP/analysis/talb-goals.py" "$TOP/doc/evaluation" || status=$?
-echo "talb-evaluate: done in $(( $(date +%s) - start )) s; tables and plots in doc/evaluation/"
-[ "$status" = 0 ] || echo "talb-evaluate: some sweeps had failed points (exit $status); rerun to retry them" >&2
+echo "talb-evaluate: done in $(( $(date +%s) - start )) s; every table and plot in $RESULTS/FAMILY/report, what the pages show in doc/evaluation/"
+[ "$status" = 0 ] || echo "talb-evaluate: some sweeps had failed points or shown files are missing (exit $status); rerun to retry the points" >&2
 exit "$status"

@@ -362,20 +362,20 @@ class Backend:
 
 
 class LocalBackend(Backend):
-    """Runs points on this machine, at most ``jobs`` runner processes at a time."""
+    """Runs points on this machine, at most ``parallel`` runner processes at a time."""
 
-    def __init__(self, runner, out, total, done_before, jobs):
+    def __init__(self, runner, out, total, done_before, parallel):
         super().__init__(runner, out, total, done_before)
-        self.jobs = jobs
+        self.parallel = parallel
         self.running = {}  # Popen -> (point, start time, tmp folder)
 
     def describe(self):
-        return 'with %d job%s' % (self.jobs, '' if self.jobs == 1 else 's')
+        return 'with %d runner%s at a time' % (self.parallel, '' if self.parallel == 1 else 's')
 
     def run(self, points):
         queue = collections.deque(points)
         while (queue or self.running) and not self.interrupted:
-            while queue and len(self.running) < self.jobs and not self.interrupted:
+            while queue and len(self.running) < self.parallel and not self.interrupted:
                 point = queue.popleft()
                 cmd, tmp = prepare(self.runner, self.out, point)
                 self.running[launch(cmd, tmp)] = (point, time.monotonic(), tmp)
@@ -689,9 +689,11 @@ def parse_args(argv):
     p.add_argument('--param', action='append', default=[], metavar='NAME=V1,V2,...',
                    help='a grid axis (repeatable; overrides the grid file)')
     p.add_argument('--seeds', help='seeds: 1,2,3 or 1-5 (default: the grid file\'s, else 1)')
-    p.add_argument('--jobs', type=int,
+    p.add_argument('--parallel', type=int, metavar='N',
                    help='runners at a time (local default: number of cores, %d here; slurm: '
                         'array throttle, default no limit)' % (os.cpu_count() or 1))
+    # The runner's --jobs is its job specs: the sweep's old name for --parallel is refused.
+    p.add_argument('--jobs', dest='renamed_jobs', nargs='?', const='', help=argparse.SUPPRESS)
     p.add_argument('--out', help='sweep folder (one subfolder per point; required)')
     p.add_argument('--dry-run', action='store_true',
                    help='list the points, their status and command lines (and the sbatch '
@@ -719,8 +721,11 @@ def parse_args(argv):
         return args
     if not args.out:
         p.error('the following arguments are required: --out')
-    if args.jobs is not None and args.jobs < 1:
-        p.error('--jobs must be >= 1, got %d' % args.jobs)
+    if args.renamed_jobs is not None:
+        p.error('--jobs is now --parallel=N (runners at a time); the runner\'s --jobs (its job '
+                'specs) is a grid parameter: --param "jobs=SPEC" or "jobs" in the grid file')
+    if args.parallel is not None and args.parallel < 1:
+        p.error('--parallel must be >= 1, got %d' % args.parallel)
     if args.backend == 'local':
         given = [o for o, v in (('--partition', args.partition), ('--time', args.time),
                                 ('--mem', args.mem), ('--cpus-per-task', args.cpus_per_task),
@@ -728,7 +733,7 @@ def parse_args(argv):
                  if v]
         if given:
             p.error('%s only with --backend=slurm' % ', '.join(given))
-        args.jobs = args.jobs or os.cpu_count() or 1
+        args.parallel = args.parallel or os.cpu_count() or 1
     if args.cpus_per_task is not None and args.cpus_per_task < 1:
         p.error('--cpus-per-task must be >= 1, got %d' % args.cpus_per_task)
     if not args.poll > 0:
@@ -745,9 +750,9 @@ def sbatch_args(args):
 
 def make_backend(args, runner, out, total, done):
     if args.backend == 'slurm':
-        return SlurmBackend(runner, out, total, done, sbatch_args(args), args.jobs, args.poll,
+        return SlurmBackend(runner, out, total, done, sbatch_args(args), args.parallel, args.poll,
                             args.detach)
-    return LocalBackend(runner, out, total, done, args.jobs)
+    return LocalBackend(runner, out, total, done, args.parallel)
 
 
 def main(argv=None):

@@ -4,6 +4,7 @@ One figure per combination of the non-scheme grouping keys that the figure does 
 axis; the file name carries that combination (``fct_cdf_load=0.5.png``). No data, no figure.
 """
 import os
+import textwrap
 
 import matplotlib
 
@@ -13,6 +14,10 @@ import numpy as np  # noqa: E402
 
 from .stats import attach, groups  # noqa: E402
 
+TITLE_COLUMNS = 70  # a cell's parameters make long titles: wrapped to fit the figure
+CROWDED_TICKS = 4  # more scheme names than this on an axis are slanted so that they do not meet
+COLOURS = 10  # matplotlib's default colour cycle: schemes past it are drawn dashed
+
 
 def _suffix(names, values):
     parts = ['%s=%s' % (k, v) for k, v in zip(names, values)]
@@ -20,9 +25,20 @@ def _suffix(names, values):
     return ''.join(c if c.isalnum() or c in '=,._+-' else '_' for c in text)
 
 
-def _title(base, names, values):
+def _set_title(ax, base, names, values):
+    """The figure's title with the cell it shows, wrapped: a cell's parameters run long."""
     extra = ', '.join('%s=%s' % (k, v) for k, v in zip(names, values))
-    return base + (' (%s)' % extra if extra else '')
+    text = textwrap.fill(base + (' (%s)' % extra if extra else ''), TITLE_COLUMNS)
+    ax.set_title(text, fontsize='small' if '\n' in text else 'medium')
+
+
+def _legend(ax):
+    """The schemes beside the axes, where they hide no data (an evaluation has a dozen)."""
+    ax.legend(fontsize='small', loc='upper left', bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+
+
+def _style(i):
+    return '-' if i < COLOURS else '--'
 
 
 def _save(fig, out, name):
@@ -41,18 +57,18 @@ def fct_cdf(data, keys, out):
     for values, part in groups(flows, others):
         if part.empty:
             continue
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for scheme, f in part.groupby('scheme', sort=True):
+        fig, ax = plt.subplots(figsize=(7.5, 4))
+        for i, (scheme, f) in enumerate(part.groupby('scheme', sort=True)):
             fct_us = np.sort(f['fct_ns'].to_numpy() / 1e3)
             cdf = np.arange(1, fct_us.size + 1) / fct_us.size
-            ax.step(fct_us, cdf, where='post', label=scheme)
+            ax.step(fct_us, cdf, where='post', label=scheme, linestyle=_style(i))
         ax.set_xscale('log')
         ax.set_xlabel('flow completion time (us)')
         ax.set_ylabel('fraction of flows')
         ax.set_ylim(0, 1.0)
         ax.grid(True, which='both', alpha=0.3)
-        ax.legend()
-        ax.set_title(_title('FCT CDF', others, values))
+        _legend(ax)
+        _set_title(ax, 'FCT CDF', others, values)
         paths.append(_save(fig, out, 'fct_cdf%s.png' % _suffix(others, values)))
     return paths
 
@@ -65,7 +81,7 @@ def iteration_time(iterations, keys, out, x='load'):
     for values, part in groups(table, others):
         if part.empty:
             continue
-        fig, ax = plt.subplots(figsize=(6, 4))
+        fig, ax = plt.subplots(figsize=(7.5, 4))
         has_x = x in part.columns
         schemes = sorted(part['scheme'].unique())
         for i, scheme in enumerate(schemes):
@@ -75,20 +91,23 @@ def iteration_time(iterations, keys, out, x='load'):
             err = p['iter_ms_ci95'].fillna(0).to_numpy()
             if has_x:
                 ax.errorbar(p[x], p['iter_ms_mean'], yerr=err, marker='o', capsize=3,
-                            label=scheme)
+                            label=scheme, linestyle=_style(i))
             else:
                 ax.bar(i, p['iter_ms_mean'], yerr=err, capsize=3, label=scheme)
         if has_x:
             ax.set_xlabel(x)
-            ax.legend()
+            _legend(ax)
         else:
             ax.set_xticks(range(len(schemes)))
-            ax.set_xticklabels(schemes)
+            if len(schemes) > CROWDED_TICKS:
+                ax.set_xticklabels(schemes, rotation=30, ha='right')
+            else:
+                ax.set_xticklabels(schemes)
             ax.set_xlabel('scheme')
         ax.set_ylabel('mean iteration time (ms), 95 % CI')
         ax.set_ylim(bottom=0)
         ax.grid(True, axis='y', alpha=0.3)
-        ax.set_title(_title('Iteration time', others, values))
+        _set_title(ax, 'Iteration time', others, values)
         name = 'iteration_time_vs_%s' % x if has_x else 'iteration_time'
         paths.append(_save(fig, out, '%s%s.png' % (name, _suffix(others, values))))
     return paths
@@ -101,21 +120,22 @@ def priority_tail(by_priority, keys, out):
     for values, part in groups(by_priority, others):
         if part.empty:
             continue
-        fig, ax = plt.subplots(figsize=(6, 4))
+        fig, ax = plt.subplots(figsize=(7.5, 4))
         priorities = sorted(part['priority'].unique())
         schemes = sorted(part['scheme'].unique())
         width = 0.8 / max(len(schemes), 1)
         for i, scheme in enumerate(schemes):
             p = part[part['scheme'] == scheme].set_index('priority').reindex(priorities)
             pos = np.arange(len(priorities)) + (i - (len(schemes) - 1) / 2) * width
-            ax.bar(pos, p['fct_p99_us'], width, label=scheme)
+            ax.bar(pos, p['fct_p99_us'], width, label=scheme,
+                   hatch=None if i < COLOURS else '//')
         ax.set_xticks(range(len(priorities)))
         ax.set_xticklabels(['bg' if p < 0 else str(p) for p in priorities])
         ax.set_xlabel('priority class (0 = most urgent, bg = background)')
         ax.set_ylabel('p99 FCT (us)')
         ax.set_yscale('log')
         ax.grid(True, axis='y', which='both', alpha=0.3)
-        ax.legend()
-        ax.set_title(_title('p99 FCT per priority', others, values))
+        _legend(ax)
+        _set_title(ax, 'p99 FCT per priority', others, values)
         paths.append(_save(fig, out, 'fct_p99_by_priority%s.png' % _suffix(others, values)))
     return paths

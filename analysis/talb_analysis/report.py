@@ -73,7 +73,7 @@ def build(data, keys, baseline, warmup):
     fct = stats.add_fct_reduction(fct, keys, baseline)
     tensor, tensor_detail = stats.tensor_tables(data, keys)
     iteration = stats.iteration_table(data, keys, baseline, warmup)
-    runs = data.runs.join(stats.run_iteration_times(data, warmup))
+    runs = runs_table(data).join(stats.run_iteration_times(data, warmup))
     cells = stats.cell_table(data, keys, iteration, fct)
     return {
         'cells': cells, 'talb_vs_best': stats.talb_vs_best(cells, keys, baseline=baseline),
@@ -82,6 +82,20 @@ def build(data, keys, baseline, warmup):
         'tensor_detail': tensor_detail, 'runs': runs,
         'cells_brief': cells[list(keys) + list(BRIEF_COLUMNS)].round(BRIEF_COLUMNS),
     }
+
+
+def runs_table(data):
+    """The runs as runs.csv has them: each folder relative to the folder the report read, so the
+    table means the same on any machine; without the runner's ``out`` parameter, which for a
+    sweep names the temporary folder the sweep later moved the run from."""
+    runs = data.runs.drop(columns=['out'], errors='ignore')
+    return runs.assign(path=[os.path.relpath(p, data.root) for p in runs['path']])
+
+
+def shown(path):
+    """A folder as the report prints it: relative to the working folder when it lies below it."""
+    relative = os.path.relpath(path)
+    return path if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
 
 
 def _cell(value):
@@ -154,8 +168,9 @@ def _report(args):
 
     schemes = sorted(data.runs['scheme'].unique())
     print('%d run%s under %s; schemes: %s; seeds: %s; grouped by: %s'
-          % (len(data.runs), '' if len(data.runs) == 1 else 's', args.path, ', '.join(schemes),
-             ', '.join(map(str, sorted(data.runs['seed'].unique()))), ', '.join(keys)))
+          % (len(data.runs), '' if len(data.runs) == 1 else 's', shown(args.path),
+             ', '.join(schemes), ', '.join(map(str, sorted(data.runs['seed'].unique()))),
+             ', '.join(keys)))
     if args.baseline not in schemes:
         print('baseline scheme %r is not among the runs: no FCT reduction or speedup'
               % args.baseline)
@@ -177,5 +192,5 @@ def _report(args):
         written = []
     print()
     print('%d CSV tables and %d plots saved in %s'
-          % (len(SECTIONS) + len(EXTRA_CSVS), len(written), out))
+          % (len(SECTIONS) + len(EXTRA_CSVS), len(written), shown(out)))
     return 0

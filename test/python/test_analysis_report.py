@@ -1,5 +1,6 @@
 """analysis/talb-report.py end to end on the fixture sweep (numbers in test_analysis_stats.py)."""
 import os
+import shutil
 import subprocess
 import sys
 import types
@@ -56,6 +57,36 @@ def test_script_prints_tables_and_headline_and_saves_csvs_and_plots(tmp_path):
                     'iteration_time_vs_load.png']
     for png in pngs:
         assert (tmp_path / png).read_bytes()[:8] == PNG_MAGIC
+
+
+def test_runs_csv_and_the_printed_folders_are_relative_not_this_machines(tmp_path, report,
+                                                                          monkeypatch):
+    """runs.csv names each run's folder relative to the folder the report read, and leaves out
+    the runner's --out (a sweep's temporary folder, absolute); the printed lines name the folders
+    relative to the working folder when they lie below it, so a saved report.md holds no path
+    of the machine that made it."""
+    sweep = tmp_path / 'results' / 'sweep'
+    shutil.copytree(SWEEP, sweep)
+    monkeypatch.chdir(tmp_path)
+    r = report(sweep.resolve(), '--out=%s' % (tmp_path / 'results' / 'report').resolve(),
+               '--no-plots')
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith('4 runs under %s; ' % os.path.join('results', 'sweep'))
+    assert r.stdout.rstrip().endswith('saved in %s' % os.path.join('results', 'report'))
+    assert str(tmp_path) not in r.stdout
+    runs = pd.read_csv(tmp_path / 'results' / 'report' / 'runs.csv')
+    assert sorted(runs['path']) == sorted(os.listdir(SWEEP))
+    assert 'out' not in runs.columns
+    # A folder outside the working folder is printed as given.
+    monkeypatch.chdir(FIXTURES)
+    r = report(sweep, '--out=%s' % (tmp_path / 'elsewhere'), '--no-plots')
+    assert r.returncode == 0 and r.stdout.startswith('4 runs under %s; ' % sweep)
+
+
+def test_a_single_run_is_its_own_folder_in_runs_csv(fixture_copy, report):
+    run = fixture_copy('single')
+    assert report(run, '--no-plots').returncode == 0
+    assert list(pd.read_csv(run / 'report' / 'runs.csv')['path']) == ['.']
 
 
 def test_default_out_is_report_folder_inside_the_input(fixture_copy, report):

@@ -139,7 +139,7 @@ def test_dry_run_lists_points_and_runs_nothing(tmp_path):
 def test_points_run_in_parallel_and_finished_points_are_not_rerun(tmp_path):
     out, log = tmp_path / 'out', tmp_path / 'log'
     env = {'FAKE_LOG': str(log), 'FAKE_SLEEP': '0.4'}
-    r = run_sweep(out, *GRID, '--jobs=2', env=env)
+    r = run_sweep(out, *GRID, '--parallel=2', env=env)
     assert r.returncode == 0, r.stderr
     assert '[4/4] ok' in r.stdout and 'elapsed' in r.stdout
     names = sorted(p.name for p in out.iterdir() if not p.name.startswith('.'))
@@ -159,7 +159,7 @@ def test_points_run_in_parallel_and_finished_points_are_not_rerun(tmp_path):
         peak = max(peak, level)
     assert peak == 2
 
-    r = run_sweep(out, *GRID, '--jobs=2', env=env)
+    r = run_sweep(out, *GRID, '--parallel=2', env=env)
     assert r.returncode == 0, r.stderr
     assert '4 done, 0 to run' in r.stdout
     assert len(log_lines(log, 'start')) == 4
@@ -175,7 +175,7 @@ def test_points_run_in_parallel_and_finished_points_are_not_rerun(tmp_path):
 
 def test_failing_point_is_reported_others_finish_and_a_rerun_retries_it(tmp_path):
     out = tmp_path / 'out'
-    r = run_sweep(out, *GRID, '--seeds=1,2', '--jobs=2', env={'FAKE_FAIL': 'lb=talb,seed=2'})
+    r = run_sweep(out, *GRID, '--seeds=1,2', '--parallel=2', env={'FAKE_FAIL': 'lb=talb,seed=2'})
     assert r.returncode == 1
     assert 'FAILED lb=talb,load=0.3,seed=2' in r.stdout
     assert 'exit status 3' in r.stdout
@@ -227,7 +227,7 @@ def test_ctrl_c_stops_runners_and_keeps_finished_points(tmp_path, sig):
     out, log = tmp_path / 'out', tmp_path / 'log'
     env = dict(os.environ, FAKE_LOG=str(log), FAKE_SLEEP='30')
     proc = subprocess.Popen([sys.executable, SWEEP, '--runner=' + FAKE_RUNNER, '--out=%s' % out,
-                             '--jobs=2'] + GRID, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             '--parallel=2'] + GRID, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)
     deadline = time.monotonic() + 20
     while len(log_lines(log, 'start')) < 2 and time.monotonic() < deadline:
@@ -263,7 +263,7 @@ def test_report_on_a_sweep_groups_by_its_axes(tmp_path, capsys):
 # ---- the slurm backend's command line (no cluster needed; test_sweep_slurm.py runs one) ----
 
 def test_slurm_dry_run_prints_the_sbatch_array_command_with_resources(tmp_path):
-    r = run_sweep(tmp_path / 'out', *GRID, '--backend=slurm', '--dry-run', '--jobs=3',
+    r = run_sweep(tmp_path / 'out', *GRID, '--backend=slurm', '--dry-run', '--parallel=3',
                   '--partition=short', '--time=30:00', '--mem=2G', '--cpus-per-task=2',
                   '--sbatch-arg=--qos=low', '--sbatch-arg=--account=lab')
     assert r.returncode == 0, r.stderr
@@ -282,6 +282,21 @@ def test_slurm_options_are_refused_with_the_local_backend(tmp_path, option):
     r = run_sweep(tmp_path / 'out', *GRID, option)
     assert r.returncode == 2
     assert '%s only with --backend=slurm' % option.split('=')[0] in r.stderr
+
+
+@pytest.mark.parametrize('option', ['--jobs=2', '--jobs'])
+def test_the_sweeps_old_jobs_option_is_refused_naming_parallel(tmp_path, option):
+    """--jobs was the sweep's runners at a time, a name the runner's --jobs (job specs) shares."""
+    r = run_sweep(tmp_path / 'out', *GRID, option)
+    assert r.returncode == 2
+    assert '--jobs is now --parallel=N (runners at a time)' in r.stderr
+    assert '--param "jobs=SPEC"' in r.stderr
+    assert not (tmp_path / 'out').exists()
+
+
+def test_parallel_must_be_positive(tmp_path):
+    r = run_sweep(tmp_path / 'out', *GRID, '--parallel=0')
+    assert r.returncode == 2 and '--parallel must be >= 1, got 0' in r.stderr
 
 
 def test_slurm_backend_without_slurm_commands_says_so(tmp_path):

@@ -6,6 +6,7 @@ unknown (not crash, not print zeros as if measured), carry on, and plot the comp
 """
 import csv
 import os
+import shutil
 import stat
 import subprocess
 
@@ -52,3 +53,31 @@ def test_a_point_cut_by_the_timeout_is_recorded_and_the_curve_goes_on(tmp_path):
     assert any(line.split()[:1] == ['24'] and 'failed(rc=124)' in line and '(incomplete)' in line
                for line in lines), result.stdout
     assert (out / 'scale.png').stat().st_size > 0
+
+
+@pytest.mark.skipif(not os.access('/usr/bin/time', os.X_OK),
+                    reason='needs GNU time (scripts/install-deps.sh installs it)')
+def test_the_table_names_the_repositorys_binary_relative_to_it(tmp_path):
+    """A committed scale.csv must not name a folder of the machine that made it: the default
+    binary (build/bin/talb-scenario of the script's repository) is recorded relative to it, one
+    outside the repository as given."""
+    repo = tmp_path / 'repo'
+    (repo / 'bench').mkdir(parents=True)
+    for name in ('talb-scale.sh', 'talb-scale-plot.py'):
+        shutil.copy(os.path.join(ROOT, 'bench', name), repo / 'bench' / name)
+    runner = repo / 'build' / 'bin' / 'talb-scenario'
+    runner.parent.mkdir(parents=True)
+    runner.write_text(RUNNER)
+    runner.chmod(runner.stat().st_mode | stat.S_IEXEC)
+    out = tmp_path / 'out'
+    result = subprocess.run(['bash', str(repo / 'bench' / 'talb-scale.sh'), '--hosts=16',
+                             '--out=%s' % out], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    outside = tmp_path / 'talb-scenario'
+    shutil.copy(runner, outside)
+    result = subprocess.run(['bash', str(repo / 'bench' / 'talb-scale.sh'), '--hosts=16',
+                             '--bin=%s' % outside, '--out=%s' % out], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = list(csv.DictReader(open(out / 'scale.csv')))
+    assert [r['binary'] for r in rows] == ['build/bin/talb-scenario', str(outside)]

@@ -93,7 +93,8 @@ def test_real_scenario_sweep_through_slurm_gives_the_local_backend_s_csvs(cluste
     grid.write_text('[grid]\nlb = ecmp, talb\n[fixed]\nleaves = 2\nspines = 2\nhostsPerLeaf = 2\n'
                     'jobs = workers=4\nmodel = %s\niterations = 2\nbgLoad = 0.3\n'
                     'progress = false\n[sweep]\nseeds = 1-2\n' % model)
-    local = sweep(tmp_path / 'local', '--grid=%s' % grid, '--jobs=2', runner=RUNNER, env=cluster)
+    local = sweep(tmp_path / 'local', '--grid=%s' % grid, '--parallel=2', runner=RUNNER,
+                  env=cluster)
     assert local.returncode == 0, local.stdout + local.stderr
     on_slurm = sweep(tmp_path / 'slurm', '--grid=%s' % grid, '--backend=slurm', POLL,
                      runner=RUNNER, env=cluster)
@@ -170,14 +171,14 @@ def test_failed_task_is_reported_with_its_stderr_and_a_rerun_resubmits_only_it(c
 def test_detached_sweep_is_followed_by_a_rerun_and_ctrl_c_cancels_its_tasks(cluster, tmp_path):
     out, log = tmp_path / 'out', tmp_path / 'log'
     env = dict(cluster, FAKE_SLEEP='60', FAKE_LOG=str(log))
-    r = sweep(out, *GRID, '--backend=slurm', '--jobs=2', '--detach', env=env)
+    r = sweep(out, *GRID, '--backend=slurm', '--parallel=2', '--detach', env=env)
     assert r.returncode == 0, r.stdout + r.stderr
     assert 'detached; 4 points queued or running' in r.stdout
     job = json.loads((out / '.slurm' / 'jobs.json').read_text())[0]['job']
     deadline = time.monotonic() + 60
     while len(started(log)) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert len(started(log)) == 2  # --jobs=2 throttles the array
+    assert len(started(log)) == 2  # --parallel=2 throttles the array
     assert sorted(queued(env).values()) == ['PENDING', 'PENDING', 'RUNNING', 'RUNNING']
 
     # The same command without --detach follows the job's tasks instead of submitting again.

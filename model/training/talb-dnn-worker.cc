@@ -67,7 +67,7 @@ TalbDnnWorker::GetIndex() const
 uint32_t
 TalbDnnWorker::GetCompletedIterations() const
 {
-    return m_completed;
+    return m_timeline.GetCompletedIterations();
 }
 
 void
@@ -80,13 +80,9 @@ TalbDnnWorker::StartApplication()
     {
         return; // its host is simulated by another rank, where its copy runs
     }
-    m_iterations = m_job->GetIterations();
-    m_nTensors = m_job->GetModel().GetNTensors();
-    m_synced.assign(m_nTensors, -1);
-    m_iteration = 0;
-    m_cursor = 0;
+    m_timeline = TalbWorkerTimeline(m_job->GetModel().GetNTensors(), m_job->GetIterations());
     m_iterationStart = Simulator::Now();
-    Forward();
+    RunTimeline();
 }
 
 void
@@ -97,94 +93,53 @@ TalbDnnWorker::StopApplication()
 }
 
 void
-TalbDnnWorker::Forward()
+TalbDnnWorker::RunTimeline()
 {
-    if (m_computing)
+    for (;;)
     {
-        m_computing = false;
-        ++m_cursor;
-    }
-    while (m_cursor < m_nTensors)
-    {
-        if (m_synced[m_cursor] + 1 < int64_t(m_iteration))
+        TalbWorkerTimeline::Action a = m_timeline.Next();
+        switch (a.kind)
         {
-            m_waiting = true;
-            return;
+        case TalbWorkerTimeline::Action::FORWARD:
+        case TalbWorkerTimeline::Action::BACKWARD: {
+            Time dt = a.kind == TalbWorkerTimeline::Action::FORWARD
+                          ? m_job->GetForwardTime(a.tensor)
+                          : m_job->GetBackwardTime(a.tensor);
+            if (dt.IsStrictlyPositive())
+            {
+                m_event = Simulator::Schedule(dt, &TalbDnnWorker::StepDone, this);
+                return;
+            }
+            m_timeline.StepDone();
+            break;
         }
-        if (m_cursor == 0 && m_iteration > 0)
-        {
-            EndIteration(m_iteration - 1);
+        case TalbWorkerTimeline::Action::GRADIENT_READY:
+            m_job->GradientReady(m_index, a.iteration, a.tensor);
+            break;
+        case TalbWorkerTimeline::Action::ITERATION_END:
+            m_job->IterationEnded(m_index, a.iteration, m_iterationStart, Simulator::Now());
             m_iterationStart = Simulator::Now();
-        }
-        Time dt = m_job->GetForwardTime(m_cursor);
-        if (dt.IsStrictlyPositive())
-        {
-            m_computing = true;
-            m_event = Simulator::Schedule(dt, &TalbDnnWorker::Forward, this);
+            break;
+        case TalbWorkerTimeline::Action::WAIT:
             return;
         }
-        ++m_cursor;
     }
-    Backward();
 }
 
 void
-TalbDnnWorker::Backward()
+TalbDnnWorker::StepDone()
 {
-    // m_cursor counts the tensors whose backward step has not ended yet.
-    while (m_cursor > 0)
-    {
-        if (!m_computing)
-        {
-            Time dt = m_job->GetBackwardTime(m_cursor - 1);
-            if (dt.IsStrictlyPositive())
-            {
-                m_computing = true;
-                m_event = Simulator::Schedule(dt, &TalbDnnWorker::Backward, this);
-                return;
-            }
-        }
-        m_computing = false;
-        --m_cursor;
-        m_job->GradientReady(m_index, m_iteration, m_cursor);
-    }
-    if (m_iteration + 1 < m_iterations)
-    {
-        ++m_iteration;
-        Forward();
-    }
-    else
-    {
-        m_backwardDone = true;
-        if (m_syncedLast == m_nTensors)
-        {
-            EndIteration(m_iteration);
-        }
-    }
+    m_timeline.StepDone();
+    RunTimeline();
 }
 
 void
 TalbDnnWorker::TensorSynced(uint32_t tensor, uint32_t iteration)
 {
-    NS_ASSERT(tensor < m_nTensors && int64_t(iteration) == m_synced[tensor] + 1);
-    m_synced[tensor] = iteration;
-    if (iteration + 1 == m_iterations && ++m_syncedLast == m_nTensors && m_backwardDone)
+    if (m_timeline.TensorSynced(tensor, iteration))
     {
-        EndIteration(iteration);
-        return;
+        RunTimeline();
     }
-    if (m_waiting && tensor == m_cursor)
-    {
-        m_waiting = false;
-        Forward();
-    }
-}
-
-void
-TalbDnnWorker::EndIteration(uint32_t iteration)
-{
-    ++m_completed;
-    m_job->IterationEnded(m_index, iteration, m_iterationStart, Simulator::Now());
 }
 
 } // namespace ns3

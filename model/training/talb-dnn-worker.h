@@ -1,11 +1,11 @@
 #ifndef TALB_DNN_WORKER_H
 #define TALB_DNN_WORKER_H
 
+#include "talb-worker-timeline.h"
+
 #include "ns3/application.h"
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
-
-#include <vector>
 
 namespace ns3
 {
@@ -21,7 +21,9 @@ class TalbTrainingJob;
  * from the last tensor to the first; each gradient is handed to the job (its scheduler) as
  * soon as its backward step ends (wait-free backpropagation). Iteration i spans from the start
  * of its forward pass (its first tensor synchronised) to the start of iteration i+1's; the last
- * iteration ends when its last gradient is synchronised. Compute times come from the job.
+ * iteration ends when its last gradient is synchronised. These rules are TalbWorkerTimeline's
+ * (shared with TalbIdealIteration); the worker runs its steps in simulated time, with compute
+ * times from the job.
  */
 class TalbDnnWorker : public Application
 {
@@ -48,24 +50,16 @@ class TalbDnnWorker : public Application
     void StartApplication() override;
     void StopApplication() override;
 
-    void Forward();
-    void Backward();
-    void EndIteration(uint32_t iteration);
+    /// Carry out the timeline's actions until it waits (for a compute step or a synchronisation).
+    void RunTimeline();
+    /// The running compute step's time is over.
+    void StepDone();
 
     Ptr<TalbTrainingJob> m_job;
     uint32_t m_index{0};
-    uint32_t m_iterations{0};
-    uint32_t m_nTensors{0};
-    uint32_t m_iteration{0};
-    uint32_t m_cursor{0};          //!< forward: next tensor; backward: tensors left
-    bool m_computing{false};       //!< a compute step's event is pending
-    bool m_waiting{false};         //!< forward waits for m_cursor's synchronisation
-    std::vector<int64_t> m_synced; //!< per tensor: last synchronised iteration, -1 none
-    uint32_t m_syncedLast{0};      //!< tensors of the last iteration synchronised
-    bool m_backwardDone{false};
-    uint32_t m_completed{0};
+    TalbWorkerTimeline m_timeline;
     Time m_iterationStart;
-    EventId m_event;
+    EventId m_event; //!< the running compute step's end
 };
 
 } // namespace ns3

@@ -1,5 +1,7 @@
 #include "talb-ideal-iteration.h"
 
+#include "talb-worker-timeline.h"
+
 #include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -14,7 +16,8 @@ NS_LOG_COMPONENT_DEFINE("TalbIdealIteration");
 namespace
 {
 
-/// One worker's timeline (TalbDnnWorker's rules) and a fluid processor-sharing NIC.
+/// One worker's timeline (TalbWorkerTimeline, driven as TalbDnnWorker drives it) and a fluid
+/// processor-sharing NIC.
 class Replay
 {
   public:
@@ -30,11 +33,10 @@ class Replay
           m_backward(backward),
           m_nTensors(model.GetNTensors()),
           m_nWorkers(nWorkers),
-          m_iterations(iterations),
           m_scheduler(scheduler),
           m_collective(collective),
           m_rate(rate),
-          m_synced(m_nTensors, -1),
+          m_timeline(m_nTensors, iterations),
           m_left(m_nTensors, 0),
           m_wireBytes(m_nTensors, 0)
     {
@@ -46,7 +48,7 @@ class Replay
         {
             m_wireBytes[t] = m_scheduler->GetWireBytes(t);
         }
-        Forward();
+        RunTimeline();
     }
 
     void Launch(const TalbCommOp& op)
@@ -68,85 +70,45 @@ class Replay
         double work; //!< seconds of the whole NIC still needed
     };
 
-    // The worker, as TalbDnnWorker::Forward / Backward / TensorSynced / EndIteration.
-    void Forward()
+    // The worker: TalbDnnWorker's driving of the timeline, in the replay's time.
+    void RunTimeline()
     {
-        if (m_computing)
+        for (;;)
         {
-            m_computing = false;
-            ++m_cursor;
-        }
-        while (m_cursor < m_nTensors)
-        {
-            if (m_synced[m_cursor] + 1 < int64_t(m_iteration))
+            TalbWorkerTimeline::Action a = m_timeline.Next();
+            switch (a.kind)
             {
-                m_waiting = true;
+            case TalbWorkerTimeline::Action::FORWARD:
+            case TalbWorkerTimeline::Action::BACKWARD: {
+                Time dt = a.kind == TalbWorkerTimeline::Action::FORWARD ? m_forward[a.tensor]
+                                                                        : m_backward[a.tensor];
+                if (dt.IsStrictlyPositive())
+                {
+                    Simulator::Schedule(dt, &Replay::StepDone, this);
+                    return;
+                }
+                m_timeline.StepDone();
+                break;
+            }
+            case TalbWorkerTimeline::Action::GRADIENT_READY:
+                // One worker stands for all: ready here is ready everywhere.
+                m_left[a.tensor] = m_wireBytes[a.tensor];
+                m_scheduler->TensorReady(a.iteration, a.tensor);
+                break;
+            case TalbWorkerTimeline::Action::ITERATION_END:
+                m_done.push_back(Simulator::Now() - m_start);
+                m_start = Simulator::Now();
+                break;
+            case TalbWorkerTimeline::Action::WAIT:
                 return;
-            }
-            if (m_cursor == 0 && m_iteration > 0)
-            {
-                EndIteration();
-            }
-            if (m_forward[m_cursor].IsStrictlyPositive())
-            {
-                m_computing = true;
-                Simulator::Schedule(m_forward[m_cursor], &Replay::Forward, this);
-                return;
-            }
-            ++m_cursor;
-        }
-        Backward();
-    }
-
-    void Backward()
-    {
-        while (m_cursor > 0)
-        {
-            if (!m_computing && m_backward[m_cursor - 1].IsStrictlyPositive())
-            {
-                m_computing = true;
-                Simulator::Schedule(m_backward[m_cursor - 1], &Replay::Backward, this);
-                return;
-            }
-            m_computing = false;
-            --m_cursor;
-            m_left[m_cursor] = m_wireBytes[m_cursor];
-            m_scheduler->TensorReady(m_iteration, m_cursor);
-        }
-        if (m_iteration + 1 < m_iterations)
-        {
-            ++m_iteration;
-            Forward();
-        }
-        else
-        {
-            m_backwardDone = true;
-            if (m_syncedLast == m_nTensors)
-            {
-                EndIteration();
             }
         }
     }
 
-    void TensorSynced(uint32_t tensor, uint32_t iteration)
+    void StepDone()
     {
-        m_synced[tensor] = iteration;
-        if (iteration + 1 == m_iterations && ++m_syncedLast == m_nTensors && m_backwardDone)
-        {
-            EndIteration();
-            return;
-        }
-        if (m_waiting && tensor == m_cursor)
-        {
-            m_waiting = false;
-            Forward();
-        }
-    }
-
-    void EndIteration()
-    {
-        m_done.push_back(Simulator::Now() - m_start);
-        m_start = Simulator::Now();
+        m_timeline.StepDone();
+        RunTimeline();
     }
 
     // The NIC: flights share it equally.
@@ -210,9 +172,9 @@ class Replay
                 NS_ABORT_MSG_IF(m_left[seg.tensor] < seg.bytes,
                                 "TalbIdealIteration: tensor " << seg.tensor << " over-synced");
                 m_left[seg.tensor] -= seg.bytes;
-                if (m_left[seg.tensor] == 0)
+                if (m_left[seg.tensor] == 0 && m_timeline.TensorSynced(seg.tensor, op.iteration))
                 {
-                    TensorSynced(seg.tensor, op.iteration);
+                    RunTimeline();
                 }
             }
             m_scheduler->OpDone(op);
@@ -224,19 +186,12 @@ class Replay
     const std::vector<Time>& m_backward;
     uint32_t m_nTensors;
     uint32_t m_nWorkers;
-    uint32_t m_iterations;
     Ptr<TalbCommScheduler> m_scheduler;
     Ptr<const TalbCollective> m_collective;
     DataRate m_rate;
 
-    uint32_t m_iteration{0};
-    uint32_t m_cursor{0};
-    bool m_computing{false};
-    bool m_waiting{false};
-    bool m_backwardDone{false};
-    uint32_t m_syncedLast{0};
+    TalbWorkerTimeline m_timeline;
     Time m_start;
-    std::vector<int64_t> m_synced;     //!< per tensor: last iteration synchronised
     std::vector<uint64_t> m_left;      //!< per tensor: bytes of this iteration still to sync
     std::vector<uint64_t> m_wireBytes; //!< per tensor
 

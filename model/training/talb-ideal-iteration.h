@@ -20,13 +20,13 @@ namespace ns3
  * its collective's analytic time (TalbCollective::GetIdealOpTime()).
  *
  * One worker stands for all (on an idle non-blocking fabric every worker sees the same
- * timeline), and it follows TalbDnnWorker's rules: forward layer by layer, the forward step of
- * tensor t in iteration i waits for t's synchronisation of iteration i-1; backward from the last
- * tensor, each gradient handed to the scheduler when its backward step ends (WFBP); an
- * iteration ends when the next one's forward reaches tensor 0 (the last one: when every tensor
- * is synchronised). The scheduler is the job's own kind with its attributes, so fusion buckets
- * and their timeout, partitioning, priorities and credits (ByteScheduler, US-Byte, ASC-WFBP)
- * shape the replay as they shape the simulation.
+ * timeline), and it follows TalbDnnWorker's rules through the same code, TalbWorkerTimeline:
+ * forward layer by layer, the forward step of tensor t in iteration i waits for t's
+ * synchronisation of iteration i-1; backward from the last tensor, each gradient handed to the
+ * scheduler when its backward step ends (WFBP); an iteration ends when the next one's forward
+ * reaches tensor 0 (the last one: when every tensor is synchronised). The scheduler is the job's
+ * own kind with its attributes, so fusion buckets and their timeout, partitioning, priorities and
+ * credits (ByteScheduler, US-Byte, ASC-WFBP) shape the replay as they shape the simulation.
  *
  * The network is one fluid server per NIC: an operation needs GetIdealOpTime(bytes) of it, and
  * operations in flight at once share it equally (processor sharing), which is what concurrent

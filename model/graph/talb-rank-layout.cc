@@ -10,7 +10,7 @@
 // a set of dimensions (the "mask") are the ranks that share every coordinate outside it:
 // group k's members enumerate the masked coordinates (fastest first) on top of the offset of
 // the k-th combination of the unmasked ones (fastest first). For expert layers Megatron lists
-// ep and dp / ep in place of dp (the two must be adjacent in the order), so that the dense
+// ep and dp / ep in place of dp (adjacent in the order when ep > 1), so that the dense
 // numbering is unchanged.
 
 namespace talb

@@ -41,9 +41,9 @@ struct Parallelism
  * coordinates vary in the given order, fastest first. Expert parallelism is carved out of the
  * data-parallel ranks: ep divides dp, and for expert layers the data-parallel index d splits
  * into an expert index e and an expert-data-parallel index d', adjacent in the order (when
- * ep > 1), so dense data-parallel groups are unchanged. With "ep" before "dp" (Megatron's default)
- * e = d mod ep and d' = d / ep: expert groups hold neighbouring data-parallel ranks; with "dp"
- * before "ep", d' = d mod (dp / ep) and e = d / (dp / ep): experts are strided instead.
+ * ep > 1), so dense data-parallel groups are unchanged. With "ep" before "dp" (Megatron's
+ * default) e = d mod ep and d' = d / ep: expert groups hold neighbouring data-parallel ranks;
+ * with "dp" before "ep", d' = d mod (dp / ep) and e = d / (dp / ep): experts are strided.
  *
  * This is Megatron-core's single-generator form (ep inside dp, the expert groups taken with
  * its independent_ep flag); later releases build a second generator for expert layers (expert
@@ -56,9 +56,9 @@ class RankLayout
     /**
      * \return false, with \p error (when not null) saying which size or order is wrong, unless
      * every size is >= 1, ep divides dp, the order names each of tp, cp, ep, dp, pp once (any
-     * case) with ep and dp adjacent when ep > 1 (as Megatron-core requires: d splits into e
-     * and d'; with ep 1 the split is trivial), and
-     * the world size fits 32 bits; \p layout is set only on success
+     * case) with ep and dp adjacent when ep > 1 (as Megatron-core requires: d splits into e and
+     * d'; with ep 1 the split is trivial), and the world size fits 32 bits; \p layout is set
+     * only on success
      */
     static bool Make(const Parallelism& p, RankLayout* layout, std::string* error);
 

@@ -18,10 +18,10 @@ namespace graph
  * What executing a graph needs from its world: the ns-3 job engine (TalbGraphJob: a
  * simulated fabric) and the ideal replay (IdealReplay: analytic times on an idle non-blocking
  * fabric) implement it. The Executor decides what runs when; the environment decides how long
- * it takes and reports back. Every Start* call is answered later by exactly one of the
- * Executor's *Done calls per node it started (possibly from inside the Start* call for
- * zero-time work: the Executor defers what such a call makes ready until the Start* call has
- * returned, so the environment sees no nested Start* call).
+ * it takes and reports back. Every Start* call is answered later: StartCompute by one
+ * ComputeDone, StartMessage by one MessageDone, StartCollective by one CollectiveDone per
+ * member. An answer may come from inside the Start* call (zero-time work): the Executor then
+ * defers what it makes ready until the Start* call has returned, so Start* calls never nest.
  */
 class ExecutorEnv
 {

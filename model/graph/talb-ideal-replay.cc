@@ -119,14 +119,17 @@ Replay::Replay(const Graph& graph, const IdealReplay::Fabric& fabric, IdealRepla
             m_groupSpans[g] |= fabric.serverOf[rank] != m_groupServers[g][0];
         }
     }
-    uint32_t iterations = std::max<uint32_t>(graph.iterations, 1);
-    for (const auto& nodes : graph.ranks)
+    const uint32_t iterations = std::max<uint32_t>(graph.iterations, 1); // Run() checked the nodes
+    std::size_t instances = 0; // the collective nodes of each group's first member
+    for (uint32_t r = 0; r < graph.nRanks; ++r)
     {
-        for (const Node& node : nodes)
+        for (const Node& node : graph.ranks[r])
         {
-            iterations = std::max(iterations, node.iteration + 1);
+            instances +=
+                node.kind == NodeKind::kCollective && graph.groups[node.group].ranks[0] == r;
         }
     }
+    m_result.collectives.reserve(instances);
     m_result.iterationStartNs.assign(graph.nRanks, std::vector<double>(iterations, -1));
     m_result.iterationEndNs.assign(graph.nRanks, std::vector<double>(iterations, -1));
     m_result.iterationNs.assign(iterations, 0);
@@ -393,6 +396,21 @@ IdealReplay::Run(const Graph& graph, const Fabric& fabric)
     if (!result.error.empty())
     {
         return result;
+    }
+    const uint32_t iterations = std::max<uint32_t>(graph.iterations, 1);
+    for (uint32_t r = 0; r < graph.nRanks && result.error.empty(); ++r)
+    {
+        for (uint32_t i = 0; i < graph.ranks[r].size(); ++i)
+        {
+            if (graph.ranks[r][i].iteration >= iterations)
+            {
+                std::ostringstream os;
+                os << "rank " << r << " node " << i << ": iteration " << graph.ranks[r][i].iteration
+                   << ", but the graph has " << iterations << " iterations";
+                result.error = os.str();
+                return result;
+            }
+        }
     }
     Replay replay(graph, fabric, &result);
     replay.Run();

@@ -101,7 +101,8 @@ class IdealReplay
      * Replays \p graph on \p fabric.
      * \param graph must satisfy Validate() (a precondition, as for the Executor: not checked
      * again, an invalid graph may abort or replay wrongly); its iterations (Graph::iterations,
-     * at least the largest Node::iteration + 1) size the per-iteration results
+     * at least 1) size the per-iteration results, and a node of a later iteration gives
+     * Result::error and nothing else
      * \param fabric checked (CheckFabric): a bad one gives Result::error and nothing else
      */
     static Result Run(const Graph& graph, const Fabric& fabric);

@@ -277,6 +277,17 @@ TEST(TalbGraphIdealReplay, RefusesAFabricThatDoesNotFit)
     EXPECT_EQ(IdealReplay::CheckFabric(b.g, Fabric({0, 1})), "");
 }
 
+TEST(TalbGraphIdealReplay, RefusesANodeOfAnIterationTheGraphDoesNotHave)
+{
+    Builder b(1);
+    b.g.iterations = 2;
+    b.Compute(0, 1);
+    b.Compute(0, 1);
+    b.Iteration(0, 1, 2);
+    EXPECT_EQ(IdealReplay::Run(b.g, Fabric({0})).error,
+              "rank 0 node 1: iteration 2, but the graph has 2 iterations");
+}
+
 TEST(TalbGraphIdealReplay, ReplaysAMillionNodesInAFewSeconds)
 {
     // 8 ranks on 8 servers, each 62,500 x (compute 1 us, then an all-reduce of 8 kB of all 8).

@@ -151,7 +151,7 @@ MakeGroups(Plan& x)
 bool
 MakePlans(Plan& x, std::string* error)
 {
-    size_t maxBuckets = 0;
+    uint64_t numbered[2] = {0, 0}; // so far, dense and expert: the job-wide bucket numbers
     for (uint32_t stage = 0; stage < x.c.parallelism.pp; ++stage)
     {
         StagePlan plan;
@@ -159,7 +159,8 @@ MakePlans(Plan& x, std::string* error)
         for (bool expert : {false, true})
         {
             const std::vector<LlmBucket>& buckets = plan.buckets[expert];
-            maxBuckets = std::max(maxBuckets, buckets.size());
+            plan.firstBucket[expert] = static_cast<uint32_t>(numbered[expert]);
+            numbered[expert] += buckets.size();
             // Buckets are contiguous in the reverse walk of the params (LlmGradBuckets).
             uint32_t b = 0;
             for (uint32_t i = plan.params.size(); i-- > 0 && b < buckets.size();)
@@ -188,10 +189,10 @@ MakePlans(Plan& x, std::string* error)
         }
         x.stages.push_back(std::move(plan));
     }
-    uint64_t tensors = uint64_t(x.layers + 2) * kOpCount + 4 * maxBuckets;
-    if (tensors > kTensorIds)
+    uint64_t most = std::max(numbered[0], numbered[1]);
+    if (uint64_t(x.layers + 2) * kOpCount + 4 * most > kTensorIds)
     {
-        *error = "field 'bucketParams': " + std::to_string(maxBuckets) +
+        *error = "field 'bucketParams': " + std::to_string(most) +
                  " buckets make tensor ids beyond 24 bits";
         return false;
     }

@@ -115,6 +115,14 @@ struct StagePlan : LlmStageBuffers
     /// Per (layer, block): buckets holding params that block's forward reads.
     std::map<uint32_t, std::vector<std::pair<bool, uint32_t>>> reads;
     std::vector<uint32_t> unit; //!< ZeRO-3: per layer x 2 + expert, index into units or kNone
+    /// [expert]: the job-wide number of this stage's first bucket (labels and tensor ids)
+    uint32_t firstBucket[2]{0, 0};
+
+    /// \return the tensor id of bucket \p b's gradient (or, \p param, parameter) collective
+    uint32_t BucketTensor(uint32_t layers, bool expert, uint32_t b, bool param) const
+    {
+        return (layers + 2) * kOpCount + 4 * (firstBucket[expert] + b) + 2 * expert + param;
+    }
 };
 
 /// Everything the ranks' builders share: the job, groups, stage plans, routing and labels.

@@ -628,10 +628,11 @@ RankBuilder::GradReady(uint32_t layer, LlmBlock block, uint32_t node)
         Node n;
         n.coll = rs ? CollType::kReduceScatter : CollType::kAllReduce;
         n.layer = bucket.firstLayer;
-        n.tensor = (x.layers + 2) * kOpCount + 4 * b + 2 * expert;
+        n.tensor = m_plan.BucketTensor(x.layers, expert, b, false);
         n.bytes = bucket.elements * x.c.gradBytes;
-        n.label = x.g->Label(std::string(expert ? "edp" : "dp") +
-                             (rs ? ".grad_rs.b" : ".grad_ar.b") + std::to_string(b));
+        n.label =
+            x.g->Label(std::string(expert ? "edp" : "dp") + (rs ? ".grad_rs.b" : ".grad_ar.b") +
+                       std::to_string(m_plan.firstBucket[expert] + b));
         uint32_t group = expert ? x.edpGroup[m_rank] : x.dpGroup[m_rank];
         uint32_t sync = CollNode(std::move(n), group, {node});
         if (sync != kNone)
@@ -673,10 +674,10 @@ RankBuilder::OptimizerStep()
             Node n;
             n.coll = CollType::kAllGather;
             n.layer = m_plan.buckets[expert][b].firstLayer;
-            n.tensor = (x.layers + 2) * kOpCount + 4 * b + 2 * expert + 1;
+            n.tensor = m_plan.BucketTensor(x.layers, expert, b, true);
             n.bytes = m_plan.buckets[expert][b].elements * x.c.paramBytes;
-            n.label =
-                x.g->Label(std::string(expert ? "edp" : "dp") + ".param_ag.b" + std::to_string(b));
+            n.label = x.g->Label(std::string(expert ? "edp" : "dp") + ".param_ag.b" +
+                                 std::to_string(m_plan.firstBucket[expert] + b));
             uint32_t group = expert ? x.edpGroup[m_rank] : x.dpGroup[m_rank];
             m_paramAg[expert][b] = CollNode(std::move(n), group, {step});
         }

@@ -46,6 +46,15 @@
  */
 
 /**
+ * \defgroup talb-graph Execution graphs
+ * \ingroup talb
+ * A training job as plain data (no ns-3 types): every rank's compute and communication
+ * operations with their dependencies, the communicator groups and Megatron-core's rank layout
+ * that forms them, and the per-rank ready queue that issues operations as their dependencies
+ * complete. Generators and trace readers produce graphs; the job engine runs them.
+ */
+
+/**
  * \defgroup talb-transport Transports
  * \ingroup talb
  * How a collective's messages travel between hosts: the TalbTransport family and its message

@@ -1,8 +1,10 @@
 #ifndef TALB_EXEC_GRAPH_H
 #define TALB_EXEC_GRAPH_H
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 /**
@@ -87,12 +89,12 @@ struct Node
     uint32_t tag{0};                     //!< kSend / kRecv: matching tag
     uint32_t peerBytes{kNone};           //!< kAllToAll: index into Graph::peerBytes, or kNone
     uint32_t label{kNone};               //!< index into Graph::labels (the operation's name)
-    uint32_t layer{0};        //!< model layer (priority rule of kData; outputs), 0 = input side
-    uint32_t tensor{0};       //!< tensor id on the wire within the job (< 2^24)
-    uint32_t iteration{0};    //!< training iteration the node belongs to
-    uint32_t microbatch{0};   //!< pipeline micro-batch (outputs)
-    uint64_t durationNs{0};   //!< kCompute / kMemory
-    uint64_t bytes{0};        //!< see the class comment
+    uint32_t layer{0};          //!< model layer (priority rule of kData; outputs), 0 = input side
+    uint32_t tensor{0};         //!< tensor id on the wire within the job (< 2^24)
+    uint32_t iteration{0};      //!< training iteration the node belongs to
+    uint32_t microbatch{0};     //!< pipeline micro-batch (outputs)
+    uint64_t durationNs{0};     //!< kCompute / kMemory
+    uint64_t bytes{0};          //!< see the class comment
     std::vector<uint32_t> deps; //!< nodes of the same rank that must finish first (indices)
 };
 
@@ -110,12 +112,20 @@ struct Graph
     uint32_t nRanks{0};
     uint32_t iterations{1};
     std::vector<Group> groups;
-    std::vector<std::string> labels;                //!< operation names, shared by ranks
-    std::vector<std::vector<uint64_t>> peerBytes;   //!< all-to-all splits, one entry per group rank
-    std::vector<std::vector<Node>> ranks;           //!< ranks[r][i] = node i of rank r
+    std::vector<std::string> labels;              //!< operation names, shared by ranks
+    std::vector<std::vector<uint64_t>> peerBytes; //!< all-to-all splits, one entry per group rank
+    std::vector<std::vector<Node>> ranks;         //!< ranks[r][i] = node i of rank r
 
-    /// \return the index of \p name in labels, appended when new (generators and readers)
+    /**
+     * \return the index of \p name in labels, appended when new (generators and readers).
+     * O(1) amortised: a trace may name every node differently. Labels appended to labels
+     * directly are found too; a label edited in place may be looked up wrongly.
+     */
     uint32_t Label(const std::string& name);
+
+    /// Label()'s index: name -> first index in labels, for labels[0 .. labelsIndexed)
+    std::unordered_map<std::string, uint32_t> labelIndex;
+    std::size_t labelsIndexed{0}; //!< how many labels labelIndex covers
 };
 
 /// \return the lower-case name of \p type ("all_reduce", "reduce_scatter", ...)
@@ -130,10 +140,15 @@ const char* NodeKindName(NodeKind kind);
  * ranks < nRanks that contain every rank whose collective names them; roots inside the group;
  * all-to-all splits one per group rank and summing to the node's bytes; every group's members
  * issue the same number of collectives; every (sender, receiver, tag) has as many kSend as
- * kRecv of equal bytes; byte totals that fit 64 bits.
+ * kRecv of equal bytes; byte totals that fit 64 bits. Also: one node list per rank, enums,
+ * priorities, labels, peers and tensor ids in range, barriers of 0 bytes.
+ * Linear in nodes + dependencies + group members (expected, for the send/receive matching).
  * \param where how messages name the graph's source (a file prefix, a generator's name)
+ * \param maxErrors the most messages returned (0: no limit)
  * \return one message per problem, "WHERE:rank R:node N: what is wrong" (empty: valid);
- * at most \p maxErrors messages
+ * problems of a rank or a group as a whole read "WHERE:rank R: ..." or "WHERE:group G 'name':
+ * ...", of the whole graph "WHERE: ..."; a rank's dependency cycle is reported once, at one
+ * node on it
  */
 std::vector<std::string> Validate(const Graph& graph,
                                   const std::string& where,

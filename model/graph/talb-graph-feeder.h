@@ -17,7 +17,10 @@ namespace graph
  * every dependency has completed; ready nodes are taken in the order they became ready (the
  * initial ones in index order), so a run is deterministic. The engine takes a ready node,
  * executes it (a compute stream, a collective, a message) and reports its completion.
- * O(1) amortised per node and dependency; no allocation after construction.
+ * O(1) amortised per node and dependency; no allocation after construction. Misuse (taking
+ * from an empty queue, completing a node not taken) aborts with a message in every build: an
+ * engine that got it wrong would otherwise run a different graph, and the check is one
+ * comparison per call.
  */
 class Feeder
 {
@@ -40,9 +43,9 @@ class Feeder
     const std::vector<Node>& m_nodes;
     std::vector<uint32_t> m_succStart; //!< CSR: successors of i are m_succ[start[i]..start[i+1])
     std::vector<uint32_t> m_succ;
-    std::vector<uint32_t> m_pending;   //!< per node: dependencies not yet completed
-    std::vector<uint8_t> m_state;      //!< per node: 0 waiting, 1 ready, 2 taken, 3 done
-    std::vector<uint32_t> m_ready; //!< FIFO: every node enters once, so n slots suffice
+    std::vector<uint32_t> m_pending; //!< per node: dependencies not yet completed
+    std::vector<uint8_t> m_state;    //!< per node: 0 waiting, 1 ready, 2 taken, 3 done
+    std::vector<uint32_t> m_ready;   //!< FIFO: every node enters once, so n slots suffice
     uint32_t m_readyHead{0};
     uint32_t m_completed{0};
 };

@@ -10,7 +10,8 @@
  *  - the frame header (16 bytes) that precedes each message's payload on a byte stream: the NCCL
  *    plugin's isends and the simulator's collective messages;
  *  - the labelling rules of a model's gradients: a tensor's priority from its layer group and
- *    the bytes of its gradient, used by the simulator's schedulers and the CUDA trainer alike.
+ *    the bytes of its gradient, used by the simulator's schedulers and the CUDA trainer alike;
+ *    and an LLM job's transfer priority from the parallelism it serves (talb_llm_priority).
  *
  * Every decoder takes the number of bytes it may read and never reads past it; every malformed
  * input returns a negative talb_wire_status instead of a value. Callers fail open: they count the
@@ -85,6 +86,49 @@ extern "C"
     static inline uint8_t talb_layer_priority(uint32_t layer, uint32_t n_layers)
     {
         return (uint8_t)((uint64_t)layer * TALB_NUM_PRIORITIES / (n_layers ? n_layers : 1));
+    }
+
+/*
+ * Communication classes of an LLM job (the parallelism a transfer serves), for
+ * talb_llm_priority(). The execution graph's CommClass has these values.
+ */
+#define TALB_CLASS_TENSOR 0   /* tensor (and sequence) parallelism */
+#define TALB_CLASS_EXPERT 1   /* expert parallelism (MoE all-to-all) */
+#define TALB_CLASS_PIPELINE 2 /* pipeline activations and their gradients */
+#define TALB_CLASS_DATA 3     /* data-parallel gradient or parameter synchronisation */
+#define TALB_CLASS_OTHER 4    /* anything else */
+
+    /*
+     * The LLM priority rule: a transfer's priority from the parallelism it serves.
+     *   tensor, expert  0  the layer's compute waits on these collectives: every microsecond
+     *                      they spend queued is a microsecond of idle GPUs on the critical path
+     *   pipeline        1  the next stage idles until the activation (or its gradient) arrives,
+     *                      but micro-batching gives it some slack (the schedule's bubbles)
+     *   data            2 + layer * 6 / n_layers  (2..7): gradient synchronisation overlaps the
+     *                      backward pass and is only needed by the next iteration's optimizer
+     *                      step; among it TaLB's data-parallel rule is kept (the input side most
+     *                      urgent, as the next forward pass needs it first), squeezed into the six
+     *                      classes below the blocking ones
+     *   other           7  unknown purpose: never ahead of classified traffic
+     * layer < n_layers (a larger layer counts as the last; n_layers 0 as 1); layer and n_layers
+     * only matter for TALB_CLASS_DATA. An unknown class counts as TALB_CLASS_OTHER.
+     */
+    static inline uint8_t talb_llm_priority(uint32_t cls, uint32_t layer, uint32_t n_layers)
+    {
+        uint64_t layers = n_layers ? n_layers : 1;
+        switch (cls)
+        {
+        case TALB_CLASS_TENSOR:
+        case TALB_CLASS_EXPERT:
+            return 0;
+        case TALB_CLASS_PIPELINE:
+            return 1;
+        case TALB_CLASS_DATA:
+            return (uint8_t)(layer >= layers ? TALB_NUM_PRIORITIES - 1
+                                             : 2 + (uint64_t)layer * 6 / layers);
+        default:
+            return TALB_NUM_PRIORITIES - 1;
+        }
     }
 
     /* The gradient-size rule: a tensor's gradient is one element per parameter. */

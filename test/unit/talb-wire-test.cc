@@ -139,6 +139,50 @@ TEST(TalbWireDscp, TableIsMonotoneDistinctAndInvertible)
     EXPECT_EQ(talb_priority_from_dscp(63), -1);
 }
 
+TEST(TalbWireLlmPriority, BlockingClassesComeBeforePipelineAndData)
+{
+    EXPECT_EQ(talb_llm_priority(TALB_CLASS_TENSOR, 5, 10), 0);
+    EXPECT_EQ(talb_llm_priority(TALB_CLASS_EXPERT, 5, 10), 0);
+    EXPECT_EQ(talb_llm_priority(TALB_CLASS_PIPELINE, 5, 10), 1);
+    for (uint32_t layer = 0; layer < 10; ++layer)
+    {
+        EXPECT_GE(talb_llm_priority(TALB_CLASS_DATA, layer, 10), 2) << layer;
+    }
+}
+
+TEST(TalbWireLlmPriority, OtherAndUnknownClassesAreLeastUrgent)
+{
+    EXPECT_EQ(talb_llm_priority(TALB_CLASS_OTHER, 0, 10), TALB_NUM_PRIORITIES - 1);
+    EXPECT_EQ(talb_llm_priority(5, 0, 10), TALB_NUM_PRIORITIES - 1);
+    EXPECT_EQ(talb_llm_priority(UINT32_MAX, 0, 0), TALB_NUM_PRIORITIES - 1);
+}
+
+TEST(TalbWireLlmPriority, DataFollowsTheLayerOrderInputSideFirst)
+{
+    // Six layers: one class each, 2 .. 7.
+    for (uint32_t layer = 0; layer < 6; ++layer)
+    {
+        EXPECT_EQ(talb_llm_priority(TALB_CLASS_DATA, layer, 6), 2 + layer) << layer;
+    }
+    // 96 layers: 16 per class, never decreasing from the input side to the output side.
+    uint8_t previous = 2;
+    for (uint32_t layer = 0; layer < 96; ++layer)
+    {
+        uint8_t p = talb_llm_priority(TALB_CLASS_DATA, layer, 96);
+        EXPECT_EQ(p, 2 + layer / 16) << layer;
+        EXPECT_GE(p, previous);
+        previous = p;
+    }
+}
+
+TEST(TalbWireLlmPriority, DataClampsOutOfRangeLayersWithoutOverflow)
+{
+    EXPECT_EQ(talb_llm_priority(TALB_CLASS_DATA, 0, 0), 2);  // no layer count: one layer
+    EXPECT_EQ(talb_llm_priority(TALB_CLASS_DATA, 10, 10), 7); // past the last: the last
+    EXPECT_EQ(talb_llm_priority(TALB_CLASS_DATA, UINT32_MAX - 1, UINT32_MAX), 7);
+    EXPECT_EQ(talb_llm_priority(TALB_CLASS_DATA, UINT32_MAX / 2, UINT32_MAX), 4);
+}
+
 TEST(TalbWireFrame, RoundTripsAndHasTheDocumentedLayout)
 {
     talb_frame in{{talb_make_tensor_id(1, 77), 2, TALB_FLAG_FIRST | TALB_FLAG_LAST}, 1u << 20};

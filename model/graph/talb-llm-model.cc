@@ -212,7 +212,7 @@ LlmForwardFlopsPerToken(const LlmModel& m, uint32_t vocab)
     f.linear = m.layers * (2 * h * (q + 2 * k) + 2 * q * h);
     f.linear += dense * 2 * MlpMatrices(m) * h * m.ffnHidden;
     f.linear += moe * m.topK * 2 * MlpMatrices(m) * h * m.moeFfnHidden;
-    f.bf16 = m.layers * 4 * uint64_t(m.seqLength) * q + moe * 2 * h * m.experts + 2 * h * v;
+    f.bf16 = m.layers * 2 * uint64_t(m.seqLength) * q + moe * 2 * h * m.experts + 2 * h * v;
     return f;
 }
 

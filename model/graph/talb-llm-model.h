@@ -98,8 +98,8 @@ LlmParamCounts LlmCountParams(const LlmModel& m, uint32_t vocab = 0);
  * Forward FLOPs per token, at 2 FLOPs per multiply-accumulate (Megatron-LM's
  * num_floating_point_operations divided by 3, plus the router): per layer
  *   linear     2 h (q + 2k) + 2 q h  +  dense: 2 c h f  |  MoE: topK 2 c h f_e
- *   bf16       4 s q (Q K^T and the weighted sum of values over all s x s positions)
- *              + MoE: 2 h experts (router)
+ *   bf16       2 s q (Q K^T and the weighted sum of values over the causal half of the s x s
+ *              positions, as FlashAttention computes them)  +  MoE: 2 h experts (router)
  * with c = 3 gated, 2 otherwise; plus 2 h V for the logits (bf16). Norms, softmax and
  * element-wise work are not counted. FP8 training runs only the transformer layers' linear
  * layers in FP8 (Transformer Engine); attention scores, router and logits stay in BF16.

@@ -215,7 +215,7 @@ MakeTimes(Plan& x)
     };
     uint64_t tokens = x.s.tokens;
     uint64_t attention = tokens * (2 * h * qkv + 2 * q * h) / tp;
-    uint64_t scores = tokens * 4 * m.seqLength * q / tp;
+    uint64_t scores = tokens * 2 * m.seqLength * q / tp; // causal half
     x.attention = {ns(attention, scores), ns(attention, 2 * scores), ns(attention, 0)};
     uint64_t mlp = tokens * 2 * matrices * h * m.ffnHidden / tp;
     x.mlp = {ns(mlp, 0), ns(mlp, 0), ns(mlp, 0)};

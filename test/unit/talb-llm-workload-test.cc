@@ -1,6 +1,7 @@
 // The LLM workload generator's graphs: bytes per class against the analytic formulas, the 1F1B
 // order, dependencies, validity, node counts, compute totals and generation time.
 #include "ns3/talb-exec-graph.h"
+#include "ns3/talb-ideal-replay.h"
 #include "ns3/talb-llm-analytic.h"
 #include "ns3/talb-llm-routing.h"
 #include "ns3/talb-llm-workload.h"
@@ -606,6 +607,43 @@ TEST(TalbLlmWorkload, ComputeAddsUpToTheModelsFlops)
         double expect = 3.0 * f.Total() * c.globalBatch * c.model.seqLength /
                         (c.device.bf16Flops * c.mfu) * 1e9;
         EXPECT_NEAR(ns, expect, double(nodes)) << c.model.name;
+    }
+}
+
+// The graph runs under the engine's rules (IdealReplay: streams, rendezvous, shared links) on
+// servers of 8 GPUs with 400 Gb/s NICs, and an iteration takes at least its busiest rank's
+// compute.
+TEST(TalbLlmWorkload, ReplaysOnAnIdealFabric)
+{
+    LlmJobConfig zero = Dense(2, 1, 4);
+    zero.distributedOptimizer = false;
+    zero.zero3 = true;
+    for (const LlmJobConfig& c : {Moe(2, 2, 4, 2), Dense(2, 2, 2), Gpt(2, 2, 2), zero})
+    {
+        SCOPED_TRACE(Shape(c));
+        Graph g = Build(c);
+        IdealReplay::Fabric fabric;
+        for (uint32_t r = 0; r < g.nRanks; ++r)
+        {
+            fabric.serverOf.push_back(r / 8);
+        }
+        fabric.rates = {400e9, 7.2e12};
+        IdealReplay::Result result = IdealReplay::Run(g, fabric);
+        ASSERT_EQ(result.error, "");
+        for (uint32_t it = 0; it < g.iterations; ++it)
+        {
+            double busiest = 0;
+            for (uint32_t r = 0; r < g.nRanks; ++r)
+            {
+                double compute = 0;
+                for (const Node& n : g.ranks[r])
+                {
+                    compute += n.kind == NodeKind::kCompute && n.iteration == it ? n.durationNs : 0;
+                }
+                busiest = std::max(busiest, compute);
+            }
+            EXPECT_GE(result.iterationNs[it], busiest) << it;
+        }
     }
 }
 

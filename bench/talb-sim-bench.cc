@@ -295,7 +295,15 @@ Bench::ParseCommandLine(int argc, char* argv[])
                  m_job);
     cmd.AddValue("repeat", "runs per variant, interleaved; rates are medians", m_repeatText);
     cmd.AddValue("csv", "append one row per run to this file (header when new)", m_csv);
-    cmd.AddValue("out", "folder of the runs' outputs (one subfolder per run)", m_out);
+    // A callback, unlike a string variable, takes an empty value (refused below, by name).
+    cmd.AddValue("out",
+                 "folder of the runs' outputs (one subfolder per run) [" + m_out + "]",
+                 MakeBoundCallback(
+                     +[](std::string* out, std::string value) {
+                         *out = value;
+                         return true;
+                     },
+                     &m_out));
     std::string eventScheduler;
     TalbEventScheduler::AddOption(cmd, &eventScheduler);
     m_forwarded.AddToCommandLine(cmd);

@@ -72,10 +72,8 @@ OnCnp(Observer* o, uint32_t qp, Ptr<const TalbRdmaQueuePair>)
     o->Cnp(qp);
 }
 
-} // namespace
-
-int
-main(int argc, char* argv[])
+/// The example's options.
+struct Options
 {
     uint32_t senders = 16;
     uint64_t bytes = 1000000;
@@ -83,36 +81,20 @@ main(int argc, char* argv[])
     bool pfc = true;
     std::string dcqcn = "default";
     std::string tracePath;
-    CommandLine cmd(__FILE__);
-    cmd.Usage("N-to-1 incast over RDMA (DCQCN, PFC) on 4 leaves x 5 hosts x 2 spines: prints "
-              "the completion time against the line-rate bound, CNPs, the lowest rates DCQCN "
-              "set, pause frames. Any attribute: --ns3::TalbDcqcn::Gain=0.0625 etc.");
-    cmd.AddValue("senders", "senders (1-19), hosts 1.. sending to host 0", senders);
-    cmd.AddValue("bytes", "bytes each sender sends (one message)", bytes);
-    cmd.AddValue("rate", "host and fabric link rate", rate);
-    cmd.AddValue("pfc", "PFC on the switches (lossless)", pfc);
-    cmd.AddValue("dcqcn",
-                 "DCQCN parameters: default (the attributes' defaults: the paper's, with ECN "
-                 "thresholds and increase steps scaled from 40 Gb/s to the link rate) or paper "
-                 "(the paper's absolute values, EcnReferenceRate and ReferenceRate 0)",
-                 dcqcn);
-    cmd.AddValue("trace", "CSV of every rate change and CNP (time_ns,qp,event,...)", tracePath);
-    cmd.Parse(argc, argv);
-    if (senders < 1 || senders > 19 || bytes == 0 || (dcqcn != "default" && dcqcn != "paper"))
-    {
-        std::cerr << "talb-rdma-incast: error: --senders must be 1-19, --bytes above 0, "
-                     "--dcqcn default or paper\n";
-        return 2;
-    }
+};
 
+/// The incast fabric: 4 leaves x 5 hosts x 2 spines at one rate, RDMA hosts.
+Ptr<TalbLeafSpineHelper>
+BuildFabric(const Options& o)
+{
     Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
     f->SetAttribute("Transport", StringValue("rdma"));
     f->SetAttribute("Leaves", UintegerValue(4));
     f->SetAttribute("HostsPerLeaf", UintegerValue(5));
-    f->SetAttribute("HostRate", StringValue(rate));
-    f->SetAttribute("FabricRate", StringValue(rate));
-    f->GetRdmaHelper()->SetAttribute("Pfc", BooleanValue(pfc));
-    if (dcqcn == "paper")
+    f->SetAttribute("HostRate", StringValue(o.rate));
+    f->SetAttribute("FabricRate", StringValue(o.rate));
+    f->GetRdmaHelper()->SetAttribute("Pfc", BooleanValue(o.pfc));
+    if (o.dcqcn == "paper")
     {
         // The paper's absolute values at any rate (the defaults scale them from 40 Gb/s).
         f->GetRdmaHelper()->SetAttribute("EcnReferenceRate", DataRateValue(DataRate(0)));
@@ -120,39 +102,40 @@ main(int argc, char* argv[])
     }
     f->Install();
     f->AssignStreams(1);
+    return f;
+}
 
-    Observer o;
-    o.minRateBps.assign(senders, 1e18);
-    o.cnps.assign(senders, 0);
-    if (!tracePath.empty())
-    {
-        o.trace.open(tracePath);
-        if (!o.trace)
-        {
-            std::cerr << "talb-rdma-incast: error: cannot write --trace=" << tracePath << "\n";
-            return 2;
-        }
-        o.trace << "time_ns,qp,event,rate_gbps,target_gbps,alpha\n";
-    }
+/// Hosts 1..senders each post one message to host 0, traced into \p obs.
+/// \return the senders' queue pairs
+std::vector<Ptr<TalbRdmaQueuePair>>
+StartSenders(const Options& o, Ptr<TalbLeafSpineHelper> f, Observer* obs)
+{
     std::vector<Ptr<TalbRdmaQueuePair>> requesters;
-    for (uint32_t s = 0; s < senders; ++s)
+    obs->minRateBps.assign(o.senders, 1e18);
+    obs->cnps.assign(o.senders, 0);
+    for (uint32_t s = 0; s < o.senders; ++s)
     {
         auto qp = TalbRdmaNic::Connect(f->GetRdmaNic(s + 1), f->GetRdmaNic(0));
-        o.controls.push_back(qp.first->GetRateControl());
-        o.controls.back()->TraceConnectWithoutContext("Rate",
-                                                      MakeCallback(&Observer::Rate, &o).Bind(s));
-        qp.second->SetReceiveCallback(MakeCallback(&Observer::Received, &o));
-        qp.first->PostSend(bytes);
+        obs->controls.push_back(qp.first->GetRateControl());
+        obs->controls.back()->TraceConnectWithoutContext(
+            "Rate",
+            MakeCallback(&Observer::Rate, obs).Bind(s));
+        qp.second->SetReceiveCallback(MakeCallback(&Observer::Received, obs));
+        qp.first->PostSend(o.bytes);
         requesters.push_back(qp.first);
     }
-    for (uint32_t s = 0; s < senders; ++s)
+    for (uint32_t s = 0; s < o.senders; ++s)
     {
         f->GetRdmaNic(s + 1)->TraceConnectWithoutContext("CnpReceived",
-                                                         MakeBoundCallback(&OnCnp, &o, s));
+                                                         MakeBoundCallback(&OnCnp, obs, s));
     }
-    Simulator::Stop(Seconds(1));
-    Simulator::Run();
+    return requesters;
+}
 
+/// Prints the completion time against the line-rate bound, CNPs, rates, marks and pauses.
+void
+PrintReport(const Options& o, Ptr<TalbLeafSpineHelper> f, const Observer& obs)
+{
     uint64_t pauses = 0;
     uint64_t marked = 0;
     for (uint32_t l = 0; l < 4; ++l)
@@ -166,32 +149,82 @@ main(int argc, char* argv[])
         }
     }
     uint32_t mtu = f->GetRdmaNic(0)->GetMtu();
-    uint64_t packets = (bytes + mtu - 1) / mtu;
+    uint64_t packets = (o.bytes + mtu - 1) / mtu;
     uint64_t wire =
-        senders * (bytes + packets * (TalbRoceHeader::BASE_BYTES + TalbRoceHeader::TRAILER_BYTES +
-                                      TalbPfcNetDevice::ETHERNET_HEADER_BYTES + 24));
-    double bound = DataRate(rate).CalculateBytesTxTime(wire).GetSeconds() * 1e3;
+        o.senders *
+        (o.bytes + packets * (TalbRoceHeader::BASE_BYTES + TalbRoceHeader::TRAILER_BYTES +
+                              TalbPfcNetDevice::ETHERNET_HEADER_BYTES + 24));
+    double bound = DataRate(o.rate).CalculateBytesTxTime(wire).GetSeconds() * 1e3;
     uint64_t cnps = 0;
     double lowest = 1e18;
     double meanLowest = 0;
-    for (uint32_t s = 0; s < senders; ++s)
+    for (uint32_t s = 0; s < o.senders; ++s)
     {
-        cnps += o.cnps[s];
-        lowest = std::min(lowest, o.minRateBps[s]);
-        meanLowest += std::min(o.minRateBps[s], double(DataRate(rate).GetBitRate())) / senders;
+        cnps += obs.cnps[s];
+        lowest = std::min(lowest, obs.minRateBps[s]);
+        meanLowest +=
+            std::min(obs.minRateBps[s], double(DataRate(o.rate).GetBitRate())) / o.senders;
     }
-    std::cout << std::fixed << std::setprecision(3) << "senders " << senders << " x " << bytes
-              << " B at " << rate << ", dcqcn " << dcqcn << ", pfc " << (pfc ? "on" : "off") << "\n"
-              << "messages done      " << o.done << " of " << senders << "\n"
-              << "completion (ms)    " << o.lastDone.GetSeconds() * 1e3 << "\n"
+    double doneMs = obs.lastDone.GetSeconds() * 1e3;
+    std::cout << std::fixed << std::setprecision(3) << "senders " << o.senders << " x " << o.bytes
+              << " B at " << o.rate << ", dcqcn " << o.dcqcn << ", pfc " << (o.pfc ? "on" : "off")
+              << "\n"
+              << "messages done      " << obs.done << " of " << o.senders << "\n"
+              << "completion (ms)    " << doneMs << "\n"
               << "line-rate bound    " << bound << "\n"
-              << "ratio              " << o.lastDone.GetSeconds() * 1e3 / bound << "\n"
-              << "CNPs received      " << cnps << " (" << double(cnps) / senders
+              << "ratio              " << doneMs / bound << "\n"
+              << "CNPs received      " << cnps << " (" << double(cnps) / o.senders
               << " per queue pair)\n"
               << "lowest rate (Gb/s) " << (lowest > 1e17 ? 0 : lowest / 1e9) << " (mean of "
               << "the queue pairs' lowest: " << meanLowest / 1e9 << ")\n"
               << "CE-marked packets  " << marked << "\n"
               << "pause frames (leaves) " << pauses << "\n";
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Options o;
+    CommandLine cmd(__FILE__);
+    cmd.Usage("N-to-1 incast over RDMA (DCQCN, PFC) on 4 leaves x 5 hosts x 2 spines: prints "
+              "the completion time against the line-rate bound, CNPs, the lowest rates DCQCN "
+              "set, pause frames. Any attribute: --ns3::TalbDcqcn::Gain=0.0625 etc.");
+    cmd.AddValue("senders", "senders (1-19), hosts 1.. sending to host 0", o.senders);
+    cmd.AddValue("bytes", "bytes each sender sends (one message)", o.bytes);
+    cmd.AddValue("rate", "host and fabric link rate", o.rate);
+    cmd.AddValue("pfc", "PFC on the switches (lossless)", o.pfc);
+    cmd.AddValue("dcqcn",
+                 "DCQCN parameters: default (the attributes' defaults: the paper's, with ECN "
+                 "thresholds and increase steps scaled from 40 Gb/s to the link rate) or paper "
+                 "(the paper's absolute values, EcnReferenceRate and ReferenceRate 0)",
+                 o.dcqcn);
+    cmd.AddValue("trace", "CSV of every rate change and CNP (time_ns,qp,event,...)", o.tracePath);
+    cmd.Parse(argc, argv);
+    if (o.senders < 1 || o.senders > 19 || o.bytes == 0 ||
+        (o.dcqcn != "default" && o.dcqcn != "paper"))
+    {
+        std::cerr << "talb-rdma-incast: error: --senders must be 1-19, --bytes above 0, "
+                     "--dcqcn default or paper\n";
+        return 2;
+    }
+    Observer obs;
+    if (!o.tracePath.empty())
+    {
+        obs.trace.open(o.tracePath);
+        if (!obs.trace)
+        {
+            std::cerr << "talb-rdma-incast: error: cannot write --trace=" << o.tracePath << "\n";
+            return 2;
+        }
+        obs.trace << "time_ns,qp,event,rate_gbps,target_gbps,alpha\n";
+    }
+    Ptr<TalbLeafSpineHelper> f = BuildFabric(o);
+    std::vector<Ptr<TalbRdmaQueuePair>> requesters = StartSenders(o, f, &obs);
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    PrintReport(o, f, obs);
     Simulator::Destroy();
-    return o.done == senders ? 0 : 1;
+    return obs.done == o.senders ? 0 : 1;
 }

@@ -12,6 +12,7 @@
 #include "ns3/command-line.h"
 #include "ns3/system-path.h"
 #include "ns3/talb-event-scheduler.h"
+#include "ns3/talb-scenario-parameters.h"
 
 #include <cstdlib>
 #include <iostream>
@@ -52,7 +53,7 @@ PartOfDistributedRun()
 
 /// Start ns-3's distributed simulator with \p sync and fill in the spec's rank fields.
 void
-EnableMpi(const std::string& sync, int* argc, char*** argv, TalbScenario::Spec* spec)
+EnableMpi(const std::string& sync, int* argc, char*** argv, TalbScenarioSpec* spec)
 {
     GlobalValue::Bind("SimulatorImplementationType",
                       StringValue(sync == "window" ? "ns3::DistributedSimulatorImpl"
@@ -136,27 +137,27 @@ namespace
 
 /// Run every load balancer of \p spec; distributed, rank 0 alone prints. \return exit status
 int
-Main(const TalbScenario::Spec& spec)
+Main(const TalbScenarioSpec& spec)
 {
     std::ostream silent(nullptr);
     std::ostream& log = spec.rank == 0 ? std::cerr : silent;
     std::ostream& table = spec.rank == 0 ? std::cout : silent;
-    const std::vector<std::string>& lbs = spec.lbs;
     std::vector<TalbScenario::Result> results;
-    for (const auto& lb : lbs)
+    for (const auto& balancer : spec.balancers)
     {
+        const std::string& lb = balancer.name;
         std::string out = spec.out;
-        if (lbs.size() > 1)
+        if (spec.balancers.size() > 1)
         {
             out = SystemPath::Append(out, lb);
         }
         log << "talb-scenario: running " << lb << " -> " << out << "\n";
-        results.push_back(TalbScenario::Run(spec, lb, out));
+        results.push_back(TalbScenario::Run(spec, balancer, out));
         if (TalbScenario::Interrupted())
         {
             log << "talb-scenario: interrupted; " << out
                 << " holds what was measured (run.json says complete: false)\n";
-            TalbScenario::PrintTable(results, table);
+            TalbScenarioReport::PrintTable(results, table);
             return 130;
         }
         const auto& r = results.back();
@@ -167,15 +168,15 @@ Main(const TalbScenario::Spec& spec)
         {
             // The figures that decide how far a partition scales: work and cross-rank traffic
             // per lookahead window (lookahead = linkDelay).
-            double windows = r.simSeconds / spec.linkDelay.GetSeconds();
+            double windows = r.simSeconds / spec.fabric.linkDelay.GetSeconds();
             log << " (" << spec.ranks << " ranks, " << r.runCpuSeconds
-                << " s CPU in all; per lookahead window of " << spec.linkDelay.As(Time::US) << ": "
-                << r.events / windows << " events, " << r.remotePacketHops / windows
+                << " s CPU in all; per lookahead window of " << spec.fabric.linkDelay.As(Time::US)
+                << ": " << r.events / windows << " events, " << r.remotePacketHops / windows
                 << " packets between ranks)";
         }
         log << "\n";
     }
-    TalbScenario::PrintTable(results, table);
+    TalbScenarioReport::PrintTable(results, table);
     for (const auto& r : results)
     {
         if (r.iterationsDone != r.iterationsExpected)
@@ -209,7 +210,7 @@ int
 main(int argc, char* argv[])
 {
     TalbScenarioConfig config;
-    TalbScenario::DeclareParameters(config);
+    TalbScenarioParameters::Declare(config);
     CommandLine cmd(__FILE__);
     cmd.Usage("Runs a talb scenario once per load balancer in --lb and prints a comparison "
               "table (tensor-message and background FCT, iteration time, speedup over the "
@@ -235,10 +236,10 @@ main(int argc, char* argv[])
     {
         errors.push_back(schedulerError);
     }
-    TalbScenario::Spec spec;
+    TalbScenarioSpec spec;
     if (errors.empty())
     {
-        TalbScenario::Parse(config, &spec, &errors);
+        spec.Parse(config, &errors);
     }
 #ifdef NS3_MPI
     bool mpi = PartOfDistributedRun();
@@ -249,7 +250,7 @@ main(int argc, char* argv[])
     if (mpi && errors.empty())
     {
         EnableMpi(mpiSync, &argc, &argv, &spec);
-        for (const auto& e : TalbScenario::CheckPartition(spec))
+        for (const auto& e : spec.CheckPartition())
         {
             errors.push_back(e);
         }

@@ -1,16 +1,17 @@
-// Data-parallel DNN training jobs (and optional background traffic) on a two-tier fabric.
+// Data-parallel DNN training jobs (and background traffic) on talb-scenario's leaf-spine fabric,
+// with the training generator's own knobs: per-job models or an ASTRA-sim workload, dedicated
+// parameter servers, the device rate and the schedulers' sizes.
 //
 //   build/bin/talb-training --model=resnet50 --workers=16 --scheduler=bytescheduler
-//       --collective=ring --hostRate=100Gbps --iterations=2 --out=results/demo
+//       --collective=ring --hostRate=100Gbps --iterations=2 --lb=ecmp --out=results/demo
 //
-// writes flows.csv, tensors.csv and iterations.csv into --out and prints one line per job.
+// writes flows.csv, tensors.csv and iterations.csv into --out (a subfolder per load balancer
+// when --lb names several) and prints one line per job. The fabric, balancer, host,
+// background and run options are talb-scenario's (the same names, meanings and defaults).
 // Every option: build/bin/talb-training --help. Scheduler and collective attributes beyond the
 // options below: --ns3::TalbFusionScheduler::Timeout=2ms etc. (--PrintAttributes=TYPE).
-#include "ns3/applications-module.h"
 #include "ns3/core-module.h"
-#include "ns3/internet-module.h"
 #include "ns3/network-module.h"
-#include "ns3/point-to-point-module.h"
 #include "ns3/talb-module.h"
 
 #include <chrono>
@@ -25,57 +26,33 @@ NS_LOG_COMPONENT_DEFINE("TalbTraining");
 namespace
 {
 
-/**
- * The fabric: racks of hosts, each host on its own link (rate, delay) to its rack's router,
- * every rack router linked to one core router at hostsPerRack x rate (non-blocking). Hosts get
- * IPv4 + TCP and an address on interface 1. This is the one function to swap for the
- * leaf-spine helper.
- */
-NodeContainer
-BuildFabric(uint32_t racks, uint32_t hostsPerRack, DataRate rate, Time delay)
+/// The example's options, checked.
+struct Options
 {
-    NodeContainer hosts;
-    hosts.Create(racks * hostsPerRack);
-    NodeContainer tors;
-    tors.Create(racks);
-    Ptr<Node> core = CreateObject<Node>();
-    InternetStackHelper stack;
-    stack.Install(hosts);
-    stack.Install(tors);
-    stack.Install(core);
-    PointToPointHelper hostLink;
-    hostLink.SetDeviceAttribute("DataRate", DataRateValue(rate));
-    hostLink.SetChannelAttribute("Delay", TimeValue(delay));
-    PointToPointHelper upLink;
-    upLink.SetDeviceAttribute("DataRate",
-                              DataRateValue(DataRate(rate.GetBitRate() * hostsPerRack)));
-    upLink.SetChannelAttribute("Delay", TimeValue(delay));
-    Ipv4AddressHelper addresses("10.0.0.0", "255.255.255.252");
-    for (uint32_t h = 0; h < hosts.GetN(); ++h)
-    {
-        NetDeviceContainer devices = hostLink.Install(hosts.Get(h), tors.Get(h / hostsPerRack));
-        // A host does not drop its own packets: Linux's TCP small queues hold them back in
-        // the socket, which ns-3 lacks; without this a window-sized burst after an idle
-        // period overflows the NIC queue.
-        DynamicCast<PointToPointNetDevice>(devices.Get(0))
-            ->GetQueue()
-            ->SetMaxSize(QueueSize("1000000p"));
-        addresses.Assign(devices);
-        addresses.NewNetwork();
-    }
-    if (racks > 1)
-    {
-        for (uint32_t r = 0; r < racks; ++r)
-        {
-            addresses.Assign(upLink.Install(tors.Get(r), core));
-            addresses.NewNetwork();
-        }
-    }
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
-    return hosts;
-}
+    TalbFabricSpec fabric;
+    std::vector<TalbBalancerSpec> balancers;
+    TalbAttributeList::Pairs lbProfile; //!< what lbProfile applies
+    std::vector<TalbDnnModel> models;   //!< per job
+    uint32_t workers{0};
+    uint32_t psHosts{0};
+    std::string placement;
+    uint32_t iterations{0};
+    std::string scheduler;
+    std::string collective;
+    std::string transport;
+    uint32_t batch{0};
+    std::string device;
+    double deviceRate{0};
+    std::string precision;
+    /// Scheduler options, each for the schedulers with that attribute.
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> schedulerAttributes;
+    double bgLoad{0};
+    TalbFlowSizeCdf bgCdf;
+    uint64_t seed{1};
+    Time stopTime;
+    std::string out;
+};
 
-/// Reports a bad option and how to get help. \return the exit code for bad input
 /// Creates \p path and its parents as needed. \return true when it is a writable folder
 bool
 OutputFolderWritable(const std::string& path)
@@ -90,42 +67,37 @@ OutputFolderWritable(const std::string& path)
     return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && access(path.c_str(), W_OK) == 0;
 }
 
-int
-BadOption(const std::string& message)
-{
-    std::cerr << "talb-training: error: " << message << " (--help lists the options)\n";
-    return 2;
-}
-
-/// Set \p name on the scheduler only if the chosen scheduler has that attribute.
+/// Every option, declared once with its kind and range (the shared ones as talb-scenario
+/// declares them).
 void
-SetIfPresent(TalbTrainingJobHelper& helper,
-             TypeId scheduler,
-             const std::string& name,
-             const AttributeValue& value)
+DeclareOptions(TalbScenarioConfig& config)
 {
-    TypeId::AttributeInformation info;
-    if (scheduler.LookupAttributeByName(name, &info))
-    {
-        helper.SetSchedulerAttribute(name, value);
-    }
-}
-
-} // namespace
-
-int
-main(int argc, char* argv[])
-{
-    // Every option is declared once with its kind and range, and everything a value names
-    // (models, files, plug-ins, presets) is checked before anything is built: a bad value
-    // exits with code 2 and a message naming the option.
     typedef TalbScenarioConfig C;
-    C config;
-    config.Declare("model",
+    TalbScenarioParameters::Declare(config, TalbScenarioParameters::FABRIC);
+    TalbScenarioParameters::Declare(config, TalbScenarioParameters::BALANCERS);
+    TalbScenarioParameters::Declare(config, TalbScenarioParameters::HOSTS);
+    TalbScenarioParameters::Declare(config,
+                                    {"transport",
+                                     "model",
+                                     "placement",
+                                     "iterations",
+                                     "batch",
+                                     "device",
+                                     "precision",
+                                     "bgLoad",
+                                     "bgCdf",
+                                     "seed",
+                                     "stopTime",
+                                     "out"});
+    config.Declare("jobCount",
+                   C::UINT,
+                   "1",
+                   "training jobs sharing the fabric",
+                   C::Between(1, 255));
+    config.Declare("models",
                    C::STRING,
-                   "resnet50",
-                   "zoo model (alexnet, vgg19, resnet50) or model file PATH[#MODEL]");
-    config.Declare("models", C::STRING, "", "per-job models, comma separated (overrides --model)");
+                   "",
+                   "per-job models, comma-separated, one per job (overrides model)");
     config.Declare("astra", C::STRING, "", "ASTRA-sim 1.0 DATA workload file to use as the model");
     config.Declare("astraCycle", C::TIME, "1ns", "duration of one ASTRA-sim compute cycle");
     config.Declare("astraBytes",
@@ -134,45 +106,23 @@ main(int argc, char* argv[])
                    "bytes per element of the ASTRA-sim communication sizes",
                    C::Between(1, 64));
     config.Declare("workers", C::UINT, "8", "workers (hosts) per job", C::Between(1, 65536));
-    config.Declare("jobs", C::UINT, "1", "training jobs sharing the fabric", C::Between(1, 255));
-    config.Declare("placement",
-                   C::CHOICE,
-                   "packed",
-                   "job placement (spread: across racks)",
-                   "packed,spread");
-    config.Declare("iterations",
+    config.Declare("psHosts",
                    C::UINT,
-                   "2",
-                   "training iterations per job",
-                   C::Between(1, 1000000));
+                   "0",
+                   "dedicated parameter-server hosts per job (0: colocated; needs "
+                   "collective=ps)",
+                   C::Between(0, 1024));
     config.Declare("scheduler",
                    C::NAME,
                    "wfbp",
                    "communication scheduler",
                    TalbCommScheduler::GetRegistry());
     config.Declare("collective", C::NAME, "ring", "collective", TalbCollective::GetRegistry());
-    config.Declare("transport",
-                   C::NAME,
-                   "tcp",
-                   "transport of the collectives",
-                   TalbTransport::GetRegistry());
-    config.Declare("psHosts",
-                   C::UINT,
-                   "0",
-                   "dedicated parameter-server hosts per job (0: colocated; needs "
-                   "--collective=ps)",
-                   C::Between(0, 1024));
-    config.Declare("batch", C::UINT, "32", "batch size per worker", C::Between(1, 1000000));
-    config.Declare("device",
-                   C::STRING,
-                   "V100-FP32",
-                   "device preset: " + TalbComputeModel::PresetNames());
     config.Declare("deviceRate",
                    C::DOUBLE,
                    "0",
-                   "effective device FLOP/s (overrides --device when > 0)",
+                   "effective device FLOP/s (overrides device when > 0)",
                    C::AtLeast(0));
-    config.Declare("precision", C::CHOICE, "fp32", "gradient precision", "fp32,fp16");
     config.Declare("bucketSize",
                    C::UINT,
                    "26214400",
@@ -193,268 +143,205 @@ main(int argc, char* argv[])
                    "0.01",
                    "fraction of elements kept (schedulers with Ratio)",
                    C::Between(1e-9, 1));
-    config.Declare("racks",
-                   C::UINT,
-                   "0",
-                   "racks (0: just enough for the jobs)",
-                   C::Between(0, 4096));
-    config.Declare("hostsPerRack", C::UINT, "4", "hosts per rack", C::Between(1, 1024));
-    config.Declare("hostRate", C::RATE, "100Gbps", "host link rate");
-    config.Declare("linkDelay", C::TIME, "1us", "per-link propagation delay");
-    config.Declare("mtu",
-                   C::UINT,
-                   "1500",
-                   "link MTU in bytes (TCP segment = MTU - 52)",
-                   C::Between(576, 9000));
-    config.Declare("bgCdf",
-                   C::STRING,
-                   "",
-                   "background flow-size CDF file (e.g. data/websearch-cdf.txt)");
-    config.Declare("bgLoad",
-                   C::DOUBLE,
-                   "0",
-                   "background load per host link (0: none; needs --bgCdf)",
-                   C::Between(0, 1, true));
-    config.Declare("out",
-                   C::STRING,
-                   "results/talb-training",
-                   "output folder for flows.csv, tensors.csv, iterations.csv");
-    config.Declare("scheme",
-                   C::STRING,
-                   "ecmp",
-                   "value of the scheme column (the load balancer's name)");
-    config.Declare("stopTime", C::TIME, "60s", "simulation stop time, e.g. 60s (a safety net)");
-    CommandLine cmd(__FILE__);
-    config.AddToCommandLine(cmd);
-    cmd.Parse(argc, argv);
-    std::vector<std::string> errors = config.TakeErrors();
-    if (!errors.empty())
-    {
-        return BadOption(errors.front());
-    }
+}
 
-    const std::string model = config.GetString("model");
-    const std::string astraFile = config.GetString("astra");
-    const uint32_t workers = config.GetUint("workers");
-    const uint32_t jobs = config.GetUint("jobs");
-    const std::string placement = config.GetString("placement");
-    const uint32_t iterations = config.GetUint("iterations");
-    const std::string scheduler = config.GetString("scheduler");
-    const std::string collective = config.GetString("collective");
-    const std::string transport = config.GetString("transport");
-    const uint32_t psHosts = config.GetUint("psHosts");
-    const uint32_t batch = config.GetUint("batch");
-    const std::string device = config.GetString("device");
-    const double deviceRate = config.GetDouble("deviceRate");
-    const std::string precision = config.GetString("precision");
-    const uint64_t bucketSize = config.GetUint("bucketSize");
-    const uint64_t partitionSize = config.GetUint("partitionSize");
-    const uint64_t credit = config.GetUint("credit");
-    const double sparseRatio = config.GetDouble("sparseRatio");
-    uint32_t racks = config.GetUint("racks");
-    const uint32_t hostsPerRack = config.GetUint("hostsPerRack");
-    const DataRate hostRate = config.GetRate("hostRate");
-    const Time delay = config.GetTime("linkDelay");
-    const uint32_t mtu = config.GetUint("mtu");
-    const std::string bgCdf = config.GetString("bgCdf");
-    const double bgLoad = config.GetDouble("bgLoad");
-    const std::string out = config.GetString("out");
-    const std::string scheme = config.GetString("scheme");
-    const Time stop = config.GetTime("stopTime");
-
-    TypeId schedulerTid;
-    TypeId collectiveTid;
+/// The models of the jobs: an ASTRA-sim workload, or one zoo name or model file per job.
+void
+ParseModels(const TalbScenarioConfig& config, Options* o, std::vector<std::string>* errors)
+{
+    const uint32_t jobs = config.GetUint("jobCount");
     std::string error;
-    TalbCommScheduler::GetRegistry().Lookup(scheduler, &schedulerTid, &error);
-    TalbCollective::GetRegistry().Lookup(collective, &collectiveTid, &error);
-    const bool servers = psHosts > 0;
-    if (servers && collectiveTid != TalbParameterServer::GetTypeId())
-    {
-        return BadOption("--psHosts needs --collective=ps");
-    }
-    if (!TalbComputeModel::HasPreset(device))
-    {
-        return BadOption("--device: unknown preset '" + device +
-                         "' (valid: " + TalbComputeModel::PresetNames() + ")");
-    }
-    if (!stop.IsStrictlyPositive())
-    {
-        return BadOption("--stopTime must be positive");
-    }
-    // The models: an ASTRA-sim workload, or one zoo name or model file per job.
-    std::vector<TalbDnnModel> jobModels;
-    if (!astraFile.empty())
+    if (!config.GetString("astra").empty())
     {
         Time cycle = config.GetTime("astraCycle");
         TalbDnnModel m;
         if (!cycle.IsStrictlyPositive())
         {
-            return BadOption("--astraCycle must be positive");
+            errors->push_back("astraCycle: must be positive");
         }
-        if (!TalbAstraSimWorkload::TryRead(astraFile,
-                                           cycle,
-                                           config.GetUint("astraBytes"),
-                                           "astra",
-                                           &m,
-                                           &error))
+        else if (!TalbAstraSimWorkload::TryRead(config.GetString("astra"),
+                                                cycle,
+                                                config.GetUint("astraBytes"),
+                                                "astra",
+                                                &m,
+                                                &error))
         {
-            return BadOption("--astra: " + error);
+            errors->push_back("astra: " + error);
         }
-        jobModels.assign(jobs, m);
+        o->models.assign(jobs, m);
+        return;
     }
-    else
+    const std::string option = config.GetString("models").empty() ? "model" : "models";
+    std::vector<std::string> names = TalbParse::Split(config.GetString("models"), ',');
+    if (names.empty())
     {
-        std::vector<std::string> names = TalbParse::Split(config.GetString("models"), ',');
-        if (names.empty())
-        {
-            names.assign(jobs, model);
-        }
-        if (names.size() != jobs)
-        {
-            return BadOption("--models lists " + std::to_string(names.size()) + " models for " +
-                             std::to_string(jobs) + " jobs");
-        }
-        for (const auto& name : names)
-        {
-            TalbDnnModel m;
-            if (!TalbModelZoo::TryResolve(name, &m, &error))
-            {
-                return BadOption(
-                    std::string(config.GetString("models").empty() ? "--model: " : "--models: ") +
-                    error);
-            }
-            jobModels.push_back(m);
-        }
+        names.assign(jobs, config.GetString("model"));
     }
-    // Scheduler options: each goes to the schedulers that have the attribute; combinations
-    // the scheduler refuses (credit below partitionSize) are refused here.
-    std::vector<std::pair<std::string, Ptr<AttributeValue>>> schedulerAttributes = {
-        {"BucketSize", Create<UintegerValue>(bucketSize)},
-        {"PartitionSize", Create<UintegerValue>(partitionSize)},
-        {"Credit", Create<UintegerValue>(credit)},
-        {"Ratio", Create<DoubleValue>(sparseRatio)},
-        {"Bandwidth", Create<DataRateValue>(hostRate)},
+    if (names.size() != jobs)
+    {
+        errors->push_back("models: lists " + std::to_string(names.size()) + " models for " +
+                          std::to_string(jobs) + " jobs (jobCount)");
+        return;
+    }
+    for (const auto& name : names)
+    {
+        TalbDnnModel m;
+        if (!TalbModelZoo::TryResolve(name, &m, &error))
+        {
+            errors->push_back(option + ": " + error);
+            return;
+        }
+        o->models.push_back(m);
+    }
+}
+
+/// The scheduler, its options and the plug-ins that go with it.
+void
+ParseScheduler(const TalbScenarioConfig& config, Options* o, std::vector<std::string>* errors)
+{
+    o->scheduler = config.GetString("scheduler");
+    o->collective = config.GetString("collective");
+    o->psHosts = config.GetUint("psHosts");
+    TypeId schedulerTid = TalbCommScheduler::GetRegistry().Get(o->scheduler);
+    if (o->psHosts > 0 &&
+        TalbCollective::GetRegistry().Get(o->collective) != TalbParameterServer::GetTypeId())
+    {
+        errors->push_back("psHosts: needs collective=ps");
+    }
+    if (!TalbComputeModel::HasPreset(o->device))
+    {
+        errors->push_back("device: unknown preset '" + o->device +
+                          "' (valid: " + TalbComputeModel::PresetNames() + ")");
+    }
+    // Each scheduler option goes to the schedulers that have the attribute; combinations the
+    // scheduler refuses (credit below partitionSize) are refused here.
+    o->schedulerAttributes = {
+        {"BucketSize", Create<UintegerValue>(config.GetUint("bucketSize"))},
+        {"PartitionSize", Create<UintegerValue>(config.GetUint("partitionSize"))},
+        {"Credit", Create<UintegerValue>(config.GetUint("credit"))},
+        {"Ratio", Create<DoubleValue>(config.GetDouble("sparseRatio"))},
+        {"Bandwidth", Create<DataRateValue>(o->fabric.hostRate)},
     };
-    ObjectFactory schedulerFactory(schedulerTid.GetName());
-    for (const auto& kv : schedulerAttributes)
+    ObjectFactory factory(schedulerTid.GetName());
+    for (const auto& kv : o->schedulerAttributes)
     {
         TypeId::AttributeInformation info;
         if (schedulerTid.LookupAttributeByName(kv.first, &info))
         {
-            schedulerFactory.Set(kv.first, *kv.second);
+            factory.Set(kv.first, *kv.second);
         }
     }
-    if (!schedulerFactory.Create<TalbCommScheduler>()->CheckAttributes(&error))
+    std::string error;
+    if (!factory.Create<TalbCommScheduler>()->CheckAttributes(&error))
     {
-        return BadOption("--scheduler=" + scheduler + ": " + error);
+        errors->push_back("scheduler: " + o->scheduler + ": " + error);
     }
-    if (bgLoad > 0 && bgCdf.empty())
-    {
-        return BadOption("--bgLoad needs --bgCdf");
-    }
-    if (!bgCdf.empty())
-    {
-        TalbFlowSizeCdf cdf;
-        if (!TalbFlowSizeCdf::TryLoad(bgCdf, &cdf, &error))
-        {
-            return BadOption("--bgCdf: " + error);
-        }
-    }
-    if (out.empty())
-    {
-        return BadOption("--out: name an output folder");
-    }
-    if (scheme.empty() || scheme.find_first_of(",\n\r\"") != std::string::npos)
-    {
-        return BadOption("--scheme='" + scheme +
-                         "': must be a non-empty CSV value (no comma, quote or newline)");
-    }
-    uint64_t hostsNeeded = uint64_t(jobs) * (workers + psHosts);
-    if (racks == 0)
-    {
-        racks = (hostsNeeded + hostsPerRack - 1) / hostsPerRack;
-    }
-    else if (uint64_t(racks) * hostsPerRack < hostsNeeded)
-    {
-        return BadOption("--racks: " + std::to_string(racks) + " racks x " +
-                         std::to_string(hostsPerRack) + " hosts hold fewer than the " +
-                         std::to_string(hostsNeeded) + " hosts the jobs need");
-    }
-    if (uint64_t(racks) * hostsPerRack > 65536)
-    {
-        return BadOption("--racks x --hostsPerRack: more than 65536 hosts");
-    }
-    if (!OutputFolderWritable(out))
-    {
-        return BadOption("--out: cannot create or write the folder '" + out + "'");
-    }
+}
 
-    // The hosts' TCP, as in talb-scenario (Linux-like buffers and timers).
-    Config::SetDefault("ns3::PointToPointNetDevice::Mtu", UintegerValue(mtu));
-    TalbHostConfig::ApplyDefaults(mtu);
+/// Reads \p config into \p o, checking everything a value names before anything is built.
+/// \return one message per problem
+std::vector<std::string>
+ParseOptions(const TalbScenarioConfig& config, Options* o)
+{
+    std::vector<std::string> errors;
+    o->fabric.Parse(config, &errors);
+    o->transport = config.GetString("transport");
+    o->fabric.rdmaHosts =
+        TalbTransport::GetRegistry().Get(o->transport) == TalbRdmaTransport::GetTypeId();
+    o->balancers = TalbBalancerSpec::ParseList(config, o->fabric, &o->lbProfile, &errors);
+    o->workers = config.GetUint("workers");
+    o->placement = config.GetString("placement");
+    o->iterations = config.GetUint("iterations");
+    o->batch = config.GetUint("batch");
+    o->device = config.GetString("device");
+    o->deviceRate = config.GetDouble("deviceRate");
+    o->precision = config.GetString("precision");
+    ParseModels(config, o, &errors);
+    ParseScheduler(config, o, &errors);
+    o->bgLoad = config.GetDouble("bgLoad");
+    std::string error;
+    if (o->bgLoad > 0 &&
+        !TalbBackgroundTrafficHelper::LoadCdf(config.GetString("bgCdf"), &o->bgCdf, &error))
+    {
+        errors.push_back("bgCdf: " + error);
+    }
+    o->seed = config.GetUint("seed");
+    o->stopTime = config.GetTime("stopTime");
+    if (!o->stopTime.IsStrictlyPositive())
+    {
+        errors.push_back("stopTime: must be positive");
+    }
+    o->out = config.GetString("out");
+    if (o->out.empty() || !OutputFolderWritable(o->out))
+    {
+        errors.push_back("out: cannot create or write the folder '" + o->out + "'");
+    }
+    uint64_t needed = uint64_t(o->models.size()) * (o->workers + o->psHosts);
+    if (needed > o->fabric.GetNHosts())
+    {
+        errors.push_back("jobs need " + std::to_string(needed) + " hosts but the fabric has " +
+                         std::to_string(o->fabric.GetNHosts()) + " (leaves x hostsPerLeaf)");
+    }
+    return errors;
+}
 
-    NodeContainer hosts = BuildFabric(racks, hostsPerRack, hostRate, delay);
-
-    Ptr<TalbOutputWriter> writer = CreateObject<TalbOutputWriter>();
-    writer->Open(out);
-    writer->SetScheme(scheme);
-    writer->SetSeed(RngSeedManager::GetRun());
-    // Ideal FCT: a cross-rack path (4 links) at the host rate.
-    writer->SetIdealFct(hostRate, delay * 8, mtu - 52, 54);
-
+/// Install the jobs on the hosts of \p fabric, their records into \p writer.
+std::vector<Ptr<TalbTrainingJob>>
+InstallJobs(const Options& o, Ptr<TalbLeafSpineHelper> fabric, Ptr<TalbOutputWriter> writer)
+{
+    const bool servers = o.psHosts > 0;
     std::vector<uint32_t> sizes;
-    for (uint32_t j = 0; j < jobs; ++j)
+    for (uint32_t j = 0; j < o.models.size(); ++j)
     {
-        sizes.push_back(workers);
+        sizes.push_back(o.workers);
         if (servers)
         {
-            sizes.push_back(psHosts);
+            sizes.push_back(o.psHosts);
         }
     }
     std::vector<NodeContainer> placed =
-        TalbTrainingJobHelper::Place(hosts, hostsPerRack, sizes, placement);
-
-    std::vector<Ptr<TalbTrainingJob>> trainingJobs;
-    for (uint32_t j = 0; j < jobs; ++j)
+        TalbTrainingJobHelper::Place(fabric->GetHosts(), o.fabric.hostsPerLeaf, sizes, o.placement);
+    TypeId schedulerTid = TalbCommScheduler::GetRegistry().Get(o.scheduler);
+    std::vector<Ptr<TalbTrainingJob>> jobs;
+    for (uint32_t j = 0; j < o.models.size(); ++j)
     {
         TalbTrainingJobHelper helper;
-        helper.SetModel(jobModels[j]);
+        helper.SetModel(o.models[j]);
         helper.SetJobAttribute("JobId", UintegerValue(j));
-        helper.SetJobAttribute("Iterations", UintegerValue(iterations));
-        helper.SetJobAttribute("BatchSize", UintegerValue(batch));
-        helper.SetJobAttribute("Device", StringValue(device));
-        helper.SetJobAttribute("DeviceRate", DoubleValue(deviceRate));
-        helper.SetJobAttribute("Precision", StringValue(precision));
-        helper.SetScheduler(scheduler);
-        for (const auto& kv : schedulerAttributes)
+        helper.SetJobAttribute("Iterations", UintegerValue(o.iterations));
+        helper.SetJobAttribute("BatchSize", UintegerValue(o.batch));
+        helper.SetJobAttribute("Device", StringValue(o.device));
+        helper.SetJobAttribute("DeviceRate", DoubleValue(o.deviceRate));
+        helper.SetJobAttribute("Precision", StringValue(o.precision));
+        helper.SetScheduler(o.scheduler);
+        for (const auto& kv : o.schedulerAttributes)
         {
-            SetIfPresent(helper, schedulerTid, kv.first, *kv.second);
+            TypeId::AttributeInformation info;
+            if (schedulerTid.LookupAttributeByName(kv.first, &info))
+            {
+                helper.SetSchedulerAttribute(kv.first, *kv.second);
+            }
         }
-        helper.SetCollective(collective);
-        helper.SetTransport(transport);
+        helper.SetCollective(o.collective);
+        helper.SetTransport(o.transport);
         uint32_t slot = servers ? 2 * j : j;
         if (servers)
         {
             helper.SetParameterServers(placed[slot + 1]);
         }
-        ApplicationContainer apps = helper.Install(placed[slot]);
-        Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(apps);
+        Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(helper.Install(placed[slot]));
         writer->ConnectJob(job);
-        trainingJobs.push_back(job);
+        jobs.push_back(job);
     }
+    return jobs;
+}
 
-    if (bgLoad > 0)
-    {
-        TalbBackgroundTrafficHelper bg(bgCdf, bgLoad, config.GetString("hostRate"));
-        bg.SetStartStop(Seconds(0), stop);
-        ApplicationContainer bgApps = bg.Install(hosts);
-        TalbBackgroundTrafficHelper::AssignStreams(bgApps, 100);
-        writer->ConnectBackground(bgApps);
-    }
-
-    // Stop once every job has finished (background traffic alone does not keep it running).
+/// Simulate until every job finished (background traffic alone does not keep it running).
+void
+RunUntilFinished(const std::vector<Ptr<TalbTrainingJob>>& jobs, Time stopTime)
+{
     std::function<void()> check = [&]() {
-        for (const auto& job : trainingJobs)
+        for (const auto& job : jobs)
         {
             if (!job->IsFinished())
             {
@@ -465,30 +352,107 @@ main(int argc, char* argv[])
         Simulator::Stop();
     };
     Simulator::Schedule(MilliSeconds(1), check);
-    Simulator::Stop(stop);
-
-    auto wallStart = std::chrono::steady_clock::now();
+    Simulator::Stop(stopTime);
     Simulator::Run();
-    double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+}
 
+/// Print one line per job and the rows written. \return whether every job finished
+bool
+PrintJobs(const Options& o,
+          const std::vector<Ptr<TalbTrainingJob>>& jobs,
+          Ptr<TalbOutputWriter> writer,
+          const std::string& out,
+          double wall)
+{
     std::cout << "job model workers scheduler collective iterations finished_ms "
                  "compute_per_iter_ms wall_s\n";
-    for (uint32_t j = 0; j < jobs; ++j)
+    bool allFinished = true;
+    for (uint32_t j = 0; j < jobs.size(); ++j)
     {
-        Ptr<TalbTrainingJob> job = trainingJobs[j];
+        Ptr<TalbTrainingJob> job = jobs[j];
         std::cout << j << " " << job->GetModel().GetName() << " " << job->GetNWorkers() << " "
-                  << scheduler << " " << collective << " " << iterations << " "
+                  << o.scheduler << " " << o.collective << " " << o.iterations << " "
                   << (job->IsFinished() ? job->GetFinishTime().GetSeconds() * 1e3 : -1.0) << " "
                   << job->GetIterationComputeTime().GetSeconds() * 1e3 << " " << wall << "\n";
+        allFinished = allFinished && job->IsFinished();
     }
     std::cout << "rows: flows " << writer->GetFlowRows() << ", tensors " << writer->GetTensorRows()
               << ", iterations " << writer->GetIterationRows() << " in " << out << "\n";
-    bool allFinished = true;
-    for (const auto& job : trainingJobs)
+    return allFinished;
+}
+
+/// One run with load balancer \p lb, outputs into \p out. \return whether every job finished
+bool
+RunOnce(const Options& o, const TalbBalancerSpec& lb, const std::string& out)
+{
+    auto wallStart = std::chrono::steady_clock::now();
+    RngSeedManager::SetRun(o.seed);
+    o.fabric.ConfigureDefaults();
+    Ptr<TalbLeafSpineHelper> fabric = o.fabric.Build(lb.factory);
+    int64_t stream = 1000 + fabric->AssignStreams(1000);
+    TalbIdealFct ideal(fabric, o.fabric.mtu);
+    Ptr<TalbOutputWriter> writer = CreateObject<TalbOutputWriter>();
+    writer->Open(out);
+    writer->SetScheme(o.fabric.stockRouting ? "stock-ecmp" : lb.name);
+    writer->SetSeed(o.seed);
+    writer->SetIdealFctCallback(MakeCallback(&TalbIdealFct::Ideal, &ideal));
+    std::vector<Ptr<TalbTrainingJob>> jobs = InstallJobs(o, fabric, writer);
+    if (o.bgLoad > 0)
     {
-        allFinished = allFinished && job->IsFinished();
+        TalbBackgroundTrafficHelper bg(o.bgCdf, o.bgLoad, o.fabric.hostRate);
+        bg.SetStartStop(Seconds(0), o.stopTime);
+        ApplicationContainer bgApps = bg.Install(fabric->GetHosts());
+        TalbBackgroundTrafficHelper::AssignStreams(bgApps, stream);
+        writer->ConnectBackground(bgApps);
     }
+    RunUntilFinished(jobs, o.stopTime);
+    double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    bool finished = PrintJobs(o, jobs, writer, out, wall);
+    writer->Dispose();
     Simulator::Destroy();
+    return finished;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    TalbScenarioConfig config;
+    DeclareOptions(config);
+    CommandLine cmd(__FILE__);
+    cmd.Usage("Data-parallel training jobs and background traffic on a leaf-spine fabric, once "
+              "per load balancer of --lb. The fabric, balancer, host, background and run "
+              "options are talb-scenario's; the job options are this example's.");
+    config.AddToCommandLine(cmd);
+    cmd.Parse(argc, argv);
+    // Every value, and everything it names (models, files, plug-ins, presets), is checked
+    // before anything is built: a bad one exits with code 2 and a message naming the option.
+    std::vector<std::string> errors = config.TakeErrors();
+    Options options;
+    if (errors.empty())
+    {
+        errors = ParseOptions(config, &options);
+    }
+    for (const auto& e : errors)
+    {
+        std::cerr << "talb-training: error: " << e << "\n";
+    }
+    if (!errors.empty())
+    {
+        std::cerr << "talb-training: nothing was simulated (--help lists the options)\n";
+        return 2;
+    }
+    bool allFinished = true;
+    for (const auto& lb : options.balancers)
+    {
+        std::string out = options.out;
+        if (options.balancers.size() > 1)
+        {
+            out = SystemPath::Append(out, lb.name);
+        }
+        allFinished = RunOnce(options, lb, out) && allFinished;
+    }
     return allFinished ? 0 : 1;
 }

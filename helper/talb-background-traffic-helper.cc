@@ -4,7 +4,15 @@
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/string.h"
+#include "ns3/system-path.h"
 #include "ns3/talb-background-traffic.h"
+
+#include <cstdlib>
+#include <sys/stat.h>
+
+#ifndef TALB_DATA_DIR
+#define TALB_DATA_DIR "data"
+#endif
 
 namespace ns3
 {
@@ -19,6 +27,40 @@ TalbBackgroundTrafficHelper::TalbBackgroundTrafficHelper(const std::string& cdfF
     m_factory.Set("FlowSizeCdf", StringValue(cdfFile));
     m_factory.Set("Load", DoubleValue(load));
     m_factory.Set("LinkRate", DataRateValue(DataRate(linkRate)));
+}
+
+TalbBackgroundTrafficHelper::TalbBackgroundTrafficHelper(const TalbFlowSizeCdf& cdf,
+                                                         double load,
+                                                         DataRate linkRate)
+    : m_cdf(cdf),
+      m_start(Seconds(0)),
+      m_stop(Seconds(1))
+{
+    m_factory.SetTypeId(TalbBackgroundTraffic::GetTypeId());
+    m_factory.Set("Load", DoubleValue(load));
+    m_factory.Set("LinkRate", DataRateValue(linkRate));
+}
+
+bool
+TalbBackgroundTrafficHelper::LoadCdf(const std::string& name,
+                                     TalbFlowSizeCdf* cdf,
+                                     std::string* error)
+{
+    // The data directory: $TALB_DATA_DIR, else the source tree's data/ known at build time.
+    const char* env = std::getenv("TALB_DATA_DIR");
+    std::string dataDir = env ? env : TALB_DATA_DIR;
+    std::string path = name == "websearch"    ? SystemPath::Append(dataDir, "websearch-cdf.txt")
+                       : name == "datamining" ? SystemPath::Append(dataDir, "fbhadoop-cdf.txt")
+                                              : name;
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    {
+        *error = "no such file '" + path +
+                 "' (websearch, datamining or a path; set TALB_DATA_DIR to find the shipped "
+                 "ones)";
+        return false;
+    }
+    return TalbFlowSizeCdf::TryLoad(path, cdf, error);
 }
 
 void
@@ -44,6 +86,10 @@ TalbBackgroundTrafficHelper::Install(const NodeContainer& hosts) const
     for (uint32_t i = 0; i < hosts.GetN(); ++i)
     {
         Ptr<TalbBackgroundTraffic> app = m_factory.Create<TalbBackgroundTraffic>();
+        if (!m_cdf.IsEmpty())
+        {
+            app->SetFlowSizeCdf(m_cdf);
+        }
         app->SetStartTime(m_start);
         app->SetStopTime(m_stop);
         hosts.Get(i)->AddApplication(app);

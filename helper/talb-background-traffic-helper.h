@@ -3,9 +3,11 @@
 
 #include "ns3/application-container.h"
 #include "ns3/attribute.h"
+#include "ns3/data-rate.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
+#include "ns3/talb-flow-size-cdf.h"
 
 #include <string>
 
@@ -28,6 +30,19 @@ class TalbBackgroundTrafficHelper
     TalbBackgroundTrafficHelper(const std::string& cdfFile,
                                 double load,
                                 const std::string& linkRate);
+    /**
+     * \param cdf flow-size CDF, loaded once for every host (see LoadCdf)
+     * \param load offered load per host, fraction of \p linkRate
+     * \param linkRate the hosts' link rate
+     */
+    TalbBackgroundTrafficHelper(const TalbFlowSizeCdf& cdf, double load, DataRate linkRate);
+
+    /**
+     * Loads the flow-size CDF \p name: websearch or datamining (the shipped files, in
+     * $TALB_DATA_DIR or the source tree's data/), or a file's path.
+     * \return false, with \p error saying why (no such file, or where the file is malformed)
+     */
+    static bool LoadCdf(const std::string& name, TalbFlowSizeCdf* cdf, std::string* error);
 
     /// Set another attribute of ns3::TalbBackgroundTraffic (e.g. Port).
     void SetAttribute(const std::string& name, const AttributeValue& value);
@@ -42,6 +57,7 @@ class TalbBackgroundTrafficHelper
 
   private:
     ObjectFactory m_factory;
+    TalbFlowSizeCdf m_cdf; //!< empty: each application reads its FlowSizeCdf file
     Time m_start;
     Time m_stop;
 };

@@ -15,9 +15,10 @@ namespace ns3
  * Every ns-3 scheduler serves events in the order of their (timestamp, uid) keys, so the choice
  * changes no result, only the CPU time of a run. ns-3's default, ns3::MapScheduler (a std::map:
  * one node allocated per event), was the largest single cost of a packet-level run; the binary
- * heap of ns3::PriorityQueueScheduler (a std::priority_queue in one vector) took 14 % less CPU
- * for a 16-host RDMA iteration and about 3 % less over TCP (doc/talb-benchmarks.rst), so it is
- * talb's default. ns3::CalendarScheduler helped less and ns3::HeapScheduler was slower.
+ * heap of ns3::PriorityQueueScheduler (a std::priority_queue in one vector) took less CPU on
+ * every point measured, so it is talb's default; ns3::CalendarScheduler helped less and
+ * ns3::HeapScheduler was slower (doc/talb-benchmarks.rst, "The 128-worker iteration over RDMA
+ * and TCP").
  *
  * The scenario runner and the simulation benchmark take --eventScheduler=TYPE; without it,
  * a SchedulerType in NS_GLOBAL_VALUE is kept, else the default applies.

@@ -11,6 +11,7 @@
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/queue-size.h"
 #include "ns3/talb-load-balancer.h"
+#include "ns3/talb-priority-queue.h"
 #include "ns3/talb-rdma-helper.h"
 #include "ns3/talb-switch.h"
 
@@ -171,6 +172,8 @@ class TalbLeafSpineHelper : public Object
     Ptr<NetDevice> GetDownlinkDevice(uint32_t spine, uint32_t leaf) const;
     /// \return the rate of the link between \p leaf and \p spine
     DataRate GetLinkRate(uint32_t leaf, uint32_t spine) const;
+    /// \return the transmit queue of a fabric device \p dev (either transport), or null
+    static Ptr<TalbPriorityQueue> GetPortQueue(Ptr<NetDevice> dev);
     /// \return false once the link between \p leaf and \p spine has failed
     bool IsLinkUp(uint32_t leaf, uint32_t spine) const;
 
@@ -193,6 +196,15 @@ class TalbLeafSpineHelper : public Object
 
   private:
     void DoSetLoadBalancer(ObjectFactory factory);
+    /// Install()'s checks of the attributes and link settings (aborts on a bad one); sets
+    /// FabricRate from the oversubscription ratio.
+    void CheckConfig();
+    /// The hosts (node ids first), leaves and spines, each on its rank.
+    void CreateNodes();
+    /// The host-leaf and leaf-spine links.
+    void ConnectLinks();
+    /// The link failures and flaps of SetLinkFailure() and SetLinkFlap().
+    void ScheduleLinkEvents();
     void CheckInstalled(const char* method) const;
     uint32_t CheckHost(uint32_t i, const char* method) const;
     Ptr<NetDevice> GetLinkDevice(uint32_t leaf, uint32_t spine, bool leafSide) const;

@@ -87,7 +87,7 @@ TalbScenarioConfig::Declare(const std::string& name,
 {
     NS_ABORT_MSG_IF(kind == NAME || kind == NAMES,
                     "TalbScenarioConfig: '" << name << "': name parameters need a registry");
-    Param p{kind, "", help, {}, Range(), nullptr};
+    Param p{kind, "", Parsed(), help, {}, Range(), nullptr};
     p.choices = kind == CHOICE ? TalbParse::Split(choices, ',') : std::vector<std::string>{};
     Add(name, p, defaultValue);
 }
@@ -101,7 +101,7 @@ TalbScenarioConfig::Declare(const std::string& name,
 {
     NS_ABORT_MSG_UNLESS(kind == UINT || kind == DOUBLE,
                         "TalbScenarioConfig: '" << name << "': only numbers have a range");
-    Add(name, Param{kind, "", help, {}, range, nullptr}, defaultValue);
+    Add(name, Param{kind, "", Parsed(), help, {}, range, nullptr}, defaultValue);
 }
 
 void
@@ -113,7 +113,20 @@ TalbScenarioConfig::Declare(const std::string& name,
 {
     NS_ABORT_MSG_UNLESS(kind == NAME || kind == NAMES,
                         "TalbScenarioConfig: '" << name << "': a registry goes with NAME(S)");
-    Add(name, Param{kind, "", help, {}, Range(), &registry}, defaultValue);
+    Add(name, Param{kind, "", Parsed(), help, {}, Range(), &registry}, defaultValue);
+}
+
+void
+TalbScenarioConfig::Declare(const TalbScenarioConfig& other, const std::string& name)
+{
+    const Param& p = other.Lookup(name);
+    Add(name, p, p.value);
+}
+
+const std::vector<std::string>&
+TalbScenarioConfig::GetParameterNames() const
+{
+    return m_order;
 }
 
 void
@@ -127,41 +140,39 @@ TalbScenarioConfig::Add(const std::string& name, Param param, const std::string&
 }
 
 std::string
-TalbScenarioConfig::Check(const Param& p, const std::string& value)
+TalbScenarioConfig::Check(const Param& p, const std::string& value, Parsed* parsed)
 {
-    uint64_t u;
-    double d;
-    bool b;
-    Time t;
-    DataRate rate;
     QueueSizeValue size;
     std::string error;
+    double number = 0;
     switch (p.kind)
     {
     case STRING:
         return "";
     case UINT:
-        if (!TalbParse::ParseUint(value, &u))
+        if (!TalbParse::ParseUint(value, &parsed->integer))
         {
             return "a non-negative integer";
         }
-        d = double(u);
+        number = double(parsed->integer);
         break;
     case DOUBLE:
-        if (!TalbParse::ParseDouble(value, &d))
+        if (!TalbParse::ParseDouble(value, &parsed->real))
         {
             return "a number";
         }
+        number = parsed->real;
         break;
     case BOOL:
-        return TalbParse::ParseBool(value, &b) ? "" : "true or false";
+        return TalbParse::ParseBool(value, &parsed->flag) ? "" : "true or false";
     case RATE:
-        return TalbParse::ParseDataRate(value, &rate) ? ""
-                                                      : "a positive data rate such as 100Gbps "
-                                                        "or 10Mb/s";
+        return TalbParse::ParseDataRate(value, &parsed->rate)
+                   ? ""
+                   : "a positive data rate such as 100Gbps or 10Mb/s";
     case TIME:
-        return TalbParse::ParseTime(value, &t) ? ""
-                                               : "a time with a unit: ns, us, ms or s (e.g. 2us)";
+        return TalbParse::ParseTime(value, &parsed->time)
+                   ? ""
+                   : "a time with a unit: ns, us, ms or s (e.g. 2us)";
     case SIZE:
         // ns-3's QueueSize parser aborts on text with a blank inside.
         return value.empty() || (!TalbParse::HasBlank(value) &&
@@ -188,7 +199,7 @@ TalbScenarioConfig::Check(const Param& p, const std::string& value)
     }
     // Numbers: the range.
     const Range& r = p.range;
-    if (d < r.min || d > r.max || (r.maxOpen && d >= r.max))
+    if (number < r.min || number > r.max || (r.maxOpen && number >= r.max))
     {
         return "in " + Describe(p);
     }
@@ -263,12 +274,14 @@ TalbScenarioConfig::Set(const std::string& name,
     }
     Param& p = it->second;
     std::string value = TalbParse::Trim(rawValue);
-    std::string expected = Check(p, value);
+    Parsed parsed;
+    std::string expected = Check(p, value, &parsed);
     if (!expected.empty())
     {
         return origin + ": " + name + "='" + value + "' is not " + expected;
     }
     p.value = value;
+    p.parsed = parsed;
     return "";
 }
 
@@ -396,29 +409,25 @@ TalbScenarioConfig::GetNames(const std::string& name) const
 uint64_t
 TalbScenarioConfig::GetUint(const std::string& name) const
 {
-    uint64_t v = 0;
-    NS_ABORT_MSG_UNLESS(Lookup(name).kind == UINT && TalbParse::ParseUint(Lookup(name).value, &v),
+    NS_ABORT_MSG_UNLESS(Lookup(name).kind == UINT,
                         "TalbScenarioConfig: " << name << " is not an integer parameter");
-    return v;
+    return Lookup(name).parsed.integer;
 }
 
 double
 TalbScenarioConfig::GetDouble(const std::string& name) const
 {
-    double v = 0;
-    NS_ABORT_MSG_UNLESS(Lookup(name).kind == DOUBLE &&
-                            TalbParse::ParseDouble(Lookup(name).value, &v),
+    NS_ABORT_MSG_UNLESS(Lookup(name).kind == DOUBLE,
                         "TalbScenarioConfig: " << name << " is not a real parameter");
-    return v;
+    return Lookup(name).parsed.real;
 }
 
 bool
 TalbScenarioConfig::GetBool(const std::string& name) const
 {
-    bool v = false;
-    NS_ABORT_MSG_UNLESS(Lookup(name).kind == BOOL && TalbParse::ParseBool(Lookup(name).value, &v),
+    NS_ABORT_MSG_UNLESS(Lookup(name).kind == BOOL,
                         "TalbScenarioConfig: " << name << " is not a bool parameter");
-    return v;
+    return Lookup(name).parsed.flag;
 }
 
 DataRate
@@ -426,16 +435,15 @@ TalbScenarioConfig::GetRate(const std::string& name) const
 {
     NS_ABORT_MSG_UNLESS(Lookup(name).kind == RATE,
                         "TalbScenarioConfig: " << name << " is not a rate parameter");
-    return DataRate(Lookup(name).value);
+    return Lookup(name).parsed.rate;
 }
 
 Time
 TalbScenarioConfig::GetTime(const std::string& name) const
 {
-    Time t;
-    NS_ABORT_MSG_UNLESS(Lookup(name).kind == TIME && TalbParse::ParseTime(Lookup(name).value, &t),
+    NS_ABORT_MSG_UNLESS(Lookup(name).kind == TIME,
                         "TalbScenarioConfig: " << name << " is not a time parameter");
-    return t;
+    return Lookup(name).parsed.time;
 }
 
 std::string

@@ -21,11 +21,11 @@ namespace ns3
  *
  * Each parameter is declared once: a name, a kind (string, integer, real, bool, data rate,
  * time, queue size, one of a fixed set of choices, or names of a plug-in family's registry), a
- * default, an optional range for numbers, and one line of help. Every value is checked against
- * its declaration when it is set, and --help shows the declaration (choices, names, range,
- * default). Config files hold `name = value` lines (`#` starts a comment); the command line
- * overrides the file. Every error names where the bad value came from (file:line or --name) and
- * what is wrong.
+ * default, an optional range for numbers, and one line of help. Every value is parsed and
+ * checked against its declaration once, when it is set (the getters return what was parsed),
+ * and --help shows the declaration (choices, names, range, default). Config files hold `name =
+ * value` lines (`#` starts a comment); the command line overrides the file. Every error names where
+ * the bad value came from (file:line or --name) and what is wrong.
  */
 class TalbScenarioConfig
 {
@@ -76,6 +76,11 @@ class TalbScenarioConfig
                  const std::string& defaultValue,
                  const std::string& help,
                  const TalbRegistry& registry);
+    /// Declares \p name as \p other declares it, with \p other's current value as its default.
+    void Declare(const TalbScenarioConfig& other, const std::string& name);
+
+    /// \return the declared names, in declaration order
+    const std::vector<std::string>& GetParameterNames() const;
 
     /**
      * Sets a declared parameter after checking its value.
@@ -109,11 +114,22 @@ class TalbScenarioConfig
     std::string ToJson() const;
 
   private:
+    /// A value as its kind reads it (the field of the parameter's kind is set).
+    struct Parsed
+    {
+        uint64_t integer{0};
+        double real{0};
+        bool flag{false};
+        DataRate rate;
+        Time time;
+    };
+
     /// One declaration and the current value.
     struct Param
     {
         Kind kind;
-        std::string value;
+        std::string value; //!< as given (trimmed)
+        Parsed parsed;     //!< value, parsed when it was set
         std::string help;
         std::vector<std::string> choices;
         Range range;
@@ -121,8 +137,11 @@ class TalbScenarioConfig
     };
 
     void Add(const std::string& name, Param param, const std::string& defaultValue);
-    /// \return what \p value should have been for \p p ("a number"), or empty when it is valid
-    static std::string Check(const Param& p, const std::string& value);
+    /**
+     * Parses \p value as \p p's kind into \p parsed and checks it against the declaration.
+     * \return what \p value should have been for \p p ("a number"), or empty when it is valid
+     */
+    static std::string Check(const Param& p, const std::string& value, Parsed* parsed);
     /// Check() of NAME and NAMES parameters: every name known to the registry.
     static std::string CheckNames(const Param& p, const std::string& value);
     /// \return the declaration as --help shows it: choices, names, range, default

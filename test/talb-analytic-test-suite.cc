@@ -1,5 +1,5 @@
 // Analytic bounds through the product: one large tensor's all-reduce on an idle fabric, built and
-// run the way talb-scenario builds and runs it (TalbScenarioConfig -> TalbScenario::Parse ->
+// run the way talb-scenario builds and runs it (TalbScenarioConfig -> TalbScenarioSpec::Parse ->
 // TalbScenario::Run, hence TalbHostConfig's hosts), against the time its bytes need.
 #include "talb-test-fabric.h"
 

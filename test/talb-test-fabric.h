@@ -42,11 +42,11 @@ class SimulationTestCase : public TestCase
 
     /**
      * Runs \p params through the scenario runner's own configuration (TalbScenario), as
-     * talb-scenario would, with load balancer \p lb, writing into \p out; a test of a bound goes
-     * through what users run. A refused parameter is a test failure, and nothing runs (the
-     * result is empty). The RNG run (the scenario sets its seed) and the attribute defaults
-     * are restored after, so several runs in one case start alike.
-     * \param onStart called once the fabric is built (Spec::onStart), e.g. to connect traces
+     * talb-scenario would, with load balancer \p lb (one of the lb parameter's), writing into
+     * \p out; a test of a bound goes through what users run. A refused parameter is a test failure,
+     * and nothing runs (the result is empty). The RNG run (the scenario sets its seed) and the
+     * attribute defaults are restored after, so several runs in one case start alike. \param
+     * onStart called once the fabric is built (Spec::onStart), e.g. to connect traces
      */
     TalbScenario::Result RunScenario(const ScenarioParams& params,
                                      const std::string& lb,
@@ -54,7 +54,7 @@ class SimulationTestCase : public TestCase
                                      std::function<void()> onStart = {})
     {
         TalbScenarioConfig config;
-        TalbScenario::DeclareParameters(config);
+        TalbScenarioParameters::Declare(config);
         bool usable = true;
         for (const auto& kv : params)
         {
@@ -63,17 +63,26 @@ class SimulationTestCase : public TestCase
             usable = usable && error.empty();
         }
         NS_TEST_EXPECT_MSG_EQ(config.Set("out", out, "test"), "", "parameter out");
-        TalbScenario::Spec spec;
+        TalbScenarioSpec spec;
         std::vector<std::string> errors;
-        usable = usable && TalbScenario::Parse(config, &spec, &errors);
+        usable = usable && spec.Parse(config, &errors);
         NS_TEST_EXPECT_MSG_EQ(usable, true, (errors.empty() ? "a refused parameter" : errors[0]));
-        if (!usable)
+        auto balancer = std::find_if(spec.balancers.begin(),
+                                     spec.balancers.end(),
+                                     [&lb](const auto& b) { return b.name == lb; });
+        if (usable)
+        {
+            NS_TEST_EXPECT_MSG_EQ((balancer != spec.balancers.end()),
+                                  true,
+                                  "lb " << lb << " is not one of the lb parameter's");
+        }
+        if (!usable || balancer == spec.balancers.end())
         {
             return {};
         }
         spec.onStart = std::move(onStart);
         const uint64_t savedRun = RngSeedManager::GetRun();
-        TalbScenario::Result r = TalbScenario::Run(spec, lb, out);
+        TalbScenario::Result r = TalbScenario::Run(spec, *balancer, out);
         RngSeedManager::SetRun(savedRun);
         Config::Reset();
         return r;

@@ -1,7 +1,7 @@
 /*
  * Fuzz target: talb-scenario's configuration -- a --config file of "name = value" lines
  * (TalbScenarioConfig::LoadFile, every parameter's declaration and check) and the structured
- * values TalbScenario::Parse() reads from it: --jobs specs with plug-in attributes, linkRates,
+ * values TalbScenarioSpec::Parse() reads from it: --jobs specs with plug-in attributes, linkRates,
  * failLink, lbAttributes, model and CDF names.
  *
  * The code under test is most of the module (the registries, TypeIds and attribute checkers
@@ -13,16 +13,17 @@
  *
  * Invariants:
  *  - nothing aborts: a bad line gives "PATH:LINE: ..." with LINE within the file; a bad
- *    combination of valid values gives errors from Validate(), each naming a parameter;
+ *    combination of valid values gives errors from Parse(), each naming a parameter;
  *  - run.json's parameter object (ToJson) is valid JSON, numbers included;
- *  - a scenario Validate() accepts parses (Parse), and its jobs, link rates and failures
+ *  - in a scenario Parse() accepts, the jobs, link rates and failures
  *    written back as text parse again to the same values; every link rate is positive.
  */
 #include "talb-fuzz.h"
 
 #include "ns3/talb-leaf-spine-helper.h"
 #include "ns3/talb-scenario-config.h"
-#include "ns3/talb-scenario.h"
+#include "ns3/talb-scenario-parameters.h"
+#include "ns3/talb-scenario-spec.h"
 
 #include <cctype>
 #include <cstdlib>
@@ -216,7 +217,7 @@ Attributes(const char* prefix, const std::vector<std::pair<std::string, std::str
 
 /// \p job as --jobs text that sets every field.
 std::string
-JobText(const ns3::TalbScenario::JobSpec& job)
+JobText(const ns3::TalbJobSpec& job)
 {
     return "model=" + job.modelName + ",workers=" + std::to_string(job.workers) +
            ",scheduler=" + job.scheduler + ",collective=" + job.collective +
@@ -229,7 +230,7 @@ JobText(const ns3::TalbScenario::JobSpec& job)
 }
 
 bool
-SameJob(const ns3::TalbScenario::JobSpec& a, const ns3::TalbScenario::JobSpec& b)
+SameJob(const ns3::TalbJobSpec& a, const ns3::TalbJobSpec& b)
 {
     return a.modelName == b.modelName && a.workers == b.workers && a.scheduler == b.scheduler &&
            a.collective == b.collective && a.transport == b.transport &&
@@ -273,7 +274,7 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     file.Write(data, size);
 
     ns3::TalbScenarioConfig config;
-    ns3::TalbScenario::DeclareParameters(config);
+    ns3::TalbScenarioParameters::Declare(config);
     std::string error = config.LoadFile(file.Path());
     if (!error.empty())
     {
@@ -284,9 +285,9 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     TALB_FUZZ_CHECK(Json(config.ToJson()).Object(&names));
     TALB_FUZZ_CHECK(names.count("jobs") && names.count("lb"));
 
-    ns3::TalbScenario::Spec spec;
+    ns3::TalbScenarioSpec spec;
     std::vector<std::string> errors;
-    if (!ns3::TalbScenario::Parse(config, &spec, &errors))
+    if (!spec.Parse(config, &errors))
     {
         TALB_FUZZ_CHECK(!errors.empty());
         for (const auto& e : errors)
@@ -312,8 +313,8 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         jobsText += (jobsText.empty() ? "" : ";") + JobText(job);
         TALB_FUZZ_CHECK(job.model.GetNTensors() > 0 && job.workers >= 2);
     }
-    std::vector<ns3::TalbScenario::JobSpec> jobs;
-    error = ns3::TalbScenario::ParseJobs(jobsText, ns3::TalbScenario::JobSpec(), &jobs);
+    std::vector<ns3::TalbJobSpec> jobs;
+    error = ns3::TalbJobSpec::ParseList(jobsText, ns3::TalbJobSpec(), &jobs);
     if (!error.empty())
     {
         std::fprintf(stderr,
@@ -328,7 +329,7 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     }
 
     std::string rates;
-    for (const auto& r : spec.linkRates)
+    for (const auto& r : spec.fabric.linkRates)
     {
         TALB_FUZZ_CHECK(r.rate.GetBitRate() > 0);
         rates += std::to_string(r.leaf) + ":" + std::to_string(r.spine) + "=" +
@@ -336,27 +337,27 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     }
     std::vector<ns3::TalbLeafSpineHelper::LinkRate> rateCopy;
     TALB_FUZZ_CHECK(ns3::TalbLeafSpineHelper::ParseLinkRates(rates, &rateCopy).empty());
-    TALB_FUZZ_CHECK(rateCopy.size() == spec.linkRates.size());
+    TALB_FUZZ_CHECK(rateCopy.size() == spec.fabric.linkRates.size());
     for (size_t i = 0; i < rateCopy.size(); ++i)
     {
-        TALB_FUZZ_CHECK(rateCopy[i].leaf == spec.linkRates[i].leaf &&
-                        rateCopy[i].spine == spec.linkRates[i].spine &&
-                        rateCopy[i].rate == spec.linkRates[i].rate);
+        TALB_FUZZ_CHECK(rateCopy[i].leaf == spec.fabric.linkRates[i].leaf &&
+                        rateCopy[i].spine == spec.fabric.linkRates[i].spine &&
+                        rateCopy[i].rate == spec.fabric.linkRates[i].rate);
     }
     std::string failures;
-    for (const auto& f : spec.linkFailures)
+    for (const auto& f : spec.fabric.linkFailures)
     {
         failures += std::to_string(f.leaf) + ":" + std::to_string(f.spine) + "@" +
                     std::to_string(f.at.GetNanoSeconds()) + "ns;";
     }
     std::vector<ns3::TalbLeafSpineHelper::LinkFailure> failureCopy;
     TALB_FUZZ_CHECK(ns3::TalbLeafSpineHelper::ParseLinkFailures(failures, &failureCopy).empty());
-    TALB_FUZZ_CHECK(failureCopy.size() == spec.linkFailures.size());
+    TALB_FUZZ_CHECK(failureCopy.size() == spec.fabric.linkFailures.size());
     for (size_t i = 0; i < failureCopy.size(); ++i)
     {
-        TALB_FUZZ_CHECK(failureCopy[i].leaf == spec.linkFailures[i].leaf &&
-                        failureCopy[i].spine == spec.linkFailures[i].spine &&
-                        failureCopy[i].at == spec.linkFailures[i].at);
+        TALB_FUZZ_CHECK(failureCopy[i].leaf == spec.fabric.linkFailures[i].leaf &&
+                        failureCopy[i].spine == spec.fabric.linkFailures[i].spine &&
+                        failureCopy[i].at == spec.fabric.linkFailures[i].at);
     }
     return 0;
 }

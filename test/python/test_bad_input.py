@@ -21,7 +21,7 @@ TIMEOUT = 60
 # EAL without hugepages, PCI or shared files (as the testbed's tests run it).
 EAL = ['--no-huge', '--no-pci', '--no-shconf', '-m', '64', '-l', '0', '--']
 
-# The scenario parameters (talb-scenario; talb-sim-bench takes them too).
+# The scenario parameters (talb-scenario).
 SCENARIO = {
     'config': '/nonexistent/talb.cfg',
     'leaves': '0',
@@ -73,19 +73,40 @@ SCENARIO = {
     'eventScheduler': 'ns3::NoSuchScheduler',
 }
 
-SIM_BENCH = dict(SCENARIO)
-SIM_BENCH.update({
-    'fabrics': '4x4',
-    'rates': 'fast',
-    'durations': '1',
-    'variants': 'nope',
-    'job': 'model=nope',
-    'repeat': '0',
-    'csv': '/nonexistent/bench.csv',
-})
+# The groups of scenario parameters the other programs share with talb-scenario (one
+# declaration, TalbScenarioParameters): the same names take the same bad values.
+FABRIC = ['leaves', 'spines', 'hostsPerLeaf', 'hostRate', 'fabricRate', 'oversubscription',
+          'linkDelay', 'mtu', 'queueSize', 'hostQueueSize', 'portScheduling', 'trainingWeight',
+          'bestEffortWeight', 'untaggedBand', 'bestEffortBuffer', 'ecnThreshold', 'linkRates',
+          'failLink', 'flapLink', 'stockRouting']
+BALANCERS = ['lb', 'lbAttributes', 'lbProfile']
+HOSTS = ['tcp', 'sndBuf', 'rcvBuf', 'hostQdisc']
 
-LEAF_SPINE = {
-    'config': '/nonexistent/talb.cfg',
+
+def shared(names, own):
+    """Bad values of talb-scenario's parameters `names`, with a program's own cases winning."""
+    cases = {name: SCENARIO[name] for name in names}
+    cases.update(own)
+    return cases
+
+
+# talb-sim-bench forwards the parameters that define neither the fabric, the job nor the variant.
+SIM_BENCH = shared(
+    ['config', 'linkDelay', 'mtu', 'queueSize', 'hostQueueSize', 'portScheduling',
+     'trainingWeight', 'bestEffortWeight', 'untaggedBand', 'bestEffortBuffer', 'ecnThreshold',
+     'lbAttributes', 'lbProfile'] + HOSTS +
+    ['rdmaQueuePairs', 'rdmaTrafficClass', 'bgLoad', 'bgCdf', 'seed', 'out', 'eventScheduler'],
+    {
+        'fabrics': '4x4',
+        'rates': 'fast',
+        'durations': '1',
+        'variants': 'nope',
+        'job': 'model=nope',
+        'repeat': '0',
+        'csv': '/nonexistent/bench.csv',
+    })
+
+LEAF_SPINE = shared(['config'] + FABRIC + BALANCERS + HOSTS + ['seed', 'duration', 'stopTime'], {
     'lb': 'nope',
     'leaves': '1',
     'spines': '0',
@@ -101,44 +122,44 @@ LEAF_SPINE = {
     'failLink': '9:0@1ms',
     'linkRates': '0:9=1Gbps',
     'tcp': 'cubic',
-    'seed': '0',
+    'seed': 'x',
     'stockRouting': 'maybe',
-}
+})
 
-TRAINING = {
-    'config': '/nonexistent/talb.cfg',
-    'model': 'nope',
-    'models': 'resnet50,resnet50',
-    'astra': '/nonexistent/workload.txt',
-    'astraCycle': '1',
-    'astraBytes': '0',
-    'workers': '0',
-    'jobs': '256',
-    'placement': 'diagonal',
-    'iterations': '0',
-    'scheduler': 'nope',
-    'collective': 'nope',
-    'transport': 'nope',
-    'psHosts': '2',
-    'batch': 'x',
-    'device': 'H100',
-    'deviceRate': '-1',
-    'precision': 'fp8',
-    'bucketSize': '0',
-    'partitionSize': 'x',
-    'credit': '0',
-    'sparseRatio': '2',
-    'racks': '1',
-    'hostsPerRack': '0',
-    'hostRate': 'fast',
-    'linkDelay': '1',
-    'mtu': '100',
-    'bgCdf': '/nonexistent/cdf.txt',
-    'bgLoad': '1.5',
-    'out': '/proc/talb/out',
-    'scheme': 'a,b',
-    'stopTime': '0s',
-}
+TRAINING = shared(
+    ['config'] + FABRIC + BALANCERS + HOSTS +
+    ['transport', 'model', 'placement', 'iterations', 'batch', 'device', 'precision', 'bgLoad',
+     'bgCdf', 'seed', 'stopTime', 'out'],
+    {
+        'model': 'nope',
+        'models': 'resnet50,resnet50',
+        'astra': '/nonexistent/workload.txt',
+        'astraCycle': '1',
+        'astraBytes': '0',
+        'workers': '0',
+        'jobCount': '256',
+        'placement': 'diagonal',
+        'iterations': '0',
+        'scheduler': 'nope',
+        'collective': 'nope',
+        'transport': 'nope',
+        'psHosts': '2',
+        'batch': 'x',
+        'device': 'H100',
+        'deviceRate': '-1',
+        'precision': 'fp8',
+        'bucketSize': '0',
+        'partitionSize': 'x',
+        'credit': '0',
+        'sparseRatio': '2',
+        'hostRate': 'fast',
+        'linkDelay': '1',
+        'mtu': '100',
+        'bgCdf': '/nonexistent/cdf.txt',
+        'bgLoad': '1.5',
+        'out': '/proc/talb/out',
+        'stopTime': '0s',
+    })
 
 AGENT = {
     'host-port': '',

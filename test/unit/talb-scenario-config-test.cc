@@ -1,5 +1,6 @@
 // TalbScenarioConfig: typed parameters, config files and command-line overrides, clear errors.
 #include "ns3/talb-scenario-config.h"
+#include "ns3/talb-scenario-parameters.h"
 
 #include <cstdio>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 using ns3::TalbScenarioConfig;
+using ns3::TalbScenarioParameters;
 
 namespace
 {
@@ -160,6 +162,70 @@ TEST(TalbScenarioConfig, RatesWithABlankOrZeroAreRefusedNotAborted)
     }
     EXPECT_EQ(c.Set("rate", "2.5Gbps", "--rate"), "");
     EXPECT_EQ(c.GetRate("rate").GetBitRate(), 2500000000ull);
+}
+
+TEST(TalbScenarioConfig, DeclaresAParameterAsAnotherConfigDoes)
+{
+    TalbScenarioConfig c = MakeConfig();
+    EXPECT_EQ(c.Set("leaves", "7", "--leaves"), "");
+    TalbScenarioConfig d;
+    d.Declare(c, "leaves");
+    d.Declare(c, "lb");
+    EXPECT_EQ(d.GetParameterNames(), (std::vector<std::string>{"leaves", "lb"}));
+    // The other's current value is the default; kind and choices come along.
+    EXPECT_EQ(d.GetUint("leaves"), 7u);
+    EXPECT_NE(d.Set("leaves", "x", "--leaves").find("not a non-negative integer"),
+              std::string::npos);
+    EXPECT_NE(d.Set("lb", "conga", "--lb").find("one of: ecmp talb"), std::string::npos);
+    EXPECT_FALSE(d.Has("rate"));
+}
+
+TEST(TalbScenarioParameters, GroupsDeclareEveryParameterInTheRunnersOrder)
+{
+    // talb-scenario's --help and run.json list the parameters group by group.
+    TalbScenarioConfig all;
+    TalbScenarioParameters::Declare(all);
+    std::vector<std::string> grouped;
+    for (auto g : {TalbScenarioParameters::FABRIC,
+                   TalbScenarioParameters::BALANCERS,
+                   TalbScenarioParameters::HOSTS,
+                   TalbScenarioParameters::TRANSPORT,
+                   TalbScenarioParameters::TRAINING,
+                   TalbScenarioParameters::BACKGROUND,
+                   TalbScenarioParameters::RUN})
+    {
+        TalbScenarioConfig c;
+        TalbScenarioParameters::Declare(c, g);
+        for (const auto& name : c.GetParameterNames())
+        {
+            // Declared alone, a parameter has the runner's default.
+            EXPECT_EQ(c.GetString(name), all.GetString(name)) << name;
+            grouped.push_back(name);
+        }
+    }
+    EXPECT_EQ(grouped, all.GetParameterNames());
+    EXPECT_EQ(grouped.front(), "leaves");
+    EXPECT_EQ(grouped.back(), "out");
+}
+
+TEST(TalbScenarioParameters, ANameHasOneDefaultInEveryProgram)
+{
+    // Names whose defaults differed between talb-scenario and the examples before one
+    // declaration served them all: each has the runner's now.
+    TalbScenarioConfig c;
+    TalbScenarioParameters::Declare(
+        c,
+        {"fabricRate", "hostRate", "mtu", "bgLoad", "placement", "iterations", "lb", "seed"});
+    EXPECT_EQ(c.GetRate("fabricRate").GetBitRate(), 10000000000ull);
+    EXPECT_EQ(c.GetRate("hostRate").GetBitRate(), 10000000000ull);
+    EXPECT_EQ(c.GetUint("mtu"), 9000u);
+    EXPECT_EQ(c.Set("mtu", "9216", "--mtu"), ""); // the largest MTU is 9216 everywhere
+    EXPECT_NE(c.Set("mtu", "9217", "--mtu"), "");
+    EXPECT_DOUBLE_EQ(c.GetDouble("bgLoad"), 0.1);
+    EXPECT_EQ(c.GetString("placement"), "spread");
+    EXPECT_EQ(c.GetUint("iterations"), 3u);
+    EXPECT_EQ(c.GetNames("lb"), (std::vector<std::string>{"ecmp", "talb"}));
+    EXPECT_EQ(c.GetUint("seed"), 1u);
 }
 
 } // namespace

@@ -5,7 +5,7 @@ Usage: talb-testbed-table.py RUN_DIR [RUN_DIR ...]
 
 Each RUN_DIR holds a run.json and the simulator's CSVs (flows.csv, iterations.csv), as
 talb-leafspine.sh writes them. The first run is the baseline of the 'speedup' and the reduction
-line. The columns and their arithmetic are TalbScenario::PrintTable's: FCTs in whole
+line. The columns and their arithmetic are TalbScenarioReport::PrintTable's: FCTs in whole
 microseconds (truncated), percentiles interpolated linearly between ranks, 'hi-prio' = tensor
 messages of priority 0 or 1, iteration time = mean over (job, iteration) of the slowest worker,
 iterations below the run's 'warmup' parameter left out; 'ideal' = run.json's per-job

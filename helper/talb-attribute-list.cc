@@ -1,0 +1,92 @@
+#include "talb-attribute-list.h"
+
+#include "ns3/string.h"
+#include "ns3/talb-parse.h"
+
+namespace ns3
+{
+
+std::string
+TalbAttributeList::Parse(const std::string& text, Pairs* out)
+{
+    for (const auto& kv : TalbParse::Split(text, ';'))
+    {
+        std::string::size_type eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0)
+        {
+            return "'" + kv + "' is not Name=Value";
+        }
+        out->emplace_back(TalbParse::Trim(kv.substr(0, eq)), TalbParse::Trim(kv.substr(eq + 1)));
+    }
+    return "";
+}
+
+std::string
+TalbAttributeList::ToText(const Pairs& pairs)
+{
+    std::string text;
+    for (const auto& kv : pairs)
+    {
+        text += (text.empty() ? "" : ";") + kv.first + "=" + kv.second;
+    }
+    return text;
+}
+
+bool
+TalbAttributeList::Check(TypeId tid,
+                         const std::string& name,
+                         const std::string& value,
+                         std::string* error)
+{
+    TypeId::AttributeInformation info;
+    if (!tid.LookupAttributeByName(name, &info))
+    {
+        return false;
+    }
+    // ns-3's parsers of numbers and times abort on malformed text: check the text with the
+    // module's parsers first, then the value with the attribute's own checker (its range).
+    const std::string type = info.checker->GetValueTypeName();
+    std::string digits = value.substr(!value.empty() && value[0] == '-' ? 1 : 0);
+    uint64_t u;
+    double d;
+    Time t;
+    bool ok = type == "ns3::TimeValue"       ? TalbParse::ParseTime(value, &t)
+              : type == "ns3::UintegerValue" ? TalbParse::ParseUint(value, &u)
+              : type == "ns3::IntegerValue"  ? TalbParse::ParseUint(digits, &u)
+              : type == "ns3::DoubleValue"   ? TalbParse::ParseDouble(value, &d)
+                                             : true;
+    // ... and they abort on text with a blank inside, which only strings may hold.
+    ok = ok && (type == "ns3::StringValue" || !TalbParse::HasBlank(value)) &&
+         info.checker->CreateValidValue(StringValue(value)) != nullptr;
+    *error = ok ? "" : name + "='" + value + "' is not a valid value for " + tid.GetName();
+    return true;
+}
+
+void
+TalbAttributeList::CheckPlugin(const TalbRegistry& registry,
+                               const std::string& name,
+                               const Pairs& pairs,
+                               const std::string& where,
+                               std::vector<std::string>* errors)
+{
+    TypeId tid;
+    std::string error;
+    if (!registry.Lookup(name, &tid, &error))
+    {
+        errors->push_back(where + error);
+        return;
+    }
+    for (const auto& kv : pairs)
+    {
+        if (!Check(tid, kv.first, kv.second, &error))
+        {
+            errors->push_back(where + tid.GetName() + " has no attribute '" + kv.first + "'");
+        }
+        else if (!error.empty())
+        {
+            errors->push_back(where + error);
+        }
+    }
+}
+
+} // namespace ns3

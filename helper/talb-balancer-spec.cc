@@ -1,0 +1,107 @@
+#include "talb-balancer-spec.h"
+
+#include "ns3/string.h"
+#include "ns3/talb-load-balancer.h"
+#include "ns3/talb-switch.h"
+
+namespace ns3
+{
+
+TalbAttributeList::Pairs
+TalbBalancerSpec::TransportProfile(bool rdma)
+{
+    // RoCEv2: TaLB's congestion moves while the ports are shared, with the queue moves that
+    // follow a local burst. TCP: sprayed packets count a path the leaf-to-leaf feedback reports
+    // saturated as this many bytes more queue while another job shares the ports.
+    if (!rdma)
+    {
+        return {{"RemoteSprayBytes", "30000"}};
+    }
+    return {{"Moves", "Contended"},
+            {"RemoteAwareness", "true"},
+            {"ActiveWindow", "1ms"},
+            {"MinMoveInterval", "200us"},
+            {"QueueMoves", "true"}};
+}
+
+std::vector<TalbBalancerSpec>
+TalbBalancerSpec::ParseList(const TalbScenarioConfig& c,
+                            const TalbFabricSpec& fabric,
+                            TalbAttributeList::Pairs* profile,
+                            std::vector<std::string>* errors)
+{
+    TalbAttributeList::Pairs attributes;
+    std::string err = TalbAttributeList::Parse(c.GetString("lbAttributes"), &attributes);
+    if (!err.empty())
+    {
+        errors->push_back("lbAttributes: " + err);
+    }
+    *profile = c.GetString("lbProfile") == "transport" ? TransportProfile(fabric.rdmaHosts)
+                                                       : TalbAttributeList::Pairs();
+    std::vector<TalbBalancerSpec> balancers;
+    for (const auto& name : c.GetNames("lb"))
+    {
+        TypeId tid = TalbLoadBalancer::GetRegistry().Get(name);
+        balancers.push_back({name, ObjectFactory(tid.GetName())});
+    }
+    for (auto& b : balancers)
+    {
+        for (const auto& kv : *profile)
+        {
+            TypeId::AttributeInformation info;
+            if (b.factory.GetTypeId().LookupAttributeByName(kv.first, &info))
+            {
+                b.factory.Set(kv.first, StringValue(kv.second));
+            }
+        }
+    }
+    for (const auto& kv : attributes)
+    {
+        bool someoneHasIt = false;
+        for (auto& b : balancers)
+        {
+            std::string error;
+            if (TalbAttributeList::Check(b.factory.GetTypeId(), kv.first, kv.second, &error))
+            {
+                someoneHasIt = true;
+                if (error.empty())
+                {
+                    b.factory.Set(kv.first, StringValue(kv.second));
+                }
+                else
+                {
+                    errors->push_back("lbAttributes: " + error);
+                }
+            }
+        }
+        if (!someoneHasIt)
+        {
+            errors->push_back("lbAttributes: no load balancer of lb has an attribute '" + kv.first +
+                              "'");
+        }
+    }
+    if (!errors->empty())
+    {
+        return balancers;
+    }
+    // Values each attribute accepts can still clash (a fallback that cannot be one): ask each
+    // balancer as its leaves will, before anything is built.
+    TalbSwitchInfo leaf;
+    leaf.nLeaves = fabric.leaves;
+    leaf.nSpines = fabric.spines;
+    for (const auto& b : balancers)
+    {
+        std::string error = b.factory.Create<TalbLoadBalancer>()->CheckConfiguration(leaf);
+        if (!error.empty())
+        {
+            std::string text = TalbAttributeList::ToText(*profile);
+            errors->push_back("lbAttributes: lb " + b.name + ": " + error +
+                              (text.empty() ? ""
+                                            : " (lbProfile=transport sets " + text +
+                                                  " first; lbProfile=none does not)"));
+        }
+    }
+    return balancers;
+}
+
+} // namespace ns3

@@ -1,0 +1,49 @@
+#ifndef TALB_BALANCER_SPEC_H
+#define TALB_BALANCER_SPEC_H
+
+#include "ns3/object-factory.h"
+#include "ns3/talb-attribute-list.h"
+#include "ns3/talb-fabric-spec.h"
+#include "ns3/talb-scenario-config.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb-helper
+ * \brief One load balancer of the "lb" parameter: its name, resolved once into a checked
+ * factory that every switch of a run builds its balancer from.
+ */
+struct TalbBalancerSpec
+{
+    std::string name;      //!< as given in lb (the scheme column's value)
+    ObjectFactory factory; //!< its TypeId, lbProfile's attributes, then lbAttributes' it has
+
+    /**
+     * \return the settings lbProfile=transport applies under lbAttributes for the hosts'
+     * transport (\p rdma: RoCEv2, else TCP). Why these: doc/talb-switch.rst, "Moves by
+     * congestion" (RoCEv2) and "Spreading under contention" (TCP), with the measurements in
+     * doc/talb-evaluation.rst.
+     */
+    static TalbAttributeList::Pairs TransportProfile(bool rdma);
+
+    /**
+     * Reads the BALANCERS parameters of \p config for a fabric like \p fabric (its leaves,
+     * spines and transport): one checked factory per name of lb. An lbAttributes value applies
+     * to the balancers that have the attribute, so one value can serve a comparison; each must
+     * belong to one of them. Each balancer is then asked whether its settings go together on a
+     * leaf, as its switches will ask. Each problem is one message appended to \p errors.
+     * \param profile set to what lbProfile applies
+     */
+    static std::vector<TalbBalancerSpec> ParseList(const TalbScenarioConfig& config,
+                                                   const TalbFabricSpec& fabric,
+                                                   TalbAttributeList::Pairs* profile,
+                                                   std::vector<std::string>* errors);
+};
+
+} // namespace ns3
+
+#endif /* TALB_BALANCER_SPEC_H */

@@ -1,0 +1,190 @@
+#include "talb-fabric-spec.h"
+
+#include "talb-host-config.h"
+
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/enum.h"
+#include "ns3/string.h"
+#include "ns3/talb-priority-queue.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+namespace
+{
+
+/// Every link of \p links must exist: leaf < leaves, spine < spines.
+template <typename Link>
+void
+CheckLinks(const TalbFabricSpec& s,
+           const char* param,
+           const std::string& parseError,
+           const std::vector<Link>& links,
+           std::vector<std::string>* errors)
+{
+    if (!parseError.empty())
+    {
+        errors->push_back(std::string(param) + ": " + parseError);
+    }
+    for (const auto& l : links)
+    {
+        if (l.leaf >= s.leaves || l.spine >= s.spines)
+        {
+            errors->push_back(std::string(param) + ": link " + std::to_string(l.leaf) + ":" +
+                              std::to_string(l.spine) + " is outside the fabric (" +
+                              std::to_string(s.leaves) + " leaves x " + std::to_string(s.spines) +
+                              " spines)");
+        }
+    }
+}
+
+} // namespace
+
+void
+TalbFabricSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* errors)
+{
+    leaves = c.GetUint("leaves");
+    spines = c.GetUint("spines");
+    hostsPerLeaf = c.GetUint("hostsPerLeaf");
+    hostRate = c.GetRate("hostRate");
+    fabricRate = c.GetRate("fabricRate");
+    oversubscription = c.GetDouble("oversubscription");
+    linkDelay = c.GetTime("linkDelay");
+    mtu = c.GetUint("mtu");
+    queueSize = c.GetString("queueSize");
+    hostQueueSize = c.GetString("hostQueueSize");
+    untaggedBand = c.GetUint("untaggedBand");
+    dwrr = c.GetString("portScheduling") == "dwrr";
+    trainingWeight = c.GetUint("trainingWeight");
+    bestEffortWeight = c.GetUint("bestEffortWeight");
+    ecnThreshold = c.GetString("ecnThreshold");
+    std::string beBuffer = c.GetString("bestEffortBuffer");
+    if (!beBuffer.empty())
+    {
+        QueueSize size(beBuffer);
+        if (size.GetUnit() != QueueSizeUnit::BYTES || size.GetValue() == 0)
+        {
+            errors->push_back("bestEffortBuffer: '" + beBuffer +
+                              "' is not a positive byte size (e.g. 300KB)");
+        }
+        bestEffortBuffer = size.GetValue();
+    }
+    stockRouting = c.GetBool("stockRouting");
+    std::string rates = TalbLeafSpineHelper::ParseLinkRates(c.GetString("linkRates"), &linkRates);
+    std::string failures =
+        TalbLeafSpineHelper::ParseLinkFailures(c.GetString("failLink"), &linkFailures);
+    std::string flaps = TalbLeafSpineHelper::ParseLinkFlaps(c.GetString("flapLink"), &linkFlaps);
+    CheckLinks(*this, "linkRates", rates, linkRates, errors);
+    CheckLinks(*this, "failLink", failures, linkFailures, errors);
+    CheckLinks(*this, "flapLink", flaps, linkFlaps, errors);
+    // A flap restores its link, which would silently undo a permanent failure of it.
+    for (const auto& fl : linkFlaps)
+    {
+        for (const auto& f : linkFailures)
+        {
+            if (f.leaf == fl.leaf && f.spine == fl.spine)
+            {
+                errors->push_back("flapLink: link " + std::to_string(f.leaf) + ":" +
+                                  std::to_string(f.spine) + " also fails in failLink");
+            }
+        }
+    }
+    tcpVariant = c.GetString("tcp") == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno";
+    sndBuf = static_cast<uint32_t>(c.GetUint("sndBuf"));
+    rcvBuf = static_cast<uint32_t>(c.GetUint("rcvBuf"));
+    hostQdisc = c.GetString("hostQdisc");
+}
+
+void
+TalbFabricSpec::ConfigureDefaults() const
+{
+    // The hosts' TCP: Linux-like buffers and timers, the same in every talb program and test.
+    Ptr<TalbHostConfig> host = CreateObject<TalbHostConfig>();
+    host->SetAttribute("SndBufSize", UintegerValue(sndBuf));
+    host->SetAttribute("RcvBufSize", UintegerValue(rcvBuf));
+    host->Apply(mtu);
+    Config::SetDefault("ns3::TalbPriorityQueue::UntaggedBand", UintegerValue(untaggedBand));
+    Config::SetDefault("ns3::TalbPriorityQueue::Scheduling",
+                       EnumValue(dwrr ? TalbPriorityQueue::DWRR : TalbPriorityQueue::STRICT));
+    Config::SetDefault("ns3::TalbPriorityQueue::TrainingWeight", UintegerValue(trainingWeight));
+    Config::SetDefault("ns3::TalbPriorityQueue::BestEffortWeight", UintegerValue(bestEffortWeight));
+}
+
+Ptr<TalbLeafSpineHelper>
+TalbFabricSpec::Build(const ObjectFactory& lb, uint32_t ranks) const
+{
+    Ptr<TalbLeafSpineHelper> fabric = CreateObject<TalbLeafSpineHelper>();
+    fabric->SetAttribute("Leaves", UintegerValue(leaves));
+    fabric->SetAttribute("Spines", UintegerValue(spines));
+    fabric->SetAttribute("HostsPerLeaf", UintegerValue(hostsPerLeaf));
+    fabric->SetAttribute("HostRate", DataRateValue(hostRate));
+    fabric->SetAttribute("FabricRate", DataRateValue(fabricRate));
+    fabric->SetAttribute("LinkDelay", TimeValue(linkDelay));
+    fabric->SetAttribute("Mtu", UintegerValue(mtu));
+    fabric->SetAttribute("StockRouting", BooleanValue(stockRouting));
+    fabric->SetAttribute("TcpVariant", StringValue(tcpVariant));
+    fabric->SetAttribute("Ranks", UintegerValue(ranks));
+    if (rdmaHosts)
+    {
+        fabric->SetAttribute("Transport", StringValue("rdma"));
+    }
+    if (!queueSize.empty())
+    {
+        fabric->SetAttribute("QueueSize", StringValue(queueSize));
+    }
+    fabric->SetAttribute("HostQueueSize", StringValue(hostQueueSize));
+    if (!ecnThreshold.empty())
+    {
+        fabric->SetAttribute("EcnThreshold", StringValue(ecnThreshold));
+    }
+    if (oversubscription > 0)
+    {
+        fabric->SetOversubscription(oversubscription);
+    }
+    for (const auto& r : linkRates)
+    {
+        fabric->SetLinkRate(r.leaf, r.spine, r.rate);
+    }
+    for (const auto& f : linkFailures)
+    {
+        fabric->SetLinkFailure(f.leaf, f.spine, f.at);
+    }
+    for (const auto& f : linkFlaps)
+    {
+        fabric->SetLinkFlap(f.leaf, f.spine, f.start, f.down, f.up);
+    }
+    fabric->SetLoadBalancerFactory(lb);
+    fabric->Install();
+    if (!rdmaHosts)
+    {
+        Ptr<TalbHostConfig> host = CreateObject<TalbHostConfig>();
+        host->SetAttribute("Qdisc", StringValue(hostQdisc));
+        for (uint32_t i = 0; i < fabric->GetNHosts(); ++i)
+        {
+            host->ConfigureNic(fabric->GetHostDevice(i));
+        }
+    }
+    // Switch ports only: hosts do not drop their own packets (see hostQueueSize).
+    for (uint32_t i = 0; bestEffortBuffer > 0 && i < leaves + spines; ++i)
+    {
+        Ptr<Node> node = i < leaves ? fabric->GetLeafNode(i) : fabric->GetSpineNode(i - leaves);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            if (Ptr<TalbPriorityQueue> q = TalbLeafSpineHelper::GetPortQueue(node->GetDevice(d)))
+            {
+                q->SetAttribute("BestEffortMaxBytes", UintegerValue(bestEffortBuffer));
+            }
+        }
+    }
+    return fabric;
+}
+
+uint64_t
+TalbFabricSpec::GetNHosts() const
+{
+    return uint64_t(leaves) * hostsPerLeaf;
+}
+
+} // namespace ns3

@@ -1,0 +1,287 @@
+// TalbLeafSpineHelper, its links: the link options' text, the devices and channels of a link
+// (either transport, remote channels across ranks), and links that fail and come back.
+#include "talb-leaf-spine-helper.h"
+
+#include "ns3/error-model.h"
+#include "ns3/ipv4-global-routing-helper.h"
+#include "ns3/ipv4.h"
+#include "ns3/log.h"
+#include "ns3/mac48-address.h"
+#include "ns3/point-to-point-channel.h"
+#include "ns3/simulator.h"
+#include "ns3/talb-parse.h"
+#include "ns3/talb-pfc-channel.h"
+#include "ns3/talb-pfc-net-device.h"
+#include "ns3/talb-priority-queue.h"
+
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+#include "ns3/mpi-receiver.h"
+#include "ns3/point-to-point-remote-channel.h"
+#endif
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TalbLeafSpineLinks");
+
+namespace
+{
+
+/// "leaf:spine" followed by \p sep and the rest, which goes to \p rest.
+bool
+ParseLinkItem(const std::string& item, char sep, uint32_t* leaf, uint32_t* spine, std::string* rest)
+{
+    std::string::size_type colon = item.find(':');
+    std::string::size_type at = item.find(sep);
+    uint64_t l = 0;
+    uint64_t s = 0;
+    if (colon == std::string::npos || at == std::string::npos || at < colon ||
+        !TalbParse::ParseUint(TalbParse::Trim(item.substr(0, colon)), &l, 0, UINT32_MAX) ||
+        !TalbParse::ParseUint(TalbParse::Trim(item.substr(colon + 1, at - colon - 1)),
+                              &s,
+                              0,
+                              UINT32_MAX))
+    {
+        return false;
+    }
+    *leaf = static_cast<uint32_t>(l);
+    *spine = static_cast<uint32_t>(s);
+    *rest = TalbParse::Trim(item.substr(at + 1));
+    return true;
+}
+
+} // namespace
+
+std::string
+TalbLeafSpineHelper::ParseLinkRates(const std::string& text, std::vector<LinkRate>* out)
+{
+    out->clear();
+    for (const auto& item : TalbParse::Split(text, ';'))
+    {
+        LinkRate r;
+        std::string rate;
+        if (!ParseLinkItem(item, '=', &r.leaf, &r.spine, &rate) ||
+            !TalbParse::ParseDataRate(rate, &r.rate))
+        {
+            return "'" + item + "' is not leaf:spine=rate (a positive rate)";
+        }
+        out->push_back(r);
+    }
+    return "";
+}
+
+std::string
+TalbLeafSpineHelper::ParseLinkFailures(const std::string& text, std::vector<LinkFailure>* out)
+{
+    out->clear();
+    for (const auto& item : TalbParse::Split(text, ';'))
+    {
+        LinkFailure f;
+        std::string at;
+        if (!ParseLinkItem(item, '@', &f.leaf, &f.spine, &at) || !TalbParse::ParseTime(at, &f.at))
+        {
+            return "'" + item + "' is not leaf:spine@time";
+        }
+        out->push_back(f);
+    }
+    return "";
+}
+
+std::string
+TalbLeafSpineHelper::ParseLinkFlaps(const std::string& text, std::vector<LinkFlap>* out)
+{
+    out->clear();
+    for (const auto& item : TalbParse::Split(text, ';'))
+    {
+        LinkFlap f;
+        std::string times;
+        std::vector<std::string> parts;
+        bool ok = ParseLinkItem(item, '@', &f.leaf, &f.spine, &times);
+        if (ok)
+        {
+            parts = TalbParse::Split(times, '/');
+        }
+        if (!ok || parts.size() != 3 || !TalbParse::ParseTime(parts[0], &f.start) ||
+            !TalbParse::ParseTime(parts[1], &f.down) || !TalbParse::ParseTime(parts[2], &f.up))
+        {
+            return "'" + item + "' is not leaf:spine@start/down/up";
+        }
+        if (!f.down.IsStrictlyPositive() || !f.up.IsStrictlyPositive())
+        {
+            return "'" + item + "': down and up times must be > 0";
+        }
+        out->push_back(f);
+    }
+    return "";
+}
+
+std::pair<Ptr<NetDevice>, Ptr<NetDevice>>
+TalbLeafSpineHelper::Connect(Ptr<Node> a,
+                             Ptr<Node> b,
+                             DataRate rate,
+                             QueueSize aQueue,
+                             QueueSize bQueue)
+{
+    Ptr<Node> nodes[2] = {a, b};
+    QueueSize sizes[2] = {aQueue, bQueue};
+    if (IsRdma())
+    {
+        Ptr<TalbPfcChannel> channel = CreateObject<TalbPfcChannel>();
+        channel->SetAttribute("Delay", TimeValue(m_linkDelay));
+        uint32_t mtu = m_rdma->GetDeviceMtu();
+        Ptr<TalbPfcNetDevice> devs[2];
+        for (int k = 0; k < 2; ++k)
+        {
+            devs[k] = CreateObject<TalbPfcNetDevice>();
+            devs[k]->SetAddress(Mac48Address::Allocate());
+            devs[k]->SetDataRate(rate);
+            devs[k]->SetMtu(static_cast<uint16_t>(mtu));
+            Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+            q->SetMaxSize(sizes[k]);
+            q->SetAttribute("MarkThreshold", QueueSizeValue(m_ecnThreshold));
+            m_rdma->ConfigureQueue(q, rate);
+            devs[k]->SetQueue(q);
+            nodes[k]->AddDevice(devs[k]);
+            devs[k]->Attach(channel);
+        }
+        return {devs[0], devs[1]};
+    }
+    Ptr<PointToPointChannel> channel;
+#ifdef NS3_MPI
+    // As ns-3's PointToPointHelper does: a link that leaves this rank is a remote channel, and
+    // its devices take packets from other ranks through an MpiReceiver.
+    bool remote = MpiInterface::IsEnabled() && (a->GetSystemId() != MpiInterface::GetSystemId() ||
+                                                b->GetSystemId() != MpiInterface::GetSystemId());
+    channel = remote ? Ptr<PointToPointChannel>(CreateObject<PointToPointRemoteChannel>())
+                     : CreateObject<PointToPointChannel>();
+#else
+    channel = CreateObject<PointToPointChannel>();
+#endif
+    channel->SetAttribute("Delay", TimeValue(m_linkDelay));
+    Ptr<PointToPointNetDevice> devs[2];
+    for (int k = 0; k < 2; ++k)
+    {
+        devs[k] = CreateObject<PointToPointNetDevice>();
+        devs[k]->SetAddress(Mac48Address::Allocate());
+        devs[k]->SetDataRate(rate);
+        devs[k]->SetMtu(m_mtu);
+        Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+        q->SetMaxSize(sizes[k]);
+        q->SetAttribute("MarkThreshold", QueueSizeValue(m_ecnThreshold));
+        devs[k]->SetQueue(q);
+        nodes[k]->AddDevice(devs[k]);
+        devs[k]->Attach(channel);
+#ifdef NS3_MPI
+        if (remote)
+        {
+            Ptr<MpiReceiver> receiver = CreateObject<MpiReceiver>();
+            receiver->SetReceiveCallback(MakeCallback(&PointToPointNetDevice::Receive, devs[k]));
+            devs[k]->AggregateObject(receiver);
+        }
+#endif
+    }
+    return {devs[0], devs[1]};
+}
+
+void
+TalbLeafSpineHelper::FailLink(uint32_t leaf, uint32_t spine)
+{
+    NS_LOG_FUNCTION(this << leaf << spine);
+    uint32_t k = leaf * m_nSpines + spine;
+    if (!m_linkUp[k])
+    {
+        return;
+    }
+    m_linkUp[k] = false;
+    m_baseRttMemo.clear();
+    m_bottleneckMemo.clear();
+    Ptr<NetDevice> ends[2] = {m_links[k].first, m_links[k].second};
+    for (auto& dev : ends)
+    {
+        // Queued packets are lost with the link; a packet on the wire is lost on arrival.
+        Ptr<RateErrorModel> loseAll = CreateObject<RateErrorModel>();
+        loseAll->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+        loseAll->SetRate(1.0);
+        if (Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev))
+        {
+            p2p->GetQueue()->Flush();
+            p2p->SetReceiveErrorModel(loseAll);
+        }
+        else if (Ptr<TalbPfcNetDevice> pfc = DynamicCast<TalbPfcNetDevice>(dev))
+        {
+            pfc->FlushQueue();
+            pfc->SetReceiveErrorModel(loseAll);
+        }
+    }
+    if (m_stockRouting)
+    {
+        for (auto& dev : ends)
+        {
+            Ptr<Ipv4> ipv4 = dev->GetNode()->GetObject<Ipv4>();
+            ipv4->SetDown(ipv4->GetInterfaceForDevice(dev));
+        }
+        Ipv4GlobalRoutingHelper::RecomputeRoutingTables();
+        return;
+    }
+    m_leafSwitches[leaf]->SetPortUp(m_hostsPerLeaf + spine, false);
+    m_spineSwitches[spine]->SetPortUp(leaf, false);
+    ComputeRoutes();
+}
+
+void
+TalbLeafSpineHelper::RestoreLink(uint32_t leaf, uint32_t spine)
+{
+    NS_LOG_FUNCTION(this << leaf << spine);
+    uint32_t k = leaf * m_nSpines + spine;
+    if (m_linkUp[k])
+    {
+        return;
+    }
+    m_linkUp[k] = true;
+    m_baseRttMemo.clear();
+    m_bottleneckMemo.clear();
+    Ptr<NetDevice> ends[2] = {m_links[k].first, m_links[k].second};
+    for (auto& dev : ends)
+    {
+        if (Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev))
+        {
+            p2p->SetReceiveErrorModel(nullptr);
+        }
+        else if (Ptr<TalbPfcNetDevice> pfc = DynamicCast<TalbPfcNetDevice>(dev))
+        {
+            pfc->SetReceiveErrorModel(nullptr);
+        }
+    }
+    if (m_stockRouting)
+    {
+        for (auto& dev : ends)
+        {
+            Ptr<Ipv4> ipv4 = dev->GetNode()->GetObject<Ipv4>();
+            ipv4->SetUp(ipv4->GetInterfaceForDevice(dev));
+        }
+        Ipv4GlobalRoutingHelper::RecomputeRoutingTables();
+        return;
+    }
+    m_leafSwitches[leaf]->SetPortUp(m_hostsPerLeaf + spine, true);
+    m_spineSwitches[spine]->SetPortUp(leaf, true);
+    ComputeRoutes();
+}
+
+void
+TalbLeafSpineHelper::FlapCycle(uint32_t i)
+{
+    const LinkFlap& f = m_flaps[i];
+    FailLink(f.leaf, f.spine);
+    Simulator::Schedule(f.down,
+                        &TalbLeafSpineHelper::RestoreLink,
+                        Ptr<TalbLeafSpineHelper>(this),
+                        f.leaf,
+                        f.spine);
+    Simulator::Schedule(f.down + f.up,
+                        &TalbLeafSpineHelper::FlapCycle,
+                        Ptr<TalbLeafSpineHelper>(this),
+                        i);
+}
+
+} // namespace ns3

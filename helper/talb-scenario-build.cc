@@ -1,0 +1,166 @@
+#include "talb-scenario-build.h"
+
+#include "talb-background-traffic-helper.h"
+#include "talb-training-job-helper.h"
+
+#include "ns3/config.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/string.h"
+
+#include <cctype>
+#include <set>
+
+namespace ns3
+{
+
+TalbScenarioBuild::TalbScenarioBuild(const TalbScenarioSpec& spec)
+    : m_spec(spec)
+{
+    m_collector.stopWhenDone = !spec.distributed;
+    // Twice: a report applied controlDelay after the last iteration is applied before the stop.
+    m_collector.settle = 2 * spec.controlDelay;
+}
+
+void
+TalbScenarioBuild::ConfigureDefaults() const
+{
+    RngSeedManager::SetRun(m_spec.seed);
+    m_spec.fabric.ConfigureDefaults();
+    // Every RDMA job's (a job's trans.<Attribute> still overrides them).
+    std::string queuePairs = m_spec.rdmaQueuePairs;
+    queuePairs[0] = static_cast<char>(std::toupper(queuePairs[0]));
+    Config::SetDefault("ns3::TalbRdmaTransport::QueuePairs", StringValue(queuePairs));
+    bool fixed = m_spec.rdmaTrafficClass != "tensor";
+    Config::SetDefault("ns3::TalbRdmaTransport::TrafficClass",
+                       StringValue(fixed ? "Fixed" : "Tensor"));
+    if (fixed)
+    {
+        Config::SetDefault("ns3::TalbRdmaTransport::FixedClass",
+                           StringValue(m_spec.rdmaTrafficClass));
+    }
+}
+
+void
+TalbScenarioBuild::BuildFabric(const TalbBalancerSpec& lb)
+{
+    m_fabric = m_spec.fabric.Build(lb.factory, m_spec.ranks);
+    // Background streams start at the count the balancers used (from 1000 on), not after them:
+    // kept as it was so results stay comparable; they overlap only past ~1000 - 3 x hosts.
+    m_stream = m_fabric->AssignStreams(1000);
+}
+
+void
+TalbScenarioBuild::OpenOutputs(const std::string& folder, const std::string& scheme)
+{
+    m_ideal = std::make_unique<TalbIdealFct>(m_fabric, m_spec.fabric.mtu);
+    m_writer = CreateObject<TalbOutputWriter>();
+    m_writer->Open(folder);
+    m_writer->SetScheme(scheme);
+    m_writer->SetSeed(m_spec.seed);
+    m_writer->SetIdealFctCallback(MakeCallback(&TalbIdealFct::Ideal, m_ideal.get()));
+}
+
+void
+TalbScenarioBuild::InstallJobs()
+{
+    const TalbScenarioSpec& s = m_spec;
+    std::vector<uint32_t> sizes;
+    for (const auto& j : s.jobs)
+    {
+        sizes.push_back(j.workers);
+    }
+    std::vector<NodeContainer> placed = TalbTrainingJobHelper::Place(m_fabric->GetHosts(),
+                                                                     s.fabric.hostsPerLeaf,
+                                                                     sizes,
+                                                                     s.placement);
+    for (size_t j = 0; j < s.jobs.size(); ++j)
+    {
+        const TalbJobSpec& spec = s.jobs[j];
+        TalbTrainingJobHelper helper = spec.MakeHelper(j);
+        helper.SetJobAttribute("ControlDelay", TimeValue(s.controlDelay));
+        m_collector.expected += uint64_t(spec.iterations) * spec.workers;
+        // Every rank with workers of the job holds a copy of it; each runs its own workers.
+        std::set<uint32_t> ranks;
+        uint32_t here = 0;
+        for (uint32_t w = 0; w < placed[j].GetN(); ++w)
+        {
+            uint32_t rank = placed[j].Get(w)->GetSystemId();
+            ranks.insert(rank);
+            here += rank == s.rank ? 1 : 0;
+        }
+        if (here == 0)
+        {
+            continue;
+        }
+        m_collector.expectedHere += uint64_t(spec.iterations) * here;
+        ApplicationContainer apps = helper.Install(placed[j]);
+        Ptr<TalbTrainingJob> job = TalbTrainingJobHelper::GetJob(apps);
+        m_jobs.push_back(job);
+        if (ranks.size() > 1)
+        {
+            if (!m_rankLink)
+            {
+                m_rankLink =
+                    std::make_unique<TalbJobRankLink>(m_fabric, s.rank, s.ranks, s.controlDelay);
+            }
+            m_rankLink->Add(j, job, ranks);
+        }
+        m_writer->ConnectJob(job);
+        job->TraceConnectWithoutContext("FlowDone",
+                                        MakeCallback(&TalbScenarioCollector::Flow, &m_collector));
+        job->TraceConnectWithoutContext(
+            "IterationDone",
+            MakeCallback(&TalbScenarioCollector::Iteration, &m_collector));
+    }
+}
+
+void
+TalbScenarioBuild::InstallBackground()
+{
+    if (m_spec.bgLoad > 0)
+    {
+        TalbBackgroundTrafficHelper bg(m_spec.bgCdf, m_spec.bgLoad, m_spec.fabric.hostRate);
+        bg.SetStartStop(Seconds(0), m_spec.stopTime);
+        ApplicationContainer apps = bg.Install(m_fabric->GetHosts());
+        m_stream += TalbBackgroundTrafficHelper::AssignStreams(apps, m_stream);
+        m_writer->ConnectBackground(apps);
+        for (auto it = apps.Begin(); it != apps.End(); ++it)
+        {
+            (*it)->TraceConnectWithoutContext(
+                "FlowDone",
+                MakeCallback(&TalbScenarioCollector::Flow, &m_collector));
+        }
+    }
+    for (uint32_t i = 0; i < m_fabric->GetNHosts(); ++i)
+    {
+        m_fabric->GetHostDevice(i)->TraceConnectWithoutContext(
+            "MacRx",
+            MakeCallback(&TalbScenarioCollector::Rx, &m_collector));
+    }
+}
+
+Ptr<TalbLeafSpineHelper>
+TalbScenarioBuild::GetFabric() const
+{
+    return m_fabric;
+}
+
+Ptr<TalbOutputWriter>
+TalbScenarioBuild::GetWriter() const
+{
+    return m_writer;
+}
+
+const TalbScenarioCollector&
+TalbScenarioBuild::GetCollector() const
+{
+    return m_collector;
+}
+
+const std::vector<Ptr<TalbTrainingJob>>&
+TalbScenarioBuild::GetJobs() const
+{
+    return m_jobs;
+}
+
+} // namespace ns3

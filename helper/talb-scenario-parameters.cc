@@ -1,0 +1,366 @@
+#include "talb-scenario-parameters.h"
+
+#include "talb-attribute-list.h"
+#include "talb-balancer-spec.h"
+#include "talb-host-config.h"
+
+#include "ns3/abort.h"
+#include "ns3/talb-collective.h"
+#include "ns3/talb-comm-scheduler.h"
+#include "ns3/talb-dnn-model.h"
+#include "ns3/talb-load-balancer.h"
+#include "ns3/talb-rdma-transport.h"
+#include "ns3/talb-transport.h"
+#include "ns3/talb-wire.h"
+
+#include <cctype>
+
+namespace ns3
+{
+
+namespace
+{
+
+using C = TalbScenarioConfig;
+
+/// \return the default of TalbHostConfig's attribute \p name, as text
+std::string
+HostConfigDefault(const std::string& name)
+{
+    TypeId::AttributeInformation info;
+    NS_ABORT_UNLESS(TalbHostConfig::GetTypeId().LookupAttributeByName(name, &info));
+    return info.initialValue->SerializeToString(info.checker);
+}
+
+/// talb-scenario's spelling of TalbRdmaTransport's default \p name: the enum name with a
+/// lower-case initial; for TrafficClass, "tensor" or the FixedClass number.
+std::string
+RdmaTransportDefault(const std::string& name)
+{
+    auto initial = [](const std::string& attribute) {
+        TypeId::AttributeInformation info;
+        NS_ABORT_UNLESS(TalbRdmaTransport::GetTypeId().LookupAttributeByName(attribute, &info));
+        return info.initialValue->SerializeToString(info.checker);
+    };
+    if (name == "TrafficClass" && initial(name) == "Fixed")
+    {
+        return initial("FixedClass");
+    }
+    std::string value = initial(name);
+    value[0] = static_cast<char>(std::tolower(value[0]));
+    return value;
+}
+
+/// FABRIC: switches, hosts and links.
+void
+DeclareTopology(TalbScenarioConfig& c)
+{
+    c.Declare("leaves", C::UINT, "4", "leaf (ToR) switches", C::Between(1, 256));
+    c.Declare("spines", C::UINT, "2", "spine switches", C::Between(1, 256));
+    c.Declare("hostsPerLeaf", C::UINT, "4", "hosts below each leaf", C::Between(1, 1024));
+    c.Declare("hostRate", C::RATE, "10Gbps", "host-leaf link rate");
+    c.Declare("fabricRate", C::RATE, "10Gbps", "leaf-spine link rate (see oversubscription)");
+    c.Declare("oversubscription",
+              C::DOUBLE,
+              "0",
+              "if > 0, set the leaf-spine rate so hostsPerLeaf x hostRate / (spines x rate) "
+              "equals this ratio",
+              C::AtLeast(0));
+    c.Declare("linkDelay", C::TIME, "1us", "propagation delay of every link");
+    c.Declare("mtu",
+              C::UINT,
+              "9000",
+              "device MTU in bytes; TCP segments are mtu - 52 bytes (jumbo frames, as in "
+              "training clusters, keep packet counts and simulation time down)",
+              C::Between(576, 9216));
+}
+
+/// FABRIC: the ports' queues.
+void
+DeclarePorts(TalbScenarioConfig& c)
+{
+    c.Declare("queueSize", C::SIZE, "", "switch port buffer, e.g. 1MB (empty: helper default)");
+    c.Declare("hostQueueSize",
+              C::SIZE,
+              "1000000p",
+              "host NIC buffer. Linux hosts do not drop their own packets (TCP small queues "
+              "push back on the socket); ns-3 has no such feedback, so the default is large");
+    c.Declare("portScheduling",
+              C::CHOICE,
+              "dwrr",
+              "port queues: dwrr = training class (strict tensor bands) and best-effort class "
+              "(untagged background) sharing each link by DWRR, as a data-center switch runs; "
+              "strict = one strict-priority order, untagged traffic in untaggedBand",
+              "dwrr,strict");
+    c.Declare("trainingWeight",
+              C::UINT,
+              "1",
+              "dwrr: weight of the training class (link share trainingWeight / (trainingWeight "
+              "+ bestEffortWeight) while both classes have packets; an idle class gets nothing)",
+              C::Between(1, 1000));
+    c.Declare("bestEffortWeight",
+              C::UINT,
+              "1",
+              "dwrr: weight of the best-effort class (untagged background traffic)",
+              C::Between(1, 1000));
+    c.Declare("untaggedBand",
+              C::UINT,
+              "0",
+              "strict: queue band (0 = served first .. 7) of untagged traffic (background "
+              "flows); dwrr: the band PFC accounts the best-effort class in. Tensor packets use "
+              "the band of their priority",
+              C::Between(0, TALB_NUM_PRIORITIES - 1));
+    c.Declare("bestEffortBuffer",
+              C::SIZE,
+              "",
+              "most bytes the best-effort class (untagged background) may hold of a switch "
+              "port's buffer, e.g. 300KB; more is dropped (empty: no cap, the whole buffer)");
+    c.Declare("ecnThreshold",
+              C::SIZE,
+              "",
+              "ECN marking threshold per port, e.g. 200KB (empty: helper default)");
+}
+
+/// FABRIC: asymmetric, failing and flapping links; stock routing.
+void
+DeclareLinkEvents(TalbScenarioConfig& c)
+{
+    c.Declare("linkRates",
+              C::STRING,
+              "",
+              "asymmetric fabric: leaf:spine=rate overrides, ';'-separated, e.g. 0:1=2.5Gbps");
+    c.Declare("failLink",
+              C::STRING,
+              "",
+              "leaf-spine links that fail, leaf:spine@time, ';'-separated, e.g. 0:1@5ms");
+    c.Declare("flapLink",
+              C::STRING,
+              "",
+              "leaf-spine links that flap, leaf:spine@start/down/up, ';'-separated: down at "
+              "start for down, then up for up, repeated (e.g. 1:0@350ms/20ms/80ms)");
+    c.Declare("stockRouting",
+              C::BOOL,
+              "false",
+              "switches use ns-3's IPv4 stack with Ipv4GlobalRouting ECMP instead of TalbSwitch "
+              "(for speed comparisons; lb is then ignored)");
+}
+
+/// The BALANCERS group.
+void
+DeclareBalancers(TalbScenarioConfig& c)
+{
+    c.Declare("lb",
+              C::NAMES,
+              "ecmp,talb",
+              "load balancers to compare, comma-separated; one run each",
+              TalbLoadBalancer::GetRegistry());
+    c.Declare("lbAttributes",
+              C::STRING,
+              "",
+              "attributes of the load balancer, Name=Value;... (applied to every lb that has "
+              "them), e.g. HighPriorityThreshold=3");
+    c.Declare("lbProfile",
+              C::CHOICE,
+              "transport",
+              "balancer settings applied before lbAttributes: transport, those measured best for "
+              "the hosts' transport (rdma: TaLB with " +
+                  TalbAttributeList::ToText(TalbBalancerSpec::TransportProfile(true)) +
+                  "; tcp: TaLB with " +
+                  TalbAttributeList::ToText(TalbBalancerSpec::TransportProfile(false)) +
+                  "); none, the attribute defaults",
+              "transport,none");
+}
+
+/// The HOSTS group.
+void
+DeclareHosts(TalbScenarioConfig& c)
+{
+    c.Declare("tcp", C::CHOICE, "newreno", "TCP congestion control of the hosts", "newreno,dctcp");
+    c.Declare("sndBuf",
+              C::UINT,
+              HostConfigDefault("SndBufSize"),
+              "TCP send buffer of the hosts in bytes (default: Linux's tcp_wmem maximum; larger "
+              "windows can overflow a switch port)",
+              C::Between(65536, 1e9));
+    c.Declare("rcvBuf",
+              C::UINT,
+              HostConfigDefault("RcvBufSize"),
+              "TCP receive buffer of the hosts in bytes (default: Linux's tcp_rmem maximum)",
+              C::Between(65536, 1e9));
+    c.Declare("hostQdisc",
+              C::CHOICE,
+              HostConfigDefault("Qdisc"),
+              "host NIC queueing inside each priority band: fifo, or fq = per-flow deficit round "
+              "robin, as Linux's fq qdisc shares a host's link evenly among its connections "
+              "(tcp transport only)",
+              "fifo,fq");
+}
+
+/// The TRANSPORT group.
+void
+DeclareTransport(TalbScenarioConfig& c)
+{
+    c.Declare("transport",
+              C::NAME,
+              "tcp",
+              "how the jobs' collectives move their messages (unless a job says)",
+              TalbTransport::GetRegistry());
+    c.Declare("rdmaQueuePairs",
+              C::CHOICE,
+              RdmaTransportDefault("QueuePairs"),
+              "rdma: queue pairs per connection: perPriority = one per tensor priority (a "
+              "message is one SEND per run of parts of one priority), single = one (messages "
+              "in order). A job's trans.QueuePairs overrides it",
+              "perPriority,single");
+    c.Declare("rdmaTrafficClass",
+              C::CHOICE,
+              RdmaTransportDefault("TrafficClass"),
+              "rdma: traffic class (DSCP, switch band, PFC priority) of the jobs' packets: "
+              "tensor = each packet's from its tensor's priority (with single, a queue pair's "
+              "packets change band and strict priority reorders them: NAKs); 0-7 = that one "
+              "class for every queue pair, as NCCL_IB_TC sets it, the TaLB option still carrying "
+              "each tensor's priority to the balancers (the switches band by DSCP). A job's "
+              "trans.TrafficClass/trans.FixedClass override it",
+              "tensor,0,1,2,3,4,5,6,7");
+}
+
+/// The TRAINING group.
+void
+DeclareTraining(TalbScenarioConfig& c)
+{
+    c.Declare("jobs",
+              C::STRING,
+              "workers=8,scheduler=fusion",
+              "training jobs, ';'-separated, each key=value,...: model (default: the model "
+              "parameter), workers, scheduler (" +
+                  TalbCommScheduler::GetRegistry().GetNames() + "), collective (" +
+                  TalbCollective::GetRegistry().GetNames() + "), transport, iterations, batch, " +
+                  "device, precision, start (time), sched.<Attribute>, coll.<Attribute>, " +
+                  "trans.<Attribute>");
+    c.Declare("model",
+              C::STRING,
+              "resnet50",
+              "model of jobs that name none: a zoo name (alexnet, vgg19, resnet50) or a model "
+              "file, PATH or PATH#MODEL");
+    c.Declare("placement", C::CHOICE, "spread", "how jobs are placed on racks", "spread,packed");
+    c.Declare("iterations",
+              C::UINT,
+              "3",
+              "training iterations per job (unless a job says)",
+              C::Between(1, 1e6));
+    c.Declare("warmup",
+              C::UINT,
+              "1",
+              "first iterations left out of the printed mean iteration time (CSVs hold all)",
+              C::Between(0, 1e6));
+    c.Declare("controlDelay",
+              C::TIME,
+              "0s",
+              "latency of each job's agreement between its workers: a tensor's all-reduce "
+              "starts this long after its gradient is ready on the last worker, and the "
+              "scheduler learns an operation finished this long after its last worker (0: "
+              "instantaneous). Under mpirun a job whose workers span ranks needs at least "
+              "linkDelay");
+    c.Declare("batch",
+              C::UINT,
+              "32",
+              "samples per worker per iteration (unless a job says)",
+              C::Between(1, 1e6));
+    c.Declare("device",
+              C::STRING,
+              "V100-FP32",
+              "compute-rate preset (" + TalbComputeModel::PresetNames() + ")");
+    c.Declare("precision", C::CHOICE, "fp32", "gradient element type", "fp32,fp16");
+}
+
+/// The BACKGROUND group.
+void
+DeclareBackground(TalbScenarioConfig& c)
+{
+    c.Declare("bgLoad",
+              C::DOUBLE,
+              "0.1",
+              "background load per host as a fraction of hostRate (0: none)",
+              C::Between(0, 1, true));
+    c.Declare("bgCdf",
+              C::STRING,
+              "websearch",
+              "background flow sizes: websearch, datamining or a CDF file (size percent lines)");
+}
+
+/// The RUN group.
+void
+DeclareRun(TalbScenarioConfig& c)
+{
+    c.Declare("seed", C::UINT, "1", "run number of ns-3's RNG (RngRun)");
+    c.Declare("duration",
+              C::TIME,
+              "0s",
+              "stop after this simulated time (0s: once every job finished its iterations, or "
+              "every flow its bytes)");
+    c.Declare("stopTime",
+              C::TIME,
+              "60s",
+              "safety limit on simulated time; a run stopped here is reported incomplete");
+    c.Declare("progress", C::BOOL, "true", "print simulated-time progress every wall second");
+    c.Declare("out",
+              C::STRING,
+              "results/run",
+              "output folder (one subfolder per lb when several are compared)");
+}
+
+} // namespace
+
+void
+TalbScenarioParameters::Declare(TalbScenarioConfig& config)
+{
+    for (Group g : {FABRIC, BALANCERS, HOSTS, TRANSPORT, TRAINING, BACKGROUND, RUN})
+    {
+        Declare(config, g);
+    }
+}
+
+void
+TalbScenarioParameters::Declare(TalbScenarioConfig& config, Group group)
+{
+    switch (group)
+    {
+    case FABRIC:
+        DeclareTopology(config);
+        DeclarePorts(config);
+        DeclareLinkEvents(config);
+        return;
+    case BALANCERS:
+        DeclareBalancers(config);
+        return;
+    case HOSTS:
+        DeclareHosts(config);
+        return;
+    case TRANSPORT:
+        DeclareTransport(config);
+        return;
+    case TRAINING:
+        DeclareTraining(config);
+        return;
+    case BACKGROUND:
+        DeclareBackground(config);
+        return;
+    case RUN:
+        DeclareRun(config);
+        return;
+    }
+}
+
+void
+TalbScenarioParameters::Declare(TalbScenarioConfig& config, const std::vector<std::string>& names)
+{
+    TalbScenarioConfig all;
+    Declare(all);
+    for (const auto& name : names)
+    {
+        NS_ABORT_MSG_UNLESS(all.Has(name), "TalbScenarioParameters: no parameter '" << name << "'");
+        config.Declare(all, name);
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,139 @@
+#ifndef TALB_SCENARIO_REPORT_H
+#define TALB_SCENARIO_REPORT_H
+
+#include "ns3/nstime.h"
+#include "ns3/packet.h"
+#include "ns3/talb-flow-record.h"
+#include "ns3/talb-output-writer.h"
+#include "ns3/talb-scenario-spec.h"
+#include "ns3/talb-training-records.h"
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup talb-helper
+ * \brief What a run of TalbScenario measured, for the comparison table (the CSVs hold
+ * everything).
+ */
+struct TalbScenarioResult
+{
+    /// A job's ideal iteration (TalbTrainingJobHelper::ComputeIdealIteration) and what it got.
+    struct JobIdeal
+    {
+        bool known{false};         //!< the collective gives an analytic bound
+        double iterationMs{0};     //!< ideal mean iteration, iterations >= warm-up
+        double computeMs{0};       //!< forward + backward compute of one iteration
+        double communicationMs{0}; //!< the collective's analytic time for one iteration's ops
+        double measuredMs{0};      //!< measured mean iteration (max over workers), >= warm-up
+    };
+
+    std::string scheme;
+    std::string outDir;
+    bool interrupted{false}; //!< stopped by SIGINT/SIGTERM (outputs hold what was measured)
+    uint64_t tensorFlows{0};
+    uint64_t backgroundFlows{0};
+    double tensorAvgFctUs{0};
+    double tensorP99FctUs{0};
+    double backgroundAvgFctUs{0};
+    double backgroundP99FctUs{0};
+    double highPrioAvgFctUs{0}; //!< tensor messages of priority 0-1
+    uint64_t iterationsDone{0}; //!< (job, worker, iteration) records
+    uint64_t iterationsExpected{0};
+    double meanIterationMs{0};    //!< mean over (job, iteration >= warm-up) of max over workers
+    double idealIterationMs{0};   //!< the jobs' ideals over the same pairs; 0: unknown
+    std::vector<JobIdeal> ideals; //!< per job
+    uint64_t deliveredPackets{0}; //!< packets received by host NICs
+    uint64_t events{0};           //!< simulator events executed
+    uint64_t packetHops{0};       //!< link transmissions started, hosts and switches
+    uint64_t remotePacketHops{0}; //!< of those, onto links to another rank (distributed)
+    double simSeconds{0};
+    double wallSeconds{0};    //!< the whole run: build, simulate, tear down
+    double runWallSeconds{0}; //!< Simulator::Run() alone
+    double runCpuSeconds{0};  //!< CPU time of this process during Simulator::Run()
+
+    /// Go-back-N counters of the hosts' queue pairs (rdma transport).
+    TalbOutputWriter::RdmaCounters rdma;
+    /// Retransmissions of the jobs' TCP senders (tcp transport).
+    TalbOutputWriter::TcpCounters tcp;
+    /// Path selections and reroutes of the switches' load balancers.
+    TalbOutputWriter::LbCounters paths;
+    /// The switches' per-class queue counters and PFC state (summed over every switch).
+    TalbOutputWriter::SwitchCounters switches;
+};
+
+/**
+ * \ingroup talb-helper
+ * \brief Collects what the comparison table needs while the writer streams the CSVs, and
+ * stops the simulation once every worker of every job is done.
+ */
+struct TalbScenarioCollector
+{
+    std::vector<double> tensorFct;
+    std::vector<double> highPrioFct;
+    std::vector<double> backgroundFct;
+    std::map<std::pair<uint32_t, uint32_t>, double> iterationMax; //!< (job, iteration) → s
+    uint64_t iterations{0};
+    uint64_t expected{0};
+    uint64_t delivered{0};
+    bool stopWhenDone{true};  //!< stop the simulation once every worker finished
+    uint64_t expectedHere{0}; //!< worker-iterations of this rank's jobs
+    uint64_t iterationsHere{0};
+    /// After the last iteration: the jobs' last reports take effect within their controlDelay.
+    Time settle;
+    Time lastEnd; //!< the latest iteration end here
+
+    /// \return whether this rank's workers are done and their reports have taken effect
+    bool DoneHere() const;
+    /// Trace sink of a job's or the background's FlowDone.
+    void Flow(const TalbFlowRecord& r);
+    /// Trace sink of a job's IterationDone.
+    void Iteration(const TalbIterationRecord& r);
+    /// Trace sink of a host device's MacRx.
+    void Rx(Ptr<const Packet> p);
+};
+
+/**
+ * \ingroup talb-helper
+ * \brief The last stage of TalbScenario: what a run measured, against its jobs' ideals, as
+ * the comparison table and run.json's figures.
+ */
+class TalbScenarioReport
+{
+  public:
+    /// Each job's ideal iteration on an idle non-blocking fabric of host links, into \p r.
+    static void ComputeIdeals(const TalbScenarioSpec& spec, TalbScenarioResult* r);
+
+    /**
+     * The comparison table's figures from what \p c saw (distributed: gathered from every
+     * rank), into \p r.
+     */
+    static void Summarize(const TalbScenarioSpec& spec,
+                          const TalbScenarioCollector& c,
+                          TalbScenarioResult* r);
+
+    /// \return run.json's "jobs": per job, the ideal and (once measured) the mean iteration
+    static std::string JobsJson(const TalbScenarioResult& r);
+
+    /// \return run.json of a run of \p spec with \p lb as it starts (marked incomplete)
+    static TalbOutputWriter::RunInfo StartRunInfo(const TalbScenarioSpec& spec,
+                                                  const std::string& lb,
+                                                  const TalbScenarioResult& r);
+    /// Completes \p info with what the run measured.
+    static void FinishRunInfo(const TalbScenarioSpec& spec,
+                              const TalbScenarioResult& r,
+                              TalbOutputWriter::RunInfo* info);
+
+    /// Print the comparison table of \p results (first one is the baseline for ratios).
+    static void PrintTable(const std::vector<TalbScenarioResult>& results, std::ostream& os);
+};
+
+} // namespace ns3
+
+#endif /* TALB_SCENARIO_REPORT_H */

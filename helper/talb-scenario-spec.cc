@@ -1,0 +1,202 @@
+#include "talb-scenario-spec.h"
+
+#include "talb-background-traffic-helper.h"
+#include "talb-leaf-spine-helper.h"
+#include "talb-training-job-helper.h"
+
+#include "ns3/talb-rdma-transport.h"
+#include "ns3/talb-transport.h"
+#include "ns3/talb-wire.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+bool
+TalbScenarioSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* errors)
+{
+    errors->clear();
+    *this = TalbScenarioSpec();
+    fabric.Parse(c, errors);
+    // The hosts carry the scenario transport's stack: ns-3 TCP/IP, or a RoCEv2 NIC without IP.
+    TypeId transport;
+    std::string unknown;
+    if (TalbTransport::GetRegistry().Lookup(c.GetString("transport"), &transport, &unknown))
+    {
+        fabric.rdmaHosts = transport == TalbRdmaTransport::GetTypeId();
+    }
+    balancers = TalbBalancerSpec::ParseList(c, fabric, &lbProfileAttributes, errors);
+    ParseTraining(c, errors);
+    ParseRun(c, errors);
+    return errors->empty();
+}
+
+void
+TalbScenarioSpec::ParseTraining(const TalbScenarioConfig& c, std::vector<std::string>* errors)
+{
+    TalbJobSpec defaults;
+    defaults.modelName = c.GetString("model");
+    defaults.scheduler = "fusion";
+    defaults.collective = "ring";
+    defaults.transport = c.GetString("transport");
+    defaults.iterations = c.GetUint("iterations");
+    defaults.batch = c.GetUint("batch");
+    defaults.device = c.GetString("device");
+    defaults.precision = c.GetString("precision");
+    placement = c.GetString("placement");
+    warmup = c.GetUint("warmup");
+    controlDelay = c.GetTime("controlDelay");
+    if (controlDelay.IsStrictlyNegative() || controlDelay > Seconds(1))
+    {
+        errors->push_back("controlDelay: must lie in [0s, 1s]");
+    }
+    std::string err = TalbJobSpec::ParseList(c.GetString("jobs"), defaults, &jobs);
+    if (!err.empty())
+    {
+        errors->push_back("jobs: " + err);
+        return;
+    }
+    std::string unknown;
+    uint64_t workers = 0;
+    for (size_t j = 0; j < jobs.size(); ++j)
+    {
+        std::string where = "jobs: job " + std::to_string(j + 1) + ": ";
+        workers += jobs[j].workers;
+        jobs[j].Check(where, errors);
+        TypeId tid;
+        if (TalbTransport::GetRegistry().Lookup(jobs[j].transport, &tid, &unknown) &&
+            (tid == TalbRdmaTransport::GetTypeId()) != fabric.rdmaHosts)
+        {
+            errors->push_back(where + "transport '" + jobs[j].transport +
+                              "' does not run on the hosts of transport '" + defaults.transport +
+                              "' (one fabric: set transport for the whole scenario)");
+        }
+    }
+    rdmaQueuePairs = c.GetString("rdmaQueuePairs");
+    rdmaTrafficClass = c.GetString("rdmaTrafficClass");
+    if (fabric.rdmaHosts && fabric.stockRouting)
+    {
+        errors->push_back("stockRouting needs IP on the switches: it works with transport tcp");
+    }
+    if (jobs.size() >= TALB_MAX_JOBS)
+    {
+        errors->push_back("jobs: at most " + std::to_string(TALB_MAX_JOBS - 1) + " jobs");
+    }
+    if (workers > fabric.GetNHosts())
+    {
+        errors->push_back("jobs need " + std::to_string(workers) + " workers but the fabric has " +
+                          std::to_string(fabric.GetNHosts()) + " hosts (leaves x hostsPerLeaf)");
+    }
+}
+
+void
+TalbScenarioSpec::ParseRun(const TalbScenarioConfig& c, std::vector<std::string>* errors)
+{
+    bgLoad = c.GetDouble("bgLoad");
+    std::string error;
+    // Read now: a malformed file would otherwise abort when the background starts.
+    if (bgLoad > 0 && !TalbBackgroundTrafficHelper::LoadCdf(c.GetString("bgCdf"), &bgCdf, &error))
+    {
+        errors->push_back("bgCdf: " + error);
+    }
+    seed = c.GetUint("seed");
+    duration = c.GetTime("duration");
+    stopTime = c.GetTime("stopTime");
+    progress = c.GetBool("progress");
+    out = c.GetString("out");
+    if (jobs.empty() && duration.IsZero())
+    {
+        errors->push_back("with no jobs, set duration");
+    }
+    if (out.empty())
+    {
+        errors->push_back("out: name an output folder");
+    }
+    parametersJson = c.ToJson();
+}
+
+std::vector<std::string>
+TalbScenarioSpec::CheckPartition() const
+{
+    std::vector<std::string> errors;
+    if (ranks <= 1)
+    {
+        return errors;
+    }
+    std::string n = std::to_string(ranks);
+    const uint32_t leaves = fabric.leaves;
+    const uint32_t perLeaf = fabric.hostsPerLeaf;
+    if (ranks > leaves)
+    {
+        errors.push_back(n + " ranks but " + std::to_string(leaves) +
+                         " leaves: each rank needs at least one leaf");
+        return errors;
+    }
+    if (fabric.rdmaHosts || fabric.stockRouting)
+    {
+        errors.push_back("over several ranks only TCP hosts and TalbSwitch forwarding work "
+                         "(transport=tcp, stockRouting=false)");
+    }
+    if (balancers.size() != 1)
+    {
+        errors.push_back("lb: over several ranks name one load balancer per mpirun");
+    }
+    std::vector<uint32_t> sizes;
+    uint32_t needed = 0;
+    for (const auto& j : jobs)
+    {
+        sizes.push_back(j.workers);
+        needed += j.workers;
+    }
+    if (needed > leaves * perLeaf)
+    {
+        return errors; // Parse() said so
+    }
+    Ptr<TalbLeafSpineHelper> partition = CreateObject<TalbLeafSpineHelper>();
+    partition->SetAttribute("Leaves", UintegerValue(leaves));
+    partition->SetAttribute("Ranks", UintegerValue(ranks));
+    auto placed = TalbTrainingJobHelper::PlaceIndices(leaves * perLeaf, perLeaf, sizes, placement);
+    for (std::size_t j = 0; j < placed.size(); ++j)
+    {
+        uint32_t firstRank = partition->GetLeafRank(placed[j].front() / perLeaf);
+        uint32_t lastRank = firstRank;
+        for (uint32_t h : placed[j])
+        {
+            uint32_t r = partition->GetLeafRank(h / perLeaf);
+            firstRank = std::min(firstRank, r);
+            lastRank = std::max(lastRank, r);
+        }
+        if (firstRank == lastRank)
+        {
+            continue;
+        }
+        // Its workers' copies of the job agree through reports that cross between the ranks
+        // (TalbTrainingJob::ControlDelay): no sooner than the lookahead, over a direct link.
+        std::string job = "job " + std::to_string(j) + " has workers on ranks " +
+                          std::to_string(firstRank) + " to " + std::to_string(lastRank) +
+                          " (leaf l is on rank l x " + n + " / leaves)";
+        if (controlDelay < fabric.linkDelay)
+        {
+            errors.push_back(job + ": set controlDelay to at least linkDelay (" +
+                             std::to_string(fabric.linkDelay.GetNanoSeconds()) +
+                             "ns), the ranks' lookahead, or use placement=packed and jobs of "
+                             "at most " +
+                             std::to_string(leaves / ranks * perLeaf) + " workers");
+        }
+        const std::string& collective = jobs[j].collective;
+        if (collective != "ring" && collective != "ns3::TalbRingAllReduce")
+        {
+            errors.push_back(job + ": over several ranks only collective=ring works");
+        }
+        if (fabric.spines < ranks)
+        {
+            errors.push_back(job + ": its reports need a link between every two ranks: at "
+                                   "least as many spines as ranks");
+        }
+    }
+    return errors;
+}
+
+} // namespace ns3

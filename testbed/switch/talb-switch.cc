@@ -144,6 +144,25 @@ CreatePool(uint32_t nPorts, uint32_t mtu, unsigned* mbufs)
                                    rte_socket_id());
 }
 
+/// Initialises the ports with mbufs from \p pool. \return the first port that failed, or -1
+int
+InitPorts(const uint16_t* ethPorts, uint32_t nPorts, rte_mempool* pool, uint32_t mtu)
+{
+    for (uint32_t p = 0; p < nPorts; ++p)
+    {
+        if (talb::PortInit(ethPorts[p],
+                           pool,
+                           mtu,
+                           "talb-switch",
+                           talb::kSwitchRxDescriptors,
+                           talb::kSwitchTxDescriptors) != 0)
+        {
+            return static_cast<int>(p);
+        }
+    }
+    return -1;
+}
+
 /// \return the forwarding lcore's state, zeroed, on \p worker's socket (null: out of memory)
 talb::SwitchLcore*
 NewLcoreState(unsigned worker)
@@ -237,17 +256,10 @@ main(int argc, char** argv)
                  mbufs,
                  rte_strerror(rte_errno));
     }
-    for (uint32_t p = 0; p < nPorts; ++p)
+    int failed = InitPorts(ethPorts, nPorts, pool, options.mtu);
+    if (failed >= 0)
     {
-        if (talb::PortInit(ethPorts[p],
-                           pool,
-                           options.mtu,
-                           "talb-switch",
-                           talb::kSwitchRxDescriptors,
-                           talb::kSwitchTxDescriptors) != 0)
-        {
-            rte_exit(EXIT_FAILURE, "talb-switch: cannot initialise port %u\n", p);
-        }
+        rte_exit(EXIT_FAILURE, "talb-switch: cannot initialise port %d\n", failed);
     }
     if (!talb::WaitForLinks(ethPorts, nPorts, kLinkWaitMs, "talb-switch"))
     {

@@ -3,14 +3,14 @@
 // idle gaps, queue changes, candidate subsets), each on its own copy of the port state and with
 // the same RNG stream, and must choose the same port for every packet and report the same
 // reroutes, evictions and table statistics. The selectors are wrappers of the core
-// (TalbCoreLb): this checks their attribute mapping, RNG streams and events. Before they were,
-// the same suite held the core against the hand-written selectors, decision for decision.
+// (TalbCorePolicyLb): this checks their attribute mapping, RNG streams and events. Before they
+// were, the same suite held the core against the hand-written selectors, decision for decision.
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/talb-core-policy-lb.h"
 #include "ns3/talb-lb-core-drill.h"
 #include "ns3/talb-lb-core-ecmp.h"
 #include "ns3/talb-lb-core-letflow.h"
-#include "ns3/talb-lb-core-ns3.h"
 #include "ns3/talb-lb-core-rps.h"
 #include "ns3/talb-lb-core-tensor-aware.h"
 #include "ns3/talb-module.h"
@@ -534,6 +534,82 @@ class TalbLbCoreDreTestCase : public TestCase
     }
 };
 
+/// Every row of a core policy's settings table is an attribute of its balancer: the row's name,
+/// the Config's default, a checker that takes the row's range and refuses values past it, and a
+/// value that reaches the balancer's Config (read back through the attribute).
+class TalbLbCoreAttributesTestCase : public TestCase
+{
+  public:
+    TalbLbCoreAttributesTestCase()
+        : TestCase("TalbLbCoreAttributes: each settings row is an attribute with its default "
+                   "and range")
+    {
+    }
+
+  private:
+    template <class C>
+    void Check(TypeId tid, const talb::lb::SettingTable<C>& table)
+    {
+        using talb::lb::SettingKind;
+        const C defaults{};
+        for (const talb::lb::Setting<C>& s : table)
+        {
+            const std::string what = tid.GetName() + "::" + s.attribute;
+            TypeId::AttributeInformation info;
+            NS_TEST_ASSERT_MSG_EQ(tid.LookupAttributeByName(s.attribute, &info), true, what);
+            Ptr<AttributeValue> expected =
+                TalbCoreAttributes::MakeValue(s.field.kind, s.field.get(defaults));
+            NS_TEST_EXPECT_MSG_EQ(info.initialValue->SerializeToString(info.checker),
+                                  expected->SerializeToString(info.checker),
+                                  what << ": default");
+            const bool bounded = s.field.kind == SettingKind::kUnsigned ||
+                                 s.field.kind == SettingKind::kReal ||
+                                 s.field.kind == SettingKind::kTimeNs;
+            if (bounded)
+            {
+                NS_TEST_EXPECT_MSG_EQ(
+                    info.checker->Check(*TalbCoreAttributes::MakeValue(s.field.kind, s.min)),
+                    true,
+                    what << ": min");
+                if (s.max < talb::lb::kNoMax)
+                {
+                    NS_TEST_EXPECT_MSG_EQ(
+                        info.checker->Check(*TalbCoreAttributes::MakeValue(
+                            s.field.kind,
+                            s.max + (s.field.kind == SettingKind::kReal ? 0.5 : 1))),
+                        false,
+                        what << ": above max");
+                }
+            }
+        }
+    }
+
+    void DoRun() override
+    {
+        Check(TalbEcmpLb::GetTypeId(), talb::lb::Ecmp::Settings());
+        Check(TalbLetFlowLb::GetTypeId(), talb::lb::LetFlow::Settings());
+        Check(TalbDrillLb::GetTypeId(), talb::lb::Drill::Settings());
+        Check(TalbPrestoLb::GetTypeId(), talb::lb::Presto::Settings());
+        Check(TalbHermesLb::GetTypeId(), talb::lb::Hermes::Settings());
+        Check(TalbTensorAwareLb::GetTypeId(), talb::lb::TensorAwareConfig::Settings());
+        // A value set through the attribute is the Config's, read back through it.
+        ObjectFactory f("ns3::TalbTensorAwareLb");
+        f.Set("MaxReorder", StringValue("18000"));
+        f.Set("Spray", StringValue("Never"));
+        f.Set("IdleTimeout", StringValue("250us"));
+        Ptr<TalbLoadBalancer> lb = f.Create<TalbLoadBalancer>();
+        DoubleValue reorder;
+        EnumValue spray;
+        TimeValue idle;
+        lb->GetAttribute("MaxReorder", reorder);
+        lb->GetAttribute("Spray", spray);
+        lb->GetAttribute("IdleTimeout", idle);
+        NS_TEST_EXPECT_MSG_EQ(reorder.Get(), 18000, "MaxReorder");
+        NS_TEST_EXPECT_MSG_EQ(spray.Get(), int(talb::lb::TensorAwareV2::Spray::kNever), "Spray");
+        NS_TEST_EXPECT_MSG_EQ(idle.Get(), MicroSeconds(250), "IdleTimeout");
+    }
+};
+
 /// The switch's flow hash and the core's FlowHash() agree (the testbed switch uses the core's).
 class TalbLbCoreFlowHashTestCase : public TestCase
 {
@@ -572,6 +648,7 @@ class TalbLbCoreTestSuite : public TestSuite
         using V1 = talb::lb::TensorAwareV1;
         AddTestCase(new TalbLbCoreDreTestCase, TestCase::QUICK);
         AddTestCase(new TalbLbCoreFlowHashTestCase, TestCase::QUICK);
+        AddTestCase(new TalbLbCoreAttributesTestCase, TestCase::QUICK);
         AddTestCase(new T("ecmp, derived salt", "ecmp", {}, Ecmp(0)), TestCase::QUICK);
         AddTestCase(new T("ecmp, salt 12345", "ecmp", {{"Salt", "12345"}}, Ecmp(12345)),
                     TestCase::QUICK);

@@ -599,10 +599,18 @@ Datagram(bool roce, uint32_t payload = 1000)
     return p;
 }
 
+/// Points \p c at \p packet with the go-back-N flag TalbSwitch reads from its headers.
+static void
+SwitchReads(TalbPacketContext& c, Ptr<Packet> packet)
+{
+    c.packet = PeekPointer(packet);
+    c.goBackN = TalbPriorityQueue::Read(packet).headers.rocev2;
+}
+
 /// Version 2 on RoCEv2 (SafeMoves GoBackN, and the default GoBackNUnlessUntagged, the same
-/// without untagged traffic): the selector recognises RoCEv2 packets (UDP to 4791) and holds the
-/// mid-tensor move that the test above sees a TCP flow take, until the flow's old path has
-/// drained plus SafeMoveSlack; SafeMoves Never restores the move.
+/// without untagged traffic): the switch marks RoCEv2 packets (UDP to 4791) go-back-N, and the
+/// selector holds the mid-tensor move that the test above sees a TCP flow take, until the flow's
+/// old path has drained plus SafeMoveSlack; SafeMoves Never restores the move.
 class TalbTensorAwareV2SafeMovesTestCase : public TestCase
 {
   public:
@@ -626,7 +634,7 @@ class TalbTensorAwareV2SafeMovesTestCase : public TestCase
         TalbPacketContext a = TensorCtx(10, MicroSeconds(1), 100, 7, TALB_FLAG_FIRST);
         TalbPacketContext b = TensorCtx(20, MicroSeconds(1), 200, 7, TALB_FLAG_FIRST);
         TalbPacketContext c = TensorCtx(30, MicroSeconds(1), 300, 7, TALB_FLAG_FIRST);
-        c.packet = PeekPointer(packet);
+        SwitchReads(c, packet);
         for (int t = 1; t < 200; t += 10)
         {
             a.now = b.now = c.now = MicroSeconds(t);
@@ -682,7 +690,8 @@ class TalbTensorAwareGoBackNFallbackTestCase : public TestCase
         std::set<uint32_t> ports;
         for (int t = 1; t <= 40; ++t)
         {
-            TalbPacketContext c = Ctx(30, MicroSeconds(t), PeekPointer(packet));
+            TalbPacketContext c = Ctx(30, MicroSeconds(t));
+            SwitchReads(c, packet);
             c.size = packet->GetSize();
             uint32_t port = lb->SelectPath(c, sw.Candidates());
             sw.Fill(port, c.size);

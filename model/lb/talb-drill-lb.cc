@@ -1,7 +1,8 @@
 #include "talb-drill-lb.h"
 
+#include "talb-core-attributes.h"
+
 #include "ns3/log.h"
-#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -14,22 +15,13 @@ TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbDrillLb, "drill");
 TypeId
 TalbDrillLb::GetTypeId()
 {
-    constexpr talb::lb::Drill::Config defaults{}; // the attributes' defaults: the core's
-    static TypeId tid =
-        TypeId("ns3::TalbDrillLb")
-            .SetParent<TalbCoreLb>()
-            .SetGroupName("Talb")
-            .AddConstructor<TalbDrillLb>()
-            .AddAttribute("Samples",
-                          "Random candidate ports sampled per packet (d)",
-                          UintegerValue(defaults.samples),
-                          MakeUintegerAccessor(&TalbDrillLb::SetSamples, &TalbDrillLb::GetSamples),
-                          MakeUintegerChecker<uint32_t>(1, MAX_SAMPLES))
-            .AddAttribute("Memory",
-                          "Least-loaded ports remembered for the next packet (m)",
-                          UintegerValue(defaults.memory),
-                          MakeUintegerAccessor(&TalbDrillLb::SetMemory, &TalbDrillLb::GetMemory),
-                          MakeUintegerChecker<uint32_t>(0, MAX_MEMORY));
+    static TypeId tid = TalbCoreAttributes::Add(TypeId("ns3::TalbDrillLb")
+                                                    .SetParent<TalbCorePolicyLb>()
+                                                    .SetGroupName("Talb")
+                                                    .AddConstructor<TalbDrillLb>(),
+                                                talb::lb::Drill::Settings(),
+                                                &TalbDrillLb::m_config,
+                                                &TalbDrillLb::Retune);
     return tid;
 }
 
@@ -52,41 +44,18 @@ TalbDrillLb::AssignStreams(int64_t stream)
 }
 
 void
-TalbDrillLb::SetSamples(uint32_t samples)
+TalbDrillLb::Retune()
 {
-    m_samples = samples;
     if (IsAttached())
     {
-        m_core.Retune({m_samples, m_memory});
+        m_core.Retune(m_config);
     }
-}
-
-void
-TalbDrillLb::SetMemory(uint32_t memory)
-{
-    m_memory = memory;
-    if (IsAttached())
-    {
-        m_core.Retune({m_samples, m_memory});
-    }
-}
-
-uint32_t
-TalbDrillLb::GetSamples() const
-{
-    return m_samples;
-}
-
-uint32_t
-TalbDrillLb::GetMemory() const
-{
-    return m_memory;
 }
 
 void
 TalbDrillLb::InitializeParams()
 {
-    m_core.Configure({m_samples, m_memory});
+    m_core.Configure(m_config);
     BindCore(m_core);
 }
 

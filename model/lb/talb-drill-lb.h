@@ -1,7 +1,7 @@
 #ifndef TALB_DRILL_LB_H
 #define TALB_DRILL_LB_H
 
-#include "talb-core-lb.h"
+#include "talb-core-policy-lb.h"
 
 #include "ns3/talb-lb-core-drill.h"
 
@@ -18,7 +18,7 @@ namespace ns3
  * a candidate for the current packet (other destination, failed link) is skipped. The decision
  * is the core's talb::lb::Drill.
  */
-class TalbDrillLb : public TalbCoreLb
+class TalbDrillLb : public TalbCorePolicyLb
 {
   public:
     static TypeId GetTypeId();
@@ -35,15 +35,11 @@ class TalbDrillLb : public TalbCoreLb
   private:
     uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
     void InitializeParams() override;
-    /// Samples' and Memory's setters: they take effect at once, also after install.
-    void SetSamples(uint32_t samples);
-    void SetMemory(uint32_t memory);
-    uint32_t GetSamples() const;
-    uint32_t GetMemory() const;
+    /// After an attribute changed: an installed policy takes the new values at once.
+    void Retune();
 
-    uint32_t m_samples;     //!< Samples attribute (d)
-    uint32_t m_memory;      //!< Memory attribute (m)
-    talb::lb::Drill m_core; //!< the decision
+    talb::lb::Drill::Config m_config; //!< the attributes (Samples d, Memory m)
+    talb::lb::Drill m_core;           //!< the decision
 };
 
 } // namespace ns3

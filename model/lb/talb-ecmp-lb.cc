@@ -1,8 +1,9 @@
 #include "talb-ecmp-lb.h"
 
+#include "talb-core-attributes.h"
+
 #include "ns3/log.h"
 #include "ns3/rng-seed-manager.h"
-#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -15,22 +16,16 @@ TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbEcmpLb, "ecmp");
 TypeId
 TalbEcmpLb::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::TalbEcmpLb")
-            .SetParent<TalbCoreLb>()
-            .SetGroupName("Talb")
-            .AddConstructor<TalbEcmpLb>()
-            .AddAttribute("Salt",
-                          "Per-switch hash salt; 0 derives one from the switch's node id and the "
-                          "RNG seed and run",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&TalbEcmpLb::m_salt),
-                          MakeUintegerChecker<uint32_t>());
+    static TypeId tid = TalbCoreAttributes::Add(TypeId("ns3::TalbEcmpLb")
+                                                    .SetParent<TalbCorePolicyLb>()
+                                                    .SetGroupName("Talb")
+                                                    .AddConstructor<TalbEcmpLb>(),
+                                                talb::lb::Ecmp::Settings(),
+                                                &TalbEcmpLb::m_config);
     return tid;
 }
 
 TalbEcmpLb::TalbEcmpLb()
-    : m_salt(0)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -50,7 +45,9 @@ TalbEcmpLb::GetRunKey()
 void
 TalbEcmpLb::InitializeParams()
 {
-    m_core.Configure({m_salt, GetSwitchInfo().switchId, GetRunKey()});
+    m_config.switchId = GetSwitchInfo().switchId;
+    m_config.run = GetRunKey();
+    m_core.Configure(m_config);
     BindCore(m_core);
 }
 

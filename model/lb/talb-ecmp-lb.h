@@ -1,7 +1,7 @@
 #ifndef TALB_ECMP_LB_H
 #define TALB_ECMP_LB_H
 
-#include "talb-core-lb.h"
+#include "talb-core-policy-lb.h"
 
 #include "ns3/talb-lb-core-ecmp.h"
 
@@ -19,7 +19,7 @@ namespace ns3
  * different seeds see different flow collisions, as fabrics of switches with different hash
  * seeds do, and the same run sees the same. The decision is the core's talb::lb::Ecmp.
  */
-class TalbEcmpLb : public TalbCoreLb
+class TalbEcmpLb : public TalbCorePolicyLb
 {
   public:
     static TypeId GetTypeId();
@@ -36,8 +36,8 @@ class TalbEcmpLb : public TalbCoreLb
     uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
     void InitializeParams() override;
 
-    uint32_t m_salt;       //!< Salt attribute (0 = derive from the switch id and run)
-    talb::lb::Ecmp m_core; //!< the decision
+    talb::lb::Ecmp::Config m_config; //!< the attributes (Salt); the switch id and run at install
+    talb::lb::Ecmp m_core;           //!< the decision
 };
 
 } // namespace ns3

@@ -1,5 +1,6 @@
 #include "talb-hermes-lb.h"
 
+#include "talb-core-attributes.h"
 #include "talb-hermes-tag.h"
 
 #include "ns3/double.h"
@@ -20,69 +21,14 @@ TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbHermesLb, "hermes");
 TypeId
 TalbHermesLb::GetTypeId()
 {
-    // The defaults of the attributes the core takes are the core's.
-    static const talb::lb::Hermes::Config defaults;
+    // The core's settings, then the sensing's (this class's own).
     static TypeId tid =
-        TypeId("ns3::TalbHermesLb")
-            .SetParent<TalbLoadBalancer>()
-            .SetGroupName("Talb")
-            .AddConstructor<TalbHermesLb>()
-            .AddAttribute("TableSize",
-                          "Flow table slots (a power of two)",
-                          UintegerValue(defaults.tableSize),
-                          MakeUintegerAccessor(&TalbHermesLb::m_tableSize),
-                          MakeUintegerChecker<uint32_t>(1, 1u << 24))
-            .AddAttribute("IdleTimeout",
-                          "A flow idle for longer is placed afresh as a new flow",
-                          TimeValue(NanoSeconds(defaults.idleNs)),
-                          MakeTimeAccessor(&TalbHermesLb::m_idleTimeout),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("EcnThreshold",
-                          "ECN fraction at or above which (with DelayHigh) a path is congested, "
-                          "below which (with DelayLow) it may be good (Hermes: T_ECN)",
-                          DoubleValue(defaults.ecnThreshold),
-                          MakeDoubleAccessor(&TalbHermesLb::m_ecnThreshold),
-                          MakeDoubleChecker<double>(0.0, 1.0))
-            .AddAttribute("DelayLow",
-                          "Path queueing delay below which (with a low ECN fraction) a path is "
-                          "good (Hermes: T_RTT_low, as delay above the base RTT)",
-                          TimeValue(NanoSeconds(defaults.delayLowNs)),
-                          MakeTimeAccessor(&TalbHermesLb::m_delayLow),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("DelayHigh",
-                          "Path queueing delay at or above which (with a high ECN fraction) a "
-                          "path is congested (Hermes: T_RTT_high)",
-                          TimeValue(NanoSeconds(defaults.delayHighNs)),
-                          MakeTimeAccessor(&TalbHermesLb::m_delayHigh),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("DeltaEcn",
-                          "A notably better path has an ECN fraction lower by this ... "
-                          "(Hermes: delta_ECN)",
-                          DoubleValue(defaults.deltaEcn),
-                          MakeDoubleAccessor(&TalbHermesLb::m_deltaEcn),
-                          MakeDoubleChecker<double>(0.0, 1.0))
-            .AddAttribute("DeltaDelay",
-                          "... and a queueing delay lower by this (Hermes: delta_RTT)",
-                          TimeValue(NanoSeconds(defaults.deltaDelayNs)),
-                          MakeTimeAccessor(&TalbHermesLb::m_deltaDelay),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("SizeThreshold",
-                          "Bytes a flow must have sent before it may be rerouted (Hermes: S)",
-                          UintegerValue(defaults.sizeThresholdBytes),
-                          MakeUintegerAccessor(&TalbHermesLb::m_sizeThreshold),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("RateThreshold",
-                          "A flow faster than this fraction of its uplink's line rate is not "
-                          "rerouted (Hermes: R)",
-                          DoubleValue(defaults.rateThreshold),
-                          MakeDoubleAccessor(&TalbHermesLb::m_rateThreshold),
-                          MakeDoubleChecker<double>(0.0, 1.0))
-            .AddAttribute("RateWindow",
-                          "Window over which a flow's rate is measured; a flow moves at most "
-                          "once per window",
-                          TimeValue(NanoSeconds(defaults.rateWindowNs)),
-                          MakeTimeAccessor(&TalbHermesLb::m_rateWindow),
-                          MakeTimeChecker(NanoSeconds(1)))
+        TalbCoreAttributes::Add(TypeId("ns3::TalbHermesLb")
+                                    .SetParent<TalbCorePolicyLb>()
+                                    .SetGroupName("Talb")
+                                    .AddConstructor<TalbHermesLb>(),
+                                talb::lb::Hermes::Settings(),
+                                &TalbHermesLb::m_config)
             .AddAttribute("MarkThreshold",
                           "Queue bytes at or above which a hop flags a packet as ECN-marked "
                           "(the fabric's default ECN threshold)",
@@ -103,12 +49,10 @@ TalbHermesLb::GetTypeId()
 }
 
 TalbHermesLb::TalbHermesLb()
-    : m_events(MakeCallback(&TalbHermesLb::CoreRerouted, this)),
-      m_remote(this),
-      m_current(nullptr)
+    : m_remote(this)
 {
     NS_LOG_FUNCTION(this);
-    m_random.Create();
+    CreateCoreRng();
 }
 
 TalbHermesLb::~TalbHermesLb()
@@ -116,30 +60,22 @@ TalbHermesLb::~TalbHermesLb()
     NS_LOG_FUNCTION(this);
 }
 
-void
-TalbHermesLb::DoDispose()
-{
-    m_view.SetPorts(nullptr);
-    m_random.Dispose();
-    TalbLoadBalancer::DoDispose();
-}
-
 int64_t
 TalbHermesLb::AssignStreams(int64_t stream)
 {
-    m_random.GetVariable()->SetStream(stream);
+    GetCoreRng()->SetStream(stream);
     return 1;
-}
-
-void
-TalbHermesLb::CoreRerouted(uint32_t from, uint32_t to)
-{
-    NotifyReroute(*m_current, from, to);
 }
 
 TalbHermesLb::Remote::Remote(const TalbHermesLb* lb)
     : m_lb(lb)
 {
+}
+
+bool
+TalbHermesLb::CanBeFallback() const
+{
+    return false;
 }
 
 talb::lb::RemotePath
@@ -159,7 +95,7 @@ TalbHermesLb::Remote::Path(uint32_t dstLeaf, uint32_t path, int64_t nowNs) const
 talb::lb::Hermes::Config
 TalbHermesLb::Config() const
 {
-    talb::lb::Hermes::Config c;
+    talb::lb::Hermes::Config c = m_config;
     for (uint32_t p = 0; p < GetNPorts(); ++p)
     {
         const TalbPortState& port = GetPort(p);
@@ -168,31 +104,19 @@ TalbHermesLb::Config() const
     }
     c.nLeaves = GetSwitchInfo().nLeaves;
     c.nPaths = GetSwitchInfo().nSpines;
-    c.tableSize = m_tableSize;
-    c.idleNs = TalbCoreNs(m_idleTimeout);
-    c.ecnThreshold = m_ecnThreshold;
-    c.delayLowNs = TalbCoreNs(m_delayLow);
-    c.delayHighNs = TalbCoreNs(m_delayHigh);
-    c.deltaEcn = m_deltaEcn;
-    c.deltaDelayNs = TalbCoreNs(m_deltaDelay);
-    c.sizeThresholdBytes = m_sizeThreshold;
-    c.rateThreshold = m_rateThreshold;
-    c.rateWindowNs = TalbCoreNs(m_rateWindow);
     return c;
 }
 
 bool
 TalbHermesLb::CheckConfig()
 {
-    if (const char* error = talb::lb::Hermes::Check(Config()))
+    if (!CoreConfigError(talb::lb::Hermes::Check(Config())))
     {
-        NS_LOG_ERROR(error);
         return false;
     }
     if (GetSwitchInfo().nSpines > 256)
     {
-        NS_LOG_ERROR("the Hermes tag's path field holds at most 256 spines");
-        return false;
+        return ConfigError("the Hermes tag's path field holds at most 256 spines");
     }
     return true;
 }
@@ -201,8 +125,7 @@ void
 TalbHermesLb::InitializeParams()
 {
     m_core.Configure(Config());
-    m_view.SetPorts(GetPortTable());
-    m_core.Bind(&m_view, &m_random, &m_events);
+    BindCore(m_core);
     m_core.BindRemote(&m_remote);
     const TalbSwitchInfo& info = GetSwitchInfo();
     m_fromLeaf.assign(info.nLeaves * info.nSpines, PathState());
@@ -231,8 +154,7 @@ TalbHermesLb::GetFlowRate(uint32_t flowHash) const
 uint32_t
 TalbHermesLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {
-    m_current = &ctx;
-    return m_core.Select(TalbCorePacket(ctx), TalbCoreCandidates(candidates));
+    return CoreSelect(m_core, ctx, candidates);
 }
 
 uint32_t

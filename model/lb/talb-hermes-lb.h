@@ -1,8 +1,7 @@
 #ifndef TALB_HERMES_LB_H
 #define TALB_HERMES_LB_H
 
-#include "talb-lb-core-ns3.h"
-#include "talb-load-balancer.h"
+#include "talb-core-policy-lb.h"
 
 #include "ns3/talb-lb-core-hermes.h"
 
@@ -15,7 +14,7 @@ namespace ns3
  * delay, failed ports) and cautious rerouting (a flow moves off a congested path only when it
  * has sent enough, is slow, and a notably better path exists; off a failed one at once).
  *
- * A thin wrapper of the decision core's talb::lb::Hermes plus the sensing plumbing, CONGA's
+ * The decision is the core's talb::lb::Hermes; this class adds the sensing plumbing, CONGA's
  * leaf-to-leaf scheme with Hermes's signals: the source leaf tags each packet to a remote leaf
  * with its path (TalbHermesTag); every hop on the way adds the queueing delay the packet meets
  * and flags it when that queue is at or above MarkThreshold (where the fabric's queues mark
@@ -23,7 +22,7 @@ namespace ns3
  * of the flag (the ECN fraction) and of the delay, and feeds one path's pair back on each
  * packet it sends to that leaf, round-robin over the paths.
  */
-class TalbHermesLb : public TalbLoadBalancer
+class TalbHermesLb : public TalbCorePolicyLb
 {
   public:
     static TypeId GetTypeId();
@@ -31,6 +30,8 @@ class TalbHermesLb : public TalbLoadBalancer
     ~TalbHermesLb() override;
 
     int64_t AssignStreams(int64_t stream) override;
+    /// \return false: it senses paths in its PacketIn/PacketOut hooks, which a fallback misses
+    bool CanBeFallback() const override;
 
     /// \return how Hermes classifies port \p port towards \p dstLeaf now
     talb::lb::Hermes::PathType Classify(uint32_t port, uint32_t dstLeaf) const;
@@ -39,9 +40,6 @@ class TalbHermesLb : public TalbLoadBalancer
     /// \return flow \p flowHash's rate over its last completed window (bit/s, 0: none)
     double GetFlowRate(uint32_t flowHash) const;
 
-  protected:
-    void DoDispose() override;
-
   private:
     uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
     void DoPacketIn(TalbPacketContext& ctx) override;
@@ -49,10 +47,8 @@ class TalbHermesLb : public TalbLoadBalancer
     bool CheckConfig() override;
     void InitializeParams() override;
 
+    /// \return the core's Config: the attributes, and the attached switch's paths and rates
     talb::lb::Hermes::Config Config() const;
-
-    /// The core's reroute of the packet being decided, to the Reroute trace.
-    void CoreRerouted(uint32_t from, uint32_t to);
 
     /// The fed-back path state as the core's remote view.
     class Remote : public talb::lb::RemoteView
@@ -79,29 +75,16 @@ class TalbHermesLb : public TalbLoadBalancer
     /// \return true when \p port's queue is at or above MarkThreshold
     bool AtMark(uint32_t port) const;
 
-    uint32_t m_tableSize;     //!< TableSize attribute
-    Time m_idleTimeout;       //!< IdleTimeout attribute
-    double m_ecnThreshold;    //!< EcnThreshold attribute
-    Time m_delayLow;          //!< DelayLow attribute
-    Time m_delayHigh;         //!< DelayHigh attribute
-    double m_deltaEcn;        //!< DeltaEcn attribute
-    Time m_deltaDelay;        //!< DeltaDelay attribute
-    uint64_t m_sizeThreshold; //!< SizeThreshold attribute
-    double m_rateThreshold;   //!< RateThreshold attribute
-    Time m_rateWindow;        //!< RateWindow attribute
-    uint64_t m_markBytes;     //!< MarkThreshold attribute
-    double m_gain;            //!< EwmaGain attribute
-    Time m_agingTime;         //!< MetricAgingTime attribute
+    talb::lb::Hermes::Config m_config; //!< the core's attributes (the table's rows)
+    uint64_t m_markBytes;              //!< MarkThreshold attribute
+    double m_gain;                     //!< EwmaGain attribute
+    Time m_agingTime;                  //!< MetricAgingTime attribute
 
-    talb::lb::Hermes m_core;
-    TalbCorePortView m_view;
-    TalbCoreRandom m_random;
-    TalbCoreEvents m_events;
+    talb::lb::Hermes m_core; //!< the decision
     Remote m_remote;
-    std::vector<PathState> m_fromLeaf;  //!< [leaf * nSpines + path]: measured here, fed back
-    std::vector<PathState> m_toLeaf;    //!< [leaf * nSpines + path]: fed back by that leaf
-    std::vector<uint32_t> m_fbCursor;   //!< per leaf: next path to feed back
-    const TalbPacketContext* m_current; //!< the packet being decided, for the Reroute trace
+    std::vector<PathState> m_fromLeaf; //!< [leaf * nSpines + path]: measured here, fed back
+    std::vector<PathState> m_toLeaf;   //!< [leaf * nSpines + path]: fed back by that leaf
+    std::vector<uint32_t> m_fbCursor;  //!< per leaf: next path to feed back
 };
 
 } // namespace ns3

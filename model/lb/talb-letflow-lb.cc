@@ -1,7 +1,8 @@
 #include "talb-letflow-lb.h"
 
+#include "talb-core-attributes.h"
+
 #include "ns3/log.h"
-#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -14,23 +15,13 @@ TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbLetFlowLb, "letflow");
 TypeId
 TalbLetFlowLb::GetTypeId()
 {
-    constexpr talb::lb::LetFlow::Config defaults{}; // the attributes' defaults: the core's
-    static TypeId tid =
-        TypeId("ns3::TalbLetFlowLb")
-            .SetParent<TalbCoreLb>()
-            .SetGroupName("Talb")
-            .AddConstructor<TalbLetFlowLb>()
-            .AddAttribute("FlowletTimeout",
-                          "Gap between two packets of a flow that starts a new flowlet",
-                          TimeValue(NanoSeconds(defaults.timeoutNs)),
-                          MakeTimeAccessor(&TalbLetFlowLb::SetFlowletTimeout,
-                                           &TalbLetFlowLb::GetFlowletTimeout),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("TableSize",
-                          "Flowlet table slots (a power of two)",
-                          UintegerValue(defaults.tableSize),
-                          MakeUintegerAccessor(&TalbLetFlowLb::m_tableSize),
-                          MakeUintegerChecker<uint32_t>(1, 1u << 24));
+    static TypeId tid = TalbCoreAttributes::Add(TypeId("ns3::TalbLetFlowLb")
+                                                    .SetParent<TalbCorePolicyLb>()
+                                                    .SetGroupName("Talb")
+                                                    .AddConstructor<TalbLetFlowLb>(),
+                                                talb::lb::LetFlow::Settings(),
+                                                &TalbLetFlowLb::m_config,
+                                                &TalbLetFlowLb::Retune);
     return tid;
 }
 
@@ -55,33 +46,27 @@ TalbLetFlowLb::AssignStreams(int64_t stream)
 bool
 TalbLetFlowLb::CheckConfig()
 {
-    if ((m_tableSize & (m_tableSize - 1)) != 0)
+    const uint32_t tableSize = m_config.tableSize;
+    if ((tableSize & (tableSize - 1)) != 0)
     {
-        return ConfigError("TableSize " + std::to_string(m_tableSize) + " is not a power of two");
+        return ConfigError("TableSize " + std::to_string(tableSize) + " is not a power of two");
     }
     return true;
 }
 
 void
-TalbLetFlowLb::SetFlowletTimeout(Time timeout)
+TalbLetFlowLb::Retune()
 {
-    m_timeout = timeout;
     if (IsAttached())
     {
-        m_core.Retune({TalbCoreNs(m_timeout), m_tableSize});
+        m_core.Retune(m_config);
     }
-}
-
-Time
-TalbLetFlowLb::GetFlowletTimeout() const
-{
-    return m_timeout;
 }
 
 void
 TalbLetFlowLb::InitializeParams()
 {
-    m_core.Configure({TalbCoreNs(m_timeout), m_tableSize});
+    m_core.Configure(m_config);
     BindCore(m_core);
 }
 

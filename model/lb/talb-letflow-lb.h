@@ -1,7 +1,7 @@
 #ifndef TALB_LETFLOW_LB_H
 #define TALB_LETFLOW_LB_H
 
-#include "talb-core-lb.h"
+#include "talb-core-policy-lb.h"
 
 #include "ns3/talb-lb-core-letflow.h"
 
@@ -14,7 +14,7 @@ namespace ns3
  * a longer gap the next packet starts a new flowlet on a uniformly random candidate port. The
  * decision is the core's talb::lb::LetFlow.
  */
-class TalbLetFlowLb : public TalbCoreLb
+class TalbLetFlowLb : public TalbCorePolicyLb
 {
   public:
     static TypeId GetTypeId();
@@ -25,15 +25,14 @@ class TalbLetFlowLb : public TalbCoreLb
 
   private:
     uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
-    /// FlowletTimeout's setter: takes effect at once, also after install.
-    void SetFlowletTimeout(Time timeout);
-    Time GetFlowletTimeout() const;
     bool CheckConfig() override;
     void InitializeParams() override;
 
-    Time m_timeout;           //!< FlowletTimeout attribute
-    uint32_t m_tableSize;     //!< TableSize attribute
-    talb::lb::LetFlow m_core; //!< the decision
+    /// After an attribute changed: an installed policy takes a new FlowletTimeout at once.
+    void Retune();
+
+    talb::lb::LetFlow::Config m_config; //!< the attributes (FlowletTimeout, TableSize)
+    talb::lb::LetFlow m_core;           //!< the decision
 };
 
 } // namespace ns3

@@ -1,6 +1,8 @@
 #ifndef TALB_LOAD_BALANCER_H
 #define TALB_LOAD_BALANCER_H
 
+#include "talb-dre.h"
+
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/net-device.h"
@@ -9,7 +11,6 @@
 #include "ns3/packet.h"
 #include "ns3/queue.h"
 #include "ns3/random-variable-stream.h"
-#include "ns3/talb-dre.h"
 #include "ns3/talb-lb-core.h"
 #include "ns3/talb-registry.h"
 #include "ns3/talb-wire.h"
@@ -28,7 +29,8 @@ namespace ns3
 struct TalbPortState
 {
     Ptr<NetDevice> device;    //!< egress device (port id = its index in the switch's port table)
-    Ptr<Queue<Packet>> queue; //!< the device's transmit queue: real occupancy in bytes
+    Ptr<Queue<Packet>> queue; //!< the device's transmit queue: real occupancy in bytes (and
+                              //!< per band when it is a TalbBandedQueue)
     DataRate rate;            //!< line rate
     TalbDre dre;              //!< bytes sent on the port, decayed (CONGA's DRE)
     bool up{true};            //!< false once the link has failed
@@ -79,7 +81,8 @@ struct TalbPacketContext
     }; //!< its label when hasLabel
 
     Time now;            //!< current simulation time
-    bool goBackN{false}; //!< set by selectors that look: the packet is RoCEv2 (go-back-N)
+    bool goBackN{false}; //!< the packet is RoCEv2's (UDP to 4791), whose flows recover from
+                         //!< reordering by go-back-N; the switch reads it from the headers
 };
 
 /**

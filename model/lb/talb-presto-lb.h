@@ -1,8 +1,7 @@
 #ifndef TALB_PRESTO_LB_H
 #define TALB_PRESTO_LB_H
 
-#include "talb-lb-core-ns3.h"
-#include "talb-load-balancer.h"
+#include "talb-core-policy-lb.h"
 
 #include "ns3/talb-lb-core-presto.h"
 
@@ -14,17 +13,17 @@ namespace ns3
  * \brief Presto: flows cut into flowcells of FlowcellBytes at the source leaf; successive
  * flowcells of a flow go round-robin over the candidate uplinks from a per-flow offset.
  *
- * A thin wrapper of the decision core's talb::lb::Presto: attributes map to its Config, core
- * reroutes (a new flowcell on another port) become the Reroute trace, evictions are logged.
+ * The decision is the core's talb::lb::Presto: core reroutes (a new flowcell on another port)
+ * become the Reroute trace.
  */
-class TalbPrestoLb : public TalbLoadBalancer
+class TalbPrestoLb : public TalbCorePolicyLb
 {
   public:
     static TypeId GetTypeId();
     TalbPrestoLb();
     ~TalbPrestoLb() override;
 
-    /// \return the flowcell index flow \p flowHash is in (0 when unknown)
+    /// \return the flowcell index the flow \p flowHash is in (0 when unknown)
     uint32_t GetCell(uint32_t flowHash) const;
 
   private:
@@ -32,19 +31,8 @@ class TalbPrestoLb : public TalbLoadBalancer
     bool CheckConfig() override;
     void InitializeParams() override;
 
-    /// The core's reroute of the packet being decided, to the Reroute trace.
-    void CoreRerouted(uint32_t from, uint32_t to);
-
-    talb::lb::Presto::Config Config() const;
-
-    uint32_t m_flowcellBytes; //!< FlowcellBytes attribute
-    uint32_t m_tableSize;     //!< TableSize attribute
-    Time m_idleTimeout;       //!< IdleTimeout attribute
-
-    talb::lb::Presto m_core;
-    TalbCorePortView m_view;
-    TalbCoreEvents m_events;
-    const TalbPacketContext* m_current; //!< the packet being decided, for the Reroute trace
+    talb::lb::Presto::Config m_config; //!< the attributes (FlowcellBytes, TableSize, IdleTimeout)
+    talb::lb::Presto m_core;           //!< the decision
 };
 
 } // namespace ns3

@@ -14,7 +14,7 @@ TypeId
 TalbRpsLb::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::TalbRpsLb")
-                            .SetParent<TalbCoreLb>()
+                            .SetParent<TalbCorePolicyLb>()
                             .SetGroupName("Talb")
                             .AddConstructor<TalbRpsLb>();
     return tid;

@@ -1,7 +1,7 @@
 #ifndef TALB_RPS_LB_H
 #define TALB_RPS_LB_H
 
-#include "talb-core-lb.h"
+#include "talb-core-policy-lb.h"
 
 #include "ns3/talb-lb-core-rps.h"
 
@@ -13,7 +13,7 @@ namespace ns3
  * \brief Random packet spraying: every packet takes a uniformly random candidate port (the
  * core's talb::lb::Rps, one draw per packet).
  */
-class TalbRpsLb : public TalbCoreLb
+class TalbRpsLb : public TalbCorePolicyLb
 {
   public:
     static TypeId GetTypeId();

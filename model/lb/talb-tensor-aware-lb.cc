@@ -1,13 +1,11 @@
 #include "talb-tensor-aware-lb.h"
 
+#include "talb-core-attributes.h"
+
 #include "ns3/boolean.h"
-#include "ns3/double.h"
-#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 #include "ns3/string.h"
-#include "ns3/talb-priority-queue.h"
-#include "ns3/talb-roce-header.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
@@ -19,259 +17,36 @@ NS_LOG_COMPONENT_DEFINE("TalbTensorAwareLb");
 NS_OBJECT_ENSURE_REGISTERED(TalbTensorAwareLb);
 TALB_REGISTER_PLUGIN(TalbLoadBalancer, TalbTensorAwareLb, "talb");
 
-template <class T, T TalbTensorAwareLb::*Member>
-void
-TalbTensorAwareLb::SetAndRetune(T value)
-{
-    this->*Member = value;
-    Retune();
-}
-
-template <class T, T TalbTensorAwareLb::*Member>
-T
-TalbTensorAwareLb::GetMember() const
-{
-    return this->*Member;
-}
-
-/// The accessor pair of an attribute that a running policy takes (SetAndRetune).
-#define TALB_RETUNED(T, member)                                                                    \
-    &TalbTensorAwareLb::SetAndRetune<T, &TalbTensorAwareLb::member>,                               \
-        &TalbTensorAwareLb::GetMember<T, &TalbTensorAwareLb::member>
-
 namespace
 {
 
 using V1 = talb::lb::TensorAwareV1;
 using V2 = talb::lb::TensorAwareV2;
 
-/// The attributes' defaults are the cores' (one source for the simulator and the testbed
-/// switch); v2's where both versions take an attribute, which must then agree with v1's.
-constexpr V1::Config kV1Defaults{};
-constexpr V2::Config kV2Defaults{};
-static_assert(kV1Defaults.highThreshold == kV2Defaults.highThreshold &&
-                  kV1Defaults.moveMarginBytes == kV2Defaults.highMoveMarginBytes &&
-                  kV1Defaults.idleTimeoutNs == kV2Defaults.idleTimeoutNs &&
-                  kV1Defaults.tableSize == kV2Defaults.tableSize &&
-                  kV1Defaults.probeLimit == kV2Defaults.probeLimit,
-              "an attribute both TaLB versions take has one default");
-
 } // namespace
 
 TypeId
 TalbTensorAwareLb::GetTypeId()
 {
+    // Version, the decision core's settings (both versions'), then what this class adds: the
+    // fallback balancers and the leaf-to-leaf feedback.
     static TypeId tid =
-        TypeId("ns3::TalbTensorAwareLb")
-            .SetParent<TalbCoreLb>()
-            .SetGroupName("Talb")
-            .AddConstructor<TalbTensorAwareLb>()
-            .AddAttribute("Version",
-                          "Decision: 2 places tensors by what delays them and lets every priority "
-                          "move (bounded reordering); 1 is the first design (only high-priority "
-                          "tensors move; low ones avoid high-priority load); fixed at install",
-                          UintegerValue(2),
-                          MakeUintegerAccessor(&TalbTensorAwareLb::m_version),
-                          MakeUintegerChecker<uint32_t>(1, 2))
-            .AddAttribute("HighPriorityThreshold",
-                          "Tensors with priority below this value are high priority",
-                          UintegerValue(kV2Defaults.highThreshold),
-                          MakeUintegerAccessor(TALB_RETUNED(uint8_t, m_highThreshold)),
-                          MakeUintegerChecker<uint8_t>(0, TALB_NUM_PRIORITIES))
-            .AddAttribute("MoveMargin",
-                          "Cost excess (bytes) of a high-priority tensor's port over the best "
-                          "candidate that moves the tensor mid-tensor (v2: queued bytes at or "
-                          "above its priority, when the ports are equally shared)",
-                          DoubleValue(kV2Defaults.highMoveMarginBytes),
-                          MakeDoubleAccessor(TALB_RETUNED(double, m_moveMargin)),
-                          MakeDoubleChecker<double>(0))
-            .AddAttribute("LowMoveMargin",
-                          "v2: the same margin for low-priority tensors (larger: their moves "
-                          "matter less to the next iteration and reorder more bytes)",
-                          DoubleValue(kV2Defaults.lowMoveMarginBytes),
-                          MakeDoubleAccessor(TALB_RETUNED(double, m_lowMoveMargin)),
-                          MakeDoubleChecker<double>(0))
-            .AddAttribute("MoveMarginRate",
-                          "v2: the port rate MoveMargin and LowMoveMargin are bytes of; at other "
-                          "rates they scale with the fastest candidate port's rate, so a margin "
-                          "is one queueing delay (12 us by default) at 10 and at 100 Gb/s "
-                          "(0bps: the margins' bytes at every rate)",
-                          DataRateValue(DataRate(kV2Defaults.marginRateBps)),
-                          MakeDataRateAccessor(TALB_RETUNED(DataRate, m_moveMarginRate)),
-                          MakeDataRateChecker())
-            .AddAttribute("MaxReorder",
-                          "v2: a move is taken only if the flow's bytes it can overtake (queued "
-                          "bytes of the old port draining after the new one) are at most this "
-                          "(0: only moves that cannot reorder, for go-back-N transports; the "
-                          "default 1e9 bounds nothing, so TCP tensors follow bursts)",
-                          DoubleValue(kV2Defaults.maxReorderBytes),
-                          MakeDoubleAccessor(TALB_RETUNED(double, m_maxReorder)),
-                          MakeDoubleChecker<double>(0))
-            .AddAttribute("Spray",
-                          "v2: when tensor flows spread their packets over the ports (each packet "
-                          "to the fastest path with the fewest bytes queued, as SprayQueue "
-                          "counts them) instead of keeping one: Never; WithUntagged, while an "
-                          "untagged data flow is active on a candidate port (pools the ports' "
-                          "capacity with background bursts); Contended, while that or a tensor "
-                          "flow of another job is; Always. Never RoCEv2 (go-back-N) flows nor "
-                          "flows that SafeMoves covers",
-                          EnumValue(int(kV2Defaults.spray)),
-                          MakeEnumAccessor(TALB_RETUNED(int, m_spray)),
-                          MakeEnumChecker(int(V2::Spray::kNever),
-                                          "Never",
-                                          int(V2::Spray::kWithUntagged),
-                                          "WithUntagged",
-                                          int(V2::Spray::kAlways),
-                                          "Always",
-                                          int(V2::Spray::kContended),
-                                          "Contended"))
-            .AddAttribute("SprayQueue",
-                          "v2, Spray: the queue a sprayed packet's choice of port counts: "
-                          "AtOrAbove, the bytes queued at or above its priority (its wait at "
-                          "this port); All, every band's bytes (the load it adds to the path, as "
-                          "DRILL counts); AllWhenShared, All while another job's tensor flow is "
-                          "active on a candidate port (their packets share the spine downlinks "
-                          "whatever their band), else AtOrAbove",
-                          EnumValue(int(kV2Defaults.sprayQueue)),
-                          MakeEnumAccessor(TALB_RETUNED(int, m_sprayQueue)),
-                          MakeEnumChecker(int(V2::SprayQueue::kAtOrAbove),
-                                          "AtOrAbove",
-                                          int(V2::SprayQueue::kAll),
-                                          "All",
-                                          int(V2::SprayQueue::kAllWhenShared),
-                                          "AllWhenShared"))
-            .AddAttribute("Moves",
-                          "v2: what moves a tensor flow that is active on its port: Counts, a port "
-                          "with fewer other flows, or a queue shorter by the move margin; "
-                          "Congestion, only being slow on a path the remote feedback reports "
-                          "saturated (SlowRate, CongestionTarget, RateWindow; at most once per "
-                          "MinMoveInterval; needs RemoteAwareness): the flow counts then only "
-                          "place flows that have no active port; Contended, Congestion while an "
-                          "untagged flow or another job's tensor flow is active on a candidate "
-                          "port, Counts otherwise (needs RemoteAwareness too)",
-                          EnumValue(int(kV2Defaults.moves)),
-                          MakeEnumAccessor(TALB_RETUNED(int, m_moves)),
-                          MakeEnumChecker(int(V2::Moves::kCounts),
-                                          "Counts",
-                                          int(V2::Moves::kCongestion),
-                                          "Congestion",
-                                          int(V2::Moves::kContended),
-                                          "Contended"))
-            .AddAttribute("SlowRate",
-                          "v2, Moves=Congestion: a flow sending below this fraction of its port's "
-                          "rate (over RateWindow) is slow and may move",
-                          DoubleValue(kV2Defaults.slowRate),
-                          MakeDoubleAccessor(TALB_RETUNED(double, m_slowRate)),
-                          MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("CongestionTarget",
-                          "v2, Moves=Congestion: a slow flow moves to the least congested other "
-                          "path only if the feedback reports it at most this utilisation (0..1)",
-                          DoubleValue(kV2Defaults.congestionTarget),
-                          MakeDoubleAccessor(TALB_RETUNED(double, m_congestionTarget)),
-                          MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("RateWindow",
-                          "v2, Moves=Congestion: a flow's rate is measured over windows this long",
-                          TimeValue(NanoSeconds(kV2Defaults.rateWindowNs)),
-                          MakeTimeAccessor(TALB_RETUNED(Time, m_rateWindow)),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("QueueMoves",
-                          "v2, Moves=Congestion or Contended: while the congestion rule governs, a "
-                          "mid-tensor flow still leaves a port whose queue exceeds an equally "
-                          "shared candidate's by the move margin (a local burst, e.g. heavy "
-                          "background); the moves to less shared ports stay off",
-                          BooleanValue(kV2Defaults.queueMoves),
-                          MakeBooleanAccessor(TALB_RETUNED(bool, m_queueMoves)),
-                          MakeBooleanChecker())
-            .AddAttribute("SafeMoves",
-                          "v2: flows that move only once their old path has drained (their last "
-                          "packet left the port, plus SafeMoveSlack), in place of MaxReorder: "
-                          "GoBackN (RoCEv2 packets: a reordering costs them a go-back-N window), "
-                          "GoBackNUnlessUntagged (GoBackN, except while an untagged flow is "
-                          "active on a candidate port: then they move as other flows do), "
-                          "Always, or Never",
-                          EnumValue(int(kV2Defaults.safeMoves)),
-                          MakeEnumAccessor(TALB_RETUNED(int, m_safeMoves)),
-                          MakeEnumChecker(int(V2::SafeMoves::kGoBackNUnlessUntagged),
-                                          "GoBackNUnlessUntagged",
-                                          int(V2::SafeMoves::kGoBackN),
-                                          "GoBackN",
-                                          int(V2::SafeMoves::kAlways),
-                                          "Always",
-                                          int(V2::SafeMoves::kNever),
-                                          "Never"))
-            .AddAttribute("SafeMoveSlack",
-                          "v2: a safe-move flow moves this long after its last packet left its "
-                          "old port (covers the queues beyond the port, which the leaf cannot see)",
-                          TimeValue(NanoSeconds(kV2Defaults.safeSlackNs)),
-                          MakeTimeAccessor(TALB_RETUNED(Time, m_safeSlack)),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("StallTimeout",
-                          "v2: a tensor that resumes after this long silent mid-tensor (a TCP "
-                          "retransmission timeout) leaves its port unless the port is strictly "
-                          "less shared, whatever MaxReorder; not SafeMoves flows (0: never; else "
-                          "above the longest active window)",
-                          TimeValue(NanoSeconds(kV2Defaults.stallTimeoutNs)),
-                          MakeTimeAccessor(TALB_RETUNED(Time, m_stallTimeout)),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("MinMoveInterval",
-                          "v2: a tensor moves mid-tensor at most once per this interval",
-                          TimeValue(NanoSeconds(kV2Defaults.minMoveIntervalNs)),
-                          MakeTimeAccessor(TALB_RETUNED(Time, m_minMoveInterval)),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("ActiveWindow",
-                          "v2: a tensor flow counts on a port while it sent there within this "
-                          "window (Pace mode: the shortest window); a flow silent longer is "
-                          "re-placed like a new tensor",
-                          TimeValue(NanoSeconds(kV2Defaults.activeWindowNs)),
-                          MakeTimeAccessor(TALB_RETUNED(Time, m_activeWindow)),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("ActiveWindowMode",
-                          "v2: Fixed: every flow counts for ActiveWindow after its last packet; "
-                          "Pace: a tensor flow for PaceFactor x its own gap between packets (a "
-                          "decaying maximum), within [ActiveWindow, MaxActiveWindow]",
-                          EnumValue(int(kV2Defaults.windowMode)),
-                          MakeEnumAccessor(TALB_RETUNED(int, m_windowMode)),
-                          MakeEnumChecker(int(V2::WindowMode::kFixed),
-                                          "Fixed",
-                                          int(V2::WindowMode::kPace),
-                                          "Pace"))
-            .AddAttribute("PaceFactor",
-                          "v2, Pace mode: a flow's window as a multiple of its inter-packet gap",
-                          DoubleValue(kV2Defaults.paceFactor),
-                          MakeDoubleAccessor(TALB_RETUNED(double, m_paceFactor)),
-                          MakeDoubleChecker<double>(1, 1000))
-            .AddAttribute("MaxActiveWindow",
-                          "v2, Pace mode: the longest window (a flow that stops leaves its port's "
-                          "count at most this long after its last packet)",
-                          TimeValue(NanoSeconds(kV2Defaults.maxActiveWindowNs)),
-                          MakeTimeAccessor(TALB_RETUNED(Time, m_maxActiveWindow)),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("DreWeight",
-                          "v1: bytes of cost a fully utilised port adds on top of its queued bytes",
-                          DoubleValue(kV1Defaults.dreWeightBytes),
-                          MakeDoubleAccessor(TALB_RETUNED(double, m_dreWeight)),
-                          MakeDoubleChecker<double>(0))
-            .AddAttribute("LoadQuantum",
-                          "v1: granularity (bytes) at which high-priority loads count as equal",
-                          DoubleValue(kV1Defaults.loadQuantumBytes),
-                          MakeDoubleAccessor(TALB_RETUNED(double, m_loadQuantum)),
-                          MakeDoubleChecker<double>(1))
-            .AddAttribute("IdleTimeout",
-                          "A tensor entry idle for longer than this is aged out (keep it above the "
-                          "largest RTT under load: a sender stalled longer re-places its tensor)",
-                          TimeValue(NanoSeconds(kV2Defaults.idleTimeoutNs)),
-                          MakeTimeAccessor(TALB_RETUNED(Time, m_idleTimeout)),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("TableSize",
-                          "Tensor table slots (a power of two)",
-                          UintegerValue(kV2Defaults.tableSize),
-                          MakeUintegerAccessor(&TalbTensorAwareLb::m_tableSize),
-                          MakeUintegerChecker<uint32_t>(1, 1u << 24))
-            .AddAttribute("ProbeLimit",
-                          "Consecutive slots a key may occupy (open addressing window)",
-                          UintegerValue(kV2Defaults.probeLimit),
-                          MakeUintegerAccessor(TALB_RETUNED(uint32_t, m_probeLimit)),
-                          MakeUintegerChecker<uint32_t>(1, 64))
+        TalbCoreAttributes::Add(
+            TypeId("ns3::TalbTensorAwareLb")
+                .SetParent<TalbCorePolicyLb>()
+                .SetGroupName("Talb")
+                .AddConstructor<TalbTensorAwareLb>()
+                .AddAttribute("Version",
+                              "Decision: 2 places tensors by what delays them and lets every "
+                              "priority move (bounded reordering); 1 is the first design (only "
+                              "high-priority tensors move; low ones avoid high-priority load); "
+                              "fixed at install",
+                              UintegerValue(2),
+                              MakeUintegerAccessor(&TalbTensorAwareLb::m_version),
+                              MakeUintegerChecker<uint32_t>(1, 2)),
+            talb::lb::TensorAwareConfig::Settings(),
+            &TalbTensorAwareLb::m_config,
+            &TalbTensorAwareLb::Retune)
             .AddAttribute("Fallback",
                           "Policy for untagged packets: a load balancer that can serve as a "
                           "fallback (ecmp, letflow, rps, drill; drill spreads background flows "
@@ -287,16 +62,6 @@ TalbTensorAwareLb::GetTypeId()
                           StringValue("letflow"),
                           MakeStringAccessor(&TalbTensorAwareLb::m_goBackNName),
                           MakeRegistryNameChecker(TalbLoadBalancer::GetRegistry(), true))
-            .AddAttribute("DreInterval",
-                          "v1: decay interval of the per-port high-priority load estimator",
-                          TimeValue(NanoSeconds(kV1Defaults.dreIntervalNs)),
-                          MakeTimeAccessor(&TalbTensorAwareLb::m_dreInterval),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("DreAlpha",
-                          "v1: decay factor per interval of the high-priority load estimator",
-                          DoubleValue(kV1Defaults.dreAlpha),
-                          MakeDoubleAccessor(&TalbTensorAwareLb::m_dreAlpha),
-                          MakeDoubleChecker<double>(1e-6, 1))
             .AddAttribute("RemoteAwareness",
                           "v2: run CONGA's leaf-to-leaf feedback; an uplink whose path the "
                           "feedback reports saturated counts one more flow when a tensor is placed "
@@ -304,16 +69,6 @@ TalbTensorAwareLb::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&TalbTensorAwareLb::m_remoteAwareness),
                           MakeBooleanChecker())
-            .AddAttribute("RemoteSprayBytes",
-                          "v2, Spray: while another job's tensor flow is active on a candidate "
-                          "port, a candidate whose path CONGA's leaf-to-leaf feedback reports "
-                          "saturated counts this many more bytes of queue for a sprayed packet "
-                          "(bytes at MoveMarginRate, scaled with the rate as the margins); > 0 "
-                          "runs the feedback as RemoteAwareness does, without its placement rule "
-                          "(every switch must run it; fixed at install); 0: off",
-                          DoubleValue(kV2Defaults.remoteSprayBytes),
-                          MakeDoubleAccessor(TALB_RETUNED(double, m_remoteSprayBytes)),
-                          MakeDoubleChecker<double>(0))
             .AddAttribute(
                 "RemoteAgingTime",
                 "v2 RemoteAwareness, RemoteSprayBytes: a remote congestion metric older than "
@@ -334,8 +89,6 @@ TalbTensorAwareLb::GetTypeId()
                             "ns3::TalbTensorAwareLb::TableEvictTracedCallback");
     return tid;
 }
-
-#undef TALB_RETUNED
 
 TalbTensorAwareLb::TalbTensorAwareLb()
     : m_installedVersion(0),
@@ -364,7 +117,7 @@ TalbTensorAwareLb::DoDispose()
         }
         *fallback = nullptr;
     }
-    TalbCoreLb::DoDispose();
+    TalbCorePolicyLb::DoDispose();
 }
 
 int64_t
@@ -379,53 +132,19 @@ TalbTensorAwareLb::AssignStreams(int64_t stream)
 V1::Config
 TalbTensorAwareLb::MakeV1Config() const
 {
-    V1::Config c;
-    c.highThreshold = m_highThreshold;
-    c.moveMarginBytes = m_moveMargin;
-    c.dreWeightBytes = m_dreWeight;
-    c.loadQuantumBytes = m_loadQuantum;
-    c.idleTimeoutNs = TalbCoreNs(m_idleTimeout);
-    c.tableSize = m_tableSize;
-    c.probeLimit = m_probeLimit;
-    c.dreIntervalNs = TalbCoreNs(m_dreInterval);
-    c.dreAlpha = m_dreAlpha;
-    return c;
+    return m_config.v1;
 }
 
 V2::Config
 TalbTensorAwareLb::MakeV2Config() const
 {
-    V2::Config c;
-    c.highThreshold = m_highThreshold;
-    c.highMoveMarginBytes = m_moveMargin;
-    c.lowMoveMarginBytes = m_lowMoveMargin;
-    c.marginRateBps = m_moveMarginRate.GetBitRate();
-    c.maxReorderBytes = m_maxReorder;
-    c.safeMoves = static_cast<V2::SafeMoves>(m_safeMoves);
-    c.safeSlackNs = TalbCoreNs(m_safeSlack);
-    c.spray = static_cast<V2::Spray>(m_spray);
-    c.sprayQueue = static_cast<V2::SprayQueue>(m_sprayQueue);
-    c.moves = static_cast<V2::Moves>(m_moves);
-    c.slowRate = m_slowRate;
-    c.congestionTarget = m_congestionTarget;
-    c.rateWindowNs = TalbCoreNs(m_rateWindow);
-    c.queueMoves = m_queueMoves;
+    V2::Config c = m_config.v2;
     c.remotePlacement = m_remoteAwareness;
-    c.remoteSprayBytes = m_remoteSprayBytes;
-    c.stallTimeoutNs = TalbCoreNs(m_stallTimeout);
-    c.minMoveIntervalNs = TalbCoreNs(m_minMoveInterval);
-    c.activeWindowNs = TalbCoreNs(m_activeWindow);
-    c.windowMode = static_cast<V2::WindowMode>(m_windowMode);
-    c.paceFactor = m_paceFactor;
-    c.maxActiveWindowNs = TalbCoreNs(m_maxActiveWindow);
-    c.idleTimeoutNs = TalbCoreNs(m_idleTimeout);
-    c.tableSize = m_tableSize;
-    c.probeLimit = m_probeLimit;
     // Untagged traffic counts at the band the switch's port queues put it in.
     c.untaggedPriority = 0;
     if (IsAttached() && GetNPorts() > 0)
     {
-        if (Ptr<TalbPriorityQueue> q = DynamicCast<TalbPriorityQueue>(GetPort(0).queue))
+        if (const auto* q = dynamic_cast<const TalbBandedQueue*>(PeekPointer(GetPort(0).queue)))
         {
             c.untaggedPriority = q->GetUntaggedBand();
         }
@@ -459,25 +178,27 @@ TalbTensorAwareLb::Retune()
 bool
 TalbTensorAwareLb::CheckConfig()
 {
-    if ((m_tableSize & (m_tableSize - 1)) != 0)
+    const uint32_t tableSize = m_config.v2.tableSize;
+    const uint32_t probeLimit = m_config.v2.probeLimit;
+    if ((tableSize & (tableSize - 1)) != 0)
     {
-        return ConfigError("TableSize " + std::to_string(m_tableSize) + " is not a power of two");
+        return ConfigError("TableSize " + std::to_string(tableSize) + " is not a power of two");
     }
-    if (m_probeLimit > m_tableSize)
+    if (probeLimit > tableSize)
     {
-        return ConfigError("ProbeLimit " + std::to_string(m_probeLimit) + " exceeds TableSize " +
-                           std::to_string(m_tableSize));
+        return ConfigError("ProbeLimit " + std::to_string(probeLimit) + " exceeds TableSize " +
+                           std::to_string(tableSize));
     }
     if (const char* error = CheckCore())
     {
         return ConfigError(error);
     }
-    if (m_version == 2 && m_moves != int(V2::Moves::kCounts) && !m_remoteAwareness)
+    if (m_version == 2 && m_config.v2.moves != V2::Moves::kCounts && !m_remoteAwareness)
     {
         return ConfigError("Moves=Congestion and Moves=Contended need RemoteAwareness=true (the "
                            "remote feedback is what tells a congested path)");
     }
-    if ((m_remoteAwareness || m_remoteSprayBytes > 0) && GetSwitchInfo().nSpines > 256)
+    if ((m_remoteAwareness || m_config.v2.remoteSprayBytes > 0) && GetSwitchInfo().nSpines > 256)
     {
         return ConfigError("RemoteAwareness and RemoteSprayBytes: the feedback's path field holds "
                            "at most 256 spines");
@@ -495,12 +216,13 @@ TalbTensorAwareLb::CheckConfig()
         {
             return false;
         }
-        Ptr<TalbCoreLb> core = DynamicCast<TalbCoreLb>(m_goBackNFallback);
+        Ptr<TalbCorePolicyLb> core = DynamicCast<TalbCorePolicyLb>(m_goBackNFallback);
         if (!core)
         {
             m_goBackNFallback = nullptr;
             return ConfigError("GoBackNFallback '" + m_goBackNName +
-                               "' keeps its own random state; use ecmp, letflow, rps or drill");
+                               "' keeps its own random state (it runs no decision-core policy); "
+                               "use ecmp, letflow, rps, drill or presto");
         }
         core->ShareCoreRng(*this);
     }
@@ -547,7 +269,7 @@ TalbTensorAwareLb::InitializeParams()
     else
     {
         m_v2.Configure(MakeV2Config(), GetNPorts());
-        m_installedRemote = m_remoteAwareness || m_remoteSprayBytes > 0;
+        m_installedRemote = m_remoteAwareness || m_config.v2.remoteSprayBytes > 0;
         if (m_installedRemote)
         {
             m_feedback.Configure(GetSwitchInfo(), *GetPortTable(), m_remoteBits, m_remoteAging);
@@ -603,13 +325,8 @@ TalbTensorAwareLb::GetPolicyCounters() const
 uint32_t
 TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {
-    bool v1 = m_installedVersion == 1;
-    // Only where it is read: RoCEv2's untagged data goes to GoBackNFallback; v2 says for tagged.
-    if ((m_goBackNFallback && !ctx.hasLabel) || (!v1 && m_v2.ReadsGoBackN()))
-    {
-        ctx.goBackN = IsRoceV2(ctx.packet);
-    }
-    return v1 ? CoreSelect(m_v1, ctx, candidates) : CoreSelect(m_v2, ctx, candidates);
+    return m_installedVersion == 1 ? CoreSelect(m_v1, ctx, candidates)
+                                   : CoreSelect(m_v2, ctx, candidates);
 }
 
 void
@@ -640,20 +357,6 @@ TalbTensorAwareLb::Remote::Congestion(uint32_t port, uint32_t dstLeaf, int64_t n
 {
     const TalbPathFeedback& fb = m_owner->m_feedback;
     return static_cast<double>(fb.RemoteMetric(port, dstLeaf, NanoSeconds(nowNs))) / fb.MaxMetric();
-}
-
-bool
-TalbTensorAwareLb::IsRoceV2(const Packet* packet)
-{
-    // IPv4 (no options on RoCEv2) + UDP to port 4791: the first 24 bytes say it.
-    uint8_t b[24];
-    if (!packet || packet->CopyData(b, sizeof(b)) < sizeof(b) || (b[0] >> 4) != 4)
-    {
-        return false;
-    }
-    uint32_t ihl = (b[0] & 0x0Fu) * 4u;
-    return b[9] == 17 && ihl + 4 <= sizeof(b) &&
-           ((uint32_t(b[ihl + 2]) << 8) | b[ihl + 3]) == TalbRoceHeader::UDP_PORT;
 }
 
 void

@@ -1,12 +1,10 @@
 #ifndef TALB_TENSOR_AWARE_LB_H
 #define TALB_TENSOR_AWARE_LB_H
 
-#include "talb-core-lb.h"
+#include "talb-core-policy-lb.h"
 #include "talb-path-feedback.h"
 
-#include "ns3/data-rate.h"
-#include "ns3/talb-lb-core-tensor-aware-v2.h"
-#include "ns3/talb-lb-core-tensor-aware.h"
+#include "ns3/talb-lb-core-tensor-aware-config.h"
 
 namespace ns3
 {
@@ -47,7 +45,7 @@ namespace ns3
  * GoBackNFallback policy instead, one that keeps a flow's packets in order; it draws from this
  * selector's random stream, so it takes none of its own.
  */
-class TalbTensorAwareLb : public TalbCoreLb
+class TalbTensorAwareLb : public TalbCorePolicyLb
 {
   public:
     static TypeId GetTypeId();
@@ -118,8 +116,6 @@ class TalbTensorAwareLb : public TalbCoreLb
 
     /// \return the installed version's policy (v2's before install)
     const talb::lb::TensorPolicy& Installed() const;
-    /// \return true when \p packet (an IPv4 packet) is RoCEv2: UDP to port 4791
-    static bool IsRoceV2(const Packet* packet);
     /// \return the fallback balancer named \p name, or null with ConfigError() called for
     /// \p attribute
     Ptr<TalbLoadBalancer> MakeFallback(const std::string& attribute, const std::string& name);
@@ -132,49 +128,15 @@ class TalbTensorAwareLb : public TalbCoreLb
     /// After an attribute changed: a running policy takes the new values (those it can take).
     void Retune();
 
-    /// The setter of every attribute a running policy can take: assign, then Retune().
-    template <class T, T TalbTensorAwareLb::*Member>
-    void SetAndRetune(T value);
-    /// Its getter.
-    template <class T, T TalbTensorAwareLb::*Member>
-    T GetMember() const;
-
-    uint32_t m_version;          //!< Version attribute
-    uint32_t m_installedVersion; //!< the Version the installed policy runs (0: none yet)
-    uint8_t m_highThreshold;     //!< HighPriorityThreshold attribute
-    double m_moveMargin;         //!< MoveMargin attribute (bytes)
-    double m_lowMoveMargin;      //!< LowMoveMargin attribute (bytes)
-    DataRate m_moveMarginRate;   //!< MoveMarginRate attribute (0: the margins' bytes at any rate)
-    double m_maxReorder;         //!< MaxReorder attribute (bytes)
-    int m_safeMoves;             //!< SafeMoves attribute (TensorAwareV2::SafeMoves)
-    int m_spray;                 //!< Spray attribute (TensorAwareV2::Spray)
-    int m_sprayQueue;            //!< SprayQueue attribute (TensorAwareV2::SprayQueue)
-    int m_moves;                 //!< Moves attribute (TensorAwareV2::Moves)
-    double m_slowRate;           //!< SlowRate attribute
-    bool m_queueMoves;           //!< QueueMoves attribute
-    double m_congestionTarget;   //!< CongestionTarget attribute
-    Time m_rateWindow;           //!< RateWindow attribute
-    Time m_safeSlack;            //!< SafeMoveSlack attribute
-    Time m_stallTimeout;         //!< StallTimeout attribute
-    Time m_minMoveInterval;      //!< MinMoveInterval attribute
-    Time m_activeWindow;         //!< ActiveWindow attribute
-    int m_windowMode;            //!< ActiveWindowMode attribute (TensorAwareV2::WindowMode)
-    double m_paceFactor;         //!< PaceFactor attribute
-    Time m_maxActiveWindow;      //!< MaxActiveWindow attribute
-    double m_dreWeight;          //!< DreWeight attribute (bytes)
-    double m_loadQuantum;        //!< LoadQuantum attribute (bytes)
-    Time m_idleTimeout;          //!< IdleTimeout attribute
-    uint32_t m_tableSize;        //!< TableSize attribute
-    uint32_t m_probeLimit;       //!< ProbeLimit attribute
-    std::string m_fallbackName;  //!< Fallback attribute
-    std::string m_goBackNName;   //!< GoBackNFallback attribute
-    Time m_dreInterval;          //!< DreInterval attribute
-    double m_dreAlpha;           //!< DreAlpha attribute
-    bool m_remoteAwareness;      //!< RemoteAwareness attribute
-    double m_remoteSprayBytes;   //!< RemoteSprayBytes attribute
-    bool m_installedRemote;      //!< the installed policy runs the feedback
-    Time m_remoteAging;          //!< RemoteAgingTime attribute
-    uint8_t m_remoteBits;        //!< RemoteQuantizationBits attribute
+    talb::lb::TensorAwareConfig m_config; //!< the core's attributes (the table's rows)
+    uint32_t m_version;                   //!< Version attribute
+    uint32_t m_installedVersion;          //!< the Version the installed policy runs (0: none yet)
+    std::string m_fallbackName;           //!< Fallback attribute
+    std::string m_goBackNName;            //!< GoBackNFallback attribute
+    bool m_remoteAwareness;               //!< RemoteAwareness attribute
+    bool m_installedRemote;               //!< the installed policy runs the feedback
+    Time m_remoteAging;                   //!< RemoteAgingTime attribute
+    uint8_t m_remoteBits;                 //!< RemoteQuantizationBits attribute
 
     talb::lb::TensorAwareV1 m_v1; //!< the decision, Version 1
     talb::lb::TensorAwareV2 m_v2; //!< the decision, Version 2

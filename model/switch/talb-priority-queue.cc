@@ -34,96 +34,10 @@ TypeId
 TalbPriorityQueue::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::TalbPriorityQueue")
-            .SetParent<Queue<Packet>>()
-            .SetGroupName("Talb")
-            .AddConstructor<TalbPriorityQueue>()
-            .AddAttribute("Scheduling",
-                          "Dwrr: training class (strict tensor bands) and best-effort class "
-                          "(untagged) share the port by DWRR; Strict: one strict-priority order, "
-                          "untagged packets in UntaggedBand",
-                          EnumValue(TalbPriorityQueue::DWRR),
-                          MakeEnumAccessor(&TalbPriorityQueue::m_scheduling),
-                          MakeEnumChecker(TalbPriorityQueue::DWRR,
-                                          "Dwrr",
-                                          TalbPriorityQueue::STRICT,
-                                          "Strict"))
-            .AddAttribute("BandFrom",
-                          "What a packet's band (and PFC priority) is taken from: Option (the "
-                          "TaLB option's priority, else the DSCP) or Dscp (the DSCP only, as a "
-                          "RoCE switch maps traffic classes; the option still reaches the "
-                          "balancers)",
-                          EnumValue(TalbPriorityQueue::OPTION),
-                          MakeEnumAccessor(&TalbPriorityQueue::m_bandFrom),
-                          MakeEnumChecker(TalbPriorityQueue::OPTION,
-                                          "Option",
-                                          TalbPriorityQueue::DSCP,
-                                          "Dscp"))
-            .AddAttribute("TrainingWeight",
-                          "DWRR weight of the training class (byte share while both classes "
-                          "are backlogged: TrainingWeight / (TrainingWeight + BestEffortWeight))",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&TalbPriorityQueue::m_trainingWeight),
-                          MakeUintegerChecker<uint32_t>(1, 1000))
-            .AddAttribute("BestEffortWeight",
-                          "DWRR weight of the best-effort class (untagged traffic)",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&TalbPriorityQueue::m_bestEffortWeight),
-                          MakeUintegerChecker<uint32_t>(1, 1000))
-            .AddAttribute("Quantum",
-                          "DWRR bytes per unit of weight per round; at least the largest packet "
-                          "(9216-byte MTU + PPP header) keeps a dequeue to one decision",
-                          UintegerValue(9218),
-                          MakeUintegerAccessor(&TalbPriorityQueue::m_quantum),
-                          MakeUintegerChecker<uint32_t>(64, 1 << 24))
-            .AddAttribute("ControlBand",
-                          "Band of TCP segments without payload (ACK, SYN, FIN) and RoCEv2 "
-                          "ACK/NAK/CNP packets, without a TaLB DSCP",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&TalbPriorityQueue::m_controlBand),
-                          MakeUintegerChecker<uint8_t>(0, TALB_NUM_PRIORITIES - 1))
-            .AddAttribute("UntaggedBand",
-                          "Band of packets with neither a TaLB tag nor a TaLB DSCP (Strict); "
-                          "under Dwrr, the band reported for the best-effort class (PFC)",
-                          UintegerValue(TALB_NUM_PRIORITIES - 1),
-                          MakeUintegerAccessor(&TalbPriorityQueue::m_untaggedBand),
-                          MakeUintegerChecker<uint8_t>(0, TALB_NUM_PRIORITIES - 1))
-            .AddAttribute("UseEcn",
-                          "Mark ECN-capable packets CE above MarkThreshold",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&TalbPriorityQueue::m_useEcn),
-                          MakeBooleanChecker())
-            .AddAttribute("EcnPerBand",
-                          "Compare the packet's band occupancy (true) or the port's, under DWRR "
-                          "its class's, (false) "
-                          "with MarkThreshold",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&TalbPriorityQueue::m_ecnPerBand),
-                          MakeBooleanChecker())
-            .AddAttribute("MarkThreshold",
-                          "Occupancy at arrival from which ECN-capable packets are marked "
-                          "(DCTCP's K; bytes or packets)",
-                          QueueSizeValue(QueueSize("65p")),
-                          MakeQueueSizeAccessor(&TalbPriorityQueue::m_markThreshold),
-                          MakeQueueSizeChecker())
-            .AddAttribute("EcnKmin",
-                          "RED-like profile (DCQCN's Kmin): no marking at or below this "
-                          "occupancy",
-                          QueueSizeValue(QueueSize("0B")),
-                          MakeQueueSizeAccessor(&TalbPriorityQueue::m_kmin),
-                          MakeQueueSizeChecker())
-            .AddAttribute("EcnKmax",
-                          "RED-like profile (DCQCN's Kmax): every ECN-capable packet is marked "
-                          "above this occupancy; 0 disables the profile (MarkThreshold applies)",
-                          QueueSizeValue(QueueSize("0B")),
-                          MakeQueueSizeAccessor(&TalbPriorityQueue::m_kmax),
-                          MakeQueueSizeChecker())
-            .AddAttribute("EcnPmax",
-                          "RED-like profile (DCQCN's Pmax): marking probability reached at "
-                          "EcnKmax",
-                          DoubleValue(0.01),
-                          MakeDoubleAccessor(&TalbPriorityQueue::m_pmax),
-                          MakeDoubleChecker<double>(0, 1))
+        AddEcnAttributes(AddSchedulingAttributes(TypeId("ns3::TalbPriorityQueue")
+                                                     .SetParent<Queue<Packet>>()
+                                                     .SetGroupName("Talb")
+                                                     .AddConstructor<TalbPriorityQueue>()))
             .AddAttribute("BestEffortMaxBytes",
                           "Most bytes the best-effort class (untagged packets) may hold of the "
                           "shared buffer; 0: no cap (only MaxSize)",
@@ -150,6 +64,100 @@ TalbPriorityQueue::GetTypeId()
                             MakeTraceSourceAccessor(&TalbPriorityQueue::m_classDropTrace),
                             "ns3::TalbPriorityQueue::ClassDropTracedCallback");
     return tid;
+}
+
+TypeId
+TalbPriorityQueue::AddSchedulingAttributes(TypeId tid)
+{
+    return tid
+        .AddAttribute(
+            "Scheduling",
+            "Dwrr: training class (strict tensor bands) and best-effort class "
+            "(untagged) share the port by DWRR; Strict: one strict-priority order, "
+            "untagged packets in UntaggedBand",
+            EnumValue(TalbPriorityQueue::DWRR),
+            MakeEnumAccessor(&TalbPriorityQueue::m_scheduling),
+            MakeEnumChecker(TalbPriorityQueue::DWRR, "Dwrr", TalbPriorityQueue::STRICT, "Strict"))
+        .AddAttribute(
+            "BandFrom",
+            "What a packet's band (and PFC priority) is taken from: Option (the "
+            "TaLB option's priority, else the DSCP) or Dscp (the DSCP only, as a "
+            "RoCE switch maps traffic classes; the option still reaches the "
+            "balancers)",
+            EnumValue(TalbPriorityQueue::OPTION),
+            MakeEnumAccessor(&TalbPriorityQueue::m_bandFrom),
+            MakeEnumChecker(TalbPriorityQueue::OPTION, "Option", TalbPriorityQueue::DSCP, "Dscp"))
+        .AddAttribute("TrainingWeight",
+                      "DWRR weight of the training class (byte share while both classes "
+                      "are backlogged: TrainingWeight / (TrainingWeight + BestEffortWeight))",
+                      UintegerValue(1),
+                      MakeUintegerAccessor(&TalbPriorityQueue::m_trainingWeight),
+                      MakeUintegerChecker<uint32_t>(1, 1000))
+        .AddAttribute("BestEffortWeight",
+                      "DWRR weight of the best-effort class (untagged traffic)",
+                      UintegerValue(1),
+                      MakeUintegerAccessor(&TalbPriorityQueue::m_bestEffortWeight),
+                      MakeUintegerChecker<uint32_t>(1, 1000))
+        .AddAttribute("Quantum",
+                      "DWRR bytes per unit of weight per round; at least the largest packet "
+                      "(9216-byte MTU + PPP header) keeps a dequeue to one decision",
+                      UintegerValue(9218),
+                      MakeUintegerAccessor(&TalbPriorityQueue::m_quantum),
+                      MakeUintegerChecker<uint32_t>(64, 1 << 24))
+        .AddAttribute("ControlBand",
+                      "Band of TCP segments without payload (ACK, SYN, FIN) and RoCEv2 "
+                      "ACK/NAK/CNP packets, without a TaLB DSCP",
+                      UintegerValue(0),
+                      MakeUintegerAccessor(&TalbPriorityQueue::m_controlBand),
+                      MakeUintegerChecker<uint8_t>(0, TALB_NUM_PRIORITIES - 1))
+        .AddAttribute("UntaggedBand",
+                      "Band of packets with neither a TaLB tag nor a TaLB DSCP (Strict); "
+                      "under Dwrr, the band reported for the best-effort class (PFC)",
+                      UintegerValue(TALB_NUM_PRIORITIES - 1),
+                      MakeUintegerAccessor(&TalbPriorityQueue::m_untaggedBand),
+                      MakeUintegerChecker<uint8_t>(0, TALB_NUM_PRIORITIES - 1));
+}
+
+TypeId
+TalbPriorityQueue::AddEcnAttributes(TypeId tid)
+{
+    return tid
+        .AddAttribute("UseEcn",
+                      "Mark ECN-capable packets CE above MarkThreshold",
+                      BooleanValue(true),
+                      MakeBooleanAccessor(&TalbPriorityQueue::m_useEcn),
+                      MakeBooleanChecker())
+        .AddAttribute("EcnPerBand",
+                      "Compare the packet's band occupancy (true) or the port's, under DWRR "
+                      "its class's, (false) "
+                      "with MarkThreshold",
+                      BooleanValue(false),
+                      MakeBooleanAccessor(&TalbPriorityQueue::m_ecnPerBand),
+                      MakeBooleanChecker())
+        .AddAttribute("MarkThreshold",
+                      "Occupancy at arrival from which ECN-capable packets are marked "
+                      "(DCTCP's K; bytes or packets)",
+                      QueueSizeValue(QueueSize("65p")),
+                      MakeQueueSizeAccessor(&TalbPriorityQueue::m_markThreshold),
+                      MakeQueueSizeChecker())
+        .AddAttribute("EcnKmin",
+                      "RED-like profile (DCQCN's Kmin): no marking at or below this "
+                      "occupancy",
+                      QueueSizeValue(QueueSize("0B")),
+                      MakeQueueSizeAccessor(&TalbPriorityQueue::m_kmin),
+                      MakeQueueSizeChecker())
+        .AddAttribute("EcnKmax",
+                      "RED-like profile (DCQCN's Kmax): every ECN-capable packet is marked "
+                      "above this occupancy; 0 disables the profile (MarkThreshold applies)",
+                      QueueSizeValue(QueueSize("0B")),
+                      MakeQueueSizeAccessor(&TalbPriorityQueue::m_kmax),
+                      MakeQueueSizeChecker())
+        .AddAttribute("EcnPmax",
+                      "RED-like profile (DCQCN's Pmax): marking probability reached at "
+                      "EcnKmax",
+                      DoubleValue(0.01),
+                      MakeDoubleAccessor(&TalbPriorityQueue::m_pmax),
+                      MakeDoubleChecker<double>(0, 1));
 }
 
 TalbPriorityQueue::TalbPriorityQueue()
@@ -217,6 +225,7 @@ TalbPriorityQueue::Parse(Ptr<const Packet> item)
     {
         out.srcPort = static_cast<uint16_t>((buf[off + ihl] << 8) | buf[off + ihl + 1]);
         out.dstPort = static_cast<uint16_t>((buf[off + ihl + 2] << 8) | buf[off + ihl + 3]);
+        out.rocev2 = out.protocol == IP_PROTO_UDP && out.dstPort == ROCE_UDP_PORT;
     }
     uint32_t totalLen = (buf[off + 2] << 8) | buf[off + 3];
     if (buf[off + 9] == IP_PROTO_TCP && n >= off + ihl + 13)
@@ -663,6 +672,17 @@ TalbPriorityQueue::GetBandBytes(uint8_t band) const
 {
     NS_ASSERT(band < TALB_NUM_PRIORITIES);
     return m_bandBytes[band];
+}
+
+uint64_t
+TalbPriorityQueue::GetBytesAtOrAbove(uint8_t priority) const
+{
+    uint64_t bytes = 0;
+    for (uint8_t b = 0; b <= priority && b < TALB_NUM_PRIORITIES; ++b)
+    {
+        bytes += m_bandBytes[b];
+    }
+    return bytes;
 }
 
 uint32_t

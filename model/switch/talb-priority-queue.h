@@ -6,6 +6,7 @@
 #include "ns3/queue-size.h"
 #include "ns3/queue.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/talb-banded-queue.h"
 #include "ns3/talb-wire.h"
 #include "ns3/traced-callback.h"
 
@@ -67,7 +68,7 @@ namespace ns3
  * (the best-effort class last), and the first packet of each band is remembered, so a packet is
  * inserted right behind its band; a DWRR decision compares one deficit with one head packet.
  */
-class TalbPriorityQueue : public Queue<Packet>
+class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
 {
   public:
     static TypeId GetTypeId();
@@ -113,6 +114,7 @@ class TalbPriorityQueue : public Queue<Packet>
         uint32_t dst{0};      //!< IPv4 destination address
         uint16_t srcPort{0};  //!< TCP or UDP source port
         uint16_t dstPort{0};  //!< TCP or UDP destination port
+        bool rocev2{false};   //!< UDP to RoCEv2's port 4791: a go-back-N transport's packet
     };
 
     /// What classifying a packet reads from it: its headers and its TalbTag. A switch reads it
@@ -140,7 +142,9 @@ class TalbPriorityQueue : public Queue<Packet>
     /// \return the band reported for slot \p slot (UntaggedBand for BEST_EFFORT)
     uint8_t BandOfSlot(uint8_t slot) const;
     /// \return the UntaggedBand attribute
-    uint8_t GetUntaggedBand() const;
+    uint8_t GetUntaggedBand() const override;
+    /// \return bytes queued in bands 0..\p priority (the best-effort class not included)
+    uint64_t GetBytesAtOrAbove(uint8_t priority) const override;
 
     /// What a packet's band is taken from (BandFrom attribute).
     enum BandSource
@@ -222,6 +226,11 @@ class TalbPriorityQueue : public Queue<Packet>
 
     /// No slot: nothing to send.
     static constexpr uint8_t NONE = NUM_SLOTS;
+
+    /// Adds the attributes of the scheduler and the bands to \p tid. \return \p tid
+    static TypeId AddSchedulingAttributes(TypeId tid);
+    /// Adds the attributes of ECN marking to \p tid. \return \p tid
+    static TypeId AddEcnAttributes(TypeId tid);
 
     static Parsed Parse(Ptr<const Packet> item);
     /// \return the band of a packet read as \p info, or NONE when it is untagged (neither tag,

@@ -346,6 +346,7 @@ TalbSwitch::Forward(uint32_t inPort, Ptr<Packet> p)
     ctx.srcLeaf = srcHost < m_hostLeaf.size() ? m_hostLeaf[srcHost] : UINT32_MAX;
     ctx.dstLeaf = m_hostLeaf[dstHost];
     ctx.now = Simulator::Now();
+    ctx.goBackN = h.rocev2;
     if (info.tagged)
     {
         ctx.hasLabel = true;

@@ -138,7 +138,7 @@ def test_lb_profile_gives_talb_its_settings_per_transport(tmp_path):
     (['--lb=ecmp,talb', '--lbAttributes=Fallback=talb'],
      "lbAttributes: lb talb: Fallback 'talb' cannot choose for another balancer"),
     (['--lb=talb', '--lbAttributes=GoBackNFallback=hermes'],
-     "lb talb: GoBackNFallback 'hermes' keeps its own random state; use ecmp, letflow, rps or drill"),
+     "lb talb: GoBackNFallback 'hermes' cannot choose for another balancer"),
     (['--lbAttributes=Colour=red'], "no load balancer of lb has an attribute 'Colour'"),
     # Over RDMA the profile sets TaLB's move rule first: a clash names it.
     (['--transport=rdma', '--bgLoad=0', '--lb=talb', '--lbAttributes=RemoteAwareness=false'],

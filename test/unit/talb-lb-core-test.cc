@@ -10,6 +10,8 @@
 #include "ns3/talb-lb-core-presto.h"
 #include "ns3/talb-lb-core-random.h"
 #include "ns3/talb-lb-core-rps.h"
+#include "ns3/talb-lb-core-settings.h"
+#include "ns3/talb-lb-core-tensor-aware-config.h"
 #include "ns3/talb-lb-core-tensor-aware-v2.h"
 #include "ns3/talb-lb-core-tensor-aware.h"
 
@@ -1953,4 +1955,121 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_TRUE(t.Configure(c, 3));
     c.tableSize = 8;
     EXPECT_FALSE(t.Retune(c));
+}
+
+// ---- Settings tables: each policy's settings, declared once for ns-3 and the switch
+
+/// Checks what every settings table must hold: unique attribute names and flags, a range that
+/// holds the default (the Config's), enum defaults among the spellings, help that names only
+/// settings of the table.
+template <class C>
+void
+ExpectWellFormed(const SettingTable<C>& table)
+{
+    SCOPED_TRACE(table.prefix);
+    const C defaults{};
+    std::set<std::string> attributes;
+    std::set<std::string> flags;
+    EXPECT_GT(table.size, 0u);
+    for (const Setting<C>& s : table)
+    {
+        SCOPED_TRACE(s.attribute);
+        EXPECT_TRUE(attributes.insert(s.attribute).second) << "attribute twice";
+        if (s.flag)
+        {
+            EXPECT_TRUE(flags.insert(s.flag).second) << "flag twice";
+        }
+        EXPECT_LE(s.min, s.max);
+        EXPECT_TRUE(InRange(s, s.field.get(defaults))) << "default out of range";
+        EXPECT_EQ(s.field.kind == SettingKind::kEnum, s.spellings.count > 0);
+        ASSERT_NE(s.help, nullptr);
+        EXPECT_NE(std::string(s.help), "");
+        std::string unknown;
+        ExpandHelp(s.help, [&](const std::string& other) {
+            if (!table.Find(other))
+            {
+                unknown += other + " ";
+            }
+            return other;
+        });
+        EXPECT_EQ(unknown, "") << "help names settings the table does not have";
+        EXPECT_EQ(table.Find(s.attribute), &s);
+    }
+}
+
+TEST(TalbLbCoreSettings, EveryTableIsWellFormed)
+{
+    ExpectWellFormed(Ecmp::Settings());
+    ExpectWellFormed(LetFlow::Settings());
+    ExpectWellFormed(Drill::Settings());
+    ExpectWellFormed(Presto::Settings());
+    ExpectWellFormed(Hermes::Settings());
+    ExpectWellFormed(TensorAwareConfig::Settings());
+}
+
+TEST(TalbLbCoreSettings, FieldsReadAndWriteTheirConfigInTheTablesUnit)
+{
+    const auto& drill = Drill::Settings();
+    Drill::Config d;
+    drill.Find("Samples")->field.set(d, 5);
+    EXPECT_EQ(d.samples, 5u);
+    EXPECT_EQ(drill.Find("Memory")->field.get(d), 1);
+    EXPECT_EQ(drill.Find("Samples")->field.bytes, sizeof(uint32_t));
+
+    const auto& talb = TensorAwareConfig::Settings();
+    TensorAwareConfig t;
+    talb.Find("IdleTimeout")->field.set(t, 2500); // ns
+    EXPECT_EQ(t.v2.idleTimeoutNs, 2500);
+    talb.Find("MoveMarginRate")->field.set(t, 25e9);
+    EXPECT_EQ(t.v2.marginRateBps, 25000000000u);
+    talb.Find("ActiveWindowMode")->field.set(t, int(TensorAwareV2::WindowMode::kPace));
+    EXPECT_EQ(t.v2.windowMode, TensorAwareV2::WindowMode::kPace);
+    talb.Find("QueueMoves")->field.set(t, 1);
+    EXPECT_TRUE(t.v2.queueMoves);
+    EXPECT_EQ(talb.Find("QueueMoves")->field.get(t), 1);
+    talb.Find("DreAlpha")->field.set(t, 0.5);
+    EXPECT_EQ(t.v1.dreAlpha, 0.5);
+    EXPECT_EQ(talb.Find("Nonexistent"), nullptr);
+}
+
+TEST(TalbLbCoreSettings, ASettingBothTalbVersionsTakeSetsBothConfigs)
+{
+    const auto& talb = TensorAwareConfig::Settings();
+    TensorAwareConfig t;
+    talb.Find("HighPriorityThreshold")->field.set(t, 2);
+    talb.Find("MoveMargin")->field.set(t, 3000);
+    talb.Find("IdleTimeout")->field.set(t, 500 * US);
+    talb.Find("TableSize")->field.set(t, 1024);
+    talb.Find("ProbeLimit")->field.set(t, 16);
+    EXPECT_EQ(t.v2.highThreshold, 2);
+    EXPECT_EQ(t.v1.highThreshold, 2);
+    EXPECT_EQ(t.v2.highMoveMarginBytes, 3000);
+    EXPECT_EQ(t.v1.moveMarginBytes, 3000);
+    EXPECT_EQ(t.v2.idleTimeoutNs, 500 * US);
+    EXPECT_EQ(t.v1.idleTimeoutNs, 500 * US);
+    EXPECT_EQ(t.v2.tableSize, 1024u);
+    EXPECT_EQ(t.v1.tableSize, 1024u);
+    EXPECT_EQ(t.v2.probeLimit, 16u);
+    EXPECT_EQ(t.v1.probeLimit, 16u);
+}
+
+TEST(TalbLbCoreSettings, RangesAndSpellingsBoundValues)
+{
+    const auto& talb = TensorAwareConfig::Settings();
+    const Setting<TensorAwareConfig>& spray = *talb.Find("Spray");
+    EXPECT_TRUE(InRange(spray, int(TensorAwareV2::Spray::kNever)));
+    EXPECT_FALSE(InRange(spray, 4));
+    EXPECT_EQ(spray.spellings.count, 4u);
+    const Setting<TensorAwareConfig>& pace = *talb.Find("PaceFactor");
+    EXPECT_FALSE(InRange(pace, 0.5));
+    EXPECT_TRUE(InRange(pace, 1000));
+    EXPECT_FALSE(InRange(pace, 1000.5));
+}
+
+TEST(TalbLbCoreSettings, ExpandHelpLetsEachSideNameTheOtherSettings)
+{
+    auto flag = [](const std::string& name) { return "--x-" + name; };
+    EXPECT_EQ(ExpandHelp("at most {TableSize}, not {A}{B}", flag),
+              "at most --x-TableSize, not --x-A--x-B");
+    EXPECT_EQ(ExpandHelp("no reference { here", flag), "no reference { here");
 }

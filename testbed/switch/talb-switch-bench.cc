@@ -257,6 +257,104 @@ Recycle(const uint16_t* eth)
     }
 }
 
+/**
+ * Forwards rounds of \p options.packets packets of \p size bytes through a pipeline running
+ * \p lb for the options' time, and prints the case's line.
+ * \return false (printed) when not every packet was forwarded as expected
+ */
+bool
+RunCase(uint32_t size,
+        const std::string& lb,
+        const BenchOptions& options,
+        const talb::SwitchConfig& switchConfig,
+        rte_mempool* pool,
+        uint16_t* eth)
+{
+    volatile bool quit = false;
+    std::string error;
+    talb::PipelineConfig pc;
+    pc.egress.bandPackets = 8192;
+    pc.egress.bufferBytes = 64u << 20;
+    pc.labels = OnDscp(lb) ? talb::LabelSource::kDscp : talb::LabelSource::kOption;
+    talb::PolicyOptions po;
+    po.name = PolicyOf(lb);
+    talb::SwitchPort ports[1 + kUplinks];
+    talb::SwitchPipeline pipeline;
+    if (!pipeline.Init(switchConfig, pc, po, ports, &error))
+    {
+        rte_exit(EXIT_FAILURE, "talb-switch-bench: %s\n", error.c_str());
+    }
+    auto* ctx =
+        static_cast<talb::SwitchLcore*>(rte_zmalloc_socket("talb_bench_lcore",
+                                                           sizeof(talb::SwitchLcore),
+                                                           RTE_CACHE_LINE_SIZE,
+                                                           static_cast<int>(rte_socket_id())));
+    if (ctx == nullptr)
+    {
+        rte_exit(EXIT_FAILURE, "talb-switch-bench: out of memory\n");
+    }
+    talb::SwitchLcoreInit(ctx, &pipeline, ports, eth, 0, &quit);
+    std::vector<rte_mbuf*> round(options.packets);
+    if (rte_pktmbuf_alloc_bulk(pool, round.data(), options.packets) != 0)
+    {
+        rte_exit(EXIT_FAILURE, "talb-switch-bench: mempool too small\n");
+    }
+    for (uint32_t i = 0; i < options.packets; ++i)
+    {
+        BuildPacket(round[i], size, i, options.flows);
+    }
+    talb::SendAll(eth[0], round.data(), options.packets);
+
+    Phase phase;
+    talb::TimedRun run = talb::RunFor(options.seconds, [&] {
+        Forward(ctx, &phase);
+        Recycle(eth);
+    });
+    uint64_t rounds = run.rounds;
+    double share = run.cpuShare;
+    double mpps = talb::MppsPerCpuSecond(phase.packets, phase.cycles, share);
+
+    talb::SwitchStats s = talb::SwitchFinalStats(ctx);
+    const talb::PipelineCounters& c = s.pipeline;
+    uint64_t used = 0;
+    for (uint32_t p = 1; p <= kUplinks; ++p)
+    {
+        used += s.portTx[p] > 0;
+    }
+    uint64_t expected = rounds * options.packets;
+    bool ok = s.rx == expected && s.tx == expected && c.queued == expected &&
+              c.labelled == expected && c.malformed == 0 && (c.selections == expected) &&
+              used == kUplinks;
+    std::ostringstream check;
+    check << (ok ? "all forwarded, " : "MISMATCH, ") << used << " uplinks";
+    std::printf("%-6u %-12s %10.2f %10.1f %12lu %6.0f %22s\n",
+                size,
+                lb.c_str(),
+                mpps,
+                mpps > 0 ? 1e3 / mpps : 0.0,
+                phase.packets,
+                share * 100,
+                check.str().c_str());
+    std::fflush(stdout);
+    if (!ok)
+    {
+        std::fprintf(stderr,
+                     "talb-switch-bench: expected %lu, got rx=%lu tx=%lu queued=%lu "
+                     "labelled=%lu malformed=%lu selections=%lu drops=%lu\n",
+                     expected,
+                     s.rx,
+                     s.tx,
+                     c.queued,
+                     c.labelled,
+                     c.malformed,
+                     c.selections,
+                     c.queueDrops + c.noRoute + c.notIpv4);
+    }
+    talb::DrainPort(eth[0]);
+    rte_free(ctx);
+    return ok;
+}
+
 } // namespace
 
 int
@@ -271,7 +369,6 @@ main(int argc, char** argv)
         rte_eal_cleanup();
         return 2;
     }
-    int socket = static_cast<int>(rte_socket_id());
     std::string names[1 + kUplinks];
     std::string config;
     for (uint32_t p = 0; p <= kUplinks; ++p)
@@ -307,93 +404,15 @@ main(int argc, char** argv)
                 "packets",
                 "cpu%",
                 "check");
-    volatile bool quit = false;
     int status = 0;
     for (uint32_t size : options.sizes)
     {
         for (const std::string& lb : options.policies)
         {
-            talb::PipelineConfig pc;
-            pc.egress.bandPackets = 8192;
-            pc.egress.bufferBytes = 64u << 20;
-            pc.labels = OnDscp(lb) ? talb::LabelSource::kDscp : talb::LabelSource::kOption;
-            talb::PolicyOptions po;
-            po.name = PolicyOf(lb);
-            talb::SwitchPort ports[1 + kUplinks];
-            talb::SwitchPipeline pipeline;
-            if (!pipeline.Init(switchConfig, pc, po, ports, &error))
+            if (!RunCase(size, lb, options, switchConfig, pool, eth))
             {
-                rte_exit(EXIT_FAILURE, "talb-switch-bench: %s\n", error.c_str());
-            }
-            auto* ctx =
-                static_cast<talb::SwitchLcore*>(rte_zmalloc_socket("talb_bench_lcore",
-                                                                   sizeof(talb::SwitchLcore),
-                                                                   RTE_CACHE_LINE_SIZE,
-                                                                   socket));
-            if (ctx == nullptr)
-            {
-                rte_exit(EXIT_FAILURE, "talb-switch-bench: out of memory\n");
-            }
-            talb::SwitchLcoreInit(ctx, &pipeline, ports, eth, 0, &quit);
-            std::vector<rte_mbuf*> round(options.packets);
-            if (rte_pktmbuf_alloc_bulk(pool, round.data(), options.packets) != 0)
-            {
-                rte_exit(EXIT_FAILURE, "talb-switch-bench: mempool too small\n");
-            }
-            for (uint32_t i = 0; i < options.packets; ++i)
-            {
-                BuildPacket(round[i], size, i, options.flows);
-            }
-            talb::SendAll(eth[0], round.data(), options.packets);
-
-            Phase phase;
-            talb::TimedRun run = talb::RunFor(options.seconds, [&] {
-                Forward(ctx, &phase);
-                Recycle(eth);
-            });
-            uint64_t rounds = run.rounds;
-            double share = run.cpuShare;
-            double mpps = talb::MppsPerCpuSecond(phase.packets, phase.cycles, share);
-
-            talb::SwitchStats s = talb::SwitchFinalStats(ctx);
-            const talb::PipelineCounters& c = s.pipeline;
-            uint64_t used = 0;
-            for (uint32_t p = 1; p <= kUplinks; ++p)
-            {
-                used += s.portTx[p] > 0;
-            }
-            uint64_t expected = rounds * options.packets;
-            bool ok = s.rx == expected && s.tx == expected && c.queued == expected &&
-                      c.labelled == expected && c.malformed == 0 && (c.selections == expected) &&
-                      used == kUplinks;
-            std::ostringstream check;
-            check << (ok ? "all forwarded, " : "MISMATCH, ") << used << " uplinks";
-            std::printf("%-6u %-12s %10.2f %10.1f %12lu %6.0f %22s\n",
-                        size,
-                        lb.c_str(),
-                        mpps,
-                        mpps > 0 ? 1e3 / mpps : 0.0,
-                        phase.packets,
-                        share * 100,
-                        check.str().c_str());
-            std::fflush(stdout);
-            if (!ok)
-            {
-                std::fprintf(stderr,
-                             "talb-switch-bench: expected %lu, got rx=%lu tx=%lu queued=%lu "
-                             "labelled=%lu malformed=%lu selections=%lu drops=%lu\n",
-                             expected,
-                             s.rx,
-                             s.tx,
-                             c.queued,
-                             c.labelled,
-                             c.malformed,
-                             c.selections,
-                             c.queueDrops + c.noRoute + c.notIpv4);
                 status = 1;
             }
-            talb::DrainPort(eth[0]);
-            rte_free(ctx);
         }
     }
     talb::CloseAll(eth, 1 + kUplinks);

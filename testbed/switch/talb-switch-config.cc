@@ -175,6 +175,25 @@ ParseRouteLine(const std::vector<std::string>& f, Line& line, uint32_t number, S
 
 } // namespace
 
+std::string
+FormatRate(uint64_t bps)
+{
+    const struct
+    {
+        const char* unit;
+        uint64_t scale;
+    } units[] = {{"Gbps", 1000000000}, {"Mbps", 1000000}, {"kbps", 1000}};
+
+    for (const auto& u : units)
+    {
+        if (bps > 0 && bps % u.scale == 0)
+        {
+            return std::to_string(bps / u.scale) + u.unit;
+        }
+    }
+    return std::to_string(bps) + "bps";
+}
+
 bool
 ParseRate(const std::string& text, uint64_t* bps)
 {

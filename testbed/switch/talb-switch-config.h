@@ -68,6 +68,9 @@ bool LoadSwitchConfig(const std::string& path, SwitchConfig* config, std::string
 /// Parses a rate such as 100Mbps, 2.5Gbps, 500kbps, 1000bps. \return false when malformed
 bool ParseRate(const std::string& text, uint64_t* bps);
 
+/// \return \p bps as ParseRate() reads it, in the largest unit that divides it (10Gbps)
+std::string FormatRate(uint64_t bps);
+
 /// Parses a dotted IPv4 address into host order. \return false when malformed
 bool ParseIpv4(const std::string& text, uint32_t* address);
 

@@ -12,7 +12,6 @@ namespace
 {
 
 constexpr uint16_t kEtherIpv4 = 0x0800;
-constexpr uint8_t kProtoTcp = 6;
 constexpr uint8_t kProtoUdp = 17;
 constexpr uint16_t kRoceV2Port = 4791; ///< RoCEv2's UDP destination port
 
@@ -20,6 +19,12 @@ inline uint16_t
 Be16(const uint8_t* p)
 {
     return static_cast<uint16_t>((p[0] << 8) | p[1]);
+}
+
+inline uint32_t
+Be32(const uint8_t* p)
+{
+    return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
 }
 
 /**
@@ -108,7 +113,7 @@ SwitchPipeline::Init(const SwitchConfig& config,
     m_counters = PipelineCounters();
     // TaLB v2 counts untagged data flows at the band this switch queues them in.
     PolicyOptions options = policy;
-    options.talb.untaggedPriority = m_config.untaggedBand;
+    options.talb.v2.untaggedPriority = m_config.untaggedBand;
     m_ecnView.Init(ports, m_nPorts, policy.hermes.rateWindowNs);
     return m_policy.Build(options, m_nPorts, &m_view, &m_ecnView, this, error);
 }
@@ -132,30 +137,23 @@ SwitchPipeline::Forward(uint8_t* frame, uint32_t len, void* item, int64_t nowNs)
     ++m_counters.rx;
     PacketView view;
     ParseResult parsed = ParseFrame(frame, len, &view);
-    uint32_t l3;
-    uint32_t ports = 0;
-    bool readable = parsed == ParseResult::kTcp || parsed == ParseResult::kOtherIpv4;
-    if (readable)
+    const bool readable = parsed == ParseResult::kTcp || parsed == ParseResult::kOtherIpv4;
+    const int found = readable                            ? static_cast<int>(view.l3)
+                      : parsed == ParseResult::kMalformed ? FindIpv4(frame, len)
+                                                          : -1;
+    if (found < 0)
     {
-        l3 = view.l3;
+        ++m_counters.notIpv4;
+        return -1;
     }
-    else
+    if (!readable)
     {
-        int found = parsed == ParseResult::kMalformed ? FindIpv4(frame, len) : -1;
-        if (found < 0)
-        {
-            ++m_counters.notIpv4;
-            return -1;
-        }
-        l3 = static_cast<uint32_t>(found);
         ++m_counters.malformed; // routed, unlabelled: fail-open
     }
+    const uint32_t l3 = static_cast<uint32_t>(found);
     const uint8_t* ip = frame + l3;
-    uint8_t proto = ip[9];
-    uint32_t src =
-        (uint32_t(ip[12]) << 24) | (uint32_t(ip[13]) << 16) | (uint32_t(ip[14]) << 8) | ip[15];
-    uint32_t dst =
-        (uint32_t(ip[16]) << 24) | (uint32_t(ip[17]) << 16) | (uint32_t(ip[18]) << 8) | ip[19];
+    uint32_t src = Be32(ip + 12);
+    uint32_t dst = Be32(ip + 16);
     int r = m_table.Lookup(dst);
     if (r == RouteTable::kNoRoute)
     {
@@ -164,12 +162,7 @@ SwitchPipeline::Forward(uint8_t* frame, uint32_t len, void* item, int64_t nowNs)
     }
     const Route& route = m_routes[r];
     uint32_t live[kMaxSwitchPorts];
-    uint32_t nLive = 0;
-    for (uint32_t i = 0; i < route.count; ++i)
-    {
-        live[nLive] = route.ports[i];
-        nLive += m_ports[route.ports[i]].up ? 1 : 0;
-    }
+    uint32_t nLive = LivePorts(route, live);
     if (nLive == 0)
     {
         ++m_counters.noRoute;
@@ -180,51 +173,9 @@ SwitchPipeline::Forward(uint8_t* frame, uint32_t len, void* item, int64_t nowNs)
     info.nowNs = nowNs;
     info.dstLeaf = route.leaf;
     info.srcLeaf = lb::kNoPort;
-    uint8_t tos = ip[1];
-    int dscpPriority = talb_priority_from_dscp(tos >> 2);
-    bool pureControl = false;
-    if (readable)
-    {
-        info.size = view.ipTotalLen;
-        if (parsed == ParseResult::kTcp)
-        {
-            ports = (uint32_t(view.key.srcPort) << 16) | view.key.dstPort;
-            pureControl = view.payloadLen == 0;
-        }
-        else if (proto == kProtoUdp && (Be16(ip + 6) & 0x1FFF) == 0 &&
-                 len >= l3 + view.ipHeaderLen + 4)
-        {
-            const uint8_t* udp = ip + view.ipHeaderLen;
-            ports = (uint32_t(Be16(udp)) << 16) | Be16(udp + 2);
-            // RoCEv2 recovers from reordering by go-back-N (TaLB v2's safe moves).
-            info.goBackN = Be16(udp + 2) == kRoceV2Port;
-        }
-        if (m_config.labels == LabelSource::kOption)
-        {
-            size_t at;
-            int found = talb_ipv4_options_find(ip + 20, view.ipHeaderLen - 20, &at);
-            if (found == TALB_WIRE_OK)
-            {
-                found = talb_option_decode(ip + 20 + at, view.ipHeaderLen - 20 - at, &info.label);
-                info.hasLabel = found == TALB_OPT_LEN;
-            }
-            if (found != TALB_WIRE_NOT_FOUND && !info.hasLabel)
-            {
-                ++m_counters.malformed; // a broken option: routed without its label
-            }
-        }
-        else if (dscpPriority >= 0)
-        {
-            // The DSCP carries the priority only: the flow stands for its tensor.
-            info.hasLabel = true;
-            info.label = talb_label{0, static_cast<uint8_t>(dscpPriority), 0};
-        }
-    }
-    else
-    {
-        info.size = len - l3;
-    }
-    info.flowHash = lb::FlowHash(src, dst, ports, proto);
+    const Headers h =
+        ReadHeaders(frame, len, l3, readable ? &view : nullptr, parsed == ParseResult::kTcp, &info);
+    info.flowHash = lb::FlowHash(src, dst, h.ports, ip[9]);
     if (m_needSrcLeaf)
     {
         int s = m_table.Lookup(src);
@@ -237,14 +188,91 @@ SwitchPipeline::Forward(uint8_t* frame, uint32_t len, void* item, int64_t nowNs)
         out = m_policy.Main().Select(info, lb::Candidates{live, nLive});
         ++m_counters.selections;
     }
+    return Queue(frame, len, item, l3, out, info, h);
+}
 
+uint32_t
+SwitchPipeline::LivePorts(const Route& route, uint32_t* live) const
+{
+    uint32_t nLive = 0;
+    for (uint32_t i = 0; i < route.count; ++i)
+    {
+        live[nLive] = route.ports[i];
+        nLive += m_ports[route.ports[i]].up ? 1 : 0;
+    }
+    return nLive;
+}
+
+SwitchPipeline::Headers
+SwitchPipeline::ReadHeaders(const uint8_t* frame,
+                            uint32_t len,
+                            uint32_t l3,
+                            const PacketView* view,
+                            bool tcp,
+                            lb::PacketInfo* info)
+{
+    const uint8_t* ip = frame + l3;
+    Headers h;
+    h.tos = ip[1];
+    h.dscpPriority = talb_priority_from_dscp(h.tos >> 2);
+    if (!view)
+    {
+        info->size = len - l3;
+        return h;
+    }
+    info->size = view->ipTotalLen;
+    if (tcp)
+    {
+        h.ports = (uint32_t(view->key.srcPort) << 16) | view->key.dstPort;
+        h.pureControl = view->payloadLen == 0;
+    }
+    else if (ip[9] == kProtoUdp && (Be16(ip + 6) & 0x1FFF) == 0 &&
+             len >= l3 + view->ipHeaderLen + 4)
+    {
+        const uint8_t* udp = ip + view->ipHeaderLen;
+        h.ports = (uint32_t(Be16(udp)) << 16) | Be16(udp + 2);
+        // RoCEv2 recovers from reordering by go-back-N (TaLB v2's safe moves).
+        info->goBackN = Be16(udp + 2) == kRoceV2Port;
+    }
+    if (m_config.labels == LabelSource::kOption)
+    {
+        size_t at;
+        int found = talb_ipv4_options_find(ip + 20, view->ipHeaderLen - 20, &at);
+        if (found == TALB_WIRE_OK)
+        {
+            found = talb_option_decode(ip + 20 + at, view->ipHeaderLen - 20 - at, &info->label);
+            info->hasLabel = found == TALB_OPT_LEN;
+        }
+        if (found != TALB_WIRE_NOT_FOUND && !info->hasLabel)
+        {
+            ++m_counters.malformed; // a broken option: routed without its label
+        }
+    }
+    else if (h.dscpPriority >= 0)
+    {
+        // The DSCP carries the priority only: the flow stands for its tensor.
+        info->hasLabel = true;
+        info->label = talb_label{0, static_cast<uint8_t>(h.dscpPriority), 0};
+    }
+    return h;
+}
+
+int
+SwitchPipeline::Queue(uint8_t* frame,
+                      uint32_t len,
+                      void* item,
+                      uint32_t l3,
+                      uint32_t out,
+                      const lb::PacketInfo& info,
+                      const Headers& h)
+{
     uint8_t band = info.hasLabel && m_config.labels == LabelSource::kOption ? info.label.priority
-                   : dscpPriority >= 0 ? static_cast<uint8_t>(dscpPriority)
-                   : pureControl       ? m_config.controlBand
-                                       : m_config.untaggedBand;
-    bool ect = (tos & 0x3) == 1 || (tos & 0x3) == 2;
+                   : h.dscpPriority >= 0 ? static_cast<uint8_t>(h.dscpPriority)
+                   : h.pureControl       ? m_config.controlBand
+                                         : m_config.untaggedBand;
+    bool ect = (h.tos & 0x3) == 1 || (h.tos & 0x3) == 2;
     SwitchPort& port = m_ports[out];
-    port.dre.Add(info.size, nowNs);
+    port.dre.Add(info.size, info.nowNs);
     switch (port.queue.Enqueue(item, len, band, ect))
     {
     case EnqueueResult::kDropped:

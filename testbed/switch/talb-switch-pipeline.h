@@ -12,6 +12,7 @@
 #ifndef TALB_SWITCH_PIPELINE_H
 #define TALB_SWITCH_PIPELINE_H
 
+#include "talb-packet-view.h"
 #include "talb-route-table.h"
 #include "talb-switch-config.h"
 #include "talb-switch-policy.h"
@@ -117,6 +118,36 @@ class SwitchPipeline : public lb::Events
         uint32_t count;
         uint32_t leaf;
     };
+
+    /// What Forward() reads of a packet besides its label, for the flow hash and the band.
+    struct Headers
+    {
+        uint32_t ports{0};       ///< source port << 16 | destination port (TCP, UDP; else 0)
+        uint8_t tos{0};          ///< IPv4 TOS byte
+        int dscpPriority{-1};    ///< the TaLB priority of its DSCP, or -1
+        bool pureControl{false}; ///< a TCP segment without payload
+    };
+
+    /// \return the route's ports that are up, copied to \p live (kMaxSwitchPorts)
+    uint32_t LivePorts(const Route& route, uint32_t* live) const;
+    /**
+     * Reads the packet at \p l3 of \p frame: its size, ports, go-back-N flag and label into
+     * \p info. \p view: its parsed headers (null: malformed, routed unlabelled); \p tcp: TCP.
+     */
+    Headers ReadHeaders(const uint8_t* frame,
+                        uint32_t len,
+                        uint32_t l3,
+                        const PacketView* view,
+                        bool tcp,
+                        lb::PacketInfo* info);
+    /// Queues \p item on port \p out in its band, marking CE when told. \return \p out, or -1
+    int Queue(uint8_t* frame,
+              uint32_t len,
+              void* item,
+              uint32_t l3,
+              uint32_t out,
+              const lb::PacketInfo& info,
+              const Headers& h);
 
     PipelineConfig m_config;
     SwitchPort* m_ports{nullptr};

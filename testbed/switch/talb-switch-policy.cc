@@ -1,9 +1,11 @@
 #include "talb-switch-policy.h"
 
-#include "ns3/talb-lb-core-ecmp.h"
+#include "talb-switch-flags.h"
+
 #include "ns3/talb-lb-core-rps.h"
 
 #include <cstdio>
+#include <sstream>
 
 namespace talb
 {
@@ -69,7 +71,9 @@ const std::vector<PolicyKind> kKinds = {
      /* needsFallback */ false,
      [](const PolicyOptions& o, const PolicyContext&, std::string*) {
          auto p = std::make_unique<lb::Ecmp>();
-         p->Configure({o.ecmpSalt, o.switchId});
+         lb::Ecmp::Config config = o.ecmp;
+         config.switchId = o.switchId;
+         p->Configure(config);
          return std::unique_ptr<lb::Policy>(std::move(p));
      },
      /* report */ nullptr},
@@ -128,19 +132,140 @@ const std::vector<PolicyKind> kKinds = {
      /* canBeFallback */ false,
      /* needsFallback */ true,
      [](const PolicyOptions& o, const PolicyContext& c, std::string* error) {
-         return TensorAware<lb::TensorAwareV2>("talb", o.talb, c, error);
+         return TensorAware<lb::TensorAwareV2>("talb", o.talb.v2, c, error);
      },
      /* report */ &TensorAwareReport},
     {"talb-v1",
      /* canBeFallback */ false,
      /* needsFallback */ true,
      [](const PolicyOptions& o, const PolicyContext& c, std::string* error) {
-         return TensorAware<lb::TensorAwareV1>("talb-v1", o.talbV1, c, error);
+         return TensorAware<lb::TensorAwareV1>("talb-v1", o.talb.v1, c, error);
      },
      /* report */ &TensorAwareReport},
 };
 
+/// One policy's settings as flags: its settings table and its Config in PolicyOptions.
+struct FlagGroup
+{
+    const char* heading; ///< --help's line above its flags
+    bool (*parse)(const std::string& name,
+                  const std::string& value,
+                  PolicyOptions* options,
+                  bool* ok,
+                  std::string* error);
+    void (*usage)(std::ostream& os);
+};
+
+/// The flags of settings table \p Table, whose values go to PolicyOptions::*\p Member.
+template <class C, C PolicyOptions::*Member, const lb::SettingTable<C>& (*Table)()>
+FlagGroup
+Flags(const char* heading)
+{
+    return FlagGroup{
+        heading,
+        [](const std::string& name,
+           const std::string& value,
+           PolicyOptions* options,
+           bool* ok,
+           std::string* error) {
+            return ParseTableFlag(Table(), name, value, &(options->*Member), ok, error);
+        },
+        [](std::ostream& os) { WriteTableUsage(os, Table(), PolicyOptions().*Member); }};
+}
+
+// The policies' settings, in the order --help lists them: one entry per settings table.
+const FlagGroup kFlagGroups[] = {
+    Flags<lb::Ecmp::Config, &PolicyOptions::ecmp, &lb::Ecmp::Settings>("ECMP (ecmp):"),
+    Flags<lb::LetFlow::Config, &PolicyOptions::letflow, &lb::LetFlow::Settings>(
+        "LetFlow (letflow; the simulator's TalbLetFlowLb attributes):"),
+    Flags<lb::Drill::Config, &PolicyOptions::drill, &lb::Drill::Settings>(
+        "DRILL (drill; TalbDrillLb's):"),
+    Flags<lb::Presto::Config, &PolicyOptions::presto, &lb::Presto::Settings>(
+        "Presto (presto; TalbPrestoLb's):"),
+    Flags<lb::Hermes::Config, &PolicyOptions::hermes, &lb::Hermes::Settings>(
+        "Hermes (hermes; TalbHermesLb's; it senses this switch's own uplinks: queue delay, and\n"
+        "the share of packets it marked CE for routes with leaf=):"),
+    Flags<lb::TensorAwareConfig, &PolicyOptions::talb, &lb::TensorAwareConfig::Settings>(
+        "TaLB (talb is v2, talb-v1 v1; TalbTensorAwareLb's; v2: and v1: say which takes it):"),
+};
+
 } // namespace
+
+bool
+ParsePolicyFlag(const std::string& name,
+                const std::string& value,
+                PolicyOptions* options,
+                bool* ok,
+                std::string* error)
+{
+    for (const FlagGroup& g : kFlagGroups)
+    {
+        if (g.parse(name, value, options, ok, error))
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+WritePolicyFlagsUsage(std::ostream& os)
+{
+    for (const FlagGroup& g : kFlagGroups)
+    {
+        std::ostringstream flags;
+        g.usage(flags);
+        if (!flags.str().empty())
+        {
+            os << g.heading << "\n" << flags.str();
+        }
+    }
+}
+
+bool
+CheckPolicyOptions(const PolicyOptions& options, std::string* error)
+{
+    const lb::Hermes::Config& h = options.hermes;
+    const auto& hermes = lb::Hermes::Settings();
+    if (h.delayLowNs > h.delayHighNs)
+    {
+        *error = FlagOf(hermes, "DelayLow") + ": " + std::to_string(h.delayLowNs / 1000) +
+                 " exceeds " + FlagOf(hermes, "DelayHigh") + " " +
+                 std::to_string(h.delayHighNs / 1000);
+        return false;
+    }
+    const lb::TensorAwareV2::Config& t = options.talb.v2;
+    const auto& talb = lb::TensorAwareConfig::Settings();
+    const std::string table = FlagOf(talb, "TableSize");
+    if ((t.tableSize & (t.tableSize - 1)) != 0)
+    {
+        *error = table + ": " + std::to_string(t.tableSize) + " is not a power of two";
+        return false;
+    }
+    if (t.probeLimit > t.tableSize)
+    {
+        *error = FlagOf(talb, "ProbeLimit") + ": " + std::to_string(t.probeLimit) +
+                 " exceeds the table size " + std::to_string(t.tableSize);
+        return false;
+    }
+    const bool pace = t.windowMode == lb::TensorAwareV2::WindowMode::kPace;
+    const std::string active = FlagOf(talb, "ActiveWindow");
+    const std::string longestFlag = pace ? FlagOf(talb, "MaxActiveWindow") : active;
+    if (pace && t.maxActiveWindowNs < t.activeWindowNs)
+    {
+        *error = longestFlag + ": " + std::to_string(t.maxActiveWindowNs / 1000) + " is below " +
+                 active + " " + std::to_string(t.activeWindowNs / 1000);
+        return false;
+    }
+    const int64_t longest = pace ? t.maxActiveWindowNs : t.activeWindowNs;
+    if (t.stallTimeoutNs > 0 && t.stallTimeoutNs <= longest)
+    {
+        *error = FlagOf(talb, "StallTimeout") + ": " + std::to_string(t.stallTimeoutNs / 1000) +
+                 " is not above " + longestFlag + " " + std::to_string(longest / 1000);
+        return false;
+    }
+    return true;
+}
 
 const std::vector<PolicyKind>&
 PolicyKinds()

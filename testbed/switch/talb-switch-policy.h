@@ -4,20 +4,23 @@
  *
  * The policies --lb can name are registered in one table (PolicyKinds()): a name, whether the
  * policy may serve as TaLB's fallback, a maker that configures it from PolicyOptions and an
- * optional report of its table statistics. PolicySet looks the name up; it knows no policy.
+ * optional report of its table statistics. Their settings are the flags of the policies'
+ * settings tables (the simulator's attributes; talb-switch-flags.h), each filling its Config in
+ * PolicyOptions. PolicySet looks the name up; it knows no policy.
  */
 #ifndef TALB_SWITCH_POLICY_H
 #define TALB_SWITCH_POLICY_H
 
 #include "ns3/talb-lb-core-drill.h"
+#include "ns3/talb-lb-core-ecmp.h"
 #include "ns3/talb-lb-core-hermes.h"
 #include "ns3/talb-lb-core-letflow.h"
 #include "ns3/talb-lb-core-presto.h"
 #include "ns3/talb-lb-core-random.h"
-#include "ns3/talb-lb-core-tensor-aware-v2.h"
-#include "ns3/talb-lb-core-tensor-aware.h"
+#include "ns3/talb-lb-core-tensor-aware-config.h"
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -32,14 +35,14 @@ struct PolicyOptions
     std::string goBackNFallback = "letflow";
     uint64_t seed = 1;     ///< of the random source
     uint32_t switchId = 0; ///< ECMP's salt derives from it (decorrelates switches)
-    uint32_t ecmpSalt = 0; ///< 0: derived from switchId
+    lb::Ecmp::Config ecmp; ///< its salt (0: derived from switchId); switchId: set when built
     lb::LetFlow::Config letflow;
     lb::Drill::Config drill;
     lb::Presto::Config presto;
-    lb::Hermes::Config hermes;        ///< its ports' paths and rates: set when built
-    lb::TensorAwareV2::Config talb;   ///< --lb=talb: TaLB v2 (untaggedPriority: set by the
-                                      ///< pipeline to the band it queues untagged data in)
-    lb::TensorAwareV1::Config talbV1; ///< --lb=talb-v1
+    lb::Hermes::Config hermes; ///< its ports' paths and rates: set when built
+    /// --lb=talb runs talb.v2 (untaggedPriority: set by the pipeline to the band it queues
+    /// untagged data in), --lb=talb-v1 talb.v1
+    lb::TensorAwareConfig talb;
 };
 
 /// What a policy's maker gets besides the options.
@@ -77,6 +80,27 @@ const PolicyKind* FindPolicyKind(const std::string& name);
 /// \return the names, comma-separated ("ecmp, rps, ..."); \p fallbacks: only those that can be
 /// TaLB's fallback
 std::string PolicyNames(bool fallbacks = false);
+
+/**
+ * Parses \p name = \p value when \p name is a flag of a policy's settings (--drill-samples,
+ * --talb-max-reorder, ...) into its Config in \p options.
+ * \return false when \p name is no such flag; true with \p *ok false and *error naming the flag
+ * when the value is refused
+ */
+bool ParsePolicyFlag(const std::string& name,
+                     const std::string& value,
+                     PolicyOptions* options,
+                     bool* ok,
+                     std::string* error);
+
+/// Writes the --help entries of the policies' flags, under a heading per policy.
+void WritePolicyFlagsUsage(std::ostream& os);
+
+/**
+ * Checks what the flags' ranges cannot: values that must agree with each other.
+ * \return false with *error naming the flags at fault
+ */
+bool CheckPolicyOptions(const PolicyOptions& options, std::string* error);
 
 class PolicySet
 {

@@ -100,6 +100,111 @@ PrintFinal(const talb::SwitchStats& s,
     std::fflush(stdout);
 }
 
+/// Resolves each configured port's device to an ethdev port id into \p ethPorts.
+/// \return false (printed, naming \p file and the line) when a device is unknown
+bool
+ResolvePorts(const talb::SwitchConfig& config, const std::string& file, uint16_t* ethPorts)
+{
+    for (uint32_t p = 0; p < config.ports.size(); ++p)
+    {
+        const talb::PortSpec& spec = config.ports[p];
+        int id = talb::ResolvePort(spec.device.c_str());
+        if (id < 0)
+        {
+            std::fprintf(stderr,
+                         "talb-switch: %s:%u: port %u: no device '%s' (%u ports: give an id or a "
+                         "device name such as net_af_packet0 from the --vdev arguments)\n",
+                         file.c_str(),
+                         spec.line,
+                         p,
+                         spec.device.c_str(),
+                         rte_eth_dev_count_avail());
+            return false;
+        }
+        ethPorts[p] = static_cast<uint16_t>(id);
+    }
+    return true;
+}
+
+/// \return the mbuf pool of \p nPorts ports of MTU \p mtu (null: \p *mbufs could not be made).
+/// Every mbuf holds a whole frame; there are enough for the rings and every band of every port.
+rte_mempool*
+CreatePool(uint32_t nPorts, uint32_t mtu, unsigned* mbufs)
+{
+    uint32_t dataRoom =
+        std::max<uint32_t>(RTE_MBUF_DEFAULT_DATAROOM, mtu + kMaxL2Overhead) + RTE_PKTMBUF_HEADROOM;
+    *mbufs = nPorts * (talb::kSwitchRxDescriptors + talb::kSwitchTxDescriptors +
+                       2 * talb::kSwitchBurst + TALB_NUM_PRIORITIES * talb::kSwitchBandPackets) +
+             2 * kMempoolCache;
+    return rte_pktmbuf_pool_create("talb_switch_mbufs",
+                                   *mbufs,
+                                   kMempoolCache,
+                                   0,
+                                   static_cast<uint16_t>(dataRoom),
+                                   rte_socket_id());
+}
+
+/// Initialises the ports with mbufs from \p pool. \return the first port that failed, or -1
+int
+InitPorts(const uint16_t* ethPorts, uint32_t nPorts, rte_mempool* pool, uint32_t mtu)
+{
+    for (uint32_t p = 0; p < nPorts; ++p)
+    {
+        if (talb::PortInit(ethPorts[p],
+                           pool,
+                           mtu,
+                           "talb-switch",
+                           talb::kSwitchRxDescriptors,
+                           talb::kSwitchTxDescriptors) != 0)
+        {
+            return static_cast<int>(p);
+        }
+    }
+    return -1;
+}
+
+/// \return the forwarding lcore's state, zeroed, on \p worker's socket (null: out of memory)
+talb::SwitchLcore*
+NewLcoreState(unsigned worker)
+{
+    return static_cast<talb::SwitchLcore*>(rte_zmalloc_socket("talb_switch_lcore",
+                                                              sizeof(talb::SwitchLcore),
+                                                              RTE_CACHE_LINE_SIZE,
+                                                              rte_lcore_to_socket_id(worker)));
+}
+
+/// Prints what the switch forwards, with which policy and queue settings.
+void
+PrintStart(const talb::SwitchOptions& options, const talb::SwitchConfig& config, unsigned worker)
+{
+    std::printf("talb-switch: forwarding %zu ports, %zu routes on lcore %u: lb %s, labels from "
+                "%s, ECN %s at %lu bytes, %s\n",
+                config.ports.size(),
+                config.routes.size(),
+                worker,
+                options.policy.name.c_str(),
+                options.pipeline.labels == talb::LabelSource::kOption ? "the IPv4 option"
+                                                                      : "the DSCP",
+                options.pipeline.egress.ecn ? "on" : "off",
+                options.pipeline.egress.ecnThresholdBytes,
+                options.idleSleepUs ? "sleeping when idle" : "busy-polling");
+    std::fflush(stdout);
+}
+
+/// Stops and closes the ports. \return the packets their NICs missed
+uint64_t
+ClosePorts(const uint16_t* ethPorts, uint32_t nPorts)
+{
+    uint64_t missed = 0;
+    for (uint32_t p = 0; p < nPorts; ++p)
+    {
+        missed += talb::PortMissed(ethPorts[p]);
+        rte_eth_dev_stop(ethPorts[p]);
+        rte_eth_dev_close(ethPorts[p]);
+    }
+    return missed;
+}
+
 } // namespace
 
 int
@@ -128,24 +233,10 @@ main(int argc, char** argv)
 
     const uint32_t nPorts = static_cast<uint32_t>(config.ports.size());
     uint16_t ethPorts[talb::kMaxSwitchPorts];
-    for (uint32_t p = 0; p < nPorts; ++p)
+    if (!ResolvePorts(config, options.config, ethPorts))
     {
-        const talb::PortSpec& spec = config.ports[p];
-        int id = talb::ResolvePort(spec.device.c_str());
-        if (id < 0)
-        {
-            std::fprintf(stderr,
-                         "talb-switch: %s:%u: port %u: no device '%s' (%u ports: give an id or a "
-                         "device name such as net_af_packet0 from the --vdev arguments)\n",
-                         options.config.c_str(),
-                         spec.line,
-                         p,
-                         spec.device.c_str(),
-                         rte_eth_dev_count_avail());
-            rte_eal_cleanup();
-            return 2;
-        }
-        ethPorts[p] = static_cast<uint16_t>(id);
+        rte_eal_cleanup();
+        return 2;
     }
     unsigned worker = rte_get_next_lcore(-1, 1, 0);
     if (worker >= RTE_MAX_LCORE)
@@ -155,21 +246,9 @@ main(int argc, char** argv)
                  "the second forwards\n");
     }
 
-    // Every mbuf holds a whole frame. Enough of them for the rings and every band of every port.
     options.pipeline.egress.bandPackets = talb::kSwitchBandPackets;
-    uint32_t dataRoom =
-        std::max<uint32_t>(RTE_MBUF_DEFAULT_DATAROOM, options.mtu + kMaxL2Overhead) +
-        RTE_PKTMBUF_HEADROOM;
-    unsigned mbufs =
-        nPorts * (talb::kSwitchRxDescriptors + talb::kSwitchTxDescriptors + 2 * talb::kSwitchBurst +
-                  TALB_NUM_PRIORITIES * talb::kSwitchBandPackets) +
-        2 * kMempoolCache;
-    rte_mempool* pool = rte_pktmbuf_pool_create("talb_switch_mbufs",
-                                                mbufs,
-                                                kMempoolCache,
-                                                0,
-                                                static_cast<uint16_t>(dataRoom),
-                                                rte_socket_id());
+    unsigned mbufs = 0;
+    rte_mempool* pool = CreatePool(nPorts, options.mtu, &mbufs);
     if (pool == nullptr)
     {
         rte_exit(EXIT_FAILURE,
@@ -177,17 +256,10 @@ main(int argc, char** argv)
                  mbufs,
                  rte_strerror(rte_errno));
     }
-    for (uint32_t p = 0; p < nPorts; ++p)
+    int failed = InitPorts(ethPorts, nPorts, pool, options.mtu);
+    if (failed >= 0)
     {
-        if (talb::PortInit(ethPorts[p],
-                           pool,
-                           options.mtu,
-                           "talb-switch",
-                           talb::kSwitchRxDescriptors,
-                           talb::kSwitchTxDescriptors) != 0)
-        {
-            rte_exit(EXIT_FAILURE, "talb-switch: cannot initialise port %u\n", p);
-        }
+        rte_exit(EXIT_FAILURE, "talb-switch: cannot initialise port %d\n", failed);
     }
     if (!talb::WaitForLinks(ethPorts, nPorts, kLinkWaitMs, "talb-switch"))
     {
@@ -201,27 +273,13 @@ main(int argc, char** argv)
         rte_exit(2, "talb-switch: %s\n", error.c_str());
     }
     volatile bool quit = false;
-    auto* ctx = static_cast<talb::SwitchLcore*>(rte_zmalloc_socket("talb_switch_lcore",
-                                                                   sizeof(talb::SwitchLcore),
-                                                                   RTE_CACHE_LINE_SIZE,
-                                                                   rte_lcore_to_socket_id(worker)));
+    auto* ctx = NewLcoreState(worker);
     if (ctx == nullptr)
     {
         rte_exit(EXIT_FAILURE, "talb-switch: out of memory for the forwarding lcore's state\n");
     }
     talb::SwitchLcoreInit(ctx, &pipeline, ports, ethPorts, options.idleSleepUs, &quit);
-    std::printf("talb-switch: forwarding %u ports, %zu routes on lcore %u: lb %s, labels from %s, "
-                "ECN %s at %lu bytes, %s\n",
-                nPorts,
-                config.routes.size(),
-                worker,
-                options.policy.name.c_str(),
-                options.pipeline.labels == talb::LabelSource::kOption ? "the IPv4 option"
-                                                                      : "the DSCP",
-                options.pipeline.egress.ecn ? "on" : "off",
-                options.pipeline.egress.ecnThresholdBytes,
-                options.idleSleepUs ? "sleeping when idle" : "busy-polling");
-    std::fflush(stdout);
+    PrintStart(options, config, worker);
     if (rte_eal_remote_launch(talb::SwitchLcoreMain, ctx, worker) != 0)
     {
         rte_exit(EXIT_FAILURE, "talb-switch: cannot launch the forwarding lcore %u\n", worker);
@@ -240,13 +298,7 @@ main(int argc, char** argv)
 
     talb::SwitchStats final = talb::SwitchFinalStats(ctx);
     talb::SwitchLcoreDiscard(ctx, &final);
-    uint64_t missed = 0;
-    for (uint32_t p = 0; p < nPorts; ++p)
-    {
-        missed += talb::PortMissed(ethPorts[p]);
-        rte_eth_dev_stop(ethPorts[p]);
-        rte_eth_dev_close(ethPorts[p]);
-    }
+    uint64_t missed = ClosePorts(ethPorts, nPorts);
     PrintFinal(final, config, pipeline, options.policy.name, talb::SwitchNowNs(ctx), missed);
     rte_free(ctx);
     delete[] ports;

@@ -7,6 +7,27 @@ namespace talb
 namespace lb
 {
 
+const SettingTable<Drill::Config>&
+Drill::Settings()
+{
+    static constexpr Setting<Config> kRows[] = {
+        {"Samples",
+         "samples",
+         UnsignedField<&Config::samples>(),
+         1,
+         kMaxSamples,
+         "Random candidate ports sampled per packet (d)"},
+        {"Memory",
+         "memory",
+         UnsignedField<&Config::memory>(),
+         0,
+         kMaxMemory,
+         "Least-loaded ports remembered for the next packet (m)"},
+    };
+    static const SettingTable<Config> kTable("drill", kRows);
+    return kTable;
+}
+
 const char*
 Drill::Check(const Config& config)
 {

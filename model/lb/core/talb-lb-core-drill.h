@@ -1,6 +1,7 @@
 #ifndef TALB_LB_CORE_DRILL_H
 #define TALB_LB_CORE_DRILL_H
 
+#include "talb-lb-core-settings.h"
 #include "talb-lb-core.h"
 
 #include <array>
@@ -33,6 +34,9 @@ class Drill : public Policy
 
     /// \return nullptr when \p config is usable, else what is wrong with it
     static const char* Check(const Config& config);
+
+    /// \return the settings of Config: its ns-3 attributes and the switch's flags
+    static const SettingTable<Config>& Settings();
 
     /// \return false when Check() fails
     bool Configure(const Config& config);

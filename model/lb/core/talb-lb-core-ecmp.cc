@@ -5,6 +5,23 @@ namespace talb
 namespace lb
 {
 
+const SettingTable<Ecmp::Config>&
+Ecmp::Settings()
+{
+    // The switch derives its salt from --switch-id (no flag).
+    static constexpr Setting<Config> kRows[] = {
+        {"Salt",
+         nullptr,
+         UnsignedField<&Config::salt>(),
+         0,
+         UINT32_MAX,
+         "Per-switch hash salt; 0 derives one from the switch's node id and the RNG seed and "
+         "run"},
+    };
+    static const SettingTable<Config> kTable("ecmp", kRows);
+    return kTable;
+}
+
 void
 Ecmp::Configure(const Config& config)
 {

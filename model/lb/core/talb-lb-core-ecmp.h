@@ -1,6 +1,7 @@
 #ifndef TALB_LB_CORE_ECMP_H
 #define TALB_LB_CORE_ECMP_H
 
+#include "talb-lb-core-settings.h"
 #include "talb-lb-core.h"
 
 namespace talb
@@ -22,6 +23,9 @@ class Ecmp : public Policy
     };
 
     void Configure(const Config& config);
+
+    /// \return the settings of Config: its ns-3 attributes and the switch's flags
+    static const SettingTable<Config>& Settings();
 
     /// \return the salt in use
     uint32_t Salt() const

@@ -10,6 +10,82 @@ namespace talb
 namespace lb
 {
 
+const SettingTable<Hermes::Config>&
+Hermes::Settings()
+{
+    // The switch keeps the default table size (no flag). The ports' paths and rates, the leaves
+    // and the paths are the switch's, not settings.
+    static constexpr Setting<Config> kRows[] = {
+        {"TableSize",
+         nullptr,
+         UnsignedField<&Config::tableSize>(),
+         1,
+         1u << 24,
+         "Flow table slots (a power of two)"},
+        {"IdleTimeout",
+         "idle-timeout-us",
+         TimeField<&Config::idleNs>(),
+         1,
+         kMaxTimeNs,
+         "A flow idle for longer is placed afresh as a new flow"},
+        {"EcnThreshold",
+         "ecn-threshold",
+         RealField<&Config::ecnThreshold>(),
+         0,
+         1,
+         "ECN fraction at or above which (with {DelayHigh}) a path is congested, below which "
+         "(with {DelayLow}) it may be good (Hermes: T_ECN)"},
+        {"DelayLow",
+         "delay-low-us",
+         TimeField<&Config::delayLowNs>(),
+         0,
+         kMaxTimeNs,
+         "Path queueing delay below which (with a low ECN fraction) a path is good (Hermes: "
+         "T_RTT_low, as delay above the base RTT)"},
+        {"DelayHigh",
+         "delay-high-us",
+         TimeField<&Config::delayHighNs>(),
+         0,
+         kMaxTimeNs,
+         "Path queueing delay at or above which (with a high ECN fraction) a path is congested "
+         "(Hermes: T_RTT_high; at least {DelayLow})"},
+        {"DeltaEcn",
+         "delta-ecn",
+         RealField<&Config::deltaEcn>(),
+         0,
+         1,
+         "A notably better path has an ECN fraction lower by this ... (Hermes: delta_ECN)"},
+        {"DeltaDelay",
+         "delta-delay-us",
+         TimeField<&Config::deltaDelayNs>(),
+         0,
+         kMaxTimeNs,
+         "... and a queueing delay lower by this (Hermes: delta_RTT)"},
+        {"SizeThreshold",
+         "size-threshold",
+         UnsignedField<&Config::sizeThresholdBytes>(),
+         0,
+         1ull << 40,
+         "Bytes a flow must have sent before it may be rerouted (Hermes: S)"},
+        {"RateThreshold",
+         "rate-threshold",
+         RealField<&Config::rateThreshold>(),
+         0,
+         1000,
+         "A flow faster than this fraction of its uplink's line rate is not rerouted (Hermes: "
+         "R; above 1: no flow is too fast)"},
+        {"RateWindow",
+         "rate-window-us",
+         TimeField<&Config::rateWindowNs>(),
+         1,
+         kMaxTimeNs,
+         "Window over which a flow's rate is measured (on the testbed switch, also its ports' "
+         "ECN fraction); a flow moves at most once per window"},
+    };
+    static const SettingTable<Config> kTable("hermes", kRows);
+    return kTable;
+}
+
 const char*
 Hermes::Check(const Config& config)
 {

@@ -5,6 +5,28 @@ namespace talb
 namespace lb
 {
 
+const SettingTable<LetFlow::Config>&
+LetFlow::Settings()
+{
+    // The switch keeps the default table size (no flag).
+    static constexpr Setting<Config> kRows[] = {
+        {"FlowletTimeout",
+         "timeout-us",
+         TimeField<&Config::timeoutNs>(),
+         1,
+         kMaxTimeNs,
+         "Gap between two packets of a flow that starts a new flowlet"},
+        {"TableSize",
+         nullptr,
+         UnsignedField<&Config::tableSize>(),
+         1,
+         1u << 24,
+         "Flowlet table slots (a power of two)"},
+    };
+    static const SettingTable<Config> kTable("flowlet", kRows);
+    return kTable;
+}
+
 const char*
 LetFlow::Check(const Config& config)
 {

@@ -2,6 +2,7 @@
 #define TALB_LB_CORE_LETFLOW_H
 
 #include "talb-lb-core-flowlet-table.h"
+#include "talb-lb-core-settings.h"
 #include "talb-lb-core.h"
 
 namespace talb
@@ -25,6 +26,9 @@ class LetFlow : public Policy
 
     /// \return nullptr when \p config is usable, else what is wrong with it
     static const char* Check(const Config& config);
+
+    /// \return the settings of Config: its ns-3 attributes and the switch's flags
+    static const SettingTable<Config>& Settings();
 
     /// Sizes the table (the only allocation). \return false when Check() fails
     bool Configure(const Config& config);

@@ -7,6 +7,34 @@ namespace talb
 namespace lb
 {
 
+const SettingTable<Presto::Config>&
+Presto::Settings()
+{
+    // The switch keeps the default table size (no flag).
+    static constexpr Setting<Config> kRows[] = {
+        {"FlowcellBytes",
+         "flowcell-bytes",
+         UnsignedField<&Config::flowcellBytes>(),
+         1,
+         1u << 30,
+         "Bytes of a flowcell: a flow moves to its next path every this many"},
+        {"TableSize",
+         nullptr,
+         UnsignedField<&Config::tableSize>(),
+         1,
+         1u << 24,
+         "Flow table slots (a power of two)"},
+        {"IdleTimeout",
+         "idle-timeout-us",
+         TimeField<&Config::idleNs>(),
+         1,
+         kMaxTimeNs,
+         "A flow idle for longer restarts at flowcell 0"},
+    };
+    static const SettingTable<Config> kTable("presto", kRows);
+    return kTable;
+}
+
 const char*
 Presto::Check(const Config& config)
 {

@@ -400,208 +400,280 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
 {
     if (!packet.hasLabel)
     {
-        uint32_t port = SelectFallback(packet, candidates);
-        if (packet.size >= kUntaggedMinBytes)
-        {
-            // No pace: the fallback may spray an untagged flow's packets (drill), so their gaps
-            // on one port are not the flow's pace, and many short background flows would hold
-            // the slots tensor flows need.
-            FlowSlot seen = Seen(packet, m_config.untaggedPriority);
-            seen.untagged = true;
-            Touch(port, seen);
-        }
-        return port;
+        return SelectUntagged(packet, candidates);
     }
-    const int64_t now = packet.nowNs;
-    const uint8_t priority = packet.label.priority;
-    TensorTable::Entry* slot = nullptr;
-    TensorTable::Entry* e = m_table.Lookup(packet.flowHash, packet.label.tensor_id, now, &slot);
+    Flow f;
+    f.entry = m_table.Lookup(packet.flowHash, packet.label.tensor_id, packet.nowNs, &f.slot);
+    f.safe = SafeMovesFor(packet);
+    f.job = static_cast<uint8_t>(talb_job_of(packet.label.tensor_id));
+    if (Sprays(packet, candidates, f))
+    {
+        return SelectSprayed(packet, candidates, f);
+    }
+    Locate(packet, candidates, &f);
+    uint32_t port = f.current;
+    bool moved = false;
+    if (f.current == kNoPort)
+    {
+        port = Place(packet, candidates);
+        moved = f.failed;
+    }
+    else if (!f.midTensor || packet.nowNs - f.entry->lastMoveNs >= m_config.minMoveIntervalNs)
+    {
+        port = Reconsider(packet, candidates, f, &moved);
+    }
+    Record(packet, f, port, moved);
+    return port;
+}
 
-    // The flow's current port: its tensor's, else (a new tensor) the port the flow is active on.
-    const bool safe = SafeMovesFor(packet);
-    const uint8_t job = static_cast<uint8_t>(talb_job_of(packet.label.tensor_id));
+uint32_t
+TensorAwareV2::SelectUntagged(const PacketInfo& packet, const Candidates& candidates)
+{
+    uint32_t port = SelectFallback(packet, candidates);
+    if (packet.size >= kUntaggedMinBytes)
+    {
+        // No pace: the fallback may spray an untagged flow's packets (drill), so their gaps on
+        // one port are not the flow's pace, and many short background flows would hold the
+        // slots tensor flows need.
+        FlowSlot seen = Seen(packet, m_config.untaggedPriority);
+        seen.untagged = true;
+        Touch(port, seen);
+    }
+    return port;
+}
+
+bool
+TensorAwareV2::Sprays(const PacketInfo& packet, const Candidates& candidates, const Flow& f) const
+{
     // Per-packet spreading is for flows that tolerate reordering: neither the safe-move ones nor
     // go-back-N ones (each reordered packet costs a retransmission window), whatever SafeMoves.
-    if (!safe && !packet.goBackN && m_config.spray != Spray::kNever &&
-        (m_config.spray == Spray::kAlways ||
-         Contended(candidates, now, true, m_config.spray == Spray::kContended, job)))
-    {
-        // Spread: a flow that tolerates reordering pools the ports' capacity with the untagged
-        // bursts instead of waiting out the ones on its own port (not a reroute, as for DRILL).
-        uint32_t port = SprayPort(packet, candidates, job);
-        ++m_stats.nSprayed;
-        Remember(Admit(e, slot, packet), packet, port);
-        FlowSlot seen = Seen(packet, priority);
-        seen.job = job;
-        Touch(port, seen);
-        return port;
-    }
+    return !f.safe && !packet.goBackN && m_config.spray != Spray::kNever &&
+           (m_config.spray == Spray::kAlways ||
+            Contended(candidates, packet.nowNs, true, m_config.spray == Spray::kContended, f.job));
+}
+
+uint32_t
+TensorAwareV2::SelectSprayed(const PacketInfo& packet, const Candidates& candidates, const Flow& f)
+{
+    // Spread: a flow that tolerates reordering pools the ports' capacity with the untagged
+    // bursts instead of waiting out the ones on its own port (not a reroute, as for DRILL).
+    uint32_t port = SprayPort(packet, candidates, f.job);
+    ++m_stats.nSprayed;
+    Remember(Admit(f.entry, f.slot, packet), packet, port);
+    FlowSlot seen = Seen(packet, packet.label.priority);
+    seen.job = f.job;
+    Touch(port, seen);
+    return port;
+}
+
+void
+TensorAwareV2::Locate(const PacketInfo& packet, const Candidates& candidates, Flow* f)
+{
+    const int64_t now = packet.nowNs;
+    const TensorTable::Entry* e = f->entry;
     // Moves other than Counts: the flow's rate, looked up once per packet.
-    FlowRate* rate = m_config.moves != Moves::kCounts ? &RateOf(packet.flowHash, now) : nullptr;
-    const FlowSlot* onCurrent = nullptr; // the flow's slot on its current port, if any
-    uint32_t current = kNoPort;
-    bool failed = false;
+    f->rate = m_config.moves != Moves::kCounts ? &RateOf(packet.flowHash, now) : nullptr;
+    // The flow's current port: its tensor's, else (a new tensor) the port the flow is active on.
     if (e)
     {
-        failed = !candidates.Contains(e->port);
-        current = failed ? kNoPort : e->port;
-        onCurrent = failed ? nullptr : SlotOf(current, packet.flowHash);
+        f->failed = !candidates.Contains(e->port);
+        f->current = f->failed ? kNoPort : e->port;
+        f->onCurrent = f->failed ? nullptr : SlotOf(f->current, packet.flowHash);
     }
     else
     {
-        current = ActivePort(packet.flowHash, candidates, now, safe, &onCurrent);
+        f->current = ActivePort(packet.flowHash, candidates, now, f->safe, &f->onCurrent);
     }
     // A tensor the table holds and that kept sending is mid-tensor; anything else is at a
     // boundary (a new tensor, or a pause long enough for the flow to have left its port).
     // The flow's pace: its tensor's, else (a new tensor) what its slot on its port knew.
-    int64_t pace = e ? e->paceNs : (onCurrent ? onCurrent->paceNs : 0);
-    const bool midTensor = e && !failed && now - e->lastSeenNs <= WindowFor(pace);
-    if (m_config.windowMode == WindowMode::kPace && (e || onCurrent))
+    const FlowSlot* on = f->onCurrent;
+    int64_t pace = e ? e->paceNs : (on ? on->paceNs : 0);
+    f->midTensor = e && !f->failed && now - e->lastSeenNs <= WindowFor(pace);
+    if (m_config.windowMode == WindowMode::kPace && (e || on))
     {
-        pace = NextPace(pace, now - (e ? e->lastSeenNs : onCurrent->lastSeenNs));
+        pace = NextPace(pace, now - (e ? e->lastSeenNs : on->lastSeenNs));
     }
+    f->pace = pace;
     // A tensor that went silent this long mid-tensor was stalled (a TCP retransmission timeout):
     // its port loses ties, and what is still queued behind the stall is being retransmitted, so
     // the reordering bound does not hold the move. Safe-move flows keep their drain rule.
-    const bool stalled = !safe && e && !failed && m_config.stallTimeoutNs > 0 &&
-                         now - e->lastSeenNs >= m_config.stallTimeoutNs;
+    f->stalled = !f->safe && e && !f->failed && m_config.stallTimeoutNs > 0 &&
+                 now - e->lastSeenNs >= m_config.stallTimeoutNs;
+}
 
-    uint32_t port = current;
-    bool moved = false;
-    if (current == kNoPort)
+uint32_t
+TensorAwareV2::Place(const PacketInfo& packet, const Candidates& candidates)
+{
+    Cost bestCost;
+    Cost unused;
+    // The flow's last port, where it paused, is not charged: its remote metric still holds the
+    // flow's own load (the DRE and the feedback lag by hundreds of microseconds).
+    uint32_t last = m_remote ? LastPort(packet.flowHash, candidates) : kNoPort;
+    return Best(packet,
+                candidates,
+                kNoPort,
+                FastestRates(packet, candidates),
+                &bestCost,
+                &unused,
+                kNoPort,
+                last);
+}
+
+uint32_t
+TensorAwareV2::Reconsider(const PacketInfo& packet,
+                          const Candidates& candidates,
+                          const Flow& f,
+                          bool* moved)
+{
+    const uint32_t current = f.current;
+    const Fastest fastest = FastestRates(packet, candidates);
+    Cost bestCost;
+    Cost currentCost;
+    uint32_t best = Best(packet,
+                         candidates,
+                         current,
+                         fastest,
+                         &bestCost,
+                         &currentCost,
+                         f.stalled ? current : kNoPort,
+                         current);
+    bool byQueue = false; // a move by the margin between equally shared ports
+    bool better = best != current && Better(packet, f, fastest, bestCost, currentCost, &byQueue);
+    const bool byCongestion = m_config.moves == Moves::kCongestion ||
+                              (m_config.moves == Moves::kContended &&
+                               Contended(candidates, packet.nowNs, true, true, f.job));
+    if (byCongestion && !f.stalled)
     {
-        Cost bestCost;
-        Cost unused;
-        // The flow's last port, where it paused, is not charged: its remote metric still holds
-        // the flow's own load (the DRE and the feedback lag by hundreds of microseconds).
-        uint32_t last = m_remote ? LastPort(packet.flowHash, candidates) : kNoPort;
-        port = Best(packet,
-                    candidates,
-                    kNoPort,
-                    FastestRates(packet, candidates),
-                    &bestCost,
-                    &unused,
-                    kNoPort,
-                    last);
-        moved = failed;
-    }
-    else if (!midTensor || now - e->lastMoveNs >= m_config.minMoveIntervalNs)
-    {
-        const Fastest fastest = FastestRates(packet, candidates);
-        Cost bestCost;
-        Cost currentCost;
-        uint32_t best = Best(packet,
-                             candidates,
-                             current,
-                             fastest,
-                             &bestCost,
-                             &currentCost,
-                             stalled ? current : kNoPort,
-                             current);
-        bool better = false;
-        bool byQueue = false; // a move by the margin between equally shared ports
-        if (best != current)
+        // Only congestion moves the flow off its port, and with queueMoves a local burst.
+        better = m_config.queueMoves && byQueue;
+        uint32_t target = CongestionMove(packet, candidates, f, better);
+        if (target != kNoPort)
         {
-            if (stalled || bestCost.SharesLess(currentCost))
-            {
-                better = true;
-            }
-            else if (midTensor)
-            {
-                // The same queueing delay at any rate: 15000 bytes tuned at 10 Gb/s moved a
-                // go-back-N flow for 1.2 us of queue at 100 Gb/s, a retransmission window
-                // each time.
-                double margin =
-                    AtFastest(priority < m_config.highThreshold ? m_config.highMoveMarginBytes
-                                                                : m_config.lowMoveMarginBytes,
-                              fastest);
-                better = currentCost.drainBytes - bestCost.drainBytes > margin;
-                byQueue = better;
-            }
-        }
-        const bool byCongestion =
-            m_config.moves == Moves::kCongestion ||
-            (m_config.moves == Moves::kContended && Contended(candidates, now, true, true, job));
-        if (byCongestion && !stalled)
-        {
-            // Only congestion moves the flow off its port, and with queueMoves a local burst.
-            better = m_config.queueMoves && byQueue;
-            const bool slow =
-                rate->rateBps >= 0 &&
-                rate->rateBps < m_config.slowRate * static_cast<double>(Ports().RateBps(current));
-            uint32_t target = kNoPort;
-            if (!better && m_remote && midTensor && slow &&
-                now - e->lastMoveNs >= m_config.minMoveIntervalNs)
-            {
-                target = CongestionTarget(packet, candidates, current);
-            }
-            if (target != kNoPort)
-            {
-                // At once: a go-back-N window costs less than a tensor held on a congested path.
-                port = target;
-                moved = true;
-                CountMove(midTensor, stalled);
-                *rate = FlowRate::Start(packet.flowHash, now); // measured afresh on its new path
-            }
-        }
-        // Background bursts are what the flow counts do not see; while one is active a
-        // go-back-N flow moves as others do rather than wait out the burst.
-        if (better && safe &&
-            !(m_config.safeMoves == SafeMoves::kGoBackNUnlessUntagged &&
-              Contended(candidates, now, true, false, job)))
-        {
-            // The flow's last packet on its port (or, its slot gone, its last packet anywhere)
-            // must have left the port, and the slack passed, before a packet may go elsewhere.
-            int64_t drained = onCurrent ? onCurrent->drainedNs : e->lastSeenNs;
-            if (now < drained + m_config.safeSlackNs)
-            {
-                ++m_stats.nUndrainedHeld;
-            }
-            else
-            {
-                port = best;
-                moved = true;
-                CountMove(midTensor, stalled);
-            }
-        }
-        else if (better)
-        {
-            // Bytes ahead of the flow on its port that would drain after a packet sent now on
-            // the new one, in bytes of the current port's rate.
-            double r = Ratio(fastest.local, Ports().RateBps(current));
-            double reorder = (currentCost.drainBytes - bestCost.drainBytes) / r;
-            if (reorder > m_config.maxReorderBytes && !stalled)
-            {
-                ++m_stats.nReorderHeld;
-            }
-            else
-            {
-                port = best;
-                moved = true;
-                CountMove(midTensor, stalled);
-            }
+            *moved = true;
+            return target;
         }
     }
+    if (better && TakesMove(packet, candidates, f, fastest, bestCost, currentCost))
+    {
+        *moved = true;
+        return best;
+    }
+    return current;
+}
 
+bool
+TensorAwareV2::Better(const PacketInfo& packet,
+                      const Flow& f,
+                      const Fastest& fastest,
+                      const Cost& bestCost,
+                      const Cost& currentCost,
+                      bool* byQueue) const
+{
+    if (f.stalled || bestCost.SharesLess(currentCost))
+    {
+        return true;
+    }
+    if (!f.midTensor)
+    {
+        return false;
+    }
+    // The same queueing delay at any rate: 15000 bytes tuned at 10 Gb/s moved a go-back-N flow
+    // for 1.2 us of queue at 100 Gb/s, a retransmission window each time.
+    double margin =
+        AtFastest(packet.label.priority < m_config.highThreshold ? m_config.highMoveMarginBytes
+                                                                 : m_config.lowMoveMarginBytes,
+                  fastest);
+    *byQueue = currentCost.drainBytes - bestCost.drainBytes > margin;
+    return *byQueue;
+}
+
+uint32_t
+TensorAwareV2::CongestionMove(const PacketInfo& packet,
+                              const Candidates& candidates,
+                              const Flow& f,
+                              bool queueMove)
+{
+    const int64_t now = packet.nowNs;
+    const bool slow =
+        f.rate->rateBps >= 0 &&
+        f.rate->rateBps < m_config.slowRate * static_cast<double>(Ports().RateBps(f.current));
+    uint32_t target = kNoPort;
+    if (!queueMove && m_remote && f.midTensor && slow &&
+        now - f.entry->lastMoveNs >= m_config.minMoveIntervalNs)
+    {
+        target = CongestionTarget(packet, candidates, f.current);
+    }
+    if (target != kNoPort)
+    {
+        // At once: a go-back-N window costs less than a tensor held on a congested path.
+        CountMove(f.midTensor, f.stalled);
+        *f.rate = FlowRate::Start(packet.flowHash, now); // measured afresh on its new path
+    }
+    return target;
+}
+
+bool
+TensorAwareV2::TakesMove(const PacketInfo& packet,
+                         const Candidates& candidates,
+                         const Flow& f,
+                         const Fastest& fastest,
+                         const Cost& bestCost,
+                         const Cost& currentCost)
+{
+    // Background bursts are what the flow counts do not see; while one is active a go-back-N
+    // flow moves as others do rather than wait out the burst.
+    if (f.safe && !(m_config.safeMoves == SafeMoves::kGoBackNUnlessUntagged &&
+                    Contended(candidates, packet.nowNs, true, false, f.job)))
+    {
+        // The flow's last packet on its port (or, its slot gone, its last packet anywhere) must
+        // have left the port, and the slack passed, before a packet may go elsewhere.
+        int64_t drained = f.onCurrent ? f.onCurrent->drainedNs : f.entry->lastSeenNs;
+        if (packet.nowNs < drained + m_config.safeSlackNs)
+        {
+            ++m_stats.nUndrainedHeld;
+            return false;
+        }
+    }
+    else
+    {
+        // Bytes ahead of the flow on its port that would drain after a packet sent now on the
+        // new one, in bytes of the current port's rate.
+        double r = Ratio(fastest.local, Ports().RateBps(f.current));
+        double reorder = (currentCost.drainBytes - bestCost.drainBytes) / r;
+        if (reorder > m_config.maxReorderBytes && !f.stalled)
+        {
+            ++m_stats.nReorderHeld;
+            return false;
+        }
+    }
+    CountMove(f.midTensor, f.stalled);
+    return true;
+}
+
+void
+TensorAwareV2::Record(const PacketInfo& packet, const Flow& f, uint32_t port, bool moved)
+{
+    const int64_t now = packet.nowNs;
     if (moved)
     {
-        uint32_t from = failed ? e->port : current;
+        uint32_t from = f.failed ? f.entry->port : f.current;
         NotifyRerouted(packet, from, port);
-        if (!failed)
+        if (!f.failed)
         {
             Forget(from, packet.flowHash);
         }
     }
-    e = Admit(e, slot, packet);
+    TensorTable::Entry* e = Admit(f.entry, f.slot, packet);
     if (e)
     {
         if (moved || e->port != port)
         {
             e->lastMoveNs = now;
         }
-        e->paceNs = pace;
+        e->paceNs = f.pace;
     }
-    if (rate)
+    if (FlowRate* rate = f.rate)
     {
         if (now - rate->windowStartNs >= m_config.rateWindowNs)
         {
@@ -613,13 +685,12 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         rate->windowBytes += packet.size;
     }
     Remember(e, packet, port);
-    FlowSlot seen = Seen(packet, priority);
-    seen.safe = safe;
-    seen.drainedNs = safe ? DrainTime(port, packet) : 0;
-    seen.paceNs = pace;
-    seen.job = job;
+    FlowSlot seen = Seen(packet, packet.label.priority);
+    seen.safe = f.safe;
+    seen.drainedNs = f.safe ? DrainTime(port, packet) : 0;
+    seen.paceNs = f.pace;
+    seen.job = f.job;
     Touch(port, seen);
-    return port;
 }
 
 } // namespace lb

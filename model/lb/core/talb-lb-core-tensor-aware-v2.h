@@ -255,13 +255,6 @@ class TensorAwareV2 : public TensorPolicy
     /// \return tensor flows active on \p port at \p nowNs (O(kFlowSlots))
     uint32_t ActiveFlows(uint32_t port, int64_t nowNs) const;
 
-    /// \return true when decisions on tagged packets read PacketInfo::goBackN (safe moves for
-    /// go-back-N flows, or spraying, which skips them): elsewhere a caller need not classify
-    bool ReadsGoBackN() const
-    {
-        return SafeMovesGoBackN() || m_config.spray != Spray::kNever;
-    }
-
   private:
     uint32_t DoSelect(const PacketInfo& packet, const Candidates& candidates) override;
 
@@ -488,6 +481,61 @@ class TensorAwareV2 : public TensorPolicy
                   Cost* currentCost,
                   uint32_t avoid,
                   uint32_t uncharged);
+
+    /// What DoSelect() knows of a tagged packet's flow before it decides.
+    struct Flow
+    {
+        TensorTable::Entry* entry{nullptr}; ///< its tensor's entry (null: a new tensor)
+        TensorTable::Entry* slot{nullptr};  ///< where a new entry would go (Lookup)
+        FlowRate* rate{nullptr};            ///< Moves other than Counts: its rate slot
+        const FlowSlot* onCurrent{nullptr}; ///< its slot on its current port, if any
+        uint32_t current{kNoPort};          ///< its current port, or kNoPort
+        bool failed{false};                 ///< its tensor's port left the candidates
+        bool safe{false};                   ///< it moves only once its old path drained
+        bool midTensor{false};              ///< its tensor is held and kept sending
+        bool stalled{false};                ///< ... after a silence of stallTimeoutNs
+        int64_t pace{0};                    ///< its pace after this packet (kPace)
+        uint8_t job{0};                     ///< its tensor's job
+    };
+
+    /// An unlabelled packet: the fallback's choice; a data flow counts on its port.
+    uint32_t SelectUntagged(const PacketInfo& packet, const Candidates& candidates);
+    /// \return true when \p f spreads its packets now (Spray)
+    bool Sprays(const PacketInfo& packet, const Candidates& candidates, const Flow& f) const;
+    /// A packet of a spreading flow: SprayPort(), not a reroute.
+    uint32_t SelectSprayed(const PacketInfo& packet, const Candidates& candidates, const Flow& f);
+    /// Fills what \p f says beyond its entry: its current port, pace, window, stall.
+    void Locate(const PacketInfo& packet, const Candidates& candidates, Flow* f);
+    /// \return the port of a flow without one: the least cost
+    uint32_t Place(const PacketInfo& packet, const Candidates& candidates);
+    /// \return the port of a flow on f.current: it, or the one it moves to (\p moved set)
+    uint32_t Reconsider(const PacketInfo& packet,
+                        const Candidates& candidates,
+                        const Flow& f,
+                        bool* moved);
+    /// \return true when the best port beats f.current (\p byQueue: by the margin alone)
+    bool Better(const PacketInfo& packet,
+                const Flow& f,
+                const Fastest& fastest,
+                const Cost& bestCost,
+                const Cost& currentCost,
+                bool* byQueue) const;
+    /// \return the port a slow flow on a congested path moves to (counted), or kNoPort;
+    /// \p queueMove: a queue move is taken already
+    uint32_t CongestionMove(const PacketInfo& packet,
+                            const Candidates& candidates,
+                            const Flow& f,
+                            bool queueMove);
+    /// \return true (counted) when a better port may be taken now: the drain rule of safe
+    /// moves, else the reordering bound; false counts what held it
+    bool TakesMove(const PacketInfo& packet,
+                   const Candidates& candidates,
+                   const Flow& f,
+                   const Fastest& fastest,
+                   const Cost& bestCost,
+                   const Cost& currentCost);
+    /// Records the decision: the reroute, the tensor's entry, the rate, the port's slot.
+    void Record(const PacketInfo& packet, const Flow& f, uint32_t port, bool moved);
 
     Config m_config;
     std::vector<FlowSlot> m_slots; ///< kFlowSlots per port

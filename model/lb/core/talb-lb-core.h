@@ -9,8 +9,10 @@
  * ns-3 passes its RNG stream, the switch its own generator. Policies never allocate after
  * Configure(); their tables are fixed-size.
  *
- * Adding a policy: one subclass of Policy (DoSelect, plus Configure with a Config struct) in
- * this folder, and a thin ns-3 TalbLoadBalancer that maps its attributes to that Config.
+ * Adding a policy: one subclass of Policy (DoSelect, plus Configure with a Config struct and the
+ * Config's settings table, talb-lb-core-settings.h) in this folder, a TalbCorePolicyLb subclass
+ * whose attributes the table gives (model/lb/), and its entry in the testbed switch's policies
+ * (doc/talb-switch.rst, "Decision core").
  */
 #ifndef TALB_LB_CORE_H
 #define TALB_LB_CORE_H

@@ -1,6 +1,7 @@
 // talb-switch's configuration file and command line: what they accept, and an error naming the
 // file, the line and the fault for everything they refuse.
 #include "talb-switch-config.h"
+#include "talb-switch-flags.h"
 #include "talb-switch-options.h"
 
 #include <cstdio>
@@ -197,12 +198,12 @@ TEST(TalbSwitchOptions, DefaultsAndEveryOption)
     EXPECT_EQ(p.policy.letflow.timeoutNs, 50000);
     EXPECT_EQ(p.policy.drill.samples, 3u);
     EXPECT_EQ(p.policy.drill.memory, 2u);
-    EXPECT_EQ(p.policy.talb.highThreshold, 2);
-    EXPECT_EQ(p.policy.talbV1.highThreshold, 2);
-    EXPECT_EQ(p.policy.talb.highMoveMarginBytes, 3000);
-    EXPECT_EQ(p.policy.talbV1.moveMarginBytes, 3000);
-    EXPECT_EQ(p.policy.talb.idleTimeoutNs, 500000);
-    EXPECT_EQ(p.policy.talbV1.idleTimeoutNs, 500000);
+    EXPECT_EQ(p.policy.talb.v2.highThreshold, 2);
+    EXPECT_EQ(p.policy.talb.v1.highThreshold, 2);
+    EXPECT_EQ(p.policy.talb.v2.highMoveMarginBytes, 3000);
+    EXPECT_EQ(p.policy.talb.v1.moveMarginBytes, 3000);
+    EXPECT_EQ(p.policy.talb.v2.idleTimeoutNs, 500000);
+    EXPECT_EQ(p.policy.talb.v1.idleTimeoutNs, 500000);
     EXPECT_EQ(p.pipeline.egress.ecnThresholdBytes, 30000u);
     EXPECT_FALSE(p.pipeline.egress.ecn);
     EXPECT_EQ(p.pipeline.egress.bufferBytes, 65536u);
@@ -251,22 +252,22 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     EXPECT_EQ(o.policy.fallback, "drill");          // TalbTensorAwareLb's Fallback
     EXPECT_EQ(o.policy.goBackNFallback, "letflow"); // and its GoBackNFallback
     const lb::TensorAwareV2::Config core;
-    EXPECT_EQ(o.policy.talb.highThreshold, core.highThreshold);
-    EXPECT_EQ(o.policy.talb.highMoveMarginBytes, core.highMoveMarginBytes);
-    EXPECT_EQ(o.policy.talb.lowMoveMarginBytes, core.lowMoveMarginBytes);
-    EXPECT_EQ(o.policy.talb.marginRateBps, core.marginRateBps);
-    EXPECT_EQ(o.policy.talb.maxReorderBytes, core.maxReorderBytes);
-    EXPECT_EQ(o.policy.talb.safeMoves, core.safeMoves);
-    EXPECT_EQ(o.policy.talb.safeSlackNs, core.safeSlackNs);
-    EXPECT_EQ(o.policy.talb.minMoveIntervalNs, core.minMoveIntervalNs);
-    EXPECT_EQ(o.policy.talb.activeWindowNs, core.activeWindowNs);
-    EXPECT_EQ(o.policy.talb.windowMode, core.windowMode);
-    EXPECT_EQ(o.policy.talb.paceFactor, core.paceFactor);
-    EXPECT_EQ(o.policy.talb.maxActiveWindowNs, core.maxActiveWindowNs);
-    EXPECT_EQ(o.policy.talb.stallTimeoutNs, core.stallTimeoutNs);
-    EXPECT_EQ(o.policy.talb.spray, core.spray);
-    EXPECT_EQ(o.policy.talb.sprayQueue, core.sprayQueue);
-    EXPECT_EQ(o.policy.talb.tableSize, core.tableSize);
+    EXPECT_EQ(o.policy.talb.v2.highThreshold, core.highThreshold);
+    EXPECT_EQ(o.policy.talb.v2.highMoveMarginBytes, core.highMoveMarginBytes);
+    EXPECT_EQ(o.policy.talb.v2.lowMoveMarginBytes, core.lowMoveMarginBytes);
+    EXPECT_EQ(o.policy.talb.v2.marginRateBps, core.marginRateBps);
+    EXPECT_EQ(o.policy.talb.v2.maxReorderBytes, core.maxReorderBytes);
+    EXPECT_EQ(o.policy.talb.v2.safeMoves, core.safeMoves);
+    EXPECT_EQ(o.policy.talb.v2.safeSlackNs, core.safeSlackNs);
+    EXPECT_EQ(o.policy.talb.v2.minMoveIntervalNs, core.minMoveIntervalNs);
+    EXPECT_EQ(o.policy.talb.v2.activeWindowNs, core.activeWindowNs);
+    EXPECT_EQ(o.policy.talb.v2.windowMode, core.windowMode);
+    EXPECT_EQ(o.policy.talb.v2.paceFactor, core.paceFactor);
+    EXPECT_EQ(o.policy.talb.v2.maxActiveWindowNs, core.maxActiveWindowNs);
+    EXPECT_EQ(o.policy.talb.v2.stallTimeoutNs, core.stallTimeoutNs);
+    EXPECT_EQ(o.policy.talb.v2.spray, core.spray);
+    EXPECT_EQ(o.policy.talb.v2.sprayQueue, core.sprayQueue);
+    EXPECT_EQ(o.policy.talb.v2.tableSize, core.tableSize);
     SwitchOptions p;
     ASSERT_TRUE(Parse({"--config=x",
                        "--lb=talb",
@@ -288,30 +289,30 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
                       &p,
                       &error))
         << error;
-    EXPECT_EQ(p.policy.talb.lowMoveMarginBytes, 90000);
-    EXPECT_EQ(p.policy.talb.marginRateBps, 25000000000u);
-    EXPECT_EQ(p.policy.talb.maxReorderBytes, 0);
-    EXPECT_EQ(p.policy.talb.safeMoves, lb::TensorAwareV2::SafeMoves::kAlways);
-    EXPECT_EQ(p.policy.talb.spray, lb::TensorAwareV2::Spray::kWithUntagged);
-    EXPECT_EQ(p.policy.talb.sprayQueue, lb::TensorAwareV2::SprayQueue::kAtOrAbove);
-    EXPECT_EQ(p.policy.talb.safeSlackNs, 200000);
-    EXPECT_EQ(p.policy.talb.minMoveIntervalNs, 0);
-    EXPECT_EQ(p.policy.talb.activeWindowNs, 250000);
-    EXPECT_EQ(p.policy.talb.windowMode, lb::TensorAwareV2::WindowMode::kPace);
-    EXPECT_EQ(p.policy.talb.paceFactor, 1.5);
-    EXPECT_EQ(p.policy.talb.maxActiveWindowNs, 1500000);
-    EXPECT_EQ(p.policy.talb.stallTimeoutNs, 3000000);
-    EXPECT_EQ(p.policy.talb.tableSize, 1024u);
-    EXPECT_EQ(p.policy.talbV1.tableSize, 1024u);
-    EXPECT_EQ(p.policy.talb.probeLimit, 16u);
-    EXPECT_EQ(p.policy.talbV1.probeLimit, 16u);
+    EXPECT_EQ(p.policy.talb.v2.lowMoveMarginBytes, 90000);
+    EXPECT_EQ(p.policy.talb.v2.marginRateBps, 25000000000u);
+    EXPECT_EQ(p.policy.talb.v2.maxReorderBytes, 0);
+    EXPECT_EQ(p.policy.talb.v2.safeMoves, lb::TensorAwareV2::SafeMoves::kAlways);
+    EXPECT_EQ(p.policy.talb.v2.spray, lb::TensorAwareV2::Spray::kWithUntagged);
+    EXPECT_EQ(p.policy.talb.v2.sprayQueue, lb::TensorAwareV2::SprayQueue::kAtOrAbove);
+    EXPECT_EQ(p.policy.talb.v2.safeSlackNs, 200000);
+    EXPECT_EQ(p.policy.talb.v2.minMoveIntervalNs, 0);
+    EXPECT_EQ(p.policy.talb.v2.activeWindowNs, 250000);
+    EXPECT_EQ(p.policy.talb.v2.windowMode, lb::TensorAwareV2::WindowMode::kPace);
+    EXPECT_EQ(p.policy.talb.v2.paceFactor, 1.5);
+    EXPECT_EQ(p.policy.talb.v2.maxActiveWindowNs, 1500000);
+    EXPECT_EQ(p.policy.talb.v2.stallTimeoutNs, 3000000);
+    EXPECT_EQ(p.policy.talb.v2.tableSize, 1024u);
+    EXPECT_EQ(p.policy.talb.v1.tableSize, 1024u);
+    EXPECT_EQ(p.policy.talb.v2.probeLimit, 16u);
+    EXPECT_EQ(p.policy.talb.v1.probeLimit, 16u);
     SwitchOptions n;
     ASSERT_TRUE(Parse({"--config=x", "--lb=talb-v1", "--talb-safe-moves=never"}, &n, &error));
     EXPECT_EQ(n.policy.name, "talb-v1");
-    EXPECT_EQ(n.policy.talb.safeMoves, lb::TensorAwareV2::SafeMoves::kNever);
+    EXPECT_EQ(n.policy.talb.v2.safeMoves, lb::TensorAwareV2::SafeMoves::kNever);
     SwitchOptions z;
     ASSERT_TRUE(Parse({"--config=x", "--lb=talb", "--talb-move-margin-rate=0"}, &z, &error));
-    EXPECT_EQ(z.policy.talb.marginRateBps, 0u);
+    EXPECT_EQ(z.policy.talb.v2.marginRateBps, 0u);
 }
 
 TEST(TalbSwitchOptions, BadV2AndHermesValuesNameTheOption)
@@ -356,4 +357,61 @@ TEST(TalbSwitchOptions, BadV2AndHermesValuesNameTheOption)
               "--hermes-delay-low-us: 50 exceeds --hermes-delay-high-us 40");
     EXPECT_EQ(OptionError({"--config=x", "--presto-flowcell-bytes=0"}),
               "--presto-flowcell-bytes: '0' is not a number in 1..1073741824");
+}
+
+namespace
+{
+
+/// Every flag of \p table is in \p usage, and its default as --help writes it parses back to
+/// the default. \return the number of flags
+template <class C>
+int
+ExpectListedWithDefaults(const lb::SettingTable<C>& table,
+                         const C& defaults,
+                         const std::string& usage)
+{
+    int n = 0;
+    for (const lb::Setting<C>& row : table)
+    {
+        if (!row.flag)
+        {
+            continue;
+        }
+        ++n;
+        const FlagSpec spec = SpecOf(table, row);
+        EXPECT_NE(usage.find("  " + spec.name + "="), std::string::npos) << spec.name;
+        const std::string text = FlagValueText(spec, row.field.get(defaults));
+        double value = -1;
+        std::string error;
+        EXPECT_TRUE(ParseFlagValue(spec, text, &value, &error)) << error;
+        EXPECT_EQ(value, row.field.get(defaults)) << spec.name << "=" << text;
+    }
+    return n;
+}
+
+} // namespace
+
+TEST(TalbSwitchOptions, EveryPolicyFlagComesFromItsSettingsTableWithItsDefault)
+{
+    const std::string usage = SwitchUsage("talb-switch");
+    const PolicyOptions d;
+    int flags = ExpectListedWithDefaults(lb::Ecmp::Settings(), d.ecmp, usage) +
+                ExpectListedWithDefaults(lb::LetFlow::Settings(), d.letflow, usage) +
+                ExpectListedWithDefaults(lb::Drill::Settings(), d.drill, usage) +
+                ExpectListedWithDefaults(lb::Presto::Settings(), d.presto, usage) +
+                ExpectListedWithDefaults(lb::Hermes::Settings(), d.hermes, usage) +
+                ExpectListedWithDefaults(lb::TensorAwareConfig::Settings(), d.talb, usage);
+    // The policies' flags the switch had before the tables: LetFlow 1, DRILL 2, Presto 2,
+    // Hermes 9, TaLB 18 (both versions 5, v2 13).
+    EXPECT_EQ(flags, 32);
+    // Defaults and ranges as --help shows them, in the flags' units.
+    EXPECT_NE(usage.find("(1..10000000; default 500)"), std::string::npos); // flowlet, us
+    EXPECT_NE(usage.find("default 10Gbps"), std::string::npos);             // margin rate
+    EXPECT_NE(usage.find("(fixed or pace; default fixed)"), std::string::npos);
+    // A flag's value in any case, and the simulator's spelling of an enumeration.
+    SwitchOptions o;
+    std::string error;
+    ASSERT_TRUE(Parse({"--config=x", "--talb-safe-moves=GoBackNUnlessUntagged"}, &o, &error))
+        << error;
+    EXPECT_EQ(o.policy.talb.v2.safeMoves, lb::TensorAwareV2::SafeMoves::kGoBackNUnlessUntagged);
 }

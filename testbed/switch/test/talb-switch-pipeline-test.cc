@@ -404,7 +404,7 @@ TEST(TalbSwitchPipeline, TalbV2KeepsATensorWhenAMoveWouldReorderMoreThanItsBound
     // A bound of 18 kB (two jumbo frames): the 30 kB ahead of it on its uplink would be
     // overtaken; it stays.
     PolicyOptions bounded = Leaf::Named("talb");
-    bounded.talb.maxReorderBytes = 18000;
+    bounded.talb.v2.maxReorderBytes = 18000;
     Leaf kept(bounded);
     std::vector<int> ports = TensorAfterItsUplinkFills(kept, packet);
     for (int p : ports)
@@ -428,8 +428,8 @@ TEST(TalbSwitchPipeline, TalbV2MovesRoceFlowsOnlyOnceTheOldPathDrained)
     // No reordering bound and no slack: a TCP tensor sending every 10 us moves as soon as its
     // move interval allows (100 us).
     PolicyOptions po = Leaf::Named("talb");
-    po.talb.maxReorderBytes = 1e9;
-    po.talb.safeSlackNs = 0;
+    po.talb.v2.maxReorderBytes = 1e9;
+    po.talb.v2.safeSlackNs = 0;
     auto tcp = [](uint8_t flags) { return Tcp(kH3, 1, 1000, Option(10, 0, flags)); };
     Leaf plain(po);
     std::vector<int> ports = TensorAfterItsUplinkFills(plain, tcp, 10, 10);

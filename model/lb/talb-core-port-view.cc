@@ -1,4 +1,4 @@
-#include "talb-lb-core-ns3.h"
+#include "talb-core-port-view.h"
 
 namespace ns3
 {
@@ -17,7 +17,7 @@ TalbCorePortView::SetPorts(const std::vector<TalbPortState>* ports)
     {
         for (const TalbPortState& p : *ports)
         {
-            m_bands.push_back(PeekPointer(DynamicCast<TalbPriorityQueue>(p.queue)));
+            m_bands.push_back(dynamic_cast<const TalbBandedQueue*>(PeekPointer(p.queue)));
         }
     }
 }
@@ -25,17 +25,8 @@ TalbCorePortView::SetPorts(const std::vector<TalbPortState>* ports)
 uint64_t
 TalbCorePortView::QueueBytesAtOrAbove(uint32_t port, uint8_t priority) const
 {
-    const TalbPriorityQueue* q = port < m_bands.size() ? m_bands[port] : nullptr;
-    if (!q)
-    {
-        return QueueBytes(port);
-    }
-    uint64_t bytes = 0;
-    for (uint8_t b = 0; b <= priority && b < TALB_NUM_PRIORITIES; ++b)
-    {
-        bytes += q->GetBandBytes(b);
-    }
-    return bytes;
+    const TalbBandedQueue* q = port < m_bands.size() ? m_bands[port] : nullptr;
+    return q ? q->GetBytesAtOrAbove(priority) : QueueBytes(port);
 }
 
 uint64_t
@@ -64,47 +55,6 @@ TalbCorePortView::Utilization(uint32_t port, int64_t nowNs) const
 {
     const TalbPortState& p = (*m_ports)[port];
     return p.dre.GetUtilization(NanoSeconds(nowNs), p.rate);
-}
-
-void
-TalbCoreRandom::Create()
-{
-    m_rng = CreateObject<UniformRandomVariable>();
-}
-
-void
-TalbCoreRandom::Share(Ptr<UniformRandomVariable> rng)
-{
-    m_rng = rng;
-}
-
-void
-TalbCoreRandom::Dispose()
-{
-    m_rng = nullptr;
-}
-
-uint32_t
-TalbCoreRandom::Integer(uint32_t min, uint32_t max)
-{
-    return m_rng->GetInteger(min, max);
-}
-
-Ptr<UniformRandomVariable>
-TalbCoreRandom::GetVariable() const
-{
-    return m_rng;
-}
-
-TalbCoreEvents::TalbCoreEvents(Callback<void, uint32_t, uint32_t> rerouted)
-    : m_rerouted(rerouted)
-{
-}
-
-void
-TalbCoreEvents::Rerouted(const talb::lb::PacketInfo& /* packet */, uint32_t from, uint32_t to)
-{
-    m_rerouted(from, to);
 }
 
 } // namespace ns3

@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup talb-switch
+ * \ingroup talb-lb
  * \brief Discounting rate estimator (DRE) of CONGA: a byte register that grows by every byte
  * sent and shrinks by a factor (1 - alpha) every interval Tdre.
  *

@@ -1,0 +1,8 @@
+#include "talb-banded-queue.h"
+
+namespace ns3
+{
+
+TalbBandedQueue::~TalbBandedQueue() = default;
+
+} // namespace ns3

@@ -308,8 +308,7 @@ TalbSwitch::Forward(uint32_t inPort, Ptr<Packet> p)
 {
     ++m_stats.nReceived;
     // Headers and TalbTag read once per hop: forwarding, PFC's classification and the egress
-    // queue (TalbPfcNetDevice) all use what is read here (three reads each before: 2 % of an
-    // RDMA run's CPU).
+    // queue (TalbPfcNetDevice) all use what is read here, so each hop parses its headers once.
     TalbPriorityQueue::PacketInfo info = TalbPriorityQueue::Read(p);
     const TalbPriorityQueue::Parsed& h = info.headers;
     if (!h.ipv4 || h.ipOffset != 0)

@@ -216,14 +216,13 @@ TensorAwareV2::SprayPort(const PacketInfo& packet, const Candidates& candidates,
     // Another job's packets share the spine downlinks with this flow's whatever their band, so
     // then the split between uplinks balances every band's bytes, as DRILL's does; with only
     // background sharing, a tensor packet's wait here is what matters (DWRR serves the training
-    // class its share): counting every band cost the 30 % cell 2.8 %.
+    // class its share; doc/talb-switch.rst, "SprayQueue", has the measurement).
     const bool allBands = m_config.sprayQueue == SprayQueue::kAll ||
                           (m_config.sprayQueue == SprayQueue::kAllWhenShared && shared);
     // Another job's flows collide with this one at spine downlinks the leaf does not see; a
-    // background burst is local and short, and the queue here is the better guide to it (with
-    // background alone, the saturation report cost the 30 % cell 4.7 %). A penalty, not a veto:
-    // avoiding every saturated path outright cost the spread mixed cell 2.3 % (the report lags
-    // and counts the leaf's own packets).
+    // background burst is local and short, and the queue here is the better guide to it. A
+    // penalty, not a veto: the report lags and counts the leaf's own packets (doc/talb-switch.rst,
+    // "RemoteSprayBytes", has the measurements).
     const double penalty = remote && shared ? AtFastest(m_config.remoteSprayBytes, fastest) : 0.0;
     return PickLeast(candidates, [&](uint32_t port) {
         double bytes = DrainBytes(port, packet, fastest, allBands);
@@ -362,8 +361,8 @@ TensorAwareV2::PortCost(uint32_t port,
     {
         // A path the remote leaf reports saturated is shared with a flow we cannot see. Partial
         // utilisation is left to the local keys: the metric is coarse, lags, and counts every
-        // priority and this leaf's own traffic (charging it in proportion cost the README's
-        // job 12.7 %).
+        // priority and this leaf's own traffic (charging it in proportion measured worse:
+        // doc/talb-switch.rst, "RemoteAwareness").
         double u = Saturated(port, packet) ? 2.0 : 1.0;
         cost.share = std::max(cost.share, rPath * u);
         cost.crowd = std::max(cost.crowd, rPath * u);

@@ -25,7 +25,7 @@ NS_LOG_COMPONENT_DEFINE("TalbLeafSpineExample");
 namespace
 {
 
-/// One flow: a BulkSend (untagged) or a TalbTensorSource (tagged tensors) to a PacketSink.
+/// One flow: a BulkSend (untagged) or a TalbTensorSource (tagged tensors) to a TalbBulkSink.
 struct Flow
 {
     uint32_t src;
@@ -118,7 +118,7 @@ FlowRun::InstallFlow(uint32_t f)
 {
     const Flow& flow = m_flows[f];
     uint16_t port = 10000 + f;
-    PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+    TalbBulkSinkHelper sink(InetSocketAddress(Ipv4Address::GetAny(), port));
     ApplicationContainer sinkApp = sink.Install(m_fabric->GetHost(flow.dst));
     sinkApp.Get(0)->TraceConnectWithoutContext("Rx", MakeCallback(&FlowRun::SinkRx, this).Bind(f));
     Address remote = InetSocketAddress(m_fabric->GetHostAddress(flow.dst), port);

@@ -82,9 +82,8 @@ class TalbEgressHookSegmentsTestCase : public talbtest::SimulationTestCase
         std::vector<Tensor> tensors{{talb_make_tensor_id(1, 7), 1, 2500},
                                     {talb_make_tensor_id(1, 8), 5, 1700},
                                     {talb_make_tensor_id(2, 9), 2, 4000}};
-        PacketSinkHelper sink("ns3::TcpSocketFactory",
-                              InetSocketAddress(Ipv4Address::GetAny(), 9000));
-        Ptr<PacketSink> rx = DynamicCast<PacketSink>(sink.Install(f->GetHost(1)).Get(0));
+        TalbBulkSinkHelper sink(InetSocketAddress(Ipv4Address::GetAny(), 9000));
+        Ptr<TalbBulkSink> rx = DynamicCast<TalbBulkSink>(sink.Install(f->GetHost(1)).Get(0));
         Ptr<TalbTensorSource> src = CreateObject<TalbTensorSource>();
         src->SetAttribute("Remote", AddressValue(InetSocketAddress(f->GetHostAddress(1), 9000)));
         src->SetAttribute("SendSize", UintegerValue(300));

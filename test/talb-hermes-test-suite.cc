@@ -158,13 +158,12 @@ class TalbHermesFabricTestCase : public talbtest::SimulationTestCase
         }
         f->Install();
         f->AssignStreams(7);
-        std::vector<Ptr<PacketSink>> sinks;
+        std::vector<Ptr<TalbBulkSink>> sinks;
         const uint64_t bytes = 3000000;
         for (uint32_t h = 0; h < 2; ++h)
         {
-            PacketSinkHelper sink("ns3::TcpSocketFactory",
-                                  InetSocketAddress(Ipv4Address::GetAny(), 6000 + h));
-            sinks.push_back(DynamicCast<PacketSink>(sink.Install(f->GetHost(2 + h)).Get(0)));
+            TalbBulkSinkHelper sink(InetSocketAddress(Ipv4Address::GetAny(), 6000 + h));
+            sinks.push_back(DynamicCast<TalbBulkSink>(sink.Install(f->GetHost(2 + h)).Get(0)));
             BulkSendHelper bulk("ns3::TcpSocketFactory",
                                 InetSocketAddress(f->GetHostAddress(2 + h), 6000 + h));
             bulk.SetAttribute("MaxBytes", UintegerValue(bytes));

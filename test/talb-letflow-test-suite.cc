@@ -92,8 +92,7 @@ class TalbLetFlowFabricFlowletsTestCase : public SimulationTestCase
         f->Install();
         Config::Reset();
         f->AssignStreams(9);
-        PacketSinkHelper sink("ns3::TcpSocketFactory",
-                              InetSocketAddress(Ipv4Address::GetAny(), 5100));
+        TalbBulkSinkHelper sink(InetSocketAddress(Ipv4Address::GetAny(), 5100));
         sink.Install(f->GetHost(1));
         Ptr<TalbTensorSource> src = CreateObject<TalbTensorSource>();
         src->SetAttribute("Remote", AddressValue(InetSocketAddress(f->GetHostAddress(1), 5100)));

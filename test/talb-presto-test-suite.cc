@@ -195,9 +195,9 @@ class TalbPrestoFabricTestCase : public talbtest::SimulationTestCase
         }
         f->Install();
         f->AssignStreams(5);
-        PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
-                                    InetSocketAddress(Ipv4Address::GetAny(), 5000));
-        Ptr<PacketSink> sink = DynamicCast<PacketSink>(sinkHelper.Install(f->GetHost(1)).Get(0));
+        TalbBulkSinkHelper sinkHelper(InetSocketAddress(Ipv4Address::GetAny(), 5000));
+        Ptr<TalbBulkSink> sink =
+            DynamicCast<TalbBulkSink>(sinkHelper.Install(f->GetHost(1)).Get(0));
         BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(f->GetHostAddress(1), 5000));
         bulk.SetAttribute("MaxBytes", UintegerValue(bytes));
         bulk.Install(f->GetHost(0)).Start(MicroSeconds(10));

@@ -478,8 +478,7 @@ class TalbPriorityQueueOvertakeTestCase : public talbtest::SimulationTestCase
         // Hosts 0 and 1: 20 MB each at priority 7 to host 3 (2:1 overload of its port).
         for (uint32_t h = 0; h < 2; ++h)
         {
-            PacketSinkHelper sink("ns3::TcpSocketFactory",
-                                  InetSocketAddress(Ipv4Address::GetAny(), 8000 + h));
+            TalbBulkSinkHelper sink(InetSocketAddress(Ipv4Address::GetAny(), 8000 + h));
             sink.Install(f->GetHost(3));
             Ptr<TalbTensorSource> bg = CreateObject<TalbTensorSource>();
             bg->SetAttribute("Remote",
@@ -489,9 +488,8 @@ class TalbPriorityQueueOvertakeTestCase : public talbtest::SimulationTestCase
         }
         const uint32_t bytes = 150000;
         const Time start = MilliSeconds(3);
-        PacketSinkHelper sink("ns3::TcpSocketFactory",
-                              InetSocketAddress(Ipv4Address::GetAny(), 8100));
-        Ptr<PacketSink> rx = DynamicCast<PacketSink>(sink.Install(f->GetHost(3)).Get(0));
+        TalbBulkSinkHelper sink(InetSocketAddress(Ipv4Address::GetAny(), 8100));
+        Ptr<TalbBulkSink> rx = DynamicCast<TalbBulkSink>(sink.Install(f->GetHost(3)).Get(0));
         Ptr<TalbTensorSource> fg = CreateObject<TalbTensorSource>();
         fg->SetAttribute("Remote", AddressValue(InetSocketAddress(f->GetHostAddress(3), 8100)));
         fg->AddTensor(1, prio, bytes, start);
@@ -502,7 +500,7 @@ class TalbPriorityQueueOvertakeTestCase : public talbtest::SimulationTestCase
             "Rx",
             // A raw pointer: a Ptr bound into the sink's own trace would keep it alive forever.
             MakeBoundCallback(
-                +[](PacketSink* s, uint32_t b, Time* t, Ptr<const Packet>, const Address&) {
+                +[](TalbBulkSink* s, uint32_t b, Time* t, Ptr<const Packet>, const Address&) {
                     if (s->GetTotalRx() >= b && t->IsZero())
                     {
                         *t = Simulator::Now();

@@ -117,17 +117,16 @@ class TalbSwitchAllPairsTestCase : public talbtest::SimulationTestCase
  * Four TCP bulk flows of \p size bytes between the two leaves of \p f (hosts 0 <-> 2, 1 <-> 3),
  * started 10-13 us in. \return their sinks, in flow order
  */
-std::vector<Ptr<PacketSink>>
+std::vector<Ptr<TalbBulkSink>>
 InstallCrossLeafBulk(Ptr<TalbLeafSpineHelper> f, uint64_t size)
 {
-    std::vector<Ptr<PacketSink>> sinks;
+    std::vector<Ptr<TalbBulkSink>> sinks;
     uint32_t pairs[4][2] = {{0, 2}, {1, 3}, {2, 0}, {3, 1}};
     for (uint32_t k = 0; k < 4; ++k)
     {
         uint16_t port = 7000 + k;
-        PacketSinkHelper sink("ns3::TcpSocketFactory",
-                              InetSocketAddress(Ipv4Address::GetAny(), port));
-        sinks.push_back(DynamicCast<PacketSink>(sink.Install(f->GetHost(pairs[k][1])).Get(0)));
+        TalbBulkSinkHelper sink(InetSocketAddress(Ipv4Address::GetAny(), port));
+        sinks.push_back(DynamicCast<TalbBulkSink>(sink.Install(f->GetHost(pairs[k][1])).Get(0)));
         BulkSendHelper bulk("ns3::TcpSocketFactory",
                             InetSocketAddress(f->GetHostAddress(pairs[k][1]), port));
         bulk.SetAttribute("MaxBytes", UintegerValue(size));
@@ -160,7 +159,7 @@ class TalbSwitchLinkFailureTestCase : public talbtest::SimulationTestCase
         f->Install();
         f->AssignStreams(1);
         const uint64_t size = 2000000;
-        std::vector<Ptr<PacketSink>> sinks = InstallCrossLeafBulk(f, size);
+        std::vector<Ptr<TalbBulkSink>> sinks = InstallCrossLeafBulk(f, size);
         // Packets entering the failed link's devices (MacTx), before and after the failure.
         uint64_t before = 0;
         uint64_t after = 0;
@@ -242,7 +241,7 @@ class TalbSwitchLinkFlapTestCase : public talbtest::SimulationTestCase
         f->Install();
         f->AssignStreams(1);
         const uint64_t size = 10000000;
-        std::vector<Ptr<PacketSink>> sinks = InstallCrossLeafBulk(f, size);
+        std::vector<Ptr<TalbBulkSink>> sinks = InstallCrossLeafBulk(f, size);
         f->GetUplinkDevice(0, 1)->TraceConnectWithoutContext("MacTx",
                                                              MakeBoundCallback(&Count, &c));
         f->GetDownlinkDevice(1, 0)->TraceConnectWithoutContext("MacTx",

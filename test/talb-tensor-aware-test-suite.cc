@@ -488,8 +488,7 @@ class TalbTensorAwareFabricTestCase : public SimulationTestCase
         for (uint32_t h = 0; h < 4; ++h)
         {
             uint16_t port = 6000 + h;
-            PacketSinkHelper sink("ns3::TcpSocketFactory",
-                                  InetSocketAddress(Ipv4Address::GetAny(), port));
+            TalbBulkSinkHelper sink(InetSocketAddress(Ipv4Address::GetAny(), port));
             sink.Install(f->GetHost(4 + h));
             Ptr<TalbTensorSource> src = CreateObject<TalbTensorSource>();
             src->SetAttribute("Remote",

@@ -10,6 +10,7 @@
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/talb-socket-read.h"
 #include "ns3/talb-transport.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/trace-source-accessor.h"
@@ -314,7 +315,7 @@ TalbBackgroundTraffic::Read(Ptr<Socket> socket)
     auto it = m_receiving.find(PeekPointer(socket));
     NS_ASSERT(it != m_receiving.end());
     Ptr<Packet> p;
-    while ((p = socket->Recv()))
+    while ((p = TalbSocketRead(socket)))
     {
         if (it->second.tagged && it->second.bytes == 0)
         {

@@ -6,6 +6,7 @@
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/talb-message-tag.h"
+#include "ns3/talb-socket-read.h"
 #include "ns3/talb-tensor-byte-tag.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-factory.h"
@@ -305,7 +306,7 @@ void
 TalbTcpMessageChannel::HandleRead(Ptr<Socket> socket)
 {
     Ptr<Packet> p;
-    while ((p = socket->Recv()))
+    while ((p = TalbSocketRead(socket)))
     {
         uint32_t size = p->GetSize();
         uint32_t offset = 0;

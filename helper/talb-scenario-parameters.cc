@@ -75,6 +75,37 @@ DeclareTopology(TalbScenarioConfig& c)
               C::Between(576, 9216));
 }
 
+/// FABRIC: GPU servers (hosts are GPUs with a NIC each) and their wiring.
+void
+DeclareServers(TalbScenarioConfig& c)
+{
+    c.Declare("gpusPerServer",
+              C::UINT,
+              "1",
+              "GPUs per server, each a host with its own NIC (hostRate); a server is this many "
+              "consecutive hosts, and messages between its GPUs go over NVLink, never the "
+              "fabric. 1: hosts are single servers, as without this option (an H100/H200 "
+              "server has 8)",
+              C::Between(1, 1024));
+    c.Declare("railOptimized",
+              C::BOOL,
+              "false",
+              "gpusPerServer > 1: wire servers in rails, NIC i of every server of a group of "
+              "gpusPerServer leaves on leaf i of the group (leaves must be a multiple of "
+              "gpusPerServer); false: all NICs of a server under one leaf (gpusPerServer must "
+              "divide hostsPerLeaf)");
+    c.Declare("nvlinkRate",
+              C::RATE,
+              "3600Gbps",
+              "gpusPerServer > 1: each GPU's egress rate to the other GPUs of its server "
+              "(NVLink 4 of an H100/H200 SXM: 450 GB/s each way)");
+    c.Declare("nvlinkLatency",
+              C::TIME,
+              "1us",
+              "gpusPerServer > 1: latency of a message between two GPUs of one server, on top "
+              "of its bytes at nvlinkRate");
+}
+
 /// FABRIC: the ports' queues.
 void
 DeclarePorts(TalbScenarioConfig& c)
@@ -327,6 +358,7 @@ TalbScenarioParameters::Declare(TalbScenarioConfig& config, Group group)
     {
     case FABRIC:
         DeclareTopology(config);
+        DeclareServers(config);
         DeclarePorts(config);
         DeclareLinkEvents(config);
         return;

@@ -10,6 +10,8 @@ import subprocess
 
 import pytest
 
+from talb_analysis import loading
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUNNER = os.environ.get('TALB_SCENARIO', os.path.join(ROOT, 'build', 'bin', 'talb-scenario'))
 MODEL = os.path.join(ROOT, 'test', 'data', 'talb-one-tensor-model.csv')
@@ -34,11 +36,11 @@ def run(request, tmp_path_factory):
     with open(out / 'flows.csv') as f:
         flows = list(csv.DictReader(f))
     meta = json.loads((out / 'run.json').read_text())
-    return flows, meta
+    return flows, meta, out
 
 
 def test_only_inter_server_messages_enter_the_fabric(run):
-    flows, _ = run
+    flows, _, _ = run
     fabric = {(r['src_ip'], r['dst_ip']) for r in flows if r['kind'] == 'tensor'}
     nvlink = {(r['src_ip'], r['dst_ip']) for r in flows if r['kind'] == 'nvlink'}
     # The ring's two hops between the servers: GPU 7 -> GPU 8 and GPU 15 -> GPU 0.
@@ -50,7 +52,7 @@ def test_only_inter_server_messages_enter_the_fabric(run):
 
 
 def test_iteration_time_is_the_slowest_hop_bound(run):
-    _, meta = run
+    _, meta, _ = run
     assert meta['complete']
     job = meta['jobs'][0]
     ideal = job['ideal_iteration_ms']
@@ -58,3 +60,10 @@ def test_iteration_time_is_the_slowest_hop_bound(run):
     # The NIC hop bounds every ring step; NVLink hops are 36x faster and hide behind it.
     assert ideal <= measured * 1.02, (ideal, measured)
     assert measured <= ideal * 1.10, (ideal, measured)
+
+
+def test_the_analysis_reads_the_run_without_its_nvlink_rows(run):
+    flows, _, out = run
+    _, table, _, _ = loading.load_run(str(out))
+    assert sorted(table['kind'].unique()) == ['tensor']
+    assert len(table) == sum(1 for r in flows if r['kind'] == 'tensor')

@@ -2,7 +2,8 @@
 inter-server messages over the fabric (the other 14 ring hops are NVLink, flows.csv kind
 "nvlink"), and its iteration time is what the hierarchy predicts: every ring step waits for its
 slowest hop, the NIC hop between the servers, so the iteration takes about the flat ring's
-analytic time at the NIC rate (the runner's ideal). TALB_SCENARIO names the binary."""
+analytic time at the NIC rate (the runner's ideal). On rails too only the inter-server hops enter
+the fabric. TALB_SCENARIO names the binary."""
 import csv
 import json
 import os
@@ -67,3 +68,18 @@ def test_the_analysis_reads_the_run_without_its_nvlink_rows(run):
     _, table, _, _ = loading.load_run(str(out))
     assert sorted(table['kind'].unique()) == ['tensor']
     assert len(table) == sum(1 for r in flows if r['kind'] == 'tensor')
+
+
+def test_rails_carry_only_the_inter_server_hops_too(tmp_path):
+    """The same ring on rails (8 leaves, NIC i of both servers on leaf i): GPU 7 -> GPU 8 and
+    GPU 15 -> GPU 0 go from rail 7 to rail 0 through a spine; every other hop is NVLink."""
+    args = [a for a in ARGS if not a.startswith(('--leaves', '--hostsPerLeaf'))]
+    result = subprocess.run([RUNNER, *args, '--leaves=8', '--hostsPerLeaf=2',
+                             '--railOptimized=true', '--transport=rdma',
+                             '--out=%s' % tmp_path], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    with open(tmp_path / 'flows.csv') as f:
+        flows = list(csv.DictReader(f))
+    fabric = {(r['src_ip'], r['dst_ip']) for r in flows if r['kind'] == 'tensor'}
+    assert fabric == {(address(7), address(8)), (address(15), address(0))}
+    assert json.loads((tmp_path / 'run.json').read_text())['complete']

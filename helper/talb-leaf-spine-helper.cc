@@ -132,13 +132,13 @@ TalbLeafSpineHelper::GetTypeId()
             .AddAttribute("NvlinkRate",
                           "Each GPU's egress rate on its server's NVLink (TalbNvlinkPort "
                           "DataRate; GpusPerServer > 1)",
-                          DataRateValue(DataRate("3600Gbps")),
+                          DataRateValue(DataRate(TalbNvlinkPort::DEFAULT_RATE)),
                           MakeDataRateAccessor(&TalbLeafSpineHelper::m_nvlinkRate),
                           MakeDataRateChecker())
             .AddAttribute("NvlinkLatency",
                           "Latency of a message between two GPUs of one server (TalbNvlinkPort "
                           "Latency; GpusPerServer > 1)",
-                          TimeValue(NanoSeconds(1000)),
+                          TimeValue(Time(TalbNvlinkPort::DEFAULT_LATENCY)),
                           MakeTimeAccessor(&TalbLeafSpineHelper::m_nvlinkLatency),
                           MakeTimeChecker(Seconds(0)));
     return tid;

@@ -9,6 +9,7 @@
 #include "ns3/talb-comm-scheduler.h"
 #include "ns3/talb-dnn-model.h"
 #include "ns3/talb-load-balancer.h"
+#include "ns3/talb-nvlink-port.h"
 #include "ns3/talb-rdma-transport.h"
 #include "ns3/talb-transport.h"
 #include "ns3/talb-wire.h"
@@ -96,12 +97,12 @@ DeclareServers(TalbScenarioConfig& c)
               "divide hostsPerLeaf)");
     c.Declare("nvlinkRate",
               C::RATE,
-              "3600Gbps",
+              TalbNvlinkPort::DEFAULT_RATE,
               "gpusPerServer > 1: each GPU's egress rate to the other GPUs of its server "
               "(NVLink 4 of an H100/H200 SXM: 450 GB/s each way)");
     c.Declare("nvlinkLatency",
               C::TIME,
-              "1us",
+              TalbNvlinkPort::DEFAULT_LATENCY,
               "gpusPerServer > 1: latency of a message between two GPUs of one server, on top "
               "of its bytes at nvlinkRate");
 }

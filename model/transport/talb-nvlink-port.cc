@@ -15,8 +15,8 @@ TypeId
 TalbNvlinkPort::GetTypeId()
 {
     // Defaults: an H100 / H200 SXM GPU's NVLink 4 (18 links, 900 GB/s both directions
-    // together: 450 GB/s each way) through NVSwitch; the latency is of the order NVIDIA and
-    // NCCL measurements give for a small intra-server message (doc/talb.rst, GPU servers).
+    // together: 450 GB/s each way) through NVSwitch; the latency is a round figure (doc/talb.rst,
+    // "GPU servers and rails", says where each comes from).
     static TypeId tid =
         TypeId("ns3::TalbNvlinkPort")
             .SetParent<Object>()
@@ -25,13 +25,13 @@ TalbNvlinkPort::GetTypeId()
             .AddAttribute("DataRate",
                           "Egress rate of the GPU on the intra-server interconnect, one "
                           "direction (NVLink 4 of an H100/H200 SXM: 450 GB/s = 3600 Gb/s)",
-                          DataRateValue(DataRate("3600Gbps")),
+                          DataRateValue(DataRate(DEFAULT_RATE)),
                           MakeDataRateAccessor(&TalbNvlinkPort::m_rate),
                           MakeDataRateChecker())
             .AddAttribute("Latency",
                           "Time from a message's last byte leaving the GPU to its arrival at "
                           "the peer GPU",
-                          TimeValue(NanoSeconds(1000)),
+                          TimeValue(Time(DEFAULT_LATENCY)),
                           MakeTimeAccessor(&TalbNvlinkPort::m_latency),
                           MakeTimeChecker(Seconds(0)));
     return tid;

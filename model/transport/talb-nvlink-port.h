@@ -29,6 +29,12 @@ class TalbNvlinkPort : public Object
   public:
     static TypeId GetTypeId();
     TalbNvlinkPort();
+
+    /// DataRate's default, as text: an H100/H200 SXM GPU's NVLink 4, 450 GB/s each way.
+    static constexpr const char* DEFAULT_RATE = "3600Gbps";
+    /// Latency's default, as text (see the doc: a round figure, not a measurement).
+    static constexpr const char* DEFAULT_LATENCY = "1us";
+
     ~TalbNvlinkPort() override;
 
     /// Set the port's identity: GPU \p gpu of server \p server, host address \p address.

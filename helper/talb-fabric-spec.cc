@@ -7,6 +7,7 @@
 #include "ns3/enum.h"
 #include "ns3/string.h"
 #include "ns3/talb-priority-queue.h"
+#include "ns3/talb-server-layout.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -91,6 +92,16 @@ TalbFabricSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* err
             }
         }
     }
+    gpusPerServer = c.GetUint("gpusPerServer");
+    railOptimized = c.GetBool("railOptimized");
+    nvlinkRate = c.GetRate("nvlinkRate");
+    nvlinkLatency = c.GetTime("nvlinkLatency");
+    std::string layout =
+        TalbServerLayout::Check(leaves, hostsPerLeaf, gpusPerServer, railOptimized);
+    if (!layout.empty())
+    {
+        errors->push_back(layout);
+    }
     tcpVariant = c.GetString("tcp") == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno";
     sndBuf = static_cast<uint32_t>(c.GetUint("sndBuf"));
     rcvBuf = static_cast<uint32_t>(c.GetUint("rcvBuf"));
@@ -126,6 +137,10 @@ TalbFabricSpec::Build(const ObjectFactory& lb, uint32_t ranks) const
     fabric->SetAttribute("StockRouting", BooleanValue(stockRouting));
     fabric->SetAttribute("TcpVariant", StringValue(tcpVariant));
     fabric->SetAttribute("Ranks", UintegerValue(ranks));
+    fabric->SetAttribute("GpusPerServer", UintegerValue(gpusPerServer));
+    fabric->SetAttribute("RailOptimized", BooleanValue(railOptimized));
+    fabric->SetAttribute("NvlinkRate", DataRateValue(nvlinkRate));
+    fabric->SetAttribute("NvlinkLatency", TimeValue(nvlinkLatency));
     if (rdmaHosts)
     {
         fabric->SetAttribute("Transport", StringValue("rdma"));

@@ -44,6 +44,10 @@ struct TalbFabricSpec
     std::vector<TalbLeafSpineHelper::LinkFailure> linkFailures;
     std::vector<TalbLeafSpineHelper::LinkFlap> linkFlaps;
     bool stockRouting{false};
+    uint32_t gpusPerServer{1}; //!< GPUs (hosts) per server; 1: no servers
+    bool railOptimized{false}; //!< servers' NICs in rails (TalbServerLayout)
+    DataRate nvlinkRate;       //!< each GPU's NVLink egress rate (gpusPerServer > 1)
+    Time nvlinkLatency;        //!< NVLink message latency (gpusPerServer > 1)
     // Hosts
     std::string tcpVariant; //!< TypeId name of the hosts' TCP congestion control
     uint32_t sndBuf{0};     //!< hosts' TCP send buffer, bytes (TalbHostConfig)

@@ -2,6 +2,7 @@
 
 #include "talb-host-config.h"
 
+#include "ns3/talb-nvlink-port.h"
 #include "ns3/talb-pfc-net-device.h"
 #include "ns3/talb-rdma-nic.h"
 
@@ -33,6 +34,12 @@ TalbIdealFct::Ideal(const TalbFlowRecord& r) const
 {
     uint32_t src = m_hostOf.at(r.src.Get());
     uint32_t dst = m_hostOf.at(r.dst.Get());
+    if (r.nvlink)
+    {
+        // Alone on the sender's idle NVLink port: its bytes at the port's rate, then latency.
+        Ptr<TalbNvlinkPort> port = m_fabric->GetHost(src)->GetObject<TalbNvlinkPort>();
+        return port->GetDataRate().CalculateBytesTxTime(r.sizeBytes) + port->GetLatency();
+    }
     uint64_t packets = (r.sizeBytes + m_mssBytes - 1) / m_mssBytes;
     uint64_t wire = r.sizeBytes + packets * m_headerBytes;
     uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(r.sizeBytes, m_mssBytes));

@@ -9,6 +9,7 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/talb-nvlink-port.h"
 #include "ns3/talb-pfc-net-device.h"
 #include "ns3/talb-priority-queue.h"
 #include "ns3/tcp-congestion-ops.h"
@@ -114,7 +115,32 @@ TalbLeafSpineHelper::GetTypeId()
                           "Ranks; in an MPI build, links between ranks are remote channels",
                           UintegerValue(1),
                           MakeUintegerAccessor(&TalbLeafSpineHelper::m_ranks),
-                          MakeUintegerChecker<uint32_t>(1, 4096));
+                          MakeUintegerChecker<uint32_t>(1, 4096))
+            .AddAttribute("GpusPerServer",
+                          "GPUs per server, one host (NIC) each: a server is this many "
+                          "consecutive hosts, joined by NVLink (TalbNvlinkPort). 1: no servers",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&TalbLeafSpineHelper::m_gpusPerServer),
+                          MakeUintegerChecker<uint32_t>(1, 1024))
+            .AddAttribute("RailOptimized",
+                          "Wire servers in rails: NIC i of every server of a group of "
+                          "GpusPerServer leaves on leaf i of the group (false: all NICs of a "
+                          "server under one leaf); see TalbServerLayout",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TalbLeafSpineHelper::m_railOptimized),
+                          MakeBooleanChecker())
+            .AddAttribute("NvlinkRate",
+                          "Each GPU's egress rate on its server's NVLink (TalbNvlinkPort "
+                          "DataRate; GpusPerServer > 1)",
+                          DataRateValue(DataRate(TalbNvlinkPort::DEFAULT_RATE)),
+                          MakeDataRateAccessor(&TalbLeafSpineHelper::m_nvlinkRate),
+                          MakeDataRateChecker())
+            .AddAttribute("NvlinkLatency",
+                          "Latency of a message between two GPUs of one server (TalbNvlinkPort "
+                          "Latency; GpusPerServer > 1)",
+                          TimeValue(Time(TalbNvlinkPort::DEFAULT_LATENCY)),
+                          MakeTimeAccessor(&TalbLeafSpineHelper::m_nvlinkLatency),
+                          MakeTimeChecker(Seconds(0)));
     return tid;
 }
 
@@ -126,6 +152,8 @@ TalbLeafSpineHelper::TalbLeafSpineHelper()
       m_mtu(1500),
       m_transport(TRANSPORT_TCP),
       m_ranks(1),
+      m_gpusPerServer(1),
+      m_railOptimized(false),
       m_rdma(CreateObject<TalbRdmaHelper>()),
       m_oversubscription(0),
       m_installed(false)
@@ -236,6 +264,7 @@ TalbLeafSpineHelper::Install()
     {
         InstallHostStacks();
     }
+    InstallNvlinkPorts();
     if (m_stockRouting)
     {
         InstallStockSwitches();
@@ -282,15 +311,24 @@ TalbLeafSpineHelper::CheckConfig()
     NS_ABORT_MSG_IF(m_ranks > 1 && (IsRdma() || m_stockRouting),
                     "TalbLeafSpineHelper: a fabric over several ranks needs Transport tcp "
                     "and TalbSwitch forwarding (no remote PFC channel, no StockRouting)");
+    std::string layout =
+        TalbServerLayout::Check(m_nLeaves, m_hostsPerLeaf, m_gpusPerServer, m_railOptimized);
+    NS_ABORT_MSG_UNLESS(layout.empty(), "TalbLeafSpineHelper: " << layout);
+    // A rail group's leaves may lie on several ranks, and a server's GPUs with them.
+    NS_ABORT_MSG_IF(m_ranks > 1 && m_railOptimized && m_gpusPerServer > 1,
+                    "TalbLeafSpineHelper: RailOptimized servers cannot be partitioned over "
+                    "ranks (a server's NVLink would cross ranks)");
+    m_layout = TalbServerLayout(m_nLeaves, m_hostsPerLeaf, m_gpusPerServer, m_railOptimized);
 }
 
 void
 TalbLeafSpineHelper::CreateNodes()
 {
-    // Node ids do not depend on the partition: hosts leaf by leaf, then leaves, then spines.
-    for (uint32_t l = 0; l < m_nLeaves; ++l)
+    // Node ids do not depend on the partition: hosts in host order (without rails, leaf by
+    // leaf), then leaves, then spines.
+    for (uint32_t i = 0; i < m_layout.GetNHosts(); ++i)
     {
-        m_hosts.Create(m_hostsPerLeaf, GetLeafRank(l));
+        m_hosts.Create(1, GetLeafRank(m_layout.GetLeaf(i)));
     }
     for (uint32_t l = 0; l < m_nLeaves; ++l)
     {
@@ -305,11 +343,12 @@ TalbLeafSpineHelper::CreateNodes()
 void
 TalbLeafSpineHelper::ConnectLinks()
 {
+    // In host order, each leaf's ports come in port order (TalbServerLayout::GetLeafPort).
     uint32_t nHosts = m_nLeaves * m_hostsPerLeaf;
     for (uint32_t i = 0; i < nHosts; ++i)
     {
         auto devs = Connect(m_hosts.Get(i),
-                            m_leaves.Get(i / m_hostsPerLeaf),
+                            m_leaves.Get(m_layout.GetLeaf(i)),
                             m_hostRate,
                             m_hostQueueSize,
                             m_queueSize);
@@ -327,6 +366,23 @@ TalbLeafSpineHelper::ConnectLinks()
         }
     }
     m_linkUp.assign(m_links.size(), true);
+}
+
+void
+TalbLeafSpineHelper::InstallNvlinkPorts()
+{
+    if (m_gpusPerServer == 1)
+    {
+        return;
+    }
+    for (uint32_t i = 0; i < m_hosts.GetN(); ++i)
+    {
+        Ptr<TalbNvlinkPort> port = CreateObject<TalbNvlinkPort>();
+        port->SetAttribute("DataRate", DataRateValue(m_nvlinkRate));
+        port->SetAttribute("Latency", TimeValue(m_nvlinkLatency));
+        port->SetGpu(m_layout.GetServer(i), m_layout.GetGpu(i), m_hostAddresses[i]);
+        m_hosts.Get(i)->AggregateObject(port);
+    }
 }
 
 void
@@ -423,7 +479,14 @@ TalbLeafSpineHelper::GetHostAddress(uint32_t i) const
 uint32_t
 TalbLeafSpineHelper::GetLeafOfHost(uint32_t i) const
 {
-    return CheckHost(i, "GetLeafOfHost") / m_hostsPerLeaf;
+    return m_layout.GetLeaf(CheckHost(i, "GetLeafOfHost"));
+}
+
+const TalbServerLayout&
+TalbLeafSpineHelper::GetServerLayout() const
+{
+    CheckInstalled("GetServerLayout");
+    return m_layout;
 }
 
 Ptr<NetDevice>

@@ -13,6 +13,7 @@
 #include "ns3/talb-load-balancer.h"
 #include "ns3/talb-priority-queue.h"
 #include "ns3/talb-rdma-helper.h"
+#include "ns3/talb-server-layout.h"
 #include "ns3/talb-switch.h"
 
 #include <map>
@@ -40,8 +41,9 @@ namespace ns3
  * of DCQCN, all as GetRdmaHelper() says; every switch queue is then at least as large as the
  * lossless bytes PFC can let in, so lossless priorities are never dropped at an egress.
  *
- * Hosts: host i sits under leaf i / HostsPerLeaf and has address FirstHostAddress + i (mask
- * /8 or wider as needed, all hosts on-link, default route to the leaf). The contract for traffic
+ * Hosts: host i has address FirstHostAddress + i (mask /8 or wider as needed, all hosts on-link,
+ * default route to the leaf) and sits under leaf i / HostsPerLeaf, unless servers are wired in
+ * rails (below). The contract for traffic
  * generators: with TCP, GetHosts() are nodes with full IPv4/TCP stacks; with RDMA, nodes with a
  * TalbRdmaNic (GetRdmaNic()); GetHostAddress(i) their addresses.
  *
@@ -54,8 +56,17 @@ namespace ns3
  * this process's rank becomes a PointToPointRemoteChannel. Only Transport tcp with TalbSwitch
  * forwarding can be partitioned.
  *
- * Leaf port layout: ports 0 .. HostsPerLeaf-1 lead to the leaf's hosts, port HostsPerLeaf + s
- * to spine s. Spine port l leads to leaf l.
+ * GPU servers (GpusPerServer G > 1): every host is one GPU with its own NIC, and a server is G
+ * consecutive hosts (GetServerLayout()). Its NICs sit under one leaf (RailOptimized false; G
+ * divides HostsPerLeaf) or, rail-optimized, NIC i of every server of a rail group of G leaves
+ * on leaf i of the group (G divides Leaves); TalbServerLayout says which. Each host then also
+ * carries a TalbNvlinkPort (NvlinkRate, NvlinkLatency): the server's intra-server
+ * interconnect, which TalbNvlinkTransport uses between GPUs of one server (never the fabric).
+ * With G = 1 (the default) the fabric is the one without servers.
+ *
+ * Leaf port layout: ports 0 .. HostsPerLeaf-1 lead to the leaf's hosts (port p to
+ * GetServerLayout().GetHostAt(leaf, p)), port HostsPerLeaf + s to spine s. Spine port l leads
+ * to leaf l.
  */
 class TalbLeafSpineHelper : public Object
 {
@@ -150,6 +161,8 @@ class TalbLeafSpineHelper : public Object
     Ptr<Node> GetHost(uint32_t i) const;
     Ipv4Address GetHostAddress(uint32_t i) const;
     uint32_t GetLeafOfHost(uint32_t i) const;
+    /// \return which hosts are GPUs of which server, and their leaves and ports
+    const TalbServerLayout& GetServerLayout() const;
     Ptr<NetDevice> GetHostDevice(uint32_t i) const;
     /// \return host \p i's RDMA NIC (null with Transport "tcp")
     Ptr<TalbRdmaNic> GetRdmaNic(uint32_t i) const;
@@ -203,6 +216,8 @@ class TalbLeafSpineHelper : public Object
     void CreateNodes();
     /// The host-leaf and leaf-spine links.
     void ConnectLinks();
+    /// Every host's TalbNvlinkPort (GpusPerServer > 1), after the hosts' addresses.
+    void InstallNvlinkPorts();
     /// The link failures and flaps of SetLinkFailure() and SetLinkFlap().
     void ScheduleLinkEvents();
     void CheckInstalled(const char* method) const;
@@ -253,8 +268,13 @@ class TalbLeafSpineHelper : public Object
     } m_transport;
 
     uint32_t m_ranks;
+    uint32_t m_gpusPerServer;
+    bool m_railOptimized;
+    DataRate m_nvlinkRate;
+    Time m_nvlinkLatency;
 
     Ptr<TalbRdmaHelper> m_rdma;
+    TalbServerLayout m_layout; //!< set by CheckConfig()
 
     double m_oversubscription;
     ObjectFactory m_lbFactory;

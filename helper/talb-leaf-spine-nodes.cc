@@ -127,8 +127,8 @@ TalbLeafSpineHelper::InstallStockSwitches()
     Ipv4Mask mask("255.255.255.252");
     for (uint32_t i = 0; i < nHosts; ++i)
     {
-        Ptr<Node> leaf = m_leaves.Get(i / m_hostsPerLeaf);
-        AddInterface(leaf, leaf->GetDevice(i % m_hostsPerLeaf), StockLinkAddress(i, 2), mask);
+        Ptr<Node> leaf = m_leaves.Get(m_layout.GetLeaf(i));
+        AddInterface(leaf, leaf->GetDevice(m_layout.GetLeafPort(i)), StockLinkAddress(i, 2), mask);
     }
     for (uint32_t k = 0; k < m_links.size(); ++k)
     {
@@ -169,7 +169,7 @@ TalbLeafSpineHelper::InstallTalbSwitches()
     std::vector<uint32_t> hostLeaf(m_hosts.GetN());
     for (uint32_t i = 0; i < hostLeaf.size(); ++i)
     {
-        hostLeaf[i] = i / m_hostsPerLeaf;
+        hostLeaf[i] = m_layout.GetLeaf(i);
     }
     for (uint32_t l = 0; l < m_nLeaves; ++l)
     {
@@ -184,7 +184,7 @@ TalbLeafSpineHelper::InstallTalbSwitches()
         sw->SetHostPlan(m_firstHost, hostLeaf);
         for (uint32_t h = 0; h < m_hostsPerLeaf; ++h)
         {
-            sw->SetPeer(h, l * m_hostsPerLeaf + h);
+            sw->SetPeer(h, m_layout.GetHostAt(l, h));
         }
         for (uint32_t s = 0; s < m_nSpines; ++s)
         {
@@ -262,11 +262,11 @@ TalbLeafSpineHelper::ComputeRoutes()
     {
         for (uint32_t h = 0; h < nHosts; ++h)
         {
-            uint32_t dstLeaf = h / m_hostsPerLeaf;
+            uint32_t dstLeaf = m_layout.GetLeaf(h);
             ports.clear();
             if (dstLeaf == l)
             {
-                ports.push_back(h % m_hostsPerLeaf);
+                ports.push_back(m_layout.GetLeafPort(h));
             }
             else
             {
@@ -293,7 +293,7 @@ TalbLeafSpineHelper::ComputeRoutes()
     {
         for (uint32_t h = 0; h < nHosts; ++h)
         {
-            uint32_t dstLeaf = h / m_hostsPerLeaf;
+            uint32_t dstLeaf = m_layout.GetLeaf(h);
             ports.clear();
             if (IsLinkUp(dstLeaf, s))
             {

@@ -433,7 +433,7 @@ TalbOutputWriter::WriteFlow(const TalbFlowRecord& r)
         row.push_back(',');
         AppendInt(row, v);
     }
-    row.append(r.background ? ",background," : ",tensor,");
+    row.append(r.background ? ",background," : r.nvlink ? ",nvlink," : ",tensor,");
     row.append(m_scheme);
     row.push_back(',');
     AppendInt(row, m_seed);

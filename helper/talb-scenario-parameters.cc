@@ -9,6 +9,7 @@
 #include "ns3/talb-comm-scheduler.h"
 #include "ns3/talb-dnn-model.h"
 #include "ns3/talb-load-balancer.h"
+#include "ns3/talb-nvlink-port.h"
 #include "ns3/talb-rdma-transport.h"
 #include "ns3/talb-transport.h"
 #include "ns3/talb-wire.h"
@@ -73,6 +74,37 @@ DeclareTopology(TalbScenarioConfig& c)
               "device MTU in bytes; TCP segments are mtu - 52 bytes (jumbo frames, as in "
               "training clusters, keep packet counts and simulation time down)",
               C::Between(576, 9216));
+}
+
+/// FABRIC: GPU servers (hosts are GPUs with a NIC each) and their wiring.
+void
+DeclareServers(TalbScenarioConfig& c)
+{
+    c.Declare("gpusPerServer",
+              C::UINT,
+              "1",
+              "GPUs per server, each a host with its own NIC (hostRate); a server is this many "
+              "consecutive hosts, and messages between its GPUs go over NVLink, never the "
+              "fabric. 1: hosts are single servers, as without this option (an H100/H200 "
+              "server has 8)",
+              C::Between(1, 1024));
+    c.Declare("railOptimized",
+              C::BOOL,
+              "false",
+              "gpusPerServer > 1: wire servers in rails, NIC i of every server of a group of "
+              "gpusPerServer leaves on leaf i of the group (leaves must be a multiple of "
+              "gpusPerServer); false: all NICs of a server under one leaf (gpusPerServer must "
+              "divide hostsPerLeaf)");
+    c.Declare("nvlinkRate",
+              C::RATE,
+              TalbNvlinkPort::DEFAULT_RATE,
+              "gpusPerServer > 1: each GPU's egress rate to the other GPUs of its server "
+              "(NVLink 4 of an H100/H200 SXM: 450 GB/s each way)");
+    c.Declare("nvlinkLatency",
+              C::TIME,
+              TalbNvlinkPort::DEFAULT_LATENCY,
+              "gpusPerServer > 1: latency of a message between two GPUs of one server, on top "
+              "of its bytes at nvlinkRate");
 }
 
 /// FABRIC: the ports' queues.
@@ -327,6 +359,7 @@ TalbScenarioParameters::Declare(TalbScenarioConfig& config, Group group)
     {
     case FABRIC:
         DeclareTopology(config);
+        DeclareServers(config);
         DeclarePorts(config);
         DeclareLinkEvents(config);
         return;

@@ -18,8 +18,8 @@ namespace ns3
  * the groups or names they use through the same functions, so a name has the same meaning and
  * default in every program. The groups, in declaration order (talb-scenario's --help and
  * run.json list them in this order):
- *  - FABRIC: leaves, spines and hosts, link rates and delay, MTU, port queues, asymmetric,
- *    failing and flapping links, stock routing (TalbFabricSpec);
+ *  - FABRIC: leaves, spines and hosts, link rates and delay, MTU, GPU servers and rails,
+ *    port queues, asymmetric, failing and flapping links, stock routing (TalbFabricSpec);
  *  - BALANCERS: the load balancers and their attributes (TalbBalancerSpec);
  *  - HOSTS: the hosts' TCP and NIC queueing (TalbFabricSpec);
  *  - TRANSPORT: the jobs' transport and the RDMA transport's defaults;

@@ -52,6 +52,10 @@ TalbScenarioCollector::DoneHere() const
 void
 TalbScenarioCollector::Flow(const TalbFlowRecord& r)
 {
+    if (r.nvlink)
+    {
+        return; // never on the fabric: its FCTs are the fabric's
+    }
     double us = (r.end - r.start).GetMicroSeconds();
     if (r.background)
     {

@@ -7,6 +7,7 @@
 #include "ns3/talb-dnn-worker.h"
 #include "ns3/talb-ideal-iteration.h"
 #include "ns3/talb-model-zoo.h"
+#include "ns3/talb-nvlink-transport.h"
 #include "ns3/talb-parameter-server.h"
 #include "ns3/talb-transport.h"
 
@@ -101,7 +102,8 @@ TalbTrainingJobHelper::Install(const NodeContainer& hosts) const
     job->SetModel(m_model);
     job->SetScheduler(m_scheduler.Create<TalbCommScheduler>());
     job->SetCollective(MakeCollective());
-    job->SetTransport(m_transport.Create<TalbTransport>());
+    // GPUs of one server talk over their NVLink (hosts of a fabric with GpusPerServer > 1).
+    job->SetTransport(TalbNvlinkTransport::Wrap(m_transport.Create<TalbTransport>(), hosts));
     ApplicationContainer apps;
     std::vector<Ptr<TalbDnnWorker>> workers;
     for (uint32_t i = 0; i < hosts.GetN(); ++i)

@@ -40,7 +40,7 @@ SCHEMAS = {
 # Columns a writer may append after the contract's (ignored by the analysis): tensors.csv's
 # wire_bytes, the bytes a scheduler actually sends for a tensor (sparse: compressed).
 OPTIONAL_COLUMNS = ('wire_bytes',)
-FLOW_KINDS = ('tensor', 'background')
+FLOW_KINDS = ('tensor', 'background', 'nvlink')
 RUN_JSON = 'run.json'
 
 
@@ -350,6 +350,8 @@ def load_run(folder):
             bad = ~table['kind'].isin(FLOW_KINDS)
             if bad.any():
                 _bad(table['kind'], bad, path, 'kind', 'expected one of %s, got' % (FLOW_KINDS,))
+            # Messages between GPUs of one server never enter the fabric: not its FCTs.
+            table = table[table['kind'] != 'nvlink'].reset_index(drop=True)
         tables.append(table)
     # Checked against run.json's own scheme above; labelled (talb-v1) from here on.
     run['scheme'] = scheme_label(run['scheme'], run)

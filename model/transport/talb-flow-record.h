@@ -28,6 +28,9 @@ struct TalbFlowRecord
     int32_t tensor{-1}; //!< tensor index (within the job) owning the first payload byte
     int32_t priority{-1};
     bool background{false};
+    /// Between two GPUs of one server over their NVLink (TalbNvlinkMessageChannel): never on
+    /// the fabric, so left out of the fabric's FCT statistics (flows.csv kind "nvlink").
+    bool nvlink{false};
 };
 
 } // namespace ns3

@@ -95,6 +95,13 @@ TalbTransport::Connect(Ptr<Node> from,
     return channel;
 }
 
+Ptr<TalbMessageChannel>
+TalbTransport::ConnectThrough(Ptr<TalbTransport> inner, Ptr<Node> from, Ptr<Node> to)
+{
+    NS_ABORT_MSG_UNLESS(inner && inner->m_setUp, "TalbTransport::ConnectThrough before Setup");
+    return inner->DoConnect(from, to);
+}
+
 uint16_t
 TalbTransport::GetPort() const
 {

@@ -79,6 +79,15 @@ class TalbTransport : public Object
      */
     bool ConfigError(const std::string& message);
 
+    /**
+     * For a transport that wraps another (TalbNvlinkTransport): open \p inner's channel from
+     * \p from to \p to for the caller, whose Connect() then sets its endpoints and delivery
+     * callback and owns it (\p inner does not list it). \p inner must be set up.
+     */
+    static Ptr<TalbMessageChannel> ConnectThrough(Ptr<TalbTransport> inner,
+                                                  Ptr<Node> from,
+                                                  Ptr<Node> to);
+
   private:
     /**
      * Check the attribute values; called once by Setup() before DoSetup().

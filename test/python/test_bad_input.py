@@ -32,6 +32,10 @@ SCENARIO = {
     'oversubscription': '-1',
     'linkDelay': '5',
     'mtu': '100',
+    'gpusPerServer': '0',
+    'railOptimized': 'maybe',
+    'nvlinkRate': '0bps',
+    'nvlinkLatency': '-1us',
     'queueSize': '1 MB',
     'hostQueueSize': 'big',
     'untaggedBand': '8',
@@ -76,7 +80,8 @@ SCENARIO = {
 # The groups of scenario parameters the other programs share with talb-scenario (one
 # declaration, TalbScenarioParameters): the same names take the same bad values.
 FABRIC = ['leaves', 'spines', 'hostsPerLeaf', 'hostRate', 'fabricRate', 'oversubscription',
-          'linkDelay', 'mtu', 'queueSize', 'hostQueueSize', 'portScheduling', 'trainingWeight',
+          'linkDelay', 'mtu', 'gpusPerServer', 'railOptimized', 'nvlinkRate', 'nvlinkLatency',
+          'queueSize', 'hostQueueSize', 'portScheduling', 'trainingWeight',
           'bestEffortWeight', 'untaggedBand', 'bestEffortBuffer', 'ecnThreshold', 'linkRates',
           'failLink', 'flapLink', 'stockRouting']
 BALANCERS = ['lb', 'lbAttributes', 'lbProfile']

@@ -128,7 +128,7 @@ def test_lb_profile_gives_talb_its_settings_per_transport(tmp_path):
      "ns3::TalbCommScheduler): valid names are ascwfbp"),
     (['--jobs=workers=4,collective=allreduce'],
      "unknown collective 'allreduce': valid names are ps, ring"),
-    (['--jobs=workers=4,transport=udp'], "unknown transport 'udp': valid names are rdma, tcp"),
+    (['--jobs=workers=4,transport=udp'], "unknown transport 'udp': valid names are nvlink, rdma, tcp"),
     (['--transport=rdma', '--bgLoad=0', '--jobs=workers=4,transport=tcp'],
      "transport 'tcp' does not run on the hosts of transport 'rdma'"),
     (['--lb=ns3::TalbWfbpScheduler'], 'not a ns3::TalbLoadBalancer'),
@@ -150,6 +150,10 @@ def test_lb_profile_gives_talb_its_settings_per_transport(tmp_path):
      "Credit='lots' is not a valid value"),
     (['--jobs=workers=4,scheduler=bytescheduler,sched.Credit=100,sched.PartitionSize=1000'],
      'ns3::TalbByteScheduler: Credit 100 is below PartitionSize 1000'),
+    # GPU servers: the wiring must fit the leaves (rails) or one leaf (no rails).
+    (['--gpusPerServer=8', '--railOptimized=true', '--leaves=4'],
+     'railOptimized: leaves (4) is not a multiple of gpusPerServer (8)'),
+    (['--gpusPerServer=3'], 'gpusPerServer (3) does not divide hostsPerLeaf (4)'),
     (['--config=/nonexistent.cfg'], '/nonexistent.cfg: cannot open config file'),
     (['--eventScheduler=ns3::Node'], "eventScheduler: 'ns3::Node' is no ns3::Scheduler type"),
 ])

@@ -168,7 +168,8 @@ TalbScenarioConfig::Check(const Param& p, const std::string& value, Parsed* pars
     case RATE:
         return TalbParse::ParseDataRate(value, &parsed->rate)
                    ? ""
-                   : "a positive data rate such as 100Gbps or 10Mb/s";
+                   : "a positive data rate with its unit, such as 100Gbps or 10Mb/s (a bare "
+                     "number is not bit/s here)";
     case TIME:
         return TalbParse::ParseTime(value, &parsed->time)
                    ? ""

@@ -287,3 +287,74 @@ def test_a_killed_run_leaves_data_the_report_reads(tmp_path):
                             timeout=300)
     assert report.returncode == 0, report.stderr
     assert 'flows.csv:%d: dropped a truncated last line' % (rows['flows.csv'] + 2) in report.stderr
+
+
+def table_rows(stdout):
+    """The comparison table's lines from the header on, split into fields."""
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith('scheme'))
+    return [line.split() for line in lines[start:]]
+
+
+def test_iterations_all_in_the_warmup_are_said_not_printed_as_zeros(tmp_path):
+    """--iterations=1 with the default --warmup=1 measures no iteration: a warning before the
+    run, and '-' (not 0.000) for iteration time, ideal, x ideal and speedup."""
+    args = [a for a in TINY if not a.startswith('--bgLoad')] + ['--bgLoad=0']
+    result = run(*args, '--out=%s' % tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert 'warning: job 0 runs 1 iteration, all within warmup=1' in result.stderr
+    row = table_rows(result.stdout)[2]
+    assert row[0] == 'talb' and row[-5:] == ['-', '-', '-', '-', '4/4'], row
+    # No background asked for: count, average and p99 are '-', not 0 and 0.0.
+    assert row[5:8] == ['-', '-', '-'], row
+
+
+def test_several_jobs_get_an_ideal_line_each(tmp_path):
+    """Two jobs: one averaged ideal would hide that they differ, so the scheme's line leaves
+    ideal and x ideal out and each job gets its own line, agreeing with run.json."""
+    args = [a for a in TINY if not a.startswith(('--jobs', '--bgLoad', '--iterations'))]
+    result = run(*args, '--jobs=workers=2,scheduler=fusion;workers=2,model=alexnet',
+                 '--iterations=2', '--bgLoad=0', '--out=%s' % tmp_path)
+    assert result.returncode == 0, result.stderr
+    rows = table_rows(result.stdout)
+    assert rows[2][0] == 'talb' and rows[2][-4:-2] == ['-', '-'], rows[2]
+    jobs = json.loads((tmp_path / 'run.json').read_text())['jobs']
+    for j in (0, 1):
+        line = rows[3 + j]
+        assert line[:2] == ['job', str(j)], line
+        assert float(line[3]) == pytest.approx(jobs[j]['ideal_iteration_ms'], abs=5e-4)
+        assert float(line[4]) == pytest.approx(jobs[j]['x_ideal'], abs=5e-3)
+
+
+def test_a_run_cut_short_by_stop_time_fails(tmp_path):
+    """stopTime is a safety limit: a run it ends before the jobs finished exits 3 (outputs
+    kept, run.json incomplete); a shorter duration the user asked for only warns."""
+    result = run(*TINY, '--stopTime=1ms', '--out=%s' % (tmp_path / 'stop'))
+    assert result.returncode == 3, result.stderr
+    assert 'before stopTime' in result.stderr
+    assert '"complete": false' in (tmp_path / 'stop' / 'run.json').read_text()
+    result = run(*TINY, '--duration=1ms', '--out=%s' % (tmp_path / 'duration'))
+    assert result.returncode == 0, result.stderr
+    assert 'within duration' in result.stderr
+
+
+def test_table_and_report_headline_count_the_same_flows(tmp_path):
+    """The runner names its two FCT reductions (tensor messages; all flows); talb-report.py's
+    headline is the all-flows one, and on the same runs the two programs agree."""
+    args = [a for a in TINY if not a.startswith('--lb')] + ['--lb=ecmp,talb']
+    result = run(*args, '--out=%s' % tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    tensor = next(l for l in lines if l.startswith('avg FCT reduction vs ecmp, tensor messages:'))
+    every = next(l for l in lines
+                 if l.startswith('avg FCT reduction vs ecmp, all flows (tensor and background):'))
+    runner = float(every.split('talb ')[1].split(' %')[0])
+    report = subprocess.run([sys.executable, REPORT, str(tmp_path), '--no-plots',
+                             '--out=%s' % (tmp_path / 'report')], capture_output=True, text=True,
+                            timeout=300)
+    assert report.returncode == 0, report.stderr
+    assert 'lower average FCT of all flows than ecmp' in report.stdout
+    import pandas as pd
+    head = pd.read_csv(tmp_path / 'report' / 'headline.csv').set_index('scheme')
+    assert head.loc['talb', 'max_fct_reduction_pct'] == pytest.approx(runner, abs=0.05)
+    assert 'talb' in tensor

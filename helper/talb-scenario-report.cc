@@ -3,6 +3,7 @@
 #include "talb-scenario-counters.h"
 
 #include "ns3/simulator.h"
+#include "ns3/talb-message-channel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,7 +47,8 @@ Mean(const std::vector<double>& v)
 bool
 TalbScenarioCollector::DoneHere() const
 {
-    return iterationsHere == expectedHere && Simulator::Now() >= lastEnd + settle;
+    return iterationsHere == expectedHere && Simulator::Now() >= lastEnd + settle &&
+           TalbMessageChannel::GetAwaitingCompletion() == 0;
 }
 
 void
@@ -65,6 +67,7 @@ TalbScenarioCollector::Flow(const TalbFlowRecord& r)
         {
             highPrioFct.push_back(us);
         }
+        StopWhenDone();
     }
 }
 
@@ -76,18 +79,29 @@ TalbScenarioCollector::Iteration(const TalbIterationRecord& r)
     double& m = iterationMax[{r.job, r.iteration}];
     m = std::max(m, (r.end - r.start).GetSeconds());
     lastEnd = std::max(lastEnd, r.end);
-    if (stopWhenDone && iterations == expected)
+    StopWhenDone();
+}
+
+void
+TalbScenarioCollector::StopWhenDone()
+{
+    if (!stopWhenDone || stopping || iterations != expected ||
+        TalbMessageChannel::GetAwaitingCompletion() > 0)
     {
-        // Every worker of every job is done: background traffic alone is not the question.
-        if (settle.IsZero())
-        {
-            Simulator::Stop();
-        }
-        else
-        {
-            // The tensor records of the last operations follow their agreement's delay.
-            Simulator::Stop(settle);
-        }
+        return;
+    }
+    // Every worker of every job is done and every message acknowledged: background traffic
+    // alone is not the question.
+    stopping = true;
+    // The tensor records of the last operations follow their agreement's delay.
+    Time left = lastEnd + settle - Simulator::Now();
+    if (left.IsStrictlyPositive())
+    {
+        Simulator::Stop(left);
+    }
+    else
+    {
+        Simulator::Stop();
     }
 }
 
@@ -504,7 +518,8 @@ TalbScenarioReport::Legend()
 {
     return "columns: tensor msgs = the jobs' messages (one per collective step and peer); FCT = "
            "flow completion time, from the first byte handed to the sender's transport to the "
-           "last byte received; hi-prio = tensor messages of priority 0-1 (0 = most urgent: the "
+           "last byte acknowledged at the sender; hi-prio = tensor messages of priority 0-1 (0 = "
+           "most urgent: the "
            "layers the next forward pass needs first); bg = background flows ('-' with "
            "bgLoad=0); iter time = mean over iterations past the warm-up of the slowest "
            "worker's iteration; ideal = the same iteration alone on an idle non-blocking fabric "

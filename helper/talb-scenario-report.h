@@ -92,8 +92,15 @@ struct TalbScenarioCollector
     Time settle;
     Time lastEnd; //!< the latest iteration end here
 
+    bool stopping{false}; //!< the stop is scheduled
+
     /// \return whether this rank's workers are done and their reports have taken effect
     bool DoneHere() const;
+    /**
+     * Stops the simulation once every worker of every job is done and every message they sent
+     * is complete (its last byte acknowledged: its flow record written).
+     */
+    void StopWhenDone();
     /// Trace sink of a job's or the background's FlowDone.
     void Flow(const TalbFlowRecord& r);
     /// Trace sink of a job's IterationDone.

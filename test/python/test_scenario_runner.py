@@ -358,3 +358,31 @@ def test_table_and_report_headline_count_the_same_flows(tmp_path):
     head = pd.read_csv(tmp_path / 'report' / 'headline.csv').set_index('scheme')
     assert head.loc['talb', 'max_fct_reduction_pct'] == pytest.approx(runner, abs=0.05)
     assert 'talb' in tensor
+
+
+def read_flows(folder):
+    import csv
+    with open(folder / 'flows.csv', newline='') as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.parametrize('transport', ['tcp', 'rdma'])
+def test_slowdown_is_at_least_one_fct_and_ideal_between_the_same_events(transport, tmp_path):
+    """FCT and ideal FCT both run from the first byte handed to the sender's transport to the
+    last byte acknowledged at the sender (HPCC's sender-side completion); the ideal is a lower
+    bound, so no flow is faster than it, up to the nanosecond rounding of each. Every message
+    of the job has its row: the run ends only once the last one is acknowledged."""
+    result = run(*TINY, '--transport=%s' % transport, '--out=%s' % tmp_path)
+    assert result.returncode == 0, result.stderr
+    rows = read_flows(tmp_path)
+    tensors = [r for r in rows if r['kind'] == 'tensor']
+    background = [r for r in rows if r['kind'] == 'background']
+    assert tensors and background
+    for r in rows:
+        fct, ideal = int(r['fct_ns']), int(r['ideal_fct_ns'])
+        assert fct >= ideal - 1, r
+        assert float(r['slowdown']) >= 1 - 2e-6, r
+    # A 4-worker ring moves each fusion bucket in 2 x 3 steps of 4 messages: none lost.
+    assert len(tensors) % 24 == 0, len(tensors)
+    table = table_rows(result.stdout)
+    assert table[2][1] == str(len(tensors)), table[2]

@@ -9,7 +9,9 @@
 //   mpirun -np 2 talb-scenario --config=... --lb=talb --mpiSync=window --out=/tmp/x
 #include "ns3/talb-scenario.h"
 
+#include "ns3/boolean.h"
 #include "ns3/command-line.h"
+#include "ns3/config.h"
 #include "ns3/system-path.h"
 #include "ns3/talb-event-scheduler.h"
 #include "ns3/talb-scenario-parameters.h"
@@ -256,6 +258,7 @@ main(int argc, char* argv[])
     {
         spec.Parse(config, &errors);
     }
+    Config::SetDefault("ns3::TalbOutputWriter::FctTxt", BooleanValue(config.GetBool("fctTxt")));
 #ifdef NS3_MPI
     bool mpi = PartOfDistributedRun();
     if (mpi && mpiSync != "nullmsg" && mpiSync != "window")

@@ -69,6 +69,7 @@ SCENARIO = {
     'duration': 'forever',
     'stopTime': '-1s',
     'progress': 'maybe',
+    'fctTxt': 'maybe',
     'out': '',
     'eventScheduler': 'ns3::NoSuchScheduler',
 }

@@ -1,6 +1,7 @@
 """The scenario runner end to end: bad scenarios are refused before simulating, and a run is
 reproducible byte for byte from its seed. TALB_SCENARIO names the binary (set by ctest)."""
 import filecmp
+import re
 import json
 import os
 import signal
@@ -386,3 +387,44 @@ def test_slowdown_is_at_least_one_fct_and_ideal_between_the_same_events(transpor
     assert len(tensors) % 24 == 0, len(tensors)
     table = table_rows(result.stdout)
     assert table[2][1] == str(len(tensors)), table[2]
+
+
+# HPCC's writer (simulation/scratch/third.cc, qp_finish):
+#   fprintf(fout, "%08x %08x %u %u %lu %lu %lu %lu\n", sip, dip, sport, dport, m_size,
+#           startTime, fct, standalone_fct)  -- times in ns, no header.
+HPCC_FCT_LINE = re.compile(r'^[0-9a-f]{8} [0-9a-f]{8} \d+ \d+ \d+ \d+ \d+ \d+$')
+
+
+def check_hpcc_fct_txt(path):
+    """The format check of HPCC's fct.txt, written from its writer: every line eight
+    space-separated fields, IPs as 8 lower-case hexadecimal digits, the rest unsigned decimal
+    integers that fit the writer's types (ports and size: %u / %lu). \\return the lines' fields."""
+    lines = path.read_text().split('\n')
+    assert lines[-1] == '', 'the file ends with a newline'
+    fields = []
+    for number, line in enumerate(lines[:-1], 1):
+        assert HPCC_FCT_LINE.match(line), '%s:%d: %r' % (path, number, line)
+        f = line.split(' ')
+        assert int(f[2]) < 65536 and int(f[3]) < 65536, line
+        fields.append(f)
+    return fields
+
+
+@pytest.mark.parametrize('transport', ['tcp', 'rdma'])
+def test_fct_txt_is_hpccs_format_with_the_flows_rows(transport, tmp_path):
+    result = run(*TINY, '--transport=%s' % transport, '--fctTxt=true', '--out=%s' % tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = check_hpcc_fct_txt(tmp_path / 'fct.txt')
+    rows = read_flows(tmp_path)
+    assert len(lines) == len(rows) > 0
+
+    def hexip(dotted):
+        return '%08x' % int.from_bytes(bytes(int(b) for b in dotted.split('.')), 'big')
+
+    for f, r in zip(lines, rows):
+        assert f == [hexip(r['src_ip']), hexip(r['dst_ip']), r['src_port'], r['dst_port'],
+                     r['size_bytes'], r['start_ns'], r['fct_ns'], r['ideal_fct_ns']]
+    # What HPCC's fct_analysis.py computes from it: slowdown = fct / standalone_fct >= 1.
+    assert min(int(f[6]) / int(f[7]) for f in lines) >= 1 - 2e-6
+    plain = run(*TINY, '--transport=%s' % transport, '--out=%s' % (tmp_path / 'plain'))
+    assert plain.returncode == 0 and not (tmp_path / 'plain' / 'fct.txt').exists()

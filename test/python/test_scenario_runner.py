@@ -428,3 +428,23 @@ def test_fct_txt_is_hpccs_format_with_the_flows_rows(transport, tmp_path):
     assert min(int(f[6]) / int(f[7]) for f in lines) >= 1 - 2e-6
     plain = run(*TINY, '--transport=%s' % transport, '--out=%s' % (tmp_path / 'plain'))
     assert plain.returncode == 0 and not (tmp_path / 'plain' / 'fct.txt').exists()
+
+
+def test_talb_training_folders_are_reportable(tmp_path):
+    """talb-training runs its jobs through the named balancer on talb-scenario's fabric and
+    writes run.json, so talb-report.py reads its folders as it reads the runner's."""
+    training = os.path.join(os.path.dirname(RUNNER), 'talb-training')
+    result = subprocess.run(
+        [training, '--leaves=2', '--spines=2', '--hostsPerLeaf=2', '--hostRate=100Gbps',
+         '--fabricRate=100Gbps', '--workers=4', '--iterations=2', '--scheduler=fusion',
+         '--bgLoad=0', '--lb=ecmp,talb', '--out=%s' % tmp_path], capture_output=True, text=True,
+        timeout=600)
+    assert result.returncode == 0, result.stderr
+    for scheme in ('ecmp', 'talb'):
+        meta = json.loads((tmp_path / scheme / 'run.json').read_text())
+        assert meta['scheme'] == scheme and meta['complete'] is True
+        assert meta['parameters']['workers'] == 4
+    report = subprocess.run([sys.executable, REPORT, str(tmp_path), '--no-plots'],
+                            capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    assert '2 runs under' in report.stdout and 'schemes: ecmp, talb' in report.stdout

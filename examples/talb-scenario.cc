@@ -9,7 +9,9 @@
 //   mpirun -np 2 talb-scenario --config=... --lb=talb --mpiSync=window --out=/tmp/x
 #include "ns3/talb-scenario.h"
 
+#include "ns3/boolean.h"
 #include "ns3/command-line.h"
+#include "ns3/config.h"
 #include "ns3/system-path.h"
 #include "ns3/talb-event-scheduler.h"
 #include "ns3/talb-scenario-parameters.h"
@@ -142,6 +144,10 @@ Main(const TalbScenarioSpec& spec)
     std::ostream silent(nullptr);
     std::ostream& log = spec.rank == 0 ? std::cerr : silent;
     std::ostream& table = spec.rank == 0 ? std::cout : silent;
+    for (const auto& w : TalbScenarioReport::Warnings(spec))
+    {
+        log << "talb-scenario: warning: " << w << "\n";
+    }
     std::vector<TalbScenario::Result> results;
     for (const auto& balancer : spec.balancers)
     {
@@ -177,16 +183,24 @@ Main(const TalbScenarioSpec& spec)
         log << "\n";
     }
     TalbScenarioReport::PrintTable(results, table);
+    int status = 0;
     for (const auto& r : results)
     {
-        if (r.iterationsDone != r.iterationsExpected)
+        if (TalbScenarioReport::CutByStopTime(spec, r))
+        {
+            log << "talb-scenario: error: " << r.scheme << " finished " << r.iterationsDone
+                << " of " << r.iterationsExpected << " worker-iterations before stopTime ("
+                << spec.stopTime.As(Time::S) << "): the run is incomplete (exit status 3)\n";
+            status = 3;
+        }
+        else if (r.iterationsDone != r.iterationsExpected)
         {
             log << "talb-scenario: warning: " << r.scheme << " finished " << r.iterationsDone
-                << " of " << r.iterationsExpected << " worker-iterations before "
-                << (spec.distributed ? "duration or stopTime" : "stopTime") << "\n";
+                << " of " << r.iterationsExpected << " worker-iterations within duration ("
+                << spec.duration.As(Time::S) << ")\n";
         }
     }
-    return 0;
+    return status;
 }
 
 /// Prints the errors once (rank 0: under MPI every rank has the same ones).
@@ -215,7 +229,10 @@ main(int argc, char* argv[])
     cmd.Usage("Runs a talb scenario once per load balancer in --lb and prints a comparison "
               "table (tensor-message and background FCT, iteration time, speedup over the "
               "first lb). Parameters come from --config=FILE ('name = value' lines) and/or "
-              "--name=value options; later ones win. Outputs: see doc/talb.rst, 'Outputs'.");
+              "--name=value options; later ones win. Outputs: see doc/talb.rst, 'Outputs'. "
+              "Exit status: 0 done, 2 bad input (nothing simulated), 3 stopTime reached before "
+              "the jobs finished (outputs hold what was measured), 130 interrupted. The table's " +
+              TalbScenarioReport::Legend());
     config.AddToCommandLine(cmd);
     std::string eventScheduler;
     TalbEventScheduler::AddOption(cmd, &eventScheduler);
@@ -241,6 +258,7 @@ main(int argc, char* argv[])
     {
         spec.Parse(config, &errors);
     }
+    Config::SetDefault("ns3::TalbOutputWriter::FctTxt", BooleanValue(config.GetBool("fctTxt")));
 #ifdef NS3_MPI
     bool mpi = PartOfDistributedRun();
     if (mpi && mpiSync != "nullmsg" && mpiSync != "window")

@@ -5,8 +5,11 @@
 //   build/bin/talb-training --model=resnet50 --workers=16 --scheduler=bytescheduler
 //       --collective=ring --hostRate=100Gbps --iterations=2 --lb=ecmp --out=results/demo
 //
-// writes flows.csv, tensors.csv and iterations.csv into --out (a subfolder per load balancer
-// when --lb names several) and prints one line per job. The fabric, balancer, host,
+// writes flows.csv, tensors.csv, iterations.csv and run.json into --out (a subfolder per load
+// balancer when --lb names several; analysis/talb-report.py reads them as it reads
+// talb-scenario's) and prints one line per job. The fabric is talb-scenario's leaf-spine with
+// each --lb balancer in its switches (the scheme column names it; --stockRouting: ns-3's global
+// routing instead, scheme stock-ecmp). The fabric, balancer, host,
 // background and run options are talb-scenario's (the same names, meanings and defaults).
 // Every option: build/bin/talb-training --help. Scheduler and collective attributes beyond the
 // options below: --ns3::TalbFusionScheduler::Timeout=2ms etc. (--PrintAttributes=TYPE).
@@ -51,6 +54,7 @@ struct Options
     uint64_t seed{1};
     Time stopTime;
     std::string out;
+    std::string parametersJson; //!< every option, for run.json
 };
 
 /// Creates \p path and its parents as needed. \return true when it is a writable folder
@@ -272,6 +276,7 @@ ParseOptions(const TalbScenarioConfig& config, Options* o)
         errors.push_back("stopTime: must be positive");
     }
     o->out = config.GetString("out");
+    o->parametersJson = config.ToJson();
     if (o->out.empty() || !OutputFolderWritable(o->out))
     {
         errors.push_back("out: cannot create or write the folder '" + o->out + "'");
@@ -336,18 +341,21 @@ InstallJobs(const Options& o, Ptr<TalbLeafSpineHelper> fabric, Ptr<TalbOutputWri
     return jobs;
 }
 
-/// Simulate until every job finished (background traffic alone does not keep it running).
+/// Simulate until every job finished and its messages' last bytes are acknowledged (their
+/// flows.csv rows); background traffic alone does not keep it running.
 void
 RunUntilFinished(const std::vector<Ptr<TalbTrainingJob>>& jobs, Time stopTime)
 {
     std::function<void()> check = [&]() {
+        bool done = TalbMessageChannel::GetAwaitingCompletion() == 0;
         for (const auto& job : jobs)
         {
-            if (!job->IsFinished())
-            {
-                Simulator::Schedule(MilliSeconds(1), check);
-                return;
-            }
+            done = done && job->IsFinished();
+        }
+        if (!done)
+        {
+            Simulator::Schedule(MilliSeconds(1), check);
+            return;
         }
         Simulator::Stop();
     };
@@ -397,6 +405,16 @@ RunOnce(const Options& o, const TalbBalancerSpec& lb, const std::string& out)
     writer->SetSeed(o.seed);
     writer->SetIdealFctCallback(MakeCallback(&TalbIdealFct::Ideal, &ideal));
     std::vector<Ptr<TalbTrainingJob>> jobs = InstallJobs(o, fabric, writer);
+    // run.json as talb-scenario writes it (the figures this program measures), marked
+    // incomplete until the run ends: the report reads the folder either way.
+    TalbOutputWriter::RunInfo info;
+    info.scheme = o.fabric.stockRouting ? "stock-ecmp" : lb.name;
+    info.lb = lb.name;
+    info.seed = o.seed;
+    info.parametersJson = o.parametersJson;
+    info.lbProfile = TalbAttributeList::ToText(o.lbProfile);
+    TalbOutputWriter::WriteRunJson(out, info);
+    uint64_t eventsBefore = Simulator::GetEventCount();
     if (o.bgLoad > 0)
     {
         TalbBackgroundTrafficHelper bg(o.bgCdf, o.bgLoad, o.fabric.hostRate);
@@ -405,12 +423,20 @@ RunOnce(const Options& o, const TalbBalancerSpec& lb, const std::string& out)
         TalbBackgroundTrafficHelper::AssignStreams(bgApps, stream);
         writer->ConnectBackground(bgApps);
     }
+    auto runStart = std::chrono::steady_clock::now();
     RunUntilFinished(jobs, o.stopTime);
-    double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    auto runEnd = std::chrono::steady_clock::now();
+    info.simSeconds = Simulator::Now().GetSeconds();
+    info.events = Simulator::GetEventCount() - eventsBefore;
+    double wall = std::chrono::duration<double>(runEnd - wallStart).count();
     bool finished = PrintJobs(o, jobs, writer, out, wall);
     writer->Dispose();
     Simulator::Destroy();
+    info.complete = finished;
+    info.runWallSeconds = std::chrono::duration<double>(runEnd - runStart).count();
+    info.wallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    TalbOutputWriter::WriteRunJson(out, info);
     return finished;
 }
 
@@ -422,9 +448,13 @@ main(int argc, char* argv[])
     TalbScenarioConfig config;
     DeclareOptions(config);
     CommandLine cmd(__FILE__);
-    cmd.Usage("Data-parallel training jobs and background traffic on a leaf-spine fabric, once "
-              "per load balancer of --lb. The fabric, balancer, host, background and run "
-              "options are talb-scenario's; the job options are this example's.");
+    cmd.Usage("Data-parallel training jobs and background traffic on talb-scenario's leaf-spine "
+              "fabric, once per load balancer of --lb (each run's switches use that balancer; "
+              "its name is the scheme column). The fabric, balancer, host, background and run "
+              "options are talb-scenario's; the job options are this example's. Writes "
+              "flows.csv, tensors.csv, iterations.csv and run.json (analysis/talb-report.py "
+              "reads the folder). Exit status: 0 done, 2 bad option, 3 stopTime reached before "
+              "every job finished.");
     config.AddToCommandLine(cmd);
     cmd.Parse(argc, argv);
     // Every value, and everything it names (models, files, plug-ins, presets), is checked
@@ -454,5 +484,5 @@ main(int argc, char* argv[])
         }
         allFinished = RunOnce(options, lb, out) && allFinished;
     }
-    return allFinished ? 0 : 1;
+    return allFinished ? 0 : 3;
 }

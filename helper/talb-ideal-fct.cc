@@ -40,11 +40,16 @@ TalbIdealFct::Ideal(const TalbFlowRecord& r) const
         Ptr<TalbNvlinkPort> port = m_fabric->GetHost(src)->GetObject<TalbNvlinkPort>();
         return port->GetDataRate().CalculateBytesTxTime(r.sizeBytes) + port->GetLatency();
     }
-    uint64_t packets = (r.sizeBytes + m_mssBytes - 1) / m_mssBytes;
-    uint64_t wire = r.sizeBytes + packets * m_headerBytes;
-    uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(r.sizeBytes, m_mssBytes));
-    return m_fabric->GetBaseRtt(src, dst, first + m_headerBytes, 66) +
-           m_fabric->GetBottleneckRate(src, dst).CalculateBytesTxTime(wire);
+    uint64_t packets = std::max<uint64_t>(1, (r.sizeBytes + m_mssBytes - 1) / m_mssBytes);
+    // The last packet crosses every hop and its acknowledgement comes back (the base RTT of
+    // its size); every full packet before it passes the bottleneck ahead of it, each in the
+    // whole nanoseconds a device takes for it (CalculateBytesTxTime per packet, as the devices
+    // count it: the exact bytes / rate would exceed their sum by up to 1 ns a packet).
+    uint32_t last = static_cast<uint32_t>(r.sizeBytes - (packets - 1) * m_mssBytes) + m_headerBytes;
+    Time full =
+        m_fabric->GetBottleneckRate(src, dst).CalculateBytesTxTime(m_mssBytes + m_headerBytes);
+    return m_fabric->GetBaseRtt(src, dst, last, m_headerBytes) +
+           full * static_cast<int64_t>(packets - 1);
 }
 
 } // namespace ns3

@@ -13,8 +13,15 @@ namespace ns3
 
 /**
  * \ingroup talb-helper
- * \brief The ideal FCT of a flow on a leaf-spine fabric: one RTT with its first packet, then
- * its wire bytes at the bottleneck rate of its path, alone on an idle fabric.
+ * \brief The ideal FCT of a flow on a leaf-spine fabric, alone on an idle fabric, between the
+ * events its measured FCT runs between (first byte handed to the sender's transport, last byte
+ * acknowledged at the sender): every wire byte before its last packet at the bottleneck rate of
+ * its path, then the base RTT of that last packet and an acknowledgement of header size.
+ *
+ * A lower bound for any packetisation: the bytes ahead of the last packet must cross the
+ * bottleneck, and the last packet must cross every hop (store and forward) and be
+ * acknowledged; an acknowledgement is at least the data packets' headers. So the slowdown
+ * (FCT / ideal) is at least 1 up to the nanosecond rounding of each.
  *
  * Asked once per message (millions in a large run), so hosts are found by hash; the fabric
  * remembers base RTTs and bottleneck rates. Give it to TalbOutputWriter::SetIdealFctCallback

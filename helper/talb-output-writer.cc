@@ -1,6 +1,7 @@
 #include "talb-output-writer.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/system-path.h"
@@ -109,6 +110,8 @@ AppendFormat(std::string& s, const char* format, ...)
 }
 } // namespace
 
+const char* const TalbOutputWriter::FCT_TXT = "fct.txt";
+
 const char* const TalbOutputWriter::FLOW_COLUMNS =
     "src_ip,dst_ip,src_port,dst_port,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,job,"
     "iteration,tensor,priority,kind,scheme,seed";
@@ -130,7 +133,16 @@ TalbOutputWriter::GetTypeId()
                           "every row at once, 10 % more CPU for a 64-host RDMA iteration)",
                           TimeValue(Seconds(1)),
                           MakeTimeAccessor(&TalbOutputWriter::m_flushInterval),
-                          MakeTimeChecker(Seconds(0)));
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("FctTxt",
+                          "Also write each flow as a line of fct.txt in HPCC's format (its "
+                          "simulation/scratch/third.cc, qp_finish): source and destination "
+                          "IPv4 as 8 hexadecimal digits, source and destination port, size in "
+                          "bytes, start, FCT and ideal FCT in ns; space-separated, no header; "
+                          "HPCC's and ConWeave's FCT analysis scripts read it",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TalbOutputWriter::m_writeFctTxt),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -156,7 +168,7 @@ void
 TalbOutputWriter::Close()
 {
     OpenWriters().erase(this);
-    for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations})
+    for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations, &m_fctTxt})
     {
         if (f->file)
         {
@@ -181,7 +193,7 @@ TalbOutputWriter::Flush(CsvFile& f)
 void
 TalbOutputWriter::FlushRows()
 {
-    for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations})
+    for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations, &m_fctTxt})
     {
         if (f->file)
         {
@@ -307,9 +319,18 @@ TalbOutputWriter::MergeFolders(const std::vector<std::string>& parts, const std:
         }
         NS_ABORT_MSG_IF(!out.flush(), "TalbOutputWriter: cannot write " << path);
     }
+    // fct.txt (FctTxt) has no header: the parts' lines, in order.
+    if (!parts.empty() && std::ifstream(SystemPath::Append(parts[0], FCT_TXT)))
+    {
+        std::ofstream out(SystemPath::Append(folder, FCT_TXT), std::ios::trunc);
+        for (const auto& part : parts)
+        {
+            out << std::ifstream(SystemPath::Append(part, FCT_TXT)).rdbuf();
+        }
+    }
     for (const auto& part : parts)
     {
-        for (const char* name : {"flows.csv", "tensors.csv", "iterations.csv"})
+        for (const char* name : {"flows.csv", "tensors.csv", "iterations.csv", FCT_TXT})
         {
             std::remove(SystemPath::Append(part, name).c_str());
         }
@@ -333,6 +354,12 @@ TalbOutputWriter::Open(const std::string& folder)
     m_flows = open("flows.csv", FLOW_COLUMNS);
     m_tensors = open("tensors.csv", TENSOR_COLUMNS);
     m_iterations = open("iterations.csv", ITERATION_COLUMNS);
+    if (m_writeFctTxt)
+    {
+        std::string path = SystemPath::Append(folder, FCT_TXT);
+        m_fctTxt.file = std::fopen(path.c_str(), "w");
+        NS_ABORT_MSG_IF(!m_fctTxt.file, "TalbOutputWriter: cannot create " << path);
+    }
     m_nextFlush = std::chrono::steady_clock::now();
     if (!g_terminateInstalled)
     {
@@ -432,6 +459,20 @@ TalbOutputWriter::WriteFlow(const TalbFlowRecord& r)
     {
         row.push_back(',');
         AppendInt(row, v);
+    }
+    if (m_fctTxt.file && !r.nvlink) // NVLink messages never enter the fabric
+    {
+        // HPCC's qp_finish: "%08x %08x %u %u %lu %lu %lu %lu\n" (its times in ns, as ours).
+        AppendFormat(m_fctTxt.pending,
+                     "%08x %08x %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRId64 "\n",
+                     r.src.Get(),
+                     r.dst.Get(),
+                     unsigned(r.srcPort),
+                     unsigned(r.dstPort),
+                     r.sizeBytes,
+                     r.start.GetNanoSeconds(),
+                     fct,
+                     ideal);
     }
     row.append(r.background ? ",background," : r.nvlink ? ",nvlink," : ",tensor,");
     row.append(m_scheme);

@@ -150,6 +150,8 @@ class TalbOutputWriter : public Object
     typedef Callback<Time, const TalbFlowRecord&> IdealFctCallback;
 
     static const char* const FLOW_COLUMNS;
+    /// The file FctTxt writes: the flows in HPCC's fct.txt format.
+    static const char* const FCT_TXT;
     static const char* const TENSOR_COLUMNS;
     static const char* const ITERATION_COLUMNS;
 
@@ -202,7 +204,9 @@ class TalbOutputWriter : public Object
     CsvFile m_flows;
     CsvFile m_tensors;
     CsvFile m_iterations;
-    Time m_flushInterval;                              //!< wall-clock time between writes
+    CsvFile m_fctTxt;          //!< HPCC's fct.txt (FctTxt): the flows again, no header
+    bool m_writeFctTxt{false}; //!< FctTxt attribute
+    Time m_flushInterval;      //!< wall-clock time between writes
     std::chrono::steady_clock::time_point m_nextFlush; //!< wall-clock time of the next write
     std::string m_scheme{"none"};
     uint64_t m_seed{1};

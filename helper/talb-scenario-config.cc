@@ -5,6 +5,8 @@
 #include "ns3/queue-size.h"
 #include "ns3/talb-parse.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -53,6 +55,31 @@ JsonEscape(const std::string& s)
         }
     }
     return os.str();
+}
+
+/// \return the edit distance (insertions, deletions, substitutions; case ignored) of \p a, \p b
+std::size_t
+EditDistance(const std::string& a, const std::string& b)
+{
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+    {
+        row[j] = j;
+    }
+    for (std::size_t i = 1; i <= a.size(); ++i)
+    {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j)
+        {
+            std::size_t above = row[j];
+            bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
 }
 
 /// \return \p v as the shortest text that reads back ("256", "0.5", "1e+06")
@@ -168,7 +195,8 @@ TalbScenarioConfig::Check(const Param& p, const std::string& value, Parsed* pars
     case RATE:
         return TalbParse::ParseDataRate(value, &parsed->rate)
                    ? ""
-                   : "a positive data rate such as 100Gbps or 10Mb/s";
+                   : "a positive data rate with its unit, such as 100Gbps or 10Mb/s (a bare "
+                     "number is not bit/s here)";
     case TIME:
         return TalbParse::ParseTime(value, &parsed->time)
                    ? ""
@@ -263,14 +291,7 @@ TalbScenarioConfig::Set(const std::string& name,
     auto it = m_params.find(name);
     if (it == m_params.end())
     {
-        std::ostringstream os;
-        os << origin << ": unknown parameter '" << name << "' (valid:";
-        for (const auto& n : m_order)
-        {
-            os << " " << n;
-        }
-        os << ")";
-        return os.str();
+        return origin + ": unknown parameter '" + name + "'" + Suggest(name);
     }
     Param& p = it->second;
     std::string value = TalbParse::Trim(rawValue);
@@ -283,6 +304,33 @@ TalbScenarioConfig::Set(const std::string& name,
     p.value = value;
     p.parsed = parsed;
     return "";
+}
+
+std::string
+TalbScenarioConfig::Suggest(const std::string& name) const
+{
+    // The nearest names, as far as a typo goes: a third of the name's letters, at least two.
+    std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
+    std::vector<std::pair<std::size_t, std::string>> near;
+    for (const auto& n : m_order)
+    {
+        std::size_t d = EditDistance(name, n);
+        bool prefix = name.size() >= 3 && n.compare(0, name.size(), name) == 0;
+        if (d <= limit || prefix)
+        {
+            near.emplace_back(prefix ? 0 : d, n);
+        }
+    }
+    std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) {
+        return x.first < y.first;
+    });
+    std::string text;
+    for (std::size_t i = 0; i < near.size() && i < 3; ++i)
+    {
+        text += (i ? ", " : "") + near[i].second;
+    }
+    std::string all = "--help lists all " + std::to_string(m_order.size());
+    return text.empty() ? " (" + all + ")" : " (did you mean " + text + "? " + all + ")";
 }
 
 std::string

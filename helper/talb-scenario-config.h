@@ -147,6 +147,8 @@ class TalbScenarioConfig
     /// \return the declaration as --help shows it: choices, names, range, default
     static std::string Describe(const Param& p);
 
+    /// \return " (did you mean ...? ...)": the declared names nearest \p name, for errors
+    std::string Suggest(const std::string& name) const;
     const Param& Lookup(const std::string& name) const;
     bool OnCommandLine(const std::string& name, const std::string& value);
     bool OnConfigFile(const std::string& path);

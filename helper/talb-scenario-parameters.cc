@@ -335,6 +335,11 @@ DeclareRun(TalbScenarioConfig& c)
               "60s",
               "safety limit on simulated time; a run stopped here is reported incomplete");
     c.Declare("progress", C::BOOL, "true", "print simulated-time progress every wall second");
+    c.Declare("fctTxt",
+              C::BOOL,
+              "false",
+              "also write fct.txt: the flows in HPCC's format (hexadecimal IPs, ports, size, "
+              "start, FCT, ideal FCT in ns; no header), for HPCC's and ConWeave's FCT scripts");
     c.Declare("out",
               C::STRING,
               "results/run",

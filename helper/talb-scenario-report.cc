@@ -3,6 +3,7 @@
 #include "talb-scenario-counters.h"
 
 #include "ns3/simulator.h"
+#include "ns3/talb-message-channel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,7 +47,8 @@ Mean(const std::vector<double>& v)
 bool
 TalbScenarioCollector::DoneHere() const
 {
-    return iterationsHere == expectedHere && Simulator::Now() >= lastEnd + settle;
+    return iterationsHere == expectedHere && Simulator::Now() >= lastEnd + settle &&
+           TalbMessageChannel::GetAwaitingCompletion() == 0;
 }
 
 void
@@ -56,7 +58,8 @@ TalbScenarioCollector::Flow(const TalbFlowRecord& r)
     {
         return; // never on the fabric: its FCTs are the fabric's
     }
-    double us = (r.end - r.start).GetMicroSeconds();
+    // Exact: whole microseconds (GetMicroSeconds) would bias every average down by ~0.5 us.
+    double us = (r.end - r.start).GetNanoSeconds() / 1e3;
     if (r.background)
     {
         backgroundFct.push_back(us);
@@ -68,6 +71,7 @@ TalbScenarioCollector::Flow(const TalbFlowRecord& r)
         {
             highPrioFct.push_back(us);
         }
+        StopWhenDone();
     }
 }
 
@@ -79,18 +83,29 @@ TalbScenarioCollector::Iteration(const TalbIterationRecord& r)
     double& m = iterationMax[{r.job, r.iteration}];
     m = std::max(m, (r.end - r.start).GetSeconds());
     lastEnd = std::max(lastEnd, r.end);
-    if (stopWhenDone && iterations == expected)
+    StopWhenDone();
+}
+
+void
+TalbScenarioCollector::StopWhenDone()
+{
+    if (!stopWhenDone || stopping || iterations != expected ||
+        TalbMessageChannel::GetAwaitingCompletion() > 0)
     {
-        // Every worker of every job is done: background traffic alone is not the question.
-        if (settle.IsZero())
-        {
-            Simulator::Stop();
-        }
-        else
-        {
-            // The tensor records of the last operations follow their agreement's delay.
-            Simulator::Stop(settle);
-        }
+        return;
+    }
+    // Every worker of every job is done and every message acknowledged: background traffic
+    // alone is not the question.
+    stopping = true;
+    // The tensor records of the last operations follow their agreement's delay.
+    Time left = lastEnd + settle - Simulator::Now();
+    if (left.IsStrictlyPositive())
+    {
+        Simulator::Stop(left);
+    }
+    else
+    {
+        Simulator::Stop();
     }
 }
 
@@ -158,7 +173,12 @@ TalbScenarioReport::Summarize(const TalbScenarioSpec& s,
     }
     r->tensorFlows = tensorFct.size();
     r->backgroundFlows = backgroundFct.size();
+    r->highPrioFlows = highPrioFct.size();
+    r->background = s.bgLoad > 0;
     r->tensorAvgFctUs = Mean(tensorFct);
+    std::vector<double> allFct = tensorFct;
+    allFct.insert(allFct.end(), backgroundFct.begin(), backgroundFct.end());
+    r->allAvgFctUs = Mean(allFct);
     r->tensorP99FctUs = Percentile(tensorFct, 99);
     r->highPrioAvgFctUs = Mean(highPrioFct);
     r->backgroundAvgFctUs = Mean(backgroundFct);
@@ -268,6 +288,84 @@ TalbScenarioReport::FinishRunInfo(const TalbScenarioSpec& spec,
     info->jobsJson = JobsJson(r);
 }
 
+namespace
+{
+
+/// Column widths of the comparison table, in the order printed.
+enum Width
+{
+    SCHEME = 12,
+    COUNT = 9,
+    FCT = 12,
+    ITERATION = 12,
+    IDEAL = 10,
+    X_IDEAL = 8,
+    SPEEDUP = 10,
+    WORKER_ITERATIONS = 14
+};
+
+/// \p value in \p width columns with \p precision decimals, or "-" when it is \p known not
+void
+Cell(std::ostream& os, int width, bool known, double value, int precision)
+{
+    if (known)
+    {
+        os << std::setprecision(precision) << std::setw(width) << value;
+    }
+    else
+    {
+        os << std::setw(width) << "-";
+    }
+}
+
+/// \p text on lines of at most 100 columns, broken between words.
+std::string
+Wrap(const std::string& text)
+{
+    std::istringstream words(text);
+    std::string word;
+    std::string out;
+    std::size_t column = 0;
+    while (words >> word)
+    {
+        if (column > 0 && column + 1 + word.size() > 100)
+        {
+            out += "\n";
+            column = 0;
+        }
+        out += (column > 0 ? " " : "") + word;
+        column += (column > 0 ? 1 : 0) + word.size();
+    }
+    return out + "\n";
+}
+
+/// 100 (1 - \p mine / \p base) in %, or "-" when there is nothing to compare
+void
+Reduction(std::ostream& os, bool known, double mine, double base)
+{
+    if (known)
+    {
+        os << std::setprecision(1) << 100.0 * (1 - mine / base) << " %";
+    }
+    else
+    {
+        os << "-";
+    }
+}
+
+/// The iteration columns of one job (or all jobs): measured, ideal, x ideal, speedup.
+void
+IterationCells(std::ostream& os, double measuredMs, double idealMs, double baseMeasuredMs)
+{
+    bool measured = measuredMs > 0;
+    Cell(os, ITERATION, measured, measuredMs, 3);
+    Cell(os, IDEAL, idealMs > 0, idealMs, 3);
+    Cell(os, X_IDEAL, measured && idealMs > 0, measuredMs / idealMs, 2);
+    Cell(os, SPEEDUP, measured && baseMeasuredMs > 0, baseMeasuredMs / measuredMs, 3);
+}
+
+} // namespace
+
 void
 TalbScenarioReport::PrintTable(const std::vector<TalbScenarioResult>& results, std::ostream& os)
 {
@@ -276,47 +374,77 @@ TalbScenarioReport::PrintTable(const std::vector<TalbScenarioResult>& results, s
         return;
     }
     const TalbScenarioResult& base = results.front();
+    // Several jobs: one ideal averaged over jobs would mislead, so each job gets its own line.
+    const bool perJob = base.ideals.size() > 1;
     os << std::fixed;
-    os << std::left << std::setw(12) << "scheme" << std::right << std::setw(9) << "tensor"
-       << std::setw(12) << "avg FCT" << std::setw(12) << "p99 FCT" << std::setw(12) << "hi-prio avg"
-       << std::setw(9) << "bg" << std::setw(12) << "bg avg" << std::setw(12) << "bg p99"
-       << std::setw(12) << "iter time" << std::setw(10) << "ideal" << std::setw(8) << "x"
-       << std::setw(10) << "speedup" << std::setw(10) << "iters"
+    os << std::left << std::setw(SCHEME) << "scheme" << std::right << std::setw(COUNT) << "tensor"
+       << std::setw(FCT) << "avg FCT" << std::setw(FCT) << "p99 FCT" << std::setw(FCT)
+       << "hi-prio avg" << std::setw(COUNT) << "bg" << std::setw(FCT) << "bg avg" << std::setw(FCT)
+       << "bg p99" << std::setw(ITERATION) << "iter time" << std::setw(IDEAL) << "ideal"
+       << std::setw(X_IDEAL) << "x" << std::setw(SPEEDUP) << "speedup"
+       << std::setw(WORKER_ITERATIONS) << "worker-iters"
        << "\n";
-    os << std::left << std::setw(12) << "" << std::right << std::setw(9) << "msgs" << std::setw(12)
-       << "(us)" << std::setw(12) << "(us)" << std::setw(12) << "FCT (us)" << std::setw(9)
-       << "flows" << std::setw(12) << "FCT (us)" << std::setw(12) << "FCT (us)" << std::setw(12)
-       << "(ms)" << std::setw(10) << "(ms)" << std::setw(8) << "ideal" << std::setw(10)
-       << ("vs " + base.scheme) << std::setw(10) << "done"
+    os << std::left << std::setw(SCHEME) << "" << std::right << std::setw(COUNT) << "msgs"
+       << std::setw(FCT) << "(us)" << std::setw(FCT) << "(us)" << std::setw(FCT) << "FCT (us)"
+       << std::setw(COUNT) << "flows" << std::setw(FCT) << "FCT (us)" << std::setw(FCT)
+       << "FCT (us)" << std::setw(ITERATION) << "(ms)" << std::setw(IDEAL) << "(ms)"
+       << std::setw(X_IDEAL) << "ideal" << std::setw(SPEEDUP) << ("vs " + base.scheme)
+       << std::setw(WORKER_ITERATIONS) << "done"
        << "\n";
     for (const auto& r : results)
     {
-        std::ostringstream iters;
-        iters << r.iterationsDone << "/" << r.iterationsExpected;
-        os << std::left << std::setw(12) << r.scheme << std::right << std::setprecision(1)
-           << std::setw(9) << r.tensorFlows << std::setw(12) << r.tensorAvgFctUs << std::setw(12)
-           << r.tensorP99FctUs << std::setw(12) << r.highPrioAvgFctUs << std::setw(9)
-           << r.backgroundFlows << std::setw(12) << r.backgroundAvgFctUs << std::setw(12)
-           << r.backgroundP99FctUs << std::setprecision(3) << std::setw(12) << r.meanIterationMs;
-        if (r.idealIterationMs > 0)
+        bool tensors = r.tensorFlows > 0;
+        bool bg = r.backgroundFlows > 0;
+        os << std::left << std::setw(SCHEME) << r.scheme << std::right << std::setw(COUNT)
+           << r.tensorFlows;
+        Cell(os, FCT, tensors, r.tensorAvgFctUs, 1);
+        Cell(os, FCT, tensors, r.tensorP99FctUs, 1);
+        Cell(os, FCT, r.highPrioFlows > 0, r.highPrioAvgFctUs, 1);
+        if (r.background)
         {
-            os << std::setw(10) << r.idealIterationMs << std::setprecision(2) << std::setw(8)
-               << r.meanIterationMs / r.idealIterationMs << std::setprecision(3);
+            os << std::setw(COUNT) << r.backgroundFlows;
         }
         else
         {
-            os << std::setw(10) << "-" << std::setw(8) << "-";
+            os << std::setw(COUNT) << "-";
         }
-        os << std::setw(10)
-           << (r.meanIterationMs > 0 ? base.meanIterationMs / r.meanIterationMs : 0.0)
-           << std::setw(10) << iters.str() << "\n";
+        Cell(os, FCT, bg, r.backgroundAvgFctUs, 1);
+        Cell(os, FCT, bg, r.backgroundP99FctUs, 1);
+        IterationCells(os,
+                       r.meanIterationMs,
+                       perJob ? 0 : r.idealIterationMs,
+                       base.meanIterationMs);
+        std::ostringstream iters;
+        iters << r.iterationsDone << "/" << r.iterationsExpected;
+        os << std::setw(WORKER_ITERATIONS) << iters.str() << "\n";
+        for (std::size_t j = 0; perJob && j < r.ideals.size(); ++j)
+        {
+            const TalbScenarioResult::JobIdeal& mine = r.ideals[j];
+            os << std::left << std::setw(SCHEME) << ("  job " + std::to_string(j)) << std::right
+               << std::setw(2 * COUNT + 5 * FCT) << "";
+            IterationCells(os,
+                           mine.measuredMs,
+                           mine.known ? mine.iterationMs : 0,
+                           j < base.ideals.size() ? base.ideals[j].measuredMs : 0);
+            os << "\n";
+        }
     }
-    os << "avg FCT reduction vs " << base.scheme << ":";
+    // Two figures, each named for what it counts: talb-report.py's headline is the second.
+    os << "avg FCT reduction vs " << base.scheme << ", tensor messages:";
     for (const auto& r : results)
     {
-        double red =
-            base.tensorAvgFctUs > 0 ? 100.0 * (1 - r.tensorAvgFctUs / base.tensorAvgFctUs) : 0.0;
-        os << "  " << r.scheme << " " << std::setprecision(1) << red << " %";
+        os << "  " << r.scheme << " ";
+        Reduction(os,
+                  base.tensorFlows > 0 && r.tensorFlows > 0,
+                  r.tensorAvgFctUs,
+                  base.tensorAvgFctUs);
+    }
+    os << "\n";
+    os << "avg FCT reduction vs " << base.scheme << ", all flows (tensor and background):";
+    for (const auto& r : results)
+    {
+        os << "  " << r.scheme << " ";
+        Reduction(os, base.allAvgFctUs > 0 && r.allAvgFctUs > 0, r.allAvgFctUs, base.allAvgFctUs);
     }
     os << "\n";
     bool goBack = false;
@@ -359,6 +487,49 @@ TalbScenarioReport::PrintTable(const std::vector<TalbScenarioResult>& results, s
         }
         os << "\n";
     }
+    os << Wrap(Legend());
+}
+
+std::vector<std::string>
+TalbScenarioReport::Warnings(const TalbScenarioSpec& spec)
+{
+    std::vector<std::string> warnings;
+    for (std::size_t j = 0; j < spec.jobs.size(); ++j)
+    {
+        uint32_t n = spec.jobs[j].iterations;
+        if (n <= spec.warmup)
+        {
+            warnings.push_back(
+                "job " + std::to_string(j) + " runs " + std::to_string(n) + " iteration" +
+                (n == 1 ? "" : "s") + ", all within warmup=" + std::to_string(spec.warmup) +
+                ": the table gives it no iteration time, ideal, x ideal or "
+                "speedup ('-'); set warmup=0 or iterations > " +
+                std::to_string(spec.warmup) + " (iterations.csv holds every iteration either way)");
+        }
+    }
+    return warnings;
+}
+
+bool
+TalbScenarioReport::CutByStopTime(const TalbScenarioSpec& spec, const TalbScenarioResult& r)
+{
+    bool durationFirst = !spec.duration.IsZero() && spec.duration < spec.stopTime;
+    return r.iterationsDone != r.iterationsExpected && !durationFirst && !r.interrupted;
+}
+
+std::string
+TalbScenarioReport::Legend()
+{
+    return "columns: tensor msgs = the jobs' messages (one per collective step and peer); FCT = "
+           "flow completion time, from the first byte handed to the sender's transport to the "
+           "last byte acknowledged at the sender; hi-prio = tensor messages of priority 0-1 (0 = "
+           "most urgent: the "
+           "layers the next forward pass needs first); bg = background flows ('-' with "
+           "bgLoad=0); iter time = mean over iterations past the warm-up of the slowest "
+           "worker's iteration; ideal = the same iteration alone on an idle non-blocking fabric "
+           "(analytic); x ideal = iter time / ideal; speedup = the first scheme's iter time / "
+           "this one's; worker-iters done = (job, worker, iteration) finished / asked for; "
+           "'-' = nothing to measure. Several jobs: a line per job.\n";
 }
 
 } // namespace ns3

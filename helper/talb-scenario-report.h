@@ -43,16 +43,19 @@ struct TalbScenarioResult
     double tensorP99FctUs{0};
     double backgroundAvgFctUs{0};
     double backgroundP99FctUs{0};
-    double highPrioAvgFctUs{0}; //!< tensor messages of priority 0-1
-    uint64_t iterationsDone{0}; //!< (job, worker, iteration) records
-    uint64_t iterationsExpected{0};
-    double meanIterationMs{0};    //!< mean over (job, iteration >= warm-up) of max over workers
-    double idealIterationMs{0};   //!< the jobs' ideals over the same pairs; 0: unknown
-    std::vector<JobIdeal> ideals; //!< per job
-    uint64_t deliveredPackets{0}; //!< packets received by host NICs
-    uint64_t events{0};           //!< simulator events executed
-    uint64_t packetHops{0};       //!< link transmissions started, hosts and switches
-    uint64_t remotePacketHops{0}; //!< of those, onto links to another rank (distributed)
+    double allAvgFctUs{0};          //!< every flow: tensor messages and background flows
+    double highPrioAvgFctUs{0};     //!< tensor messages of priority 0-1
+    uint64_t highPrioFlows{0};      //!< tensor messages of priority 0-1
+    bool background{false};         //!< bgLoad > 0: background flows were asked for
+    uint64_t iterationsDone{0};     //!< worker-iterations: (job, worker, iteration) records
+    uint64_t iterationsExpected{0}; //!< worker-iterations the jobs were asked for
+    double meanIterationMs{0};      //!< mean over (job, iteration >= warm-up) of max over workers
+    double idealIterationMs{0};     //!< the jobs' ideals over the same pairs; 0: unknown
+    std::vector<JobIdeal> ideals;   //!< per job
+    uint64_t deliveredPackets{0};   //!< packets received by host NICs
+    uint64_t events{0};             //!< simulator events executed
+    uint64_t packetHops{0};         //!< link transmissions started, hosts and switches
+    uint64_t remotePacketHops{0};   //!< of those, onto links to another rank (distributed)
     double simSeconds{0};
     double wallSeconds{0};    //!< the whole run: build, simulate, tear down
     double runWallSeconds{0}; //!< Simulator::Run() alone
@@ -89,8 +92,15 @@ struct TalbScenarioCollector
     Time settle;
     Time lastEnd; //!< the latest iteration end here
 
+    bool stopping{false}; //!< the stop is scheduled
+
     /// \return whether this rank's workers are done and their reports have taken effect
     bool DoneHere() const;
+    /**
+     * Stops the simulation once every worker of every job is done and every message they sent
+     * is complete (its last byte acknowledged: its flow record written).
+     */
+    void StopWhenDone();
     /// Trace sink of a job's or the background's FlowDone.
     void Flow(const TalbFlowRecord& r);
     /// Trace sink of a job's IterationDone.
@@ -130,8 +140,24 @@ class TalbScenarioReport
                               const TalbScenarioResult& r,
                               TalbOutputWriter::RunInfo* info);
 
-    /// Print the comparison table of \p results (first one is the baseline for ratios).
+    /// Print the comparison table of \p results (first one is the baseline for ratios), and
+    /// the legend under it.
     static void PrintTable(const std::vector<TalbScenarioResult>& results, std::ostream& os);
+
+    /// \return what each column of the table is, as printed under it and in --help
+    static std::string Legend();
+
+    /**
+     * \return what the table of a run of \p spec will leave out, said before it runs: jobs
+     * whose iterations all fall in the warm-up (no iteration time, ideal or speedup)
+     */
+    static std::vector<std::string> Warnings(const TalbScenarioSpec& spec);
+
+    /**
+     * \return whether \p r's jobs did not finish because the run reached stopTime (the safety
+     * limit), not a shorter duration the user asked for: the run failed to do what it was asked
+     */
+    static bool CutByStopTime(const TalbScenarioSpec& spec, const TalbScenarioResult& r);
 };
 
 } // namespace ns3

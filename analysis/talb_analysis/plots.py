@@ -73,8 +73,9 @@ def fct_cdf(data, keys, out):
     return paths
 
 
-def iteration_time(iterations, keys, out, x='load'):
-    """Mean iteration time per scheme against ``x`` (or per scheme), 95 % CI error bars."""
+def iteration_time(iterations, keys, out, x='bgLoad'):
+    """Mean iteration time per scheme against ``x`` (or per scheme), 95 % CI error bars; with
+    one run per point there are no bars, and the axis says 'one seed'."""
     others = [k for k in keys if k not in ('scheme', x)]
     table = iterations.dropna(subset=['iter_ms_mean'])
     paths = []
@@ -104,7 +105,8 @@ def iteration_time(iterations, keys, out, x='load'):
             else:
                 ax.set_xticklabels(schemes)
             ax.set_xlabel('scheme')
-        ax.set_ylabel('mean iteration time (ms), 95 % CI')
+        one_seed = part['runs'].max() < 2
+        ax.set_ylabel('mean iteration time (ms), ' + ('one seed' if one_seed else '95 % CI'))
         ax.set_ylim(bottom=0)
         ax.grid(True, axis='y', alpha=0.3)
         _set_title(ax, 'Iteration time', others, values)

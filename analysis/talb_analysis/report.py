@@ -12,8 +12,8 @@ from . import loading, plots, stats
 SECTIONS = [
     # (key, CSV file, title)
     ('fct', 'fct_summary.csv',
-     'FCT per scheme and group (FCT in us; slowdown = FCT / ideal FCT; '
-     'reduction vs baseline in %)'),
+     'FCT per scheme and group, all flows: tensor messages and background (FCT in us; '
+     'slowdown = FCT / ideal FCT; reduction of the average vs baseline in %)'),
     ('fct_priority', 'fct_by_priority.csv',
      'FCT per priority class (us; priority -1 = background flows)'),
     ('fct_size', 'fct_by_size.csv',
@@ -25,14 +25,16 @@ SECTIONS = [
      'and speedup = baseline / scheme'),
     ('cells', 'cells.csv',
      'Per scheme and cell: mean iteration (ms, 95 % CI), speedup over the baseline, avg/p99 FCT '
-     '(us, all flows), FCT reduction (%), p99 FCT of priority 0-1 tensor flows and of background '
+     '(us, all flows), FCT reduction (%, all flows), p99 FCT of priority 0-1 tensor flows and of background '
      'flows (us), reroutes and retransmissions per run (TCP segments/bytes; RDMA NAKs, go-back-N '
      'bytes, out-of-order drops)'),
     ('talb_vs_best', 'talb_vs_best.csv',
-     'TaLB against the best other scheme per cell (iteration gap in %; loses = gap > 2 % or '
-     'another scheme has the lower priority 0-1 p99 FCT)'),
+     '{scheme} against the best other scheme per cell (columns talb_*: {scheme}\'s figures; '
+     'iteration gap in %; loses = gap > 2 % or another scheme has the lower priority 0-1 p99 '
+     'FCT)'),
     ('headline', 'headline.csv',
-     'Best figures per scheme over the groups (avg FCT reduction in %, training speedup)'),
+     'Best figures per scheme over the groups (avg FCT reduction of all flows, tensor and '
+     'background, in %; training speedup)'),
 ]
 EXTRA_CSVS = [('tensor_detail', 'tensor_per_tensor.csv'), ('runs', 'runs.csv'),
               ('cells_brief', 'cells_brief.csv')]
@@ -56,8 +58,13 @@ def parse_args(argv):
                    'an empty value groups by scheme only')
     p.add_argument('--warmup', type=int, default=1,
                    help='iterations per job skipped as warm-up for iteration time (default: 1)')
-    p.add_argument('--plot-x', default='load',
-                   help='parameter on the x axis of the iteration-time plot (default: load)')
+    p.add_argument('--plot-x', default='bgLoad',
+                   help='run parameter on the x axis of the iteration-time plot, when it is a '
+                        'grouping key (default: bgLoad)')
+    p.add_argument('--scheme', default='talb',
+                   help='scheme the against-the-best table compares with the best other scheme '
+                        'of each cell; its variants (SCHEME-*) are left out of the others '
+                        '(default: talb)')
     p.add_argument('--no-plots', action='store_true', help='do not draw PNG plots')
     p.add_argument('--format', choices=('table', 'csv', 'markdown'), default='table',
                    help='how tables are printed (default: table); CSV files are always saved')
@@ -67,7 +74,7 @@ def parse_args(argv):
     return args
 
 
-def build(data, keys, baseline, warmup):
+def build(data, keys, baseline, warmup, scheme='talb'):
     """Every table of the report, by section key."""
     fct, by_priority, by_size = stats.fct_tables(data, keys)
     fct = stats.add_fct_reduction(fct, keys, baseline)
@@ -76,7 +83,8 @@ def build(data, keys, baseline, warmup):
     runs = runs_table(data).join(stats.run_iteration_times(data, warmup))
     cells = stats.cell_table(data, keys, iteration, fct)
     return {
-        'cells': cells, 'talb_vs_best': stats.talb_vs_best(cells, keys, baseline=baseline),
+        'cells': cells,
+        'talb_vs_best': stats.talb_vs_best(cells, keys, talb=scheme, baseline=baseline),
         'fct': fct, 'fct_priority': by_priority, 'fct_size': by_size, 'tensor': tensor,
         'iteration': iteration, 'headline': stats.headline(fct, iteration, keys, baseline),
         'tensor_detail': tensor_detail, 'runs': runs,
@@ -124,7 +132,7 @@ def headline_sentences(headline, baseline):
     for row in headline.itertuples(index=False):
         parts = []
         if not _nan(row.max_fct_reduction_pct):
-            parts.append('up to %.1f %% lower average FCT than %s (%s)'
+            parts.append('up to %.1f %% lower average FCT of all flows than %s (%s)'
                          % (row.max_fct_reduction_pct, baseline, row.fct_reduction_at))
         if not _nan(row.max_speedup):
             ci = ('' if _nan(row.speedup_lo) else
@@ -134,6 +142,28 @@ def headline_sentences(headline, baseline):
         if parts:
             lines.append('%s: %s' % (row.scheme, '; '.join(parts)))
     return lines
+
+
+def _one_seed(iteration):
+    """True when no group has two runs: every confidence interval would be empty."""
+    return iteration.empty or iteration['runs'].max() < 2
+
+
+def _warn_left_out(data, runs, warmup):
+    """Says which runs the iteration tables leave out because every iteration they hold falls in
+    the warm-up, rather than printing '(no rows)' alone."""
+    if data.iterations.empty:
+        return
+    counted = set(data.iterations['run_id'])
+    left_out = [str(p) for run_id, p in runs['path'].items()
+                if run_id in counted and not runs.at[run_id, 'iterations_measured'] > 0]
+    if left_out:
+        warnings.warn(loading.TalbDataWarning(
+            '%d run%s left out of iteration time and speedup: every iteration of %s falls '
+            'within --warmup=%d (--warmup=0 counts them): %s'
+            % (len(left_out), '' if len(left_out) == 1 else 's',
+               'its jobs' if len(left_out) == 1 else 'their jobs', warmup,
+               ', '.join(left_out))))
 
 
 def _nan(value):
@@ -159,10 +189,11 @@ def _report(args):
         if args.group_by is not None:
             requested = [k.strip() for k in args.group_by.split(',') if k.strip()]
         keys = stats.group_keys(data, requested, loading.read_sweep_axes(args.path))
-        tables = build(data, keys, args.baseline, args.warmup)
+        tables = build(data, keys, args.baseline, args.warmup, args.scheme)
     except loading.TalbDataError as e:
         print('talb-report: error: %s' % e, file=sys.stderr)
         return 2
+    _warn_left_out(data, tables['runs'], args.warmup)
     out = args.out or os.path.join(args.path, 'report')
     os.makedirs(out, exist_ok=True)
 
@@ -174,8 +205,13 @@ def _report(args):
     if args.baseline not in schemes:
         print('baseline scheme %r is not among the runs: no FCT reduction or speedup'
               % args.baseline)
+    one_seed = _one_seed(tables['iteration'])
     for key, filename, title in SECTIONS:
         print()
+        title = title.format(scheme=args.scheme)
+        if one_seed:
+            title = title.replace('95 % CI across seeds', 'one seed: no CI').replace(
+                '95 % CI', 'one seed: no CI')
         print(('# ' if args.format == 'csv' else '== ') + title)
         print(format_table(tables[key], args.format))
         if key == 'headline':

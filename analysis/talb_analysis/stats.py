@@ -86,8 +86,9 @@ LABEL_PARAMS = ('lbAttributes', 'lbProfile')  # what loading.scheme_label reads 
 def group_keys(data, requested=None, axes=None):
     """The grouping keys: 'scheme' first, then run parameters.
 
-    ``requested`` (--group-by) names them; otherwise a sweep's grid ``axes``; otherwise every
-    parameter that varies between the runs, except :data:`NOT_FACTORS`. The seed never groups (runs
+    ``requested`` (--group-by) names them; otherwise a sweep's grid ``axes`` that take more than
+    one value; otherwise every parameter that varies between the runs, except
+    :data:`NOT_FACTORS`. The seed never groups (runs
     of a group are the seeds), and a parameter that maps one-to-one onto the scheme (such as the
     ``lb`` that selects it) is left out, so that groups of different schemes line up.
     """
@@ -99,7 +100,8 @@ def group_keys(data, requested=None, axes=None):
                                 % (', '.join(unknown), ', '.join(data.parameter_names())))
         names = requested
     elif axes is not None:
-        names = [a for a in axes if a in runs.columns]
+        # An axis the sweep gave one value splits nothing: no column, no file name part.
+        names = [a for a in axes if a in runs.columns and runs[a].astype(str).nunique() > 1]
     else:
         names = [p for p in data.parameter_names()
                  if p.lower() not in NOT_FACTORS and runs[p].astype(str).nunique() > 1

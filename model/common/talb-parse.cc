@@ -1,5 +1,6 @@
 #include "talb-parse.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -128,7 +129,9 @@ TalbParse::HasBlank(const std::string& text)
 bool
 TalbParse::ParseDataRate(const std::string& text, DataRate* out)
 {
-    if (text.empty() || HasBlank(text))
+    // ns-3 reads a bare number as bit/s: "40" meant as 40 Gb/s would become 40 bit/s.
+    if (text.empty() || HasBlank(text) || std::isdigit(static_cast<unsigned char>(text.back())) ||
+        text.back() == '.')
     {
         return false;
     }

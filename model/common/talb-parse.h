@@ -47,8 +47,9 @@ class TalbParse
     /// Parse a non-negative time with its unit: "100ns", "20us", "1.5ms", "3s".
     static bool ParseTime(const std::string& text, Time* out);
     /**
-     * Parse a positive data rate with its unit: "10Gbps", "2.5GB/s", "100Mb/s". (ns-3's own
-     * DataRate parsing aborts on text with a blank inside: this one refuses it.)
+     * Parse a positive data rate with its unit: "10Gbps", "2.5GB/s", "100Mb/s". A number
+     * without a unit is refused (ns-3 would read "40" as 40 bit/s). (ns-3's own DataRate
+     * parsing aborts on text with a blank inside: this one refuses it.)
      */
     static bool ParseDataRate(const std::string& text, DataRate* out);
     /// \return true when \p text holds a blank, tab, CR or LF (ns-3's attribute parsers abort

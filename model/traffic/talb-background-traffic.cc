@@ -55,7 +55,7 @@ TalbBackgroundTraffic::GetTypeId()
                             MakeTraceSourceAccessor(&TalbBackgroundTraffic::m_flowStarted),
                             "ns3::TalbBackgroundTraffic::FlowTracedCallback")
             .AddTraceSource("FlowDone",
-                            "A flow to this host received its last byte",
+                            "A flow from this host had its last byte acknowledged",
                             MakeTraceSourceAccessor(&TalbBackgroundTraffic::m_flowDone),
                             "ns3::TalbBackgroundTraffic::FlowTracedCallback");
     return tid;
@@ -83,6 +83,7 @@ TalbBackgroundTraffic::DoDispose()
     m_nic = nullptr;
     m_rdmaSending.clear();
     m_rdmaExpected.clear();
+    m_unacked.clear();
     m_sending.clear();
     m_receiving.clear();
     m_interArrival = nullptr;
@@ -221,6 +222,11 @@ TalbBackgroundTraffic::StartFlow()
         f.tagFirst = true; // the sink's rank learns the flow from its first byte
     }
     m_flowStarted(f.record);
+    uint64_t id = m_flows++;
+    m_unacked[id].record = f.record;
+    s->TraceConnect("HighestRxAck",
+                    std::to_string(id),
+                    MakeCallback(&TalbBackgroundTraffic::TcpAcked, this));
     s->SetConnectCallback(MakeCallback(&TalbBackgroundTraffic::Connected, this),
                           MakeCallback(&TalbBackgroundTraffic::ConnectFailed, this));
     s->SetSendCallback(MakeCallback(&TalbBackgroundTraffic::SendSpace, this));
@@ -329,11 +335,36 @@ TalbBackgroundTraffic::Read(Ptr<Socket> socket)
     }
     if (it->second.bytes >= it->second.record.sizeBytes)
     {
-        TalbFlowRecord r = it->second.record;
-        r.end = Simulator::Now();
+        // The sender reports the flow when it sees this acknowledged (TcpAcked).
         socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
         socket->Close();
         m_receiving.erase(it);
+    }
+}
+
+void
+TalbBackgroundTraffic::TcpAcked(std::string flow, SequenceNumber32 from, SequenceNumber32 to)
+{
+    auto it = m_unacked.find(std::stoull(flow));
+    if (it == m_unacked.end())
+    {
+        return; // done: the acknowledgement of its FIN
+    }
+    Unacked& u = it->second;
+    if (!u.synAcked)
+    {
+        u.synAcked = true; // the SYN-ACK's: the data's bytes start after it
+        return;
+    }
+    if (to > from)
+    {
+        u.acked += uint32_t(to - from);
+    }
+    if (u.acked >= u.record.sizeBytes)
+    {
+        TalbFlowRecord r = u.record;
+        r.end = Simulator::Now();
+        m_unacked.erase(it);
         m_flowDone(r);
     }
 }
@@ -370,7 +401,7 @@ TalbBackgroundTraffic::StartRdmaFlow(Ptr<TalbBackgroundTraffic> peer, TalbFlowRe
     record.srcPort = qps.first->GetSourcePort();
     record.dstPort = TalbRoceHeader::UDP_PORT;
     peer->m_rdmaExpected[qps.second->GetQpn()] = record;
-    m_rdmaSending[qps.first->GetQpn()] = qps.second;
+    m_rdmaSending[qps.first->GetQpn()] = RdmaSending{qps.second, record};
     qps.second->SetReceiveCallback(MakeCallback(&TalbBackgroundTraffic::RdmaReceived, peer));
     qps.first->SetSendCompleteCallback(MakeCallback(&TalbBackgroundTraffic::RdmaSent, this));
     m_flowStarted(record);
@@ -383,8 +414,11 @@ TalbBackgroundTraffic::RdmaSent(Ptr<TalbRdmaQueuePair> qp, uint64_t /* seq */)
     auto it = m_rdmaSending.find(qp->GetQpn());
     NS_ASSERT(it != m_rdmaSending.end());
     // Not from inside the queue pair's own acknowledgement handling: after it returns.
-    Simulator::ScheduleNow(&TalbBackgroundTraffic::CloseRdmaFlow, qp, it->second);
+    Simulator::ScheduleNow(&TalbBackgroundTraffic::CloseRdmaFlow, qp, it->second.remote);
+    TalbFlowRecord r = it->second.record;
+    r.end = Simulator::Now();
     m_rdmaSending.erase(it);
+    m_flowDone(r);
 }
 
 void
@@ -405,11 +439,8 @@ TalbBackgroundTraffic::RdmaReceived(Ptr<TalbRdmaQueuePair> qp, uint64_t /* seq *
 {
     auto it = m_rdmaExpected.find(qp->GetQpn());
     NS_ASSERT(it != m_rdmaExpected.end());
-    TalbFlowRecord r = it->second;
-    m_rdmaExpected.erase(it);
-    NS_ASSERT(bytes == r.sizeBytes);
-    r.end = Simulator::Now();
-    m_flowDone(r);
+    NS_ASSERT(bytes == it->second.sizeBytes);
+    m_rdmaExpected.erase(it); // the sender reports the flow once acknowledged (RdmaSent)
 }
 
 } // namespace ns3

@@ -8,6 +8,7 @@
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/sequence-number.h"
 #include "ns3/socket.h"
 #include "ns3/talb-flow-record.h"
 #include "ns3/talb-rdma-nic.h"
@@ -34,7 +35,8 @@ namespace ns3
  * Flows start at rate Load x LinkRate / (8 x mean flow size), so the host offers Load of its
  * link on average; destinations are uniform over the peers. A flow sends its bytes (untagged)
  * and closes; its record (FlowDone, kind "background", job fields -1) is reported by the
- * receiving host when the last byte arrives. Install it with TalbBackgroundTrafficHelper.
+ * sending host when its last byte is acknowledged (sender-side completion, the end the
+ * collectives' messages have too). Install it with TalbBackgroundTrafficHelper.
  *
  * Under ns-3's distributed simulator every rank installs every host's application (same random
  * streams) and starts only its own hosts'; a TCP flow to a host on another rank carries its
@@ -79,6 +81,9 @@ class TalbBackgroundTraffic : public Application
     void SendSpace(Ptr<Socket> socket, uint32_t available);
     void Accept(Ptr<Socket> socket, const Address& from);
     void Read(Ptr<Socket> socket);
+    /// A sending socket's HighestRxAck trace (\p flow: its flow id): completes the flow once
+    /// its last byte is acknowledged.
+    void TcpAcked(std::string flow, SequenceNumber32 from, SequenceNumber32 to);
     /// A flow from another rank: its size and start from \p p's first byte's TalbFlowTag.
     void ReadFlowTag(Ptr<const Packet> p, TalbFlowRecord* record) const;
 
@@ -118,9 +123,28 @@ class TalbBackgroundTraffic : public Application
     std::unordered_map<Socket*, FlowSocket> m_receiving;     //!< bytes = received
     std::unordered_map<uint64_t, TalbFlowRecord> m_expected; //!< by src ip:port
 
+    /// A TCP flow until its last byte is acknowledged.
+    struct Unacked
+    {
+        TalbFlowRecord record;
+        bool synAcked{false}; //!< the first HighestRxAck change (the SYN-ACK) was seen
+        uint64_t acked{0};    //!< data bytes acknowledged
+    };
+
+    std::unordered_map<uint64_t, Unacked> m_unacked; //!< by flow id (TcpAcked's context)
+    uint64_t m_flows{0};                             //!< flows started here: the next id
+
     Ptr<TalbRdmaNic> m_nic; //!< the host's RDMA NIC, or null (TCP)
-    /// Sender: the remote end of each flow's queue pair, by the local queue pair number.
-    std::unordered_map<uint32_t, Ptr<TalbRdmaQueuePair>> m_rdmaSending;
+
+    /// Sender: the remote end of each flow's queue pair, and its record.
+    struct RdmaSending
+    {
+        Ptr<TalbRdmaQueuePair> remote;
+        TalbFlowRecord record;
+    };
+
+    /// Sender: each flow on its way, by the local queue pair number.
+    std::unordered_map<uint32_t, RdmaSending> m_rdmaSending;
     /// Receiver: the record of each flow on its way, by the local queue pair number.
     std::unordered_map<uint32_t, TalbFlowRecord> m_rdmaExpected;
 

@@ -126,11 +126,15 @@ TalbCollective::GetStats() const
 Ptr<TalbMessageChannel>
 TalbCollective::Connect(Ptr<Node> from, uint32_t fromIndex, Ptr<Node> to, uint32_t toIndex)
 {
-    return m_transport->Connect(from,
-                                fromIndex,
-                                to,
-                                toIndex,
-                                MakeCallback(&TalbCollective::OnDelivered, this));
+    Ptr<TalbMessageChannel> channel =
+        m_transport->Connect(from,
+                             fromIndex,
+                             to,
+                             toIndex,
+                             MakeCallback(&TalbCollective::OnDelivered, this));
+    // A message's record is complete when its sender sees the last byte acknowledged.
+    channel->SetCompletedCallback(m_flow);
+    return channel;
 }
 
 void
@@ -182,12 +186,8 @@ TalbCollective::IsSetUp() const
 void
 TalbCollective::OnDelivered(Ptr<TalbMessageChannel> channel,
                             const TalbMessage& message,
-                            const TalbFlowRecord& record)
+                            const TalbFlowRecord& /* record */)
 {
-    if (!m_flow.IsNull())
-    {
-        m_flow(record);
-    }
     DoDelivered(channel, message);
 }
 

@@ -1,6 +1,7 @@
 #include "talb-message-channel.h"
 
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 #include "ns3/talb-wire.h"
 
 #include <algorithm>
@@ -10,6 +11,8 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("TalbMessageChannel");
 NS_OBJECT_ENSURE_REGISTERED(TalbMessageChannel);
+
+uint64_t TalbMessageChannel::s_awaitingCompletion = 0;
 
 uint64_t
 TalbMessage::GetPayloadBytes() const
@@ -43,6 +46,7 @@ void
 TalbMessageChannel::DoDispose()
 {
     m_deliveredCb = DeliveredCallback();
+    m_completedCb = CompletedCallback();
     Object::DoDispose();
 }
 
@@ -50,6 +54,24 @@ void
 TalbMessageChannel::SetDeliveredCallback(DeliveredCallback cb)
 {
     m_deliveredCb = cb;
+}
+
+void
+TalbMessageChannel::SetCompletedCallback(CompletedCallback cb)
+{
+    m_completedCb = cb;
+}
+
+uint64_t
+TalbMessageChannel::GetAwaitingCompletion()
+{
+    return s_awaitingCompletion;
+}
+
+void
+TalbMessageChannel::SetCompletesAtSender()
+{
+    m_completesAtSender = true;
 }
 
 void
@@ -121,23 +143,62 @@ TalbMessageChannel::Send(TalbMessage&& message)
         message.ownerPriority = message.parts[0].priority;
     }
     ++m_sent;
+    ++s_awaitingCompletion;
     DoSend(std::move(message));
 }
 
-void
-TalbMessageChannel::NotifyDelivered(const TalbMessage& message, TalbFlowRecord record)
+TalbFlowRecord
+TalbMessageChannel::RecordOf(const TalbMessage& message)
 {
+    TalbFlowRecord record;
     record.start = message.start;
     record.job = talb_job_of(message.ownerTensorId);
     record.iteration = message.iteration;
     record.tensor = message.ownerTensorId & TALB_TENSOR_INDEX_MASK;
     record.priority = message.ownerPriority;
+    return record;
+}
+
+void
+TalbMessageChannel::NotifyDelivered(const TalbMessage& message, TalbFlowRecord record)
+{
+    TalbFlowRecord filled = RecordOf(message);
+    filled.src = record.src;
+    filled.dst = record.dst;
+    filled.srcPort = record.srcPort;
+    filled.dstPort = record.dstPort;
+    filled.sizeBytes = record.sizeBytes;
+    filled.end = record.end;
     ++m_delivered;
     NS_ASSERT_MSG(!m_senderHere || m_delivered <= m_sent,
                   "TalbMessageChannel: delivered a message never sent");
+    if (!m_completesAtSender)
+    {
+        // A transport that sees no acknowledgements: its records end at delivery.
+        NotifyCompleted(filled);
+    }
     if (!m_deliveredCb.IsNull())
     {
-        m_deliveredCb(this, message, record);
+        m_deliveredCb(this, message, filled);
+    }
+}
+
+void
+TalbMessageChannel::NotifyCompleted(TalbFlowRecord record)
+{
+    if (m_completesAtSender)
+    {
+        record.end = Simulator::Now();
+    }
+    if (m_senderHere)
+    {
+        NS_ASSERT_MSG(s_awaitingCompletion > 0,
+                      "TalbMessageChannel: completed a message never sent");
+        --s_awaitingCompletion;
+    }
+    if (!m_completedCb.IsNull())
+    {
+        m_completedCb(record);
     }
 }
 

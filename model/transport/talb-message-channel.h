@@ -53,8 +53,10 @@ struct TalbMessage
  * The public entry points are non-virtual: Send() normalises the message (empty parts dropped,
  * the header labelled with the first part's tensor) and counts it; a transport implements the
  * private DoSend() and reports each message fully received by the destination application with
- * NotifyDelivered(). Every message costs TALB_FRAME_LEN header bytes on the wire plus its
- * payload. Counter identity (asserted): sent = delivered + pending.
+ * NotifyDelivered(), and, where it sees the acknowledgements, each message whose last byte the
+ * sender saw acknowledged with NotifyCompleted() (the flow record's end: sender-side
+ * completion). Every message costs TALB_FRAME_LEN header bytes on the wire plus its payload.
+ * Counter identity (asserted): sent = delivered + pending.
  */
 class TalbMessageChannel : public Object
 {
@@ -73,6 +75,21 @@ class TalbMessageChannel : public Object
         DeliveredCallback;
 
     void SetDeliveredCallback(DeliveredCallback cb);
+
+    /**
+     * Callback for a message the sender has seen completed: its last byte acknowledged. Its
+     * record's FCT runs from the first byte handed to the transport to that acknowledgement
+     * (sender-side completion, as HPCC measures it): flows.csv's row.
+     */
+    typedef Callback<void, const TalbFlowRecord&> CompletedCallback;
+    void SetCompletedCallback(CompletedCallback cb);
+
+    /**
+     * \return messages sent by the channels of this process whose completion (last byte
+     * acknowledged) is still to come: a run that stops as the jobs finish waits for them, or
+     * their flow records would be lost
+     */
+    static uint64_t GetAwaitingCompletion();
     /// Endpoint indices, for the owner's bookkeeping.
     void SetEndpoints(uint32_t from, uint32_t to);
     uint32_t GetFrom() const;
@@ -110,6 +127,23 @@ class TalbMessageChannel : public Object
      */
     void NotifyDelivered(const TalbMessage& message, TalbFlowRecord record);
 
+    /**
+     * For transports that see their acknowledgements (SetCompletesAtSender()): the last byte of
+     * the message \p record describes is acknowledged; sets its end and reports it. Messages of
+     * one stream must be reported in the order they were sent.
+     * \param record from RecordOf(), with the endpoints and size set
+     */
+    void NotifyCompleted(TalbFlowRecord record);
+
+    /// \return \p message's flow record: start and job fields (endpoints and size: the caller)
+    static TalbFlowRecord RecordOf(const TalbMessage& message);
+
+    /**
+     * A transport that reports NotifyCompleted() on the sender calls this once, at
+     * construction; otherwise NotifyDelivered() completes the record at delivery.
+     */
+    void SetCompletesAtSender();
+
   private:
     /**
      * Hand \p message (normalised by Send()) to the transport: it owns it until delivered.
@@ -123,7 +157,10 @@ class TalbMessageChannel : public Object
     uint64_t m_delivered{0};
     bool m_senderHere{true};
     bool m_receiverHere{true};
+    bool m_completesAtSender{false};
     DeliveredCallback m_deliveredCb;
+    CompletedCallback m_completedCb;
+    static uint64_t s_awaitingCompletion; //!< GetAwaitingCompletion()
 };
 
 } // namespace ns3

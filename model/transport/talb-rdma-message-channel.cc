@@ -23,6 +23,7 @@ TalbRdmaMessageChannel::GetTypeId()
 
 TalbRdmaMessageChannel::TalbRdmaMessageChannel()
 {
+    SetCompletesAtSender();
     NS_LOG_FUNCTION(this);
 }
 
@@ -40,11 +41,16 @@ TalbRdmaMessageChannel::DoDispose()
         {
             lane.rx->SetReceiveCallback(TalbRdmaQueuePair::ReceiveCallback());
         }
+        if (lane.tx)
+        {
+            lane.tx->SetSendCompleteCallback(TalbRdmaQueuePair::SendCompleteCallback());
+        }
         lane = Lane();
     }
     m_src = nullptr;
     m_dst = nullptr;
     m_inFlight.clear();
+    m_unacked.clear();
     TalbMessageChannel::DoDispose();
 }
 
@@ -85,6 +91,8 @@ TalbRdmaMessageChannel::LaneOf(uint8_t priority)
         lane.rx = qps.second;
         lane.tx->SetTrafficClass(m_trafficClass);
         lane.rx->SetReceiveCallback(MakeCallback(&TalbRdmaMessageChannel::Received, this));
+        lane.tx->SetSendCompleteCallback(
+            MakeCallback(&TalbRdmaMessageChannel::SendCompleted, this));
     }
     return lane;
 }
@@ -111,6 +119,7 @@ TalbRdmaMessageChannel::DoSend(TalbMessage&& message)
         }
         ++pending.sendsLeft;
         lane.messages.push_back(index);
+        lane.unacked.push_back(index);
         lane.tx->PostSend(bytes, std::move(runs));
         runs.clear();
         bytes = 0;
@@ -145,6 +154,36 @@ TalbRdmaMessageChannel::DoSend(TalbMessage&& message)
     }
     pending.message = std::move(message);
     post();
+    Unacked& u = m_unacked[index];
+    u.record = RecordOf(pending.message);
+    u.record.src = m_src->GetAddress();
+    u.record.dst = m_dst->GetAddress();
+    u.record.srcPort = pending.sourcePort;
+    u.record.dstPort = TalbRoceHeader::UDP_PORT;
+    u.record.sizeBytes = TALB_FRAME_LEN + pending.message.GetPayloadBytes();
+    u.sendsLeft = pending.sendsLeft;
+}
+
+void
+TalbRdmaMessageChannel::SendCompleted(Ptr<TalbRdmaQueuePair> qp, uint64_t /* seq */)
+{
+    Lane* lane = nullptr;
+    for (Lane& l : m_lanes)
+    {
+        lane = l.tx == qp ? &l : lane;
+    }
+    NS_ABORT_MSG_UNLESS(lane && !lane->unacked.empty(),
+                        "TalbRdmaMessageChannel: a SEND completed that was not posted");
+    const uint64_t index = lane->unacked.front();
+    lane->unacked.pop_front();
+    auto it = m_unacked.find(index);
+    NS_ASSERT(it != m_unacked.end() && it->second.sendsLeft > 0);
+    if (--it->second.sendsLeft == 0)
+    {
+        TalbFlowRecord r = it->second.record;
+        m_unacked.erase(it);
+        NotifyCompleted(r);
+    }
 }
 
 void

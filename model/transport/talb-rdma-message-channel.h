@@ -6,6 +6,7 @@
 
 #include <array>
 #include <deque>
+#include <map>
 
 namespace ns3
 {
@@ -70,13 +71,23 @@ class TalbRdmaMessageChannel : public TalbMessageChannel
   private:
     void DoSend(TalbMessage&& message) override;
     void Received(Ptr<TalbRdmaQueuePair> qp, uint64_t seq, uint64_t bytes);
+    /// The requester's completion of a SEND: completes its message once all its SENDs are.
+    void SendCompleted(Ptr<TalbRdmaQueuePair> qp, uint64_t seq);
 
     /// A queue pair of the channel and the messages with a SEND on it, oldest first.
     struct Lane
     {
         Ptr<TalbRdmaQueuePair> tx;
         Ptr<TalbRdmaQueuePair> rx;
-        std::deque<uint64_t> messages; //!< channel indices
+        std::deque<uint64_t> messages; //!< channel indices, until received
+        std::deque<uint64_t> unacked;  //!< channel indices, until acknowledged
+    };
+
+    /// A posted message until its last SEND is acknowledged.
+    struct Unacked
+    {
+        TalbFlowRecord record; //!< all but its end
+        uint32_t sendsLeft{0}; //!< its SENDs not yet acknowledged
     };
 
     /// A posted message until delivered.
@@ -99,6 +110,7 @@ class TalbRdmaMessageChannel : public TalbMessageChannel
     std::array<Lane, TALB_NUM_PRIORITIES> m_lanes; //!< by priority; SINGLE uses lane 0
     std::deque<Pending> m_inFlight;                //!< posted, not yet delivered
     uint64_t m_firstInFlight{0};                   //!< channel index of m_inFlight.front()
+    std::map<uint64_t, Unacked> m_unacked;         //!< by channel index
 };
 
 } // namespace ns3

@@ -31,6 +31,7 @@ TalbTcpMessageChannel::GetTypeId()
 
 TalbTcpMessageChannel::TalbTcpMessageChannel()
 {
+    SetCompletesAtSender();
     NS_LOG_FUNCTION(this);
 }
 
@@ -55,6 +56,7 @@ TalbTcpMessageChannel::DoDispose()
     m_queue.clear();
     m_current = nullptr;
     m_inFlight.clear();
+    m_unacked.clear();
     TalbMessageChannel::DoDispose();
 }
 
@@ -81,6 +83,8 @@ TalbTcpMessageChannel::Open(Ptr<Node> src,
     m_tx->TraceConnectWithoutContext("Tx", MakeCallback(&TalbTcpMessageChannel::SegmentSent, this));
     m_tx->TraceConnectWithoutContext("CongState",
                                      MakeCallback(&TalbTcpMessageChannel::CongStateChanged, this));
+    m_tx->TraceConnectWithoutContext("HighestRxAck",
+                                     MakeCallback(&TalbTcpMessageChannel::AckAdvanced, this));
     m_tx->Connect(InetSocketAddress(dstAddr, dstPort));
 }
 
@@ -121,6 +125,28 @@ TalbTcpMessageChannel::CongStateChanged(TcpSocketState::TcpCongState_t /* from *
     if (to == TcpSocketState::CA_LOSS)
     {
         ++m_stats.timeouts;
+    }
+}
+
+void
+TalbTcpMessageChannel::AckAdvanced(SequenceNumber32 from, SequenceNumber32 to)
+{
+    if (!m_synAcked)
+    {
+        // The SYN-ACK's acknowledgement: the stream's bytes start after it.
+        m_synAcked = true;
+        return;
+    }
+    if (to <= from)
+    {
+        return;
+    }
+    m_streamAcked += uint32_t(to - from);
+    while (!m_unacked.empty() && m_unacked.front().end <= m_streamAcked)
+    {
+        TalbFlowRecord r = m_unacked.front().record;
+        m_unacked.pop_front();
+        NotifyCompleted(r); // may send on this channel
     }
 }
 
@@ -244,6 +270,16 @@ TalbTcpMessageChannel::StartMessage()
     Ptr<Packet> p = Create<Packet>(h, TALB_FRAME_LEN);
     TalbTensorByteTag::TagMessage(p, m.ownerTensorId, m.ownerPriority, first, false);
     m.start = Simulator::Now();
+    Unacked u;
+    u.record = RecordOf(m);
+    u.record.src = m_srcAddr;
+    u.record.dst = m_dstAddr;
+    u.record.srcPort = m_srcPort;
+    u.record.dstPort = m_dstPort;
+    u.record.sizeBytes = TALB_FRAME_LEN + payload;
+    m_streamSent += u.record.sizeBytes;
+    u.end = m_streamSent;
+    m_unacked.push_back(u);
     if (!IsReceiverHere())
     {
         TalbMessageTag tag;

@@ -91,6 +91,8 @@ class TalbTcpMessageChannel : public TalbMessageChannel
                      Ptr<const TcpSocketBase> socket);
     /// The sender socket's CongState trace: counts RTOs (TCP enters CA_LOSS only on one).
     void CongStateChanged(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to);
+    /// The sender socket's HighestRxAck trace: completes the messages it acknowledges in full.
+    void AckAdvanced(SequenceNumber32 from, SequenceNumber32 to);
     void HeaderReceived();
     /// The sender is elsewhere: read the TalbMessageTag on \p p's first byte (a header's).
     void ReadMessageTag(Ptr<const Packet> p);
@@ -111,6 +113,17 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     uint32_t m_rxIteration{0}; //!< ...
     Time m_rxStart;            //!< ...
 
+    /// A message handed to the socket, awaiting the acknowledgement of its last byte.
+    struct Unacked
+    {
+        uint64_t end;          //!< stream offset just past its last byte
+        TalbFlowRecord record; //!< all but its end
+    };
+
+    bool m_synAcked{false};             //!< the first HighestRxAck change (SYN-ACK) was seen
+    uint64_t m_streamSent{0};           //!< stream bytes handed to the socket
+    uint64_t m_streamAcked{0};          //!< stream bytes acknowledged
+    std::deque<Unacked> m_unacked;      //!< in stream order
     std::deque<TalbMessage> m_queue;    //!< not started yet
     std::deque<TalbMessage> m_inFlight; //!< header handed over, awaiting reception
     TalbMessage* m_current{nullptr};    //!< in m_inFlight: payload still being handed over

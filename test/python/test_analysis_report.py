@@ -32,11 +32,12 @@ def report(capsys):
 
 
 def test_script_prints_tables_and_headline_and_saves_csvs_and_plots(tmp_path):
-    r = run_script(SWEEP, '--out=%s' % tmp_path, '--group-by=load')
+    r = run_script(SWEEP, '--out=%s' % tmp_path, '--group-by=load', '--plot-x=load')
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert '4 runs under' in out and 'grouped by: scheme, load' in out
-    assert ('talb: up to 17.4 % lower average FCT than ecmp (load=0.5); up to 2.24x training '
+    assert ('talb: up to 17.4 % lower average FCT of all flows than ecmp (load=0.5); up to '
+            '2.24x training '
             'speedup over ecmp (load=0.5, 95 % CI [-0.93, 5.43])') in out
     for title in ('FCT per scheme', 'FCT per priority class', 'FCT per size bin',
                   'Tensor completion', 'Iteration time', 'Best figures'):
@@ -143,3 +144,47 @@ def test_run_without_rows_reports_empty_tables_and_no_plots(fixture_copy, report
     assert r.returncode == 0, r.stderr
     assert r.stdout.count('(no rows)') == 8  # every table but the headline's (one row per scheme)
     assert not list((run / 'report').glob('*.png'))
+
+
+def test_one_seed_says_so_instead_of_a_confidence_interval(fixture_copy, report):
+    run = fixture_copy('single')
+    r = report(run, '--no-plots')
+    assert r.returncode == 0, r.stderr
+    assert '95 % CI' not in r.stdout and 'one seed: no CI' in r.stdout
+    r = report(SWEEP, '--out=%s' % (run / 'sweep-report'), '--no-plots')
+    assert '95 % CI across seeds' in r.stdout  # two seeds per cell: an interval
+
+
+def test_runs_whose_iterations_all_fall_in_the_warmup_are_named(fixture_copy, report):
+    """The fixture run holds iterations 0 and 1: --warmup=2 leaves nothing to time, which the
+    report says (and names the run) besides its empty iteration tables."""
+    run = fixture_copy('single')
+    r = report(run, '--no-plots', '--warmup=2')
+    assert r.returncode == 0, r.stderr
+    assert ('warning: 1 run left out of iteration time and speedup: every iteration of its '
+            'jobs falls within --warmup=2') in r.stderr
+    assert report(run, '--no-plots').stderr == ''
+
+
+def test_the_against_the_best_table_takes_its_scheme(tmp_path, report):
+    r = report(SWEEP, '--out=%s' % tmp_path, '--no-plots', '--group-by=load', '--scheme=ecmp',
+               '--baseline=talb')
+    assert r.returncode == 0, r.stderr
+    assert 'ecmp against the best other scheme per cell' in r.stdout
+    table = pd.read_csv(tmp_path / 'talb_vs_best.csv')
+    assert list(table['best_scheme']) == ['talb']
+
+
+def test_plot_x_defaults_to_the_runners_background_load(tmp_path):
+    sweep = tmp_path / 'sweep'
+    shutil.copytree(SWEEP, sweep)
+    for meta in sweep.glob('*/run.json'):
+        meta.write_text(meta.read_text().replace('"load"', '"bgLoad"'))
+    meta = sweep / 'lb=ecmp,load=0.5,seed=2' / 'run.json'
+    meta.write_text(meta.read_text().replace('"bgLoad": 0.5', '"bgLoad": 0.8'))
+    meta = sweep / 'lb=talb,load=0.5,seed=2' / 'run.json'
+    meta.write_text(meta.read_text().replace('"bgLoad": 0.5', '"bgLoad": 0.8'))
+    r = run_script(sweep, '--out=%s' % (tmp_path / 'out'))
+    assert r.returncode == 0, r.stderr
+    assert 'grouped by: scheme, bgLoad' in r.stdout
+    assert (tmp_path / 'out' / 'iteration_time_vs_bgLoad.png').is_file()

@@ -1,6 +1,7 @@
 """The scenario runner end to end: bad scenarios are refused before simulating, and a run is
 reproducible byte for byte from its seed. TALB_SCENARIO names the binary (set by ctest)."""
 import filecmp
+import re
 import json
 import os
 import signal
@@ -291,3 +292,163 @@ def test_a_killed_run_leaves_data_the_report_reads(tmp_path):
                             timeout=300)
     assert report.returncode == 0, report.stderr
     assert 'flows.csv:%d: dropped a truncated last line' % (rows['flows.csv'] + 2) in report.stderr
+
+
+def table_rows(stdout):
+    """The comparison table's lines from the header on, split into fields."""
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith('scheme'))
+    return [line.split() for line in lines[start:]]
+
+
+def test_iterations_all_in_the_warmup_are_said_not_printed_as_zeros(tmp_path):
+    """--iterations=1 with the default --warmup=1 measures no iteration: a warning before the
+    run, and '-' (not 0.000) for iteration time, ideal, x ideal and speedup."""
+    args = [a for a in TINY if not a.startswith('--bgLoad')] + ['--bgLoad=0']
+    result = run(*args, '--out=%s' % tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert 'warning: job 0 runs 1 iteration, all within warmup=1' in result.stderr
+    row = table_rows(result.stdout)[2]
+    assert row[0] == 'talb' and row[-5:] == ['-', '-', '-', '-', '4/4'], row
+    # No background asked for: count, average and p99 are '-', not 0 and 0.0.
+    assert row[5:8] == ['-', '-', '-'], row
+
+
+def test_several_jobs_get_an_ideal_line_each(tmp_path):
+    """Two jobs: one averaged ideal would hide that they differ, so the scheme's line leaves
+    ideal and x ideal out and each job gets its own line, agreeing with run.json."""
+    args = [a for a in TINY if not a.startswith(('--jobs', '--bgLoad', '--iterations'))]
+    result = run(*args, '--jobs=workers=2,scheduler=fusion;workers=2,model=alexnet',
+                 '--iterations=2', '--bgLoad=0', '--out=%s' % tmp_path)
+    assert result.returncode == 0, result.stderr
+    rows = table_rows(result.stdout)
+    assert rows[2][0] == 'talb' and rows[2][-4:-2] == ['-', '-'], rows[2]
+    jobs = json.loads((tmp_path / 'run.json').read_text())['jobs']
+    for j in (0, 1):
+        line = rows[3 + j]
+        assert line[:2] == ['job', str(j)], line
+        assert float(line[3]) == pytest.approx(jobs[j]['ideal_iteration_ms'], abs=5e-4)
+        assert float(line[4]) == pytest.approx(jobs[j]['x_ideal'], abs=5e-3)
+
+
+def test_a_run_cut_short_by_stop_time_fails(tmp_path):
+    """stopTime is a safety limit: a run it ends before the jobs finished exits 3 (outputs
+    kept, run.json incomplete); a shorter duration the user asked for only warns."""
+    result = run(*TINY, '--stopTime=1ms', '--out=%s' % (tmp_path / 'stop'))
+    assert result.returncode == 3, result.stderr
+    assert 'before stopTime' in result.stderr
+    assert '"complete": false' in (tmp_path / 'stop' / 'run.json').read_text()
+    result = run(*TINY, '--duration=1ms', '--out=%s' % (tmp_path / 'duration'))
+    assert result.returncode == 0, result.stderr
+    assert 'within duration' in result.stderr
+
+
+def test_table_and_report_headline_count_the_same_flows(tmp_path):
+    """The runner names its two FCT reductions (tensor messages; all flows); talb-report.py's
+    headline is the all-flows one, and on the same runs the two programs agree."""
+    args = [a for a in TINY if not a.startswith('--lb')] + ['--lb=ecmp,talb']
+    result = run(*args, '--out=%s' % tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    tensor = next(l for l in lines if l.startswith('avg FCT reduction vs ecmp, tensor messages:'))
+    every = next(l for l in lines
+                 if l.startswith('avg FCT reduction vs ecmp, all flows (tensor and background):'))
+    runner = float(every.split('talb ')[1].split(' %')[0])
+    report = subprocess.run([sys.executable, REPORT, str(tmp_path), '--no-plots',
+                             '--out=%s' % (tmp_path / 'report')], capture_output=True, text=True,
+                            timeout=300)
+    assert report.returncode == 0, report.stderr
+    assert 'lower average FCT of all flows than ecmp' in report.stdout
+    import pandas as pd
+    head = pd.read_csv(tmp_path / 'report' / 'headline.csv').set_index('scheme')
+    assert head.loc['talb', 'max_fct_reduction_pct'] == pytest.approx(runner, abs=0.05)
+    assert 'talb' in tensor
+
+
+def read_flows(folder):
+    import csv
+    with open(folder / 'flows.csv', newline='') as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.parametrize('transport', ['tcp', 'rdma'])
+def test_slowdown_is_at_least_one_fct_and_ideal_between_the_same_events(transport, tmp_path):
+    """FCT and ideal FCT both run from the first byte handed to the sender's transport to the
+    last byte acknowledged at the sender (HPCC's sender-side completion); the ideal is a lower
+    bound, so no flow is faster than it, up to the nanosecond rounding of each. Every message
+    of the job has its row: the run ends only once the last one is acknowledged."""
+    result = run(*TINY, '--transport=%s' % transport, '--out=%s' % tmp_path)
+    assert result.returncode == 0, result.stderr
+    rows = read_flows(tmp_path)
+    tensors = [r for r in rows if r['kind'] == 'tensor']
+    background = [r for r in rows if r['kind'] == 'background']
+    assert tensors and background
+    for r in rows:
+        fct, ideal = int(r['fct_ns']), int(r['ideal_fct_ns'])
+        assert fct >= ideal - 1, r
+        assert float(r['slowdown']) >= 1 - 2e-6, r
+    # A 4-worker ring moves each fusion bucket in 2 x 3 steps of 4 messages: none lost.
+    assert len(tensors) % 24 == 0, len(tensors)
+    table = table_rows(result.stdout)
+    assert table[2][1] == str(len(tensors)), table[2]
+
+
+# HPCC's writer (simulation/scratch/third.cc, qp_finish):
+#   fprintf(fout, "%08x %08x %u %u %lu %lu %lu %lu\n", sip, dip, sport, dport, m_size,
+#           startTime, fct, standalone_fct)  -- times in ns, no header.
+HPCC_FCT_LINE = re.compile(r'^[0-9a-f]{8} [0-9a-f]{8} \d+ \d+ \d+ \d+ \d+ \d+$')
+
+
+def check_hpcc_fct_txt(path):
+    """The format check of HPCC's fct.txt, written from its writer: every line eight
+    space-separated fields, IPs as 8 lower-case hexadecimal digits, the rest unsigned decimal
+    integers that fit the writer's types (ports and size: %u / %lu). \\return the lines' fields."""
+    lines = path.read_text().split('\n')
+    assert lines[-1] == '', 'the file ends with a newline'
+    fields = []
+    for number, line in enumerate(lines[:-1], 1):
+        assert HPCC_FCT_LINE.match(line), '%s:%d: %r' % (path, number, line)
+        f = line.split(' ')
+        assert int(f[2]) < 65536 and int(f[3]) < 65536, line
+        fields.append(f)
+    return fields
+
+
+@pytest.mark.parametrize('transport', ['tcp', 'rdma'])
+def test_fct_txt_is_hpccs_format_with_the_flows_rows(transport, tmp_path):
+    result = run(*TINY, '--transport=%s' % transport, '--fctTxt=true', '--out=%s' % tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = check_hpcc_fct_txt(tmp_path / 'fct.txt')
+    rows = read_flows(tmp_path)
+    assert len(lines) == len(rows) > 0
+
+    def hexip(dotted):
+        return '%08x' % int.from_bytes(bytes(int(b) for b in dotted.split('.')), 'big')
+
+    for f, r in zip(lines, rows):
+        assert f == [hexip(r['src_ip']), hexip(r['dst_ip']), r['src_port'], r['dst_port'],
+                     r['size_bytes'], r['start_ns'], r['fct_ns'], r['ideal_fct_ns']]
+    # What HPCC's fct_analysis.py computes from it: slowdown = fct / standalone_fct >= 1.
+    assert min(int(f[6]) / int(f[7]) for f in lines) >= 1 - 2e-6
+    plain = run(*TINY, '--transport=%s' % transport, '--out=%s' % (tmp_path / 'plain'))
+    assert plain.returncode == 0 and not (tmp_path / 'plain' / 'fct.txt').exists()
+
+
+def test_talb_training_folders_are_reportable(tmp_path):
+    """talb-training runs its jobs through the named balancer on talb-scenario's fabric and
+    writes run.json, so talb-report.py reads its folders as it reads the runner's."""
+    training = os.path.join(os.path.dirname(RUNNER), 'talb-training')
+    result = subprocess.run(
+        [training, '--leaves=2', '--spines=2', '--hostsPerLeaf=2', '--hostRate=100Gbps',
+         '--fabricRate=100Gbps', '--workers=4', '--iterations=2', '--scheduler=fusion',
+         '--bgLoad=0', '--lb=ecmp,talb', '--out=%s' % tmp_path], capture_output=True, text=True,
+        timeout=600)
+    assert result.returncode == 0, result.stderr
+    for scheme in ('ecmp', 'talb'):
+        meta = json.loads((tmp_path / scheme / 'run.json').read_text())
+        assert meta['scheme'] == scheme and meta['complete'] is True
+        assert meta['parameters']['workers'] == 4
+    report = subprocess.run([sys.executable, REPORT, str(tmp_path), '--no-plots'],
+                            capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    assert '2 runs under' in report.stdout and 'schemes: ecmp, talb' in report.stdout

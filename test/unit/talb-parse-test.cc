@@ -83,7 +83,8 @@ TEST(TalbParse, ParsesPositiveDataRatesWithoutAborting)
     EXPECT_EQ(r.GetBitRate(), 10000000000ull);
     ASSERT_TRUE(TalbParse::ParseDataRate("1MB/s", &r));
     EXPECT_EQ(r.GetBitRate(), 8000000ull);
-    for (const char* bad : {"10 Gbps", "5k = 1", "0Gbps", "Gbps", "", "10Gbps\n"})
+    for (const char* bad :
+         {"10 Gbps", "5k = 1", "0Gbps", "Gbps", "", "10Gbps\n", "40", "2.5", "1e9"})
     {
         EXPECT_FALSE(TalbParse::ParseDataRate(bad, &r)) << bad;
     }

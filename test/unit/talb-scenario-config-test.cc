@@ -58,6 +58,13 @@ TEST(TalbScenarioConfig, RejectsBadValuesNamingTheOrigin)
     EXPECT_NE(c.Set("delay", "5", "x").find("with a unit"), std::string::npos);
     EXPECT_NE(c.Set("lb", "conga", "x").find("one of: ecmp talb"), std::string::npos);
     EXPECT_NE(c.Set("progres", "1", "x").find("unknown parameter 'progres'"), std::string::npos);
+    // A typo is answered with the nearest names, not every name.
+    EXPECT_EQ(c.Set("progres", "1", "f.cfg:3"),
+              "f.cfg:3: unknown parameter 'progres' (did you mean progress? --help lists all " +
+                  std::to_string(c.GetParameterNames().size()) + ")");
+    // A prefix first, then the names a typo away (at most three).
+    EXPECT_NE(c.Set("lea", "1", "x").find("(did you mean leaves, load, lb? "), std::string::npos);
+    EXPECT_EQ(c.Set("zzzzzzzzzz", "1", "x").find("did you mean"), std::string::npos);
     // A rejected value leaves the old one in place.
     EXPECT_EQ(c.GetUint("leaves"), 4u);
     EXPECT_EQ(c.GetString("lb"), "ecmp");

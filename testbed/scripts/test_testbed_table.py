@@ -34,7 +34,7 @@ def test_same_table_as_the_scenario_runner(tmp_path):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith('scheme'))
-    theirs = lines[start:start + 5]
+    theirs = lines[start:start + 6]
     assert theirs[-1].startswith('avg FCT reduction'), r.stdout
     ours = table(tmp_path / 'ecmp', tmp_path / 'drill').splitlines()
     assert ours == theirs
@@ -62,12 +62,15 @@ def test_testbed_runs_give_the_documented_figures(tmp_path):
     write_testbed_run(tmp_path / 'ecmp', 'ecmp', [1000, 2000, 3000, 4000])
     write_testbed_run(tmp_path / 'talb', 'talb', [500, 1000, 1500, 2000])
     lines = table(tmp_path / 'ecmp', tmp_path / 'talb').splitlines()
-    # avg 2500; p99 = 3000 + 0.97 x 1000 (linear between ranks); priorities 0, 1: 1500; no
-    # iterations, so no ideal ('-').
-    assert lines[2].split() == ['ecmp', '4', '2500.0', '3970.0', '1500.0', '0', '0.0', '0.0',
-                                '0.000', '-', '-', '0.000', '0/0']
-    assert lines[3].split()[:5] == ['talb', '4', '1250.0', '1985.0', '750.0']
-    assert lines[4] == 'avg FCT reduction vs ecmp:  ecmp 0.0 %  talb 50.0 %'
+    # avg 2500 us + 999 ns (exact, not truncated to whole us); p99 = 3000 + 0.97 x 1000 (linear
+    # between ranks); priorities 0, 1: 1500; no iterations, so no iteration time, ideal or
+    # speedup, and no background ('-').
+    assert lines[2].split() == ['ecmp', '4', '2501.0', '3971.0', '1501.0', '-', '-', '-',
+                                '-', '-', '-', '-', '0/0']
+    assert lines[3].split()[:5] == ['talb', '4', '1251.0', '1986.0', '751.0']
+    assert lines[4] == 'avg FCT reduction vs ecmp, tensor messages:  ecmp 0.0 %  talb 50.0 %'
+    assert lines[5] == ('avg FCT reduction vs ecmp, all flows (tensor and background):  '
+                        'ecmp 0.0 %  talb 50.0 %')
 
 
 def test_testbed_runs_load_in_the_analysis(tmp_path):

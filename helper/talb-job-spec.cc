@@ -4,6 +4,7 @@
 #include "ns3/string.h"
 #include "ns3/talb-collective.h"
 #include "ns3/talb-comm-scheduler.h"
+#include "ns3/talb-llm-model.h"
 #include "ns3/talb-model-zoo.h"
 #include "ns3/talb-parse.h"
 #include "ns3/talb-transport.h"
@@ -18,6 +19,10 @@ TalbJobSpec::SetKey(const std::string& key, const std::string& value)
 {
     uint64_t n = 0;
     bool ok = true;
+    if (TalbGraphJobSpec::IsKey(key))
+    {
+        return graph.SetKey(key, value);
+    }
     if (key == "model")
     {
         modelName = value;
@@ -26,6 +31,7 @@ TalbJobSpec::SetKey(const std::string& key, const std::string& value)
     {
         ok = TalbParse::ParseUint(value, &n, 2, TALB_TENSOR_INDEX_MASK);
         workers = n;
+        workersSet = true;
     }
     else if (key == "scheduler")
     {
@@ -47,11 +53,14 @@ TalbJobSpec::SetKey(const std::string& key, const std::string& value)
     else if (key == "device")
     {
         device = value;
+        deviceSet = true;
     }
     else if (key == "precision")
     {
         precision = value;
-        ok = value == "fp32" || value == "fp16";
+        precisionSet = true;
+        // fp32 and fp16 for data-parallel jobs, bf16 and fp8 for LLM jobs (Check()).
+        ok = value == "fp32" || value == "fp16" || value == "bf16" || value == "fp8";
     }
     else if (key == "start")
     {
@@ -74,7 +83,16 @@ TalbJobSpec::SetKey(const std::string& key, const std::string& value)
         return "unknown key '" + key +
                "' (model, workers, scheduler, collective, transport, iterations, batch, "
                "device, precision, start, sched.<Attribute>, coll.<Attribute>, "
-               "trans.<Attribute>)";
+               "trans.<Attribute>; LLM and benchmark jobs: " +
+               [] {
+                   std::string names;
+                   for (const auto& k : TalbParse::Split(TalbGraphJobSpec::KeysHelp(), ';'))
+                   {
+                       names += (names.empty() ? "" : ", ") + k.substr(0, k.find(':'));
+                   }
+                   return names;
+               }() +
+               ")";
     }
     return ok ? "" : "bad value " + key + "=" + value;
 }
@@ -108,13 +126,49 @@ TalbJobSpec::ParseList(const std::string& text,
     return "";
 }
 
+bool
+TalbJobSpec::IsGraphJob() const
+{
+    return graph.kind != TalbGraphJobSpec::NONE;
+}
+
 void
 TalbJobSpec::Check(const std::string& where, std::vector<std::string>* errors)
 {
     std::string error;
+    graph.Check(where,
+                modelName,
+                deviceSet ? device : "",
+                precisionSet ? precision : "",
+                iterations,
+                workersSet ? workers : 0,
+                workers,
+                errors);
+    if (IsGraphJob())
+    {
+        workers = graph.GetRanks();
+        TalbAttributeList::CheckPlugin(TalbTransport::GetRegistry(),
+                                       transport,
+                                       transportAttributes,
+                                       where,
+                                       errors);
+        return;
+    }
     if (!TalbModelZoo::TryResolve(modelName, &model, &error))
     {
-        errors->push_back(where + error);
+        errors->push_back(where + error + " (LLM jobs: a preset of " + [] {
+            std::string names;
+            for (const auto& n : talb::graph::LlmModelPresetNames())
+            {
+                names += (names.empty() ? "" : ", ") + n;
+            }
+            return names;
+        }() + ")");
+    }
+    if (precision != "fp32" && precision != "fp16")
+    {
+        errors->push_back(where + "bad value precision=" + precision +
+                          ": fp32 or fp16 for data-parallel jobs (bf16, fp8: LLM jobs)");
     }
     size_t before = errors->size();
     TalbAttributeList::CheckPlugin(TalbCommScheduler::GetRegistry(),
@@ -175,6 +229,21 @@ TalbJobSpec::MakeHelper(uint32_t jobId) const
     {
         helper.SetCollectiveAttribute(kv.first, StringValue(kv.second));
     }
+    helper.SetTransport(transport);
+    for (const auto& kv : transportAttributes)
+    {
+        helper.SetTransportAttribute(kv.first, StringValue(kv.second));
+    }
+    helper.SetStartTime(start);
+    return helper;
+}
+
+TalbGraphJobHelper
+TalbJobSpec::MakeGraphHelper(uint32_t jobId) const
+{
+    TalbGraphJobHelper helper;
+    helper.SetGraph(graph.graph);
+    helper.SetJobAttribute("JobId", UintegerValue(jobId));
     helper.SetTransport(transport);
     for (const auto& kv : transportAttributes)
     {

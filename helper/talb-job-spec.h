@@ -1,6 +1,9 @@
 #ifndef TALB_JOB_SPEC_H
 #define TALB_JOB_SPEC_H
 
+#include "talb-graph-job-helper.h"
+#include "talb-graph-job-spec.h"
+
 #include "ns3/nstime.h"
 #include "ns3/talb-attribute-list.h"
 #include "ns3/talb-dnn-model.h"
@@ -18,7 +21,9 @@ namespace ns3
  *
  * The text form: jobs separated by ';', each a ','-separated list of key=value (model, workers,
  * scheduler, collective, transport, iterations, batch, device, precision, start,
- * sched.<Attribute>, coll.<Attribute>, trans.<Attribute>).
+ * sched.<Attribute>, coll.<Attribute>, trans.<Attribute>), and the keys of graph jobs (an LLM
+ * job or a collective benchmark: TalbGraphJobSpec), which share model, workers, transport,
+ * iterations, device, precision, start and trans.<Attribute>.
  */
 struct TalbJobSpec
 {
@@ -36,6 +41,13 @@ struct TalbJobSpec
     TalbAttributeList::Pairs schedulerAttributes;  //!< sched.X=v
     TalbAttributeList::Pairs collectiveAttributes; //!< coll.X=v
     TalbAttributeList::Pairs transportAttributes;  //!< trans.X=v
+    TalbGraphJobSpec graph;   //!< an LLM job or a benchmark (graph.kind), decided by Check()
+    bool workersSet{false};   //!< the job set workers
+    bool deviceSet{false};    //!< the job set device
+    bool precisionSet{false}; //!< the job set precision
+
+    /// \return whether Check() found a graph job (LLM or benchmark)
+    bool IsGraphJob() const;
 
     /**
      * Parses the "jobs" text into \p jobs. Keys left out keep the values \p defaults has; names
@@ -48,13 +60,16 @@ struct TalbJobSpec
 
     /**
      * Loads the model and checks the plug-in names, their attributes (also in combination, as
-     * the scheduler does) and the device preset. Each problem is one message in \p errors,
-     * prefixed with \p where.
+     * the scheduler does) and the device preset; for a graph job builds its graph
+     * (TalbGraphJobSpec::Check()) and sets workers to its ranks. Each problem is one message in
+     * \p errors, prefixed with \p where.
      */
     void Check(const std::string& where, std::vector<std::string>* errors);
 
     /// \return the helper that installs this job as job \p jobId
     TalbTrainingJobHelper MakeHelper(uint32_t jobId) const;
+    /// \return the helper that installs this graph job as job \p jobId
+    TalbGraphJobHelper MakeGraphHelper(uint32_t jobId) const;
 
   private:
     /// Sets one key=value. \return an error ("bad value ..."), or empty

@@ -119,6 +119,9 @@ const char* const TalbOutputWriter::TENSOR_COLUMNS =
     "job,iteration,tensor,name,bytes,priority,ready_ns,done_ns,comm_ns,scheme,seed,wire_bytes";
 const char* const TalbOutputWriter::ITERATION_COLUMNS =
     "job,worker,iteration,start_ns,end_ns,compute_ns,exposed_comm_ns,scheme,seed";
+const char* const TalbOutputWriter::COLLECTIVE_COLUMNS =
+    "job,iteration,operation,group,type,class,bytes,priority,start_ns,end_ns,ideal_ns,scheme,"
+    "seed";
 
 TypeId
 TalbOutputWriter::GetTypeId()
@@ -168,7 +171,7 @@ void
 TalbOutputWriter::Close()
 {
     OpenWriters().erase(this);
-    for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations, &m_fctTxt})
+    for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations, &m_fctTxt, &m_collectives})
     {
         if (f->file)
         {
@@ -193,7 +196,7 @@ TalbOutputWriter::Flush(CsvFile& f)
 void
 TalbOutputWriter::FlushRows()
 {
-    for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations, &m_fctTxt})
+    for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations, &m_fctTxt, &m_collectives})
     {
         if (f->file)
         {
@@ -296,7 +299,7 @@ void
 TalbOutputWriter::MergeFolders(const std::vector<std::string>& parts, const std::string& folder)
 {
     SystemPath::MakeDirectories(folder);
-    for (const char* name : {"flows.csv", "tensors.csv", "iterations.csv"})
+    for (const char* name : {"flows.csv", "tensors.csv", "iterations.csv", "collectives.csv"})
     {
         std::string path = SystemPath::Append(folder, name);
         std::ofstream out(path, std::ios::trunc);
@@ -330,7 +333,8 @@ TalbOutputWriter::MergeFolders(const std::vector<std::string>& parts, const std:
     }
     for (const auto& part : parts)
     {
-        for (const char* name : {"flows.csv", "tensors.csv", "iterations.csv", FCT_TXT})
+        for (const char* name :
+             {"flows.csv", "tensors.csv", "iterations.csv", FCT_TXT, "collectives.csv"})
         {
             std::remove(SystemPath::Append(part, name).c_str());
         }
@@ -360,6 +364,7 @@ TalbOutputWriter::Open(const std::string& folder)
         m_fctTxt.file = std::fopen(path.c_str(), "w");
         NS_ABORT_MSG_IF(!m_fctTxt.file, "TalbOutputWriter: cannot create " << path);
     }
+    m_collectives = open("collectives.csv", COLLECTIVE_COLUMNS);
     m_nextFlush = std::chrono::steady_clock::now();
     if (!g_terminateInstalled)
     {
@@ -417,6 +422,16 @@ TalbOutputWriter::ConnectJob(Ptr<TalbTrainingJob> job)
                                     MakeCallback(&TalbOutputWriter::WriteTensor, this));
     job->TraceConnectWithoutContext("IterationDone",
                                     MakeCallback(&TalbOutputWriter::WriteIteration, this));
+}
+
+void
+TalbOutputWriter::ConnectGraphJob(Ptr<TalbGraphJob> job)
+{
+    job->TraceConnectWithoutContext("FlowDone", MakeCallback(&TalbOutputWriter::WriteFlow, this));
+    job->TraceConnectWithoutContext("IterationDone",
+                                    MakeCallback(&TalbOutputWriter::WriteIteration, this));
+    job->TraceConnectWithoutContext("CollectiveDone",
+                                    MakeCallback(&TalbOutputWriter::WriteCollective, this));
 }
 
 void
@@ -523,6 +538,36 @@ TalbOutputWriter::WriteIteration(const TalbIterationRecord& r)
                  m_seed);
     ++m_iterationRows;
     RowAdded(m_iterations);
+}
+
+void
+TalbOutputWriter::WriteCollective(const TalbCollectiveRecord& r)
+{
+    NS_ABORT_MSG_IF(!m_collectives.file, "TalbOutputWriter: Open() was not called");
+    AppendFormat(m_collectives.pending,
+                 "%u,%u,%s,%s,%s,%s,%" PRIu64 ",%u,%" PRId64 ",%" PRId64 ",%" PRId64 ",%s,%" PRIu64
+                 "\n",
+                 r.job,
+                 r.iteration,
+                 r.operation.c_str(),
+                 r.group.c_str(),
+                 r.type.c_str(),
+                 r.cls.c_str(),
+                 r.bytes,
+                 unsigned(r.priority),
+                 r.start.GetNanoSeconds(),
+                 r.end.GetNanoSeconds(),
+                 r.ideal.GetNanoSeconds(),
+                 m_scheme.c_str(),
+                 m_seed);
+    ++m_collectiveRows;
+    RowAdded(m_collectives);
+}
+
+uint64_t
+TalbOutputWriter::GetCollectiveRows() const
+{
+    return m_collectiveRows;
 }
 
 uint64_t

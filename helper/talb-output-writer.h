@@ -6,6 +6,8 @@
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/talb-graph-job.h"
+#include "ns3/talb-graph-records.h"
 #include "ns3/talb-training-job.h"
 #include "ns3/talb-training-records.h"
 
@@ -154,8 +156,9 @@ class TalbOutputWriter : public Object
     static const char* const FCT_TXT;
     static const char* const TENSOR_COLUMNS;
     static const char* const ITERATION_COLUMNS;
+    static const char* const COLLECTIVE_COLUMNS;
 
-    /// Create \p folder (and parents) and the three files with their headers.
+    /// Create \p folder (and parents) and the four files with their headers.
     void Open(const std::string& folder);
     /// The scheme column (the scenario's load-balancer name) and the seed column (RNG run).
     void SetScheme(const std::string& scheme);
@@ -170,12 +173,15 @@ class TalbOutputWriter : public Object
 
     /// Write every record of \p job.
     void ConnectJob(Ptr<TalbTrainingJob> job);
+    /// Write every record of graph job \p job (flows, iterations, collectives).
+    void ConnectGraphJob(Ptr<TalbGraphJob> job);
     /// Write every flow of TalbBackgroundTraffic applications.
     void ConnectBackground(const ApplicationContainer& apps);
 
     void WriteFlow(const TalbFlowRecord& r);
     void WriteTensor(const TalbTensorRecord& r);
     void WriteIteration(const TalbIterationRecord& r);
+    void WriteCollective(const TalbCollectiveRecord& r);
 
     /// Write every pending row now.
     void FlushRows();
@@ -183,6 +189,7 @@ class TalbOutputWriter : public Object
     uint64_t GetFlowRows() const;
     uint64_t GetTensorRows() const;
     uint64_t GetIterationRows() const;
+    uint64_t GetCollectiveRows() const;
 
   protected:
     void DoDispose() override;
@@ -204,6 +211,7 @@ class TalbOutputWriter : public Object
     CsvFile m_flows;
     CsvFile m_tensors;
     CsvFile m_iterations;
+    CsvFile m_collectives;
     CsvFile m_fctTxt;          //!< HPCC's fct.txt (FctTxt): the flows again, no header
     bool m_writeFctTxt{false}; //!< FctTxt attribute
     Time m_flushInterval;      //!< wall-clock time between writes
@@ -218,6 +226,7 @@ class TalbOutputWriter : public Object
     uint64_t m_flowRows{0};
     uint64_t m_tensorRows{0};
     uint64_t m_iterationRows{0};
+    uint64_t m_collectiveRows{0};
 };
 
 } // namespace ns3

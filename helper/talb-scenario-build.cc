@@ -1,6 +1,7 @@
 #include "talb-scenario-build.h"
 
 #include "talb-background-traffic-helper.h"
+#include "talb-graph-job-helper.h"
 #include "talb-training-job-helper.h"
 
 #include "ns3/config.h"
@@ -76,6 +77,11 @@ TalbScenarioBuild::InstallJobs()
     for (size_t j = 0; j < s.jobs.size(); ++j)
     {
         const TalbJobSpec& spec = s.jobs[j];
+        if (spec.IsGraphJob())
+        {
+            InstallGraphJob(j, placed[j]);
+            continue;
+        }
         TalbTrainingJobHelper helper = spec.MakeHelper(j);
         helper.SetJobAttribute("ControlDelay", TimeValue(s.controlDelay));
         m_collector.expected += uint64_t(spec.iterations) * spec.workers;
@@ -112,6 +118,29 @@ TalbScenarioBuild::InstallJobs()
             "IterationDone",
             MakeCallback(&TalbScenarioCollector::Iteration, &m_collector));
     }
+}
+
+void
+TalbScenarioBuild::InstallGraphJob(uint32_t j, const NodeContainer& hosts)
+{
+    const TalbJobSpec& spec = m_spec.jobs[j];
+    m_collector.expected += uint64_t(spec.iterations) * spec.workers;
+    // One rank's job (CheckPartition() refuses graph jobs across ranks).
+    if (hosts.Get(0)->GetSystemId() != m_spec.rank)
+    {
+        return;
+    }
+    m_collector.expectedHere += uint64_t(spec.iterations) * spec.workers;
+    TalbGraphJobHelper helper = spec.MakeGraphHelper(j);
+    helper.SetJobAttribute("NicRate", DataRateValue(m_spec.fabric.hostRate));
+    helper.SetJobAttribute("IntraRate", DataRateValue(m_spec.fabric.hostRate));
+    Ptr<TalbGraphJob> job = helper.Install(hosts);
+    m_graphJobs.push_back(job);
+    m_writer->ConnectGraphJob(job);
+    job->TraceConnectWithoutContext("FlowDone",
+                                    MakeCallback(&TalbScenarioCollector::Flow, &m_collector));
+    job->TraceConnectWithoutContext("IterationDone",
+                                    MakeCallback(&TalbScenarioCollector::Iteration, &m_collector));
 }
 
 void
@@ -161,6 +190,12 @@ const std::vector<Ptr<TalbTrainingJob>>&
 TalbScenarioBuild::GetJobs() const
 {
     return m_jobs;
+}
+
+const std::vector<Ptr<TalbGraphJob>>&
+TalbScenarioBuild::GetGraphJobs() const
+{
+    return m_graphJobs;
 }
 
 } // namespace ns3

@@ -2,6 +2,7 @@
 #define TALB_SCENARIO_BUILD_H
 
 #include "ns3/talb-balancer-spec.h"
+#include "ns3/talb-graph-job.h"
 #include "ns3/talb-ideal-fct.h"
 #include "ns3/talb-job-rank-link.h"
 #include "ns3/talb-leaf-spine-helper.h"
@@ -36,7 +37,8 @@ class TalbScenarioBuild
     void BuildFabric(const TalbBalancerSpec& lb);
     /// Stage 3c: the outputs in \p folder, scheme column \p scheme, with the flows' ideal FCT.
     void OpenOutputs(const std::string& folder, const std::string& scheme);
-    /// Stage 3d: the training jobs, placed on the hosts, traced into the outputs.
+    /// Stage 3d: the training jobs (data-parallel and graph jobs), placed on the hosts, traced
+    /// into the outputs.
     void InstallJobs();
     /// Stage 3e: background traffic on every host, and the hosts' received-packet counter.
     void InstallBackground();
@@ -44,18 +46,24 @@ class TalbScenarioBuild
     Ptr<TalbLeafSpineHelper> GetFabric() const;
     Ptr<TalbOutputWriter> GetWriter() const;
     const TalbScenarioCollector& GetCollector() const;
-    /// \return this rank's jobs
+    /// \return this rank's data-parallel jobs
     const std::vector<Ptr<TalbTrainingJob>>& GetJobs() const;
+    /// \return this rank's graph jobs (LLM and benchmark jobs)
+    const std::vector<Ptr<TalbGraphJob>>& GetGraphJobs() const;
 
   private:
+    /// Graph job \p j on its \p hosts (ranks placed by TalbGraphJobHelper::PlaceRanks()).
+    void InstallGraphJob(uint32_t j, const NodeContainer& hosts);
+
     const TalbScenarioSpec& m_spec;
     std::unique_ptr<TalbJobRankLink> m_rankLink; //!< jobs across ranks only
     Ptr<TalbLeafSpineHelper> m_fabric;
     Ptr<TalbOutputWriter> m_writer;
     TalbScenarioCollector m_collector;
-    std::unique_ptr<TalbIdealFct> m_ideal;    //!< the writer's ideal FCTs
-    std::vector<Ptr<TalbTrainingJob>> m_jobs; //!< this rank's jobs
-    int64_t m_stream{0};                      //!< next free RNG stream
+    std::unique_ptr<TalbIdealFct> m_ideal;      //!< the writer's ideal FCTs
+    std::vector<Ptr<TalbTrainingJob>> m_jobs;   //!< this rank's jobs
+    std::vector<Ptr<TalbGraphJob>> m_graphJobs; //!< this rank's graph jobs
+    int64_t m_stream{0};                        //!< next free RNG stream
 };
 
 } // namespace ns3

@@ -2,12 +2,15 @@
 
 #include "talb-attribute-list.h"
 #include "talb-balancer-spec.h"
+#include "talb-graph-job-spec.h"
 #include "talb-host-config.h"
 
 #include "ns3/abort.h"
 #include "ns3/talb-collective.h"
 #include "ns3/talb-comm-scheduler.h"
 #include "ns3/talb-dnn-model.h"
+#include "ns3/talb-llm-device.h"
+#include "ns3/talb-llm-model.h"
 #include "ns3/talb-load-balancer.h"
 #include "ns3/talb-nvlink-port.h"
 #include "ns3/talb-rdma-transport.h"
@@ -23,6 +26,18 @@ namespace
 {
 
 using C = TalbScenarioConfig;
+
+/// \return \p names joined by '|' (for --help)
+std::string
+JoinNames(const std::vector<std::string>& names)
+{
+    std::string text;
+    for (const auto& n : names)
+    {
+        text += (text.empty() ? "" : "|") + n;
+    }
+    return text;
+}
 
 /// \return the default of TalbHostConfig's attribute \p name, as text
 std::string
@@ -268,7 +283,12 @@ DeclareTraining(TalbScenarioConfig& c)
                   TalbCommScheduler::GetRegistry().GetNames() + "), collective (" +
                   TalbCollective::GetRegistry().GetNames() + "), transport, iterations, batch, " +
                   "device, precision, start (time), sched.<Attribute>, coll.<Attribute>, " +
-                  "trans.<Attribute>");
+                  "trans.<Attribute>. LLM jobs (model=" +
+                  JoinNames(talb::graph::LlmModelPresetNames()) + ", device " +
+                  JoinNames(talb::graph::LlmDevicePresetNames()) +
+                  " (default h100-sxm), precision bf16 (default) or fp8) and collective "
+                  "benchmarks (coll=) take: " +
+                  TalbGraphJobSpec::KeysHelp());
     c.Declare("model",
               C::STRING,
               "resnet50",

@@ -3,6 +3,7 @@
 #include "talb-scenario-counters.h"
 
 #include "ns3/simulator.h"
+#include "ns3/talb-llm-analytic.h"
 #include "ns3/talb-message-channel.h"
 
 #include <algorithm>
@@ -115,11 +116,63 @@ TalbScenarioCollector::Rx(Ptr<const Packet>)
     ++delivered;
 }
 
+TalbScenarioResult::JobIdeal
+TalbScenarioReport::GraphJobIdeal(const TalbScenarioSpec& s, uint32_t j)
+{
+    const TalbJobSpec& spec = s.jobs[j];
+    talb::graph::IdealReplay::Result ideal =
+        spec.MakeGraphHelper(j).ComputeIdeal(spec.workers, s.fabric.hostRate);
+    TalbScenarioResult::JobIdeal out;
+    std::vector<talb::graph::LlmClassBytes> bytes;
+    std::string error;
+    if (spec.graph.kind == TalbGraphJobSpec::LLM &&
+        talb::graph::LlmAnalyticBytes(spec.graph.llm, &bytes, &error))
+    {
+        for (const auto& b : bytes)
+        {
+            out.analyticBytes.push_back({b.tensor, b.expert, b.pipeline, b.data});
+        }
+    }
+    out.known = ideal.error.empty() && s.warmup < ideal.iterationNs.size();
+    if (!out.known)
+    {
+        return out;
+    }
+    double sum = 0;
+    for (std::size_t i = s.warmup; i < ideal.iterationNs.size(); ++i)
+    {
+        sum += ideal.iterationNs[i];
+    }
+    out.iterationMs = sum / (ideal.iterationNs.size() - s.warmup) * 1e-6;
+    // The busiest rank's compute stream in one iteration (the first).
+    const talb::graph::Graph& g = *spec.graph.graph;
+    double computeNs = 0;
+    for (const auto& nodes : g.ranks)
+    {
+        double rank = 0;
+        for (const auto& n : nodes)
+        {
+            bool onStream = n.kind == talb::graph::NodeKind::kCompute ||
+                            n.kind == talb::graph::NodeKind::kMemory;
+            rank += onStream && n.iteration == 0 ? double(n.durationNs) : 0.0;
+        }
+        computeNs = std::max(computeNs, rank);
+    }
+    out.computeMs = computeNs * 1e-6;
+    out.communicationMs = std::max(0.0, out.iterationMs - out.computeMs);
+    return out;
+}
+
 void
 TalbScenarioReport::ComputeIdeals(const TalbScenarioSpec& s, TalbScenarioResult* r)
 {
     for (uint32_t j = 0; j < s.jobs.size(); ++j)
     {
+        if (s.jobs[j].IsGraphJob())
+        {
+            r->ideals.push_back(GraphJobIdeal(s, j));
+            continue;
+        }
         TalbIdealIteration::Result ideal =
             s.jobs[j].MakeHelper(j).ComputeIdealIteration(s.jobs[j].workers, s.fabric.hostRate);
         TalbScenarioResult::JobIdeal out;
@@ -244,6 +297,21 @@ TalbScenarioReport::JobsJson(const TalbScenarioResult& r)
         else
         {
             os << "null";
+        }
+        if (!i.analyticBytes.empty())
+        {
+            os << ", \"analytic_bytes\": {";
+            const char* classes[] = {"tensor", "expert", "pipeline", "data"};
+            for (std::size_t c = 0; c < 4; ++c)
+            {
+                os << (c ? ", " : "") << "\"" << classes[c] << "\": [";
+                for (std::size_t r = 0; r < i.analyticBytes.size(); ++r)
+                {
+                    os << (r ? ", " : "") << i.analyticBytes[r][c];
+                }
+                os << "]";
+            }
+            os << "}";
         }
         os << "}";
     }

@@ -8,6 +8,7 @@
 #include "ns3/talb-scenario-spec.h"
 #include "ns3/talb-training-records.h"
 
+#include <array>
 #include <map>
 #include <ostream>
 #include <string>
@@ -32,6 +33,9 @@ struct TalbScenarioResult
         double computeMs{0};       //!< forward + backward compute of one iteration
         double communicationMs{0}; //!< the collective's analytic time for one iteration's ops
         double measuredMs{0};      //!< measured mean iteration (max over workers), >= warm-up
+        /// LLM jobs: per rank, one iteration's bytes per class (talb::graph::LlmAnalyticBytes):
+        /// tensor, expert, pipeline, data
+        std::vector<std::array<uint64_t, 4>> analyticBytes;
     };
 
     std::string scheme;
@@ -117,8 +121,17 @@ struct TalbScenarioCollector
 class TalbScenarioReport
 {
   public:
-    /// Each job's ideal iteration on an idle non-blocking fabric of host links, into \p r.
+    /**
+     * Each job's ideal iteration on an idle non-blocking fabric of host links, into \p r: the
+     * scheduler's replay for data-parallel jobs, the graph's ideal replay for graph jobs.
+     */
     static void ComputeIdeals(const TalbScenarioSpec& spec, TalbScenarioResult* r);
+    /**
+     * \return graph job \p job's ideal (talb::graph::IdealReplay): the mean over iterations >=
+     * warm-up; compute is the busiest rank's compute stream in one iteration, communication the
+     * rest of the ideal iteration
+     */
+    static TalbScenarioResult::JobIdeal GraphJobIdeal(const TalbScenarioSpec& spec, uint32_t job);
 
     /**
      * The comparison table's figures from what \p c saw (distributed: gathered from every

@@ -63,8 +63,8 @@ TalbScenarioSpec::ParseTraining(const TalbScenarioConfig& c, std::vector<std::st
     for (size_t j = 0; j < jobs.size(); ++j)
     {
         std::string where = "jobs: job " + std::to_string(j + 1) + ": ";
+        jobs[j].Check(where, errors); // sets a graph job's workers to its ranks
         workers += jobs[j].workers;
-        jobs[j].Check(where, errors);
         TypeId tid;
         if (TalbTransport::GetRegistry().Lookup(jobs[j].transport, &tid, &unknown) &&
             (tid == TalbRdmaTransport::GetTypeId()) != fabric.rdmaHosts)
@@ -186,7 +186,11 @@ TalbScenarioSpec::CheckPartition() const
                              std::to_string(leaves / ranks * perLeaf) + " workers");
         }
         const std::string& collective = jobs[j].collective;
-        if (collective != "ring" && collective != "ns3::TalbRingAllReduce")
+        if (jobs[j].IsGraphJob())
+        {
+            errors.push_back(job + ": LLM and benchmark jobs run on one rank only");
+        }
+        else if (collective != "ring" && collective != "ns3::TalbRingAllReduce")
         {
             errors.push_back(job + ": over several ranks only collective=ring works");
         }

@@ -183,7 +183,10 @@ TalbGraphJobSpec::SetKey(const std::string& key, const std::string& value)
 namespace
 {
 
-/// Applies the LLM keys to \p c (values were checked by SetKey()). \return an error, or empty
+/**
+ * Applies the LLM keys to \p c (values were checked by SetKey()). One flat branch per key of
+ * KEYS (longer than most functions here, read as a table). \return an error, or empty
+ */
 std::string
 ApplyLlmKey(const std::string& key, const std::string& value, talb::graph::LlmJobConfig* c)
 {
@@ -318,6 +321,8 @@ ApplyLlmKey(const std::string& key, const std::string& value, talb::graph::LlmJo
 
 } // namespace
 
+/// Three straight branches (benchmark, LLM job, neither), each parse then build then validate:
+/// kept in one function so that the order of the checks, and of their messages, reads at once.
 void
 TalbGraphJobSpec::Check(const std::string& where,
                         const std::string& model,

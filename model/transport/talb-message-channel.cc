@@ -40,6 +40,16 @@ TalbMessageChannel::TalbMessageChannel()
 TalbMessageChannel::~TalbMessageChannel()
 {
     NS_LOG_FUNCTION(this);
+    ForgetAwaiting();
+}
+
+void
+TalbMessageChannel::ForgetAwaiting()
+{
+    // A run that stopped before its last acknowledgements (stopTime, a signal): the next run of
+    // the same process must not wait for them.
+    s_awaitingCompletion -= m_awaiting;
+    m_awaiting = 0;
 }
 
 void
@@ -47,6 +57,7 @@ TalbMessageChannel::DoDispose()
 {
     m_deliveredCb = DeliveredCallback();
     m_completedCb = CompletedCallback();
+    ForgetAwaiting();
     Object::DoDispose();
 }
 
@@ -143,6 +154,7 @@ TalbMessageChannel::Send(TalbMessage&& message)
         message.ownerPriority = message.parts[0].priority;
     }
     ++m_sent;
+    ++m_awaiting;
     ++s_awaitingCompletion;
     DoSend(std::move(message));
 }
@@ -192,8 +204,8 @@ TalbMessageChannel::NotifyCompleted(TalbFlowRecord record)
     }
     if (m_senderHere)
     {
-        NS_ASSERT_MSG(s_awaitingCompletion > 0,
-                      "TalbMessageChannel: completed a message never sent");
+        NS_ASSERT_MSG(m_awaiting > 0, "TalbMessageChannel: completed a message never sent");
+        --m_awaiting;
         --s_awaitingCompletion;
     }
     if (!m_completedCb.IsNull())

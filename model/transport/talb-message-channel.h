@@ -160,7 +160,11 @@ class TalbMessageChannel : public Object
     bool m_completesAtSender{false};
     DeliveredCallback m_deliveredCb;
     CompletedCallback m_completedCb;
-    static uint64_t s_awaitingCompletion; //!< GetAwaitingCompletion()
+    uint64_t m_awaiting{0};               //!< sent here, completion still to come
+    static uint64_t s_awaitingCompletion; //!< GetAwaitingCompletion(): m_awaiting of every channel
+
+    /// Takes this channel's awaited completions out of GetAwaitingCompletion() (disposed).
+    void ForgetAwaiting();
 };
 
 } // namespace ns3

@@ -152,12 +152,14 @@ TalbGraphComm::OpenChannel(uint32_t comm,
     uint64_t key = Key(comm, fromRank, toRank);
     if (m_channels.count(key) == 0)
     {
-        m_channels.emplace(key,
-                           m_transport->Connect(m_hosts[fromRank],
-                                                from,
-                                                m_hosts[toRank],
-                                                to,
-                                                MakeCallback(&TalbGraphComm::Delivered, this)));
+        Ptr<TalbMessageChannel> channel =
+            m_transport->Connect(m_hosts[fromRank],
+                                 from,
+                                 m_hosts[toRank],
+                                 to,
+                                 MakeCallback(&TalbGraphComm::Delivered, this));
+        channel->SetCompletedCallback(MakeCallback(&TalbGraphComm::Completed, this));
+        m_channels.emplace(key, channel);
     }
 }
 
@@ -355,14 +357,19 @@ TalbGraphComm::StartMessage(uint32_t from, uint32_t sendNode, uint32_t to, uint3
 }
 
 void
-TalbGraphComm::Delivered(Ptr<TalbMessageChannel> channel,
-                         const TalbMessage& message,
-                         const TalbFlowRecord& record)
+TalbGraphComm::Completed(const TalbFlowRecord& record)
 {
     if (!m_flow.IsNull())
     {
         m_flow(record);
     }
+}
+
+void
+TalbGraphComm::Delivered(Ptr<TalbMessageChannel> channel,
+                         const TalbMessage& message,
+                         const TalbFlowRecord& /* record: Completed has it */)
+{
     auto msg = m_messages.find(message.opId);
     if (msg != m_messages.end())
     {

@@ -127,6 +127,8 @@ class TalbGraphComm : public Object
     void Delivered(Ptr<TalbMessageChannel> channel,
                    const TalbMessage& message,
                    const TalbFlowRecord& record);
+    /// A message's record, once its sender saw the last byte acknowledged.
+    void Completed(const TalbFlowRecord& record);
 
     uint32_t m_jobId{0};
     const talb::graph::Graph* m_graph{nullptr};

@@ -22,8 +22,8 @@ struct TalbFlowRecord
     uint16_t dstPort{0};
     uint64_t sizeBytes{0}; //!< application bytes, message header included
     Time start;            //!< first byte handed to the sender's transport
-    Time end;              //!< last byte received by the receiving application
-    int32_t job{-1};       //!< -1 for background flows
+    Time end;        //!< last byte acknowledged at the sender (delivery where nothing acknowledges)
+    int32_t job{-1}; //!< -1 for background flows
     int32_t iteration{-1};
     int32_t tensor{-1}; //!< tensor index (within the job) owning the first payload byte
     int32_t priority{-1};

@@ -181,6 +181,7 @@ TalbMessageChannel::NotifyDelivered(const TalbMessage& message, TalbFlowRecord r
     filled.dstPort = record.dstPort;
     filled.sizeBytes = record.sizeBytes;
     filled.end = record.end;
+    filled.nvlink = record.nvlink;
     ++m_delivered;
     NS_ASSERT_MSG(!m_senderHere || m_delivered <= m_sent,
                   "TalbMessageChannel: delivered a message never sent");

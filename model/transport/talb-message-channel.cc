@@ -160,9 +160,8 @@ TalbMessageChannel::Send(TalbMessage&& message)
 }
 
 TalbFlowRecord
-TalbMessageChannel::RecordOf(const TalbMessage& message)
+TalbMessageChannel::RecordOf(const TalbMessage& message, TalbFlowRecord record)
 {
-    TalbFlowRecord record;
     record.start = message.start;
     record.job = talb_job_of(message.ownerTensorId);
     record.iteration = message.iteration;
@@ -174,14 +173,9 @@ TalbMessageChannel::RecordOf(const TalbMessage& message)
 void
 TalbMessageChannel::NotifyDelivered(const TalbMessage& message, TalbFlowRecord record)
 {
-    TalbFlowRecord filled = RecordOf(message);
-    filled.src = record.src;
-    filled.dst = record.dst;
-    filled.srcPort = record.srcPort;
-    filled.dstPort = record.dstPort;
-    filled.sizeBytes = record.sizeBytes;
-    filled.end = record.end;
-    filled.nvlink = record.nvlink;
+    // The transport's fields (endpoints, size, end, kind) stay: a field a transport adds needs no
+    // copy here.
+    TalbFlowRecord filled = RecordOf(message, record);
     ++m_delivered;
     NS_ASSERT_MSG(!m_senderHere || m_delivered <= m_sent,
                   "TalbMessageChannel: delivered a message never sent");

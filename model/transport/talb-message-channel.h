@@ -135,8 +135,11 @@ class TalbMessageChannel : public Object
      */
     void NotifyCompleted(TalbFlowRecord record);
 
-    /// \return \p message's flow record: start and job fields (endpoints and size: the caller)
-    static TalbFlowRecord RecordOf(const TalbMessage& message);
+    /**
+     * \return \p record with \p message's start and job fields set; the rest (endpoints, size,
+     * kind, end) is the transport's and kept as it is
+     */
+    static TalbFlowRecord RecordOf(const TalbMessage& message, TalbFlowRecord record = {});
 
     /**
      * A transport that reports NotifyCompleted() on the sender calls this once, at

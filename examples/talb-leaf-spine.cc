@@ -318,23 +318,9 @@ main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.Usage("TCP flows between the leaves of a leaf-spine fabric, once per load balancer of "
               "--lb. Every option but --flows, --flowSize and --tensors is talb-scenario's.");
-    config.AddToCommandLine(cmd);
-    cmd.Parse(argc, argv);
-    // Every value is checked before anything is built: a bad one exits with code 2 and a
-    // message naming the option.
-    std::vector<std::string> errors = config.TakeErrors();
     Options options;
-    if (errors.empty())
+    if (!config.ParseCommandLine(cmd, argc, argv, [&] { return ParseOptions(config, &options); }))
     {
-        errors = ParseOptions(config, &options);
-    }
-    for (const auto& e : errors)
-    {
-        std::cerr << "talb-leaf-spine: error: " << e << "\n";
-    }
-    if (!errors.empty())
-    {
-        std::cerr << "talb-leaf-spine: nothing was simulated (--help lists the options)\n";
         return 2;
     }
     for (const auto& lb : options.balancers)

@@ -188,16 +188,15 @@ Main(const TalbScenarioSpec& spec)
     {
         if (TalbScenarioReport::CutByStopTime(spec, r))
         {
-            log << "talb-scenario: error: " << r.scheme << " finished " << r.iterationsDone
-                << " of " << r.iterationsExpected << " worker-iterations before stopTime ("
-                << spec.stopTime.As(Time::S) << "): the run is incomplete (exit status 3)\n";
+            log << "talb-scenario: error: " << r.scheme << " finished " << r.Progress()
+                << " before stopTime (" << spec.stopTime.As(Time::S)
+                << "): the run is incomplete (exit status 3)\n";
             status = 3;
         }
-        else if (r.iterationsDone != r.iterationsExpected)
+        else if (!r.Finished())
         {
-            log << "talb-scenario: warning: " << r.scheme << " finished " << r.iterationsDone
-                << " of " << r.iterationsExpected << " worker-iterations within duration ("
-                << spec.duration.As(Time::S) << ")\n";
+            log << "talb-scenario: warning: " << r.scheme << " finished " << r.Progress()
+                << " within duration (" << spec.duration.As(Time::S) << ")\n";
         }
     }
     return status;

@@ -455,23 +455,9 @@ main(int argc, char* argv[])
               "flows.csv, tensors.csv, iterations.csv and run.json (analysis/talb-report.py "
               "reads the folder). Exit status: 0 done, 2 bad option, 3 stopTime reached before "
               "every job finished.");
-    config.AddToCommandLine(cmd);
-    cmd.Parse(argc, argv);
-    // Every value, and everything it names (models, files, plug-ins, presets), is checked
-    // before anything is built: a bad one exits with code 2 and a message naming the option.
-    std::vector<std::string> errors = config.TakeErrors();
     Options options;
-    if (errors.empty())
+    if (!config.ParseCommandLine(cmd, argc, argv, [&] { return ParseOptions(config, &options); }))
     {
-        errors = ParseOptions(config, &options);
-    }
-    for (const auto& e : errors)
-    {
-        std::cerr << "talb-training: error: " << e << "\n";
-    }
-    if (!errors.empty())
-    {
-        std::cerr << "talb-training: nothing was simulated (--help lists the options)\n";
         return 2;
     }
     bool allFinished = true;

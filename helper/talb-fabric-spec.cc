@@ -1,6 +1,7 @@
 #include "talb-fabric-spec.h"
 
 #include "talb-host-config.h"
+#include "talb-hpcc-inputs.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -41,6 +42,47 @@ CheckLinks(const TalbFabricSpec& s,
     }
 }
 
+/**
+ * topologyFile: the fabric's shape, rates and delay from an HPCC topology file into \p s,
+ * where none of the parameters it replaces was given too.
+ */
+void
+ReadTopologyFile(const TalbScenarioConfig& c, TalbFabricSpec* s, std::vector<std::string>* errors)
+{
+    std::vector<std::string> replaced = {"leaves",
+                                         "spines",
+                                         "hostsPerLeaf",
+                                         "hostRate",
+                                         "fabricRate",
+                                         "oversubscription",
+                                         "linkDelay",
+                                         "linkRates"};
+    for (const auto& name : replaced)
+    {
+        if (c.IsGiven(name))
+        {
+            errors->push_back(name + ": the topology file " + s->topologyFile +
+                              " gives the fabric; drop " + name + " or topologyFile");
+        }
+    }
+    TalbHpccTopology t;
+    std::string error = TalbHpccTopology::Read(s->topologyFile, &t);
+    if (!error.empty())
+    {
+        errors->push_back("topologyFile: " + error);
+        return;
+    }
+    s->leaves = t.leaves;
+    s->spines = t.spines;
+    s->hostsPerLeaf = t.hostsPerLeaf;
+    s->hostRate = t.hostRate;
+    s->fabricRate = t.fabricRate;
+    s->oversubscription = 0;
+    s->linkDelay = t.linkDelay;
+    s->linkRates = t.linkRates;
+    s->hostOfNode = t.hostOfNode;
+}
+
 } // namespace
 
 void
@@ -77,6 +119,11 @@ TalbFabricSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* err
     std::string failures =
         TalbLeafSpineHelper::ParseLinkFailures(c.GetString("failLink"), &linkFailures);
     std::string flaps = TalbLeafSpineHelper::ParseLinkFlaps(c.GetString("flapLink"), &linkFlaps);
+    topologyFile = c.GetString("topologyFile");
+    if (!topologyFile.empty())
+    {
+        ReadTopologyFile(c, this, errors);
+    }
     CheckLinks(*this, "linkRates", rates, linkRates, errors);
     CheckLinks(*this, "failLink", failures, linkFailures, errors);
     CheckLinks(*this, "flapLink", flaps, linkFlaps, errors);

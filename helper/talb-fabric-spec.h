@@ -7,6 +7,7 @@
 #include "ns3/talb-leaf-spine-helper.h"
 #include "ns3/talb-scenario-config.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,8 @@ struct TalbFabricSpec
     uint32_t bestEffortBuffer{0}; //!< bytes best effort may hold per switch port (0: all)
     std::string ecnThreshold;     //!< empty: the helper's default
     std::vector<TalbLeafSpineHelper::LinkRate> linkRates;
+    std::string topologyFile;                //!< empty: the fabric came from parameters
+    std::map<uint32_t, uint32_t> hostOfNode; //!< topologyFile's node ids -> host indices
     std::vector<TalbLeafSpineHelper::LinkFailure> linkFailures;
     std::vector<TalbLeafSpineHelper::LinkFlap> linkFlaps;
     bool stockRouting{false};

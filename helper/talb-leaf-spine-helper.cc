@@ -24,6 +24,7 @@ NS_LOG_COMPONENT_DEFINE("TalbLeafSpineHelper");
 
 NS_OBJECT_ENSURE_REGISTERED(TalbLeafSpineHelper);
 
+// One AddAttribute per fabric attribute: long, but read as a table.
 TypeId
 TalbLeafSpineHelper::GetTypeId()
 {

@@ -7,6 +7,7 @@
 #include "ns3/config.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/string.h"
+#include "ns3/talb-background-traffic.h"
 
 #include <cctype>
 #include <set>
@@ -146,12 +147,21 @@ TalbScenarioBuild::InstallGraphJob(uint32_t j, const NodeContainer& hosts)
 void
 TalbScenarioBuild::InstallBackground()
 {
-    if (m_spec.bgLoad > 0)
+    if (m_spec.bgLoad > 0 || !m_spec.flows.empty())
     {
         TalbBackgroundTrafficHelper bg(m_spec.bgCdf, m_spec.bgLoad, m_spec.fabric.hostRate);
         bg.SetStartStop(Seconds(0), m_spec.stopTime);
         ApplicationContainer apps = bg.Install(m_fabric->GetHosts());
         m_stream += TalbBackgroundTrafficHelper::AssignStreams(apps, m_stream);
+        for (const TalbHpccFlow& f : m_spec.flows)
+        {
+            DynamicCast<TalbBackgroundTraffic>(apps.Get(f.src))
+                ->AddFlow(f.start,
+                          DynamicCast<TalbBackgroundTraffic>(apps.Get(f.dst)),
+                          f.sizeBytes);
+        }
+        // A flow file's flows are counted: the run ends once they are done.
+        m_collector.backgroundExpected = m_spec.flows.size();
         m_writer->ConnectBackground(apps);
         for (auto it = apps.Begin(); it != apps.End(); ++it)
         {

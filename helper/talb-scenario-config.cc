@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <sstream>
 
 namespace ns3
@@ -164,6 +165,7 @@ TalbScenarioConfig::Add(const std::string& name, Param param, const std::string&
     m_order.push_back(name);
     std::string err = Set(name, defaultValue, "default");
     NS_ABORT_MSG_UNLESS(err.empty(), "TalbScenarioConfig: bad default: " << err);
+    m_params[name].given = false;
 }
 
 std::string
@@ -303,6 +305,7 @@ TalbScenarioConfig::Set(const std::string& name,
     }
     p.value = value;
     p.parsed = parsed;
+    p.given = true;
     return "";
 }
 
@@ -418,6 +421,31 @@ TalbScenarioConfig::AddToCommandLine(CommandLine& cmd)
     }
 }
 
+bool
+TalbScenarioConfig::ParseCommandLine(CommandLine& cmd,
+                                     int argc,
+                                     char* argv[],
+                                     const std::function<std::vector<std::string>()>& check)
+{
+    AddToCommandLine(cmd);
+    cmd.Parse(argc, argv);
+    // Every value is checked before anything is built, so a bad one costs no simulated time.
+    std::vector<std::string> errors = TakeErrors();
+    if (errors.empty())
+    {
+        errors = check();
+    }
+    for (const auto& e : errors)
+    {
+        std::cerr << cmd.GetName() << ": error: " << e << "\n";
+    }
+    if (!errors.empty())
+    {
+        std::cerr << cmd.GetName() << ": nothing was simulated (--help lists the options)\n";
+    }
+    return errors.empty();
+}
+
 std::vector<std::string>
 TalbScenarioConfig::TakeErrors()
 {
@@ -430,6 +458,12 @@ bool
 TalbScenarioConfig::Has(const std::string& name) const
 {
     return m_params.count(name) != 0;
+}
+
+bool
+TalbScenarioConfig::IsGiven(const std::string& name) const
+{
+    return Lookup(name).given;
 }
 
 const TalbScenarioConfig::Param&

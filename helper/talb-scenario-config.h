@@ -6,6 +6,7 @@
 #include "ns3/nstime.h"
 #include "ns3/talb-registry.h"
 
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
@@ -100,7 +101,22 @@ class TalbScenarioConfig
     void AddToCommandLine(CommandLine& cmd);
     std::vector<std::string> TakeErrors();
 
+    /**
+     * The examples' start: registers the parameters on \p cmd, parses \p argv, then, when every
+     * value was good on its own, asks \p check for the errors of values taken together. Each
+     * error is printed as "PROGRAM: error: ..." on stderr, followed by a line saying that nothing
+     * was simulated.
+     * \return whether every value was good (if not, the program exits with status 2)
+     */
+    bool ParseCommandLine(CommandLine& cmd,
+                          int argc,
+                          char* argv[],
+                          const std::function<std::vector<std::string>()>& check);
+
     bool Has(const std::string& name) const;
+    /// \return whether \p name was given a value (config file, command line or Set()), as
+    /// opposed to keeping its default
+    bool IsGiven(const std::string& name) const;
     std::string GetString(const std::string& name) const;
     /// \return the items of a NAMES parameter
     std::vector<std::string> GetNames(const std::string& name) const;
@@ -134,6 +150,7 @@ class TalbScenarioConfig
         std::vector<std::string> choices;
         Range range;
         const TalbRegistry* registry{nullptr};
+        bool given{false}; //!< set by Set(), not only declared
     };
 
     void Add(const std::string& name, Param param, const std::string& defaultValue);

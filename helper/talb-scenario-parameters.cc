@@ -89,6 +89,14 @@ DeclareTopology(TalbScenarioConfig& c)
               "device MTU in bytes; TCP segments are mtu - 52 bytes (jumbo frames, as in "
               "training clusters, keep packet counts and simulation time down)",
               C::Between(576, 9216));
+    c.Declare("topologyFile",
+              C::STRING,
+              "",
+              "HPCC/ConWeave topology file of a two-tier leaf-spine fabric (first line NODES "
+              "SWITCHES LINKS, the switch ids, then SRC DST RATE DELAY ERROR_RATE per link): it "
+              "gives leaves, spines, hostsPerLeaf, hostRate, fabricRate, linkDelay and "
+              "linkRates, so none of them may be set too; empty: the fabric from those "
+              "parameters");
 }
 
 /// FABRIC: GPU servers (hosts are GPUs with a NIC each) and their wiring.
@@ -275,20 +283,20 @@ DeclareTransport(TalbScenarioConfig& c)
 void
 DeclareTraining(TalbScenarioConfig& c)
 {
-    c.Declare("jobs",
-              C::STRING,
-              "workers=8,scheduler=fusion",
-              "training jobs, ';'-separated, each key=value,...: model (default: the model "
-              "parameter), workers, scheduler (" +
-                  TalbCommScheduler::GetRegistry().GetNames() + "), collective (" +
-                  TalbCollective::GetRegistry().GetNames() + "), transport, iterations, batch, " +
-                  "device, precision, start (time), sched.<Attribute>, coll.<Attribute>, " +
-                  "trans.<Attribute>. LLM jobs (model=" +
-                  JoinNames(talb::graph::LlmModelPresetNames()) + ", device " +
-                  JoinNames(talb::graph::LlmDevicePresetNames()) +
-                  " (default h100-sxm), precision bf16 (default) or fp8) and collective "
-                  "benchmarks (coll=) take: " +
-                  TalbGraphJobSpec::KeysHelp());
+    c.Declare(
+        "jobs",
+        C::STRING,
+        "workers=8,scheduler=fusion",
+        "training jobs, ';'-separated, each key=value,...: model (default: the model "
+        "parameter), workers, scheduler (" +
+            TalbCommScheduler::GetRegistry().GetNames() + "), collective (" +
+            TalbCollective::GetRegistry().GetNames() + "), transport, iterations, batch, " +
+            "device, precision, start (time), sched.<Attribute>, coll.<Attribute>, " +
+            "trans.<Attribute>. LLM jobs (model=" + JoinNames(talb::graph::LlmModelPresetNames()) +
+            ", device " + JoinNames(talb::graph::LlmDevicePresetNames()) +
+            " (default h100-sxm), precision bf16 (default) or fp8) and collective "
+            "benchmarks (coll=) take: " +
+            TalbGraphJobSpec::KeysHelp());
     c.Declare("model",
               C::STRING,
               "resnet50",
@@ -338,6 +346,13 @@ DeclareBackground(TalbScenarioConfig& c)
               C::STRING,
               "websearch",
               "background flow sizes: websearch, datamining or a CDF file (size percent lines)");
+    c.Declare("flowFile",
+              C::STRING,
+              "",
+              "HPCC/ConWeave flow file (first line the count, then SRC DST PG DPORT SIZE START "
+              "per flow: node ids, priority group, port, bytes, seconds): its flows run as "
+              "background flows in place of bgLoad's, and the run ends once every one of them "
+              "and every job finished; node ids are topologyFile's, else host indices");
 }
 
 /// The RUN group.

@@ -64,6 +64,10 @@ TalbScenarioCollector::Flow(const TalbFlowRecord& r)
     if (r.background)
     {
         backgroundFct.push_back(us);
+        if (backgroundExpected > 0)
+        {
+            StopWhenDone();
+        }
     }
     else
     {
@@ -91,12 +95,13 @@ void
 TalbScenarioCollector::StopWhenDone()
 {
     if (!stopWhenDone || stopping || iterations != expected ||
+        backgroundFct.size() < backgroundExpected ||
         TalbMessageChannel::GetAwaitingCompletion() > 0)
     {
         return;
     }
-    // Every worker of every job is done and every message acknowledged: background traffic
-    // alone is not the question.
+    // Every worker of every job is done and every message acknowledged: generated background
+    // traffic alone is not the question (a flow file's is).
     stopping = true;
     // The tensor records of the last operations follow their agreement's delay.
     Time left = lastEnd + settle - Simulator::Now();
@@ -114,6 +119,25 @@ void
 TalbScenarioCollector::Rx(Ptr<const Packet>)
 {
     ++delivered;
+}
+
+bool
+TalbScenarioResult::Finished() const
+{
+    return iterationsDone == iterationsExpected && backgroundFlows >= flowsExpected;
+}
+
+std::string
+TalbScenarioResult::Progress() const
+{
+    std::string p = std::to_string(iterationsDone) + " of " + std::to_string(iterationsExpected) +
+                    " worker-iterations";
+    if (flowsExpected > 0)
+    {
+        p += " and " + std::to_string(std::min(backgroundFlows, flowsExpected)) + " of " +
+             std::to_string(flowsExpected) + " flowFile flows";
+    }
+    return p;
 }
 
 TalbScenarioResult::JobIdeal
@@ -227,7 +251,7 @@ TalbScenarioReport::Summarize(const TalbScenarioSpec& s,
     r->tensorFlows = tensorFct.size();
     r->backgroundFlows = backgroundFct.size();
     r->highPrioFlows = highPrioFct.size();
-    r->background = s.bgLoad > 0;
+    r->background = s.bgLoad > 0 || !s.flows.empty();
     r->tensorAvgFctUs = Mean(tensorFct);
     std::vector<double> allFct = tensorFct;
     allFct.insert(allFct.end(), backgroundFct.begin(), backgroundFct.end());
@@ -238,6 +262,7 @@ TalbScenarioReport::Summarize(const TalbScenarioSpec& s,
     r->backgroundP99FctUs = Percentile(backgroundFct, 99);
     r->iterationsDone = counts[0];
     r->iterationsExpected = c.expected;
+    r->flowsExpected = c.backgroundExpected;
     std::vector<double> iterationMs;
     std::vector<std::vector<double>> perJob(s.jobs.size());
     double idealSum = 0;
@@ -339,7 +364,7 @@ TalbScenarioReport::FinishRunInfo(const TalbScenarioSpec& spec,
                                   const TalbScenarioResult& r,
                                   TalbOutputWriter::RunInfo* info)
 {
-    info->complete = r.iterationsDone == r.iterationsExpected;
+    info->complete = r.Finished();
     info->simSeconds = r.simSeconds;
     info->wallSeconds = r.wallSeconds;
     info->runWallSeconds = r.runWallSeconds;
@@ -582,7 +607,7 @@ bool
 TalbScenarioReport::CutByStopTime(const TalbScenarioSpec& spec, const TalbScenarioResult& r)
 {
     bool durationFirst = !spec.duration.IsZero() && spec.duration < spec.stopTime;
-    return r.iterationsDone != r.iterationsExpected && !durationFirst && !r.interrupted;
+    return !r.Finished() && !durationFirst && !r.interrupted;
 }
 
 std::string

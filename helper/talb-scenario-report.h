@@ -53,6 +53,7 @@ struct TalbScenarioResult
     bool background{false};         //!< bgLoad > 0: background flows were asked for
     uint64_t iterationsDone{0};     //!< worker-iterations: (job, worker, iteration) records
     uint64_t iterationsExpected{0}; //!< worker-iterations the jobs were asked for
+    uint64_t flowsExpected{0};      //!< flowFile's flows (0: none asked for)
     double meanIterationMs{0};      //!< mean over (job, iteration >= warm-up) of max over workers
     double idealIterationMs{0};     //!< the jobs' ideals over the same pairs; 0: unknown
     std::vector<JobIdeal> ideals;   //!< per job
@@ -73,6 +74,11 @@ struct TalbScenarioResult
     TalbOutputWriter::LbCounters paths;
     /// The switches' per-class queue counters and PFC state (summed over every switch).
     TalbOutputWriter::SwitchCounters switches;
+
+    /// \return whether every worker-iteration and every flow-file flow asked for finished
+    bool Finished() const;
+    /// \return what finished of what was asked, e.g. "3 of 4 worker-iterations"
+    std::string Progress() const;
 };
 
 /**
@@ -89,8 +95,9 @@ struct TalbScenarioCollector
     uint64_t iterations{0};
     uint64_t expected{0};
     uint64_t delivered{0};
-    bool stopWhenDone{true};  //!< stop the simulation once every worker finished
-    uint64_t expectedHere{0}; //!< worker-iterations of this rank's jobs
+    bool stopWhenDone{true};        //!< stop the simulation once every worker finished
+    uint64_t expectedHere{0};       //!< worker-iterations of this rank's jobs
+    uint64_t backgroundExpected{0}; //!< flow-file flows to wait for (0: background not waited for)
     uint64_t iterationsHere{0};
     /// After the last iteration: the jobs' last reports take effect within their controlDelay.
     Time settle;
@@ -102,7 +109,8 @@ struct TalbScenarioCollector
     bool DoneHere() const;
     /**
      * Stops the simulation once every worker of every job is done and every message they sent
-     * is complete (its last byte acknowledged: its flow record written).
+     * is complete (its last byte acknowledged: its flow record written), and every flow of a
+     * flow file is done.
      */
     void StopWhenDone();
     /// Trace sink of a job's or the background's FlowDone.

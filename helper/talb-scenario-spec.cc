@@ -96,6 +96,24 @@ TalbScenarioSpec::ParseRun(const TalbScenarioConfig& c, std::vector<std::string>
 {
     bgLoad = c.GetDouble("bgLoad");
     std::string error;
+    std::string flowFile = c.GetString("flowFile");
+    if (!flowFile.empty())
+    {
+        // The file's flows are the background: generated flows beside them would blur both.
+        if (c.IsGiven("bgLoad") && bgLoad > 0)
+        {
+            errors->push_back("bgLoad: flowFile gives the background flows; drop bgLoad");
+        }
+        bgLoad = 0;
+        error = TalbHpccFlows::Read(flowFile,
+                                    fabric.topologyFile.empty() ? nullptr : &fabric.hostOfNode,
+                                    static_cast<uint32_t>(fabric.GetNHosts()),
+                                    &flows);
+        if (!error.empty())
+        {
+            errors->push_back("flowFile: " + error);
+        }
+    }
     // Read now: a malformed file would otherwise abort when the background starts.
     if (bgLoad > 0 && !TalbBackgroundTrafficHelper::LoadCdf(c.GetString("bgCdf"), &bgCdf, &error))
     {
@@ -106,9 +124,9 @@ TalbScenarioSpec::ParseRun(const TalbScenarioConfig& c, std::vector<std::string>
     stopTime = c.GetTime("stopTime");
     progress = c.GetBool("progress");
     out = c.GetString("out");
-    if (jobs.empty() && duration.IsZero())
+    if (jobs.empty() && duration.IsZero() && flowFile.empty())
     {
-        errors->push_back("with no jobs, set duration");
+        errors->push_back("with no jobs, set duration (or give a flowFile)");
     }
     if (out.empty())
     {
@@ -142,6 +160,10 @@ TalbScenarioSpec::CheckPartition() const
     if (balancers.size() != 1)
     {
         errors.push_back("lb: over several ranks name one load balancer per mpirun");
+    }
+    if (!flows.empty())
+    {
+        errors.push_back("flowFile: runs on one rank (its end is counted where the flows start)");
     }
     std::vector<uint32_t> sizes;
     uint32_t needed = 0;

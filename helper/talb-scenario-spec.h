@@ -6,6 +6,7 @@
 #include "ns3/talb-balancer-spec.h"
 #include "ns3/talb-fabric-spec.h"
 #include "ns3/talb-flow-size-cdf.h"
+#include "ns3/talb-hpcc-inputs.h"
 #include "ns3/talb-job-spec.h"
 #include "ns3/talb-scenario-config.h"
 
@@ -40,7 +41,8 @@ struct TalbScenarioSpec
     Time controlDelay; //!< every job's ControlDelay
     // Background
     double bgLoad{0};
-    TalbFlowSizeCdf bgCdf; //!< the flow sizes, loaded once (bgLoad > 0)
+    TalbFlowSizeCdf bgCdf;           //!< the flow sizes, loaded once (bgLoad > 0)
+    std::vector<TalbHpccFlow> flows; //!< flowFile's flows (then bgLoad is 0)
     // Run
     uint64_t seed{1};
     Time duration; //!< zero: until every job finished

@@ -79,6 +79,7 @@ TalbBackgroundTraffic::DoDispose()
 {
     m_next.Cancel();
     m_peers.clear();
+    m_given.clear();
     m_listener = nullptr;
     m_nic = nullptr;
     m_rdmaSending.clear();
@@ -102,6 +103,12 @@ void
 TalbBackgroundTraffic::SetFlowSizeCdf(const TalbFlowSizeCdf& cdf)
 {
     m_cdf = cdf;
+}
+
+void
+TalbBackgroundTraffic::AddFlow(Time start, Ptr<TalbBackgroundTraffic> peer, uint64_t sizeBytes)
+{
+    m_given.push_back({start, peer, sizeBytes});
 }
 
 Ipv4Address
@@ -138,7 +145,7 @@ TalbBackgroundTraffic::StartApplication()
     {
         return; // another simulation rank runs this host
     }
-    if (m_cdf.IsEmpty())
+    if (m_cdf.IsEmpty() && m_load > 0)
     {
         NS_ABORT_MSG_IF(m_cdfFile.empty(), "TalbBackgroundTraffic: no FlowSizeCdf file");
         m_cdf = TalbFlowSizeCdf::Load(m_cdfFile);
@@ -152,6 +159,14 @@ TalbBackgroundTraffic::StartApplication()
     {
         m_interArrival->SetAttribute("Mean", DoubleValue(1.0 / GetArrivalRate()));
         ScheduleNextFlow();
+    }
+    for (const auto& f : m_given)
+    {
+        Simulator::Schedule(Max(f.start - Simulator::Now(), Time(0)),
+                            &TalbBackgroundTraffic::StartFlowTo,
+                            this,
+                            f.peer,
+                            f.sizeBytes);
     }
 }
 
@@ -185,17 +200,23 @@ void
 TalbBackgroundTraffic::StartFlow()
 {
     Ptr<TalbBackgroundTraffic> peer = m_peers[m_peer->GetInteger(0, m_peers.size() - 1)];
+    StartFlowTo(peer, m_cdf.Sample(m_size->GetValue(0, 1)));
+    ScheduleNextFlow();
+}
+
+void
+TalbBackgroundTraffic::StartFlowTo(Ptr<TalbBackgroundTraffic> peer, uint64_t sizeBytes)
+{
     Ipv4Address src = GetAddress();
     if (m_nic)
     {
         TalbFlowRecord r;
         r.src = src;
         r.dst = peer->GetAddress();
-        r.sizeBytes = m_cdf.Sample(m_size->GetValue(0, 1));
+        r.sizeBytes = sizeBytes;
         r.start = Simulator::Now();
         r.background = true;
         StartRdmaFlow(peer, r);
-        ScheduleNextFlow();
         return;
     }
     Ptr<Socket> s = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
@@ -209,7 +230,7 @@ TalbBackgroundTraffic::StartFlow()
     f.record.dst = peer->GetAddress();
     f.record.srcPort = InetSocketAddress::ConvertFrom(local).GetPort();
     f.record.dstPort = peer->m_port;
-    f.record.sizeBytes = m_cdf.Sample(m_size->GetValue(0, 1));
+    f.record.sizeBytes = sizeBytes;
     f.record.start = Simulator::Now();
     f.record.background = true;
     f.bytes = f.record.sizeBytes;
@@ -232,7 +253,6 @@ TalbBackgroundTraffic::StartFlow()
     s->SetSendCallback(MakeCallback(&TalbBackgroundTraffic::SendSpace, this));
     s->Connect(InetSocketAddress(f.record.dst, f.record.dstPort));
     m_sending.emplace(PeekPointer(s), std::move(f));
-    ScheduleNextFlow();
 }
 
 void

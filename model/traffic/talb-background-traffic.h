@@ -55,6 +55,11 @@ class TalbBackgroundTraffic : public Application
     void SetPeers(const std::vector<Ptr<TalbBackgroundTraffic>>& peers);
     /// Use \p cdf instead of reading the FlowSizeCdf file.
     void SetFlowSizeCdf(const TalbFlowSizeCdf& cdf);
+    /**
+     * Also send a flow of \p sizeBytes to \p peer at simulated time \p start (a flow file's
+     * flow, beside or instead of the Poisson arrivals). Call before the simulation starts.
+     */
+    void AddFlow(Time start, Ptr<TalbBackgroundTraffic> peer, uint64_t sizeBytes);
     /// \return this host's address (its RDMA NIC's, or IPv4 interface 1's)
     Ipv4Address GetAddress() const;
     /// \return the flow arrival rate per second
@@ -74,7 +79,10 @@ class TalbBackgroundTraffic : public Application
     void StopApplication() override;
 
     void ScheduleNextFlow();
+    /// The next Poisson arrival: a random peer and size.
     void StartFlow();
+    /// Send a flow of \p sizeBytes to \p peer now.
+    void StartFlowTo(Ptr<TalbBackgroundTraffic> peer, uint64_t sizeBytes);
     void StartTcpListener();
     void Connected(Ptr<Socket> socket);
     void ConnectFailed(Ptr<Socket> socket);
@@ -107,6 +115,16 @@ class TalbBackgroundTraffic : public Application
     Ptr<UniformRandomVariable> m_size;
     Ptr<UniformRandomVariable> m_peer;
     EventId m_next;
+
+    /// AddFlow()'s flows, scheduled when the application starts.
+    struct GivenFlow
+    {
+        Time start;
+        Ptr<TalbBackgroundTraffic> peer;
+        uint64_t sizeBytes;
+    };
+
+    std::vector<GivenFlow> m_given;
     Ptr<Socket> m_listener;
 
     /// A flow's socket and its bytes still to hand over (sender) or received (receiver).

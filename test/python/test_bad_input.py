@@ -32,6 +32,7 @@ SCENARIO = {
     'oversubscription': '-1',
     'linkDelay': '5',
     'mtu': '100',
+    'topologyFile': '/nonexistent/topology.txt',
     'gpusPerServer': '0',
     'railOptimized': 'maybe',
     'nvlinkRate': '0bps',
@@ -69,6 +70,7 @@ SCENARIO = {
     'precision': 'fp8',
     'bgLoad': '1',
     'bgCdf': 'nosuch',
+    'flowFile': '/nonexistent/flows.txt',
     'seed': 'x',
     'duration': 'forever',
     'stopTime': '-1s',
@@ -81,8 +83,8 @@ SCENARIO = {
 # The groups of scenario parameters the other programs share with talb-scenario (one
 # declaration, TalbScenarioParameters): the same names take the same bad values.
 FABRIC = ['leaves', 'spines', 'hostsPerLeaf', 'hostRate', 'fabricRate', 'oversubscription',
-          'linkDelay', 'mtu', 'gpusPerServer', 'railOptimized', 'nvlinkRate', 'nvlinkLatency',
-          'queueSize', 'hostQueueSize', 'portScheduling', 'trainingWeight',
+          'linkDelay', 'mtu', 'topologyFile', 'gpusPerServer', 'railOptimized', 'nvlinkRate',
+          'nvlinkLatency', 'queueSize', 'hostQueueSize', 'portScheduling', 'trainingWeight',
           'bestEffortWeight', 'untaggedBand', 'bestEffortBuffer', 'ecnThreshold', 'linkRates',
           'failLink', 'flapLink', 'stockRouting']
 BALANCERS = ['lb', 'lbAttributes', 'lbProfile']

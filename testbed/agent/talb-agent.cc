@@ -83,6 +83,8 @@ PrintFinal(const talb::AgentStats& s, uint64_t missed)
 
 } // namespace
 
+// The set-up in the order DPDK needs it (EAL and options, ports, mbuf pool, forwarding lcore),
+// then the stats loop and the teardown: one straight read, as DPDK's l2fwd main is.
 int
 main(int argc, char** argv)
 {

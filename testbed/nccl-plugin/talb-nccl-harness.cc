@@ -95,7 +95,8 @@ struct Options
 
 constexpr uint64_t kStampBytes = 16;
 
-// Returns 0 on success, 2 after printing what was wrong.
+// Returns 0 on success, 2 after printing what was wrong. One flat branch per option of the
+// usage text: long, but read as a table.
 int
 parseArgs(int argc, char** argv, Options* o)
 {

@@ -62,6 +62,7 @@ PrintTrainerUsage(std::FILE* out)
         "loads libnccl-net-talb.so (see testbed/README.md).\n");
 }
 
+// One flat branch per option of PrintTrainerUsage(): long, but read as a table.
 int
 ParseTrainerArgs(int argc, char** argv, TrainerOptions* o)
 {

@@ -3,6 +3,7 @@
 
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
+#include "ns3/talb-collective-summary.h"
 #include "ns3/talb-flow-record.h"
 #include "ns3/talb-output-writer.h"
 #include "ns3/talb-scenario-spec.h"
@@ -73,6 +74,8 @@ struct TalbScenarioResult
     TalbOutputWriter::LbCounters paths;
     /// The switches' per-class queue counters and PFC state (summed over every switch).
     TalbOutputWriter::SwitchCounters switches;
+    /// Graph jobs: completion time per collective type.
+    TalbCollectiveSummary collectives;
 };
 
 /**
@@ -95,6 +98,8 @@ struct TalbScenarioCollector
     /// After the last iteration: the jobs' last reports take effect within their controlDelay.
     Time settle;
     Time lastEnd; //!< the latest iteration end here
+    /// Graph jobs' collectives (a sink: TalbCollectiveSummary::Add).
+    TalbCollectiveSummary collectives;
 
     bool stopping{false}; //!< the stop is scheduled
 

@@ -21,6 +21,7 @@ TalbScenarioBuild::TalbScenarioBuild(const TalbScenarioSpec& spec)
     m_collector.stopWhenDone = !spec.distributed;
     // Twice: a report applied controlDelay after the last iteration is applied before the stop.
     m_collector.settle = 2 * spec.controlDelay;
+    m_collector.collectives.SetWarmup(spec.warmup);
 }
 
 void
@@ -66,15 +67,15 @@ void
 TalbScenarioBuild::InstallJobs()
 {
     const TalbScenarioSpec& s = m_spec;
-    std::vector<uint32_t> sizes;
-    for (const auto& j : s.jobs)
+    std::vector<NodeContainer> placed;
+    for (const auto& indices : PlaceJobs(s))
     {
-        sizes.push_back(j.workers);
+        placed.emplace_back();
+        for (uint32_t h : indices)
+        {
+            placed.back().Add(m_fabric->GetHosts().Get(h));
+        }
     }
-    std::vector<NodeContainer> placed = TalbTrainingJobHelper::Place(m_fabric->GetHosts(),
-                                                                     s.fabric.hostsPerLeaf,
-                                                                     sizes,
-                                                                     s.placement);
     for (size_t j = 0; j < s.jobs.size(); ++j)
     {
         const TalbJobSpec& spec = s.jobs[j];
@@ -132,12 +133,12 @@ TalbScenarioBuild::InstallGraphJob(uint32_t j, const NodeContainer& hosts)
         return;
     }
     m_collector.expectedHere += uint64_t(spec.iterations) * spec.workers;
-    TalbGraphJobHelper helper = spec.MakeGraphHelper(j);
-    helper.SetJobAttribute("NicRate", DataRateValue(m_spec.fabric.hostRate));
-    helper.SetJobAttribute("IntraRate", DataRateValue(m_spec.fabric.hostRate));
-    Ptr<TalbGraphJob> job = helper.Install(hosts);
+    Ptr<TalbGraphJob> job = MakeGraphHelper(m_spec, j).Install(hosts);
     m_graphJobs.push_back(job);
     m_writer->ConnectGraphJob(job);
+    job->TraceConnectWithoutContext(
+        "CollectiveDone",
+        MakeCallback(&TalbCollectiveSummary::Add, &m_collector.collectives));
     job->TraceConnectWithoutContext("FlowDone",
                                     MakeCallback(&TalbScenarioCollector::Flow, &m_collector));
     job->TraceConnectWithoutContext("IterationDone",
@@ -176,6 +177,34 @@ TalbScenarioBuild::InstallBackground()
             "MacRx",
             MakeCallback(&TalbScenarioCollector::Rx, &m_collector));
     }
+}
+
+std::vector<std::vector<uint32_t>>
+TalbScenarioBuild::PlaceJobs(const TalbScenarioSpec& spec)
+{
+    std::vector<uint32_t> sizes;
+    for (const auto& j : spec.jobs)
+    {
+        sizes.push_back(j.workers);
+    }
+    return TalbTrainingJobHelper::PlaceIndices(spec.fabric.GetNHosts(),
+                                               spec.fabric.hostsPerLeaf,
+                                               sizes,
+                                               spec.placement);
+}
+
+TalbGraphJobHelper
+TalbScenarioBuild::MakeGraphHelper(const TalbScenarioSpec& spec, uint32_t j)
+{
+    const TalbFabricSpec& f = spec.fabric;
+    TalbGraphJobHelper helper = spec.jobs[j].MakeGraphHelper(j);
+    helper.SetPlacement(
+        TalbServerLayout(f.leaves, f.hostsPerLeaf, f.gpusPerServer, f.railOptimized),
+        PlaceJobs(spec)[j]);
+    helper.SetJobAttribute("NicRate", DataRateValue(f.hostRate));
+    helper.SetJobAttribute("IntraRate",
+                           DataRateValue(f.gpusPerServer > 1 ? f.nvlinkRate : f.hostRate));
+    return helper;
 }
 
 Ptr<TalbLeafSpineHelper>

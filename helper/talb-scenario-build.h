@@ -2,6 +2,7 @@
 #define TALB_SCENARIO_BUILD_H
 
 #include "ns3/talb-balancer-spec.h"
+#include "ns3/talb-graph-job-helper.h"
 #include "ns3/talb-graph-job.h"
 #include "ns3/talb-ideal-fct.h"
 #include "ns3/talb-job-rank-link.h"
@@ -42,6 +43,15 @@ class TalbScenarioBuild
     void InstallJobs();
     /// Stage 3e: background traffic on every host, and the hosts' received-packet counter.
     void InstallBackground();
+
+    /// \return the fabric host indices of every job of \p spec, as its placement says
+    static std::vector<std::vector<uint32_t>> PlaceJobs(const TalbScenarioSpec& spec);
+    /**
+     * \return the helper that installs graph job \p j of \p spec on the hosts PlaceJobs() gives
+     * it, in the fabric's servers: NICs at hostRate, intra-server links at nvlinkRate on GPU
+     * servers (hostRate otherwise; unused there)
+     */
+    static TalbGraphJobHelper MakeGraphHelper(const TalbScenarioSpec& spec, uint32_t j);
 
     Ptr<TalbLeafSpineHelper> GetFabric() const;
     Ptr<TalbOutputWriter> GetWriter() const;

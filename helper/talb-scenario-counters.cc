@@ -219,10 +219,20 @@ void
 TalbScenarioCounters::Collect(const TalbScenarioSpec& spec,
                               Ptr<TalbLeafSpineHelper> fabric,
                               const std::vector<Ptr<TalbTrainingJob>>& jobs,
+                              const std::vector<Ptr<TalbGraphJob>>& graphJobs,
                               TalbScenarioResult* r)
 {
+    std::vector<Ptr<TalbTransport>> transports;
+    for (const auto& job : jobs)
+    {
+        transports.push_back(job->GetTransport());
+    }
+    for (const auto& job : graphJobs)
+    {
+        transports.push_back(job->GetTransport());
+    }
     r->rdma = SumRdma(spec, fabric);
-    r->tcp = SumTcp(jobs);
+    r->tcp = SumTcp(transports);
     r->paths = SumPaths(spec, fabric);
     r->switches = SumSwitches(spec, fabric);
 }
@@ -281,12 +291,11 @@ TalbScenarioCounters::SumRdma(const TalbScenarioSpec& s, Ptr<TalbLeafSpineHelper
 }
 
 TalbOutputWriter::TcpCounters
-TalbScenarioCounters::SumTcp(const std::vector<Ptr<TalbTrainingJob>>& jobs)
+TalbScenarioCounters::SumTcp(const std::vector<Ptr<TalbTransport>>& transports)
 {
     TalbOutputWriter::TcpCounters c;
-    for (const auto& job : jobs)
+    for (const auto& transport : transports)
     {
-        Ptr<TalbTransport> transport = job->GetTransport();
         for (uint32_t i = 0; transport && i < transport->GetNChannels(); ++i)
         {
             if (auto tcp = DynamicCast<TalbTcpMessageChannel>(transport->GetChannel(i)))

@@ -1,6 +1,7 @@
 #ifndef TALB_SCENARIO_COUNTERS_H
 #define TALB_SCENARIO_COUNTERS_H
 
+#include "ns3/talb-graph-job.h"
 #include "ns3/talb-leaf-spine-helper.h"
 #include "ns3/talb-output-writer.h"
 #include "ns3/talb-scenario-report.h"
@@ -30,10 +31,14 @@ class TalbScenarioCounters
      */
     static uint64_t CountPacketHops(uint64_t* remoteHops);
 
-    /// Reads the hosts', jobs' and switches' counters into \p r (rdma, tcp, paths, switches).
+    /**
+     * Reads the hosts', jobs' (data-parallel \p jobs and \p graphJobs) and switches' counters
+     * into \p r (rdma, tcp, paths, switches).
+     */
     static void Collect(const TalbScenarioSpec& spec,
                         Ptr<TalbLeafSpineHelper> fabric,
                         const std::vector<Ptr<TalbTrainingJob>>& jobs,
+                        const std::vector<Ptr<TalbGraphJob>>& graphJobs,
                         TalbScenarioResult* r);
 
     /**
@@ -51,8 +56,8 @@ class TalbScenarioCounters
     /// The hosts' go-back-N counters (their queue pairs live until the fabric goes).
     static TalbOutputWriter::RdmaCounters SumRdma(const TalbScenarioSpec& spec,
                                                   Ptr<TalbLeafSpineHelper> fabric);
-    /// The TCP senders' retransmissions (this rank's jobs).
-    static TalbOutputWriter::TcpCounters SumTcp(const std::vector<Ptr<TalbTrainingJob>>& jobs);
+    /// The TCP senders' retransmissions (the channels of this rank's jobs' \p transports).
+    static TalbOutputWriter::TcpCounters SumTcp(const std::vector<Ptr<TalbTransport>>& transports);
     /// Path selections and reroutes of every switch's load balancer.
     static TalbOutputWriter::LbCounters SumPaths(const TalbScenarioSpec& spec,
                                                  Ptr<TalbLeafSpineHelper> fabric);

@@ -1,5 +1,6 @@
 #include "talb-scenario-report.h"
 
+#include "talb-scenario-build.h"
 #include "talb-scenario-counters.h"
 
 #include "ns3/simulator.h"
@@ -145,7 +146,7 @@ TalbScenarioReport::GraphJobIdeal(const TalbScenarioSpec& s, uint32_t j)
 {
     const TalbJobSpec& spec = s.jobs[j];
     talb::graph::IdealReplay::Result ideal =
-        spec.MakeGraphHelper(j).ComputeIdeal(spec.workers, s.fabric.hostRate);
+        TalbScenarioBuild::MakeGraphHelper(s, j).ComputeIdeal();
     TalbScenarioResult::JobIdeal out;
     std::vector<talb::graph::LlmClassBytes> bytes;
     std::string error;
@@ -214,6 +215,7 @@ TalbScenarioReport::Summarize(const TalbScenarioSpec& s,
                               TalbScenarioResult* r)
 {
     r->simSeconds = Simulator::Now().GetSeconds();
+    r->collectives = c.collectives;
     std::vector<double> tensorFct = c.tensorFct;
     std::vector<double> highPrioFct = c.highPrioFct;
     std::vector<double> backgroundFct = c.backgroundFct;
@@ -240,6 +242,7 @@ TalbScenarioReport::Summarize(const TalbScenarioSpec& s,
             m = std::max(m, triples[i + 2]);
         }
         s.sumOverRanks(&counts);
+        r->collectives.Gather(s.gatherOverRanks);
         std::vector<double> cpu = {r->runCpuSeconds};
         s.gatherOverRanks(&cpu);
         r->runCpuSeconds = 0;
@@ -322,6 +325,11 @@ TalbScenarioReport::JobsJson(const TalbScenarioResult& r)
         else
         {
             os << "null";
+        }
+        std::string collectives = r.collectives.JobJson(j);
+        if (collectives != "[]")
+        {
+            os << ", \"collectives\": " << collectives;
         }
         if (!i.analyticBytes.empty())
         {
@@ -580,6 +588,14 @@ TalbScenarioReport::PrintTable(const std::vector<TalbScenarioResult>& results, s
         }
         os << "\n";
     }
+    std::vector<std::string> schemes;
+    std::vector<const TalbCollectiveSummary*> summaries;
+    for (const auto& r : results)
+    {
+        schemes.push_back(r.scheme);
+        summaries.push_back(&r.collectives);
+    }
+    TalbCollectiveSummary::Print(os, schemes, summaries);
     os << Wrap(Legend());
 }
 

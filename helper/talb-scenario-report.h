@@ -3,6 +3,7 @@
 
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
+#include "ns3/talb-collective-summary.h"
 #include "ns3/talb-flow-record.h"
 #include "ns3/talb-output-writer.h"
 #include "ns3/talb-scenario-spec.h"
@@ -74,6 +75,8 @@ struct TalbScenarioResult
     TalbOutputWriter::LbCounters paths;
     /// The switches' per-class queue counters and PFC state (summed over every switch).
     TalbOutputWriter::SwitchCounters switches;
+    /// Graph jobs: completion time per collective type.
+    TalbCollectiveSummary collectives;
 
     /// \return whether every worker-iteration and every flow-file flow asked for finished
     bool Finished() const;
@@ -102,6 +105,8 @@ struct TalbScenarioCollector
     /// After the last iteration: the jobs' last reports take effect within their controlDelay.
     Time settle;
     Time lastEnd; //!< the latest iteration end here
+    /// Graph jobs' collectives (a sink: TalbCollectiveSummary::Add).
+    TalbCollectiveSummary collectives;
 
     bool stopping{false}; //!< the stop is scheduled
 

@@ -137,7 +137,11 @@ TalbScenario::Run(const TalbScenarioSpec& spec,
     build.InstallBackground();
 
     Simulate(spec, build.GetCollector(), &r);
-    TalbScenarioCounters::Collect(spec, build.GetFabric(), build.GetJobs(), &r);
+    TalbScenarioCounters::Collect(spec,
+                                  build.GetFabric(),
+                                  build.GetJobs(),
+                                  build.GetGraphJobs(),
+                                  &r);
     // Rows flushed and closed before Summarize(), whose first exchange between the ranks then
     // also tells rank 0 that every rank's files are complete.
     build.GetWriter()->Dispose();

@@ -202,6 +202,7 @@ class TalbConWeaveLb : public TalbLoadBalancer
     Time m_pathPauseTime;       //!< PathPauseTime attribute
     Time m_extraFlushTime;      //!< ExtraFlushTime attribute
     Time m_noInfoWait;          //!< NoInfoReorderWait attribute
+    bool m_holdUntilTail{true}; //!< HoldUntilTail attribute
     Time m_maxReorderWait;      //!< MaxReorderWait attribute
     uint32_t m_queueLimit;      //!< ReorderQueueLimit attribute
     bool m_randomChoice{false}; //!< RandomPathChoice attribute

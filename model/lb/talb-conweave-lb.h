@@ -19,7 +19,7 @@ namespace ns3
  * moves a flow off a congested path at most once per epoch, and reordering at the destination
  * leaf that hides the move from the receiver, so RDMA's go-back-N sees packets in order.
  *
- * Source leaf, per flow (a direct-mapped table of TableSize entries): each epoch starts with an
+ * Source leaf, per flow (TableSize slots, TableProbes from its hash): each epoch starts with an
  * RTT_REQUEST (a flag on a data packet). The destination leaf answers it with an RTT_REPLY
  * control packet. A reply that has not come back within the destination leaf's base RTT (the
  * least reply RTT seen, or BaseRtt) plus ExtraReplyDeadline means the current path is
@@ -31,10 +31,10 @@ namespace ns3
  * least-queued path that is not paused.
  *
  * Destination leaf, per flow: a phase-1 packet that arrives before the TAIL is held in the
- * flow's reorder queue; the TAIL's arrival releases the queue behind it, in order, and so does
- * a timeout (the TAIL's expected arrival from the old path's last one-way delay, plus
- * ExtraFlushTime, within [ExtraFlushTime, MaxReorderWait]) or a full queue
- * (ReorderQueueLimit). Either way the leaf then sends CLEAR.
+ * flow's reorder queue; the TAIL's arrival releases the queue behind it, in order, and so do a
+ * full queue (ReorderQueueLimit), MaxReorderWait and, without HoldUntilTail, a timeout (the
+ * TAIL's expected arrival from the old path's pace, plus ExtraFlushTime; NoInfoReorderWait at
+ * least while the old path has delivered nothing). Either way the leaf then sends CLEAR.
  *
  * Control packets (RTT_REPLY, CLEAR) are small UDP packets the destination leaf makes, sent
  * through the switch's egress (TalbLoadBalancer::Transmit()) on the uplink of the spine the

@@ -44,6 +44,14 @@ TalbConWeaveLb::GetTypeId()
                           UintegerValue(4096),
                           MakeUintegerAccessor(&TalbConWeaveLb::m_tableSize),
                           MakeUintegerChecker<uint32_t>(1, 1u << 20))
+            .AddAttribute("TableProbes",
+                          "Slots a flow may take in each table, consecutive from its hash: a "
+                          "new flow takes the first that is free or idle past IdleTimeout, "
+                          "else evicts the least recently used (1: the slot its hash names, "
+                          "evicting whatever flow is there, as before 2026-11-28)",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&TalbConWeaveLb::m_tableProbes),
+                          MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("IdleTimeout",
                           "A flow idle for longer starts afresh on the best path",
                           TimeValue(MilliSeconds(1)),
@@ -74,11 +82,27 @@ TalbConWeaveLb::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&TalbConWeaveLb::m_randomChoice),
                           MakeBooleanChecker())
+            .AddAttribute("HoldUntilTail",
+                          "Release a reorder queue only when its TAIL arrives, it is full, or "
+                          "MaxReorderWait has passed (a lossless fabric: the TAIL is late, never "
+                          "lost); false: also at the TAIL's predicted arrival plus "
+                          "ExtraFlushTime (ConWeave's rule, for fabrics that drop; the "
+                          "behaviour before 2026-11-28)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TalbConWeaveLb::m_holdUntilTail),
+                          MakeBooleanChecker())
             .AddAttribute("ExtraFlushTime",
                           "Margin added to the TAIL's expected arrival before a reorder queue "
                           "is released without it (and the least wait)",
                           TimeValue(MicroSeconds(8)),
                           MakeTimeAccessor(&TalbConWeaveLb::m_extraFlushTime),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("NoInfoReorderWait",
+                          "Least wait for the TAIL when no packet of the epoch has come over the "
+                          "old path yet, before ExtraFlushTime (ConWeave's default reorder "
+                          "wait; 0: twice the flow's last delay only, as before 2026-11-28)",
+                          TimeValue(MicroSeconds(200)),
+                          MakeTimeAccessor(&TalbConWeaveLb::m_noInfoWait),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("MaxReorderWait",
                           "Longest a reorder queue waits for the TAIL",
@@ -100,6 +124,7 @@ TalbConWeaveLb::GetTypeId()
 
 TalbConWeaveLb::TalbConWeaveLb()
     : m_tableSize(4096),
+      m_tableProbes(16),
       m_queueLimit(1024)
 {
     NS_LOG_FUNCTION(this);
@@ -160,7 +185,9 @@ TalbConWeaveLb::GetPolicyCounters() const
             {"released_by_timeout", c.releasedByTimeout},
             {"released_by_overflow", c.releasedByOverflow},
             {"reorder_timeouts", c.timeouts},
-            {"reorder_held_now", c.heldNow}};
+            {"reorder_held_now", c.heldNow},
+            {"tx_table_evictions", c.txEvictions},
+            {"rx_table_evictions", c.rxEvictions}};
 }
 
 bool
@@ -169,6 +196,11 @@ TalbConWeaveLb::CheckConfig()
     if ((m_tableSize & (m_tableSize - 1)) != 0)
     {
         return ConfigError("TableSize " + std::to_string(m_tableSize) + " is not a power of two");
+    }
+    if (m_tableProbes > m_tableSize)
+    {
+        return ConfigError("TableProbes " + std::to_string(m_tableProbes) + " exceeds TableSize " +
+                           std::to_string(m_tableSize));
     }
     if (GetSwitchInfo().nSpines > 256)
     {
@@ -290,12 +322,61 @@ TalbConWeaveLb::Sweep()
     }
 }
 
+template <class Entry, class IsIdle, class LastUse>
+uint32_t
+TalbConWeaveLb::FindSlot(const std::vector<Entry>& table,
+                         uint32_t flowHash,
+                         bool insert,
+                         IsIdle isIdle,
+                         LastUse lastUse) const
+{
+    // Evicting an active flow makes it start afresh (new path, epoch from 1) while its packets
+    // are still on the old path, and at the destination leaf it loses its reordering state:
+    // either reorders at the receiver. Many slots stay taken by flows that have finished but
+    // are not yet idle long enough, so a direct-mapped table evicts active flows often.
+    uint32_t first = TalbMix32(flowHash);
+    uint32_t free = UINT32_MAX;
+    uint32_t oldest = UINT32_MAX;
+    for (uint32_t i = 0; i < m_tableProbes; ++i)
+    {
+        uint32_t slot = (first + i) & (m_tableSize - 1);
+        const Entry& e = table[slot];
+        if (e.valid && e.key == flowHash)
+        {
+            return slot;
+        }
+        if (free == UINT32_MAX && (!e.valid || isIdle(e)))
+        {
+            free = slot;
+        }
+        if (oldest == UINT32_MAX || lastUse(e) < lastUse(table[oldest]))
+        {
+            oldest = slot;
+        }
+    }
+    if (!insert)
+    {
+        return UINT32_MAX;
+    }
+    return free != UINT32_MAX ? free : oldest;
+}
+
 TalbConWeaveLb::TxEntry&
 TalbConWeaveLb::TxLookup(uint32_t flowHash, const Time& now)
 {
-    TxEntry& e = m_tx[TalbMix32(flowHash) & (m_tableSize - 1)];
+    uint32_t slot = FindSlot(
+        m_tx,
+        flowHash,
+        true,
+        [&](const TxEntry& x) { return now - x.lastTx > m_idleTimeout; },
+        [](const TxEntry& x) { return x.lastTx; });
+    TxEntry& e = m_tx[slot];
     if (!e.valid || e.key != flowHash || now - e.lastTx > m_idleTimeout)
     {
+        if (e.valid && e.key != flowHash && now - e.lastTx <= m_idleTimeout)
+        {
+            ++m_counters.txEvictions;
+        }
         // A new flow or flowlet: a fresh epoch on the best path (the epoch keeps counting for
         // the same flow, so the destination leaf sees it grow).
         uint32_t epoch = (e.valid && e.key == flowHash) ? e.epoch : 0;
@@ -422,11 +503,17 @@ TalbConWeaveLb::DoHold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet
 void
 TalbConWeaveLb::ReceiveControl(const TalbConWeaveTag::Fields& f, uint32_t fromLeaf, const Time& now)
 {
-    TxEntry& e = m_tx[TalbMix32(f.flowHash) & (m_tableSize - 1)];
-    if (!e.valid || e.key != f.flowHash || e.epoch != f.epoch)
+    uint32_t slot = FindSlot(
+        m_tx,
+        f.flowHash,
+        false,
+        [](const TxEntry&) { return false; },
+        [](const TxEntry& x) { return x.lastTx; });
+    if (slot == UINT32_MAX || m_tx[slot].epoch != f.epoch)
     {
         return; // a stale answer
     }
+    TxEntry& e = m_tx[slot];
     if (f.kind == TalbConWeaveTag::REPLY)
     {
         if (!e.waitingReply || e.phase != 0 || fromLeaf >= m_minRtt.size())
@@ -456,11 +543,22 @@ TalbConWeaveLb::ReceiveControl(const TalbConWeaveTag::Fields& f, uint32_t fromLe
 }
 
 TalbConWeaveLb::RxEntry&
-TalbConWeaveLb::RxLookup(uint32_t flowHash)
+TalbConWeaveLb::RxLookup(uint32_t flowHash, const Time& now)
 {
-    RxEntry& e = m_rx[TalbMix32(flowHash) & (m_tableSize - 1)];
+    // A flow that holds packets is never idle: its timer is running.
+    uint32_t slot = FindSlot(
+        m_rx,
+        flowHash,
+        true,
+        [&](const RxEntry& x) { return !x.reordering && now - x.lastRx > m_idleTimeout; },
+        [](const RxEntry& x) { return x.lastRx; });
+    RxEntry& e = m_rx[slot];
     if (!e.valid || e.key != flowHash)
     {
+        if (e.valid && (e.reordering || now - e.lastRx <= m_idleTimeout))
+        {
+            ++m_counters.rxEvictions;
+        }
         if (e.valid && e.reordering)
         {
             Flush(e, e.key, OVERFLOW); // another flow takes the slot
@@ -557,15 +655,19 @@ TalbConWeaveLb::ReceiveData(TalbPacketContext& ctx,
                             Ptr<Packet> packet,
                             const TalbConWeaveTag::Fields& f)
 {
-    RxEntry& e = RxLookup(ctx.flowHash);
+    RxEntry& e = RxLookup(ctx.flowHash, ctx.now);
     Time delay = ctx.now - NanoSeconds(f.txTimeNs);
     Time previousDelay = e.delay;
     e.delay = delay;
-    if (f.epoch < e.epoch)
+    // After IdleTimeout without packets the source leaf may have forgotten the flow and count
+    // its epochs from 1 again: any epoch then starts afresh.
+    bool restart = f.epoch < e.epoch && !e.reordering && ctx.now - e.lastRx > m_idleTimeout;
+    e.lastRx = ctx.now;
+    if (f.epoch < e.epoch && !restart)
     {
         return false; // from an epoch already resolved
     }
-    if (f.epoch > e.epoch)
+    if (f.epoch > e.epoch || restart)
     {
         if (e.reordering)
         {
@@ -624,10 +726,13 @@ TalbConWeaveLb::ReceiveData(TalbPacketContext& ctx,
         e.holdStart = ctx.now;
         if (!e.seenPhase0)
         {
-            // Nothing of this epoch came over the old path yet: its last delay is all we know,
-            // and it is growing (the path is congested): expect the TAIL after twice that.
+            // Nothing of this epoch came over the old path yet, so its pace is unknown: the
+            // TAIL is expected after twice the flow's last delay, or after NoInfoReorderWait,
+            // whichever is later. A new flow has no last delay, and the old path's queue,
+            // which made the reply late, may be far longer than the delay before it.
             e.lastPhase0TxNs = f.tailTimeNs; // for the estimate only; seenPhase0 stays false
-            e.lastPhase0Rx = NanoSeconds(f.tailTimeNs) + 2 * previousDelay;
+            e.lastPhase0Rx =
+                std::max(NanoSeconds(f.tailTimeNs) + 2 * previousDelay, ctx.now + m_noInfoWait);
         }
         ScheduleFlush(e, ctx.flowHash, ctx.now);
     }
@@ -649,6 +754,20 @@ TalbConWeaveLb::ReceiveData(TalbPacketContext& ctx,
 void
 TalbConWeaveLb::ScheduleFlush(RxEntry& e, uint32_t flowHash, const Time& now)
 {
+    uint32_t slot = static_cast<uint32_t>(&e - m_rx.data());
+    if (m_holdUntilTail)
+    {
+        // On a lossless fabric the TAIL is late, never lost: every release before it reorders
+        // at the receiver (measured: each TAIL came 1-19 us after its queue timed out).
+        if (!e.flush.IsRunning())
+        {
+            e.flush = Simulator::Schedule(std::max(e.holdStart + m_maxReorderWait - now, Time(0)),
+                                          &TalbConWeaveLb::FlushTimeout,
+                                          this,
+                                          slot);
+        }
+        return;
+    }
     // The TAIL's expected arrival: the old path still has to deliver what was sent between
     // the last packet it delivered and the TAIL, at the pace it delivers; plus a margin.
     // Releasing too early costs a go-back-N, waiting longer only delays the held packets.
@@ -663,7 +782,6 @@ TalbConWeaveLb::ScheduleFlush(RxEntry& e, uint32_t flowHash, const Time& now)
     Time deadline =
         std::min(std::max(expected, now + m_extraFlushTime), e.holdStart + m_maxReorderWait);
     e.flush.Cancel();
-    uint32_t slot = TalbMix32(flowHash) & (m_tableSize - 1);
     NS_LOG_LOGIC("flow " << flowHash << " waits for the TAIL sent at " << e.tailTimeNs
                          << " ns until " << deadline.GetMicroSeconds() << " us");
     e.flush = Simulator::Schedule(std::max(deadline - now, Time(0)),

@@ -19,7 +19,7 @@ namespace ns3
  * moves a flow off a congested path at most once per epoch, and reordering at the destination
  * leaf that hides the move from the receiver, so RDMA's go-back-N sees packets in order.
  *
- * Source leaf, per flow (a direct-mapped table of TableSize entries): each epoch starts with an
+ * Source leaf, per flow (TableSize slots, TableProbes from its hash): each epoch starts with an
  * RTT_REQUEST (a flag on a data packet). The destination leaf answers it with an RTT_REPLY
  * control packet. A reply that has not come back within the destination leaf's base RTT (the
  * least reply RTT seen, or BaseRtt) plus ExtraReplyDeadline means the current path is
@@ -31,10 +31,10 @@ namespace ns3
  * least-queued path that is not paused.
  *
  * Destination leaf, per flow: a phase-1 packet that arrives before the TAIL is held in the
- * flow's reorder queue; the TAIL's arrival releases the queue behind it, in order, and so does
- * a timeout (the TAIL's expected arrival from the old path's last one-way delay, plus
- * ExtraFlushTime, within [ExtraFlushTime, MaxReorderWait]) or a full queue
- * (ReorderQueueLimit). Either way the leaf then sends CLEAR.
+ * flow's reorder queue; the TAIL's arrival releases the queue behind it, in order, and so do a
+ * full queue (ReorderQueueLimit), MaxReorderWait and, without HoldUntilTail, a timeout (the
+ * TAIL's expected arrival from the old path's pace, plus ExtraFlushTime; NoInfoReorderWait at
+ * least while the old path has delivered nothing). Either way the leaf then sends CLEAR.
  *
  * Control packets (RTT_REPLY, CLEAR) are small UDP packets the destination leaf makes, sent
  * through the switch's egress (TalbLoadBalancer::Transmit()) on the uplink of the spine the
@@ -72,6 +72,10 @@ class TalbConWeaveLb : public TalbLoadBalancer
         uint64_t releasedByOverflow{0}; //!< ... released because the queue was full
         uint64_t timeouts{0};           //!< reorder queues flushed by their timeout
         uint64_t heldNow{0};            //!< packets in reorder queues now
+        // both
+        uint64_t txEvictions{0}; //!< source table: a flow took the slot of one active within
+                                 //!< IdleTimeout (that flow starts afresh when it sends again)
+        uint64_t rxEvictions{0}; //!< destination table: the same
     };
 
     /// \return the counters
@@ -131,6 +135,7 @@ class TalbConWeaveLb : public TalbLoadBalancer
         uint64_t tailTimeNs{0};     //!< the TAIL's send time (phase 1)
         Time delay;                 //!< source to destination leaf, last data packet
         Time lastPhase0Rx;          //!< arrival of the latest phase-0 packet
+        Time lastRx;                //!< arrival of the flow's latest data packet
         double pace{1.0};           //!< old path: send-time progress per arrival time
         Time holdStart;             //!< when the reorder queue began to hold
         bool reordering{false};     //!< phase-1 packets are held until the TAIL
@@ -150,12 +155,24 @@ class TalbConWeaveLb : public TalbLoadBalancer
         OVERFLOW //!< the queue was full, or another flow took the table slot
     };
 
+    /**
+     * The slot of flow \p flowHash in \p table (m_tx or m_rx). A flow may take any of TableProbes
+     * consecutive slots from its hash: the one holding it, else (with \p insert) the first that
+     * is free or idle, else the one used least recently; without \p insert, UINT32_MAX when no
+     * slot holds it.
+     */
+    template <class Entry, class IsIdle, class LastUse>
+    uint32_t FindSlot(const std::vector<Entry>& table,
+                      uint32_t flowHash,
+                      bool insert,
+                      IsIdle isIdle,
+                      LastUse lastUse) const;
     TxEntry& TxLookup(uint32_t flowHash, const Time& now);
     /// Move \p e onto \p port (UINT32_MAX: none), keeping the per-port flow counts.
     void Place(TxEntry& e, uint32_t port);
     /// Uncount flows idle past IdleTimeout.
     void Sweep();
-    RxEntry& RxLookup(uint32_t flowHash);
+    RxEntry& RxLookup(uint32_t flowHash, const Time& now);
     /// \return the least-queued candidate that is neither \p exclude nor paused, or UINT32_MAX
     uint32_t PickPath(const TalbCandidates& candidates, uint32_t dstLeaf, uint32_t exclude);
     bool Paused(uint32_t port, uint32_t dstLeaf, const Time& now) const;
@@ -178,11 +195,14 @@ class TalbConWeaveLb : public TalbLoadBalancer
     void SendControl(const RxEntry& e, uint8_t kind, uint32_t flowHash, uint32_t epoch);
 
     uint32_t m_tableSize;       //!< TableSize attribute
+    uint32_t m_tableProbes;     //!< TableProbes attribute
     Time m_idleTimeout;         //!< IdleTimeout attribute
     Time m_baseRtt;             //!< BaseRtt attribute (0: learned)
     Time m_extraReplyDeadline;  //!< ExtraReplyDeadline attribute
     Time m_pathPauseTime;       //!< PathPauseTime attribute
     Time m_extraFlushTime;      //!< ExtraFlushTime attribute
+    Time m_noInfoWait;          //!< NoInfoReorderWait attribute
+    bool m_holdUntilTail{true}; //!< HoldUntilTail attribute
     Time m_maxReorderWait;      //!< MaxReorderWait attribute
     uint32_t m_queueLimit;      //!< ReorderQueueLimit attribute
     bool m_randomChoice{false}; //!< RandomPathChoice attribute

@@ -576,16 +576,16 @@ class AicbBuilder
                 // The weight-gradient collective overlaps what follows: off the chain.
                 uint32_t chain = m_last;
                 Comm(l, 2, layer.wg);
-                wgDone[l] = m_last == chain ? wgDone[l] : m_last;
+                wgDone[l] = m_last == chain ? Node::kNone : m_last;
                 m_last = chain;
             }
         }
     }
 
-    GroupSet tp; //!< tensor-parallel groups
-    GroupSet dp;
-    GroupSet ep;
-    GroupSet dpEp;
+    GroupSet tp;   //!< tensor-parallel groups
+    GroupSet dp;   //!< data-parallel groups
+    GroupSet ep;   //!< expert-parallel groups (_EP)
+    GroupSet dpEp; //!< expert-data-parallel groups (_DP_EP)
 
   private:
     uint32_t Emit(Node n, uint32_t extraDep)

@@ -116,8 +116,8 @@ constexpr uint32_t kAicbMaxLayers = (1u << 24) / 3;
 /**
  * Read a workload from \p in.
  * \param where the file's name in messages
- * \param error set to "WHERE:LINE: what is wrong" (LINE counted from 1), or "WHERE: ..." for
- *        a problem of the file as a whole
+ * \param error set to "WHERE:LINE: what is wrong" (LINE counted from 1; the last line for a
+ *        file that ends early; recomputation, checkpoints other than 0, is refused here)
  * \return false on any problem (\p workload then holds no layers)
  */
 bool ReadAicbWorkload(std::istream& in,
@@ -159,8 +159,9 @@ struct AicbRun
  * one rank moves nothing and has no node.
  *
  * \param where the file's name in messages
- * \param error set to "WHERE: what is wrong" (pipeline parallelism, recomputation, ranks that do
- *        not divide, a layer count beyond the file's, ...) or "WHERE:LINE: ..." for a layer
+ * \param error set to "WHERE: what is wrong" (pipeline parallelism, ranks that do not divide
+ *        or pass maxRanks, a layer count beyond the file's, 64-bit totals passed by the
+ *        iterations, ...)
  * \return false on error
  */
 bool BuildAicbGraph(const AicbWorkload& workload,

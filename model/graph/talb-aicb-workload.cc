@@ -734,24 +734,31 @@ BuildAicbGraph(const AicbWorkload& w,
         return fail(why);
     }
     const uint32_t layers = run.layers != 0 ? run.layers : static_cast<uint32_t>(w.layers.size());
-    // Time and bytes per rank grow with the iterations: they must still fit (the reader
-    // checked one pass over the whole file).
+    // Time and bytes grow with the iterations, and the job's bytes with the ranks: they must
+    // still fit (the reader checked one pass over the whole file on one rank). Bytes count
+    // collectives with nodes only: groups of one rank move nothing.
+    const uint32_t sizes[] = {tp, p.dp, ep, p.dp / ep}; // tp, dp, ep, edp groups
     uint64_t time = 0;
     uint64_t bytes = 0;
     for (uint32_t l = 0; l < layers; ++l)
     {
         const AicbLayer& layer = w.layers[l];
-        for (const AicbPass* pass : {&layer.fwd, &layer.ig, &layer.wg})
+        const AicbPass* passes[] = {&layer.fwd, &layer.ig, &layer.wg};
+        for (uint32_t c = 0; c < 3; ++c)
         {
-            time += pass->computeNs + (pass->comm != AicbComm::kNone ? layer.updateNs : 0);
-            bytes += pass->bytes;
+            const AicbPass& pass = *passes[c];
+            uint32_t kind = pass.group == AicbGroup::kEp     ? 2
+                            : pass.group == AicbGroup::kDpEp ? 3
+                                                             : (c == 2 ? 1 : 0);
+            time += pass.computeNs + (pass.comm != AicbComm::kNone ? layer.updateNs : 0);
+            bytes += sizes[kind] > 1 ? pass.bytes : 0;
         }
     }
     if ((time != 0 && run.iterations > kMaxTimeNs / time) ||
-        (bytes != 0 && run.iterations > UINT64_MAX / bytes))
+        (bytes != 0 && uint64_t(run.iterations) * ranks > UINT64_MAX / bytes))
     {
-        return fail(std::to_string(run.iterations) +
-                    " iterations: a rank's time or bytes pass 64 bits");
+        return fail(std::to_string(run.iterations) + " iterations of " + std::to_string(ranks) +
+                    " ranks: a rank's time, or the job's bytes, pass 64 bits");
     }
 
     graph->nRanks = ranks;

@@ -383,5 +383,10 @@ TEST(AicbWorkload, BuildRefusesWhatItCannotRun)
     }
     // Iterations that make a rank's time pass 64 bits.
     AicbWorkload big = Read("DATA\n1\nl -1 4611686018427387904 NONE 0 1 NONE 0 1 NONE 0 0\n");
-    EXPECT_NE(BuildError(big, AicbRun{2, 0, 2}).find("2 iterations"), std::string::npos);
+    EXPECT_NE(BuildError(big, AicbRun{2, 0, 2}).find("2 iterations of 2 ranks"), std::string::npos);
+    // A job whose bytes over all ranks pass 64 bits (found by fuzz:aicb): each rank's fit.
+    AicbWorkload wide = Read("DATA\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 4611686018427387904 0\n");
+    EXPECT_NE(BuildError(wide, AicbRun{4, 0, 1}).find("the job's bytes, pass 64 bits"),
+              std::string::npos);
+    Build(wide, AicbRun{3, 0, 1});
 }

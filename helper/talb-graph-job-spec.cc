@@ -40,7 +40,10 @@ const KeyInfo KEYS[] = {
     {"order", KeyType::TEXT, false, "rank order, fastest first (tp-cp-ep-dp-pp)"},
     {"microBatch", KeyType::UINT, false, "samples per micro-batch (1)"},
     {"globalBatch", KeyType::UINT, false, "samples per iteration (microBatch x dp x 2 pp)"},
-    {"layers", KeyType::UINT, false, "transformer layers (the preset's)"},
+    {"layers",
+     KeyType::UINT,
+     false,
+     "transformer layers (the preset's), or a workload file's first K layer lines (all)"},
     {"hidden", KeyType::UINT, false, "hidden size (the preset's)"},
     {"ffn", KeyType::UINT, false, "MLP inner size (the preset's)"},
     {"heads", KeyType::UINT, false, "attention heads (the preset's)"},
@@ -63,6 +66,12 @@ const KeyInfo KEYS[] = {
     {"coll", KeyType::TEXT, true, "benchmark one collective on all workers (" /* names below */},
     {"bytes", KeyType::BYTES, true, "benchmark buffer per rank: 25MB, 4MiB, 1000 (B)"},
     {"root", KeyType::UINT, true, "benchmark root of broadcast, reduce, gather, scatter (0)"},
+    {"workload",
+     KeyType::TEXT,
+     false,
+     "run a workload file: AICB/SimAI (HYBRID_TRANSFORMER_FWD_IN_BCKWD ...), MICRO or "
+     "ASTRA-sim 1.0 DATA, ranks from its all_gpus (else workers), with the keys layers, "
+     "iterations, workers"},
 };
 
 const KeyInfo*
@@ -349,7 +358,19 @@ TalbGraphJobSpec::Check(const std::string& where,
     const std::size_t before = errors->size();
     std::string error;
     auto graph_ = std::make_shared<talb::graph::Graph>();
-    if (benchKeys)
+    const bool workloadJob = std::any_of(keys.begin(), keys.end(), [](const auto& kv) {
+        return kv.first == "workload";
+    });
+    if (workloadJob)
+    {
+        kind = WORKLOAD;
+        CheckWorkload(where, device, precision, iterations, workers, graph_.get(), errors);
+        if (errors->size() > before)
+        {
+            return;
+        }
+    }
+    else if (benchKeys)
     {
         kind = BENCH;
         if (!firstLlmKey.empty())
@@ -454,6 +475,63 @@ TalbGraphJobSpec::Check(const std::string& where,
         errors->push_back(message);
     }
     graph = graph_;
+}
+
+void
+TalbGraphJobSpec::CheckWorkload(const std::string& where,
+                                const std::string& device,
+                                const std::string& precision,
+                                uint32_t iterations,
+                                uint32_t workers,
+                                talb::graph::Graph* graph_,
+                                std::vector<std::string>* errors)
+{
+    std::string path;
+    workloadRun = talb::graph::AicbRun();
+    for (const auto& [key, value] : keys)
+    {
+        uint64_t n = 0;
+        if (key == "workload")
+        {
+            path = value;
+        }
+        else if (key == "layers")
+        {
+            TalbParse::ParseUint(value, &n); // checked by SetKey()
+            workloadRun.layers = static_cast<uint32_t>(n);
+            if (n == 0)
+            {
+                errors->push_back(where + "bad value layers=0: must be at least 1");
+            }
+        }
+        else
+        {
+            errors->push_back(where + "key '" + key + "=" + value +
+                              "' does not apply to a workload job (workload, layers, iterations, "
+                              "workers: the file gives the parallelism and times)");
+        }
+    }
+    for (const auto& [key, value] : {std::pair{"device", device}, {"precision", precision}})
+    {
+        if (!value.empty())
+        {
+            errors->push_back(where + "key '" + key + "' does not apply to a workload job " +
+                              "(its compute times come from the file)");
+        }
+    }
+    talb::graph::AicbWorkload w;
+    std::string error;
+    if (!talb::graph::ReadAicbWorkloadFile(path, &w, &error))
+    {
+        errors->push_back(where + "bad value workload=" + path + ": " + error);
+        return;
+    }
+    workloadRun.ranks = workers;
+    workloadRun.iterations = iterations;
+    if (!talb::graph::BuildAicbGraph(w, workloadRun, path, graph_, &error))
+    {
+        errors->push_back(where + "bad value workload=" + path + ": " + error);
+    }
 }
 
 uint32_t

@@ -1,6 +1,7 @@
 #ifndef TALB_GRAPH_JOB_SPEC_H
 #define TALB_GRAPH_JOB_SPEC_H
 
+#include "ns3/talb-aicb-workload.h"
 #include "ns3/talb-collective-bench.h"
 #include "ns3/talb-exec-graph.h"
 #include "ns3/talb-llm-job.h"
@@ -16,31 +17,36 @@ namespace ns3
 /**
  * \ingroup talb-helper
  * \brief The graph-job part of one job of the runner's "jobs" parameter: an LLM training job
- * (the workload generator of model/graph) or a collective benchmark, with its graph built and
- * validated by Check().
+ * (the workload generator of model/graph), a collective benchmark or a workload file (AICB,
+ * SimAI, ASTRA-sim 1.0 DATA: talb-aicb-workload.h), with its graph built and validated by
+ * Check().
  *
  * A job is an LLM job when its model is an LLM preset (LlmModelPresetNames()) or it sets an
  * LLM key; a benchmark when it sets "coll". Keys (Keys() lists them with their meaning):
  * parallelism tp, pp, dp, ep, order; batch microBatch, globalBatch; model knobs layers,
  * hidden, ffn, heads, kvHeads, seq, vocab, experts, topK, moeFfn, moeLayerFreq,
  * capacityFactor, routingSkew; options mfu, sp, distOpt, zero3, overlapGrad, bucketParams,
- * routingSeed; benchmark coll, bytes, root. The job keys "model", "device", "precision",
- * "iterations" and "workers" are shared with data-parallel jobs (see TalbJobSpec).
+ * routingSeed; benchmark coll, bytes, root; workload file workload, with layers meaning its
+ * first layer lines (a Chakra trace would be a fourth kind, keyed the same way). The job keys
+ * "model", "device", "precision", "iterations" and "workers" are shared with data-parallel jobs
+ * (see TalbJobSpec).
  */
 struct TalbGraphJobSpec
 {
     /// What kind of graph job, once Check() decided.
     enum Kind
     {
-        NONE,  //!< not a graph job (a data-parallel CNN job)
-        LLM,   //!< the LLM workload generator
-        BENCH, //!< a collective benchmark
+        NONE,     //!< not a graph job (a data-parallel CNN job)
+        LLM,      //!< the LLM workload generator
+        BENCH,    //!< a collective benchmark
+        WORKLOAD, //!< a workload file (key "workload")
     };
 
     Kind kind{NONE};
     std::vector<std::pair<std::string, std::string>> keys; //!< graph keys, as given
     talb::graph::LlmJobConfig llm;                         //!< LLM: the checked job
     talb::graph::CollectiveBench bench;                    //!< BENCH: the checked benchmark
+    talb::graph::AicbRun workloadRun;                      //!< WORKLOAD: ranks, layers, iterations
     std::shared_ptr<const talb::graph::Graph> graph;       //!< built by Check()
 
     /// \return whether \p key is a graph-job key (parsed by SetKey())
@@ -65,6 +71,8 @@ struct TalbGraphJobSpec
      * \param workers the job's workers key, 0 when the job set none (else it must equal the
      * ranks)
      * \param benchRanks the ranks of a benchmark (the job's workers)
+     * A workload job (key "workload") takes its ranks from the file, or from workers where the
+     * file does not say (older AICB files); its device and precision must be left unset.
      */
     void Check(const std::string& where,
                const std::string& model,
@@ -77,6 +85,16 @@ struct TalbGraphJobSpec
 
     /// \return the ranks of the graph (valid after a successful Check())
     uint32_t GetRanks() const;
+
+  private:
+    /// Check() of a workload job: read the file, apply layers, build the graph.
+    void CheckWorkload(const std::string& where,
+                       const std::string& device,
+                       const std::string& precision,
+                       uint32_t iterations,
+                       uint32_t workers,
+                       talb::graph::Graph* graph,
+                       std::vector<std::string>* errors);
 };
 
 } // namespace ns3

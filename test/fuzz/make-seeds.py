@@ -226,6 +226,34 @@ def astra_sim_seeds():
           astra_line('l0', 9000000000000, 1, 1, 8))
 
 
+AICB_HEADER = (b'HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 2 pp: 1 vpp: 4 '
+               b'ga: 1 all_gpus: 8 checkpoints: 0 checkpoint_initiates: 0 pp_comm: 0\n')
+
+
+def aicb_seeds():
+    # First byte: bits 0-3 ranks (0: all_gpus), 4-5 first layers (0: all), 6 two iterations.
+    write('aicb', 'tp2-ep2', u8(0x40) + AICB_HEADER + b'3\n'
+          b'embedding\t-1\t1000\tALLREDUCE\t4096\t2000\tNONE\t0\t3000\tNONE\t0\t100\n'
+          b'moe\t-1\t4000\tALLTOALL_EP\t8192\t5000\tALLGATHER\t8192\t6000\tALLREDUCE_DP_EP\t512\t100\n'
+          b'grad_norm\t-1\t1\tNONE\t0\t1\tBROADCAST\t64\t1\tREDUCESCATTER\t32768\t0\n')
+    write('aicb', 'old-header-workers', u8(4) + b'HYBRID_TRANSFORMER_FWD_IN_BCKWD\t'
+          b'model_parallel_NPU_group: 2 checkpoints: 0 checkpoint_initiates: 0\n2\n'
+          b'attention_layer\t-1\t539986\tALLREDUCE\t16777216\t592000\tALLREDUCE\t16777216\t'
+          b'592000\tNONE\t0\t100\n'
+          b'Llama_layer1\t-1\t 14356000\tNONE\t0   4756000\tALLGATHER\t357468\t 1\t'
+          b'REDUCESCATTER\t1889785610\t100\n')
+    write('aicb', 'micro', u8(8 | 0x10) + b'MICRO\n2\n'
+          b'micro_test\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t4096\t1\n'
+          b'micro_test\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLTOALL\t8192\t1\n')
+    write('aicb', 'data', u8(3) + b'DATA\n1\nconv1 -1 5 NONE 0 6 NONE 0 7 ALLREDUCE 1000 0\n')
+    write('aicb', 'pp2-refused', u8(0) + AICB_HEADER.replace(b'pp: 1', b'pp: 2') +
+          b'1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 64 0\n')
+    write('aicb', 'count-mismatch', u8(0) + AICB_HEADER + b'3\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 0\n')
+    write('aicb', 'time-overflow', u8(2) + b'DATA\n2\n'
+          b'a -1 9223372036854775807 NONE 0 0 NONE 0 0 NONE 0 0\n'
+          b'b -1 1 NONE 0 0 NONE 0 0 NONE 0 0\n')
+
+
 def scenario_config_seeds():
     write('scenario-config', 'defaults', b'# the defaults\n')
     write('scenario-config', 'fabric', b'leaves = 4\nspines = 2\nhostsPerLeaf = 4\n'
@@ -252,6 +280,7 @@ def main():
     cdf_seeds()
     model_file_seeds()
     astra_sim_seeds()
+    aicb_seeds()
     scenario_config_seeds()
 
 

@@ -170,189 +170,235 @@ ReadLinks(Reader& r, uint32_t nodes, uint32_t count, std::vector<Link>* links)
 }
 
 /**
- * Recognise the leaf-spine fabric of \p links, whose switches are \p isSwitch, into \p out.
- * \return an error, or empty
+ * Recognises the leaf-spine fabric of a topology file's links, one step per method: hosts and
+ * their leaves, leaves and spines, the leaf-spine pairs, rates and delay, host numbers. Each
+ * step returns an error ("PATH:LINE: what"), or empty.
  */
+class LeafSpineShape
+{
+  public:
+    LeafSpineShape(const std::string& path, const std::vector<bool>& isSwitch)
+        : m_path(path),
+          m_isSwitch(isSwitch)
+    {
+    }
+
+    /// Every host on one link to a switch (its leaf); switch-switch links kept for later.
+    std::string SortLinks(const std::vector<Link>& links)
+    {
+        for (const Link& l : links)
+        {
+            if (!m_isSwitch[l.a] && !m_isSwitch[l.b])
+            {
+                return At(l, "link between two hosts (nodes not listed as switches)");
+            }
+            if (m_isSwitch[l.a] && m_isSwitch[l.b])
+            {
+                m_switchLinks.push_back(&l);
+                continue;
+            }
+            uint32_t host = m_isSwitch[l.a] ? l.b : l.a;
+            uint32_t leaf = m_isSwitch[l.a] ? l.a : l.b;
+            auto [it, fresh] = m_uplinkOf.emplace(host, &l);
+            if (!fresh)
+            {
+                return At(l,
+                          "host " + std::to_string(host) + " has a second link (line " +
+                              std::to_string(it->second->line) +
+                              "): talb's hosts have one NIC on one leaf");
+            }
+            m_hostsOf[leaf].push_back(host);
+        }
+        for (uint32_t n = 0; n < m_isSwitch.size(); ++n)
+        {
+            if (!m_isSwitch[n] && !m_uplinkOf.count(n))
+            {
+                return AtFile("host " + std::to_string(n) +
+                              " has no link (every node not listed as a switch is a host)");
+            }
+        }
+        return m_uplinkOf.empty() ? AtFile("no hosts: every node is a switch") : "";
+    }
+
+    /// Leaves are the switches with hosts (as many each), spines the others, in node-id order.
+    std::string NumberSwitches(TalbHpccTopology* out)
+    {
+        for (uint32_t n = 0; n < m_isSwitch.size(); ++n)
+        {
+            if (m_isSwitch[n])
+            {
+                auto& index = m_hostsOf.count(n) ? m_leafIndex : m_spineIndex;
+                index.emplace(n, static_cast<uint32_t>(index.size()));
+            }
+        }
+        const auto& first = *m_hostsOf.begin();
+        out->hostsPerLeaf = static_cast<uint32_t>(first.second.size());
+        for (const auto& [leaf, hosts] : m_hostsOf)
+        {
+            if (hosts.size() != out->hostsPerLeaf)
+            {
+                return At(*m_uplinkOf[hosts.front()],
+                          "switch " + std::to_string(leaf) + " has " +
+                              std::to_string(hosts.size()) + " hosts, switch " +
+                              std::to_string(first.first) + " has " +
+                              std::to_string(out->hostsPerLeaf) +
+                              ": talb's leaves have the same number of hosts");
+            }
+        }
+        if (m_spineIndex.empty())
+        {
+            return AtFile("no spines: every switch has hosts");
+        }
+        out->leaves = static_cast<uint32_t>(m_leafIndex.size());
+        out->spines = static_cast<uint32_t>(m_spineIndex.size());
+        return "";
+    }
+
+    /// Every leaf-spine pair linked exactly once; the most common rate is the fabric's.
+    std::string MatchPairs(TalbHpccTopology* out)
+    {
+        std::map<std::pair<uint32_t, uint32_t>, const Link*> pairs;
+        std::map<uint64_t, uint32_t> rateCount;
+        for (const Link* l : m_switchLinks)
+        {
+            bool aLeaf = m_leafIndex.count(l->a) != 0;
+            if (aLeaf == (m_leafIndex.count(l->b) != 0))
+            {
+                return At(
+                    *l,
+                    std::string(aLeaf ? "link between two leaves" : "link between two spines") +
+                        " (switches " + std::to_string(l->a) + ", " + std::to_string(l->b) +
+                        "): talb builds two-tier leaf-spine fabrics only");
+            }
+            uint32_t leaf = aLeaf ? m_leafIndex[l->a] : m_leafIndex[l->b];
+            uint32_t spine = aLeaf ? m_spineIndex[l->b] : m_spineIndex[l->a];
+            auto [it, fresh] = pairs.emplace(std::make_pair(leaf, spine), l);
+            if (!fresh)
+            {
+                return At(*l,
+                          "a second link between switches " + std::to_string(l->a) + " and " +
+                              std::to_string(l->b) + " (first on line " +
+                              std::to_string(it->second->line) + "): talb has one link per pair");
+            }
+            ++rateCount[l->rate.GetBitRate()];
+        }
+        for (const auto& [leafNode, leaf] : m_leafIndex)
+        {
+            for (const auto& [spineNode, spine] : m_spineIndex)
+            {
+                if (!pairs.count({leaf, spine}))
+                {
+                    return AtFile("no link between leaf switch " + std::to_string(leafNode) +
+                                  " and spine switch " + std::to_string(spineNode) +
+                                  ": a leaf-spine fabric links every pair");
+                }
+            }
+        }
+        auto common =
+            std::max_element(rateCount.begin(), rateCount.end(), [](const auto& x, const auto& y) {
+                return x.second < y.second;
+            });
+        out->fabricRate = DataRate(common->first);
+        for (const auto& [ends, l] : pairs)
+        {
+            if (l->rate.GetBitRate() != common->first)
+            {
+                out->linkRates.push_back({ends.first, ends.second, l->rate});
+            }
+        }
+        return "";
+    }
+
+    /// One delay for every link, one rate for every host link.
+    std::string CheckHostRateAndDelay(const std::vector<Link>& links, TalbHpccTopology* out)
+    {
+        const Link& first = links.front();
+        out->linkDelay = first.delay;
+        out->hostRate = m_uplinkOf.begin()->second->rate;
+        for (const Link& l : links)
+        {
+            if (l.delay != first.delay)
+            {
+                return At(l,
+                          "delay " + std::to_string(l.delay.GetNanoSeconds()) + "ns differs from " +
+                              std::to_string(first.delay.GetNanoSeconds()) + "ns on line " +
+                              std::to_string(first.line) + ": talb's links share one delay");
+            }
+        }
+        for (const auto& [host, l] : m_uplinkOf)
+        {
+            if (l->rate != out->hostRate)
+            {
+                return At(*l,
+                          "host link at " + std::to_string(l->rate.GetBitRate()) +
+                              " bit/s, another at " + std::to_string(out->hostRate.GetBitRate()) +
+                              " bit/s: talb's host links share one rate");
+            }
+        }
+        return "";
+    }
+
+    /// talb host i is the i-th host in node-id order under the leaves in node-id order.
+    void NumberHosts(TalbHpccTopology* out)
+    {
+        for (const auto& [leafNode, leaf] : m_leafIndex)
+        {
+            std::vector<uint32_t> hosts = m_hostsOf[leafNode];
+            std::sort(hosts.begin(), hosts.end());
+            for (uint32_t k = 0; k < hosts.size(); ++k)
+            {
+                out->hostOfNode[hosts[k]] = leaf * out->hostsPerLeaf + k;
+            }
+        }
+    }
+
+  private:
+    std::string At(const Link& l, const std::string& message) const
+    {
+        return TalbParse::ErrorAt(m_path, l.line, "", message);
+    }
+
+    /// An error of the file as a whole (the links that would be there are not).
+    std::string AtFile(const std::string& message) const
+    {
+        return TalbParse::ErrorAt(m_path, 1, "", message);
+    }
+
+    std::string m_path;
+    const std::vector<bool>& m_isSwitch;
+    std::map<uint32_t, std::vector<uint32_t>> m_hostsOf; //!< leaf node -> host nodes
+    std::map<uint32_t, const Link*> m_uplinkOf;          //!< host node -> its link
+    std::vector<const Link*> m_switchLinks;
+    std::map<uint32_t, uint32_t> m_leafIndex;  //!< leaf node -> leaf index
+    std::map<uint32_t, uint32_t> m_spineIndex; //!< spine node -> spine index
+};
+
+/// Recognise the leaf-spine fabric of \p links into \p out. \return an error, or empty
 std::string
 ToLeafSpine(const std::string& path,
             const std::vector<bool>& isSwitch,
             const std::vector<Link>& links,
             TalbHpccTopology* out)
 {
-    auto at = [&path](const Link& l, const std::string& m) {
-        return TalbParse::ErrorAt(path, l.line, "", m);
-    };
-    std::map<uint32_t, std::vector<uint32_t>> hostsOf; // leaf node -> host nodes
-    std::map<uint32_t, const Link*> uplinkOf;          // host node -> its link
-    std::vector<const Link*> switchLinks;
-    for (const Link& l : links)
+    LeafSpineShape shape(path, isSwitch);
+    std::string error = shape.SortLinks(links);
+    if (error.empty())
     {
-        if (!isSwitch[l.a] && !isSwitch[l.b])
-        {
-            return at(l, "link between two hosts (nodes not listed as switches)");
-        }
-        if (isSwitch[l.a] && isSwitch[l.b])
-        {
-            switchLinks.push_back(&l);
-            continue;
-        }
-        uint32_t host = isSwitch[l.a] ? l.b : l.a;
-        uint32_t leaf = isSwitch[l.a] ? l.a : l.b;
-        if (uplinkOf.count(host))
-        {
-            return at(l,
-                      "host " + std::to_string(host) + " has a second link (line " +
-                          std::to_string(uplinkOf[host]->line) +
-                          "): talb's hosts have one NIC on one leaf");
-        }
-        uplinkOf[host] = &l;
-        hostsOf[leaf].push_back(host);
+        error = shape.NumberSwitches(out);
     }
-    for (uint32_t n = 0; n < isSwitch.size(); ++n)
+    if (error.empty())
     {
-        if (!isSwitch[n] && !uplinkOf.count(n))
-        {
-            return TalbParse::ErrorAt(path,
-                                      1,
-                                      "",
-                                      "host " + std::to_string(n) +
-                                          " has no link (every node not listed as a switch is "
-                                          "a host)");
-        }
+        error = shape.MatchPairs(out);
     }
-    if (uplinkOf.empty())
+    if (error.empty())
     {
-        return TalbParse::ErrorAt(path, 1, "", "no hosts: every node is a switch");
+        error = shape.CheckHostRateAndDelay(links, out);
     }
-    // Leaves are the switches with hosts, spines the others, both in node-id order.
-    std::map<uint32_t, uint32_t> leafIndex;
-    std::map<uint32_t, uint32_t> spineIndex;
-    for (uint32_t n = 0; n < isSwitch.size(); ++n)
+    if (error.empty())
     {
-        if (isSwitch[n])
-        {
-            if (hostsOf.count(n))
-            {
-                leafIndex.emplace(n, static_cast<uint32_t>(leafIndex.size()));
-            }
-            else
-            {
-                spineIndex.emplace(n, static_cast<uint32_t>(spineIndex.size()));
-            }
-        }
+        shape.NumberHosts(out);
     }
-    out->hostsPerLeaf = static_cast<uint32_t>(hostsOf.begin()->second.size());
-    for (const auto& [leaf, hosts] : hostsOf)
-    {
-        if (hosts.size() != out->hostsPerLeaf)
-        {
-            return TalbParse::ErrorAt(path,
-                                      uplinkOf[hosts.front()]->line,
-                                      "",
-                                      "switch " + std::to_string(leaf) + " has " +
-                                          std::to_string(hosts.size()) + " hosts, switch " +
-                                          std::to_string(hostsOf.begin()->first) + " has " +
-                                          std::to_string(out->hostsPerLeaf) +
-                                          ": talb's leaves have the same number of hosts");
-        }
-    }
-    if (spineIndex.empty())
-    {
-        return TalbParse::ErrorAt(path, 1, "", "no spines: every switch has hosts");
-    }
-    out->leaves = static_cast<uint32_t>(leafIndex.size());
-    out->spines = static_cast<uint32_t>(spineIndex.size());
-    // Every leaf-spine pair exactly once; the most common rate is the fabric's.
-    std::map<std::pair<uint32_t, uint32_t>, const Link*> pairs;
-    std::map<uint64_t, uint32_t> rateCount;
-    for (const Link* l : switchLinks)
-    {
-        bool aLeaf = leafIndex.count(l->a) != 0;
-        bool bLeaf = leafIndex.count(l->b) != 0;
-        if (aLeaf == bLeaf)
-        {
-            return at(*l,
-                      std::string(aLeaf ? "link between two leaves" : "link between two spines") +
-                          " (switches " + std::to_string(l->a) + ", " + std::to_string(l->b) +
-                          "): talb builds two-tier leaf-spine fabrics only");
-        }
-        uint32_t leaf = aLeaf ? leafIndex[l->a] : leafIndex[l->b];
-        uint32_t spine = aLeaf ? spineIndex[l->b] : spineIndex[l->a];
-        auto [it, fresh] = pairs.emplace(std::make_pair(leaf, spine), l);
-        if (!fresh)
-        {
-            return at(*l,
-                      "a second link between switches " + std::to_string(l->a) + " and " +
-                          std::to_string(l->b) + " (first on line " +
-                          std::to_string(it->second->line) + "): talb has one link per pair");
-        }
-        ++rateCount[l->rate.GetBitRate()];
-    }
-    if (pairs.size() != std::size_t(out->leaves) * out->spines)
-    {
-        for (const auto& [leafNode, leaf] : leafIndex)
-        {
-            for (const auto& [spineNode, spine] : spineIndex)
-            {
-                if (!pairs.count({leaf, spine}))
-                {
-                    return TalbParse::ErrorAt(path,
-                                              1,
-                                              "",
-                                              "no link between leaf switch " +
-                                                  std::to_string(leafNode) + " and spine switch " +
-                                                  std::to_string(spineNode) +
-                                                  ": a leaf-spine fabric links every pair");
-                }
-            }
-        }
-    }
-    auto common =
-        std::max_element(rateCount.begin(), rateCount.end(), [](const auto& x, const auto& y) {
-            return x.second < y.second;
-        });
-    out->fabricRate = DataRate(common->first);
-    for (const auto& [ends, l] : pairs)
-    {
-        if (l->rate.GetBitRate() != common->first)
-        {
-            out->linkRates.push_back({ends.first, ends.second, l->rate});
-        }
-    }
-    // One host rate, one delay for every link.
-    const Link& first = links.front();
-    out->linkDelay = first.delay;
-    out->hostRate = uplinkOf.begin()->second->rate;
-    for (const Link& l : links)
-    {
-        if (l.delay != first.delay)
-        {
-            return at(l,
-                      "delay " + std::to_string(l.delay.GetNanoSeconds()) + "ns differs from " +
-                          std::to_string(first.delay.GetNanoSeconds()) + "ns on line " +
-                          std::to_string(first.line) + ": talb's links share one delay");
-        }
-    }
-    for (const auto& [host, l] : uplinkOf)
-    {
-        if (l->rate != out->hostRate)
-        {
-            return at(*l,
-                      "host link at " + std::to_string(l->rate.GetBitRate()) +
-                          " bit/s, another at " + std::to_string(out->hostRate.GetBitRate()) +
-                          " bit/s: talb's host links share one rate");
-        }
-    }
-    for (const auto& [leafNode, leaf] : leafIndex)
-    {
-        std::vector<uint32_t> hosts = hostsOf[leafNode];
-        std::sort(hosts.begin(), hosts.end());
-        for (uint32_t k = 0; k < hosts.size(); ++k)
-        {
-            out->hostOfNode[hosts[k]] = leaf * out->hostsPerLeaf + k;
-        }
-    }
-    return "";
+    return error;
 }
 
 /// Reads the whole file \p path into \p text. \return false if it cannot be opened

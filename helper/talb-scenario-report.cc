@@ -465,19 +465,10 @@ IterationCells(std::ostream& os, double measuredMs, double idealMs, double baseM
     Cell(os, SPEEDUP, measured && baseMeasuredMs > 0, baseMeasuredMs / measuredMs, 3);
 }
 
-} // namespace
-
+/// The table's two header lines.
 void
-TalbScenarioReport::PrintTable(const std::vector<TalbScenarioResult>& results, std::ostream& os)
+PrintHeader(std::ostream& os, const TalbScenarioResult& base)
 {
-    if (results.empty())
-    {
-        return;
-    }
-    const TalbScenarioResult& base = results.front();
-    // Several jobs: one ideal averaged over jobs would mislead, so each job gets its own line.
-    const bool perJob = base.ideals.size() > 1;
-    os << std::fixed;
     os << std::left << std::setw(SCHEME) << "scheme" << std::right << std::setw(COUNT) << "tensor"
        << std::setw(FCT) << "avg FCT" << std::setw(FCT) << "p99 FCT" << std::setw(FCT)
        << "hi-prio avg" << std::setw(COUNT) << "bg" << std::setw(FCT) << "bg avg" << std::setw(FCT)
@@ -492,44 +483,51 @@ TalbScenarioReport::PrintTable(const std::vector<TalbScenarioResult>& results, s
        << std::setw(X_IDEAL) << "ideal" << std::setw(SPEEDUP) << ("vs " + base.scheme)
        << std::setw(WORKER_ITERATIONS) << "done"
        << "\n";
-    for (const auto& r : results)
+}
+
+/// One scheme's line, and with several jobs (\p perJob) a line per job under it.
+void
+PrintRow(std::ostream& os, const TalbScenarioResult& r, const TalbScenarioResult& base, bool perJob)
+{
+    bool tensors = r.tensorFlows > 0;
+    bool bg = r.backgroundFlows > 0;
+    os << std::left << std::setw(SCHEME) << r.scheme << std::right << std::setw(COUNT)
+       << r.tensorFlows;
+    Cell(os, FCT, tensors, r.tensorAvgFctUs, 1);
+    Cell(os, FCT, tensors, r.tensorP99FctUs, 1);
+    Cell(os, FCT, r.highPrioFlows > 0, r.highPrioAvgFctUs, 1);
+    if (r.background)
     {
-        bool tensors = r.tensorFlows > 0;
-        bool bg = r.backgroundFlows > 0;
-        os << std::left << std::setw(SCHEME) << r.scheme << std::right << std::setw(COUNT)
-           << r.tensorFlows;
-        Cell(os, FCT, tensors, r.tensorAvgFctUs, 1);
-        Cell(os, FCT, tensors, r.tensorP99FctUs, 1);
-        Cell(os, FCT, r.highPrioFlows > 0, r.highPrioAvgFctUs, 1);
-        if (r.background)
-        {
-            os << std::setw(COUNT) << r.backgroundFlows;
-        }
-        else
-        {
-            os << std::setw(COUNT) << "-";
-        }
-        Cell(os, FCT, bg, r.backgroundAvgFctUs, 1);
-        Cell(os, FCT, bg, r.backgroundP99FctUs, 1);
-        IterationCells(os,
-                       r.meanIterationMs,
-                       perJob ? 0 : r.idealIterationMs,
-                       base.meanIterationMs);
-        std::ostringstream iters;
-        iters << r.iterationsDone << "/" << r.iterationsExpected;
-        os << std::setw(WORKER_ITERATIONS) << iters.str() << "\n";
-        for (std::size_t j = 0; perJob && j < r.ideals.size(); ++j)
-        {
-            const TalbScenarioResult::JobIdeal& mine = r.ideals[j];
-            os << std::left << std::setw(SCHEME) << ("  job " + std::to_string(j)) << std::right
-               << std::setw(2 * COUNT + 5 * FCT) << "";
-            IterationCells(os,
-                           mine.measuredMs,
-                           mine.known ? mine.iterationMs : 0,
-                           j < base.ideals.size() ? base.ideals[j].measuredMs : 0);
-            os << "\n";
-        }
+        os << std::setw(COUNT) << r.backgroundFlows;
     }
+    else
+    {
+        os << std::setw(COUNT) << "-";
+    }
+    Cell(os, FCT, bg, r.backgroundAvgFctUs, 1);
+    Cell(os, FCT, bg, r.backgroundP99FctUs, 1);
+    IterationCells(os, r.meanIterationMs, perJob ? 0 : r.idealIterationMs, base.meanIterationMs);
+    std::ostringstream iters;
+    iters << r.iterationsDone << "/" << r.iterationsExpected;
+    os << std::setw(WORKER_ITERATIONS) << iters.str() << "\n";
+    for (std::size_t j = 0; perJob && j < r.ideals.size(); ++j)
+    {
+        const TalbScenarioResult::JobIdeal& mine = r.ideals[j];
+        os << std::left << std::setw(SCHEME) << ("  job " + std::to_string(j)) << std::right
+           << std::setw(2 * COUNT + 5 * FCT) << "";
+        IterationCells(os,
+                       mine.measuredMs,
+                       mine.known ? mine.iterationMs : 0,
+                       j < base.ideals.size() ? base.ideals[j].measuredMs : 0);
+        os << "\n";
+    }
+}
+
+/// The lines under the table that compare the schemes: FCT reductions, go-back-N counters.
+void
+PrintComparisons(std::ostream& os, const std::vector<TalbScenarioResult>& results)
+{
+    const TalbScenarioResult& base = results.front();
     // Two figures, each named for what it counts: talb-report.py's headline is the second.
     os << "avg FCT reduction vs " << base.scheme << ", tensor messages:";
     for (const auto& r : results)
@@ -563,6 +561,13 @@ TalbScenarioReport::PrintTable(const std::vector<TalbScenarioResult>& results, s
         }
         os << "\n";
     }
+}
+
+/// One line per job: its analytic ideal and each scheme's multiple of it.
+void
+PrintIdeals(std::ostream& os, const std::vector<TalbScenarioResult>& results)
+{
+    const TalbScenarioResult& base = results.front();
     // The ideal depends on the jobs and host rate only: the same for every scheme.
     for (std::size_t j = 0; j < base.ideals.size(); ++j)
     {
@@ -588,6 +593,28 @@ TalbScenarioReport::PrintTable(const std::vector<TalbScenarioResult>& results, s
         }
         os << "\n";
     }
+}
+
+} // namespace
+
+void
+TalbScenarioReport::PrintTable(const std::vector<TalbScenarioResult>& results, std::ostream& os)
+{
+    if (results.empty())
+    {
+        return;
+    }
+    const TalbScenarioResult& base = results.front();
+    // Several jobs: one ideal averaged over jobs would mislead, so each job gets its own line.
+    const bool perJob = base.ideals.size() > 1;
+    os << std::fixed;
+    PrintHeader(os, base);
+    for (const auto& r : results)
+    {
+        PrintRow(os, r, base, perJob);
+    }
+    PrintComparisons(os, results);
+    PrintIdeals(os, results);
     std::vector<std::string> schemes;
     std::vector<const TalbCollectiveSummary*> summaries;
     for (const auto& r : results)

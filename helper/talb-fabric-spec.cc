@@ -79,7 +79,11 @@ ReadTopologyFile(const TalbScenarioConfig& c, TalbFabricSpec* s, std::vector<std
     s->fabricRate = t.fabricRate;
     s->oversubscription = 0;
     s->linkDelay = t.linkDelay;
-    s->linkRates = t.linkRates;
+    s->linkRates.clear();
+    for (const auto& r : t.linkRates)
+    {
+        s->linkRates.push_back({r.leaf, r.spine, r.rate});
+    }
     s->hostOfNode = t.hostOfNode;
 }
 

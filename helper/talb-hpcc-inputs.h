@@ -3,7 +3,6 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
-#include "ns3/talb-leaf-spine-helper.h"
 
 #include <cstdint>
 #include <map>
@@ -34,14 +33,22 @@ namespace ns3
  */
 struct TalbHpccTopology
 {
+    /// A leaf-spine link whose rate is not fabricRate (TalbLeafSpineHelper::SetLinkRate).
+    struct LinkRate
+    {
+        uint32_t leaf{0};
+        uint32_t spine{0};
+        DataRate rate;
+    };
+
     uint32_t leaves{0};
     uint32_t spines{0};
     uint32_t hostsPerLeaf{0};
     DataRate hostRate;
     DataRate fabricRate;
     Time linkDelay;
-    std::vector<TalbLeafSpineHelper::LinkRate> linkRates; //!< links not at fabricRate
-    std::map<uint32_t, uint32_t> hostOfNode;              //!< HPCC node id -> talb host index
+    std::vector<LinkRate> linkRates;         //!< links not at fabricRate
+    std::map<uint32_t, uint32_t> hostOfNode; //!< HPCC node id -> talb host index
 
     /**
      * Read \p path into \p out.

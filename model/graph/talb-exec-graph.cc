@@ -428,7 +428,8 @@ CheckCycles(uint32_t rank, const std::vector<Node>& nodes, CycleScratch& s, Repo
                     " nodes of the rank are on or behind cycles)"));
 }
 
-/// Checks the fields of one collective node; counts it for its group's members.
+/// Checks the fields of one collective node; counts it for its group's members. One check per
+/// field, each with its message: long, but read as a list.
 void
 CheckCollective(const Graph& graph,
                 uint32_t rank,

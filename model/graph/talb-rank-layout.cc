@@ -31,6 +31,8 @@ const char* const kDimNames[] = {"tp", "cp", "ep", "dp", "pp"};
 
 } // namespace
 
+// Checks the sizes, then the order string, then where ep stands, then fills the strides: each
+// check with its own message, in the order a user fixes them (one read, hence its length).
 bool
 RankLayout::Make(const Parallelism& p, RankLayout* layout, std::string* error)
 {

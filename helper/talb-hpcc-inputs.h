@@ -33,7 +33,11 @@ namespace ns3
  */
 struct TalbHpccTopology
 {
-    /// A leaf-spine link whose rate is not fabricRate (TalbLeafSpineHelper::SetLinkRate).
+    /**
+     * A leaf-spine link whose rate is not fabricRate (TalbLeafSpineHelper::SetLinkRate). The
+     * helper's own LinkRate is not used here so that this reader builds without the fabric
+     * helper (the libFuzzer build compiles it alone); TalbFabricSpec copies it over.
+     */
     struct LinkRate
     {
         uint32_t leaf{0};

@@ -204,6 +204,8 @@ TalbScenarioBuild::MakeGraphHelper(const TalbScenarioSpec& spec, uint32_t j)
     helper.SetJobAttribute("NicRate", DataRateValue(f.hostRate));
     helper.SetJobAttribute("IntraRate",
                            DataRateValue(f.gpusPerServer > 1 ? f.nvlinkRate : f.hostRate));
+    helper.SetJobAttribute("IntraLatency",
+                           TimeValue(f.gpusPerServer > 1 ? f.nvlinkLatency : Seconds(0)));
     return helper;
 }
 

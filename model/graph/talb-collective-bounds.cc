@@ -44,6 +44,61 @@ SlowestEdgeBps(const std::vector<uint32_t>& servers,
     return slowest;
 }
 
+/**
+ * \return the latency-aware time of \p steps ring steps of \p chunk bytes each over the ring
+ * edges i -> i+1 (mod N), i = first, ..., first + count - 1: every step waits for the slowest
+ * edge, an intra-server one taking its chunk plus the intra-server latency
+ * \param noLatencyNs the same steps without latency (what the caller computed at the slowest
+ *        edge): returned unchanged when the latency is 0, so latency-free bounds stay exact
+ */
+double
+RingStepsNs(double noLatencyNs,
+            double steps,
+            double chunk,
+            const std::vector<uint32_t>& servers,
+            std::size_t first,
+            std::size_t count,
+            const LinkRates& rates)
+{
+    const std::size_t n = servers.size();
+    bool intraEdge = false;
+    for (std::size_t k = 0; k < count && !intraEdge; ++k)
+    {
+        std::size_t i = (first + k) % n;
+        intraEdge = servers[i] == servers[(i + 1) % n];
+    }
+    if (!(rates.intraLatencyNs > 0) || !intraEdge)
+    {
+        return noLatencyNs;
+    }
+    return std::max(noLatencyNs,
+                    steps * (TransferNs(chunk, rates.intraBps) + rates.intraLatencyNs));
+}
+
+/// \return the intra-server latency times the intra-server edges of the chain (see RingStepsNs)
+double
+ChainLatencyNs(const std::vector<uint32_t>& servers,
+               std::size_t first,
+               std::size_t count,
+               const LinkRates& rates)
+{
+    const std::size_t n = servers.size();
+    double total = 0;
+    for (std::size_t k = 0; k < count; ++k)
+    {
+        std::size_t i = (first + k) % n;
+        total += servers[i] == servers[(i + 1) % n] ? rates.intraLatencyNs : 0;
+    }
+    return total;
+}
+
+/// \return \p intraNs plus the intra-server latency when bytes move inside a server
+double
+WithIntraLatency(double intraNs, double intraBytes, const LinkRates& rates)
+{
+    return intraBytes > 0 ? intraNs + rates.intraLatencyNs : intraNs;
+}
+
 } // namespace
 
 double
@@ -63,14 +118,28 @@ CollectiveBoundNs(CollType type,
     switch (type)
     {
     case CollType::kAllReduce:
-        return 2 * share * TransferNs(s, SlowestEdgeBps(servers, 0, n, rates));
+        return RingStepsNs(2 * share * TransferNs(s, SlowestEdgeBps(servers, 0, n, rates)),
+                           2.0 * double(n - 1),
+                           s / double(n),
+                           servers,
+                           0,
+                           n,
+                           rates);
     case CollType::kReduceScatter:
     case CollType::kAllGather:
-        return share * TransferNs(s, SlowestEdgeBps(servers, 0, n, rates));
+        return RingStepsNs(share * TransferNs(s, SlowestEdgeBps(servers, 0, n, rates)),
+                           double(n - 1),
+                           s / double(n),
+                           servers,
+                           0,
+                           n,
+                           rates);
     case CollType::kBroadcast: // root -> root+1 -> ... -> root-1
-        return TransferNs(s, SlowestEdgeBps(servers, root, n - 1, rates));
+        return TransferNs(s, SlowestEdgeBps(servers, root, n - 1, rates)) +
+               ChainLatencyNs(servers, root, n - 1, rates);
     case CollType::kReduce: // root+1 -> ... -> root-1 -> root
-        return TransferNs(s, SlowestEdgeBps(servers, root + 1, n - 1, rates));
+        return TransferNs(s, SlowestEdgeBps(servers, root + 1, n - 1, rates)) +
+               ChainLatencyNs(servers, root + 1, n - 1, rates);
     case CollType::kGather:
     case CollType::kScatter: {
         std::size_t local = 0; // other members on the root's server
@@ -79,8 +148,10 @@ CollectiveBoundNs(CollType type,
             local += i != root && servers[i] == servers[root];
         }
         const double piece = s / double(n);
-        return std::max(TransferNs(double(n - 1 - local) * piece, rates.nicBps),
-                        TransferNs(double(local) * piece, rates.intraBps));
+        const double intraBytes = double(local) * piece;
+        return std::max(
+            TransferNs(double(n - 1 - local) * piece, rates.nicBps),
+            WithIntraLatency(TransferNs(intraBytes, rates.intraBps), intraBytes, rates));
     }
     case CollType::kAllToAll: {
         std::vector<double> sent(n * n, s / double(n));
@@ -119,13 +190,16 @@ AllToAllBoundNs(const std::vector<double>& sent,
         busiestNic = std::max({busiestNic, nicOut, nicIn});
         busiestIntra = std::max({busiestIntra, intraOut, intraIn});
     }
-    return std::max(TransferNs(busiestNic, rates.nicBps), TransferNs(busiestIntra, rates.intraBps));
+    return std::max(
+        TransferNs(busiestNic, rates.nicBps),
+        WithIntraLatency(TransferNs(busiestIntra, rates.intraBps), busiestIntra, rates));
 }
 
 double
 SendRecvBoundNs(uint64_t bytes, uint32_t fromServer, uint32_t toServer, const LinkRates& rates)
 {
-    return TransferNs(static_cast<double>(bytes), EdgeBps(fromServer, toServer, rates));
+    const double ns = TransferNs(static_cast<double>(bytes), EdgeBps(fromServer, toServer, rates));
+    return fromServer == toServer ? WithIntraLatency(ns, double(bytes), rates) : ns;
 }
 
 double

@@ -16,8 +16,10 @@
  * The fabric: every GPU (rank) has one NIC of rate nicBps towards the fabric and one link of
  * rate intraBps into its server's interconnect (NVLink-class), each full duplex; the fabric and
  * the interconnect never congest. Rank i of a group sits on server servers[i]. The time of a
- * transfer of b bytes at rate R is 8 b / R. Not counted: headers, latency, reduction
- * arithmetic, so a simulated collective can never be faster (up to its headers and latency).
+ * transfer of b bytes at rate R is 8 b / R; a message between two GPUs of one server arrives
+ * intraLatencyNs after its last byte left (the NVLink port's Latency). Not counted: headers,
+ * the fabric's latency, reduction arithmetic, so a simulated collective can never be faster
+ * (up to its headers and the fabric's latency).
  *
  * With S = bytes (Node's byte conventions), N = the group's size:
  *
@@ -35,6 +37,14 @@
  * send / recv                        S / intra on one server, S / nic across servers
  * barrier; any group of one rank     0
  * =================================  ======================================================
+ *
+ * The intra-server latency L (intraLatencyNs, 0: none) adds to the bounds above as the
+ * algorithms pay it: a ring step waits for its slowest edge, an intra-server edge taking its
+ * chunk's time plus L, so a ring collective of k steps of S/N bytes is bounded by k x the
+ * slowest edge's (S/N / B_e + L_e) (k = 2(N-1) for all-reduce, N-1 for reduce-scatter and
+ * all-gather); the pipelined chain adds L once per intra-server edge of the chain (its last
+ * byte crosses every edge); a direct algorithm or a message that moves bytes inside a server
+ * adds L to its intra-server time. With L = 0 every bound is the table's.
  *
  * Rates of mixed groups (some members share a server, some do not):
  * - ring algorithms go round the group in its order (member i sends to member i+1 mod N) and
@@ -54,11 +64,12 @@ namespace talb
 namespace graph
 {
 
-/// The link rates a bound assumes, in bit/s (both > 0).
+/// The links a bound assumes: rates in bit/s (both > 0) and the intra-server latency.
 struct LinkRates
 {
-    double nicBps{0};   //!< one GPU's NIC towards the fabric
-    double intraBps{0}; //!< one GPU's link into its server's interconnect (NVLink-class)
+    double nicBps{0};         //!< one GPU's NIC towards the fabric
+    double intraBps{0};       //!< one GPU's link into its server's interconnect (NVLink-class)
+    double intraLatencyNs{0}; //!< a message inside a server arrives this long after its last byte
 };
 
 /**

@@ -58,6 +58,12 @@ TalbGraphJob::GetTypeId()
                           DataRateValue(DataRate("100Gbps")),
                           MakeDataRateAccessor(&TalbGraphJob::m_intraRate),
                           MakeDataRateChecker())
+            .AddAttribute("IntraLatency",
+                          "Latency of a message between two ranks of one server (the NVLink "
+                          "port's Latency), for the analytic bounds",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&TalbGraphJob::m_intraLatency),
+                          MakeTimeChecker(Seconds(0)))
             .AddTraceSource("FlowDone",
                             "A message was delivered",
                             MakeTraceSourceAccessor(&TalbGraphJob::m_flowTrace),
@@ -184,6 +190,7 @@ TalbGraphJob::GetRates() const
     talb::graph::LinkRates rates;
     rates.nicBps = static_cast<double>(m_nicRate.GetBitRate());
     rates.intraBps = static_cast<double>(m_intraRate.GetBitRate());
+    rates.intraLatencyNs = m_intraLatency.ToDouble(Time::NS);
     return rates;
 }
 

@@ -103,6 +103,7 @@ class TalbGraphJob : public Object, private talb::graph::ExecutorEnv
     std::string m_algorithmNames;
     DataRate m_nicRate;
     DataRate m_intraRate;
+    Time m_intraLatency; //!< a message inside a server: arrival after its last byte (bounds)
 
     std::shared_ptr<const talb::graph::Graph> m_graph;
     std::vector<Ptr<Node>> m_hosts;

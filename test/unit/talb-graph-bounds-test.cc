@@ -113,6 +113,36 @@ TEST(TalbGraphBounds, SendRecvIsSOverTheLinkItCrosses)
     EXPECT_DOUBLE_EQ(SendRecvBoundNs(0, 0, 1, kRates), 0);
 }
 
+TEST(TalbGraphBounds, TheIntraServerLatencyIsPaidPerStepInsideAServer)
+{
+    // 1 us per message inside a server (the NVLink port's Latency).
+    const LinkRates lat{100e9, 800e9, 1000};
+    // One server, ring of 4: every step is S/4 at 800 Gb/s (2.5 us) plus 1 us.
+    EXPECT_DOUBLE_EQ(CollectiveBoundNs(CollType::kAllReduce, kMb, kOneServer, kNoRoot, lat),
+                     6 * 3.5e3);
+    EXPECT_DOUBLE_EQ(CollectiveBoundNs(CollType::kAllGather, kMb, kOneServer, kNoRoot, lat),
+                     3 * 3.5e3);
+    // A small message: latency is almost all of it (2 x 3 steps of 2.5 ns + 1 us).
+    EXPECT_DOUBLE_EQ(CollectiveBoundNs(CollType::kAllReduce, 1000, kOneServer, kNoRoot, lat),
+                     6 * 1002.5);
+    // Across servers the NIC edges (20 us a step, no latency counted) stay the slowest.
+    EXPECT_DOUBLE_EQ(CollectiveBoundNs(CollType::kAllReduce, kMb, kPairs, kNoRoot, lat), 120e3);
+    EXPECT_DOUBLE_EQ(CollectiveBoundNs(CollType::kAllReduce, kMb, kSpread, kNoRoot, lat), 120e3);
+    // The chain pays it once per intra-server edge: 3 inside one server, 1 of {0,0,1,1}'s
+    // broadcast from member 0 (0->1 intra, 1->2 NIC, 2->3 intra: 2).
+    EXPECT_DOUBLE_EQ(CollectiveBoundNs(CollType::kBroadcast, kMb, kOneServer, 0, lat), 13e3);
+    EXPECT_DOUBLE_EQ(CollectiveBoundNs(CollType::kBroadcast, kMb, kPairs, 0, lat), 82e3);
+    // Direct: the intra-server part pays it once (gather at member 0 of {0,0,1,1}: 40 us by
+    // NIC against 2.5 + 1 us inside; one server: 7.5 + 1 us).
+    EXPECT_DOUBLE_EQ(CollectiveBoundNs(CollType::kGather, kMb, kPairs, 0, lat), 40e3);
+    EXPECT_DOUBLE_EQ(CollectiveBoundNs(CollType::kGather, kMb, kOneServer, 0, lat), 8.5e3);
+    EXPECT_DOUBLE_EQ(CollectiveBoundNs(CollType::kAllToAll, kMb, kOneServer, kNoRoot, lat), 8.5e3);
+    // A message inside a server, and one across.
+    EXPECT_DOUBLE_EQ(SendRecvBoundNs(kMb, 4, 4, lat), 11e3);
+    EXPECT_DOUBLE_EQ(SendRecvBoundNs(kMb, 0, 1, lat), 80e3);
+    EXPECT_DOUBLE_EQ(SendRecvBoundNs(0, 4, 4, lat), 0);
+}
+
 TEST(TalbGraphBounds, BarriersAndSingleRankGroupsTakeNoTime)
 {
     EXPECT_DOUBLE_EQ(CollectiveBoundNs(CollType::kBarrier, 0, kSpread, kNoRoot, kRates), 0);

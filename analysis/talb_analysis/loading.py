@@ -1,4 +1,5 @@
-"""Find and load talb run folders (flows.csv, tensors.csv, iterations.csv, run.json).
+"""Find and load talb run folders (flows.csv, tensors.csv, iterations.csv, run.json; and
+collectives.csv where a run has one: graph jobs' collective instances, absent in older runs).
 
 A run folder is any folder holding a run.json. A sweep folder is any folder with run folders below
 it (hidden folders such as a sweep's .tmp are skipped). Every table gets a ``run_id`` column that
@@ -37,6 +38,14 @@ SCHEMAS = {
         'compute_ns': INT, 'exposed_comm_ns': INT, 'scheme': STR, 'seed': INT,
     },
 }
+# Tables a run folder may lack (runs from before the runner wrote them): column -> type.
+OPTIONAL_SCHEMAS = {
+    'collectives.csv': {
+        'job': INT, 'iteration': INT, 'operation': STR, 'group': STR, 'type': STR, 'class': STR,
+        'bytes': INT, 'priority': INT, 'start_ns': INT, 'end_ns': INT, 'ideal_ns': INT,
+        'scheme': STR, 'seed': INT,
+    },
+}
 # Columns a writer may append after the contract's (ignored by the analysis): tensors.csv's
 # wire_bytes, the bytes a scheduler actually sends for a tensor (sparse: compressed).
 OPTIONAL_COLUMNS = ('wire_bytes',)
@@ -54,13 +63,20 @@ class TalbDataWarning(UserWarning):
 
 @dataclass
 class Dataset:
-    """All runs found under one path: ``runs`` (index run_id) and the three tables."""
+    """All runs found under one path: ``runs`` (index run_id), the three tables, and the graph
+    jobs' collective instances (empty when no run has any)."""
 
     root: str
     runs: pd.DataFrame
     flows: pd.DataFrame
     tensors: pd.DataFrame
     iterations: pd.DataFrame
+    collectives: pd.DataFrame = None
+
+    def __post_init__(self):
+        if self.collectives is None:
+            self.collectives = _empty(OPTIONAL_SCHEMAS['collectives.csv']).assign(run_id=0)[
+                ['run_id'] + list(OPTIONAL_SCHEMAS['collectives.csv'])]
 
     def parameter_names(self):
         """Names of the run parameters (run.json "parameters"), in first-seen order."""
@@ -339,12 +355,16 @@ def _check_run_columns(table, path, run):
 
 
 def load_run(folder):
-    """(run dict, flows, tensors, iterations) of one run folder."""
+    """(run dict, flows, tensors, iterations, collectives) of one run folder (collectives empty
+    where the folder has no collectives.csv)."""
     run = read_run_json(folder)
     tables = []
-    for name in SCHEMAS:
+    for name in list(SCHEMAS) + list(OPTIONAL_SCHEMAS):
         path = os.path.join(folder, name)
-        table = read_table(path)
+        if name in OPTIONAL_SCHEMAS and not os.path.isfile(path):
+            tables.append(_empty(OPTIONAL_SCHEMAS[name]))
+            continue
+        table = read_table(path, SCHEMAS.get(name) or OPTIONAL_SCHEMAS[name])
         _check_run_columns(table, path, run)
         if name == 'flows.csv':
             bad = ~table['kind'].isin(FLOW_KINDS)
@@ -362,11 +382,11 @@ def load_run(folder):
 
 def load(path):
     """Every run at or below ``path`` as one :class:`Dataset`."""
-    rows, flows, tensors, iterations = [], [], [], []
+    rows, flows, tensors, iterations, collectives = [], [], [], [], []
     for run_id, folder in enumerate(find_run_folders(path)):
-        run, f, t, i = load_run(folder)
+        run, f, t, i, c = load_run(folder)
         rows.append(run)
-        for table, out in ((f, flows), (t, tensors), (i, iterations)):
+        for table, out in ((f, flows), (t, tensors), (i, iterations), (c, collectives)):
             table.insert(0, 'run_id', run_id)
             out.append(table)
     runs = pd.DataFrame(rows)
@@ -377,7 +397,8 @@ def load(path):
     order = list(RUN_COLUMNS) + [c for c in runs.columns if c not in RUN_COLUMNS]
     return Dataset(root=path, runs=runs[order], flows=pd.concat(flows, ignore_index=True),
                    tensors=pd.concat(tensors, ignore_index=True),
-                   iterations=pd.concat(iterations, ignore_index=True))
+                   iterations=pd.concat(iterations, ignore_index=True),
+                   collectives=pd.concat(collectives, ignore_index=True))
 
 
 def _numbers_if_all(values):

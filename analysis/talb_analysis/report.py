@@ -23,6 +23,9 @@ SECTIONS = [
     ('iteration', 'iteration_time.csv',
      'Iteration time (ms: mean over iterations of the slowest worker; 95 % CI across seeds) '
      'and speedup = baseline / scheme'),
+    ('collectives', 'collectives_by_type.csv',
+     'Collective completion per type, graph jobs (us: end - start of each instance; ideal = its '
+     'analytic bound on an idle fabric; x ideal = total time / total ideal)'),
     ('cells', 'cells.csv',
      'Per scheme and cell: mean iteration (ms, 95 % CI), speedup over the baseline, avg/p99 FCT '
      '(us, all flows), FCT reduction (%, all flows), p99 FCT of priority 0-1 tensor flows and of background '
@@ -87,6 +90,7 @@ def build(data, keys, baseline, warmup, scheme='talb'):
         'talb_vs_best': stats.talb_vs_best(cells, keys, talb=scheme, baseline=baseline),
         'fct': fct, 'fct_priority': by_priority, 'fct_size': by_size, 'tensor': tensor,
         'iteration': iteration, 'headline': stats.headline(fct, iteration, keys, baseline),
+        'collectives': stats.collective_table(data, keys, warmup),
         'tensor_detail': tensor_detail, 'runs': runs,
         'cells_brief': cells[list(keys) + list(BRIEF_COLUMNS)].round(BRIEF_COLUMNS),
     }
@@ -207,6 +211,8 @@ def _report(args):
               % args.baseline)
     one_seed = _one_seed(tables['iteration'])
     for key, filename, title in SECTIONS:
+        if key == 'collectives' and tables[key].empty:
+            continue  # no graph job: the CSV alone (headers) says so
         print()
         title = title.format(scheme=args.scheme)
         if one_seed:

@@ -211,6 +211,28 @@ def tensor_tables(data, keys):
     return per_priority, per_tensor
 
 
+def collective_table(data, keys, warmup=1):
+    """Graph jobs' collective instances per group of ``keys`` and collective type (iterations
+    from each job's ``warmup`` on, as for iteration time): count, mean and p99 duration (us),
+    mean ideal (the instance's analytic bound on an idle fabric) and x ideal = total duration /
+    total ideal (NaN where every ideal is 0, e.g. barriers)."""
+    columns = list(keys) + ['type', 'count', 'dur_avg_us', 'dur_p99_us', 'ideal_avg_us',
+                            'x_ideal']
+    coll = data.collectives
+    if coll.empty:
+        return pd.DataFrame(columns=columns)
+    first = coll.groupby(['run_id', 'job'])['iteration'].transform('min')
+    coll = attach(coll[coll['iteration'] >= first + warmup], data.runs, keys)
+    frame = coll[list(keys) + ['type']].assign(dur_us=(coll['end_ns'] - coll['start_ns']) / 1e3,
+                                               ideal_us=coll['ideal_ns'] / 1e3)
+    g = _grouped(frame, list(keys) + ['type'])
+    out = g['dur_us'].agg(count='size', dur_avg_us='mean', dur_p99_us=_pct(99))
+    out = out.join(g['ideal_us'].agg(ideal_avg_us='mean'))
+    total = g[['dur_us', 'ideal_us']].sum()
+    out['x_ideal'] = (total['dur_us'] / total['ideal_us']).where(total['ideal_us'] > 0)
+    return out.reset_index()[columns]
+
+
 def run_iteration_times(data, warmup=1):
     """Per run: mean iteration time (ms) after ``warmup`` iterations and how many were counted.
 

@@ -83,6 +83,48 @@ def part(scale, transport, grid, fixed):
     return {'grid': g, 'fixed': f, 'seeds': SEEDS}
 
 
+# The llm family: 16 GPU servers of 8 GPUs (128 ranks, one 400 Gb/s NIC each), wired in rails
+# (NIC i of every server on rail leaf i: 8 leaves of 16) or one leaf per server (16 leaves of
+# 8), 4 spines. Models are Llama-/Mixtral-like with fewer and narrower layers than the real
+# ones (stated in doc/talb-evaluation.rst), so that a run takes seconds, not hours.
+LLM_FABRICS = {
+    'rail': {'leaves': 8, 'hostsPerLeaf': 16, 'railOptimized': 'true'},
+    'tor': {'leaves': 16, 'hostsPerLeaf': 8, 'railOptimized': 'false'},
+}
+LLM_FIXED = {'spines': 4, 'gpusPerServer': 8, 'hostRate': '400Gbps', 'iterations': 3,
+             'warmup': 1}
+LLM_DIMS = 'layers=4,hidden=2048,ffn=7168,heads=16,kvHeads=8,seq=1024,vocab=16384'
+MOE_DIMS = 'layers=2,hidden=2048,ffn=7168,moeFfn=7168,heads=16,kvHeads=8,seq=1024,vocab=16384'
+
+
+def llm_jobs():
+    """(a) dense: TP inside servers, PP and DP across; (b) MoE: EP all-to-all across servers;
+    (c) the two at half size sharing the fabric."""
+    dense = 'model=llama3-8b,tp=8,pp=2,dp=%d,' + LLM_DIMS
+    moe = 'model=mixtral-8x7b,tp=2,pp=1,dp=%d,ep=8,' + MOE_DIMS
+    return {'dense': dense % 8, 'moe': moe % 64,
+            'two': '%s;%s' % (dense % 4, moe % 32)}
+
+
+def llm_parts(out):
+    """Per job set, fabric and transport a part (a job set in a folder name would be too long
+    for the file system): dense, moe and two at 1:1 and 2:1, and bg, (d) the dense job next to
+    web-search background at 30 % of the host rate."""
+    jobs = llm_jobs()
+    for name, fabric in LLM_FABRICS.items():
+        for tr in ('rdma', 'tcp'):
+            fixed = dict(LLM_FIXED, **fabric)
+            fixed.update({'transport': tr, 'bgLoad': 0, 'progress': 'false'})
+            grid = {'lb': RDMA_SCHEMES if tr == 'rdma' else TCP_SCHEMES,
+                    'oversubscription': OVERSUB}
+            for jobset in ('dense', 'moe', 'two', 'bg'):
+                f = dict(fixed, jobs=jobs['dense' if jobset == 'bg' else jobset])
+                if jobset == 'bg':
+                    f.update(bgCdf='websearch', bgLoad=0.3)
+                out[('llm', '%s-%s-%s128' % (jobset, name, tr))] = {
+                    'grid': copy.deepcopy(grid), 'fixed': f, 'seeds': SEEDS}
+
+
 def families():
     out = {}
     for scale in SCALES:
@@ -112,6 +154,7 @@ def families():
                                  'lbAttributes': ['Version=1']}, {})
         v1['grid']['lb'] = ['talb']
         out[('idle', 'talbv1-tcp' + scale)] = v1
+    llm_parts(out)
     # TaLB's move variants (reported as talb-congestion, talb-contended, talb-counts) next to
     # the 16-host parts: a part matches by its name's ending or as family/name.
     for (family, name), grid in list(out.items()):

@@ -23,6 +23,8 @@ EVAL = os.path.join(ROOT, 'scenarios', 'eval')
 GRIDS = sorted(glob.glob(os.path.join(EVAL, '*', '*.json')))
 RUNNER = os.environ.get('TALB_SCENARIO', os.path.join(ROOT, 'build', 'bin', 'talb-scenario'))
 FAMILIES = {'idle', 'background', 'asymmetric', 'failure', 'mixed', 'incast'}
+LLM_PARTS = {'%s-%s-%s128' % (jobs, fabric, transport) for jobs in ('dense', 'moe', 'two', 'bg')
+             for fabric in ('rail', 'tor') for transport in ('rdma', 'tcp')}
 # TaLB's move variants: grid prefix -> (the axis that makes it, the start of its one value)
 # The label each variant's runs get in the report (its TaLB's move rule).
 VARIANT_LABELS = {'talbc-': 'talb-congestion', 'talbx-': 'talb-contended', 'talbn-': 'talb-counts',
@@ -55,12 +57,24 @@ def test_talb_runs_of_a_grid_are_labelled_by_its_variant(path):
 
 def test_every_family_has_both_transports_and_both_scales():
     parts = {(os.path.basename(os.path.dirname(p)), os.path.basename(p)[:-5]) for p in GRIDS}
-    assert {f for f, _ in parts} == FAMILIES
+    assert {f for f, _ in parts} == FAMILIES | {'llm'}
     for family in FAMILIES:
         names = {n for f, n in parts if f == family}
         for transport in ('tcp', 'rdma'):
             for hosts in ('16', '64'):
                 assert any(n.endswith(transport + hosts) for n in names), (family, transport, hosts)
+
+
+def test_the_llm_family_runs_each_job_set_on_both_fabrics_and_transports_at_128_gpus():
+    parts = {os.path.basename(p)[:-5] for p in GRIDS if os.path.basename(os.path.dirname(p)) == 'llm'}
+    assert parts == LLM_PARTS
+    for name in parts:
+        axes, fixed, _ = sweep.read_grid(os.path.join(EVAL, 'llm', name + '.json'))
+        assert int(fixed['leaves']) * int(fixed['hostsPerLeaf']) == 128
+        assert int(fixed['gpusPerServer']) == 8
+        assert fixed['railOptimized'] == ('true' if '-rail-' in name else 'false')
+        assert [int(v) for v in axes['oversubscription']] == [1, 2]
+        assert (float(fixed['bgLoad']) == 0.3) == name.startswith('bg-')
 
 
 @pytest.fixture(scope='module')

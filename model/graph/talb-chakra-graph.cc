@@ -760,8 +760,10 @@ BuildChakraGraph(const ChakraTrace& trace,
                         std::to_string(run.iterations) + " iterations pass 2^32 nodes");
         }
     }
-    for (const std::string& e : {b.CheckGroups(), b.CheckChannels(), b.NumberTensors()})
+    // In order: tensor ids are numbered only once the members agree.
+    for (auto check : {&Builder::CheckGroups, &Builder::CheckChannels, &Builder::NumberTensors})
     {
+        std::string e = (b.*check)();
         if (!e.empty())
         {
             return fail(e);

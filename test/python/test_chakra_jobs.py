@@ -90,9 +90,9 @@ def write_trace(prefix, ranks):
 
 
 def check_bound(row, n, transport, slack):
+    """n: the group's ranks (collectives.csv's bytes are every member's bytes together)."""
     ideal = int(row['ideal_ns'])
-    size = int(row['bytes']) // (n if row['type'] == 'all_to_all' else 1)
-    assert abs(ideal - bound_ns(row['type'], n, size)) <= 1, row
+    assert abs(ideal - bound_ns(row['type'], n, int(row['bytes']) // n)) <= 1, row
     took = int(row['end_ns']) - int(row['start_ns'])
     assert ideal <= took <= slack * WIRE[transport] * ideal, \
         '%s over %s: %d ns against %d ns (%.2f %%)' % (row['operation'], transport, took, ideal,
@@ -102,15 +102,15 @@ def check_bound(row, n, transport, slack):
 SIZE = 25000000  # large enough that the fabric's latency stays inside the tolerances
 
 
-@pytest.mark.parametrize('transport,slack', [('rdma', 1.02), ('tcp', 1.05)])
-@pytest.mark.parametrize('kind,comm_type', [('all_reduce', ALL_REDUCE),
-                                            ('all_gather', ALL_GATHER),
-                                            ('reduce_scatter', REDUCE_SCATTER),
-                                            ('all_to_all', ALL_TO_ALL)])
-@pytest.mark.parametrize('n', [4, 8, 16])
+KINDS = [('all_reduce', ALL_REDUCE), ('all_gather', ALL_GATHER),
+         ('reduce_scatter', REDUCE_SCATTER), ('all_to_all', ALL_TO_ALL)]
+# Every kind at 4, 8 and 16 ranks over RDMA; over TCP at 8 (TCP costs several times the CPU).
+CASES = ([(n, kind, ct, 'rdma', 1.02) for n in (4, 8, 16) for kind, ct in KINDS] +
+         [(8, kind, ct, 'tcp', 1.05) for kind, ct in KINDS])
+
+
+@pytest.mark.parametrize('n,kind,comm_type,transport,slack', CASES)
 def test_written_microbenchmark_within_its_bound(tmp_path, n, kind, comm_type, transport, slack):
-    if transport == 'tcp' and n != 8:
-        pytest.skip('TCP at 8 ranks only (CPU time)')
     prefix = str(tmp_path / kind)
     # ASTRA-sim's microbenchmark shape: one COMM_COLL_NODE per rank, no pg_name (all ranks);
     # an all-gather's comm_size is each rank's part.
@@ -121,7 +121,8 @@ def test_written_microbenchmark_within_its_bound(tmp_path, n, kind, comm_type, t
     assert r.returncode == 0, r.stderr
     done = rows(tmp_path / 'out', 'collectives.csv')
     assert len(done) == 1 and done[0]['type'] == kind and done[0]['group'] == 'all'
-    assert int(done[0]['bytes']) == (size * n if comm_type in (ALL_GATHER, ALL_TO_ALL) else size)
+    # Per rank: an all-gather's output buffer is comm_size x n; the others' is comm_size.
+    assert int(done[0]['bytes']) == n * (size * n if comm_type == ALL_GATHER else size)
     check_bound(done[0], n, transport, slack)
     assert json.loads((tmp_path / 'out' / 'run.json').read_text())['complete']
 
@@ -136,13 +137,13 @@ def test_astra_sim_microbenchmarks_run_unchanged(tmp_path, n, kind):
     done = rows(tmp_path, 'collectives.csv')
     assert len(done) == 1 and done[0]['type'] == kind
     mib = 1 << 20
-    assert int(done[0]['bytes']) == (mib * n if kind in ('all_gather', 'all_to_all') else mib)
+    assert int(done[0]['bytes']) == n * (mib * n if kind == 'all_gather' else mib)
     ideal = int(done[0]['ideal_ns'])
-    size = int(done[0]['bytes']) // (n if kind == 'all_to_all' else 1)
-    assert abs(ideal - bound_ns(kind, n, size)) <= 1
+    assert abs(ideal - bound_ns(kind, n, int(done[0]['bytes']) // n)) <= 1
     took = int(done[0]['end_ns']) - int(done[0]['start_ns'])
-    # 1 MiB is small: each ring step's latency adds to the bound (checked at 25 MB above).
-    assert ideal <= took <= 1.5 * ideal, (took, ideal)
+    # 1 MiB is small: each ring step's fixed latency adds to the payload-only bound (at 16 ranks
+    # 12.5 % over RDMA when measured); the bound's 2 % is checked at 25 MB above.
+    assert ideal <= took <= 1.15 * ideal, (took, ideal)
     assert json.loads((tmp_path / 'run.json').read_text())['complete']
 
 
@@ -176,7 +177,7 @@ def test_groups_priorities_dependencies_and_messages(tmp_path):
         assert seen[(it, 'all', 'broadcast')]['class'] == 'other'
         for row in (seen[(it, '0', 'all_reduce')], seen[(it, 'all', 'broadcast')]):
             check_bound(row, 2 if row['group'] == '0' else 4, 'rdma', 1.02)
-        assert (it, 'p2p', 'send_recv') in seen
+        check_bound(seen[(it, 'p2p', 'send_recv')], 1, 'rdma', 1.02)
     # The broadcast waits for both all-reduces; the compute (50 us) comes first.
     first = seen[('0', '0', 'all_reduce')]
     assert int(first['start_ns']) >= 50000
@@ -190,7 +191,7 @@ def test_groups_priorities_dependencies_and_messages(tmp_path):
     ('trace=/nonexistent/t', 'bad value trace=/nonexistent/t: /nonexistent/t: no file '
                              '/nonexistent/t.0.et (or .et.gz)'),
     ('trace=GAP', "GAP: rank 1's file GAP.1.et is missing, but GAP.2.et exists"),
-    ('trace=CUT', 'CUT.1.et: the message at byte 7 is'),
+    ('trace=CUT', 'CUT.1.et: the message at byte 8 is 41 bytes long but the file has 38 left'),
     ('trace=DANGLING', 'DANGLING.0.et:rank 0:node 1: data dependency on node 9, which the file '
                        'does not have'),
     ('trace=GOOD,workers=2', 'workers=2 but the trace has 4 ranks'),

@@ -468,9 +468,11 @@ TEST(ChakraTrace, BadBytesNameTheFileAndWhatIsWrong)
     t.nodes.push_back(Coll(4, ChakraCommType::kAllReduce, 1u << 20));
     const std::string good = WriteChakraRank(t);
     EXPECT_EQ(ReadError(""), "r.et: empty file (a rank's file starts with its GlobalMetadata)");
+    const std::size_t at = 1 + uint8_t(good[0]); // the node's length prefix, after the metadata
     EXPECT_EQ(ReadError(good.substr(0, good.size() - 1)),
-              "r.et: the message at byte 7 is " + std::to_string(uint8_t(good[7])) +
-                  " bytes long but the file has " + std::to_string(good.size() - 9) +
+              "r.et: the message at byte " + std::to_string(at) + " is " +
+                  std::to_string(uint8_t(good[at])) + " bytes long but the file has " +
+                  std::to_string(good.size() - at - 2) +
                   " left (truncated, or not a Chakra trace)");
     EXPECT_EQ(ReadError(good + char(0x80)),
               "r.et: the file ends inside the length of the message at byte " +

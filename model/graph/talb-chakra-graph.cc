@@ -77,8 +77,8 @@ struct Channel
     uint32_t from;
     uint32_t to;
     uint32_t tag;
-    std::vector<std::pair<uint32_t, uint32_t>> sends; //!< (node index on from, Chakra id)
-    std::vector<std::pair<uint32_t, uint32_t>> recvs; //!< (node index on to, position)
+    std::vector<std::pair<uint32_t, uint32_t>> sends; //!< (node index on from, file position)
+    std::vector<std::pair<uint32_t, uint32_t>> recvs; //!< (node index on to, file position)
 };
 
 /// Builds the graph of one iteration, rank by rank, then checks the ranks against each other.
@@ -398,8 +398,12 @@ Builder::P2p(uint32_t r, const ChakraNode& c, uint32_t index, Node* n)
         it = m_channelIndex.emplace(key, static_cast<uint32_t>(m_channels.size())).first;
         m_channels.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), {}, {}});
     }
-    (send ? m_channels[it->second].sends : m_channels[it->second].recvs)
-        .emplace_back(static_cast<uint32_t>(m_graph.ranks[r].size()), index);
+    auto& mine = send ? m_channels[it->second].sends : m_channels[it->second].recvs;
+    if (!mine.empty())
+    {
+        n->deps.push_back(mine.back().first); // the rank's previous one on the channel
+    }
+    mine.emplace_back(static_cast<uint32_t>(m_graph.ranks[r].size()), index);
     return "";
 }
 

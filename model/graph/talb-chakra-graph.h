@@ -35,7 +35,9 @@
  * A rank's collectives on one group are issued in one order, the rank's topological order of its
  * nodes (the file's order where dependencies allow): each depends on the rank's previous one on
  * the group (NCCL runs a communicator's operations in order), and the k-th of every member must
- * agree in type, bytes (all-to-all excepted) and root. Priorities: comm_priority where given,
+ * agree in type, bytes (all-to-all excepted) and root. Sends (and receives) of one sender,
+ * receiver and tag are ordered the same way, the k-th send matching the k-th receive in bytes.
+ * Priorities: comm_priority where given,
  * else the LLM rule of CommClass kOther. Tensor ids: one per collective instance (group, k) and
  * per message, numbered in the order of the groups' first use and of the (sender, receiver, tag)
  * channels, the same in every iteration. Node::layer is 0; labels are the nodes' names.

@@ -400,6 +400,13 @@ TEST(ChakraTrace, SendsAndReceivesMatchByTag)
     EXPECT_EQ(g.ranks[1][1].tensor, g.ranks[0][0].tensor);
     EXPECT_EQ(g.ranks[1][0].tensor, g.ranks[0][1].tensor);
     EXPECT_NE(g.ranks[0][0].tensor, g.ranks[0][1].tensor);
+    // Two sends on one channel: the second waits for the first (the receives likewise).
+    ChakraTrace two = Trace(2, [](uint32_t r) {
+        return std::vector<ChakraNode>{P2p(1, r == 0, 1 - r, 64, 0), P2p(2, r == 0, 1 - r, 64, 0)};
+    });
+    Graph g2 = Build(two);
+    EXPECT_EQ(g2.ranks[0][1].deps, std::vector<uint32_t>{0});
+    EXPECT_EQ(g2.ranks[1][1].deps, std::vector<uint32_t>{0});
 }
 
 TEST(ChakraTrace, IterationsRepeatTheTraceAfterARankFinishedIt)

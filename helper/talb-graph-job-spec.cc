@@ -4,6 +4,7 @@
 #include "ns3/talb-llm-model.h"
 #include "ns3/talb-llm-workload.h"
 #include "ns3/talb-parse.h"
+#include "ns3/talb-wire.h"
 
 #include <algorithm>
 
@@ -72,6 +73,16 @@ const KeyInfo KEYS[] = {
      "run a workload file: AICB/SimAI (HYBRID_TRANSFORMER_FWD_IN_BCKWD ...), MICRO or "
      "ASTRA-sim 1.0 DATA, ranks from its all_gpus (else workers), with the keys layers, "
      "iterations, workers"},
+    {"trace",
+     KeyType::TEXT,
+     false,
+     "run a Chakra execution trace PREFIX (PREFIX.0.et, PREFIX.1.et, ... or .et.gz, one file "
+     "per rank: as many ranks), with the keys commGroups, iterations, workers"},
+    {"commGroups",
+     KeyType::TEXT,
+     false,
+     "a Chakra trace's communicator-group JSON file ({\"name\": [ranks], ...}: the groups "
+     "its pg_name attributes name)"},
 };
 
 const KeyInfo*
@@ -361,7 +372,19 @@ TalbGraphJobSpec::Check(const std::string& where,
     const bool workloadJob = std::any_of(keys.begin(), keys.end(), [](const auto& kv) {
         return kv.first == "workload";
     });
-    if (workloadJob)
+    const bool traceJob = std::any_of(keys.begin(), keys.end(), [](const auto& kv) {
+        return kv.first == "trace" || kv.first == "commGroups";
+    });
+    if (traceJob)
+    {
+        kind = TRACE;
+        CheckTrace(where, device, precision, iterations, workers, graph_.get(), errors);
+        if (errors->size() > before)
+        {
+            return;
+        }
+    }
+    else if (workloadJob)
     {
         kind = WORKLOAD;
         CheckWorkload(where, device, precision, iterations, workers, graph_.get(), errors);
@@ -531,6 +554,82 @@ TalbGraphJobSpec::CheckWorkload(const std::string& where,
     if (!talb::graph::BuildAicbGraph(w, workloadRun, path, graph_, &error))
     {
         errors->push_back(where + "bad value workload=" + path + ": " + error);
+    }
+}
+
+void
+TalbGraphJobSpec::CheckTrace(const std::string& where,
+                             const std::string& device,
+                             const std::string& precision,
+                             uint32_t iterations,
+                             uint32_t workers,
+                             talb::graph::Graph* graph_,
+                             std::vector<std::string>* errors)
+{
+    std::string prefix;
+    std::string groupsPath;
+    for (const auto& [key, value] : keys)
+    {
+        if (key == "trace")
+        {
+            prefix = value;
+        }
+        else if (key == "commGroups")
+        {
+            groupsPath = value;
+        }
+        else
+        {
+            errors->push_back(where + "key '" + key + "=" + value +
+                              "' does not apply to a trace job (trace, commGroups, iterations, "
+                              "workers: the trace gives the ranks, times and sizes)");
+        }
+    }
+    for (const auto& [key, value] : {std::pair{"device", device}, {"precision", precision}})
+    {
+        if (!value.empty())
+        {
+            errors->push_back(where + "key '" + key + "' does not apply to a trace job " +
+                              "(its compute times come from the trace)");
+        }
+    }
+    if (prefix.empty())
+    {
+        errors->push_back(where + "commGroups needs trace=PREFIX");
+        return;
+    }
+    talb::graph::ChakraCommGroups groups;
+    std::string error;
+    if (!groupsPath.empty() && !talb::graph::ReadChakraCommGroupsFile(groupsPath, &groups, &error))
+    {
+        errors->push_back(where + "bad value commGroups=" + groupsPath + ": " + error);
+        return;
+    }
+    talb::graph::ChakraTrace trace;
+    // The runner's own bound on a job's ranks: the wire's tensor index (as the workers key).
+    if (!talb::graph::ReadChakraTrace(prefix, TALB_TENSOR_INDEX_MASK, &trace, &error))
+    {
+        errors->push_back(where + "bad value trace=" + prefix + ": " + error);
+        return;
+    }
+    if (workers != 0 && workers != trace.ranks.size())
+    {
+        errors->push_back(where + "workers=" + std::to_string(workers) + " but the trace has " +
+                          std::to_string(trace.ranks.size()) +
+                          " ranks (a trace runs on as many ranks as it has files)");
+        return;
+    }
+    talb::graph::ChakraRun run;
+    run.iterations = iterations;
+    if (!talb::graph::BuildChakraGraph(trace,
+                                       groupsPath.empty() ? nullptr : &groups,
+                                       groupsPath,
+                                       run,
+                                       prefix,
+                                       graph_,
+                                       &error))
+    {
+        errors->push_back(where + "bad value trace=" + prefix + ": " + error);
     }
 }
 

@@ -2,6 +2,7 @@
 #define TALB_GRAPH_JOB_SPEC_H
 
 #include "ns3/talb-aicb-workload.h"
+#include "ns3/talb-chakra-graph.h"
 #include "ns3/talb-collective-bench.h"
 #include "ns3/talb-exec-graph.h"
 #include "ns3/talb-llm-job.h"
@@ -17,9 +18,9 @@ namespace ns3
 /**
  * \ingroup talb-helper
  * \brief The graph-job part of one job of the runner's "jobs" parameter: an LLM training job
- * (the workload generator of model/graph), a collective benchmark or a workload file (AICB,
- * SimAI, ASTRA-sim 1.0 DATA: talb-aicb-workload.h), with its graph built and validated by
- * Check().
+ * (the workload generator of model/graph), a collective benchmark, a workload file (AICB,
+ * SimAI, ASTRA-sim 1.0 DATA: talb-aicb-workload.h) or a Chakra execution trace
+ * (talb-chakra-graph.h), with its graph built and validated by Check().
  *
  * A job is an LLM job when its model is an LLM preset (LlmModelPresetNames()) or it sets an
  * LLM key; a benchmark when it sets "coll". Keys (Keys() lists them with their meaning):
@@ -27,9 +28,9 @@ namespace ns3
  * hidden, ffn, heads, kvHeads, seq, vocab, experts, topK, moeFfn, moeLayerFreq,
  * capacityFactor, routingSkew; options mfu, sp, distOpt, zero3, overlapGrad, bucketParams,
  * routingSeed; benchmark coll, bytes, root; workload file workload, with layers meaning its
- * first layer lines (a Chakra trace would be a fourth kind, keyed the same way). The job keys
- * "model", "device", "precision", "iterations" and "workers" are shared with data-parallel jobs
- * (see TalbJobSpec).
+ * first layer lines; Chakra trace trace (a file prefix) and commGroups (its group file). The
+ * job keys "model", "device", "precision", "iterations" and "workers" are shared with data-parallel
+ * jobs (see TalbJobSpec).
  */
 struct TalbGraphJobSpec
 {
@@ -40,6 +41,7 @@ struct TalbGraphJobSpec
         LLM,      //!< the LLM workload generator
         BENCH,    //!< a collective benchmark
         WORKLOAD, //!< a workload file (key "workload")
+        TRACE,    //!< a Chakra execution trace (key "trace")
     };
 
     Kind kind{NONE};
@@ -95,6 +97,14 @@ struct TalbGraphJobSpec
                        uint32_t workers,
                        talb::graph::Graph* graph,
                        std::vector<std::string>* errors);
+    /// Check() of a trace job: read the group file and every rank's file, build the graph.
+    void CheckTrace(const std::string& where,
+                    const std::string& device,
+                    const std::string& precision,
+                    uint32_t iterations,
+                    uint32_t workers,
+                    talb::graph::Graph* graph,
+                    std::vector<std::string>* errors);
 };
 
 } // namespace ns3

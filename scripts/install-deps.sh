@@ -14,6 +14,8 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   # ns-3 3.37 and what its CMake package references
   libns3-dev ns3 libgsl-dev libsqlite3-dev libxml2-dev
+  # Chakra execution traces: protoc compiles their schema at build time; zlib reads .et.gz
+  protobuf-compiler libprotobuf-dev zlib1g-dev
   # tests and benchmarks; clang's libFuzzer for the fuzz targets (test/fuzz)
   googletest libgtest-dev libbenchmark-dev clang-14 libclang-rt-14-dev
   # bench/talb-scale.sh measures peak RSS with GNU time

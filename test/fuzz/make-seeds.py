@@ -254,6 +254,75 @@ def aicb_seeds():
           b'b -1 1 NONE 0 0 NONE 0 0 NONE 0 0\n')
 
 
+def pb_varint(v):
+    out = b''
+    while v >= 0x80:
+        out += bytes([(v & 0x7F) | 0x80])
+        v >>= 7
+    return out + bytes([v])
+
+
+def pb_int(field, v):
+    return pb_varint(field << 3) + pb_varint(v & 0xFFFFFFFFFFFFFFFF)
+
+
+def pb_len(field, body):
+    return pb_varint(field << 3 | 2) + pb_varint(len(body)) + body
+
+
+def et_attr(name, value):
+    """A Chakra AttributeProto: int64_val for integers, string_val for text."""
+    if isinstance(value, str):
+        return pb_len(10, pb_len(1, name.encode()) + pb_len(29, value.encode()))
+    return pb_len(10, pb_len(1, name.encode()) + pb_int(9, value))
+
+
+def et_node(node_id, node_type, data_deps=(), ctrl_deps=(), micros=0, **attrs):
+    """A Chakra Node (types: 1 metadata, 2 mem load, 4 comp, 5 send, 6 recv, 7 collective)."""
+    body = pb_int(1, node_id) + pb_len(2, b'n%d' % node_id) + pb_int(3, node_type)
+    body += b''.join(pb_int(4, d) for d in ctrl_deps) + b''.join(pb_int(5, d) for d in data_deps)
+    body += pb_int(7, micros) + b''.join(et_attr(k, v) for k, v in attrs.items())
+    return pb_varint(len(body)) + body
+
+
+def et_file(*nodes):
+    meta = pb_len(1, b'0.0.4')
+    return pb_varint(len(meta)) + meta + b''.join(nodes)
+
+
+CHAKRA_SEP = b'\xffRNK'
+
+
+def chakra_seeds():
+    # First byte: bits 0-1 ranks - 1, bit 2 two iterations, bit 3 a group file first.
+    import gzip
+    ar = et_file(et_node(0, 7, comm_type=0, comm_size=1 << 20))
+    write('chakra', 'all-reduce-4', u8(3) + CHAKRA_SEP.join([ar] * 4))
+    rank = et_file(et_node(1, 1), et_node(2, 2, ctrl_deps=[1], micros=3),
+                   et_node(3, 4, data_deps=[2], micros=10),
+                   et_node(4, 7, data_deps=[3], comm_type=2, comm_size=4096, comm_priority=1),
+                   et_node(5, 7, data_deps=[4], comm_type=5, comm_size=64, comm_src=1))
+    write('chakra', 'deps-metadata-two-iterations', u8(1 | 4) + CHAKRA_SEP.join([rank] * 2))
+    groups = b'{"0": [0, 1], "odd": [1]}'
+    r0 = et_file(et_node(1, 7, comm_type=6, comm_size=800, pg_name='0'),
+                 et_node(2, 5, comm_dst=1, comm_size=100, comm_tag=3))
+    r1 = et_file(et_node(1, 7, comm_type=6, comm_size=900, pg_name='0'),
+                 et_node(2, 6, comm_src=0, comm_size=100, comm_tag=3),
+                 et_node(3, 7, comm_type=9, pg_name='odd'))
+    write('chakra', 'groups-p2p', u8(1 | 8) + CHAKRA_SEP.join([groups, r0, r1]))
+    write('chakra', 'gzip', u8(1) + CHAKRA_SEP.join([gzip.compress(ar, mtime=0)] * 2))
+    write('chakra', 'cycle', u8(0) + et_file(et_node(1, 4, data_deps=[2]),
+                                             et_node(2, 4, data_deps=[1])))
+    write('chakra', 'dangling', u8(0) + et_file(et_node(1, 4, ctrl_deps=[9])))
+    write('chakra', 'truncated', u8(0) + ar[:-3])
+    write('chakra', 'invalid-type', u8(0) + et_file(et_node(1, 0)))
+    write('chakra', 'priority-8', u8(1) + CHAKRA_SEP.join(
+        [et_file(et_node(1, 7, comm_type=0, comm_size=8, comm_priority=8))] * 2))
+    write('chakra', 'all-gather-overflow', u8(1) + CHAKRA_SEP.join(
+        [et_file(et_node(1, 7, comm_type=2, comm_size=1 << 63))] * 2))
+    write('chakra', 'bad-group-file', u8(8) + b'{"0": [0, 0]}' + CHAKRA_SEP + ar)
+
+
 def scenario_config_seeds():
     write('scenario-config', 'defaults', b'# the defaults\n')
     write('scenario-config', 'fabric', b'leaves = 4\nspines = 2\nhostsPerLeaf = 4\n'
@@ -281,6 +350,7 @@ def main():
     model_file_seeds()
     astra_sim_seeds()
     aicb_seeds()
+    chakra_seeds()
     scenario_config_seeds()
 
 

@@ -61,8 +61,9 @@ struct TalbRdmaLabelRun
  * arrived, and delivers a message once all its packets are in, so messages still reach the
  * application in order. It answers with selective acknowledgements (OP_SACK: the cumulative PSN,
  * a bitmap of the 64 PSNs after the first missing one, and the entropy and ECN mark of the
- * packet that triggered it) every AckInterval packets, for a packet with the A bit (a message's
- * last) and once per run of duplicates; never a NAK. The requester keeps at most the window in
+ * packet that triggered it) every AckInterval in-order packets, at once for a placed packet or
+ * a filled hole, for a packet with the A bit (a message's last) and once per run of duplicates;
+ * never a NAK. The requester keeps at most the window in
  * flight (IRN's BDP-FC), declares a packet lost once a packet ReorderThreshold PSNs beyond it
  * (or beyond where its retransmission left off) has been selectively acknowledged, sends only
  * the lost packets again (before new ones), and on a retransmission timeout sends again every

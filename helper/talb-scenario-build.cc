@@ -4,6 +4,7 @@
 #include "talb-graph-job-helper.h"
 #include "talb-training-job-helper.h"
 
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/string.h"
@@ -41,6 +42,10 @@ TalbScenarioBuild::ConfigureDefaults() const
         Config::SetDefault("ns3::TalbRdmaTransport::FixedClass",
                            StringValue(m_spec.rdmaTrafficClass));
     }
+    Config::SetDefault("ns3::TalbRdmaNic::Recovery",
+                       StringValue(m_spec.selectiveRepeat ? "SelectiveRepeat" : "GoBackN"));
+    Config::SetDefault("ns3::TalbRdmaNic::EntropyPolicy", StringValue(m_spec.entropyPolicy));
+    Config::SetDefault("ns3::TalbRdmaHelper::Pfc", BooleanValue(m_spec.rdmaPfc));
 }
 
 void

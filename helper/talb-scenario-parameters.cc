@@ -9,6 +9,7 @@
 #include "ns3/talb-collective.h"
 #include "ns3/talb-comm-scheduler.h"
 #include "ns3/talb-dnn-model.h"
+#include "ns3/talb-entropy-policy.h"
 #include "ns3/talb-llm-device.h"
 #include "ns3/talb-llm-model.h"
 #include "ns3/talb-load-balancer.h"
@@ -277,6 +278,28 @@ DeclareTransport(TalbScenarioConfig& c)
               "each tensor's priority to the balancers (the switches band by DSCP). A job's "
               "trans.TrafficClass/trans.FixedClass override it",
               "tensor,0,1,2,3,4,5,6,7");
+    c.Declare("rdmaRecovery",
+              C::CHOICE,
+              "gbn",
+              "rdma, spray: how the NICs' queue pairs recover lost packets: gbn = go-back-N "
+              "(RoCEv2: a packet that arrives early is dropped, everything from the first "
+              "missing one is sent again), sr = selective repeat (IRN-style: packets placed in "
+              "any order, only missing ones sent again, a BDP-sized window; lossy fabrics work "
+              "with rdmaPfc=false). spray always uses sr",
+              "gbn,sr");
+    c.Declare("sprayPolicy",
+              C::NAME,
+              "reps",
+              "spray: the hosts' entropy policy, which gives each packet the UDP source port "
+              "the switches hash: oblivious = a fresh random one per packet, reps = REPS "
+              "(recycle the entropies acknowledged without ECN marks, explore when none, "
+              "avoid those whose packets were lost)",
+              TalbEntropyPolicy::GetRegistry());
+    c.Declare("rdmaPfc",
+              C::BOOL,
+              "true",
+              "rdma, spray: priority flow control on the switches; false: lossy, drop-tail "
+              "(use rdmaRecovery=sr: go-back-N recovers losses poorly)");
 }
 
 /// The TRAINING group.

@@ -561,6 +561,20 @@ PrintComparisons(std::ostream& os, const std::vector<TalbScenarioResult>& result
         }
         os << "\n";
     }
+    bool placed = false;
+    for (const auto& r : results)
+    {
+        placed = placed || r.rdma.placed > 0;
+    }
+    if (placed)
+    {
+        os << "selective repeat (out-of-order packets placed):";
+        for (const auto& r : results)
+        {
+            os << "  " << r.scheme << " " << r.rdma.placed;
+        }
+        os << "\n";
+    }
 }
 
 /// One line per job: its analytic ideal and each scheme's multiple of it.

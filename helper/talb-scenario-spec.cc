@@ -5,6 +5,7 @@
 #include "talb-training-job-helper.h"
 
 #include "ns3/talb-rdma-transport.h"
+#include "ns3/talb-spray-transport.h"
 #include "ns3/talb-transport.h"
 #include "ns3/talb-wire.h"
 #include "ns3/uinteger.h"
@@ -13,6 +14,16 @@
 
 namespace ns3
 {
+
+namespace
+{
+/// \return true when transport \p tid runs on RoCEv2 NICs (the fabric's rdmaHosts)
+bool
+RunsOnRdmaNics(TypeId tid)
+{
+    return tid == TalbRdmaTransport::GetTypeId() || tid == TalbSprayTransport::GetTypeId();
+}
+} // namespace
 
 bool
 TalbScenarioSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* errors)
@@ -25,7 +36,8 @@ TalbScenarioSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* e
     std::string unknown;
     if (TalbTransport::GetRegistry().Lookup(c.GetString("transport"), &transport, &unknown))
     {
-        fabric.rdmaHosts = transport == TalbRdmaTransport::GetTypeId();
+        fabric.rdmaHosts = RunsOnRdmaNics(transport);
+        ParseRdma(c, transport == TalbSprayTransport::GetTypeId(), errors);
     }
     balancers = TalbBalancerSpec::ParseList(c, fabric, &lbProfileAttributes, errors);
     ParseTraining(c, errors);
@@ -67,7 +79,8 @@ TalbScenarioSpec::ParseTraining(const TalbScenarioConfig& c, std::vector<std::st
         workers += jobs[j].workers;
         TypeId tid;
         if (TalbTransport::GetRegistry().Lookup(jobs[j].transport, &tid, &unknown) &&
-            (tid == TalbRdmaTransport::GetTypeId()) != fabric.rdmaHosts)
+            (RunsOnRdmaNics(tid) != fabric.rdmaHosts ||
+             (tid == TalbSprayTransport::GetTypeId()) != !entropyPolicy.empty()))
         {
             errors->push_back(where + "transport '" + jobs[j].transport +
                               "' does not run on the hosts of transport '" + defaults.transport +
@@ -89,6 +102,26 @@ TalbScenarioSpec::ParseTraining(const TalbScenarioConfig& c, std::vector<std::st
         errors->push_back("jobs need " + std::to_string(workers) + " workers but the fabric has " +
                           std::to_string(fabric.GetNHosts()) + " hosts (leaves x hostsPerLeaf)");
     }
+}
+
+void
+TalbScenarioSpec::ParseRdma(const TalbScenarioConfig& c,
+                            bool spray,
+                            std::vector<std::string>* errors)
+{
+    // spray sprays every packet of every queue pair: its NICs need selective repeat.
+    selectiveRepeat = spray || c.GetString("rdmaRecovery") == "sr";
+    if (spray && c.IsGiven("rdmaRecovery") && c.GetString("rdmaRecovery") != "sr")
+    {
+        errors->push_back("rdmaRecovery: transport spray needs sr (selective repeat): go-back-N "
+                          "cannot take sprayed packets");
+    }
+    entropyPolicy = spray ? c.GetString("sprayPolicy") : "";
+    if (!spray && c.IsGiven("sprayPolicy"))
+    {
+        errors->push_back("sprayPolicy: applies to transport spray only");
+    }
+    rdmaPfc = c.GetBool("rdmaPfc");
 }
 
 void

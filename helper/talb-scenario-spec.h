@@ -34,6 +34,9 @@ struct TalbScenarioSpec
     TalbAttributeList::Pairs lbProfileAttributes; //!< what lbProfile applies under lbAttributes
     std::string rdmaQueuePairs;                   //!< TalbRdmaTransport QueuePairs (its enum name)
     std::string rdmaTrafficClass;                 //!< "tensor", or a fixed class 0..7
+    bool selectiveRepeat{false};                  //!< RDMA NICs' Recovery SelectiveRepeat
+    std::string entropyPolicy;                    //!< RDMA NICs' EntropyPolicy (spray)
+    bool rdmaPfc{true};                           //!< PFC on an RDMA fabric's switches
     // Training
     std::vector<TalbJobSpec> jobs;
     std::string placement;
@@ -88,6 +91,8 @@ struct TalbScenarioSpec
     /// The jobs, with every default filled in, and whether they fit on the hosts.
     void ParseTraining(const TalbScenarioConfig& config, std::vector<std::string>* errors);
     /// Background traffic and the run's limits and outputs.
+    /// The RDMA NICs' recovery and spraying, and the switches' PFC (\p spray: transport spray).
+    void ParseRdma(const TalbScenarioConfig& c, bool spray, std::vector<std::string>* errors);
     void ParseRun(const TalbScenarioConfig& config, std::vector<std::string>* errors);
 };
 

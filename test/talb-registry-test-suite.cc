@@ -31,6 +31,7 @@ Families()
         {"scheduler", &TalbCommScheduler::GetRegistry(), TalbCommScheduler::GetTypeId()},
         {"collective", &TalbCollective::GetRegistry(), TalbCollective::GetTypeId()},
         {"transport", &TalbTransport::GetRegistry(), TalbTransport::GetTypeId()},
+        {"entropy policy", &TalbEntropyPolicy::GetRegistry(), TalbEntropyPolicy::GetTypeId()},
     };
 }
 
@@ -123,7 +124,8 @@ class TalbRegistryUnknownNameTestCase : public TestCase
         const std::map<std::string, std::string> bad = {{"load balancer", "ecm"},
                                                         {"scheduler", "byte"},
                                                         {"collective", "allreduce"},
-                                                        {"transport", "rdm"}};
+                                                        {"transport", "rdm"},
+                                                        {"entropy policy", "rep"}};
         for (const auto& f : Families())
         {
             const std::string& name = bad.at(f.label);

@@ -4,8 +4,10 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/type-id.h"
 #include "ns3/uinteger.h"
@@ -86,6 +88,40 @@ TalbRdmaNic::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&TalbRdmaNic::m_setDscp),
                           MakeBooleanChecker())
+            .AddAttribute("Recovery",
+                          "How queue pairs recover lost packets: GoBackN (RoCEv2: everything "
+                          "again from the first missing packet; the responder drops what comes "
+                          "early) or SelectiveRepeat (IRN-style: the responder keeps what comes "
+                          "early, the requester sends only the missing packets again)",
+                          EnumValue(TalbRdmaNic::GO_BACK_N),
+                          MakeEnumAccessor(&TalbRdmaNic::m_recovery),
+                          MakeEnumChecker(TalbRdmaNic::GO_BACK_N,
+                                          "GoBackN",
+                                          TalbRdmaNic::SELECTIVE_REPEAT,
+                                          "SelectiveRepeat"))
+            .AddAttribute("SelectiveRepeatRtt",
+                          "SelectiveRepeat: a queue pair keeps at most the line rate times this "
+                          "round trip in flight, plus AckInterval packets for coalesced "
+                          "acknowledgements (IRN's BDP-FC), and at most 65 packets (what a "
+                          "SACK's 64-PSN bitmap covers)",
+                          TimeValue(MicroSeconds(20)),
+                          MakeTimeAccessor(&TalbRdmaNic::m_srWindowRtt),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("ReorderThreshold",
+                          "SelectiveRepeat: a packet is declared lost, and sent again, once a "
+                          "packet this many PSNs beyond it (or beyond where its last "
+                          "transmission left off) is selectively acknowledged",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&TalbRdmaNic::m_reorderThreshold),
+                          MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("EntropyPolicy",
+                          "SelectiveRepeat: the packet-spraying policy that gives each data "
+                          "packet its UDP source port (a TalbEntropyPolicy's registered or "
+                          "TypeId name); empty: every packet of a queue pair with its "
+                          "connection's port",
+                          StringValue(""),
+                          MakeStringAccessor(&TalbRdmaNic::m_entropyPolicy),
+                          MakeRegistryNameChecker(TalbEntropyPolicy::GetRegistry(), true))
             .AddTraceSource("GoBack",
                             "A queue pair sends again from an earlier PSN: queue pair, PSN it "
                             "was at, PSN it goes back to, true for a timeout",
@@ -118,7 +154,10 @@ TalbRdmaNic::TalbRdmaNic()
       m_window(0),
       m_rateControlTid(TalbDcqcn::GetTypeId()),
       m_addTag(true),
-      m_setDscp(true)
+      m_setDscp(true),
+      m_recovery(GO_BACK_N),
+      m_srWindowRtt(MicroSeconds(20)),
+      m_reorderThreshold(16)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -149,6 +188,7 @@ TalbRdmaNic::DoDispose()
     m_device = nullptr;
     m_node = nullptr;
     m_ccPrototype = nullptr;
+    m_entropyPrototype = nullptr;
     Object::DoDispose();
 }
 
@@ -189,6 +229,23 @@ TalbRdmaNic::Install(Ptr<Node> node, Ptr<TalbPfcNetDevice> device, Ipv4Address a
     m_ccPrototype = m_ccFactory.Create<TalbRdmaRateControl>();
     NS_ABORT_MSG_UNLESS(m_ccPrototype,
                         "TalbRdmaNic: the rate control factory made no rate control");
+    NS_ABORT_MSG_IF(!m_entropyPolicy.empty() && m_recovery != SELECTIVE_REPEAT,
+                    "TalbRdmaNic: EntropyPolicy " << m_entropyPolicy
+                                                  << " needs Recovery SelectiveRepeat (go-back-N "
+                                                     "cannot take sprayed packets)");
+    if (!m_entropyPolicy.empty())
+    {
+        ObjectFactory policy;
+        policy.SetTypeId(TalbEntropyPolicy::GetRegistry().Get(m_entropyPolicy));
+        m_entropyPrototype = policy.Create<TalbEntropyPolicy>();
+    }
+    // The window in packets: the bytes of one round trip at line rate, the acknowledgements'
+    // coalescing, and no more than a SACK bitmap describes beyond the first missing packet.
+    auto bdp =
+        static_cast<uint64_t>(m_srWindowRtt.GetSeconds() * m_lineRate.GetBitRate() / 8.0 / m_mtu) +
+        1;
+    m_srWindowPackets =
+        std::min<uint64_t>(bdp + m_ackInterval, TalbRoceHeader::SACK_BITMAP_PSNS + 1);
     device->SetPullCallback(MakeCallback(&TalbRdmaNic::Pull, this));
     device->SetForwardCallback(MakeCallback(&TalbRdmaNic::Receive, this));
 }
@@ -281,6 +338,18 @@ const TalbRdmaNic::Stats&
 TalbRdmaNic::GetStats() const
 {
     return m_stats;
+}
+
+TalbRdmaNic::Recovery
+TalbRdmaNic::GetRecovery() const
+{
+    return static_cast<Recovery>(m_recovery);
+}
+
+uint64_t
+TalbRdmaNic::GetSelectiveRepeatWindow() const
+{
+    return m_srWindowPackets;
 }
 
 void
@@ -403,6 +472,25 @@ TalbRdmaNic::SendAck(TalbRdmaQueuePair* qp, uint8_t syndrome, uint32_t psn24, ui
 }
 
 void
+TalbRdmaNic::SendSack(TalbRdmaQueuePair* qp,
+                      uint32_t psn24,
+                      uint32_t msn,
+                      uint64_t bitmap,
+                      uint16_t entropy,
+                      bool ce)
+{
+    TalbRoceHeader h;
+    h.SetOpcode(TalbRoceHeader::OP_SACK);
+    h.SetSyndrome(TalbRoceHeader::SYNDROME_ACK);
+    h.SetPsn(psn24);
+    h.SetMsn(msn & 0xFFFFFF);
+    h.SetSackBitmap(bitmap);
+    h.SetEchoEntropy(entropy);
+    h.SetEchoCe(ce);
+    SendControl(qp, h, 0);
+}
+
+void
 TalbRdmaNic::SendCnp(TalbRdmaQueuePair* qp)
 {
     TalbRoceHeader h;
@@ -440,6 +528,10 @@ TalbRdmaNic::Receive(uint32_t /* ifIndex */, Ptr<Packet> packet)
     if (h.GetOpcode() == TalbRoceHeader::OP_ACK)
     {
         qp->ReceiveAck(h);
+    }
+    else if (h.GetOpcode() == TalbRoceHeader::OP_SACK)
+    {
+        qp->ReceiveSack(h);
     }
     else if (h.GetOpcode() == TalbRoceHeader::OP_CNP)
     {

@@ -1,6 +1,7 @@
 #ifndef TALB_RDMA_NIC_H
 #define TALB_RDMA_NIC_H
 
+#include "talb-entropy-policy.h"
 #include "talb-rdma-queue-pair.h"
 #include "talb-rdma-rate-control.h"
 
@@ -37,6 +38,11 @@ namespace ns3
  * Queue pairs are created in pairs (Connect), one end on each NIC; connection set-up is not
  * simulated (it is out of band on real NICs). The rate control of each queue pair is forked from
  * a prototype made from the RateControl TypeId (or SetRateControlFactory()).
+ *
+ * Recovery chooses how queue pairs recover lost packets: GoBackN (RoCEv2 NICs, the default) or
+ * SelectiveRepeat (IRN-style, see TalbRdmaQueuePair); both ends of a connection must use the
+ * same, so it is a NIC attribute. With SelectiveRepeat, EntropyPolicy may name a
+ * TalbEntropyPolicy: each queue pair then sprays its packets over the fabric's paths.
  */
 class TalbRdmaNic : public Object
 {
@@ -47,6 +53,13 @@ class TalbRdmaNic : public Object
 
     /// First queue pair number (0 and 1 are InfiniBand's management queue pairs).
     static const uint32_t FIRST_QPN = 2;
+
+    /// How queue pairs recover lost packets (Recovery attribute).
+    enum Recovery
+    {
+        GO_BACK_N,       //!< send everything again from the first missing packet
+        SELECTIVE_REPEAT //!< send only the missing packets again (IRN-style)
+    };
 
     /// NIC counters.
     struct Stats
@@ -97,6 +110,10 @@ class TalbRdmaNic : public Object
     /// \return the payload bytes of a full packet (the Mtu attribute)
     uint32_t GetMtu() const;
     const Stats& GetStats() const;
+    /// \return the Recovery attribute
+    Recovery GetRecovery() const;
+    /// \return selective repeat's window: packets a queue pair keeps in flight at most
+    uint64_t GetSelectiveRepeatWindow() const;
 
     /**
      * TracedCallback signature for go-back-N.
@@ -131,6 +148,13 @@ class TalbRdmaNic : public Object
     void Activate(TalbRdmaQueuePair* qp);
     void SendAck(TalbRdmaQueuePair* qp, uint8_t syndrome, uint32_t psn24, uint32_t msn);
     void SendCnp(TalbRdmaQueuePair* qp);
+    /// Selective repeat's acknowledgement (OP_SACK).
+    void SendSack(TalbRdmaQueuePair* qp,
+                  uint32_t psn24,
+                  uint32_t msn,
+                  uint64_t bitmap,
+                  uint16_t entropy,
+                  bool ce);
     void Transmit();
 
     /// The device's pull callback.
@@ -150,6 +174,12 @@ class TalbRdmaNic : public Object
     TypeId m_rateControlTid;
     bool m_addTag;
     bool m_setDscp;
+    int m_recovery;                //!< Recovery attribute
+    Time m_srWindowRtt;            //!< SelectiveRepeatRtt attribute
+    uint32_t m_reorderThreshold;   //!< ReorderThreshold attribute
+    std::string m_entropyPolicy;   //!< EntropyPolicy attribute
+    uint64_t m_srWindowPackets{0}; //!< selective repeat's window, from SelectiveRepeatRtt
+    Ptr<TalbEntropyPolicy> m_entropyPrototype;
 
     Ptr<Node> m_node;
     Ptr<TalbPfcNetDevice> m_device;

@@ -52,8 +52,12 @@ TalbRdmaQueuePair::DoDispose()
         m_cc->Stop();
     }
     m_cc = nullptr;
+    m_entropy = nullptr;
     m_nic = nullptr;
     m_messages.clear();
+    m_sent.clear();
+    m_retx.clear();
+    m_rxSlots.clear();
     m_sendComplete = SendCompleteCallback();
     m_receive = ReceiveCallback();
     Object::DoDispose();
@@ -70,6 +74,12 @@ TalbRdmaQueuePair::Setup(TalbRdmaNic* nic,
     m_local = local;
     m_cc = cc;
     m_cc->Start(nic->m_lineRate, MakeCallback(&TalbRdmaQueuePair::RateChanged, this));
+    m_selective = nic->m_recovery == TalbRdmaNic::SELECTIVE_REPEAT;
+    m_window = nic->m_srWindowPackets;
+    if (m_selective && nic->m_entropyPrototype)
+    {
+        m_entropy = nic->m_entropyPrototype->Fork();
+    }
 }
 
 void
@@ -85,6 +95,10 @@ TalbRdmaQueuePair::SetPeer(Ipv4Address peer, uint32_t peerQpn, uint32_t initialP
                  (m_qpn * 0xC2B2AE3Du) ^ (peerQpn * 0x27D4EB2Fu);
     h ^= h >> 15;
     m_sourcePort = static_cast<uint16_t>(0xC000 | (h & 0x3FFF));
+    if (m_entropy)
+    {
+        m_entropy->Start(m_sourcePort);
+    }
 }
 
 uint64_t
@@ -197,16 +211,33 @@ TalbRdmaQueuePair::GetStats() const
 }
 
 bool
+TalbRdmaQueuePair::IsSelectiveRepeat() const
+{
+    return m_selective;
+}
+
+Ptr<TalbEntropyPolicy>
+TalbRdmaQueuePair::GetEntropyPolicy() const
+{
+    return m_entropy;
+}
+
+bool
 TalbRdmaQueuePair::HasData() const
 {
-    return m_sndNxt < m_postPsn;
+    return m_sndNxt < m_postPsn || !m_retx.empty();
 }
 
 bool
 TalbRdmaQueuePair::WindowOpen() const
 {
+    if (!m_retx.empty())
+    {
+        return true; // a packet declared lost leaves whatever the window
+    }
     uint64_t window = m_nic->m_window;
-    return window == 0 || (m_sndNxt - m_sndUna) * m_nic->GetMtu() < window;
+    bool bytesOpen = window == 0 || (m_sndNxt - m_sndUna) * m_nic->GetMtu() < window;
+    return bytesOpen && (!m_selective || m_sndNxt - m_sndUna < m_window);
 }
 
 Time
@@ -248,8 +279,23 @@ TalbRdmaQueuePair::NextBand() const
     {
         return m_trafficClass;
     }
-    const Message& m = m_messages[m_cursor];
-    const TalbRdmaLabelRun& run = m.runs[m_runCursor];
+    if (!m_retx.empty())
+    {
+        uint64_t psn = *m_retx.begin();
+        const Message& m = m_messages[MessageOf(psn)];
+        uint64_t offset = (psn - m.firstPsn) * m_nic->GetMtu();
+        auto run = static_cast<std::size_t>(
+            std::upper_bound(m.runStart.begin(), m.runStart.end() - 1, offset) -
+            m.runStart.begin() - 1);
+        return BandOf(m, run);
+    }
+    return BandOf(m_messages[m_cursor], m_runCursor);
+}
+
+uint8_t
+TalbRdmaQueuePair::BandOf(const Message& m, std::size_t runIndex) const
+{
+    const TalbRdmaLabelRun& run = m.runs[runIndex];
     return run.labelled && (m_nic->m_addTag || m_nic->m_setDscp) ? run.label.priority
                                                                  : m_nic->m_untaggedBand;
 }
@@ -258,6 +304,28 @@ Ptr<Packet>
 TalbRdmaQueuePair::SendNext()
 {
     NS_ASSERT(HasData());
+    if (m_retx.empty())
+    {
+        return SendPacket();
+    }
+    // Selective repeat: a lost packet goes first; the cursors then return to the new data.
+    uint64_t psn = *m_retx.begin();
+    m_retx.erase(m_retx.begin());
+    uint64_t next = m_sndNxt;
+    std::size_t cursor = m_cursor;
+    std::size_t runCursor = m_runCursor;
+    m_sndNxt = psn;
+    SetCursor(psn);
+    Ptr<Packet> p = SendPacket();
+    m_sndNxt = next;
+    m_cursor = cursor;
+    m_runCursor = runCursor;
+    return p;
+}
+
+Ptr<Packet>
+TalbRdmaQueuePair::SendPacket()
+{
     const Message& m = m_messages[m_cursor];
     uint32_t mtu = m_nic->GetMtu();
     uint64_t index = m_sndNxt - m.firstPsn;
@@ -270,7 +338,8 @@ TalbRdmaQueuePair::SendNext()
     h.SetDestination(m_peer);
     h.SetIdentification(m_ipId++);
     h.SetIpPayloadBytes(static_cast<uint16_t>(DATA_OVERHEAD + payload));
-    h.SetSourcePort(m_sourcePort);
+    uint16_t entropy = m_entropy ? m_entropy->NextEntropy() : m_sourcePort;
+    h.SetSourcePort(entropy);
     h.SetDestQp(m_peerQpn);
     h.SetPsn(m_sndNxt & PSN_MASK);
     bool first = index == 0;
@@ -322,6 +391,19 @@ TalbRdmaQueuePair::SendNext()
         ++m_stats.newPackets;
     }
     NS_ASSERT(m_stats.packetsSent == m_stats.newPackets + m_stats.retransmittedPackets);
+    if (m_selective)
+    {
+        if (m_sndNxt == m_maxSent)
+        {
+            m_sent.push_back(SentPacket{m_sndNxt, entropy, false});
+        }
+        else
+        {
+            SentPacket& s = m_sent[m_sndNxt - m_sndUna];
+            s.mark = m_maxSent;
+            s.entropy = entropy;
+        }
+    }
     ++m_sndNxt;
     m_maxSent = std::max(m_maxSent, m_sndNxt);
 
@@ -459,7 +541,113 @@ TalbRdmaQueuePair::Timeout()
         return;
     }
     ++m_stats.timeouts;
-    GoBack(m_sndUna, true);
+    if (!m_selective)
+    {
+        GoBack(m_sndUna, true);
+        return;
+    }
+    // Everything not selectively acknowledged may be lost: send it again.
+    NS_LOG_LOGIC("qp " << m_qpn << " times out at " << m_sndUna);
+    for (uint64_t psn = m_sndUna; psn < m_maxSent; ++psn)
+    {
+        if (!m_sent[psn - m_sndUna].sacked && m_retx.count(psn) == 0)
+        {
+            DeclareLost(psn);
+        }
+    }
+    m_nic->Activate(this);
+}
+
+void
+TalbRdmaQueuePair::DeclareLost(uint64_t psn)
+{
+    m_retx.insert(psn);
+    ++m_stats.packetsDeclaredLost;
+    if (m_entropy)
+    {
+        m_entropy->Lost(m_sent[psn - m_sndUna].entropy);
+    }
+}
+
+void
+TalbRdmaQueuePair::DetectLosses()
+{
+    uint32_t threshold = m_nic->m_reorderThreshold;
+    for (uint64_t psn = m_sndUna; psn < m_maxSent && psn + threshold < m_highSacked; ++psn)
+    {
+        const SentPacket& s = m_sent[psn - m_sndUna];
+        // m_highSacked - 1 is the highest PSN selectively acknowledged.
+        if (!s.sacked && s.mark + threshold < m_highSacked && m_retx.count(psn) == 0)
+        {
+            NS_LOG_LOGIC("qp " << m_qpn << " declares PSN " << psn << " lost (SACK up to "
+                               << m_highSacked - 1 << ")");
+            DeclareLost(psn);
+        }
+    }
+}
+
+void
+TalbRdmaQueuePair::CompleteMessages()
+{
+    while (!m_messages.empty() &&
+           m_messages.front().firstPsn + m_messages.front().packets <= m_sndUna)
+    {
+        uint64_t seq = m_messages.front().seq;
+        uint64_t bytes = m_messages.front().bytes;
+        m_messages.pop_front();
+        NS_ASSERT(m_cursor > 0); // m_sndNxt is past the completed message
+        --m_cursor;
+        ++m_stats.messagesCompleted;
+        m_nic->m_messageSentTrace(this, seq, bytes);
+        if (!m_sendComplete.IsNull())
+        {
+            m_sendComplete(this, seq);
+        }
+    }
+}
+
+void
+TalbRdmaQueuePair::ReceiveSack(const TalbRoceHeader& h)
+{
+    ++m_stats.acksReceived;
+    uint64_t una = ExpandPsn(h.GetPsn(), m_sndUna) + 1;
+    if (!m_selective || una > m_maxSent || una < m_sndUna)
+    {
+        return; // stale or not ours
+    }
+    if (m_entropy)
+    {
+        m_entropy->Acked(h.GetEchoEntropy(), h.GetEchoCe());
+    }
+    uint64_t newly = 0;
+    if (una > m_sndUna)
+    {
+        newly = (una - m_sndUna) * m_nic->GetMtu();
+        m_sent.erase(m_sent.begin(), m_sent.begin() + static_cast<std::ptrdiff_t>(una - m_sndUna));
+        m_retx.erase(m_retx.begin(), m_retx.lower_bound(una));
+        m_sndUna = una;
+        RestartTimer();
+    }
+    // Bit i: PSN una + 1 + i (una itself is the first one missing).
+    uint64_t bitmap = h.GetSackBitmap();
+    for (uint32_t i = 0; bitmap != 0 && i < TalbRoceHeader::SACK_BITMAP_PSNS; ++i, bitmap >>= 1)
+    {
+        uint64_t psn = una + 1 + i;
+        if ((bitmap & 1) == 0 || psn >= m_maxSent)
+        {
+            continue;
+        }
+        m_sent[psn - m_sndUna].sacked = true;
+        m_retx.erase(psn);
+        m_highSacked = std::max(m_highSacked, psn + 1);
+    }
+    CompleteMessages();
+    m_cc->AckReceived(newly, Time());
+    DetectLosses();
+    if (HasData())
+    {
+        m_nic->Activate(this); // the window may have opened, or a packet is to go again
+    }
 }
 
 void
@@ -486,22 +674,7 @@ TalbRdmaQueuePair::ReceiveAck(const TalbRoceHeader& h)
         }
         RestartTimer();
     }
-    // Complete the messages whose last packet is acknowledged.
-    while (!m_messages.empty() &&
-           m_messages.front().firstPsn + m_messages.front().packets <= m_sndUna)
-    {
-        uint64_t seq = m_messages.front().seq;
-        uint64_t bytes = m_messages.front().bytes;
-        m_messages.pop_front();
-        NS_ASSERT(m_cursor > 0); // m_sndNxt is past the completed message
-        --m_cursor;
-        ++m_stats.messagesCompleted;
-        m_nic->m_messageSentTrace(this, seq, bytes);
-        if (!m_sendComplete.IsNull())
-        {
-            m_sendComplete(this, seq);
-        }
-    }
+    CompleteMessages();
     m_cc->AckReceived(newly, Time());
     if (nak)
     {
@@ -536,6 +709,11 @@ TalbRdmaQueuePair::ReceiveData(const TalbRoceHeader& h, uint32_t payload, bool c
             ++m_stats.cnpsSent;
             m_nic->SendCnp(this);
         }
+    }
+    if (m_selective)
+    {
+        ReceiveDataSelective(h, payload, ce);
+        return;
     }
     uint64_t psn = ExpandPsn(h.GetPsn(), m_ePsn);
     if (psn == m_ePsn)
@@ -594,6 +772,105 @@ TalbRdmaQueuePair::ReceiveData(const TalbRoceHeader& h, uint32_t payload, bool c
     }
     NS_ASSERT(m_stats.packetsReceived ==
               m_stats.packetsAccepted + m_stats.packetsOutOfOrder + m_stats.packetsDuplicate);
+}
+
+void
+TalbRdmaQueuePair::ReceiveDataSelective(const TalbRoceHeader& h, uint32_t payload, bool ce)
+{
+    m_echoEntropy = h.GetSourcePort();
+    m_echoCe = ce;
+    uint64_t psn = ExpandPsn(h.GetPsn(), m_ePsn);
+    bool last = h.GetOpcode() == TalbRoceHeader::OP_SEND_LAST ||
+                h.GetOpcode() == TalbRoceHeader::OP_SEND_ONLY;
+    uint64_t offset = psn - m_ePsn;
+    if (psn < m_ePsn || (offset < m_rxSlots.size() && m_rxSlots[offset].received))
+    {
+        ++m_stats.packetsDuplicate;
+        if (!m_dupAcked)
+        {
+            m_dupAcked = true;
+            SendSack();
+        }
+    }
+    else if (offset >= m_window)
+    {
+        NS_LOG_LOGIC("qp " << m_qpn << " drops PSN " << psn << " beyond its window from "
+                           << m_ePsn);
+        ++m_stats.packetsOutOfOrder;
+    }
+    else
+    {
+        offset == 0 ? ++m_stats.packetsAccepted : ++m_stats.packetsPlaced;
+        m_dupAcked = false;
+        if (m_rxSlots.size() <= offset)
+        {
+            m_rxSlots.resize(offset + 1);
+        }
+        m_rxSlots[offset] = RxSlot{true, last, payload};
+        bool delivered = false;
+        uint64_t from = m_ePsn;
+        while (!m_rxSlots.empty() && m_rxSlots.front().received)
+        {
+            RxSlot slot = m_rxSlots.front();
+            m_rxSlots.pop_front();
+            ++m_ePsn;
+            delivered = Consume(slot.payload, slot.last) || delivered;
+        }
+        // At once when a hole filled: the requester's window may be closed until it hears.
+        bool filled = m_ePsn > from + 1;
+        // A placed packet is acknowledged at once, as IRN NAKs every out-of-order packet: the
+        // requester needs ReorderThreshold SACKed PSNs beyond a hole to resend it, and its
+        // window may close before AckInterval more arrive.
+        if (delivered || offset > 0 || h.GetAckRequest() || ++m_unacked >= m_nic->m_ackInterval)
+        {
+            SendSack();
+        }
+        else if (filled)
+        {
+            // Echo no entropy: the packet that fills a hole is the one a slow path held back,
+            // and an entropy policy would otherwise learn to prefer it.
+            m_echoEntropy = 0;
+            SendSack();
+        }
+    }
+    NS_ASSERT(m_stats.packetsReceived == m_stats.packetsAccepted + m_stats.packetsPlaced +
+                                             m_stats.packetsOutOfOrder + m_stats.packetsDuplicate);
+}
+
+bool
+TalbRdmaQueuePair::Consume(uint32_t payload, bool last)
+{
+    m_stats.bytesReceived += payload;
+    m_rxBytes += payload;
+    if (!last)
+    {
+        return false;
+    }
+    uint64_t seq = m_rxSeq++;
+    uint64_t bytes = m_rxBytes;
+    m_rxBytes = 0;
+    ++m_stats.messagesReceived;
+    m_nic->m_messageReceivedTrace(this, seq, bytes);
+    if (!m_receive.IsNull())
+    {
+        m_receive(this, seq, bytes);
+    }
+    return true;
+}
+
+void
+TalbRdmaQueuePair::SendSack()
+{
+    // Bit i: PSN m_ePsn + 1 + i, slot 1 + i (slot 0, m_ePsn, is missing by definition).
+    uint64_t bitmap = 0;
+    std::size_t n = std::min<std::size_t>(m_rxSlots.size(), TalbRoceHeader::SACK_BITMAP_PSNS + 1);
+    for (std::size_t i = 1; i < n; ++i)
+    {
+        bitmap |= m_rxSlots[i].received ? uint64_t(1) << (i - 1) : 0;
+    }
+    m_unacked = 0;
+    ++m_stats.acksSent;
+    m_nic->SendSack(this, (m_ePsn - 1) & PSN_MASK, m_rxSeq, bitmap, m_echoEntropy, m_echoCe);
 }
 
 } // namespace ns3

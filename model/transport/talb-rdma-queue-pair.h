@@ -1,6 +1,7 @@
 #ifndef TALB_RDMA_QUEUE_PAIR_H
 #define TALB_RDMA_QUEUE_PAIR_H
 
+#include "talb-entropy-policy.h"
 #include "talb-rdma-rate-control.h"
 #include "talb-roce-header.h"
 
@@ -13,6 +14,7 @@
 #include "ns3/talb-wire.h"
 
 #include <deque>
+#include <set>
 #include <vector>
 
 namespace ns3
@@ -52,12 +54,29 @@ struct TalbRdmaLabelRun
  * an ACK every AckInterval packets and at each message's last packet, one NAK per missing PSN, an
  * ACK for a duplicate, and a CNP for an ECN-marked packet at most once per CnpInterval.
  *
+ * Selective repeat (the NIC's Recovery SelectiveRepeat, IRN-style: Mittal et al., "Revisiting
+ * Network Support for RDMA", SIGCOMM 2018) replaces go-back-N on both ends. The responder
+ * places every packet within the queue pair's window (the NIC's SelectiveRepeatWindow) in a
+ * bitmap instead of dropping what arrives early, advances the expected PSN over what has
+ * arrived, and delivers a message once all its packets are in, so messages still reach the
+ * application in order. It answers with selective acknowledgements (OP_SACK: the cumulative PSN,
+ * a bitmap of the 64 PSNs after the first missing one, and the entropy and ECN mark of the
+ * packet that triggered it) every AckInterval in-order packets, at once for a placed packet or
+ * a filled hole, for a packet with the A bit (a message's last) and once per run of duplicates;
+ * never a NAK. The requester keeps at most the window in
+ * flight (IRN's BDP-FC), declares a packet lost once a packet ReorderThreshold PSNs beyond it
+ * (or beyond where its retransmission left off) has been selectively acknowledged, sends only
+ * the lost packets again (before new ones), and on a retransmission timeout sends again every
+ * packet not selectively acknowledged. With an entropy policy (the NIC's EntropyPolicy) every
+ * data packet, new or retransmitted, takes its UDP source port from the policy, which hears of
+ * every acknowledgement's echo and every loss: packet spraying.
+ *
  * Messages complete in order: at the requester when its last packet is acknowledged, at the
  * responder when its last packet arrives in order. Both ends number messages 0, 1, ... so a
  * completion names the message without shared state (MPI-friendly).
  *
  * Counter identities (asserted): requester packets sent = new + retransmitted; responder data
- * packets = accepted + out of order + duplicates.
+ * packets = accepted + placed + out of order + duplicates.
  */
 class TalbRdmaQueuePair : public Object
 {
@@ -79,17 +98,20 @@ class TalbRdmaQueuePair : public Object
         uint64_t messagesCompleted{0};
         uint64_t packetsSent{0};          //!< data packets sent
         uint64_t newPackets{0};           //!< ... for the first time
-        uint64_t retransmittedPackets{0}; //!< ... again (go-back-N)
+        uint64_t retransmittedPackets{0}; //!< ... again (go-back-N or selective repeat)
         uint64_t bytesSent{0};            //!< payload bytes of data packets sent
         uint64_t retransmittedBytes{0};   //!< ... of retransmitted packets
         uint64_t acksReceived{0};
         uint64_t naksReceived{0};
         uint64_t timeouts{0};
         uint64_t cnpsReceived{0};
+        uint64_t packetsDeclaredLost{0}; //!< selective repeat: packets marked for sending again
         // responder
         uint64_t packetsReceived{0};   //!< data packets that arrived
         uint64_t packetsAccepted{0};   //!< ... in order
-        uint64_t packetsOutOfOrder{0}; //!< ... beyond the expected PSN (dropped)
+        uint64_t packetsPlaced{0};     //!< ... beyond the expected PSN, kept (selective repeat)
+        uint64_t packetsOutOfOrder{0}; //!< ... beyond the expected PSN (go-back-N) or the
+                                       //!< window (selective repeat), dropped
         uint64_t packetsDuplicate{0};  //!< ... already received (dropped)
         uint64_t bytesReceived{0};     //!< payload bytes accepted
         uint64_t messagesReceived{0};
@@ -136,6 +158,10 @@ class TalbRdmaQueuePair : public Object
     /// \return messages posted and not yet acknowledged
     std::size_t GetPendingMessages() const;
     const Stats& GetStats() const;
+    /// \return true when the queue pair recovers losses by selective repeat
+    bool IsSelectiveRepeat() const;
+    /// \return its entropy policy (selective repeat with the NIC's EntropyPolicy), or null
+    Ptr<TalbEntropyPolicy> GetEntropyPolicy() const;
 
   protected:
     void DoDispose() override;
@@ -171,6 +197,10 @@ class TalbRdmaQueuePair : public Object
     void ReceiveData(const TalbRoceHeader& h, uint32_t payload, bool ce);
     void ReceiveAck(const TalbRoceHeader& h);
     void ReceiveCnp();
+    /// Selective repeat's responder: place, deliver, acknowledge.
+    void ReceiveDataSelective(const TalbRoceHeader& h, uint32_t payload, bool ce);
+    /// Selective repeat's requester: an OP_SACK.
+    void ReceiveSack(const TalbRoceHeader& h);
 
     /// Index in m_messages of the message holding \p psn.
     std::size_t MessageOf(uint64_t psn) const;
@@ -182,6 +212,21 @@ class TalbRdmaQueuePair : public Object
   private:
     /// Point the send cursors at \p psn.
     void SetCursor(uint64_t psn);
+    /// Build the packet at m_sndNxt and advance the cursors past it.
+    Ptr<Packet> SendPacket();
+    /// \return the band of the packet of run \p run of \p m
+    uint8_t BandOf(const Message& m, std::size_t run) const;
+    /// Complete the messages whose last packet is cumulatively acknowledged.
+    void CompleteMessages();
+    /// Selective repeat: mark for sending again what the SACKs show lost.
+    void DetectLosses();
+    /// Selective repeat: mark \p psn for sending again.
+    void DeclareLost(uint64_t psn);
+    /// Selective repeat's responder: one packet's bytes in PSN order; delivers a message at its
+    /// last. \return true when a message was delivered
+    bool Consume(uint32_t payload, bool last);
+    /// Selective repeat's responder: send an OP_SACK for the data packet just received.
+    void SendSack();
     void GoBack(uint64_t psn, bool timeout);
     /// Pacing: the next packet may leave one packet time at the current rate after the last.
     void UpdateNextSend();
@@ -225,6 +270,35 @@ class TalbRdmaQueuePair : public Object
     Time m_timerDeadline; //!< when the armed timer expires
     bool m_timerArmed{false};
     bool m_active{false}; //!< in the NIC's list of queue pairs with data
+
+    // Selective repeat (both roles)
+    bool m_selective{false};
+    Ptr<TalbEntropyPolicy> m_entropy; //!< null: every packet with m_sourcePort
+    uint64_t m_window{0};             //!< packets in flight at most / the responder accepts
+
+    /// Selective repeat's requester: a sent, not cumulatively acknowledged packet.
+    struct SentPacket
+    {
+        uint64_t mark{0};    //!< m_maxSent when it last left: SACKs beyond show it lost
+        uint16_t entropy{0}; //!< its source port when it last left
+        bool sacked{false};  //!< selectively acknowledged
+    };
+
+    std::deque<SentPacket> m_sent; //!< PSNs [m_sndUna, m_maxSent)
+    std::set<uint64_t> m_retx;     //!< PSNs declared lost, not yet sent again
+    uint64_t m_highSacked{0};      //!< one past the highest PSN selectively acknowledged
+
+    /// Selective repeat's responder: a PSN at or beyond the expected one.
+    struct RxSlot
+    {
+        bool received{false};
+        bool last{false}; //!< a message's last packet
+        uint32_t payload{0};
+    };
+
+    std::deque<RxSlot> m_rxSlots; //!< PSNs m_ePsn, m_ePsn + 1, ...
+    uint16_t m_echoEntropy{0};    //!< source port of the data packet last received
+    bool m_echoCe{false};         //!< ... and whether it was CE-marked
 
     // Responder
     uint64_t m_ePsn{0};     //!< expected PSN

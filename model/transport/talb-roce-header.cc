@@ -37,7 +37,13 @@ TalbRoceHeader::TalbRoceHeader()
 bool
 TalbRoceHeader::HasAeth(uint8_t op)
 {
-    return op == OP_ACK;
+    return op == OP_ACK || op == OP_SACK;
+}
+
+bool
+TalbRoceHeader::HasSack(uint8_t op)
+{
+    return op == OP_SACK;
 }
 
 bool
@@ -49,7 +55,7 @@ TalbRoceHeader::IsData(uint8_t op)
 uint32_t
 TalbRoceHeader::GetSerializedSize() const
 {
-    return BASE_BYTES + (HasAeth(m_opcode) ? AETH_BYTES : 0);
+    return BASE_BYTES + (HasAeth(m_opcode) ? AETH_BYTES : 0) + (HasSack(m_opcode) ? SACK_BYTES : 0);
 }
 
 void
@@ -96,6 +102,13 @@ TalbRoceHeader::Serialize(Buffer::Iterator start) const
         i.WriteU8((m_msn >> 16) & 0xFF);
         i.WriteHtonU16(m_msn & 0xFFFF);
     }
+    if (HasSack(m_opcode))
+    {
+        i.WriteHtonU64(m_sackBitmap);
+        i.WriteHtonU16(m_echoEntropy);
+        i.WriteU8(m_echoCe ? 1 : 0);
+        i.WriteU8(0);
+    }
 }
 
 uint32_t
@@ -124,6 +137,13 @@ TalbRoceHeader::Deserialize(Buffer::Iterator start)
         m_syndrome = i.ReadU8();
         m_msn = (uint32_t(i.ReadU8()) << 16) | i.ReadNtohU16();
     }
+    if (HasSack(m_opcode))
+    {
+        m_sackBitmap = i.ReadNtohU64();
+        m_echoEntropy = i.ReadNtohU16();
+        m_echoCe = (i.ReadU8() & 1) != 0;
+        i.Next(1);
+    }
     return GetSerializedSize();
 }
 
@@ -137,6 +157,11 @@ TalbRoceHeader::Print(std::ostream& os) const
     if (HasAeth(m_opcode))
     {
         os << " aeth " << (m_syndrome == SYNDROME_ACK ? "ack" : "nak") << " msn " << m_msn;
+    }
+    if (HasSack(m_opcode))
+    {
+        os << " sack 0x" << std::hex << m_sackBitmap << std::dec << " entropy " << m_echoEntropy
+           << (m_echoCe ? " ce" : "");
     }
 }
 
@@ -294,6 +319,42 @@ uint32_t
 TalbRoceHeader::GetMsn() const
 {
     return m_msn;
+}
+
+void
+TalbRoceHeader::SetSackBitmap(uint64_t value)
+{
+    m_sackBitmap = value;
+}
+
+uint64_t
+TalbRoceHeader::GetSackBitmap() const
+{
+    return m_sackBitmap;
+}
+
+void
+TalbRoceHeader::SetEchoEntropy(uint16_t value)
+{
+    m_echoEntropy = value;
+}
+
+uint16_t
+TalbRoceHeader::GetEchoEntropy() const
+{
+    return m_echoEntropy;
+}
+
+void
+TalbRoceHeader::SetEchoCe(bool value)
+{
+    m_echoCe = value;
+}
+
+bool
+TalbRoceHeader::GetEchoCe() const
+{
+    return m_echoCe;
 }
 
 } // namespace ns3

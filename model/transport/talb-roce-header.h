@@ -21,6 +21,14 @@ namespace ns3
  *
  * Field sizes follow the InfiniBand specification: the destination QP number and the PSN are
  * 24 bits on the wire; the NIC keeps 64-bit PSNs and puts their low 24 bits here.
+ *
+ * Selective repeat (TalbRdmaNic Recovery SelectiveRepeat) acknowledges with OP_SACK, an opcode
+ * of the manufacturer-specific range: the AETH (cumulative PSN as an ACK's) followed by a
+ * 12-byte SACK extension (SACK_BYTES): a 64-bit bitmap of the PSNs received beyond the
+ * cumulative one (bit i: PSN + 1 + i), the entropy (UDP source port) of the data packet that
+ * triggered the acknowledgement and whether it arrived ECN-marked, as IRN's and Ultra Ethernet's
+ * selective acknowledgements carry them. Go-back-N never sends it, so its packets keep their
+ * sizes.
  */
 class TalbRoceHeader : public Header
 {
@@ -35,6 +43,10 @@ class TalbRoceHeader : public Header
     static const uint32_t TRAILER_BYTES = 4;
     /// Bytes of a CNP after the BTH (16 reserved bytes, InfiniBand annex A17).
     static const uint32_t CNP_PAYLOAD_BYTES = 16;
+    /// Bytes of the SACK extension after the AETH (OP_SACK only).
+    static const uint32_t SACK_BYTES = 12;
+    /// PSNs beyond the cumulative one that the SACK bitmap covers.
+    static const uint32_t SACK_BITMAP_PSNS = 64;
 
     /// BTH opcodes used (reliable connected transport, and the RoCEv2 CNP).
     enum Opcode : uint8_t
@@ -44,7 +56,8 @@ class TalbRoceHeader : public Header
         OP_SEND_LAST = 0x02,
         OP_SEND_ONLY = 0x04,
         OP_ACK = 0x11, //!< RC Acknowledge (carries an AETH: ACK or NAK)
-        OP_CNP = 0x81  //!< congestion notification packet
+        OP_CNP = 0x81, //!< congestion notification packet
+        OP_SACK = 0xC0 //!< selective acknowledgement: AETH + SACK extension (talb's)
     };
 
     /// AETH syndromes used: ACK, and NAK "PSN sequence error" (triggers go-back-N).
@@ -65,6 +78,8 @@ class TalbRoceHeader : public Header
 
     /// \return true for opcodes that carry an AETH
     static bool HasAeth(uint8_t opcode);
+    /// \return true for opcodes that carry the SACK extension
+    static bool HasSack(uint8_t opcode);
     /// \return true for SEND opcodes (data packets)
     static bool IsData(uint8_t opcode);
 
@@ -107,6 +122,16 @@ class TalbRoceHeader : public Header
     /// \param msn messages completed at the responder (24 bits)
     void SetMsn(uint32_t msn);
     uint32_t GetMsn() const;
+    // SACK extension
+    /// \param bitmap bit i set: PSN GetPsn() + 1 + i has arrived
+    void SetSackBitmap(uint64_t bitmap);
+    uint64_t GetSackBitmap() const;
+    /// \param entropy the UDP source port of the data packet acknowledged
+    void SetEchoEntropy(uint16_t entropy);
+    uint16_t GetEchoEntropy() const;
+    /// \param ce that data packet arrived ECN-marked (CE)
+    void SetEchoCe(bool ce);
+    bool GetEchoCe() const;
 
   private:
     Ipv4Address m_source;
@@ -123,6 +148,9 @@ class TalbRoceHeader : public Header
     uint32_t m_psn{0};
     uint8_t m_syndrome{SYNDROME_ACK};
     uint32_t m_msn{0};
+    uint64_t m_sackBitmap{0};
+    uint16_t m_echoEntropy{0};
+    bool m_echoCe{false};
 };
 
 } // namespace ns3

@@ -51,6 +51,7 @@ class TalbOutputWriter : public Object
         uint64_t naks{0};                 //!< NAKs (PSN sequence errors) received
         uint64_t timeouts{0};             //!< retransmission timeouts
         uint64_t outOfOrder{0};           //!< packets responders dropped as out of order
+        uint64_t plbRepaths{0};           //!< PLB's repaths (new UDP source ports)
     };
 
     /// Retransmissions summed over the jobs' TCP senders (zero with RDMA).

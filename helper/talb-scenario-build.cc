@@ -41,6 +41,10 @@ TalbScenarioBuild::ConfigureDefaults() const
         Config::SetDefault("ns3::TalbRdmaTransport::FixedClass",
                            StringValue(m_spec.rdmaTrafficClass));
     }
+    for (const auto& [name, value] : m_spec.rdmaPathAttributes)
+    {
+        Config::SetDefault("ns3::TalbRdmaTransport::" + name, StringValue(value));
+    }
 }
 
 void

@@ -285,6 +285,7 @@ TalbScenarioCounters::SumRdma(const TalbScenarioSpec& s, Ptr<TalbLeafSpineHelper
             c.naks += q.naksReceived;
             c.timeouts += q.timeouts;
             c.outOfOrder += q.packetsOutOfOrder;
+            c.plbRepaths += q.repaths;
         }
     }
     return c;

@@ -34,6 +34,8 @@ struct TalbScenarioSpec
     TalbAttributeList::Pairs lbProfileAttributes; //!< what lbProfile applies under lbAttributes
     std::string rdmaQueuePairs;                   //!< TalbRdmaTransport QueuePairs (its enum name)
     std::string rdmaTrafficClass;                 //!< "tensor", or a fixed class 0..7
+    /// TalbRdmaTransport's attributes of queue-pair scaling and PLB (Name, value as text)
+    TalbAttributeList::Pairs rdmaPathAttributes;
     // Training
     std::vector<TalbJobSpec> jobs;
     std::string placement;

@@ -278,6 +278,12 @@ DeclareRdmaPaths(TalbScenarioConfig& c)
               "rdma: every queue pair of a connection sends with the UDP source port of its first "
               "(a NIC whose entropy is per connection): ecmp then keeps a connection's queue "
               "pairs on one path and only eecmp, hashing the destination QP, spreads them");
+    c.Declare("rdmaSplitMessages",
+              C::BOOL,
+              RdmaAttributeDefault("SplitMessages"),
+              "rdma: cut each message into rdmaQpsPerConnection equal SENDs, one per queue pair "
+              "(NCCL_IB_SPLIT_DATA_ON_QPS=1), so that even one message in flight spreads; "
+              "false: whole messages round-robin");
     c.Declare("plb",
               C::BOOL,
               RdmaAttributeDefault("Plb"),

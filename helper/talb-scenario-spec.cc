@@ -79,6 +79,7 @@ TalbScenarioSpec::ParseTraining(const TalbScenarioConfig& c, std::vector<std::st
     rdmaPathAttributes = {
         {"QueuePairsPerConnection", c.GetString("rdmaQpsPerConnection")},
         {"SharedSourcePort", c.GetString("rdmaSharedSourcePort")},
+        {"SplitMessages", c.GetString("rdmaSplitMessages")},
         {"Plb", c.GetString("plb")},
         {"PlbRounds", c.GetString("plbRounds")},
         {"PlbMarkFraction", c.GetString("plbMarkFraction")},

@@ -131,6 +131,46 @@ class TalbQpScalingRoundRobin : public TestCase
 };
 
 /**
+ * Split messages: each message (header and 100,000 payload bytes) becomes 4 SENDs of equal size
+ * (the first bytes mod 4 one byte longer), one per queue pair; the channel delivers each message
+ * once its 4 pieces have arrived.
+ */
+class TalbQpScalingSplit : public TestCase
+{
+  public:
+    TalbQpScalingSplit()
+        : TestCase("TalbQpScalingSplit: 2 messages cut into 4 equal SENDs each, delivered")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TalbLeafSpineHelper> f = MakeRdmaFabric("eecmp", 2);
+        Ptr<TalbRdmaMessageChannel> ch = CreateObject<TalbRdmaMessageChannel>();
+        TalbRdmaMessageChannel::Options options;
+        options.queuePairs = 4;
+        options.splitMessages = true;
+        ch->Open(f->GetRdmaNic(0), f->GetRdmaNic(2), TalbRdmaMessageChannel::SINGLE, 3, options);
+        uint32_t delivered = 0;
+        ch->SetDeliveredCallback(MakeBoundCallback(&CountDelivered, &delivered));
+        ch->Send(OnePart(1, 100000));
+        ch->Send(OnePart(2, 100000));
+        Simulator::Run();
+        const uint64_t message = TALB_FRAME_LEN + 100000;
+        for (uint32_t k = 0; k < 4; ++k)
+        {
+            const TalbRdmaQueuePair::Stats& st = ch->GetQueuePair(0, k)->GetStats();
+            NS_TEST_EXPECT_MSG_EQ(st.messagesPosted, 2u, "queue pair " << k << ": two pieces");
+            const uint64_t piece = message / 4 + (k < message % 4 ? 1 : 0);
+            NS_TEST_EXPECT_MSG_EQ(st.bytesSent, 2 * piece, "queue pair " << k << ": bytes");
+        }
+        NS_TEST_EXPECT_MSG_EQ(delivered, 2u, "messages delivered");
+        Simulator::Destroy();
+    }
+};
+
+/**
  * E-ECMP on RoCEv2 packets: the same 5-tuple to different destination queue pairs spreads over
  * the ports (all 4 used by 16 queue pairs), each queue pair deterministically on one port
  * (again, and at a second balancer of the same switch id); on other packets eecmp is ecmp.
@@ -439,6 +479,7 @@ class TalbQpPathsTestSuite : public TestSuite
     {
         AddTestCase(new TalbQpScalingRoundRobin(false), TestCase::QUICK);
         AddTestCase(new TalbQpScalingRoundRobin(true), TestCase::QUICK);
+        AddTestCase(new TalbQpScalingSplit(), TestCase::QUICK);
         AddTestCase(new TalbEEcmpDestQp(), TestCase::QUICK);
         AddTestCase(new TalbPinDestinationSlice(), TestCase::QUICK);
         AddTestCase(new TalbPinOnFabric(), TestCase::QUICK);

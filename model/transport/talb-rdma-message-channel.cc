@@ -142,6 +142,51 @@ TalbRdmaMessageChannel::LaneOf(uint8_t priority)
     return lane;
 }
 
+std::vector<std::pair<uint64_t, std::vector<TalbRdmaLabelRun>>>
+TalbRdmaMessageChannel::SplitRuns(std::vector<TalbRdmaLabelRun>&& runs,
+                                  uint64_t bytes,
+                                  uint32_t pieces)
+{
+    std::vector<std::pair<uint64_t, std::vector<TalbRdmaLabelRun>>> out;
+    if (pieces <= 1 || bytes < pieces)
+    {
+        out.emplace_back(bytes, std::move(runs));
+        return out;
+    }
+    // Pieces of bytes / pieces (the first bytes % pieces one more); a run cut in two keeps FIRST
+    // on its first part and LAST on its last, as the tensor's bytes are labelled on the wire.
+    std::size_t r = 0;
+    uint64_t usedOfRun = 0;
+    for (uint32_t k = 0; k < pieces; ++k)
+    {
+        uint64_t want = bytes / pieces + (k < bytes % pieces ? 1 : 0);
+        out.emplace_back(want, std::vector<TalbRdmaLabelRun>());
+        while (want > 0)
+        {
+            const TalbRdmaLabelRun& run = runs[r];
+            TalbRdmaLabelRun part = run;
+            part.bytes = std::min(want, run.bytes - usedOfRun);
+            if (usedOfRun > 0)
+            {
+                part.label.flags &= ~TALB_FLAG_FIRST;
+            }
+            if (usedOfRun + part.bytes < run.bytes)
+            {
+                part.label.flags &= ~TALB_FLAG_LAST;
+            }
+            out.back().second.push_back(part);
+            want -= part.bytes;
+            usedOfRun += part.bytes;
+            if (usedOfRun == run.bytes)
+            {
+                ++r;
+                usedOfRun = 0;
+            }
+        }
+    }
+    return out;
+}
+
 TalbRdmaMessageChannel::Qp*
 TalbRdmaMessageChannel::Find(Ptr<TalbRdmaQueuePair> qp, bool tx)
 {
@@ -174,16 +219,20 @@ TalbRdmaMessageChannel::DoSend(TalbMessage&& message)
     uint8_t sendPriority = message.ownerPriority;
     auto post = [&]() {
         Lane& lane = LaneOf(sendPriority);
-        Qp& q = lane.qps[lane.next];
-        lane.next = (lane.next + 1) % lane.qps.size();
-        if (pending.sendsLeft == 0)
+        const uint32_t pieces = m_options.splitMessages ? lane.qps.size() : 1;
+        for (auto& [pieceBytes, pieceRuns] : SplitRuns(std::move(runs), bytes, pieces))
         {
-            pending.sourcePort = q.tx->GetSourcePort();
+            Qp& q = lane.qps[lane.next];
+            lane.next = (lane.next + 1) % lane.qps.size();
+            if (pending.sendsLeft == 0)
+            {
+                pending.sourcePort = q.tx->GetSourcePort();
+            }
+            ++pending.sendsLeft;
+            q.messages.push_back(index);
+            q.unacked.push_back(index);
+            q.tx->PostSend(pieceBytes, std::move(pieceRuns));
         }
-        ++pending.sendsLeft;
-        q.messages.push_back(index);
-        q.unacked.push_back(index);
-        q.tx->PostSend(bytes, std::move(runs));
         runs.clear();
         bytes = 0;
     };

@@ -23,6 +23,7 @@ struct TalbRdmaChannelOptions
 {
     uint32_t queuePairs{1};          //!< queue pairs per lane (>= 1), used round-robin
     bool sharedSourcePort{false};    //!< every queue pair takes the first one's source port
+    bool splitMessages{false};       //!< a SEND is split over the lane's queue pairs
     bool plb{false};                 //!< repath queue pairs after congested rounds
     TalbPlb::Config plbConfig;       //!< PLB's rounds and mark fraction
     Time plbRound{MicroSeconds(50)}; //!< PLB's round (about one round-trip time)
@@ -54,7 +55,9 @@ struct TalbRdmaChannelOptions
  * Queue-pair scaling (Options::queuePairs = N, NCCL_IB_QPS_PER_CONNECTION): each lane (the one
  * of SINGLE, each priority's of PER_PRIORITY) is N queue pairs, all connected on the lane's first
  * use, and the lane's SENDs go to them round-robin (NCCL's default, NCCL_IB_SPLIT_DATA_ON_QPS=0,
- * spreads messages, not the bytes of one message). Each queue pair has its own QP number and,
+ * spreads messages, not the bytes of one message; with Options::splitMessages each SEND is cut
+ * into N SENDs of equal size, one per queue pair, as NCCL_IB_SPLIT_DATA_ON_QPS=1 does). Each
+ * queue pair has its own QP number and,
  * unless Options::sharedSourcePort, its own UDP source port; with sharedSourcePort every queue
  * pair of the channel takes its first queue pair's port, so only a switch that hashes the BTH's
  * destination QP (E-ECMP) tells them apart. N = 1 is the channel without scaling.
@@ -156,6 +159,14 @@ class TalbRdmaMessageChannel : public TalbMessageChannel
 
     /// \return the lane of \p priority, its queue pairs connected on first use
     Lane& LaneOf(uint8_t priority);
+    /**
+     * \return \p runs (covering \p bytes) cut into \p pieces SENDs of equal bytes (one more
+     * byte in the first ones; one SEND when \p bytes < \p pieces), each with its bytes
+     */
+    static std::vector<std::pair<uint64_t, std::vector<TalbRdmaLabelRun>>> SplitRuns(
+        std::vector<TalbRdmaLabelRun>&& runs,
+        uint64_t bytes,
+        uint32_t pieces);
     /// \return the queue pair whose sending (\p tx) or receiving end is \p qp, or null
     Qp* Find(Ptr<TalbRdmaQueuePair> qp, bool tx);
     /// PLB: end the round of every queue pair that sent in it; again while messages are out.

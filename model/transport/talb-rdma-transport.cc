@@ -65,6 +65,13 @@ TalbRdmaTransport::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&TalbRdmaTransport::m_sharedSourcePort),
                           MakeBooleanChecker())
+            .AddAttribute("SplitMessages",
+                          "Queue-pair scaling: cut each SEND into QueuePairsPerConnection SENDs of "
+                          "equal size, one per queue pair (NCCL_IB_SPLIT_DATA_ON_QPS=1), instead "
+                          "of sending whole SENDs round-robin",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TalbRdmaTransport::m_splitMessages),
+                          MakeBooleanChecker())
             .AddAttribute("Plb",
                           "PLB: a queue pair takes a new UDP source port after PlbRounds "
                           "consecutive PlbRound rounds whose CNP-estimated marked fraction "
@@ -117,6 +124,7 @@ TalbRdmaTransport::DoConnect(Ptr<Node> from, Ptr<Node> to)
     TalbRdmaMessageChannel::Options options;
     options.queuePairs = m_qpsPerConnection;
     options.sharedSourcePort = m_sharedSourcePort;
+    options.splitMessages = m_splitMessages;
     options.plb = m_plb;
     options.plbConfig.rounds = m_plbRounds;
     options.plbConfig.markFraction = m_plbMarkFraction;

@@ -61,6 +61,7 @@ SCENARIO = {
     'rdmaTrafficClass': '8',
     'rdmaQpsPerConnection': '0',
     'rdmaSharedSourcePort': 'maybe',
+    'rdmaSplitMessages': 'maybe',
     'plb': 'maybe',
     'plbRounds': '0',
     'plbMarkFraction': '1',

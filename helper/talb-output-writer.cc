@@ -239,6 +239,7 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
          << ", \"rdma_naks\": " << info.rdma.naks << ", \"rdma_timeouts\": " << info.rdma.timeouts
          << ", \"rdma_out_of_order\": " << info.rdma.outOfOrder
          << ", \"rdma_out_of_order_placed\": " << info.rdma.placed
+         << ", \"rdma_plb_repaths\": " << info.rdma.plbRepaths
          << ", \"tcp_retransmitted_segments\": " << info.tcp.retransmittedSegments
          << ", \"tcp_retransmitted_bytes\": " << info.tcp.retransmittedBytes
          << ", \"tcp_timeouts\": " << info.tcp.timeouts

@@ -52,6 +52,7 @@ class TalbOutputWriter : public Object
         uint64_t timeouts{0};             //!< retransmission timeouts
         uint64_t outOfOrder{0};           //!< packets responders dropped as out of order
         uint64_t placed{0};               //!< ... kept out of order (selective repeat)
+        uint64_t plbRepaths{0};           //!< PLB's repaths (new UDP source ports)
     };
 
     /// Retransmissions summed over the jobs' TCP senders (zero with RDMA).

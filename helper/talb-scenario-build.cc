@@ -46,6 +46,10 @@ TalbScenarioBuild::ConfigureDefaults() const
                        StringValue(m_spec.selectiveRepeat ? "SelectiveRepeat" : "GoBackN"));
     Config::SetDefault("ns3::TalbRdmaNic::EntropyPolicy", StringValue(m_spec.entropyPolicy));
     Config::SetDefault("ns3::TalbRdmaHelper::Pfc", BooleanValue(m_spec.rdmaPfc));
+    for (const auto& [name, value] : m_spec.rdmaPathAttributes)
+    {
+        Config::SetDefault("ns3::TalbRdmaTransport::" + name, StringValue(value));
+    }
 }
 
 void

@@ -286,6 +286,7 @@ TalbScenarioCounters::SumRdma(const TalbScenarioSpec& s, Ptr<TalbLeafSpineHelper
             c.timeouts += q.timeouts;
             c.outOfOrder += q.packetsOutOfOrder;
             c.placed += q.packetsPlaced;
+            c.plbRepaths += q.repaths;
         }
     }
     return c;

@@ -252,6 +252,63 @@ DeclareHosts(TalbScenarioConfig& c)
               "fifo,fq");
 }
 
+/// \return the default of TalbRdmaTransport's attribute \p name, as its checker writes it
+std::string
+RdmaAttributeDefault(const std::string& name)
+{
+    TypeId::AttributeInformation info;
+    NS_ABORT_UNLESS(TalbRdmaTransport::GetTypeId().LookupAttributeByName(name, &info));
+    return info.initialValue->SerializeToString(info.checker);
+}
+
+/// The TRANSPORT group's RDMA path options: queue-pair scaling and PLB.
+void
+DeclareRdmaPaths(TalbScenarioConfig& c)
+{
+    c.Declare("rdmaQpsPerConnection",
+              C::UINT,
+              RdmaAttributeDefault("QueuePairsPerConnection"),
+              "rdma: queue pairs per connection lane (with perPriority, per priority), each with "
+              "its own QP number and UDP source port, a connection's messages round-robin over "
+              "them (NCCL_IB_QPS_PER_CONNECTION); 1: one. A job's trans.QueuePairsPerConnection "
+              "overrides it",
+              C::Between(1, 64));
+    c.Declare("rdmaSharedSourcePort",
+              C::BOOL,
+              RdmaAttributeDefault("SharedSourcePort"),
+              "rdma: every queue pair of a connection sends with the UDP source port of its first "
+              "(a NIC whose entropy is per connection): ecmp then keeps a connection's queue "
+              "pairs on one path and only eecmp, hashing the destination QP, spreads them");
+    c.Declare("rdmaSplitMessages",
+              C::BOOL,
+              RdmaAttributeDefault("SplitMessages"),
+              "rdma: cut each message into rdmaQpsPerConnection equal SENDs, one per queue pair "
+              "(NCCL_IB_SPLIT_DATA_ON_QPS=1), so that even one message in flight spreads; "
+              "false: whole messages round-robin");
+    c.Declare("plb",
+              C::BOOL,
+              RdmaAttributeDefault("Plb"),
+              "rdma: PLB, a queue pair takes a new UDP source port (a new path) after plbRounds "
+              "rounds in a row whose CNP-estimated marked fraction exceeded plbMarkFraction "
+              "(repaths: run.json's rdma_plb_repaths)");
+    c.Declare("plbRounds",
+              C::UINT,
+              RdmaAttributeDefault("PlbRounds"),
+              "rdma: PLB's congested rounds in a row before a repath (the PLB paper's 3)",
+              C::Between(1, 1000));
+    c.Declare("plbMarkFraction",
+              C::DOUBLE,
+              RdmaAttributeDefault("PlbMarkFraction"),
+              "rdma: PLB's threshold, a round is congested when more than this fraction of it was "
+              "marked (the PLB paper's 0.5); the fraction is CNPs x CnpInterval / plbRound",
+              C::Between(0, 0.999));
+    c.Declare("plbRound",
+              C::TIME,
+              RdmaAttributeDefault("PlbRound"),
+              "rdma: PLB's round, about one round-trip time under load and at least the NICs' "
+              "CNP interval (50us)");
+}
+
 /// The TRANSPORT group.
 void
 DeclareTransport(TalbScenarioConfig& c)
@@ -300,6 +357,7 @@ DeclareTransport(TalbScenarioConfig& c)
               "true",
               "rdma, spray: priority flow control on the switches; false: lossy, drop-tail "
               "(use rdmaRecovery=sr: go-back-N recovers losses poorly)");
+    DeclareRdmaPaths(c);
 }
 
 /// The TRAINING group.

@@ -89,6 +89,23 @@ TalbScenarioSpec::ParseTraining(const TalbScenarioConfig& c, std::vector<std::st
     }
     rdmaQueuePairs = c.GetString("rdmaQueuePairs");
     rdmaTrafficClass = c.GetString("rdmaTrafficClass");
+    rdmaPathAttributes = {
+        {"QueuePairsPerConnection", c.GetString("rdmaQpsPerConnection")},
+        {"SharedSourcePort", c.GetString("rdmaSharedSourcePort")},
+        {"SplitMessages", c.GetString("rdmaSplitMessages")},
+        {"Plb", c.GetString("plb")},
+        {"PlbRounds", c.GetString("plbRounds")},
+        {"PlbMarkFraction", c.GetString("plbMarkFraction")},
+        {"PlbRound", c.GetString("plbRound")},
+    };
+    if (!fabric.rdmaHosts && c.GetBool("plb"))
+    {
+        errors->push_back("plb: PLB is implemented on transport rdma only");
+    }
+    if (!c.GetTime("plbRound").IsStrictlyPositive())
+    {
+        errors->push_back("plbRound: must be positive");
+    }
     if (fabric.rdmaHosts && fabric.stockRouting)
     {
         errors->push_back("stockRouting needs IP on the switches: it works with transport tcp");

@@ -37,6 +37,8 @@ struct TalbScenarioSpec
     bool selectiveRepeat{false};                  //!< RDMA NICs' Recovery SelectiveRepeat
     std::string entropyPolicy;                    //!< RDMA NICs' EntropyPolicy (spray)
     bool rdmaPfc{true};                           //!< PFC on an RDMA fabric's switches
+    /// TalbRdmaTransport's attributes of queue-pair scaling and PLB (Name, value as text)
+    TalbAttributeList::Pairs rdmaPathAttributes;
     // Training
     std::vector<TalbJobSpec> jobs;
     std::string placement;

@@ -94,6 +94,8 @@ TalbCorePacket(const TalbPacketContext& ctx)
     p.label = ctx.label;
     p.nowNs = TalbCoreNs(ctx.now);
     p.goBackN = ctx.goBackN;
+    p.roceDstQp = ctx.roceDstQp;
+    p.dstLeafPort = ctx.dstLeafPort;
     return p;
 }
 

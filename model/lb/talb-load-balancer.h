@@ -83,6 +83,9 @@ struct TalbPacketContext
     Time now;            //!< current simulation time
     bool goBackN{false}; //!< the packet is RoCEv2's (UDP to 4791), whose flows recover from
                          //!< reordering by go-back-N; the switch reads it from the headers
+
+    uint32_t roceDstQp{0};   //!< RoCEv2 packets: the BTH's destination queue pair (24 bits)
+    uint32_t dstLeafPort{0}; //!< the destination host's port under its leaf
 };
 
 /**
@@ -104,8 +107,8 @@ struct TalbCandidates
  *
  * Split like ns-3's QueueDisc: the public, non-virtual SelectPath() validates, counts, and fires
  * the PathSelected trace; policies implement the private DoSelectPath(). A policy is one class
- * that registers its short name for command lines (ecmp, rps, letflow, drill, conga, presto,
- * hermes, conweave, talb) in GetRegistry() with TALB_REGISTER_PLUGIN in its own .cc.
+ * that registers its short name for command lines (ecmp, eecmp, pin, rps, letflow, drill, conga,
+ * presto, hermes, conweave, talb) in GetRegistry() with TALB_REGISTER_PLUGIN in its own .cc.
  *
  * The switch calls, for every packet it forwards: PacketIn() on arrival, SelectPath() when the
  * forwarding table offers more than one candidate port, PacketOut() once the port is chosen, and

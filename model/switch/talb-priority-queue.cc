@@ -237,6 +237,12 @@ TalbPriorityQueue::Parse(Ptr<const Packet> item)
              ((buf[off + ihl + 2] << 8) | buf[off + ihl + 3]) == ROCE_UDP_PORT)
     {
         uint8_t opcode = buf[off + ihl + 8];
+        if (n >= off + ihl + 16)
+        {
+            // BTH: opcode, flags, P_Key (2), reserved, destination QP (3 bytes).
+            out.destQp = (uint32_t(buf[off + ihl + 13]) << 16) |
+                            (uint32_t(buf[off + ihl + 14]) << 8) | buf[off + ihl + 15];
+        }
         out.control = opcode == ROCE_OP_ACK || opcode == ROCE_OP_CNP;
     }
     return out;

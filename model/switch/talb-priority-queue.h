@@ -115,6 +115,7 @@ class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
         uint16_t srcPort{0};  //!< TCP or UDP source port
         uint16_t dstPort{0};  //!< TCP or UDP destination port
         bool rocev2{false};   //!< UDP to RoCEv2's port 4791: a go-back-N transport's packet
+        uint32_t destQp{0};   //!< rocev2: the BTH's destination queue pair
     };
 
     /// What classifying a packet reads from it: its headers and its TalbTag. A switch reads it

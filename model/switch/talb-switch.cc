@@ -10,6 +10,8 @@
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -179,6 +181,15 @@ TalbSwitch::SetHostPlan(Ipv4Address first, const std::vector<uint32_t>& hostLeaf
     m_firstHost = first.Get();
     m_hostLeaf = hostLeaf;
     m_routes.assign(hostLeaf.size(), std::vector<uint32_t>());
+    // A leaf's ports lead to its hosts in host order (TalbServerLayout), so a host's leaf
+    // port is the number of lower-numbered hosts under its leaf.
+    m_hostLeafPort.assign(hostLeaf.size(), 0);
+    std::vector<uint32_t> below;
+    for (uint32_t h = 0; h < hostLeaf.size(); ++h)
+    {
+        below.resize(std::max<std::size_t>(below.size(), hostLeaf[h] + 1), 0);
+        m_hostLeafPort[h] = below[hostLeaf[h]]++;
+    }
 }
 
 void
@@ -346,6 +357,8 @@ TalbSwitch::Forward(uint32_t inPort, Ptr<Packet> p)
     ctx.dstLeaf = m_hostLeaf[dstHost];
     ctx.now = Simulator::Now();
     ctx.goBackN = h.rocev2;
+    ctx.roceDstQp = h.destQp;
+    ctx.dstLeafPort = m_hostLeafPort[dstHost];
     if (info.tagged)
     {
         ctx.hasLabel = true;

@@ -172,6 +172,7 @@ class TalbSwitch : public Object
     std::vector<TalbPfcNetDevice*> m_pfcDevices;
     std::vector<std::vector<uint32_t>> m_routes; //!< host id -> candidate ports
     std::vector<uint32_t> m_hostLeaf;            //!< host id -> leaf index
+    std::vector<uint32_t> m_hostLeafPort;        //!< host id -> its port under its leaf
     uint32_t m_firstHost;                        //!< address of host 0
     Ptr<TalbLoadBalancer> m_lb;
     Ptr<TalbPfc> m_pfc;

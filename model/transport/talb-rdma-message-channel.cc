@@ -2,6 +2,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/talb-wire.h"
 
@@ -35,15 +36,13 @@ TalbRdmaMessageChannel::~TalbRdmaMessageChannel()
 void
 TalbRdmaMessageChannel::DoDispose()
 {
+    m_plbRound.Cancel();
     for (Lane& lane : m_lanes)
     {
-        if (lane.rx)
+        for (Qp& q : lane.qps)
         {
-            lane.rx->SetReceiveCallback(TalbRdmaQueuePair::ReceiveCallback());
-        }
-        if (lane.tx)
-        {
-            lane.tx->SetSendCompleteCallback(TalbRdmaQueuePair::SendCompleteCallback());
+            q.rx->SetReceiveCallback(TalbRdmaQueuePair::ReceiveCallback());
+            q.tx->SetSendCompleteCallback(TalbRdmaQueuePair::SendCompleteCallback());
         }
         lane = Lane();
     }
@@ -58,14 +57,26 @@ void
 TalbRdmaMessageChannel::Open(Ptr<TalbRdmaNic> src,
                              Ptr<TalbRdmaNic> dst,
                              QueuePairMode mode,
-                             uint8_t trafficClass)
+                             uint8_t trafficClass,
+                             const Options& options)
 {
     NS_ABORT_MSG_IF(m_src, "TalbRdmaMessageChannel::Open called twice");
     NS_ABORT_MSG_UNLESS(src && dst, "TalbRdmaMessageChannel::Open without two NICs");
+    NS_ABORT_MSG_UNLESS(options.queuePairs >= 1,
+                        "TalbRdmaMessageChannel::Open: queuePairs must be at least 1");
+    NS_ABORT_MSG_UNLESS(!options.plb || options.plbRound.IsStrictlyPositive(),
+                        "TalbRdmaMessageChannel::Open: plbRound must be positive");
     m_src = src;
     m_dst = dst;
     m_mode = mode;
     m_trafficClass = trafficClass;
+    m_options = options;
+    if (options.plb)
+    {
+        TimeValue cnpInterval;
+        dst->GetAttribute("CnpInterval", cnpInterval);
+        m_cnpInterval = cnpInterval.Get();
+    }
     if (mode == SINGLE)
     {
         LaneOf(0); // connected at once, as before per-priority queue pairs
@@ -73,28 +84,123 @@ TalbRdmaMessageChannel::Open(Ptr<TalbRdmaNic> src,
 }
 
 Ptr<TalbRdmaQueuePair>
-TalbRdmaMessageChannel::GetQueuePair(uint8_t priority) const
+TalbRdmaMessageChannel::GetQueuePair(uint8_t priority, uint32_t index) const
 {
     NS_ABORT_MSG_UNLESS(priority < TALB_NUM_PRIORITIES,
                         "TalbRdmaMessageChannel::GetQueuePair: priority " << unsigned(priority));
-    return m_lanes[m_mode == SINGLE ? 0 : priority].tx;
+    NS_ABORT_MSG_UNLESS(index < m_options.queuePairs,
+                        "TalbRdmaMessageChannel::GetQueuePair: index " << index << " of "
+                                                                       << m_options.queuePairs);
+    const Lane& lane = m_lanes[m_mode == SINGLE ? 0 : priority];
+    return lane.qps.empty() ? nullptr : lane.qps[index].tx;
+}
+
+uint64_t
+TalbRdmaMessageChannel::GetRepaths() const
+{
+    uint64_t repaths = 0;
+    for (const Lane& lane : m_lanes)
+    {
+        for (const Qp& q : lane.qps)
+        {
+            repaths += q.plb.GetRepaths();
+        }
+    }
+    return repaths;
 }
 
 TalbRdmaMessageChannel::Lane&
 TalbRdmaMessageChannel::LaneOf(uint8_t priority)
 {
     Lane& lane = m_lanes[m_mode == SINGLE ? 0 : priority];
-    if (!lane.tx)
+    if (lane.qps.empty())
     {
-        auto qps = TalbRdmaNic::Connect(m_src, m_dst);
-        lane.tx = qps.first;
-        lane.rx = qps.second;
-        lane.tx->SetTrafficClass(m_trafficClass);
-        lane.rx->SetReceiveCallback(MakeCallback(&TalbRdmaMessageChannel::Received, this));
-        lane.tx->SetSendCompleteCallback(
-            MakeCallback(&TalbRdmaMessageChannel::SendCompleted, this));
+        // The channel's first queue pair, whose port sharedSourcePort gives the others.
+        Ptr<TalbRdmaQueuePair> first;
+        for (const Lane& l : m_lanes)
+        {
+            first = (!first && !l.qps.empty()) ? l.qps[0].tx : first;
+        }
+        lane.qps.resize(m_options.queuePairs);
+        for (Qp& q : lane.qps)
+        {
+            auto qps = TalbRdmaNic::Connect(m_src, m_dst);
+            q.tx = qps.first;
+            q.rx = qps.second;
+            q.tx->SetTrafficClass(m_trafficClass);
+            first = first ? first : q.tx;
+            if (m_options.sharedSourcePort)
+            {
+                q.tx->SetSourcePort(first->GetSourcePort());
+            }
+            q.plb = TalbPlb(m_options.plbConfig);
+            q.rx->SetReceiveCallback(MakeCallback(&TalbRdmaMessageChannel::Received, this));
+            q.tx->SetSendCompleteCallback(
+                MakeCallback(&TalbRdmaMessageChannel::SendCompleted, this));
+        }
     }
     return lane;
+}
+
+std::vector<std::pair<uint64_t, std::vector<TalbRdmaLabelRun>>>
+TalbRdmaMessageChannel::SplitRuns(std::vector<TalbRdmaLabelRun>&& runs,
+                                  uint64_t bytes,
+                                  uint32_t pieces)
+{
+    std::vector<std::pair<uint64_t, std::vector<TalbRdmaLabelRun>>> out;
+    if (pieces <= 1 || bytes < pieces)
+    {
+        out.emplace_back(bytes, std::move(runs));
+        return out;
+    }
+    // Pieces of bytes / pieces (the first bytes % pieces one more); a run cut in two keeps FIRST
+    // on its first part and LAST on its last, as the tensor's bytes are labelled on the wire.
+    std::size_t r = 0;
+    uint64_t usedOfRun = 0;
+    for (uint32_t k = 0; k < pieces; ++k)
+    {
+        uint64_t want = bytes / pieces + (k < bytes % pieces ? 1 : 0);
+        out.emplace_back(want, std::vector<TalbRdmaLabelRun>());
+        while (want > 0)
+        {
+            const TalbRdmaLabelRun& run = runs[r];
+            TalbRdmaLabelRun part = run;
+            part.bytes = std::min(want, run.bytes - usedOfRun);
+            if (usedOfRun > 0)
+            {
+                part.label.flags &= ~TALB_FLAG_FIRST;
+            }
+            if (usedOfRun + part.bytes < run.bytes)
+            {
+                part.label.flags &= ~TALB_FLAG_LAST;
+            }
+            out.back().second.push_back(part);
+            want -= part.bytes;
+            usedOfRun += part.bytes;
+            if (usedOfRun == run.bytes)
+            {
+                ++r;
+                usedOfRun = 0;
+            }
+        }
+    }
+    return out;
+}
+
+TalbRdmaMessageChannel::Qp*
+TalbRdmaMessageChannel::Find(Ptr<TalbRdmaQueuePair> qp, bool tx)
+{
+    for (Lane& lane : m_lanes)
+    {
+        for (Qp& q : lane.qps)
+        {
+            if ((tx ? q.tx : q.rx) == qp)
+            {
+                return &q;
+            }
+        }
+    }
+    return nullptr;
 }
 
 void
@@ -113,14 +219,20 @@ TalbRdmaMessageChannel::DoSend(TalbMessage&& message)
     uint8_t sendPriority = message.ownerPriority;
     auto post = [&]() {
         Lane& lane = LaneOf(sendPriority);
-        if (pending.sendsLeft == 0)
+        const uint32_t pieces = m_options.splitMessages ? lane.qps.size() : 1;
+        for (auto& [pieceBytes, pieceRuns] : SplitRuns(std::move(runs), bytes, pieces))
         {
-            pending.sourcePort = lane.tx->GetSourcePort();
+            Qp& q = lane.qps[lane.next];
+            lane.next = (lane.next + 1) % lane.qps.size();
+            if (pending.sendsLeft == 0)
+            {
+                pending.sourcePort = q.tx->GetSourcePort();
+            }
+            ++pending.sendsLeft;
+            q.messages.push_back(index);
+            q.unacked.push_back(index);
+            q.tx->PostSend(pieceBytes, std::move(pieceRuns));
         }
-        ++pending.sendsLeft;
-        lane.messages.push_back(index);
-        lane.unacked.push_back(index);
-        lane.tx->PostSend(bytes, std::move(runs));
         runs.clear();
         bytes = 0;
     };
@@ -162,20 +274,60 @@ TalbRdmaMessageChannel::DoSend(TalbMessage&& message)
     u.record.dstPort = TalbRoceHeader::UDP_PORT;
     u.record.sizeBytes = TALB_FRAME_LEN + pending.message.GetPayloadBytes();
     u.sendsLeft = pending.sendsLeft;
+    if (m_options.plb && !m_plbRound.IsRunning())
+    {
+        for (Lane& lane : m_lanes)
+        {
+            for (Qp& q : lane.qps)
+            {
+                q.roundCnps = q.tx->GetStats().cnpsReceived;
+                q.roundPackets = q.tx->GetStats().packetsSent;
+            }
+        }
+        m_plbRound =
+            Simulator::Schedule(m_options.plbRound, &TalbRdmaMessageChannel::PlbRoundEnd, this);
+    }
+}
+
+void
+TalbRdmaMessageChannel::PlbRoundEnd()
+{
+    const double cnpShare = m_cnpInterval.GetSeconds() / m_options.plbRound.GetSeconds();
+    for (Lane& lane : m_lanes)
+    {
+        for (Qp& q : lane.qps)
+        {
+            const TalbRdmaQueuePair::Stats& st = q.tx->GetStats();
+            const uint64_t cnps = st.cnpsReceived - q.roundCnps;
+            const bool sent = st.packetsSent > q.roundPackets;
+            q.roundCnps = st.cnpsReceived;
+            q.roundPackets = st.packetsSent;
+            // A round without packets says nothing about the path: it neither counts nor resets.
+            if (sent && q.plb.EndRound(std::min(1.0, double(cnps) * cnpShare)))
+            {
+                uint16_t port =
+                    TalbPlb::NextSourcePort(q.tx->GetSourcePort(),
+                                            q.tx->GetQpn() ^ uint32_t(q.plb.GetRepaths() << 24));
+                NS_LOG_LOGIC("PLB repaths queue pair " << q.tx->GetQpn() << " to port " << port);
+                q.tx->Repath(port);
+            }
+        }
+    }
+    if (!m_unacked.empty())
+    {
+        m_plbRound =
+            Simulator::Schedule(m_options.plbRound, &TalbRdmaMessageChannel::PlbRoundEnd, this);
+    }
 }
 
 void
 TalbRdmaMessageChannel::SendCompleted(Ptr<TalbRdmaQueuePair> qp, uint64_t /* seq */)
 {
-    Lane* lane = nullptr;
-    for (Lane& l : m_lanes)
-    {
-        lane = l.tx == qp ? &l : lane;
-    }
-    NS_ABORT_MSG_UNLESS(lane && !lane->unacked.empty(),
+    Qp* q = Find(qp, true);
+    NS_ABORT_MSG_UNLESS(q && !q->unacked.empty(),
                         "TalbRdmaMessageChannel: a SEND completed that was not posted");
-    const uint64_t index = lane->unacked.front();
-    lane->unacked.pop_front();
+    const uint64_t index = q->unacked.front();
+    q->unacked.pop_front();
     auto it = m_unacked.find(index);
     NS_ASSERT(it != m_unacked.end() && it->second.sendsLeft > 0);
     if (--it->second.sendsLeft == 0)
@@ -189,15 +341,11 @@ TalbRdmaMessageChannel::SendCompleted(Ptr<TalbRdmaQueuePair> qp, uint64_t /* seq
 void
 TalbRdmaMessageChannel::Received(Ptr<TalbRdmaQueuePair> qp, uint64_t /* seq */, uint64_t bytes)
 {
-    Lane* lane = nullptr;
-    for (Lane& l : m_lanes)
-    {
-        lane = l.rx == qp ? &l : lane;
-    }
-    NS_ABORT_MSG_UNLESS(lane && !lane->messages.empty(),
+    Qp* q = Find(qp, false);
+    NS_ABORT_MSG_UNLESS(q && !q->messages.empty(),
                         "TalbRdmaMessageChannel: a message arrived unsent");
-    const uint64_t index = lane->messages.front();
-    lane->messages.pop_front();
+    const uint64_t index = q->messages.front();
+    q->messages.pop_front();
     Pending& p = m_inFlight[index - m_firstInFlight];
     NS_ASSERT(p.sendsLeft > 0);
     --p.sendsLeft;

@@ -180,6 +180,21 @@ TalbRdmaQueuePair::GetSourcePort() const
     return m_sourcePort;
 }
 
+void
+TalbRdmaQueuePair::SetSourcePort(uint16_t port)
+{
+    NS_LOG_FUNCTION(this << port);
+    m_sourcePort = port;
+}
+
+void
+TalbRdmaQueuePair::Repath(uint16_t port)
+{
+    NS_LOG_FUNCTION(this << port);
+    ++m_stats.repaths;
+    m_sourcePort = port;
+}
+
 Ptr<TalbRdmaNic>
 TalbRdmaQueuePair::GetNic() const
 {

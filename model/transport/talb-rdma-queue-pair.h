@@ -106,6 +106,7 @@ class TalbRdmaQueuePair : public Object
         uint64_t timeouts{0};
         uint64_t cnpsReceived{0};
         uint64_t packetsDeclaredLost{0}; //!< selective repeat: packets marked for sending again
+        uint64_t repaths{0}; //!< Repath() calls (PLB moved the queue pair)
         // responder
         uint64_t packetsReceived{0};   //!< data packets that arrived
         uint64_t packetsAccepted{0};   //!< ... in order
@@ -152,6 +153,14 @@ class TalbRdmaQueuePair : public Object
     Ipv4Address GetPeerAddress() const;
     /// \return the UDP source port of its packets (flow entropy for ECMP)
     uint16_t GetSourcePort() const;
+    /**
+     * Give the queue pair's packets UDP source port \p port from the next packet on (at set-up:
+     * queue pairs of one connection that share their entropy).
+     */
+    void SetSourcePort(uint16_t port);
+    /// SetSourcePort(\p port) to move the queue pair to another path (PLB), counted in
+    /// Stats::repaths.
+    void Repath(uint16_t port);
     Ptr<TalbRdmaNic> GetNic() const;
     Ptr<TalbRdmaRateControl> GetRateControl() const;
     DataRate GetRate() const;

@@ -3,6 +3,8 @@
 
 #include "talb-transport.h"
 
+#include "ns3/nstime.h"
+
 namespace ns3
 {
 
@@ -20,6 +22,10 @@ namespace ns3
  * idle fabric and cost nothing against per-packet classes. PerPriority splits a connection into up
  * to eight flows with their own UDP source ports, which the fabric places apart (see the
  * transport's doc for what that costs).
+ *
+ * QueuePairsPerConnection, SharedSourcePort, SplitMessages and Plb (with its PlbRounds,
+ * PlbMarkFraction and PlbRound) are the channel's queue-pair scaling and PLB
+ * (TalbRdmaMessageChannel::Options); their defaults leave both off.
  *
  * The hosts must carry a TalbRdmaNic (TalbLeafSpineHelper with Transport "rdma"); queue pairs
  * are connected when the channel opens (RDMA connection set-up is not simulated), so messages
@@ -45,6 +51,13 @@ class TalbRdmaTransport : public TalbTransport
     int m_queuePairs;     //!< QueuePairs attribute (TalbRdmaMessageChannel::QueuePairMode)
     int m_trafficClass;   //!< TrafficClass attribute (TrafficClassMode)
     uint8_t m_fixedClass; //!< FixedClass attribute
+    uint32_t m_qpsPerConnection{1}; //!< QueuePairsPerConnection attribute
+    bool m_sharedSourcePort{false}; //!< SharedSourcePort attribute
+    bool m_splitMessages{false};    //!< SplitMessages attribute
+    bool m_plb{false};              //!< Plb attribute
+    uint32_t m_plbRounds{3};        //!< PlbRounds attribute
+    double m_plbMarkFraction{0.5};  //!< PlbMarkFraction attribute
+    Time m_plbRound;                //!< PlbRound attribute
 };
 
 } // namespace ns3

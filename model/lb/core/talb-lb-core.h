@@ -69,6 +69,11 @@ struct PacketInfo
     /// the flow's transport recovers from reordering only by go-back-N (RoCEv2): a packet that
     /// overtakes an earlier one of its flow costs a retransmission window
     bool goBackN{false};
+    /// RoCEv2 packets (goBackN): the BTH's destination queue pair, 24 bits (E-ECMP hashes it)
+    uint32_t roceDstQp{0};
+    /// the destination host's port under its leaf, 0 .. hostsPerLeaf - 1 (path pinning's
+    /// destination slice)
+    uint32_t dstLeafPort{0};
 };
 
 /// Candidate egress ports of a packet: a view into the caller's forwarding table.

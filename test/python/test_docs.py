@@ -97,6 +97,13 @@ def test_every_family_of_the_evaluation_has_the_table_its_goals_are_counted_from
     families = sorted(f for f in os.listdir(os.path.join(ROOT, 'scenarios', 'eval'))
                       if os.path.isdir(os.path.join(ROOT, 'scenarios', 'eval', f)))
     assert families
-    missing = [f for f in families
-               if 'evaluation/%s/talb_vs_best.csv' % f not in shown_files()]
+    # A family whose grids are written but not yet run says so in its heading ("(family
+    # ``llm``): defined"); it has no table to show until it runs.
+    with open(os.path.join(DOC, 'talb-evaluation.rst')) as f:
+        page = f.read()
+    pending = [f for f in families if '(family ``%s``): defined' % f in page]
+    assert all('evaluation/%s/' % f not in ' '.join(shown_files()) for f in pending), \
+        'a family the page shows tables of is not pending'
+    missing = [f for f in families if f not in pending
+               and 'evaluation/%s/talb_vs_best.csv' % f not in shown_files()]
     assert not missing, 'talb-goals.py counts every family: show its talb_vs_best.csv'

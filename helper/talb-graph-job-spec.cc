@@ -339,6 +339,26 @@ ApplyLlmKey(const std::string& key, const std::string& value, talb::graph::LlmJo
     return "";
 }
 
+/// Refuses the keys that time an LLM job's compute (device, precision) on a \p kind whose
+/// compute times come from \p source.
+void
+RefuseComputeKeys(const std::string& where,
+                  const std::string& kind,
+                  const std::string& source,
+                  const std::string& device,
+                  const std::string& precision,
+                  std::vector<std::string>* errors)
+{
+    for (const auto& [key, value] : {std::pair{"device", device}, {"precision", precision}})
+    {
+        if (!value.empty())
+        {
+            errors->push_back(where + "key '" + key + "' does not apply to " + kind +
+                              " (its compute times come from " + source + ")");
+        }
+    }
+}
+
 } // namespace
 
 /// Three straight branches (benchmark, LLM job, neither), each parse then build then validate:
@@ -534,14 +554,7 @@ TalbGraphJobSpec::CheckWorkload(const std::string& where,
                               "workers: the file gives the parallelism and times)");
         }
     }
-    for (const auto& [key, value] : {std::pair{"device", device}, {"precision", precision}})
-    {
-        if (!value.empty())
-        {
-            errors->push_back(where + "key '" + key + "' does not apply to a workload job " +
-                              "(its compute times come from the file)");
-        }
-    }
+    RefuseComputeKeys(where, "a workload job", "the file", device, precision, errors);
     talb::graph::AicbWorkload w;
     std::string error;
     if (!talb::graph::ReadAicbWorkloadFile(path, &w, &error))
@@ -585,14 +598,7 @@ TalbGraphJobSpec::CheckTrace(const std::string& where,
                               "workers: the trace gives the ranks, times and sizes)");
         }
     }
-    for (const auto& [key, value] : {std::pair{"device", device}, {"precision", precision}})
-    {
-        if (!value.empty())
-        {
-            errors->push_back(where + "key '" + key + "' does not apply to a trace job " +
-                              "(its compute times come from the trace)");
-        }
-    }
+    RefuseComputeKeys(where, "a trace job", "the trace", device, precision, errors);
     if (prefix.empty())
     {
         errors->push_back(where + "commGroups needs trace=PREFIX");

@@ -194,6 +194,7 @@ const std::vector<std::string> FORWARDED = {
     "ecnThreshold",
     "lbAttributes",
     "lbProfile",
+    "lbRulesOff",
     "tcp",
     "sndBuf",
     "rcvBuf",

@@ -1,5 +1,7 @@
 #include "talb-balancer-spec.h"
 
+#include "talb-balancer-rules.h"
+
 #include "ns3/string.h"
 #include "ns3/talb-load-balancer.h"
 #include "ns3/talb-switch.h"
@@ -52,6 +54,36 @@ TalbBalancerSpec::ParseList(const TalbScenarioConfig& c,
             if (b.factory.GetTypeId().LookupAttributeByName(kv.first, &info))
             {
                 b.factory.Set(kv.first, StringValue(kv.second));
+            }
+        }
+    }
+    // lbRulesOff turns rules of the defaults off: over the profile, under what lbAttributes
+    // says, which may not set the same attributes (which of the two would win is a guess).
+    TalbAttributeList::Pairs rulesOff;
+    TalbBalancerRule::Parse(c.GetString("lbRulesOff"), &rulesOff, errors);
+    for (const auto& kv : rulesOff)
+    {
+        bool someoneHasIt = false;
+        for (auto& b : balancers)
+        {
+            TypeId::AttributeInformation info;
+            if (b.factory.GetTypeId().LookupAttributeByName(kv.first, &info))
+            {
+                someoneHasIt = true;
+                b.factory.Set(kv.first, StringValue(kv.second));
+            }
+        }
+        if (!someoneHasIt)
+        {
+            errors->push_back("lbRulesOff: no load balancer of lb has the attribute '" +
+                              kv.first + "' (the rules are TaLB's: lb=talb)");
+        }
+        for (const auto& given : attributes)
+        {
+            if (given.first == kv.first)
+            {
+                errors->push_back("lbRulesOff: a rule it names sets " + kv.first +
+                                  ", which lbAttributes sets too");
             }
         }
     }

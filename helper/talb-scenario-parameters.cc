@@ -1,6 +1,7 @@
 #include "talb-scenario-parameters.h"
 
 #include "talb-attribute-list.h"
+#include "talb-balancer-rules.h"
 #include "talb-balancer-spec.h"
 #include "talb-graph-job-spec.h"
 #include "talb-host-config.h"
@@ -225,6 +226,14 @@ DeclareBalancers(TalbScenarioConfig& c)
                   TalbAttributeList::ToText(TalbBalancerSpec::TransportProfile(false)) +
                   "); none, the attribute defaults",
               "transport,none");
+    c.Declare("lbRulesOff",
+              C::STRING,
+              "",
+              "TaLB rules of the defaults to turn off, comma-separated (the ablation of "
+              "doc/talb-evaluation.rst): applied over lbProfile, under lbAttributes, which may "
+              "not set the same attributes; a rule the defaults do not have on for the "
+              "transport changes nothing. Rules: " +
+                  TalbBalancerRule::Describe());
 }
 
 /// The HOSTS group.

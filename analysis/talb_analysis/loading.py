@@ -150,7 +150,8 @@ def scheme_label(scheme, params):
     (0) or '-remotespray<bytes>' after that, and with a SprayQueue other than AllWhenShared
     '-sprayatorabove' or '-sprayall', so that the variants can be compared with TaLB in one
     sweep. (Runs from before SprayQueue existed counted AtOrAbove; it differs from the default
-    only while two jobs share a leaf's uplinks.)"""
+    only while two jobs share a leaf's uplinks.) Rules of the defaults that lbRulesOff turns off
+    come last: 'talb-no-spray', 'talb-no-spray+stall-moves'."""
     if scheme != 'talb':
         return scheme
     transport = str(params.get('transport', '') or 'tcp')
@@ -172,6 +173,10 @@ def scheme_label(scheme, params):
         names.append(_spray_name)
     names.append(_queue_name)
     parts = [name(rule) for name in names if name(rule) != name(shipped)]
+    # Rules of the defaults turned off by name (the ablation): 'no-<rule>[+<rule>...]' last.
+    off = [r.strip() for r in str(params.get('lbRulesOff', '') or '').split(',') if r.strip()]
+    if off:
+        parts.append('no-' + '+'.join(off))
     return '-'.join([scheme] + parts)
 
 

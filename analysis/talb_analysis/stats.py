@@ -80,7 +80,7 @@ NOT_FACTORS = {'seed', 'out', 'config', 'rngrun', 'rngseed'}
 # Parameters the scheme column is made of (lb names the balancer; talb-v1 is lb=talb with
 # lbAttributes Version=1): never a grouping key of their own, which would split the cells.
 SCHEME_PARAMS = {'seed', 'lb'}
-LABEL_PARAMS = ('lbAttributes', 'lbProfile')  # what loading.scheme_label reads besides lb
+LABEL_PARAMS = ('lbAttributes', 'lbProfile', 'lbRulesOff')  # what loading.scheme_label reads besides lb
 
 
 def group_keys(data, requested=None, axes=None):

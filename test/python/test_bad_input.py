@@ -52,6 +52,7 @@ SCENARIO = {
     'lb': 'nope',
     'lbAttributes': 'NoSuchAttribute=1',
     'lbProfile': 'best',
+    'lbRulesOff': 'bogus',
     'tcp': 'cubic',
     'sndBuf': '0',
     'rcvBuf': 'x',
@@ -97,7 +98,7 @@ FABRIC = ['leaves', 'spines', 'hostsPerLeaf', 'hostRate', 'fabricRate', 'oversub
           'nvlinkLatency', 'queueSize', 'hostQueueSize', 'portScheduling', 'trainingWeight',
           'bestEffortWeight', 'untaggedBand', 'bestEffortBuffer', 'ecnThreshold', 'linkRates',
           'failLink', 'flapLink', 'stockRouting']
-BALANCERS = ['lb', 'lbAttributes', 'lbProfile']
+BALANCERS = ['lb', 'lbAttributes', 'lbProfile', 'lbRulesOff']
 HOSTS = ['tcp', 'sndBuf', 'rcvBuf', 'hostQdisc']
 
 
@@ -112,7 +113,7 @@ def shared(names, own):
 SIM_BENCH = shared(
     ['config', 'linkDelay', 'mtu', 'queueSize', 'hostQueueSize', 'portScheduling',
      'trainingWeight', 'bestEffortWeight', 'untaggedBand', 'bestEffortBuffer', 'ecnThreshold',
-     'lbAttributes', 'lbProfile'] + HOSTS +
+     'lbAttributes', 'lbProfile', 'lbRulesOff'] + HOSTS +
     ['rdmaQueuePairs', 'rdmaTrafficClass', 'bgLoad', 'bgCdf', 'seed', 'out', 'eventScheduler'],
     {
         'fabrics': '4x4',

@@ -105,8 +105,31 @@ def test_lb_profile_gives_talb_its_settings_per_transport(tmp_path):
     assert json.loads((outs['tcp-none'] / 'run.json').read_text())['lb_profile'] == ''
 
 
+def test_a_rule_turned_off_by_name_is_its_attributes(tmp_path):
+    """lbRulesOff=queue-moves runs TaLB over RDMA as QueueMoves=false given by hand (what --help
+    says turns it off), which the background traffic makes differ from the default; run.json
+    records the rule, and the report labels the run talb-no-queue-moves."""
+    outs = {}
+    for name, args in (('default', []), ('off', ['--lbRulesOff=queue-moves']),
+                       ('hand', ['--lbAttributes=QueueMoves=false'])):
+        outs[name] = tmp_path / name
+        result = run(*TINY, '--transport=rdma', '--bgLoad=0.5', *args, '--out=%s' % outs[name])
+        assert result.returncode == 0, result.stderr
+    same = lambda a, b: filecmp.cmp(outs[a] / 'flows.csv', outs[b] / 'flows.csv', shallow=False)
+    assert same('off', 'hand') and not same('off', 'default')
+    meta = json.loads((outs['off'] / 'run.json').read_text())
+    assert meta['parameters']['lbRulesOff'] == 'queue-moves'
+    assert loading.load_run(str(outs['off']))[0]['scheme'] == 'talb-no-queue-moves'
+
+
 @pytest.mark.parametrize('args,message', [
     (['--lb=ecmp,bogus'], "unknown load balancer 'bogus'"),
+    (['--lbRulesOff=spray,bogus'], "lbRulesOff: unknown rule 'bogus' (rules: spray, "),
+    (['--lbRulesOff=spray,spray'], "lbRulesOff: rule 'spray' is named twice"),
+    (['--lb=ecmp', '--lbRulesOff=spray'],
+     "lbRulesOff: no load balancer of lb has the attribute 'Spray' (the rules are TaLB's"),
+    (['--lbRulesOff=stall-moves', '--lbAttributes=StallTimeout=5ms'],
+     'lbRulesOff: a rule it names sets StallTimeout, which lbAttributes sets too'),
     (['--model=nope'], "model 'nope' is neither a zoo model"),
     (['--jobs=workers=64'], 'jobs need 64 workers but the fabric has 16 hosts'),
     (['--jobs=workers=4,colour=red'], "unknown key 'colour'"),

@@ -1,0 +1,134 @@
+#include "talb-balancer-rules.h"
+
+#include <set>
+#include <sstream>
+
+namespace ns3
+{
+
+const std::vector<TalbBalancerRule>&
+TalbBalancerRule::All()
+{
+    // Over RoCEv2 (go-back-N) TaLB never sprays and its stall rule skips safe-move flows, so
+    // those rules act over TCP only; the move rule's profile is RoCEv2's only.
+    static const std::vector<TalbBalancerRule> kRules = {
+        {"spray",
+         "Spray=Never",
+         "tcp",
+         "tensor flows spread their packets over the ports while another job's or untagged "
+         "traffic shares them"},
+        {"spray-shared-queue",
+         "SprayQueue=AtOrAbove",
+         "tcp",
+         "a sprayed packet counts every band's queued bytes while another job shares the ports"},
+        {"remote-spray",
+         "RemoteSprayBytes=0",
+         "tcp",
+         "sprayed packets avoid paths the leaf-to-leaf feedback reports saturated (TCP's "
+         "lbProfile)"},
+        {"stall-moves",
+         "StallTimeout=0",
+         "tcp",
+         "a tensor that resumes after a retransmission timeout leaves its port on ties"},
+        {"untagged-spray",
+         "Fallback=ecmp",
+         "tcp",
+         "untagged (background) packets go per packet as DRILL sends them, not hashed"},
+        {"margin-moves",
+         "MoveMargin=1e9;LowMoveMargin=1e9",
+         "tcp,rdma",
+         "a mid-tensor flow leaves a port whose queue exceeds an equally shared one's by the "
+         "move margin"},
+        {"contended-moves",
+         "Moves=Counts",
+         "rdma",
+         "while another job or untagged traffic shares the ports, only congestion moves a flow "
+         "(RoCEv2's lbProfile)"},
+        {"queue-moves",
+         "QueueMoves=false",
+         "rdma",
+         "under the congestion rule a local burst still moves a flow by the margin (RoCEv2's "
+         "lbProfile)"},
+        {"safe-moves",
+         "SafeMoves=Never",
+         "rdma",
+         "RoCEv2 flows move only once their old path has drained"},
+        {"untagged-moves",
+         "SafeMoves=GoBackN",
+         "rdma",
+         "while untagged traffic is active on a candidate port, RoCEv2 flows move as others do"},
+    };
+    return kRules;
+}
+
+const TalbBalancerRule*
+TalbBalancerRule::Find(const std::string& name)
+{
+    for (const auto& rule : All())
+    {
+        if (name == rule.name)
+        {
+            return &rule;
+        }
+    }
+    return nullptr;
+}
+
+std::string
+TalbBalancerRule::Describe()
+{
+    std::ostringstream text;
+    const char* sep = "";
+    for (const auto& rule : All())
+    {
+        text << sep << rule.name << " (" << rule.transports << "): " << rule.what << "; off: "
+             << rule.off;
+        sep = "; ";
+    }
+    return text.str();
+}
+
+void
+TalbBalancerRule::Parse(const std::string& text,
+                        TalbAttributeList::Pairs* off,
+                        std::vector<std::string>* errors)
+{
+    if (text.empty())
+    {
+        return;
+    }
+    std::set<std::string> seen;
+    std::istringstream items(text);
+    std::string name;
+    while (std::getline(items, name, ','))
+    {
+        const TalbBalancerRule* rule = Find(name);
+        if (!rule)
+        {
+            std::string names;
+            for (const auto& r : All())
+            {
+                names += std::string(names.empty() ? "" : ", ") + r.name;
+            }
+            errors->push_back("lbRulesOff: unknown rule '" + name + "' (rules: " + names + ")");
+        }
+        else if (!seen.insert(name).second)
+        {
+            errors->push_back("lbRulesOff: rule '" + name + "' is named twice");
+        }
+        else
+        {
+            std::string err = TalbAttributeList::Parse(rule->off, off);
+            if (!err.empty()) // the table above is ours: a bad entry is a bug
+            {
+                errors->push_back("lbRulesOff: rule '" + name + "': " + err);
+            }
+        }
+    }
+    if (text.back() == ',')
+    {
+        errors->push_back("lbRulesOff: '" + text + "' ends with a comma");
+    }
+}
+
+} // namespace ns3

@@ -64,6 +64,19 @@ def test_counts_per_family_and_transport_and_in_all(evaluation, capsys):
     assert counts.loc[('all', 'all'), 'worst_gap_pct'] == 3.0
 
 
+def test_the_held_out_family_is_counted_beside_the_tuning_grid_not_in_all(evaluation, capsys):
+    write_family(evaluation, 'heldout', ['tcp,spread,110,1.5,drill,100,10.0,40,900,talb,900,'
+                                         'True,True'])
+    code, out, err = run(evaluation, capsys=capsys)
+    assert code == 0, err
+    assert '5 cells in 2 families' in out
+    assert 'held-out grid (not in the counts above): 1 cells, iteration within 2 % in 0' in out
+    counts = pd.read_csv(evaluation / 'goals.csv').set_index(['family', 'transport'])
+    assert counts.loc[('heldout', 'tcp'), 'worst_gap_pct'] == 10.0
+    assert counts.loc[('all', 'all'), 'cells'] == 5
+    assert counts.loc[('all', 'all'), 'worst_gap_pct'] == 3.0
+
+
 def test_misses_list_the_cells_and_name_what_varies(evaluation, capsys):
     run(evaluation, capsys=capsys)
     missed = pd.read_csv(evaluation / 'goals_misses.csv')

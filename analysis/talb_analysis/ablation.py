@@ -1,0 +1,207 @@
+"""talb-ablation: what each rule of TaLB's defaults buys, over the evaluation's families.
+
+The evaluation runs TaLB with one rule of its defaults off (talb-scenario ``--lbRulesOff``,
+reported as ``talb-no-<rule>``) beside default TaLB (``talb``) on the same cells and seeds. For
+each pair (same family, cell and seed) the rule's gain is ``100 * (iteration without the rule /
+iteration with it - 1)``: > 0, the rule shortens the iteration. Per family, transport and rule
+the table gives the mean gain over the pairs with its 95 % CI (Student t over the pairs, which
+pools cells and seeds), the least and the largest pair, and a verdict: ``pays`` (the CI is above
+0), ``costs`` (below 0), ``no effect`` (every pair identical), else ``within noise``; and the
+decisions the rule can change, per run with and without it (run.json's ``lb_counters``: moves,
+mid-tensor, at a boundary or after a stall; sprayed packets), so that a rule's effect, or its
+absence, can be traced to what TaLB did. An ``all`` row per transport and rule pools the
+families of the tuning grid (the held-out family, ``heldout``, has its own rows and is not in it).
+
+Only run.json and iterations.csv are read, and only of TaLB's runs, so that a whole evaluation
+folder loads in seconds.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import warnings
+
+import pandas as pd
+
+from . import loading, stats
+from .loading import TalbDataError
+from .goals import HELDOUT
+from .report import format_table
+
+ABLATED = 'talb-no-'
+COLUMNS = ['family', 'transport', 'rule', 'cells', 'pairs', 'talb_iter_ms', 'rule_gain_pct',
+           'ci95_pct', 'min_pct', 'max_pct', 'verdict', 'moves_with', 'moves_without',
+           'sprayed_with', 'sprayed_without']
+# TaLB's decisions a rule can change, from run.json's lb_counters (summed over the switches):
+# moves (a tensor's port changed: mid-tensor, at a boundary, after a stall) and sprayed packets.
+MOVES = ('mid_tensor_moves', 'boundary_moves', 'stall_moves')
+PAIR_COLUMNS = ['family', 'transport', 'rule', 'cell', 'seed', 'with_ms', 'without_ms',
+                'gain_pct', 'moves_with', 'moves_without', 'sprayed_with', 'sprayed_without']
+# Run parameters that are not the cell: the scheme's own, the output folder.
+NOT_CELL = set(stats.NOT_FACTORS) | set(stats.SCHEME_PARAMS) | set(stats.LABEL_PARAMS)
+
+
+def _talb_runs(folder, warmup):
+    """(runs, per-run iteration ms) of TaLB and its ablated variants below ``folder``."""
+    rows, iterations = [], []
+    for path in loading.find_run_folders(folder):
+        run = loading.read_run_json(path)
+        run['scheme'] = loading.scheme_label(run['scheme'], run)
+        if run['scheme'] != 'talb' and not run['scheme'].startswith(ABLATED):
+            continue
+        run.update(_decisions(path))
+        table = loading.read_table(os.path.join(path, 'iterations.csv'))
+        table.insert(0, 'run_id', len(rows))
+        rows.append(run)
+        iterations.append(table)
+    if not rows:
+        return None
+    runs = pd.DataFrame(rows)
+    runs.index.name = 'run_id'
+    empty = pd.DataFrame()
+    data = loading.Dataset(root=folder, runs=runs, flows=empty, tensors=empty,
+                           iterations=pd.concat(iterations, ignore_index=True))
+    runs['iter_ms'] = stats.run_iteration_times(data, warmup)['iter_ms']
+    return runs
+
+
+def _decisions(folder):
+    """{'moves': ..., 'sprayed': ...} of a run's lb_counters (NaN where run.json has none)."""
+    with open(os.path.join(folder, loading.RUN_JSON)) as f:
+        counters = json.load(f).get('lb_counters')
+    if not isinstance(counters, dict):
+        return {'moves': math.nan, 'sprayed': math.nan}
+    number = lambda name: float(counters.get(name, 0) or 0)
+    return {'moves': sum(number(n) for n in MOVES), 'sprayed': number('sprayed')}
+
+
+def _cell_of(runs):
+    """Each run's cell as text: its parameters other than the scheme's, seed and output."""
+    names = [c for c in runs.columns if c not in loading.RUN_COLUMNS and c not in NOT_CELL
+             and c not in ('iter_ms', 'moves', 'sprayed')]
+    return runs[names].astype(str).agg('|'.join, axis=1)
+
+
+def pairs(runs, family):
+    """One row per ablated run with its default twin: family, transport, rule, cell, seed, the
+    two iteration times and the gain (%)."""
+    runs = runs.assign(cell=_cell_of(runs))
+    base = runs[runs['scheme'] == 'talb'].set_index(['cell', 'seed'])
+    base = base[~base.index.duplicated()]
+    out = []
+    for _, run in runs[runs['scheme'] != 'talb'].iterrows():
+        key = (run['cell'], run['seed'])
+        if key not in base.index or math.isnan(base.at[key, 'iter_ms']) or \
+                math.isnan(run['iter_ms']):
+            continue
+        twin = base.loc[key]
+        out.append({'family': family, 'transport': str(run.get('transport', 'tcp')),
+                    'rule': run['scheme'][len(ABLATED):], 'cell': run['cell'],
+                    'seed': run['seed'], 'with_ms': twin['iter_ms'], 'without_ms': run['iter_ms'],
+                    'gain_pct': 100.0 * (run['iter_ms'] / twin['iter_ms'] - 1.0),
+                    'moves_with': twin['moves'], 'moves_without': run['moves'],
+                    'sprayed_with': twin['sprayed'], 'sprayed_without': run['sprayed']})
+    return pd.DataFrame(out, columns=PAIR_COLUMNS)
+
+
+def _verdict(gains, mean, ci):
+    if (gains == 0).all():
+        return 'no effect'
+    if math.isnan(ci):
+        return 'one pair'
+    if mean - ci > 0:
+        return 'pays'
+    if mean + ci < 0:
+        return 'costs'
+    return 'within noise'
+
+
+def summarise(paired):
+    """The table of the module's docstring from :func:`pairs` of every family."""
+    rows = []
+
+    def add(family, transport, rule, part):
+        mean, ci, n = stats.mean_ci(part['gain_pct'])
+        rows.append({'family': family, 'transport': transport, 'rule': rule,
+                     'cells': part['cell'].nunique(), 'pairs': n,
+                     'talb_iter_ms': float(part['with_ms'].mean()), 'rule_gain_pct': mean,
+                     'ci95_pct': ci, 'min_pct': float(part['gain_pct'].min()),
+                     'max_pct': float(part['gain_pct'].max()),
+                     'verdict': _verdict(part['gain_pct'], mean, ci),
+                     **{c: float(part[c].mean()) for c in COLUMNS[-4:]}})
+
+    for (transport, rule), part in paired.groupby(['transport', 'rule'], sort=True):
+        for family, fpart in part.groupby('family', sort=True):
+            add(family, transport, rule, fpart)
+        # Cells of different families are told apart by their family; the held-out grid is
+        # reported beside the tuning grid, not in it.
+        tuning = part[part['family'] != HELDOUT]
+        if len(tuning):
+            add('all', transport, rule, tuning.assign(cell=tuning['family'] + '|' + tuning['cell']))
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def load(root, warmup=1):
+    """:func:`pairs` of every family folder below ``root`` (one folder per family)."""
+    if not os.path.isdir(root):
+        raise TalbDataError('%s: not a folder (give the evaluation\'s results folder, which '
+                            'holds one folder per family, e.g. results/eval)' % root)
+    found = []
+    for family in sorted(os.listdir(root)):
+        folder = os.path.join(root, family)
+        if family.startswith('.') or not os.path.isdir(folder):
+            continue
+        try:
+            runs = _talb_runs(folder, warmup)
+        except TalbDataError as e:
+            if 'no run folder' in str(e):
+                continue
+            raise
+        if runs is not None:
+            found.append(pairs(runs, family))
+    paired = pd.concat(found, ignore_index=True) if found else pd.DataFrame()
+    if paired.empty:
+        raise TalbDataError('%s: no TaLB run with a rule off (lbRulesOff) has a default TaLB '
+                            'run of the same cell and seed beside it' % root)
+    return paired
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog='talb-ablation.py',
+        description='What each rule of TaLB\'s defaults buys: TaLB with the rule off '
+                    '(talb-scenario --lbRulesOff, run as talb-no-<rule>) against default TaLB on '
+                    'the same cells and seeds, per family, transport and rule (gain: iteration '
+                    'time without the rule over with it, minus 1, in %%; > 0: the rule pays).')
+    p.add_argument('root', nargs='?', default='results/eval', metavar='RESULTS',
+                   help='the evaluation\'s results, one folder per family (default: results/eval)')
+    p.add_argument('--out', help='write the table here as CSV (default: print only)')
+    p.add_argument('--pairs-out', help='write every pair (cell, seed, both iteration times) '
+                   'here as CSV')
+    p.add_argument('--warmup', type=int, default=1,
+                   help='iterations per job left out of the iteration time (default: 1)')
+    p.add_argument('--format', choices=('table', 'csv', 'markdown'), default='table',
+                   help='how the table is printed (default: table)')
+    args = p.parse_args(argv)
+    if args.warmup < 0:
+        p.error('--warmup must be >= 0, got %d' % args.warmup)
+    return args
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    with warnings.catch_warnings():
+        warnings.simplefilter('always', loading.TalbDataWarning)
+        try:
+            paired = load(args.root, args.warmup)
+        except TalbDataError as e:
+            print('talb-ablation: error: %s' % e, file=sys.stderr)
+            return 2
+    table = summarise(paired)
+    print(format_table(table, args.format))
+    if args.out:
+        table.to_csv(args.out, index=False, float_format='%.4g')
+    if args.pairs_out:
+        paired.to_csv(args.pairs_out, index=False, float_format='%.10g')
+    return 0

@@ -1,0 +1,143 @@
+"""analysis/talb-ablation.py: TaLB with a rule off paired with default TaLB, per family and rule."""
+import json
+import math
+import os
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+from talb_analysis import ablation, loading
+
+SCRIPT = os.path.join(ROOT, 'analysis', 'talb-ablation.py')
+
+
+def write_run(folder, scheme, seed, iteration_ms, counters=None, **params):
+    """A run folder with run.json (with ``counters`` as its lb_counters) and an iterations.csv
+    of two iterations (the first a warm-up) of two workers; ``iteration_ms`` is the second
+    iteration's longest worker."""
+    os.makedirs(folder)
+    params = dict({'lb': scheme, 'transport': 'tcp', 'lbProfile': 'transport',
+                   'out': str(folder)}, **params)
+    meta = {'scheme': scheme, 'seed': seed, 'parameters': params}
+    if counters is not None:
+        meta['lb_counters'] = counters
+    with open(os.path.join(folder, 'run.json'), 'w') as f:
+        json.dump(meta, f)
+    end = int(iteration_ms * 1e6)
+    with open(os.path.join(folder, 'iterations.csv'), 'w') as f:
+        f.write('job,worker,iteration,start_ns,end_ns,compute_ns,exposed_comm_ns,scheme,seed\n')
+        f.write('0,0,0,0,999999999,0,0,%s,%d\n' % (scheme, seed))
+        f.write('0,0,1,0,%d,0,0,%s,%d\n' % (end, scheme, seed))
+        f.write('0,1,1,0,%d,0,0,%s,%d\n' % (end // 2, scheme, seed))
+
+
+def evaluation(tmp_path):
+    """Two families; in 'idle' the spray rule pays 10 % in both cells and seeds and stall-moves
+    changes nothing; in 'mixed' spray costs 5 % on one seed and pays 5 % on the other."""
+    root = tmp_path / 'eval'
+    for oversub in (1, 2):
+        for seed in (1, 2):
+            cell = dict(oversubscription=oversub)
+            write_run(root / 'idle' / 'tcp16' / ('o%d-s%d' % (oversub, seed)), 'talb', seed, 100.0,
+                      lbRulesOff='', **cell)
+            write_run(root / 'idle' / 'tcp16' / ('ecmp-o%d-s%d' % (oversub, seed)), 'ecmp', seed,
+                      50.0, **cell)
+            for rule, ms in (('spray', 110.0), ('stall-moves', 100.0)):
+                write_run(root / 'idle' / 'ablate-tcp16' / ('%s-o%d-s%d' % (rule, oversub, seed)),
+                          'talb', seed, ms, lbRulesOff=rule, **cell)
+    for seed, ms in ((1, 210.0), (2, 190.0)):
+        write_run(root / 'mixed' / 'tcp16' / ('s%d' % seed), 'talb', seed, 200.0,
+                  counters={'mid_tensor_moves': 3, 'stall_moves': 1, 'sprayed': 1000,
+                            'fallback': 7})
+        write_run(root / 'mixed' / 'ablate-tcp16' / ('s%d' % seed), 'talb', seed, ms,
+                  counters={'mid_tensor_moves': 5, 'boundary_moves': seed, 'sprayed': 0},
+                  lbRulesOff='spray')
+    # An ablated run without a default twin (seed 3) is left out.
+    write_run(root / 'mixed' / 'ablate-tcp16' / 's3', 'talb', 3, 500.0, lbRulesOff='spray')
+    return root
+
+
+def row(table, family, rule):
+    found = table[(table['family'] == family) & (table['rule'] == rule)]
+    assert len(found) == 1, table
+    return found.iloc[0]
+
+
+def test_rules_off_are_labelled_after_the_other_parts():
+    tcp = {'transport': 'tcp', 'lbProfile': 'transport'}
+    assert loading.scheme_label('talb', dict(tcp, lbRulesOff='spray')) == 'talb-no-spray'
+    assert loading.scheme_label('talb', dict(tcp, lbRulesOff='spray,stall-moves')) == \
+        'talb-no-spray+stall-moves'
+    assert loading.scheme_label('talb', dict(tcp, lbRulesOff='')) == 'talb'
+    assert loading.scheme_label('talb', dict(tcp, lbProfile='none', lbRulesOff='spray')) == \
+        'talb-localspray-no-spray'
+    assert loading.scheme_label('ecmp', dict(tcp, lbRulesOff='spray')) == 'ecmp'
+
+
+def test_pairs_by_family_cell_and_seed(tmp_path):
+    paired = ablation.load(str(evaluation(tmp_path)))
+    assert len(paired) == 2 * 4 + 2  # seed 3 has no twin
+    table = ablation.summarise(paired)
+    spray = row(table, 'idle', 'spray')
+    assert (spray['cells'], spray['pairs']) == (2, 4)
+    assert spray['rule_gain_pct'] == pytest.approx(10.0)
+    assert spray['talb_iter_ms'] == pytest.approx(100.0)
+    assert spray['verdict'] == 'pays'
+    assert row(table, 'idle', 'stall-moves')['verdict'] == 'no effect'
+    mixed = row(table, 'mixed', 'spray')
+    assert mixed['rule_gain_pct'] == pytest.approx(0.0)
+    assert (mixed['min_pct'], mixed['max_pct']) == (pytest.approx(-5.0), pytest.approx(5.0))
+    assert mixed['verdict'] == 'within noise'
+    assert (mixed['moves_with'], mixed['moves_without']) == (4.0, 6.5)  # mid + boundary + stall
+    assert (mixed['sprayed_with'], mixed['sprayed_without']) == (1000.0, 0.0)
+    assert math.isnan(spray['moves_with'])  # runs without lb_counters
+    pooled = table[(table['family'] == 'all') & (table['rule'] == 'spray')].iloc[0]
+    assert (pooled['cells'], pooled['pairs']) == (3, 6)
+    assert pooled['rule_gain_pct'] == pytest.approx(40.0 / 6)
+    assert set(table['transport']) == {'tcp'}
+
+
+def test_the_held_out_family_has_its_own_rows_and_is_not_in_all(tmp_path):
+    root = evaluation(tmp_path)
+    write_run(root / 'heldout' / 'mix3-tcp16' / 's6', 'talb', 6, 100.0)
+    write_run(root / 'heldout' / 'ablate-mix3-tcp16' / 's6', 'talb', 6, 150.0, lbRulesOff='spray')
+    table = ablation.summarise(ablation.load(str(root)))
+    assert row(table, 'heldout', 'spray')['rule_gain_pct'] == pytest.approx(50.0)
+    assert row(table, 'all', 'spray')['pairs'] == 6
+
+
+def test_a_rule_that_costs_is_called_so(tmp_path):
+    root = tmp_path / 'eval'
+    for seed, ms in ((1, 90.0), (2, 91.0), (3, 89.0)):
+        write_run(root / 'idle' / 'a' / str(seed), 'talb', seed, 100.0, transport='rdma')
+        write_run(root / 'idle' / 'b' / str(seed), 'talb', seed, ms, transport='rdma',
+                  lbRulesOff='queue-moves')
+    r = row(ablation.summarise(ablation.load(str(root))), 'idle', 'queue-moves')
+    assert r['transport'] == 'rdma' and r['verdict'] == 'costs'
+    assert r['rule_gain_pct'] == pytest.approx(-10.0)
+
+
+def test_script_writes_the_table_and_the_pairs(tmp_path):
+    out, pairs = tmp_path / 'ablation.csv', tmp_path / 'pairs.csv'
+    result = subprocess.run(['/usr/bin/python3', SCRIPT, str(evaluation(tmp_path)),
+                             '--out=%s' % out, '--pairs-out=%s' % pairs, '--format=markdown'],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert '| idle | tcp | spray |' in result.stdout
+    assert out.read_text().splitlines()[0] == ','.join(ablation.COLUMNS)
+    assert len(pairs.read_text().splitlines()) == 1 + 10
+
+
+@pytest.mark.parametrize('make,message', [
+    (lambda root: None, 'not a folder'),
+    (lambda root: write_run(root / 'idle' / 'x', 'talb', 1, 100.0),
+     'no TaLB run with a rule off (lbRulesOff) has a default TaLB run'),
+])
+def test_nothing_to_pair_is_an_error(tmp_path, make, message):
+    root = tmp_path / 'eval'
+    make(root)
+    result = subprocess.run(['/usr/bin/python3', SCRIPT, str(root)], capture_output=True,
+                            text=True)
+    assert result.returncode == 2
+    assert message in result.stderr and str(root) in result.stderr

@@ -4,7 +4,9 @@
 # talb-report.py once per family over all its parts into RESULTS/FAMILY/report (every table, plot
 # and report.md), copies from there into doc/evaluation/FAMILY/ only the files the doc pages show
 # (the evaluation/FAMILY/... files that doc/*.rst includes as csv-tables or shows as figures),
-# and runs talb-goals.py over doc/evaluation (goals.csv, goals_misses.csv: the goals counted).
+# and runs talb-goals.py over doc/evaluation (goals.csv, goals_misses.csv: the goals counted) and,
+# where the ablation's parts (FAMILY/ablate-*) have run, talb-ablation.py over RESULTS
+# (doc/evaluation/ablation.csv: what each rule of TaLB's defaults buys).
 #
 # usage: scripts/talb-evaluate.sh [options] [RESULTS]      (default RESULTS: results/eval)
 #   --only=GLOB        run only the grid files whose FAMILY/PART matches GLOB (e.g. 'idle/*',
@@ -100,6 +102,11 @@ for dir in "$RESULTS"/*/; do
 done
 echo "== goals (every family's talb_vs_best.csv)"
 $PY "$TOP/analysis/talb-goals.py" "$TOP/doc/evaluation" || status=$?
+if compgen -G "$RESULTS/*/ablate-*" > /dev/null; then
+  echo "== ablation (TaLB with each rule of its defaults off, against default TaLB)"
+  $PY "$TOP/analysis/talb-ablation.py" "$RESULTS" --out="$TOP/doc/evaluation/ablation.csv" \
+    --pairs-out="$RESULTS/ablation_pairs.csv" || status=$?
+fi
 echo "talb-evaluate: done in $(( $(date +%s) - start )) s; every table and plot in $RESULTS/FAMILY/report, what the pages show in doc/evaluation/"
 [ "$status" = 0 ] || echo "talb-evaluate: some sweeps had failed points or shown files are missing (exit $status); rerun to retry the points" >&2
 exit "$status"

@@ -45,6 +45,14 @@ VARIANTS = {
     'talbn-': (('rdma16',), {'lbProfile': ['none']}),
 }
 
+# The ablation (issue: each rule earning its place): TaLB with one rule of its defaults off
+# (talb-scenario --lbRulesOff, whose --help lists the rules and the attributes that turn each
+# off) beside every 16-host part, reported as talb-no-<rule>. Rules that act only on untagged
+# traffic run where there is some (the background family).
+ABLATION = {'tcp': ['spray', 'spray-shared-queue', 'remote-spray', 'stall-moves', 'margin-moves'],
+            'rdma': ['contended-moves', 'queue-moves', 'margin-moves', 'safe-moves']}
+ABLATION_UNTAGGED = {'tcp': ['untagged-spray'], 'rdma': ['untagged-moves']}
+
 
 def random_links(scale, n):
     """n distinct leaf-spine links at rates drawn from the scale's list (fixed seed)."""
@@ -125,6 +133,34 @@ def llm_parts(out):
                     'grid': copy.deepcopy(grid), 'fixed': f, 'seeds': SEEDS}
 
 
+# The held-out grid (family heldout): scenarios TaLB's rules were not tuned on, kept apart from
+# the tuning grid above and run with its own seeds. Other job mixes at 16 hosts (three and four
+# jobs of other models and collectives than the mixed family's), and another fabric shape at
+# 100 Gb/s (8 leaves x 4 hosts, 4 spines): 3:1, and 1:1 with two links degraded to 25 Gb/s.
+HELDOUT_SEEDS = '6-10'
+HELDOUT_MIXES = [
+    [('alexnet', 6, 'ring'), ('vgg19', 4, 'ring'), ('resnet50', 6, 'ps')],
+    [('resnet50', 5, 'ring'), ('alexnet', 3, 'ring'), ('vgg19', 4, 'ps'), ('resnet50', 4, 'ring')],
+]
+HELDOUT_SHAPE = {'leaves': 8, 'hostsPerLeaf': 4, 'spines': 4, 'hostRate': '100Gbps',
+                 'iterations': 2}
+
+
+def heldout_parts(out):
+    for tr in ('tcp', 'rdma'):
+        for mix in HELDOUT_MIXES:  # one part each: a job set is too long for a folder name
+            jobs = ';'.join('model=%s,workers=%d,scheduler=fusion,collective=%s' % j for j in mix)
+            g = part('16', tr, {'oversubscription': OVERSUB}, {'jobs': jobs})
+            g['seeds'] = HELDOUT_SEEDS
+            out[('heldout', 'mix%d-%s16' % (len(mix), tr))] = g
+        for name, axes in (('shape3', {'oversubscription': [3]}),
+                           ('degraded', {'oversubscription': [1],
+                                         'linkRates': ['0:0=25Gbps;5:2=25Gbps']})):
+            g = part('16', tr, axes, dict(HELDOUT_SHAPE, jobs=job('16', workers=24)))
+            g['seeds'] = HELDOUT_SEEDS
+            out[('heldout', '%s-%s32' % (name, tr))] = g
+
+
 def families():
     out = {}
     for scale in SCALES:
@@ -155,9 +191,12 @@ def families():
         v1['grid']['lb'] = ['talb']
         out[('idle', 'talbv1-tcp' + scale)] = v1
     llm_parts(out)
+    heldout_parts(out)
     # TaLB's move variants (reported as talb-congestion, talb-contended, talb-counts) next to
     # the 16-host parts: a part matches by its name's ending or as family/name.
     for (family, name), grid in list(out.items()):
+        if family == 'heldout':  # the rules' variants were compared on the tuning grid
+            continue
         for prefix, (parts, axes) in VARIANTS.items():
             if not name.startswith('talb') and any(
                     name.endswith(p) or '%s/%s' % (family, name) == p for p in parts):
@@ -165,6 +204,17 @@ def families():
                 c['grid']['lb'] = ['talb']
                 c['grid'].update(copy.deepcopy(axes))
                 out[(family, prefix + name)] = c
+    for (family, name), grid in list(out.items()):
+        if family == 'llm' or name.startswith('talb') or not (
+                name.endswith('16') or family == 'heldout'):
+            continue
+        transport = grid['fixed']['transport']
+        rules = ABLATION[transport] + (ABLATION_UNTAGGED[transport]
+                                       if family == 'background' else [])
+        c = copy.deepcopy(grid)
+        c['grid']['lb'] = ['talb']
+        c['grid']['lbRulesOff'] = rules
+        out[(family, 'ablate-' + name)] = c
     return out
 
 

@@ -52,12 +52,36 @@ def test_talb_runs_of_a_grid_are_labelled_by_its_variant(path):
     for values in itertools.product(*axes.values()):
         point = dict(zip(axes, values))
         if point['lb'] == 'talb':
+            if 'lbRulesOff' in point:  # the ablation: default TaLB with one rule off
+                expected = 'talb-no-' + point['lbRulesOff']
             assert loading.scheme_label('talb', dict(params, **point)) == expected
+
+
+def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_host_part():
+    """Each rule the runner's --help lists as on for a transport is ablated in that transport's
+    parts (the untagged ones where there is untagged traffic, the background family), and each
+    part of 16 hosts but the variants has its ablation."""
+    text = subprocess.run([RUNNER, '--help'], capture_output=True, text=True, check=True).stdout
+    help_line = ' '.join(re.search(r'--lbRulesOff:(.*?)\n\s+--', text, re.S).group(1).split())
+    listed = dict(re.findall(r'([a-z-]+) \(([a-z,]+)\): ', help_line))
+    grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
+    for transport in ('tcp', 'rdma'):
+        on = {r for r, transports in listed.items() if transport in transports.split(',')}
+        assert set(grids.ABLATION[transport]) | set(grids.ABLATION_UNTAGGED[transport]) == on
+    for path in GRIDS:
+        family, name = os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-5]
+        if family == 'llm' or name.startswith(('talb', 'ablate-')) or not (
+                name.endswith('16') or family == 'heldout'):
+            continue
+        axes, fixed, _ = sweep.read_grid(os.path.join(EVAL, family, 'ablate-' + name + '.json'))
+        untagged = grids.ABLATION_UNTAGGED[fixed['transport']] if family == 'background' else []
+        assert axes['lb'] == ['talb']
+        assert axes['lbRulesOff'] == grids.ABLATION[fixed['transport']] + untagged
 
 
 def test_every_family_has_both_transports_and_both_scales():
     parts = {(os.path.basename(os.path.dirname(p)), os.path.basename(p)[:-5]) for p in GRIDS}
-    assert {f for f, _ in parts} == FAMILIES | {'llm'}
+    assert {f for f, _ in parts} == FAMILIES | {'llm', 'heldout'}
     for family in FAMILIES:
         names = {n for f, n in parts if f == family}
         for transport in ('tcp', 'rdma'):
@@ -77,6 +101,33 @@ def test_the_llm_family_runs_each_job_set_on_both_fabrics_and_transports_at_128_
         assert (float(fixed['bgLoad']) == 0.3) == name.startswith('bg-')
 
 
+def test_the_held_out_grid_is_apart_from_the_tuning_grid():
+    """Its seeds, job mixes and fabric shape are none of the tuning grid's; every part has both
+    transports and an ablation, and no move-rule variant (those were compared on the tuning
+    grid)."""
+    def grid(family, name):
+        return sweep.read_grid(os.path.join(EVAL, family, name + '.json'))
+
+    names = {os.path.basename(p)[:-5] for p in GRIDS
+             if os.path.basename(os.path.dirname(p)) == 'heldout'}
+    base = {'%s-%s%s' % (kind, tr, hosts) for kind, hosts in
+            (('mix3', '16'), ('mix4', '16'), ('shape3', '32'), ('degraded', '32'))
+            for tr in ('tcp', 'rdma')}
+    assert names == base | {'ablate-' + n for n in base}
+    tuning_seeds = set(grid('idle', 'tcp16')[2])
+    tuning_jobs = set(grid('mixed', 'tcp16')[1]['jobs'].split(';'))
+    shapes = {(grid(f, n)[1]['leaves'], grid(f, n)[1]['hostsPerLeaf'])
+              for f in FAMILIES for n in ('tcp16', 'tcp64') if f != 'failure'}
+    for name in base:
+        axes, fixed, seeds = grid('heldout', name)
+        assert not set(seeds) & tuning_seeds and len(seeds) == 5
+        assert not set(fixed['jobs'].split(';')) & tuning_jobs
+        if name.startswith('mix'):
+            assert len(fixed['jobs'].split(';')) == int(name[3])
+        else:
+            assert (fixed['leaves'], fixed['hostsPerLeaf']) not in shapes
+
+
 @pytest.fixture(scope='module')
 def runner_options():
     if not os.path.exists(RUNNER):
@@ -94,6 +145,13 @@ def test_grid_reads_and_names_only_runner_parameters(path, runner_options):
     schemes = axes['lb']
     if os.path.basename(path).startswith('talbv1-'):  # TaLB v1 beside the part's other schemes
         assert schemes == ['talb'] and axes['lbAttributes'] == ['Version=1']
+        return
+    if os.path.basename(path).startswith('ablate-'):  # TaLB's rules off beside the part
+        sibling = os.path.join(os.path.dirname(path), os.path.basename(path)[len('ablate-'):])
+        s_axes, s_fixed, s_seeds = sweep.read_grid(sibling)
+        assert schemes == ['talb'] and (fixed, seeds) == (s_fixed, s_seeds)
+        assert {k: v for k, v in axes.items() if k not in ('lb', 'lbRulesOff')} == \
+            {k: v for k, v in s_axes.items() if k != 'lb'}
         return
     prefix = os.path.basename(path)[:len('talbc-')]
     if prefix in MOVES_VARIANTS:  # a TaLB move rule beside its sibling part

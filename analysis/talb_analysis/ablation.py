@@ -77,10 +77,15 @@ def _decisions(folder):
 
 
 def _cell_of(runs):
-    """Each run's cell as text: its parameters other than the scheme's, seed and output."""
+    """Each run's cell as text, name=value of the parameters that vary between the family's runs
+    (other than the scheme's, the seed and the output; the others are the same for every run)."""
     names = [c for c in runs.columns if c not in loading.RUN_COLUMNS and c not in NOT_CELL
-             and c not in ('iter_ms', 'moves', 'sprayed')]
-    return runs[names].astype(str).agg('|'.join, axis=1)
+             and c not in ('iter_ms', 'moves', 'sprayed')
+             and runs[c].astype(str).nunique() > 1]
+    if not names:
+        return pd.Series('', index=runs.index)
+    return runs[names].astype(str).apply(
+        lambda row: ', '.join('%s=%s' % kv for kv in row.items()), axis=1)
 
 
 def pairs(runs, family):

@@ -127,6 +127,7 @@ def test_script_writes_the_table_and_the_pairs(tmp_path):
     assert '| idle | tcp | spray |' in result.stdout
     assert out.read_text().splitlines()[0] == ','.join(ablation.COLUMNS)
     assert len(pairs.read_text().splitlines()) == 1 + 10
+    assert 'idle,tcp,spray,oversubscription=2,2,100,110,' in pairs.read_text()
 
 
 @pytest.mark.parametrize('make,message', [

@@ -10,7 +10,9 @@ const std::vector<TalbBalancerRule>&
 TalbBalancerRule::All()
 {
     // Over RoCEv2 (go-back-N) TaLB never sprays and its stall rule skips safe-move flows, so
-    // those rules act over TCP only; the move rule's profile is RoCEv2's only.
+    // those rules act over TCP only; the move rule's profile is RoCEv2's only. The rdma rules
+    // are on over selective-repeat NICs too, but safe-moves and untagged-moves act only where
+    // RoCEv2 flows are go-back-N's.
     static const std::vector<TalbBalancerRule> kRules = {
         {"spray",
          "Spray=Never",
@@ -57,6 +59,16 @@ TalbBalancerRule::All()
          "SafeMoves=GoBackN",
          "rdma",
          "while untagged traffic is active on a candidate port, RoCEv2 flows move as others do"},
+        {"sr-reorder",
+         "RoceGoBackN=true",
+         "rdma-sr",
+         "with selective-repeat NICs (rdmaRecovery=sr, transport spray) RoCEv2 flows are moved "
+         "and sprayed as TCP's, not kept in order for go-back-N (the sr lbProfile)"},
+        {"sr-spray-always",
+         "Spray=Contended",
+         "rdma-sr",
+         "every tensor packet goes to the least queued port, not only while another job or "
+         "untagged traffic shares the ports (the sr lbProfile)"},
     };
     return kRules;
 }

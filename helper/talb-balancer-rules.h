@@ -19,7 +19,9 @@ struct TalbBalancerRule
 {
     const char* name;       //!< as lbRulesOff names it
     const char* off;        //!< the attributes that turn it off, Name=Value;...
-    const char* transports; //!< where the defaults have it on: "tcp", "rdma" or "tcp,rdma"
+    /// where the defaults have it on: "tcp", "rdma" (go-back-N NICs), "rdma-sr" (selective
+    /// repeat: rdmaRecovery=sr or transport spray), or several, comma-separated
+    const char* transports;
     const char* what;       //!< what the rule does, for --help
 
     /// \return every rule, in the order --help lists them

@@ -10,7 +10,7 @@ namespace ns3
 {
 
 TalbAttributeList::Pairs
-TalbBalancerSpec::TransportProfile(bool rdma)
+TalbBalancerSpec::TransportProfile(bool rdma, bool selectiveRepeat)
 {
     // RoCEv2: TaLB's congestion moves while the ports are shared, with the queue moves that
     // follow a local burst. TCP: sprayed packets count a path the leaf-to-leaf feedback reports
@@ -19,11 +19,20 @@ TalbBalancerSpec::TransportProfile(bool rdma)
     {
         return {{"RemoteSprayBytes", "30000"}};
     }
-    return {{"Moves", "Contended"},
-            {"RemoteAwareness", "true"},
-            {"ActiveWindow", "1ms"},
-            {"MinMoveInterval", "200us"},
-            {"QueueMoves", "true"}};
+    TalbAttributeList::Pairs profile = {{"Moves", "Contended"},
+                                        {"RemoteAwareness", "true"},
+                                        {"ActiveWindow", "1ms"},
+                                        {"MinMoveInterval", "200us"},
+                                        {"QueueMoves", "true"}};
+    // Selective repeat takes reordered packets without a retransmission window: every tensor
+    // packet then goes to the least queued path, as DRILL's do (doc/talb-transport.rst,
+    // "TaLB on selective-repeat NICs").
+    if (selectiveRepeat)
+    {
+        profile.push_back({"RoceGoBackN", "false"});
+        profile.push_back({"Spray", "Always"});
+    }
+    return profile;
 }
 
 std::vector<TalbBalancerSpec>
@@ -38,7 +47,7 @@ TalbBalancerSpec::ParseList(const TalbScenarioConfig& c,
     {
         errors->push_back("lbAttributes: " + err);
     }
-    *profile = c.GetString("lbProfile") == "transport" ? TransportProfile(fabric.rdmaHosts)
+    *profile = c.GetString("lbProfile") == "transport" ? TransportProfile(fabric.rdmaHosts, fabric.rdmaSelectiveRepeat)
                                                        : TalbAttributeList::Pairs();
     std::vector<TalbBalancerSpec> balancers;
     for (const auto& name : c.GetNames("lb"))

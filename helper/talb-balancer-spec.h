@@ -24,11 +24,12 @@ struct TalbBalancerSpec
 
     /**
      * \return the settings lbProfile=transport applies under lbAttributes for the hosts'
-     * transport (\p rdma: RoCEv2, else TCP). Why these: doc/talb-switch.rst, "Moves by
-     * congestion" (RoCEv2) and "Spreading under contention" (TCP), with the measurements in
-     * doc/talb-evaluation.rst.
+     * transport (\p rdma: RoCEv2, whose NICs recover by go-back-N unless \p selectiveRepeat;
+     * else TCP). Why these: doc/talb-switch.rst, "Moves by congestion" (RoCEv2) and "Spreading
+     * under contention" (TCP), with the measurements in doc/talb-evaluation.rst, and
+     * doc/talb-transport.rst for selective repeat.
      */
-    static TalbAttributeList::Pairs TransportProfile(bool rdma);
+    static TalbAttributeList::Pairs TransportProfile(bool rdma, bool selectiveRepeat = false);
 
     /**
      * Reads the BALANCERS parameters of \p config for a fabric like \p fabric (its leaves,

@@ -57,6 +57,9 @@ struct TalbFabricSpec
     uint32_t rcvBuf{0};     //!< hosts' TCP receive buffer, bytes (TalbHostConfig)
     std::string hostQdisc;  //!< hosts' NIC queueing, fifo or fq (TalbHostConfig Qdisc)
     bool rdmaHosts{false};  //!< RoCEv2 NICs and PFC switches (set from the scenario's transport)
+    /// the RoCEv2 NICs recover by selective repeat, not go-back-N (set from rdmaRecovery and
+    /// the scenario's transport)
+    bool rdmaSelectiveRepeat{false};
 
     /**
      * Reads the FABRIC and HOSTS parameters of \p config, checking what they cannot check one

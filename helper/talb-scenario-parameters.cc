@@ -222,6 +222,8 @@ DeclareBalancers(TalbScenarioConfig& c)
               "balancer settings applied before lbAttributes: transport, those measured best for "
               "the hosts' transport (rdma: TaLB with " +
                   TalbAttributeList::ToText(TalbBalancerSpec::TransportProfile(true)) +
+                  "; rdma with rdmaRecovery=sr, and spray: TaLB with " +
+                  TalbAttributeList::ToText(TalbBalancerSpec::TransportProfile(true, true)) +
                   "; tcp: TaLB with " +
                   TalbAttributeList::ToText(TalbBalancerSpec::TransportProfile(false)) +
                   "); none, the attribute defaults",

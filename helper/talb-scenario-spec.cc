@@ -127,7 +127,7 @@ TalbScenarioSpec::ParseRdma(const TalbScenarioConfig& c,
                             std::vector<std::string>* errors)
 {
     // spray sprays every packet of every queue pair: its NICs need selective repeat.
-    selectiveRepeat = spray || c.GetString("rdmaRecovery") == "sr";
+    fabric.rdmaSelectiveRepeat = spray || c.GetString("rdmaRecovery") == "sr";
     if (spray && c.IsGiven("rdmaRecovery") && c.GetString("rdmaRecovery") != "sr")
     {
         errors->push_back("rdmaRecovery: transport spray needs sr (selective repeat): go-back-N "

@@ -34,7 +34,6 @@ struct TalbScenarioSpec
     TalbAttributeList::Pairs lbProfileAttributes; //!< what lbProfile applies under lbAttributes
     std::string rdmaQueuePairs;                   //!< TalbRdmaTransport QueuePairs (its enum name)
     std::string rdmaTrafficClass;                 //!< "tensor", or a fixed class 0..7
-    bool selectiveRepeat{false};                  //!< RDMA NICs' Recovery SelectiveRepeat
     std::string entropyPolicy;                    //!< RDMA NICs' EntropyPolicy (spray)
     bool rdmaPfc{true};                           //!< PFC on an RDMA fabric's switches
     /// TalbRdmaTransport's attributes of queue-pair scaling and PLB (Name, value as text)

@@ -63,7 +63,7 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
     part of 16 hosts but the variants has its ablation."""
     text = subprocess.run([RUNNER, '--help'], capture_output=True, text=True, check=True).stdout
     help_line = ' '.join(re.search(r'--lbRulesOff:(.*?)\n\s+--', text, re.S).group(1).split())
-    listed = dict(re.findall(r'([a-z-]+) \(([a-z,]+)\): ', help_line))
+    listed = dict(re.findall(r'([a-z-]+) \(([a-z,-]+)\): ', help_line))
     grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
     for transport in ('tcp', 'rdma'):
         on = {r for r, transports in listed.items() if transport in transports.split(',')}

@@ -122,6 +122,32 @@ def test_a_rule_turned_off_by_name_is_its_attributes(tmp_path):
     assert loading.load_run(str(outs['off']))[0]['scheme'] == 'talb-no-queue-moves'
 
 
+def test_selective_repeat_nics_get_talbs_spraying_profile(tmp_path):
+    """Over RoCEv2 NICs with selective repeat (rdmaRecovery=sr) lbProfile=transport adds
+    RoceGoBackN=false and Spray=Always to the RDMA profile: TaLB sprays the RoCEv2 tensor
+    packets, which over go-back-N NICs it never does. lbRulesOff=sr-reorder is the go-back-N
+    behaviour: the RDMA profile given by hand, byte for byte, no packet sprayed."""
+    profile = ('Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us;'
+               'QueueMoves=true')
+    outs = {}
+    for name, args in (('sr', ['--rdmaRecovery=sr']),
+                       ('sr-off', ['--rdmaRecovery=sr', '--lbRulesOff=sr-reorder']),
+                       ('sr-hand', ['--rdmaRecovery=sr', '--lbProfile=none',
+                                    '--lbAttributes=' + profile]),
+                       ('gbn', [])):
+        outs[name] = tmp_path / name
+        result = run(*TINY, '--transport=rdma', *args, '--out=%s' % outs[name])
+        assert result.returncode == 0, result.stderr
+    meta = {n: json.loads((o / 'run.json').read_text()) for n, o in outs.items()}
+    sprayed = {n: m['lb_counters']['sprayed'] for n, m in meta.items()}
+    assert meta['sr']['lb_profile'] == profile + ';RoceGoBackN=false;Spray=Always'
+    assert meta['gbn']['lb_profile'] == profile
+    assert sprayed['sr'] > 0 and sprayed['sr-off'] == sprayed['gbn'] == 0
+    same = lambda a, b: filecmp.cmp(outs[a] / 'flows.csv', outs[b] / 'flows.csv', shallow=False)
+    assert same('sr-off', 'sr-hand') and not same('sr', 'sr-off')
+    assert loading.load_run(str(outs['sr-off']))[0]['scheme'] == 'talb-no-sr-reorder'
+
+
 @pytest.mark.parametrize('args,message', [
     (['--lb=ecmp,bogus'], "unknown load balancer 'bogus'"),
     (['--lbRulesOff=spray,bogus'], "lbRulesOff: unknown rule 'bogus' (rules: spray, "),

@@ -1600,6 +1600,42 @@ TEST(TalbLbCoreTensorAwareV2, SprayWithUntaggedSpreadsTensorsOnlyWhileUntaggedFl
     EXPECT_NE(always.Send(Tensor(50, 2 * US, 500, 5, 0)), p);
 }
 
+TEST(TalbLbCoreTensorAwareV2, SelectiveRepeatRoceFlowsSprayAndMoveAsTcpFlows)
+{
+    // RoceGoBackN=false (NICs with selective repeat): a RoCEv2 flow sprays while an untagged
+    // flow shares the ports, as a TCP flow does, where the default keeps it on its port.
+    auto sprays = [](bool roceGoBackN) {
+        TensorAwareV2::Config c;
+        c.roceGoBackN = roceGoBackN;
+        TalbV2Rig rig(c);
+        rig.Send(Untagged(31, US));
+        uint32_t port = rig.Send(GoBackN(Tensor(40, US, 400, 5, TALB_FLAG_FIRST)));
+        rig.Queue(port, 5, 50000);
+        return rig.Send(GoBackN(Tensor(40, 2 * US, 400, 5, 0))) != port &&
+               rig.talb.GetTableStats().nSprayed == 2;
+    };
+    EXPECT_FALSE(sprays(true));
+    EXPECT_TRUE(sprays(false));
+
+    // Its moves are TCP's: no wait for the old path to drain (SafeMoves covers go-back-N flows).
+    TensorAwareV2::Config c;
+    c.safeSlackNs = 20 * US;
+    c.spray = TensorAwareV2::Spray::kNever;
+    c.roceGoBackN = false;
+    TalbV2Rig rdma(c, 3);
+    ShareTwoQueuedUplinks(rdma, true);
+    EXPECT_EQ(rdma.Send(GoBackN(Tensor(30, 200 * US, 300, 7, 0))), 3u);
+    EXPECT_EQ(rdma.talb.GetTableStats().nUndrainedHeld, 0u);
+
+    // Its untagged data takes the one fallback, not the go-back-N one.
+    TalbV2Rig rig(c);
+    FixedPort fallback(1);
+    FixedPort goBackN(2);
+    rig.talb.SetFallback(&fallback, &goBackN);
+    EXPECT_EQ(rig.Send(GoBackN(Untagged(30, US))), 1u);
+    EXPECT_EQ(rig.talb.GetTableStats().nGoBackNFallback, 0u);
+}
+
 TEST(TalbLbCoreTensorAwareV2, ContendedSpraysWhileAnotherJobsTensorFlowSharesThePorts)
 {
     TalbV2Rig rig; // Spray::kContended, the default

@@ -134,7 +134,7 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      "with the fewest bytes queued, as {SprayQueue} counts them) instead of keeping one: Never; "
      "WithUntagged, while an untagged data flow is active on a candidate port (pools the ports' "
      "capacity with background bursts); Contended, while that or a tensor flow of another job "
-     "is; Always. Never RoCEv2 (go-back-N) flows nor flows that {SafeMoves} covers",
+     "is; Always. Never RoCEv2 flows ({RoceGoBackN}) nor flows that {SafeMoves} covers",
      kSpray},
     {"SprayQueue",
      "spray-queue",
@@ -198,6 +198,15 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      "except while an untagged flow is active on a candidate port: then they move as other "
      "flows do), Always, or Never",
      kSafeMoves},
+    {"RoceGoBackN",
+     "roce-gobackn",
+     OfV2<K::kBool, &V2::roceGoBackN>(),
+     0,
+     1,
+     "v2: the RoCEv2 NICs recover by go-back-N, so their flows move as {SafeMoves} says, are "
+     "never sprayed and, untagged, take the go-back-N fallback; false where they recover by "
+     "selective repeat (talb-scenario --rdmaRecovery=sr, --transport=spray): a reordered packet "
+     "then costs them no more than a TCP flow, and they are moved and sprayed as TCP's"},
     {"SafeMoveSlack",
      "safe-move-slack-us",
      OfV2<K::kTimeNs, &V2::safeSlackNs>(),

@@ -65,6 +65,7 @@ TensorAwareV2::Configure(const Config& config, uint32_t nPorts)
         return false;
     }
     m_config = config;
+    m_roceGoBackN = config.roceGoBackN;
     m_table.Configure(config.tableSize, config.probeLimit, config.idleTimeoutNs);
     m_slots.assign(static_cast<size_t>(nPorts) * kFlowSlots, FlowSlot());
     m_rates.assign(config.moves != Moves::kCounts ? config.tableSize : 0, FlowRate());
@@ -80,6 +81,7 @@ TensorAwareV2::Retune(const Config& config)
         return false;
     }
     m_config = config;
+    m_roceGoBackN = config.roceGoBackN;
     m_table.Retune(config.probeLimit, config.idleTimeoutNs);
     if (config.moves != Moves::kCounts && m_rates.empty())
     {
@@ -446,7 +448,7 @@ TensorAwareV2::Sprays(const PacketInfo& packet, const Candidates& candidates, co
 {
     // Per-packet spreading is for flows that tolerate reordering: neither the safe-move ones nor
     // go-back-N ones (each reordered packet costs a retransmission window), whatever SafeMoves.
-    return !f.safe && !packet.goBackN && m_config.spray != Spray::kNever &&
+    return !f.safe && !GoBackN(packet) && m_config.spray != Spray::kNever &&
            (m_config.spray == Spray::kAlways ||
             Contended(candidates, packet.nowNs, true, m_config.spray == Spray::kContended, f.job));
 }

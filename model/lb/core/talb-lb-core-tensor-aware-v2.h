@@ -220,6 +220,10 @@ class TensorAwareV2 : public TensorPolicy
         /// queue (bytes at marginRateBps) a path reported saturated adds to a sprayed packet's
         /// choice, >= 0; 0: sprayed packets read only the local queues
         double remoteSprayBytes{0};
+        /// RoCEv2 packets (PacketInfo::goBackN) come from go-back-N NICs: their flows move only
+        /// as safeMoves says and are never sprayed; false where the NICs recover by selective
+        /// repeat: they are moved and sprayed as TCP's
+        bool roceGoBackN{true};
     };
 
     /// \return nullptr when \p config is usable, else what is wrong with it
@@ -364,10 +368,17 @@ class TensorAwareV2 : public TensorPolicy
         return &m_slots[port * kFlowSlots];
     }
 
+    /// \return true when \p packet's flow recovers by go-back-N (a packet that overtakes
+    /// another costs it a retransmission window)
+    bool GoBackN(const PacketInfo& packet) const
+    {
+        return packet.goBackN && m_config.roceGoBackN;
+    }
+
     /// \return true when \p packet's flow moves only once its old path has drained
     bool SafeMovesFor(const PacketInfo& packet) const
     {
-        return m_config.safeMoves == SafeMoves::kAlways || (SafeMovesGoBackN() && packet.goBackN);
+        return m_config.safeMoves == SafeMoves::kAlways || (SafeMovesGoBackN() && GoBackN(packet));
     }
 
     /// \return true when the safe-move flows are the go-back-N ones

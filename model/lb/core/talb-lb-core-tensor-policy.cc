@@ -31,7 +31,7 @@ TensorPolicy::SelectFallback(const PacketInfo& packet, const Candidates& candida
 {
     assert(m_fallback && "a TaLB policy without a fallback policy");
     ++m_stats.nFallback;
-    if (m_goBackNFallback && packet.goBackN && packet.size >= kUntaggedMinBytes)
+    if (m_goBackNFallback && packet.goBackN && m_roceGoBackN && packet.size >= kUntaggedMinBytes)
     {
         ++m_stats.nGoBackNFallback;
         return m_goBackNFallback->Select(packet, candidates);

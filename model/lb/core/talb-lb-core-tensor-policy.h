@@ -62,6 +62,8 @@ class TensorPolicy : public Policy
 
     TensorTable m_table;
     TableStats m_stats;
+    /// RoCEv2 packets come from go-back-N NICs (false: selective repeat, no go-back-N fallback)
+    bool m_roceGoBackN{true};
 
   private:
     Policy* m_fallback{nullptr};

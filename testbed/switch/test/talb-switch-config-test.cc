@@ -268,6 +268,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     EXPECT_EQ(o.policy.talb.v2.spray, core.spray);
     EXPECT_EQ(o.policy.talb.v2.sprayQueue, core.sprayQueue);
     EXPECT_EQ(o.policy.talb.v2.tableSize, core.tableSize);
+    EXPECT_EQ(o.policy.talb.v2.roceGoBackN, core.roceGoBackN);
     SwitchOptions p;
     ASSERT_TRUE(Parse({"--config=x",
                        "--lb=talb",
@@ -275,6 +276,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
                        "--talb-move-margin-rate=25Gbps",
                        "--talb-max-reorder=0",
                        "--talb-safe-moves=Always",
+                       "--talb-roce-gobackn=false",
                        "--talb-spray=WithUntagged",
                        "--talb-spray-queue=AtOrAbove",
                        "--talb-safe-move-slack-us=200",
@@ -293,6 +295,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     EXPECT_EQ(p.policy.talb.v2.marginRateBps, 25000000000u);
     EXPECT_EQ(p.policy.talb.v2.maxReorderBytes, 0);
     EXPECT_EQ(p.policy.talb.v2.safeMoves, lb::TensorAwareV2::SafeMoves::kAlways);
+    EXPECT_FALSE(p.policy.talb.v2.roceGoBackN);
     EXPECT_EQ(p.policy.talb.v2.spray, lb::TensorAwareV2::Spray::kWithUntagged);
     EXPECT_EQ(p.policy.talb.v2.sprayQueue, lb::TensorAwareV2::SprayQueue::kAtOrAbove);
     EXPECT_EQ(p.policy.talb.v2.safeSlackNs, 200000);
@@ -402,8 +405,8 @@ TEST(TalbSwitchOptions, EveryPolicyFlagComesFromItsSettingsTableWithItsDefault)
                 ExpectListedWithDefaults(lb::Hermes::Settings(), d.hermes, usage) +
                 ExpectListedWithDefaults(lb::TensorAwareConfig::Settings(), d.talb, usage);
     // The policies' flags the switch had before the tables: LetFlow 1, DRILL 2, Presto 2,
-    // Hermes 9, TaLB 18 (both versions 5, v2 13).
-    EXPECT_EQ(flags, 32);
+    // Hermes 9, TaLB 18 (both versions 5, v2 13); then v2's --talb-roce-gobackn.
+    EXPECT_EQ(flags, 33);
     // Defaults and ranges as --help shows them, in the flags' units.
     EXPECT_NE(usage.find("(1..10000000; default 500)"), std::string::npos); // flowlet, us
     EXPECT_NE(usage.find("default 10Gbps"), std::string::npos);             // margin rate

@@ -3,6 +3,7 @@
 One figure per combination of the non-scheme grouping keys that the figure does not put on an
 axis; the file name carries that combination (``fct_cdf_load=0.5.png``). No data, no figure.
 """
+import hashlib
 import os
 import textwrap
 
@@ -17,12 +18,19 @@ from .stats import attach, groups  # noqa: E402
 TITLE_COLUMNS = 70  # a cell's parameters make long titles: wrapped to fit the figure
 CROWDED_TICKS = 4  # more scheme names than this on an axis are slanted so that they do not meet
 COLOURS = 10  # matplotlib's default colour cycle: schemes past it are drawn dashed
+MAX_SUFFIX = 150  # characters of a cell in a file name: with the figure's name well under 255
 
 
 def _suffix(names, values):
+    """The file name part of a cell: its parameters, cut at MAX_SUFFIX characters with a digest
+    of the whole when longer (a job list makes names past a file system's 255 bytes)."""
     parts = ['%s=%s' % (k, v) for k, v in zip(names, values)]
     text = ('_' + ','.join(parts)) if parts else ''
-    return ''.join(c if c.isalnum() or c in '=,._+-' else '_' for c in text)
+    text = ''.join(c if c.isalnum() or c in '=,._+-' else '_' for c in text)
+    if len(text) > MAX_SUFFIX:
+        digest = hashlib.sha1(text.encode()).hexdigest()[:10]
+        text = text[:MAX_SUFFIX - len(digest) - 1] + '_' + digest
+    return text
 
 
 def _set_title(ax, base, names, values):

@@ -188,3 +188,16 @@ def test_plot_x_defaults_to_the_runners_background_load(tmp_path):
     assert r.returncode == 0, r.stderr
     assert 'grouped by: scheme, bgLoad' in r.stdout
     assert (tmp_path / 'out' / 'iteration_time_vs_bgLoad.png').is_file()
+
+
+def test_a_cell_too_long_for_a_file_name_is_cut_with_a_digest():
+    """A cell with a job list (the held-out family's) names its figures within a file system's
+    255 bytes, and two such cells that differ only past the cut still get two names."""
+    from talb_analysis import plots
+    jobs = ';'.join('model=resnet50,workers=%d,scheduler=fusion,collective=ring' % w
+                    for w in range(4, 9))
+    a = plots._suffix(['leaves', 'jobs'], [4, jobs])
+    b = plots._suffix(['leaves', 'jobs'], [4, jobs + 'x'])
+    assert len('fct_p99_by_priority%s.png' % a) < 255 and a != b
+    assert a.startswith('_leaves=4,jobs=model=resnet50')
+    assert plots._suffix(['load'], [0.5]) == '_load=0.5'  # short names are unchanged

@@ -170,6 +170,23 @@ def _warn_left_out(data, runs, warmup):
                ', '.join(left_out))))
 
 
+def _warn_unpaired_seeds(runs, keys):
+    """Says which cells compare schemes over different seeds (a sweep stopped part-way): their
+    means are not paired, so a difference between them may be the seeds'."""
+    others = [k for k in keys if k != 'scheme']
+    cells = runs.groupby(others, dropna=False) if others else [((), runs)]
+    for cell, part in cells:
+        seeds = part.groupby('scheme')['seed'].apply(lambda s: tuple(sorted(set(s))))
+        if seeds.nunique() > 1:
+            cell = cell if isinstance(cell, tuple) else (cell,)
+            name = ', '.join('%s=%s' % kv for kv in zip(others, cell)) or 'the runs'
+            warnings.warn(loading.TalbDataWarning(
+                '%s: the schemes ran different seeds (%s): their means are not paired; '
+                'finish the sweep (it resumes) before comparing them'
+                % (name, '; '.join('%s: %s' % (scheme, ','.join(map(str, s)))
+                                   for scheme, s in seeds.items()))))
+
+
 def _nan(value):
     return value is None or (isinstance(value, float) and math.isnan(value))
 
@@ -198,6 +215,7 @@ def _report(args):
         print('talb-report: error: %s' % e, file=sys.stderr)
         return 2
     _warn_left_out(data, tables['runs'], args.warmup)
+    _warn_unpaired_seeds(data.runs, keys)
     out = args.out or os.path.join(args.path, 'report')
     os.makedirs(out, exist_ok=True)
 

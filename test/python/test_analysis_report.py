@@ -201,3 +201,18 @@ def test_a_cell_too_long_for_a_file_name_is_cut_with_a_digest():
     assert len('fct_p99_by_priority%s.png' % a) < 255 and a != b
     assert a.startswith('_leaves=4,jobs=model=resnet50')
     assert plots._suffix(['load'], [0.5]) == '_load=0.5'  # short names are unchanged
+
+
+def test_schemes_run_over_different_seeds_are_named_not_compared_silently(fixture_copy, report,
+                                                                          tmp_path):
+    """A sweep stopped part-way leaves a cell with seeds 1-2 for one scheme and seed 1 for
+    another: the report still reports, and warns that the cell's means are not paired."""
+    sweep = fixture_copy('sweep')
+    r = report(sweep, '--out=%s' % (tmp_path / 'paired'), '--no-plots')
+    assert r.returncode == 0 and 'not paired' not in r.stderr
+    shutil.rmtree(sweep / 'lb=talb,load=0.5,seed=2')
+    r = report(sweep, '--out=%s' % (tmp_path / 'part'), '--no-plots')
+    assert r.returncode == 0, r.stderr
+    # One cell (load 0.5 only: no grouping key but the scheme).
+    assert 'the runs: the schemes ran different seeds (ecmp: 1,2; talb: 1)' in r.stderr
+    assert 'their means are not paired' in r.stderr

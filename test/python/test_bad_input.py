@@ -212,6 +212,7 @@ SWITCH = {
     'talb-max-reorder': 'x',
     'talb-safe-moves': 'sometimes',
     'talb-spray': 'sometimes',
+    'talb-roce-gobackn': 'maybe',
     'talb-spray-queue': 'some',
     'talb-safe-move-slack-us': 'x',
     'talb-stall-timeout-us': '-1',

@@ -205,7 +205,7 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      1,
      "v2: the RoCEv2 NICs recover by go-back-N, so their flows move as {SafeMoves} says, are "
      "never sprayed and, untagged, take the go-back-N fallback; false where they recover by "
-     "selective repeat (talb-scenario --rdmaRecovery=sr, --transport=spray): a reordered packet "
+     "selective repeat (the runner's rdmaRecovery sr, or its spray transport): a reordered packet "
      "then costs them no more than a TCP flow, and they are moved and sprayed as TCP's"},
     {"SafeMoveSlack",
      "safe-move-slack-us",

@@ -27,6 +27,17 @@ def run(*args):
     return subprocess.run([RUNNER, *args], capture_output=True, text=True, timeout=600)
 
 
+def run_variants(tmp_path, variants, *common):
+    """Runs TINY with ``common`` and each variant's arguments into tmp_path/NAME (each must
+    succeed); returns {NAME: folder}."""
+    outs = {}
+    for name, args in variants:
+        outs[name] = tmp_path / name
+        result = run(*TINY, *common, *args, '--out=%s' % outs[name])
+        assert result.returncode == 0, result.stderr
+    return outs
+
+
 @pytest.fixture(scope='module')
 def runs(tmp_path_factory):
     out = {}
@@ -85,15 +96,11 @@ def test_lb_profile_gives_talb_its_settings_per_transport(tmp_path):
     records what it set."""
     profile = ('Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us;'
                'QueueMoves=true')
-    outs = {}
-    for name, args in (('rdma', ['--transport=rdma']),
-                       ('rdma-none', ['--transport=rdma', '--lbProfile=none']),
-                       ('rdma-hand', ['--transport=rdma', '--lbProfile=none',
-                                      '--lbAttributes=' + profile]),
-                       ('tcp', []), ('tcp-none', ['--lbProfile=none'])):
-        outs[name] = tmp_path / name
-        result = run(*TINY, *args, '--out=%s' % outs[name])
-        assert result.returncode == 0, result.stderr
+    outs = run_variants(tmp_path, (('rdma', ['--transport=rdma']),
+                                   ('rdma-none', ['--transport=rdma', '--lbProfile=none']),
+                                   ('rdma-hand', ['--transport=rdma', '--lbProfile=none',
+                                                  '--lbAttributes=' + profile]),
+                                   ('tcp', []), ('tcp-none', ['--lbProfile=none'])))
     same = lambda a, b: filecmp.cmp(outs[a] / 'flows.csv', outs[b] / 'flows.csv', shallow=False)
     assert same('rdma', 'rdma-hand') and not same('rdma', 'rdma-none')
     assert same('tcp', 'tcp-none')
@@ -109,12 +116,9 @@ def test_a_rule_turned_off_by_name_is_its_attributes(tmp_path):
     """lbRulesOff=queue-moves runs TaLB over RDMA as QueueMoves=false given by hand (what --help
     says turns it off), which the background traffic makes differ from the default; run.json
     records the rule, and the report labels the run talb-no-queue-moves."""
-    outs = {}
-    for name, args in (('default', []), ('off', ['--lbRulesOff=queue-moves']),
-                       ('hand', ['--lbAttributes=QueueMoves=false'])):
-        outs[name] = tmp_path / name
-        result = run(*TINY, '--transport=rdma', '--bgLoad=0.5', *args, '--out=%s' % outs[name])
-        assert result.returncode == 0, result.stderr
+    outs = run_variants(tmp_path, (('default', []), ('off', ['--lbRulesOff=queue-moves']),
+                                   ('hand', ['--lbAttributes=QueueMoves=false'])),
+                        '--transport=rdma', '--bgLoad=0.5')
     same = lambda a, b: filecmp.cmp(outs[a] / 'flows.csv', outs[b] / 'flows.csv', shallow=False)
     assert same('off', 'hand') and not same('off', 'default')
     meta = json.loads((outs['off'] / 'run.json').read_text())
@@ -129,15 +133,12 @@ def test_selective_repeat_nics_get_talbs_spraying_profile(tmp_path):
     behaviour: the RDMA profile given by hand, byte for byte, no packet sprayed."""
     profile = ('Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us;'
                'QueueMoves=true')
-    outs = {}
-    for name, args in (('sr', ['--rdmaRecovery=sr']),
-                       ('sr-off', ['--rdmaRecovery=sr', '--lbRulesOff=sr-reorder']),
-                       ('sr-hand', ['--rdmaRecovery=sr', '--lbProfile=none',
-                                    '--lbAttributes=' + profile]),
-                       ('gbn', [])):
-        outs[name] = tmp_path / name
-        result = run(*TINY, '--transport=rdma', *args, '--out=%s' % outs[name])
-        assert result.returncode == 0, result.stderr
+    outs = run_variants(tmp_path, (('sr', ['--rdmaRecovery=sr']),
+                                   ('sr-off', ['--rdmaRecovery=sr', '--lbRulesOff=sr-reorder']),
+                                   ('sr-hand', ['--rdmaRecovery=sr', '--lbProfile=none',
+                                                '--lbAttributes=' + profile]),
+                                   ('gbn', [])),
+                        '--transport=rdma')
     meta = {n: json.loads((o / 'run.json').read_text()) for n, o in outs.items()}
     sprayed = {n: m['lb_counters']['sprayed'] for n, m in meta.items()}
     assert meta['sr']['lb_profile'] == profile + ';RoceGoBackN=false;Spray=Always'

@@ -47,8 +47,9 @@ TalbBalancerSpec::ParseList(const TalbScenarioConfig& c,
     {
         errors->push_back("lbAttributes: " + err);
     }
-    *profile = c.GetString("lbProfile") == "transport" ? TransportProfile(fabric.rdmaHosts, fabric.rdmaSelectiveRepeat)
-                                                       : TalbAttributeList::Pairs();
+    *profile = c.GetString("lbProfile") == "transport"
+                   ? TransportProfile(fabric.rdmaHosts, fabric.rdmaSelectiveRepeat)
+                   : TalbAttributeList::Pairs();
     std::vector<TalbBalancerSpec> balancers;
     for (const auto& name : c.GetNames("lb"))
     {
@@ -84,8 +85,8 @@ TalbBalancerSpec::ParseList(const TalbScenarioConfig& c,
         }
         if (!someoneHasIt)
         {
-            errors->push_back("lbRulesOff: no load balancer of lb has the attribute '" +
-                              kv.first + "' (the rules are TaLB's: lb=talb)");
+            errors->push_back("lbRulesOff: no load balancer of lb has the attribute '" + kv.first +
+                              "' (the rules are TaLB's: lb=talb)");
         }
         for (const auto& given : attributes)
         {

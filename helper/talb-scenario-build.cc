@@ -42,8 +42,9 @@ TalbScenarioBuild::ConfigureDefaults() const
         Config::SetDefault("ns3::TalbRdmaTransport::FixedClass",
                            StringValue(m_spec.rdmaTrafficClass));
     }
-    Config::SetDefault("ns3::TalbRdmaNic::Recovery",
-                       StringValue(m_spec.fabric.rdmaSelectiveRepeat ? "SelectiveRepeat" : "GoBackN"));
+    Config::SetDefault(
+        "ns3::TalbRdmaNic::Recovery",
+        StringValue(m_spec.fabric.rdmaSelectiveRepeat ? "SelectiveRepeat" : "GoBackN"));
     Config::SetDefault("ns3::TalbRdmaNic::EntropyPolicy", StringValue(m_spec.entropyPolicy));
     Config::SetDefault("ns3::TalbRdmaHelper::Pfc", BooleanValue(m_spec.rdmaPfc));
     for (const auto& [name, value] : m_spec.rdmaPathAttributes)

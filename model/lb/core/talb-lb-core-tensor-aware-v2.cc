@@ -65,7 +65,6 @@ TensorAwareV2::Configure(const Config& config, uint32_t nPorts)
         return false;
     }
     m_config = config;
-    m_roceGoBackN = config.roceGoBackN;
     m_table.Configure(config.tableSize, config.probeLimit, config.idleTimeoutNs);
     m_slots.assign(static_cast<size_t>(nPorts) * kFlowSlots, FlowSlot());
     m_rates.assign(config.moves != Moves::kCounts ? config.tableSize : 0, FlowRate());
@@ -81,7 +80,6 @@ TensorAwareV2::Retune(const Config& config)
         return false;
     }
     m_config = config;
-    m_roceGoBackN = config.roceGoBackN;
     m_table.Retune(config.probeLimit, config.idleTimeoutNs);
     if (config.moves != Moves::kCounts && m_rates.empty())
     {
@@ -430,7 +428,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
 uint32_t
 TensorAwareV2::SelectUntagged(const PacketInfo& packet, const Candidates& candidates)
 {
-    uint32_t port = SelectFallback(packet, candidates);
+    uint32_t port = SelectFallback(packet, candidates, GoBackN(packet));
     if (packet.size >= kUntaggedMinBytes)
     {
         // No pace: the fallback may spray an untagged flow's packets (drill), so their gaps on

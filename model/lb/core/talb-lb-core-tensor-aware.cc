@@ -81,7 +81,7 @@ TensorAwareV1::DoSelect(const PacketInfo& packet, const Candidates& candidates)
 {
     if (!packet.hasLabel)
     {
-        return SelectFallback(packet, candidates);
+        return SelectFallback(packet, candidates, packet.goBackN);
     }
     const int64_t now = packet.nowNs;
     const bool high = packet.label.priority < m_config.highThreshold;

@@ -27,11 +27,11 @@ TensorPolicy::HeldEntries() const
 }
 
 uint32_t
-TensorPolicy::SelectFallback(const PacketInfo& packet, const Candidates& candidates)
+TensorPolicy::SelectFallback(const PacketInfo& packet, const Candidates& candidates, bool goBackN)
 {
     assert(m_fallback && "a TaLB policy without a fallback policy");
     ++m_stats.nFallback;
-    if (m_goBackNFallback && packet.goBackN && m_roceGoBackN && packet.size >= kUntaggedMinBytes)
+    if (m_goBackNFallback && goBackN && packet.size >= kUntaggedMinBytes)
     {
         ++m_stats.nGoBackNFallback;
         return m_goBackNFallback->Select(packet, candidates);

@@ -50,7 +50,9 @@ class TensorPolicy : public Policy
   protected:
     /// \return the choice of the unlabelled \p packet's fallback (counted: nFallback and, for
     /// go-back-N data, nGoBackNFallback)
-    uint32_t SelectFallback(const PacketInfo& packet, const Candidates& candidates);
+    /// \param goBackN the packet's flow recovers by go-back-N (the version's reading of
+    ///        PacketInfo::goBackN)
+    uint32_t SelectFallback(const PacketInfo& packet, const Candidates& candidates, bool goBackN);
     /// \return \p e, or, when there is none and \p packet is not its tensor's LAST, a new entry
     /// in \p slot (the slot TensorTable::Lookup returned; an evicted live entry is notified)
     TensorTable::Entry* Admit(TensorTable::Entry* e,
@@ -62,8 +64,6 @@ class TensorPolicy : public Policy
 
     TensorTable m_table;
     TableStats m_stats;
-    /// RoCEv2 packets come from go-back-N NICs (false: selective repeat, no go-back-N fallback)
-    bool m_roceGoBackN{true};
 
   private:
     Policy* m_fallback{nullptr};

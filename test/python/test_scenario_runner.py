@@ -21,6 +21,9 @@ TINY = ['--leaves=2', '--spines=2', '--hostsPerLeaf=2', '--hostRate=100Gbps',
         '--fabricRate=100Gbps', '--jobs=workers=4,scheduler=fusion', '--iterations=1',
         '--bgLoad=0.2', '--progress=false', '--lb=talb']
 OUTPUTS = ('flows.csv', 'tensors.csv', 'iterations.csv')
+# What lbProfile=transport gives TaLB over go-back-N RoCEv2 NICs (its --help says the same).
+RDMA_PROFILE = ('Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us;'
+                'QueueMoves=true')
 
 
 def run(*args):
@@ -36,6 +39,11 @@ def run_variants(tmp_path, variants, *common):
         result = run(*TINY, *common, *args, '--out=%s' % outs[name])
         assert result.returncode == 0, result.stderr
     return outs
+
+
+def same_flows(a, b):
+    """True when the runs in folders ``a`` and ``b`` wrote byte-identical flows.csv files."""
+    return filecmp.cmp(a / 'flows.csv', b / 'flows.csv', shallow=False)
 
 
 @pytest.fixture(scope='module')
@@ -55,7 +63,7 @@ def test_same_seed_gives_byte_identical_outputs(runs):
 
 
 def test_another_seed_changes_the_background_traffic(runs):
-    assert not filecmp.cmp(runs['a'] / 'flows.csv', runs['c'] / 'flows.csv', shallow=False)
+    assert not same_flows(runs['a'], runs['c'])
 
 
 def test_run_writes_rows_and_run_json(runs):
@@ -85,8 +93,7 @@ def test_a_flapping_link_changes_the_run_and_the_job_completes(tmp_path):
     assert steady.returncode == 0 and flap.returncode == 0, flap.stderr
     meta = json.loads((tmp_path / 'flap' / 'run.json').read_text())
     assert meta['complete'] and meta['parameters']['flapLink'] == '0:0@1ms/1ms/1ms'
-    assert not filecmp.cmp(tmp_path / 'steady' / 'flows.csv', tmp_path / 'flap' / 'flows.csv',
-                           shallow=False)
+    assert not same_flows(tmp_path / 'steady', tmp_path / 'flap')
 
 
 def test_lb_profile_gives_talb_its_settings_per_transport(tmp_path):
@@ -94,18 +101,16 @@ def test_lb_profile_gives_talb_its_settings_per_transport(tmp_path):
     given by hand, which differs from the attribute defaults; over TCP (RemoteSprayBytes, which
     acts only while another job shares the uplinks) it changes nothing for one job. run.json
     records what it set."""
-    profile = ('Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us;'
-               'QueueMoves=true')
     outs = run_variants(tmp_path, (('rdma', ['--transport=rdma']),
                                    ('rdma-none', ['--transport=rdma', '--lbProfile=none']),
                                    ('rdma-hand', ['--transport=rdma', '--lbProfile=none',
-                                                  '--lbAttributes=' + profile]),
+                                                  '--lbAttributes=' + RDMA_PROFILE]),
                                    ('tcp', []), ('tcp-none', ['--lbProfile=none'])))
-    same = lambda a, b: filecmp.cmp(outs[a] / 'flows.csv', outs[b] / 'flows.csv', shallow=False)
+    same = lambda a, b: same_flows(outs[a], outs[b])
     assert same('rdma', 'rdma-hand') and not same('rdma', 'rdma-none')
     assert same('tcp', 'tcp-none')
     meta = json.loads((outs['rdma'] / 'run.json').read_text())
-    assert meta['parameters']['lbProfile'] == 'transport' and meta['lb_profile'] == profile
+    assert meta['parameters']['lbProfile'] == 'transport' and meta['lb_profile'] == RDMA_PROFILE
     assert json.loads((outs['rdma-none'] / 'run.json').read_text())['lb_profile'] == ''
     assert json.loads((outs['tcp'] / 'run.json').read_text())['lb_profile'] == \
         'RemoteSprayBytes=30000'
@@ -119,7 +124,7 @@ def test_a_rule_turned_off_by_name_is_its_attributes(tmp_path):
     outs = run_variants(tmp_path, (('default', []), ('off', ['--lbRulesOff=queue-moves']),
                                    ('hand', ['--lbAttributes=QueueMoves=false'])),
                         '--transport=rdma', '--bgLoad=0.5')
-    same = lambda a, b: filecmp.cmp(outs[a] / 'flows.csv', outs[b] / 'flows.csv', shallow=False)
+    same = lambda a, b: same_flows(outs[a], outs[b])
     assert same('off', 'hand') and not same('off', 'default')
     meta = json.loads((outs['off'] / 'run.json').read_text())
     assert meta['parameters']['lbRulesOff'] == 'queue-moves'
@@ -131,20 +136,18 @@ def test_selective_repeat_nics_get_talbs_spraying_profile(tmp_path):
     RoceGoBackN=false and Spray=Always to the RDMA profile: TaLB sprays the RoCEv2 tensor
     packets, which over go-back-N NICs it never does. lbRulesOff=sr-reorder is the go-back-N
     behaviour: the RDMA profile given by hand, byte for byte, no packet sprayed."""
-    profile = ('Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us;'
-               'QueueMoves=true')
     outs = run_variants(tmp_path, (('sr', ['--rdmaRecovery=sr']),
                                    ('sr-off', ['--rdmaRecovery=sr', '--lbRulesOff=sr-reorder']),
                                    ('sr-hand', ['--rdmaRecovery=sr', '--lbProfile=none',
-                                                '--lbAttributes=' + profile]),
+                                                '--lbAttributes=' + RDMA_PROFILE]),
                                    ('gbn', [])),
                         '--transport=rdma')
     meta = {n: json.loads((o / 'run.json').read_text()) for n, o in outs.items()}
     sprayed = {n: m['lb_counters']['sprayed'] for n, m in meta.items()}
-    assert meta['sr']['lb_profile'] == profile + ';RoceGoBackN=false;Spray=Always'
-    assert meta['gbn']['lb_profile'] == profile
+    assert meta['sr']['lb_profile'] == RDMA_PROFILE + ';RoceGoBackN=false;Spray=Always'
+    assert meta['gbn']['lb_profile'] == RDMA_PROFILE
     assert sprayed['sr'] > 0 and sprayed['sr-off'] == sprayed['gbn'] == 0
-    same = lambda a, b: filecmp.cmp(outs[a] / 'flows.csv', outs[b] / 'flows.csv', shallow=False)
+    same = lambda a, b: same_flows(outs[a], outs[b])
     assert same('sr-off', 'sr-hand') and not same('sr', 'sr-off')
     assert loading.load_run(str(outs['sr-off']))[0]['scheme'] == 'talb-no-sr-reorder'
 

@@ -13,6 +13,10 @@
 #                      '*/*16', 'failure/flap-*'); reports still cover everything in RESULTS
 #   --parallel=N       runners at a time (default: TALB_PARALLEL, else nproc)
 #   --report-only      run nothing, only regenerate the reports
+#   --replace-doc      replace doc/evaluation/FAMILY even where the new report lacks cells that
+#                      its committed talb_vs_best.csv has (by default that family's doc files
+#                      are kept, with a warning naming the missing cells: a partial results
+#                      folder, e.g. one with only the ablation's parts, never overwrites them)
 #   --dry-run          list what the sweeps would run (talb-sweep.py --dry-run); no reports
 #   --sweep-arg=ARG    pass ARG to every talb-sweep.py call (repeatable), e.g. --sweep-arg=--seeds=1-2
 #                      or --sweep-arg=--backend=slurm (a cluster); points keep their folder names,
@@ -25,6 +29,7 @@ PY=/usr/bin/python3
 ONLY='*'
 PARALLEL=${TALB_PARALLEL:-$(nproc)}
 REPORT_ONLY=0
+REPLACE_DOC=0
 DRY=0
 SWEEP_ARGS=()
 RESULTS=$TOP/results/eval
@@ -36,6 +41,7 @@ for arg in "$@"; do
     --jobs|--jobs=*)
       echo "talb-evaluate: --jobs is now --parallel=N (runners at a time)" >&2; exit 2 ;;
     --report-only) REPORT_ONLY=1 ;;
+    --replace-doc) REPLACE_DOC=1 ;;
     --dry-run) DRY=1 ;;
     --sweep-arg=*) SWEEP_ARGS+=("${arg#--sweep-arg=}") ;;
     -h|--help) usage; exit 0 ;;
@@ -75,6 +81,28 @@ shown() {
     sed -E "s#^.*evaluation/$1/##" | sort -u
 }
 
+# The cells (rows of talb_vs_best.csv, keyed by the columns before talb_iter_ms) that the
+# committed file $1 has and the new report's $2 lacks: "MISSING OF_ALL FIRST_MISSING", or nothing.
+missing_cells() {
+  $PY - "$1" "$2" <<'PYEOF'
+import csv, sys
+def cells(path):
+    try:
+        with open(path, newline='') as f:
+            rows = list(csv.reader(f))
+    except FileNotFoundError:
+        return set()
+    if not rows or 'talb_iter_ms' not in rows[0]:
+        return set()
+    n = rows[0].index('talb_iter_ms')
+    return {tuple(r[:n]) for r in rows[1:] if r}
+old, new = cells(sys.argv[1]), cells(sys.argv[2])
+gone = sorted(old - new)
+if gone:
+    print(len(gone), len(old), ','.join(gone[0]))
+PYEOF
+}
+
 for dir in "$RESULTS"/*/; do
   family=$(basename "$dir")
   [ -d "$TOP/scenarios/eval/$family" ] || continue
@@ -88,6 +116,15 @@ for dir in "$RESULTS"/*/; do
   (cd "$RESULTS" && $PY "$TOP/analysis/talb-report.py" "$family" --out="$family/report" \
     --plot-x="$plotx" --format=markdown) > "$report/report.md"
   doc=$TOP/doc/evaluation/$family
+  sed -n '/TaLB against the best/,/^$/p' "$report/report.md"
+  gone=$(missing_cells "$doc/talb_vs_best.csv" "$report/talb_vs_best.csv")
+  if [ -n "$gone" ] && [ "$REPLACE_DOC" = 0 ]; then
+    read -r n all first <<< "$gone"
+    echo "talb-evaluate: kept doc/evaluation/$family as it is: the report over $RESULTS lacks $n of" \
+      "the $all cells its talb_vs_best.csv has (first: $first); run the parts they come from," \
+      "or pass --replace-doc" >&2
+    continue
+  fi
   rm -rf "$doc"
   mkdir -p "$doc"
   while read -r name; do
@@ -98,7 +135,6 @@ for dir in "$RESULTS"/*/; do
       status=1
     fi
   done < <(shown "$family")
-  sed -n '/TaLB against the best/,/^$/p' "$report/report.md"
 done
 echo "== goals (every family's talb_vs_best.csv)"
 $PY "$TOP/analysis/talb-goals.py" "$TOP/doc/evaluation" || status=$?

@@ -260,3 +260,28 @@ def test_evaluate_refuses_its_old_jobs_option_naming_parallel(tree, option):
     assert r.returncode == 2
     assert '--jobs is now --parallel=N (runners at a time)' in r.stderr
     assert not (tree / 'results').exists()
+
+
+def test_evaluate_keeps_doc_tables_whose_cells_the_new_report_lacks(tree):
+    r = evaluate(tree, '--parallel=2')
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = tree / 'doc' / 'evaluation' / 'idle'
+    committed = {name: (doc / name).read_bytes() for name in os.listdir(doc)}
+    assert list(pd.read_csv(doc / 'talb_vs_best.csv')['transport']) == ['tcp']
+    # A results folder without TaLB's runs in that cell (as one holding only some parts would):
+    # its report lacks the cell the committed table has.
+    part = tree / 'results' / 'eval' / 'idle' / 'tcp16'
+    for run in part.glob('lb=talb,transport=tcp,*'):
+        shutil.rmtree(run)
+    r = evaluate(tree, '--report-only')
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert ('kept doc/evaluation/idle as it is: the report over %s lacks 1 of the 1 cells'
+            % (tree / 'results' / 'eval')) in r.stderr
+    assert 'or pass --replace-doc' in r.stderr
+    assert {name: (doc / name).read_bytes() for name in os.listdir(doc)} == committed
+    report = tree / 'results' / 'eval' / 'idle' / 'report'
+    assert pd.read_csv(report / 'talb_vs_best.csv').empty
+    r = evaluate(tree, '--report-only', '--replace-doc')
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert 'kept doc/evaluation' not in r.stderr
+    assert pd.read_csv(doc / 'talb_vs_best.csv').empty

@@ -457,6 +457,7 @@ Builder::Rank(uint32_t r)
         case ChakraNodeType::kMemStore:
             n.kind = c.type == ChakraNodeType::kComp ? NodeKind::kCompute : NodeKind::kMemory;
             n.durationNs = c.durationMicros * 1000; // the reader bounded it
+            n.host = c.isCpuOp.value_or(false);
             break;
         case ChakraNodeType::kCommColl:
             error = Collective(r, c, &n);

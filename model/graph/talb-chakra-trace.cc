@@ -233,6 +233,19 @@ ReadAttributes(const pb::Node& msg, ChakraNode* node)
             node->pgName = attr.value_case() == pb::AttributeProto::kStringVal ? attr.string_val()
                                                                                : attr.bytes_val();
         }
+        else if (name == "is_cpu_op")
+        {
+            // Chakra's tools write a bool; an integer 0 or 1 means the same.
+            if (attr.value_case() == pb::AttributeProto::kBoolVal)
+            {
+                v = attr.bool_val();
+            }
+            else
+            {
+                error = AttrUint(attr, 1, &v);
+            }
+            node->isCpuOp = v != 0;
+        }
         if (!error.empty())
         {
             return error;
@@ -336,7 +349,8 @@ ChakraNode::operator==(const ChakraNode& o) const
     return id == o.id && name == o.name && type == o.type && dataDeps == o.dataDeps &&
            ctrlDeps == o.ctrlDeps && durationMicros == o.durationMicros && commType == o.commType &&
            commSize == o.commSize && commPriority == o.commPriority && commSrc == o.commSrc &&
-           commDst == o.commDst && commTag == o.commTag && pgName == o.pgName;
+           commDst == o.commDst && commTag == o.commTag && pgName == o.pgName &&
+           isCpuOp == o.isCpuOp;
 }
 
 bool
@@ -462,6 +476,10 @@ WriteChakraRank(const ChakraRankTrace& trace)
         if (node.pgName)
         {
             add("pg_name")->set_string_val(*node.pgName);
+        }
+        if (node.isCpuOp)
+        {
+            add("is_cpu_op")->set_bool_val(*node.isCpuOp);
         }
         body.clear();
         msg.SerializeToString(&body);

@@ -71,6 +71,8 @@ struct ChakraNode
     std::optional<uint32_t> commDst;
     std::optional<uint32_t> commTag;
     std::optional<std::string> pgName;
+    /// is_cpu_op (bool, or an integer 0 / 1): a host (CPU) operation rather than a GPU kernel
+    std::optional<bool> isCpuOp;
 
     bool operator==(const ChakraNode& o) const;
 };

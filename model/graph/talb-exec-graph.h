@@ -24,8 +24,8 @@ namespace graph
 /// What a node does on its rank.
 enum class NodeKind : uint8_t
 {
-    kCompute,    ///< occupies the rank's compute stream for durationNs
-    kMemory,     ///< a memory load or store: durationNs on the compute stream (0: none)
+    kCompute,    ///< occupies one of the rank's compute streams (Node::host) for durationNs
+    kMemory,     ///< a memory load or store: durationNs on a compute stream (0: none)
     kCollective, ///< this rank's part of a collective on a communicator group
     kSend,       ///< sends bytes to rank peer (matched with the peer's kRecv by tag)
     kRecv,       ///< receives bytes from rank peer (matched with the peer's kSend by tag)
@@ -89,11 +89,14 @@ struct Node
     uint32_t tag{0};                     //!< kSend / kRecv: matching tag
     uint32_t peerBytes{kNone};           //!< kAllToAll: index into Graph::peerBytes, or kNone
     uint32_t label{kNone};               //!< index into Graph::labels (the operation's name)
-    uint32_t layer{0};          //!< model layer (priority rule of kData; outputs), 0 = input side
-    uint32_t tensor{0};         //!< tensor id on the wire within the job (< 2^24)
-    uint32_t iteration{0};      //!< training iteration the node belongs to
-    uint32_t microbatch{0};     //!< pipeline micro-batch (outputs)
-    uint64_t durationNs{0};     //!< kCompute / kMemory
+    uint32_t layer{0};      //!< model layer (priority rule of kData; outputs), 0 = input side
+    uint32_t tensor{0};     //!< tensor id on the wire within the job (< 2^24)
+    uint32_t iteration{0};  //!< training iteration the node belongs to
+    uint32_t microbatch{0}; //!< pipeline micro-batch (outputs)
+    uint64_t durationNs{0}; //!< kCompute / kMemory
+    /// kCompute / kMemory: runs on the rank's host (CPU) stream instead of its GPU stream (a
+    /// trace's is_cpu_op); each stream runs one node at a time, the two side by side
+    bool host{false};
     uint64_t bytes{0};          //!< see the class comment
     std::vector<uint32_t> deps; //!< nodes of the same rank that must finish first (indices)
 };

@@ -106,7 +106,7 @@ Executor::Executor(const Graph& graph, ExecutorEnv* env)
 
 /**
  * Per node its group position or channel (channels numbered in the order a scan of ranks and
- * nodes first meets them); per rank its compute stream's slice; counts, per group member, its
+ * nodes first meets them); per rank its two compute streams' slices; counts, per group member, its
  * collectives and, per channel, its sends and receives.
  */
 void
@@ -140,11 +140,11 @@ Executor::IndexNodes()
     m_instanceNodes.reserve(largest);
 
     std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> channelOf;
-    m_streams.assign(nRanks, Stream());
+    m_streams.assign(2 * std::size_t(nRanks), Stream());
     uint32_t streamSlots = 0;
     for (uint32_t r = 0; r < nRanks; ++r)
     {
-        m_streams[r].head = m_streams[r].tail = streamSlots;
+        uint32_t onStream[2] = {0, 0}; // GPU, host
         const auto& nodes = m_graph.ranks[r];
         for (uint32_t i = 0; i < nodes.size(); ++i)
         {
@@ -154,7 +154,7 @@ Executor::IndexNodes()
             {
             case NodeKind::kCompute:
             case NodeKind::kMemory:
-                ++streamSlots;
+                ++onStream[node.host];
                 break;
             case NodeKind::kCollective:
                 aux = position.at(uint64_t(node.group) << 32 | r);
@@ -177,6 +177,12 @@ Executor::IndexNodes()
                 break;
             }
             }
+        }
+        for (uint32_t s = 0; s < 2; ++s)
+        {
+            Stream& stream = m_streams[2 * std::size_t(r) + s];
+            stream.head = stream.tail = streamSlots;
+            streamSlots += onStream[s];
         }
     }
     m_streamSlots.assign(streamSlots, 0);
@@ -233,11 +239,12 @@ Executor::Start()
 void
 Executor::ComputeDone(uint32_t rank, uint32_t node)
 {
-    Require(rank < m_streams.size() && m_streams[rank].running == node,
+    Require(rank < m_graph.nRanks && node < m_graph.ranks[rank].size() &&
+                StreamOf(rank, node).running == node,
             "ComputeDone() of a node not on the rank's compute stream (rank, node)",
             rank,
             node);
-    m_streams[rank].running = Stream::kIdle;
+    StreamOf(rank, node).running = Stream::kIdle;
     Complete(rank, node);
     Drain();
 }
@@ -305,6 +312,12 @@ Executor::CollectivesStarted(uint32_t group) const
     return m_groups[group].started;
 }
 
+Executor::Stream&
+Executor::StreamOf(uint32_t rank, uint32_t node)
+{
+    return m_streams[2 * std::size_t(rank) + m_graph.ranks[rank][node].host];
+}
+
 void
 Executor::Issue(uint32_t rank, uint32_t node)
 {
@@ -313,7 +326,8 @@ Executor::Issue(uint32_t rank, uint32_t node)
     {
     case NodeKind::kCompute:
     case NodeKind::kMemory:
-        m_streamSlots[m_streams[rank].tail++] = node; // each node enters once: its slot is free
+        m_streamSlots[StreamOf(rank, node).tail++] =
+            node; // each node enters once: its slot is free
         break;
     case NodeKind::kCollective:
         IssueCollective(rank, node);
@@ -472,11 +486,14 @@ Executor::Drain()
         {
             Issue(rank, feeder.PopReady());
         }
-        Stream& stream = m_streams[rank];
-        if (stream.running == Stream::kIdle && stream.head < stream.tail)
+        for (uint32_t s = 0; s < 2; ++s)
         {
-            stream.running = m_streamSlots[stream.head++];
-            m_env->StartCompute(rank, stream.running);
+            Stream& stream = m_streams[2 * std::size_t(rank) + s];
+            if (stream.running == Stream::kIdle && stream.head < stream.tail)
+            {
+                stream.running = m_streamSlots[stream.head++];
+                m_env->StartCompute(rank, stream.running);
+            }
         }
     }
     m_draining = false;

@@ -56,8 +56,10 @@ class ExecutorEnv
  * \ingroup talb-graph
  * Runs a validated Graph's dependency rules, the same for every environment:
  * - each rank has one Feeder; a node is issued once its dependencies completed;
- * - compute and memory nodes of a rank share one compute stream and run one at a time, in the
- *   order they were issued (a GPU runs one kernel stream; communication overlaps it);
+ * - a rank has two compute streams, its GPU's and its host's (Node::host: a trace's CPU
+ *   operations); each runs its compute and memory nodes one at a time, in the order they were
+ *   issued, the two side by side (a GPU runs one kernel stream, a host thread one operation, as
+ *   ASTRA-sim's hardware resource has it; communication overlaps both);
  * - a rank's collectives on a group are numbered 0, 1, ... in the order the rank issues them
  *   (NCCL: collectives on a communicator are called in the same order on every rank); instance
  *   seq starts when every member has issued its collective seq. The members' nodes must agree
@@ -114,7 +116,7 @@ class Executor
     uint64_t CollectivesStarted(uint32_t group) const;
 
   private:
-    /// A rank's compute stream: its slice of m_streamSlots is a FIFO every node enters once.
+    /// A compute stream: its slice of m_streamSlots is a FIFO every node enters once.
     struct Stream
     {
         uint32_t head{0};        //!< next slot to run
@@ -150,6 +152,8 @@ class Executor
         bool failed{false};  //!< pair `matched` disagreed: the channel is stuck
     };
 
+    /// \return the stream compute or memory node \p node of \p rank runs on
+    Stream& StreamOf(uint32_t rank, uint32_t node);
     void IndexNodes();
     void SizeSlots();
     void Issue(uint32_t rank, uint32_t node);
@@ -170,7 +174,7 @@ class Executor
     /// per node: a collective's member position in its group, a send's or receive's channel
     std::vector<uint32_t> m_aux;
 
-    std::vector<Stream> m_streams;
+    std::vector<Stream> m_streams; //!< per rank: its GPU stream, then its host stream
     std::vector<uint32_t> m_streamSlots;
 
     std::vector<GroupState> m_groups;

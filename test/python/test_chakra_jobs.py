@@ -64,7 +64,10 @@ def len_field(field, body):
 
 
 def attr(name, value):
-    """AttributeProto: string_val (29) for text, else int64_val (9) as Chakra's tools write."""
+    """AttributeProto: string_val (29) for text, bool_val (27) for a bool, else int64_val (9),
+    as Chakra's tools write them."""
+    if isinstance(value, bool):
+        return len_field(10, len_field(1, name.encode()) + int_field(27, int(value)))
     if isinstance(value, str):
         return len_field(10, len_field(1, name.encode()) + len_field(29, value.encode()))
     return len_field(10, len_field(1, name.encode()) + int_field(9, value))
@@ -185,6 +188,25 @@ def test_groups_priorities_dependencies_and_messages(tmp_path):
         int(seen[('0', g, 'all_reduce')]['end_ns']) for g in ('0', '1'))
     assert len(rows(tmp_path / 'out', 'iterations.csv')) == 4 * 2
     assert json.loads((tmp_path / 'out' / 'run.json').read_text())['complete']
+
+
+@pytest.mark.parametrize('cpu_op', [True, False])
+def test_cpu_operations_run_beside_the_gpus_compute(tmp_path, cpu_op):
+    """Per rank a 300 us kernel and a 300 us operation, both ready, then an all-reduce after both:
+    as a CPU operation (is_cpu_op) the second runs beside the kernel, on the host's stream, so
+    the all-reduce starts at 300 us; as a kernel it waits for the first, and it starts at 600."""
+    prefix = str(tmp_path / 't')
+    write_trace(prefix, [[node(1, COMP, micros=300, is_cpu_op=False),
+                          node(2, COMP, micros=300, is_cpu_op=cpu_op),
+                          node(3, COLL, deps=[1, 2], is_cpu_op=False, comm_type=ALL_REDUCE,
+                               comm_size=SIZE // 10)]] * 2)
+    r = run(*idle(2), '--transport=rdma', '--iterations=1', '--jobs=trace=' + prefix,
+            '--out=%s' % (tmp_path / 'out'))
+    assert r.returncode == 0, r.stderr
+    [row] = rows(tmp_path / 'out', 'collectives.csv')
+    start = 300000 if cpu_op else 600000
+    assert start <= int(row['start_ns']) < start + 1000
+    check_bound(row, 2, 'rdma', 1.02)
 
 
 @pytest.mark.parametrize('jobs,message', [

@@ -187,7 +187,9 @@ TEST(ChakraTrace, RoundTripKeepsEveryFieldAndAttribute)
     t.version = "0.0.4";
     t.nodes.push_back(Comp(7, 12, {}));
     t.nodes.back().ctrlDeps = {3};
+    t.nodes.back().isCpuOp = true;
     ChakraNode c = Coll(3, ChakraCommType::kBroadcast, 1u << 20);
+    c.isCpuOp = false;
     c.commPriority = 2;
     c.commSrc = 5;
     c.pgName = "tp0";
@@ -238,6 +240,18 @@ TEST(ChakraTrace, IntegerAttributesOfAnyIntegerTypeRead)
         ASSERT_TRUE(ReadChakraRank(OneAttribute("comm_size", value), "r.et", &back, &error))
             << error;
         EXPECT_EQ(back.nodes[0].commSize, 64u);
+    }
+    // is_cpu_op: Chakra's tools write a bool (field 27); an integer 0 or 1 reads alike.
+    for (const auto& [value, cpu] : {std::pair{VarField(27, 1), true},
+                                     {VarField(27, 0), false},
+                                     {VarField(9, 1), true},
+                                     {VarField(7, 0), false}})
+    {
+        ChakraRankTrace back;
+        std::string error;
+        ASSERT_TRUE(ReadChakraRank(OneAttribute("is_cpu_op", value), "r.et", &back, &error))
+            << error;
+        EXPECT_EQ(back.nodes[0].isCpuOp, std::optional<bool>(cpu));
     }
 }
 
@@ -324,8 +338,10 @@ TEST(ChakraTrace, NodesKindsDependenciesAndMetadataPassThrough)
         store.type = ChakraNodeType::kMemStore;
         ChakraNode coll = Coll(5, ChakraCommType::kAllReduce, 4096, {4});
         coll.commPriority = 1;
+        ChakraNode host = Comp(3, 7, {1});
+        host.isCpuOp = true;
         // Listed out of order: the graph is in dependency order, the file's where free.
-        return std::vector<ChakraNode>{coll, Comp(4, 10, {2}), meta, load, Comp(3, 7, {1}), store};
+        return std::vector<ChakraNode>{coll, Comp(4, 10, {2}), meta, load, host, store};
     });
     Graph g = Build(t);
     ASSERT_EQ(g.ranks[0].size(), 5u); // the metadata node is gone
@@ -343,7 +359,10 @@ TEST(ChakraTrace, NodesKindsDependenciesAndMetadataPassThrough)
     EXPECT_EQ(n[2].priority, 1);
     EXPECT_EQ(n[2].bytes, 4096u);
     EXPECT_EQ(g.labels[n[2].label], "coll5");
-    EXPECT_EQ(n[3].durationNs, 7000u);       // comp 3
+    EXPECT_EQ(n[3].durationNs, 7000u); // comp 3, a CPU operation: the host's stream
+    EXPECT_TRUE(n[3].host);
+    EXPECT_FALSE(n[1].host);
+    EXPECT_FALSE(n[0].host);
     EXPECT_EQ(n[4].kind, NodeKind::kMemory); // the store: no time
     EXPECT_EQ(n[4].durationNs, 0u);
 }
@@ -523,6 +542,8 @@ TEST(ChakraTrace, BadBytesNameTheFileAndWhatIsWrong)
               "r.et:node 4: attribute comm_size holds no integer (an integer value is expected)");
     EXPECT_EQ(ReadError(OneAttribute("pg_name", VarField(9, 3))),
               "r.et:node 4: attribute pg_name holds no string");
+    EXPECT_EQ(ReadError(OneAttribute("is_cpu_op", VarField(9, 2))),
+              "r.et:node 4: attribute is_cpu_op is 2, above 1");
     EXPECT_EQ(node([](ChakraNode* n) {
                   n->pgName.reset();
                   n->commSrc = UINT32_MAX;

@@ -84,6 +84,28 @@ TEST(TalbGraphExecutor, RunsARanksComputeOneAtATimeInIssueOrder)
     EXPECT_EQ(ex.Stall(), "");
 }
 
+TEST(TalbGraphExecutor, HostOperationsRunOnTheirOwnStreamBesideTheGpus)
+{
+    Builder b(1);
+    b.Compute(0, 10);               // 0: GPU
+    uint32_t h1 = b.Compute(0, 10); // 1: host
+    uint32_t h2 = b.Compute(0, 10); // 2: host, waits for 1 (one host operation at a time)
+    b.Compute(0, 10, {h1});         // 3: GPU, after 1
+    b.g.ranks[0][h1].host = true;
+    b.g.ranks[0][h2].host = true;
+    RecordingEnv env;
+    Executor ex(b.g, &env);
+    ex.Start();
+    EXPECT_EQ(env.Take(), Log({"compute 0:0", "compute 0:1"}));
+    ex.ComputeDone(0, 1);
+    EXPECT_EQ(env.Take(), Log({"compute 0:2"})); // 3 is ready, but the GPU still runs 0
+    ex.ComputeDone(0, 0);
+    EXPECT_EQ(env.Take(), Log({"compute 0:3"}));
+    ex.ComputeDone(0, 3);
+    ex.ComputeDone(0, 2);
+    EXPECT_TRUE(ex.Done());
+}
+
 TEST(TalbGraphExecutor, CommunicationOverlapsCompute)
 {
     Builder b(2);
@@ -486,6 +508,7 @@ TEST(TalbGraphExecutorDeathTest, AbortsOnAnswersToCallsNotMade)
     Executor ex(b.g, &env);
     ex.Start();
     EXPECT_DEATH(ex.ComputeDone(1, 0), "ComputeDone\\(\\) of a node not on the rank's compute");
+    EXPECT_DEATH(ex.ComputeDone(0, 99), "ComputeDone\\(\\) of a node not on the rank's compute");
     EXPECT_DEATH(ex.CollectiveDone(g, 1, 0), "CollectiveDone\\(\\) of an instance not started");
     EXPECT_DEATH(ex.CollectiveDone(g, 0, 2), "CollectiveDone\\(\\) of a member outside");
     EXPECT_DEATH(ex.MessageDone(0, 0, 1, 1), "MessageDone\\(\\) of nodes that are no send");

@@ -27,16 +27,20 @@ class FakeBld:
         self.env = types.SimpleNamespace(ENABLE_EXAMPLES=examples)
         self.module = self.test = self.headers = None
         self.programs = {}
+        self.rules = []
 
     def create_ns3_module(self, name, deps):
-        self.module = FakeTarget(name=name, deps=deps)
+        self.module = FakeTarget(name=name, deps=deps, use=[])
         return self.module
 
     def create_ns3_module_test_library(self, name):
         self.test = FakeTarget(name=name)
         return self.test
 
-    def __call__(self, features):
+    def __call__(self, features=None, **rule):
+        if features is None:  # a rule task generator: bld(rule=..., source=..., target=...)
+            self.rules.append(rule)
+            return FakeTarget(**rule)
         self.headers = FakeTarget(features=features)
         return self.headers
 
@@ -80,11 +84,48 @@ def test_wscript_declares_exactly_the_list():
     files = listed()
     bld = FakeBld(examples=True)
     load_wscript().build(bld)
-    assert bld.module.source == files['source']
+    # The module's sources, and the code protoc generates from the Chakra schema.
+    assert bld.module.source == files['source'] + ['ns3/talb-chakra-et.pb.cc']
     assert bld.test.source == files['test']
     assert bld.headers.source == files['header']
     assert sorted(bld.programs) == sorted(
         os.path.splitext(os.path.basename(p))[0] for p in files['example'])
+
+
+class FakeConf:
+    def __init__(self):
+        self.programs, self.packages = {}, {}
+
+    def find_program(self, name, var):
+        self.programs[var] = name
+
+    def check_cfg(self, package, args, uselib_store):
+        self.packages[uselib_store] = package
+
+
+def test_wscript_compiles_the_chakra_schema_as_cmake_does():
+    """The waf build (ns-3 <= 3.35) cannot run here (Debian has no such ns-3): check what it
+    declares against CMakeLists.txt's in-tree branch."""
+    conf = FakeConf()
+    load_wscript().configure(conf)
+    assert conf.programs == {'PROTOC': 'protoc'}
+    assert conf.packages == {'PROTOBUF': 'protobuf-lite', 'ZLIB': 'zlib'}
+    bld = FakeBld(examples=False)
+    load_wscript().build(bld)
+    [rule] = bld.rules
+    assert rule['source'] == 'model/graph/talb-chakra-et.proto'
+    assert rule['target'] == ['ns3/talb-chakra-et.pb.cc', 'ns3/talb-chakra-et.pb.h']
+    assert rule['rule'].startswith('${PROTOC} ') and '--cpp_out=' in rule['rule']
+    assert bld.module.use == ['PROTOBUF', 'ZLIB']
+    with open(os.path.join(ROOT, 'CMakeLists.txt')) as f:
+        cmake = f.read()
+    assert 'model/graph/talb-chakra-et.proto' in cmake
+    assert '${Protobuf_LITE_LIBRARIES}' in cmake and '${ZLIB_LIBRARIES}' in cmake
+    with open(os.path.join(ROOT, 'VERSION')) as f:
+        version = f.read().strip()
+    assert 'set(TALB_VERSION_STRING %s)' % version in cmake
+    assert 'TALB_VERSION="%s"' % version in bld.module.defines
+    assert 'TALB_DATA_DIR="%s"' % os.path.join(ROOT, 'data') in bld.module.defines
 
 
 def test_cmake_reads_the_same_list():

@@ -77,12 +77,18 @@ const KeyInfo KEYS[] = {
      KeyType::TEXT,
      false,
      "run a Chakra execution trace PREFIX (PREFIX.0.et, PREFIX.1.et, ... or .et.gz, one file "
-     "per rank: as many ranks), with the keys commGroups, iterations, workers"},
+     "per rank: as many ranks), with the keys commGroups, ctrlDeps, iterations, workers"},
     {"commGroups",
      KeyType::TEXT,
      false,
      "a Chakra trace's communicator-group JSON file ({\"name\": [ranks], ...}: the groups "
      "its pg_name attributes name)"},
+    {"ctrlDeps",
+     KeyType::TEXT,
+     false,
+     "a Chakra trace's ctrl_deps: ignore (default: as Chakra's feeder and ASTRA-sim, which read "
+     "only data_deps; PyTorch-converted traces put the calling operator there) or wait (a node "
+     "also waits for them; one the file does not have is an error)"},
 };
 
 const KeyInfo*
@@ -393,7 +399,7 @@ TalbGraphJobSpec::Check(const std::string& where,
         return kv.first == "workload";
     });
     const bool traceJob = std::any_of(keys.begin(), keys.end(), [](const auto& kv) {
-        return kv.first == "trace" || kv.first == "commGroups";
+        return kv.first == "trace" || kv.first == "commGroups" || kv.first == "ctrlDeps";
     });
     if (traceJob)
     {
@@ -581,6 +587,8 @@ TalbGraphJobSpec::CheckTrace(const std::string& where,
 {
     std::string prefix;
     std::string groupsPath;
+    talb::graph::ChakraRun run;
+    run.iterations = iterations;
     for (const auto& [key, value] : keys)
     {
         if (key == "trace")
@@ -591,17 +599,26 @@ TalbGraphJobSpec::CheckTrace(const std::string& where,
         {
             groupsPath = value;
         }
+        else if (key == "ctrlDeps")
+        {
+            if (value != "ignore" && value != "wait")
+            {
+                errors->push_back(where + "bad value ctrlDeps=" + value + " (ignore or wait)");
+            }
+            run.waitForCtrlDeps = value == "wait";
+        }
         else
         {
             errors->push_back(where + "key '" + key + "=" + value +
-                              "' does not apply to a trace job (trace, commGroups, iterations, "
-                              "workers: the trace gives the ranks, times and sizes)");
+                              "' does not apply to a trace job (trace, commGroups, ctrlDeps, "
+                              "iterations, workers: the trace gives the ranks, times and sizes)");
         }
     }
     RefuseComputeKeys(where, "a trace job", "the trace", device, precision, errors);
     if (prefix.empty())
     {
-        errors->push_back(where + "commGroups needs trace=PREFIX");
+        errors->push_back(where + (groupsPath.empty() ? "ctrlDeps" : "commGroups") +
+                          " needs trace=PREFIX");
         return;
     }
     talb::graph::ChakraCommGroups groups;
@@ -625,8 +642,6 @@ TalbGraphJobSpec::CheckTrace(const std::string& where,
                           " ranks (a trace runs on as many ranks as it has files)");
         return;
     }
-    talb::graph::ChakraRun run;
-    run.iterations = iterations;
     if (!talb::graph::BuildChakraGraph(trace,
                                        groupsPath.empty() ? nullptr : &groups,
                                        groupsPath,

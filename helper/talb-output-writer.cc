@@ -92,6 +92,30 @@ AppendFixed6(std::string& s, double v)
     s.append(wide.c_str());
 }
 
+/**
+ * \return \p text as one CSV field (RFC 4180): quoted, with its quotes doubled, where it holds a
+ * comma, quote or line break (a trace's operation names do: "ncclKernel_AllReduce(ncclDevComm*,
+ * unsigned long, ...)"); else as it is.
+ */
+std::string
+CsvField(const std::string& text)
+{
+    if (text.find_first_of(",\"\r\n") == std::string::npos)
+    {
+        return text;
+    }
+    std::string out = "\"";
+    for (char c : text)
+    {
+        out += c;
+        if (c == '"')
+        {
+            out += '"';
+        }
+    }
+    return out + "\"";
+}
+
 /// printf into \p s (the rare rows: tensors and iterations).
 void
 AppendFormat(std::string& s, const char* format, ...)
@@ -510,7 +534,7 @@ TalbOutputWriter::WriteTensor(const TalbTensorRecord& r)
                  r.job,
                  r.iteration,
                  r.tensor,
-                 r.name.c_str(),
+                 CsvField(r.name).c_str(),
                  r.bytes,
                  unsigned(r.priority),
                  r.ready.GetNanoSeconds(),
@@ -551,8 +575,8 @@ TalbOutputWriter::WriteCollective(const TalbCollectiveRecord& r)
                  "\n",
                  r.job,
                  r.iteration,
-                 r.operation.c_str(),
-                 r.group.c_str(),
+                 CsvField(r.operation).c_str(),
+                 CsvField(r.group).c_str(),
                  r.type.c_str(),
                  r.cls.c_str(),
                  r.bytes,

@@ -88,10 +88,12 @@ class Builder
     Builder(const ChakraTrace& trace,
             const ChakraCommGroups* groups,
             const std::string& groupsWhere,
+            const ChakraRun& run,
             Graph* graph)
         : m_trace(trace),
           m_groupFile(groups),
           m_groupsWhere(groupsWhere),
+          m_run(run),
           m_graph(*graph)
     {
     }
@@ -115,6 +117,7 @@ class Builder
     const ChakraTrace& m_trace;
     const ChakraCommGroups* m_groupFile;
     const std::string& m_groupsWhere;
+    const ChakraRun& m_run;
     Graph& m_graph;
     std::map<std::string, uint32_t> m_groupIndex; //!< pg_name -> Graph::groups index
     uint32_t m_allGroup{Node::kNone};
@@ -126,7 +129,8 @@ class Builder
 
 /**
  * Indexes rank r's nodes by id and sorts them topologically (Kahn's, the file's order among the
- * ready ones), with every dependency checked. \p deps[i]: node i's dependencies (positions).
+ * ready ones), with every dependency checked (control dependencies only where the run waits for
+ * them). \p deps[i]: node i's dependencies (positions).
  */
 std::string
 Builder::Order(uint32_t r, std::vector<uint32_t>* order, std::vector<std::vector<uint32_t>>* deps)
@@ -149,6 +153,10 @@ Builder::Order(uint32_t r, std::vector<uint32_t>* order, std::vector<std::vector
     {
         for (const auto* list : {&nodes[i].dataDeps, &nodes[i].ctrlDeps})
         {
+            if (list == &nodes[i].ctrlDeps && !m_run.waitForCtrlDeps)
+            {
+                continue;
+            }
             for (uint64_t id : *list)
             {
                 auto it = index.find(id);
@@ -460,6 +468,16 @@ Builder::Rank(uint32_t r)
             n.host = c.isCpuOp.value_or(false);
             break;
         case ChakraNodeType::kCommColl:
+            if (!c.commType && c.isCpuOp.value_or(false))
+            {
+                // The host call that launches a collective kernel (c10d::allreduce_, ...), which
+                // older PyTorch converters typed COMM_COLL: the kernel node carries the
+                // collective; this one is host time.
+                n.kind = NodeKind::kCompute;
+                n.durationNs = c.durationMicros * 1000;
+                n.host = true;
+                break;
+            }
             error = Collective(r, c, &n);
             break;
         case ChakraNodeType::kCommSend:
@@ -750,7 +768,7 @@ BuildChakraGraph(const ChakraTrace& trace,
     graph->nRanks = static_cast<uint32_t>(nRanks);
     graph->iterations = run.iterations;
     graph->ranks.resize(nRanks);
-    Builder b(trace, groups, groupsWhere, graph);
+    Builder b(trace, groups, groupsWhere, run, graph);
     for (uint32_t r = 0; r < nRanks; ++r)
     {
         std::string e = b.Rank(r);

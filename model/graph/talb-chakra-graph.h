@@ -14,15 +14,18 @@
  * \ingroup talb-graph
  * A Chakra execution trace (one file per rank: PREFIX.0.et, PREFIX.1.et, ..., or .et.gz) turned
  * into talb's execution graph, as ASTRA-sim's feeder replays it: each rank issues a node once its
- * data and control dependencies completed.
+ * data dependencies completed (and its control dependencies, where ChakraRun::waitForCtrlDeps).
  *
  * What each node becomes:
- *  - COMP_NODE: compute for duration_micros on the rank's compute stream;
+ *  - COMP_NODE: compute for duration_micros on the rank's GPU stream, or its host stream when
+ *    is_cpu_op is true;
  *  - MEM_LOAD_NODE, MEM_STORE_NODE: timed the same way (a memory step of duration_micros on the
  *    compute stream; 0 takes no time), as ASTRA-sim's replay mode times them;
  *  - METADATA_NODE: nothing; its dependents wait for what it waited for;
  *  - COMM_COLL_NODE: a collective (comm_type, comm_size) on the group pg_name names in the
- *    communicator-group file, or on all ranks without pg_name;
+ *    communicator-group file, or on all ranks without pg_name; one without comm_type that is a
+ *    CPU operation (is_cpu_op) is the host call that launches a collective kernel, as older
+ *    PyTorch converters wrote it: host compute of duration_micros;
  *  - COMM_SEND_NODE / COMM_RECV_NODE: a message of comm_size bytes to comm_dst / from comm_src,
  *    matched by comm_tag (0 when absent) in issue order.
  *
@@ -72,6 +75,14 @@ struct ChakraRun
 {
     /// Passes over the trace; each starts on a rank when the rank finished the one before.
     uint32_t iterations{1};
+    /**
+     * Whether a node also waits for its ctrl_deps. Off by default, as Chakra's feeder (and so
+     * ASTRA-sim) reads only data_deps: Chakra's PyTorch converter writes into ctrl_deps the
+     * operator that called the node, which encloses it rather than preceding it (and may have
+     * been left out of the file). On: ctrl_deps order nodes like data_deps, and one that the
+     * file does not have is an error.
+     */
+    bool waitForCtrlDeps{false};
 };
 
 /**

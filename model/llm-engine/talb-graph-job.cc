@@ -243,12 +243,10 @@ TalbGraphJob::Start()
                             "TalbGraphJob: a node of iteration " << n.iteration << " of "
                                                                  << g.iterations);
             ++m_left[r][n.iteration];
-            if (n.kind == NodeKind::kCompute || n.kind == NodeKind::kMemory)
-            {
-                m_iterCompute[r][n.iteration] += NanoSeconds(n.durationNs);
-            }
         }
     }
+    m_computing.assign(g.nRanks, 0);
+    m_busySince.assign(g.nRanks, Time(0));
     m_transport->Setup(m_basePort + m_jobId);
     m_comm = CreateObject<TalbGraphComm>();
     m_comm->SetCallbacks(MakeCallback(&TalbGraphJob::MemberDone, this),
@@ -265,6 +263,10 @@ void
 TalbGraphJob::StartCompute(uint32_t rank, uint32_t node)
 {
     ++m_pending;
+    if (m_computing[rank]++ == 0)
+    {
+        m_busySince[rank] = Simulator::Now();
+    }
     Simulator::Schedule(NanoSeconds(m_graph->ranks[rank][node].durationNs),
                         &TalbGraphJob::ComputeFinished,
                         this,
@@ -276,6 +278,14 @@ void
 TalbGraphJob::ComputeFinished(uint32_t rank, uint32_t node)
 {
     --m_pending;
+    // The rank computes while either stream runs: an interval ends with the last node on it,
+    // which belongs to the iteration the interval began in (a rank's iterations follow each
+    // other). Counted before the Executor hears of it, which may end the iteration.
+    if (--m_computing[rank] == 0)
+    {
+        m_iterCompute[rank][m_graph->ranks[rank][node].iteration] +=
+            Simulator::Now() - m_busySince[rank];
+    }
     m_executor->ComputeDone(rank, node);
     CheckProgress();
 }

@@ -28,8 +28,8 @@ namespace ns3
  * workload generator, a collective benchmark, a trace), run on the simulated fabric.
  *
  * It is the ns-3 environment of the graph's Executor (talb::graph::ExecutorEnv) for every rank:
- * - compute and memory nodes run on the rank's compute stream (the Executor runs one at a time
- *   per rank) for their durationNs of simulated time;
+ * - compute and memory nodes run on the rank's GPU or host stream (the Executor runs one at a
+ *   time per stream) for their durationNs of simulated time;
  * - collectives and messages go to the communication engine (TalbGraphComm) over the job's
  *   transport (port BasePort + JobId), each collective type with the first algorithm of
  *   Algorithms that runs it; a rank runs its collectives on one group one at a time, in issue
@@ -39,8 +39,9 @@ namespace ns3
  * Records: every delivered message (FlowDone), collective instance and message
  * (CollectiveDone, with its analytic bound), node (OperationDone) and (rank, iteration)
  * (IterationDone: a rank's iteration starts when it issues its first node of the iteration and
- * ends when its last one completes; compute is the iteration's compute and memory time on the
- * rank). A run that can go no further aborts with what it waits for (Executor::Stall()).
+ * ends when its last one completes; compute is the iteration's time during which at least one of
+ * the rank's streams ran a compute or memory node). A run that can go no further aborts with what
+ * it waits for (Executor::Stall()).
  */
 class TalbGraphJob : public Object, private talb::graph::ExecutorEnv
 {
@@ -120,6 +121,8 @@ class TalbGraphJob : public Object, private talb::graph::ExecutorEnv
     std::vector<std::vector<Time>> m_iterStart;   //!< [rank][iteration]; negative: not begun
     std::vector<std::vector<Time>> m_iterEnd;     //!< [rank][iteration]
     std::vector<std::vector<Time>> m_iterCompute; //!< [rank][iteration]
+    std::vector<uint8_t> m_computing;             //!< [rank]: streams running a node (0-2)
+    std::vector<Time> m_busySince;                //!< [rank]: when m_computing left 0
     std::vector<uint32_t> m_instanceServers;      //!< InstanceDone()'s scratch
     std::vector<uint32_t> m_instanceNodes;        //!< InstanceDone()'s scratch
 

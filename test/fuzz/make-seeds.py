@@ -294,7 +294,8 @@ CHAKRA_SEP = b'\xffRNK'
 
 
 def chakra_seeds():
-    # First byte: bits 0-1 ranks - 1, bit 2 two iterations, bit 3 a group file first.
+    # First byte: bits 0-1 ranks - 1, bit 2 two iterations, bit 3 a group file first, bit 4 the
+    # nodes wait for their ctrl_deps.
     import gzip
     ar = et_file(et_node(0, 7, comm_type=0, comm_size=1 << 20))
     write('chakra', 'all-reduce-4', u8(3) + CHAKRA_SEP.join([ar] * 4))
@@ -302,7 +303,7 @@ def chakra_seeds():
                    et_node(3, 4, data_deps=[2], micros=10),
                    et_node(4, 7, data_deps=[3], comm_type=2, comm_size=4096, comm_priority=1),
                    et_node(5, 7, data_deps=[4], comm_type=5, comm_size=64, comm_src=1))
-    write('chakra', 'deps-metadata-two-iterations', u8(1 | 4) + CHAKRA_SEP.join([rank] * 2))
+    write('chakra', 'deps-metadata-two-iterations', u8(1 | 4 | 16) + CHAKRA_SEP.join([rank] * 2))
     groups = b'{"0": [0, 1], "odd": [1]}'
     r0 = et_file(et_node(1, 7, comm_type=6, comm_size=800, pg_name='0'),
                  et_node(2, 5, comm_dst=1, comm_size=100, comm_tag=3))

@@ -4,8 +4,9 @@
  * accept (talb-chakra-graph.h).
  *
  * The first input byte says how the rest is used (bits 0-1: 1 to 4 ranks; bit 2: 2 iterations;
- * bit 3: the first piece is a communicator-group file); the rest is split at each "\xffRNK" into
- * pieces: the group file if any, then one rank's file each (missing ones empty).
+ * bit 3: the first piece is a communicator-group file; bit 4: nodes wait for their ctrl_deps); the
+ * rest is split at each "\xffRNK" into pieces: the group file if any, then one rank's file each
+ * (missing ones empty).
  *
  * Invariants:
  *  - reading never aborts: bad bytes give "f.R.et: ..." and no nodes; a bad group file
@@ -47,6 +48,7 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     ChakraRun run;
     run.iterations = 1 + ((data[0] >> 2) & 1);
     const bool withGroups = data[0] & 8;
+    run.waitForCtrlDeps = data[0] & 16;
     std::vector<std::string> pieces(1);
     const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
     const std::string separator = "\xffRNK";

@@ -190,6 +190,41 @@ def test_groups_priorities_dependencies_and_messages(tmp_path):
     assert json.loads((tmp_path / 'out' / 'run.json').read_text())['complete']
 
 
+FEEDER = os.path.join(ROOT, 'test', 'data', 'chakra', 'feeder', 'chakra')
+
+
+def test_chakras_feeder_test_trace_runs_unchanged(tmp_path):
+    """Chakra's own feeder test trace (one rank of a PyTorch run, an older converter's output):
+    its ctrl_deps name calling operators, some not in the file (ignored by default, as Chakra's
+    feeder ignores them); its 14 c10d calls are COMM_COLL_NODEs without comm_type on the host
+    (host time); its 7 NCCL kernels are the collectives. Host and GPU streams overlap: the
+    iteration is shorter than the sum of the durations."""
+    out = tmp_path / 'out'
+    r = run(*idle(2), '--transport=rdma', '--iterations=1', '--jobs=trace=' + FEEDER,
+            '--out=%s' % out)
+    assert r.returncode == 0, r.stderr
+    done = rows(out, 'collectives.csv')
+    assert sorted((row['type'], int(row['bytes'])) for row in done) == [
+        ('all_reduce', 8196000), ('all_reduce', 9724160), ('all_reduce', 26255360),
+        ('all_reduce', 26550272), ('all_reduce', 31502336), ('broadcast', 424),
+        ('broadcast', 212480)]
+    # Operation names with commas are quoted (RFC 4180), so CSV readers get the columns right.
+    assert {row['operation'] for row in done} == {
+        'ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)',
+        'ncclKernel_Broadcast_RING_LL_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)'}
+    assert ',"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",' \
+        in (out / 'collectives.csv').read_text()
+    [it] = rows(out, 'iterations.csv')
+    took = int(it['end_ns']) - int(it['start_ns'])
+    assert int(it['compute_ns']) == took  # one rank: its collectives move nothing
+    assert 'compute 345.080 ms' in r.stdout  # every node's duration, summed
+    assert took == 295545000  # host calls beside the kernels
+    r = run(*idle(2), '--jobs=trace=%s,ctrlDeps=wait' % FEEDER, '--out=%s' % (tmp_path / 'w'))
+    assert r.returncode == 2
+    assert 'chakra.0.et.gz:rank 0:node 216: control dependency on node 3, which the file ' \
+           'does not have' in r.stderr
+
+
 @pytest.mark.parametrize('cpu_op', [True, False])
 def test_cpu_operations_run_beside_the_gpus_compute(tmp_path, cpu_op):
     """Per rank a 300 us kernel and a 300 us operation, both ready, then an all-reduce after both:
@@ -219,6 +254,8 @@ def test_cpu_operations_run_beside_the_gpus_compute(tmp_path, cpu_op):
     ('trace=GOOD,workers=2', 'workers=2 but the trace has 4 ranks'),
     ('trace=GOOD,tp=2', "key 'tp=2' does not apply to a trace job"),
     ('trace=GOOD,device=h100-sxm', "key 'device' does not apply to a trace job"),
+    ('trace=GOOD,ctrlDeps=sometimes', 'bad value ctrlDeps=sometimes (ignore or wait)'),
+    ('ctrlDeps=wait', 'ctrlDeps needs trace=PREFIX'),
     ('trace=GOOD,commGroups=/nonexistent/g.json',
      'bad value commGroups=/nonexistent/g.json: /nonexistent/g.json: cannot open the file'),
     ('trace=BIG', 'jobs need 16 workers but the fabric has 8 hosts'),

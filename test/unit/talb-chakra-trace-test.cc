@@ -76,23 +76,31 @@ Trace(uint32_t ranks, const std::function<std::vector<ChakraNode>(uint32_t)>& ma
 }
 
 Graph
-Build(const ChakraTrace& t, const ChakraCommGroups* groups = nullptr, uint32_t iterations = 1)
+Build(const ChakraTrace& t,
+      const ChakraCommGroups* groups = nullptr,
+      uint32_t iterations = 1,
+      bool waitForCtrlDeps = false)
 {
     Graph g;
     std::string error;
     ChakraRun run;
     run.iterations = iterations;
+    run.waitForCtrlDeps = waitForCtrlDeps;
     EXPECT_TRUE(BuildChakraGraph(t, groups, "g.json", run, "t", &g, &error)) << error;
     EXPECT_EQ(Validate(g, "t"), std::vector<std::string>());
     return g;
 }
 
 std::string
-BuildError(const ChakraTrace& t, const ChakraCommGroups* groups = nullptr)
+BuildError(const ChakraTrace& t,
+           const ChakraCommGroups* groups = nullptr,
+           bool waitForCtrlDeps = false)
 {
     Graph g;
     std::string error;
-    EXPECT_FALSE(BuildChakraGraph(t, groups, "g.json", ChakraRun(), "t", &g, &error));
+    ChakraRun run;
+    run.waitForCtrlDeps = waitForCtrlDeps;
+    EXPECT_FALSE(BuildChakraGraph(t, groups, "g.json", run, "t", &g, &error));
     EXPECT_EQ(g.nRanks, 0u);
     return error;
 }
@@ -367,6 +375,59 @@ TEST(ChakraTrace, NodesKindsDependenciesAndMetadataPassThrough)
     EXPECT_EQ(n[4].durationNs, 0u);
 }
 
+TEST(ChakraTrace, ControlDependenciesCountOnlyWhereTheRunWaitsForThem)
+{
+    // As PyTorch's converter writes them: ctrl_deps name the calling operator (node 1, which
+    // encloses node 2), and node 3's caller (9) was not kept in the file.
+    ChakraTrace t = Trace(1, [](uint32_t) {
+        ChakraNode callee = Comp(2, 5);
+        callee.ctrlDeps = {1};
+        ChakraNode orphan = Comp(3, 5);
+        orphan.ctrlDeps = {9};
+        return std::vector<ChakraNode>{Comp(1, 5), callee, orphan};
+    });
+    Graph g = Build(t); // Chakra's feeder (and ASTRA-sim) read data_deps only
+    ASSERT_EQ(g.ranks[0].size(), 3u);
+    for (const Node& n : g.ranks[0])
+    {
+        EXPECT_TRUE(n.deps.empty());
+    }
+    EXPECT_EQ(BuildError(t, nullptr, true),
+              "t.0.et:rank 0:node 3: control dependency on node 9, which the file does not have");
+    t.ranks[0].nodes.pop_back();
+    g = Build(t, nullptr, 1, true);
+    ASSERT_EQ(g.ranks[0].size(), 2u);
+    EXPECT_EQ(g.ranks[0][1].deps, std::vector<uint32_t>{0});
+}
+
+TEST(ChakraTrace, ACollectivesHostCallWithoutCommTypeIsHostTime)
+{
+    // As an older PyTorch converter wrote them: the c10d call (a CPU operation, COMM_COLL_NODE
+    // without comm_type) launches the kernel node, which carries the collective.
+    ChakraTrace t = Trace(2, [](uint32_t) {
+        ChakraNode call = Coll(1, ChakraCommType::kAllReduce, 0);
+        call.commType.reset();
+        call.commSize.reset();
+        call.isCpuOp = true;
+        call.durationMicros = 85;
+        call.name = "c10d::allreduce_(0)";
+        ChakraNode kernel = Coll(2, ChakraCommType::kAllReduce, 4096, {1});
+        kernel.isCpuOp = false;
+        return std::vector<ChakraNode>{call, kernel};
+    });
+    Graph g = Build(t);
+    ASSERT_EQ(g.ranks[0].size(), 2u);
+    EXPECT_EQ(g.ranks[0][0].kind, NodeKind::kCompute);
+    EXPECT_TRUE(g.ranks[0][0].host);
+    EXPECT_EQ(g.ranks[0][0].durationNs, 85000u);
+    EXPECT_EQ(g.labels[g.ranks[0][0].label], "c10d::allreduce_(0)");
+    EXPECT_EQ(g.ranks[0][1].kind, NodeKind::kCollective);
+    EXPECT_EQ(g.ranks[0][1].bytes, 4096u);
+    // On the GPU (or unmarked) it is still a collective without its type: refused.
+    t.ranks[1].nodes[0].isCpuOp = false;
+    EXPECT_EQ(BuildError(t), "t.1.et:rank 1:node 1: COMM_COLL_NODE without comm_type");
+}
+
 TEST(ChakraTrace, CollectivesOnAGroupAreChainedAndNumbered)
 {
     ChakraCommGroups groups;
@@ -568,7 +629,7 @@ TEST(ChakraTrace, BadTracesNameTheFileRankAndNode)
               at + "1: data dependency on node 9, which the file does not have");
     ChakraNode ctrl = Coll(1, ChakraCommType::kAllReduce, 64);
     ctrl.ctrlDeps = {1};
-    EXPECT_EQ(BuildError(one({ctrl})), at + "1: depends on itself");
+    EXPECT_EQ(BuildError(one({ctrl}), nullptr, true), at + "1: depends on itself");
     EXPECT_EQ(BuildError(one({Comp(5, 1, {7}),
                               Comp(6, 1, {5}),
                               Comp(7, 1, {6}),

@@ -14,6 +14,7 @@ doc/talb-analysis.rst describes the grid file formats and the SLURM backend.
 import argparse
 import collections
 import configparser
+import hashlib
 import itertools
 import json
 import os
@@ -28,6 +29,7 @@ import urllib.parse
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_RUNNER = os.path.join(REPO, 'build', 'bin', 'talb-scenario')
+NAME_MAX = 255  # bytes in a file name (Linux)
 DONE = 'DONE'
 FAILED = 'FAILED'
 POINT_JSON = 'point.json'
@@ -189,9 +191,15 @@ def build_grid(args):
 
 
 def point_name(axes_values, seed):
-    """Folder name of a point: axis=value pairs sorted by name, then seed (filesystem-safe)."""
+    """Folder name of a point: axis=value pairs sorted by name, then seed (filesystem-safe).
+    A name past a file name's 255 bytes (long job lists as an axis) keeps its first bytes and
+    ends with a digest of the whole, then the seed: still one folder per point."""
     parts = ['%s=%s' % (k, urllib.parse.quote(v, safe='.+-_')) for k, v in sorted(axes_values)]
-    return ','.join(parts + ['seed=%d' % seed])
+    name = ','.join(parts + ['seed=%d' % seed])
+    if len(name) <= NAME_MAX:  # quoted: ASCII, a byte per character
+        return name
+    tail = ',~%s,seed=%d' % (hashlib.sha1(name.encode()).hexdigest()[:16], seed)
+    return name[:NAME_MAX - len(tail)] + tail
 
 
 def expand(axes, fixed, seeds):
@@ -203,10 +211,7 @@ def expand(axes, fixed, seeds):
             params = dict(fixed)
             params.update(zip(names, values))
             params['seed'] = str(seed)
-            name = point_name(zip(names, values), seed)
-            if len(name.encode()) > 255:
-                raise SweepError('point folder name longer than 255 bytes: %s...' % name[:60])
-            points.append(Point(name, params))
+            points.append(Point(point_name(zip(names, values), seed), params))
     return points
 
 

@@ -2,6 +2,7 @@
 parallel runs, resume, failures, Ctrl-C."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -46,6 +47,30 @@ def test_point_names_are_sorted_axes_then_seed_and_filesystem_safe():
     name = sweep.expand({'topo': ['a/b c,d=e']}, {}, [1])[0].name
     assert name == 'topo=a%2Fb%20c%2Cd%3De,seed=1'
     assert '/' not in name
+
+
+def test_long_point_names_are_cut_with_a_digest_and_stay_distinct(tmp_path):
+    """Job lists as an axis give names past a file name's 255 bytes: cut, a digest of the whole,
+    the seed; two values that differ only past the cut still get two folders, and they run."""
+    jobs = ';'.join('model=vgg19,workers=%d,scheduler=fusion,collective=ring' % w
+                    for w in range(2, 8))
+    other = jobs[:-4] + 'ps'
+    points = sweep.expand({'jobs': [jobs, other], 'lb': ['ecmp']}, {}, [1, 2])
+    names = [p.name for p in points]
+    assert len(set(names)) == 4
+    for p in points:
+        assert len(p.name.encode()) == 255, p.name
+        assert re.search(r',~[0-9a-f]{16},seed=%s$' % p.params['seed'], p.name), p.name
+        assert p.name.startswith('jobs=model%3Dvgg19')
+    assert names == [p.name for p in sweep.expand({'jobs': [jobs, other], 'lb': ['ecmp']}, {},
+                                                  [1, 2])]
+    grid = tmp_path / 'grid.json'
+    grid.write_text(json.dumps({'grid': {'jobs': [jobs, other]}, 'seeds': '1'}))
+    r = run_sweep(tmp_path / 'out', '--grid=%s' % grid)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert sorted(n for n in os.listdir(tmp_path / 'out') if n.startswith('jobs=')) == sorted(
+        sweep.point_name([('jobs', j)], 1) for j in (jobs, other))
+    assert run_sweep(tmp_path / 'out', '--grid=%s' % grid).returncode == 0  # nothing left to run
 
 
 def test_expansion_is_the_full_product_with_fixed_parameters_and_seeds_innermost():

@@ -174,11 +174,9 @@ def _warn_unpaired_seeds(runs, keys):
     """Says which cells compare schemes over different seeds (a sweep stopped part-way): their
     means are not paired, so a difference between them may be the seeds'."""
     others = [k for k in keys if k != 'scheme']
-    cells = runs.groupby(others, dropna=False) if others else [((), runs)]
-    for cell, part in cells:
+    for cell, part in stats.groups(runs, others):
         seeds = part.groupby('scheme')['seed'].apply(lambda s: tuple(sorted(set(s))))
         if seeds.nunique() > 1:
-            cell = cell if isinstance(cell, tuple) else (cell,)
             name = ', '.join('%s=%s' % kv for kv in zip(others, cell)) or 'the runs'
             warnings.warn(loading.TalbDataWarning(
                 '%s: the schemes ran different seeds (%s): their means are not paired; '

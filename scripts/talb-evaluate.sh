@@ -81,22 +81,26 @@ shown() {
     sed -E "s#^.*evaluation/$1/##" | sort -u
 }
 
-# The cells (rows of talb_vs_best.csv, keyed by the columns before talb_iter_ms) that the
-# committed file $1 has and the new report's $2 lacks: "MISSING OF_ALL FIRST_MISSING", or nothing.
+# The cells (rows of talb_vs_best.csv, keyed by the columns before talb_iter_ms that both files
+# have) that the committed file $1 has and the new report's $2 lacks:
+# "MISSING OF_ALL FIRST_MISSING", or nothing.
 missing_cells() {
   $PY - "$1" "$2" <<'PYEOF'
 import csv, sys
-def cells(path):
+def table(path):
     try:
         with open(path, newline='') as f:
             rows = list(csv.reader(f))
     except FileNotFoundError:
-        return set()
+        return [], []
     if not rows or 'talb_iter_ms' not in rows[0]:
-        return set()
-    n = rows[0].index('talb_iter_ms')
-    return {tuple(r[:n]) for r in rows[1:] if r}
-old, new = cells(sys.argv[1]), cells(sys.argv[2])
+        return [], []
+    return rows[0][:rows[0].index('talb_iter_ms')], [r for r in rows[1:] if r]
+(old_keys, old_rows), (new_keys, new_rows) = table(sys.argv[1]), table(sys.argv[2])
+common = [k for k in old_keys if k in new_keys]
+def cells(keys, rows):
+    return {tuple(r[keys.index(k)] for k in common) for r in rows}
+old, new = cells(old_keys, old_rows), cells(new_keys, new_rows)
 gone = sorted(old - new)
 if gone:
     print(len(gone), len(old), ','.join(gone[0]))

@@ -216,3 +216,16 @@ def test_schemes_run_over_different_seeds_are_named_not_compared_silently(fixtur
     # One cell (load 0.5 only: no grouping key but the scheme).
     assert 'the runs: the schemes ran different seeds (ecmp: 1,2; talb: 1)' in r.stderr
     assert 'their means are not paired' in r.stderr
+
+
+def test_against_the_best_names_the_transport_even_when_every_run_used_one():
+    """talb-goals.py counts goals per family and transport: a family whose runs all used one
+    transport (no transport axis) still gets the column; with several it comes from the keys."""
+    from talb_analysis.report import _with_transport
+    table = pd.DataFrame({'oversubscription': [1, 2], 'talb_iter_ms': [4.5, 7.5]})
+    runs = pd.DataFrame({'transport': ['rdma', 'rdma']})
+    out = _with_transport(table.copy(), runs)
+    assert list(out.columns) == ['transport', 'oversubscription', 'talb_iter_ms']
+    assert list(out['transport']) == ['rdma', 'rdma']
+    both = pd.DataFrame({'transport': ['rdma', 'tcp']})
+    assert list(_with_transport(table.copy(), both).columns) == list(table.columns)

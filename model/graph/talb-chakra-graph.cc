@@ -458,26 +458,23 @@ Builder::Rank(uint32_t r)
         Node n;
         n.label = m_graph.Label(c.name.empty() ? "node " + std::to_string(c.id) : c.name);
         n.priority = c.commPriority ? static_cast<int8_t>(*c.commPriority) : kPriorityByRule;
-        switch (c.type)
+        // A COMM_COLL_NODE without comm_type on the host is the call that launches a collective
+        // kernel (c10d::allreduce_, ...), as older PyTorch converters typed it: the kernel node
+        // carries the collective; this one is host time, a COMP_NODE.
+        const bool hostCall =
+            c.type == ChakraNodeType::kCommColl && !c.commType && c.isCpuOp.value_or(false);
+        switch (hostCall ? ChakraNodeType::kComp : c.type)
         {
         case ChakraNodeType::kComp:
         case ChakraNodeType::kMemLoad:
         case ChakraNodeType::kMemStore:
-            n.kind = c.type == ChakraNodeType::kComp ? NodeKind::kCompute : NodeKind::kMemory;
+            n.kind = c.type == ChakraNodeType::kMemLoad || c.type == ChakraNodeType::kMemStore
+                         ? NodeKind::kMemory
+                         : NodeKind::kCompute;
             n.durationNs = c.durationMicros * 1000; // the reader bounded it
             n.host = c.isCpuOp.value_or(false);
             break;
         case ChakraNodeType::kCommColl:
-            if (!c.commType && c.isCpuOp.value_or(false))
-            {
-                // The host call that launches a collective kernel (c10d::allreduce_, ...), which
-                // older PyTorch converters typed COMM_COLL: the kernel node carries the
-                // collective; this one is host time.
-                n.kind = NodeKind::kCompute;
-                n.durationNs = c.durationMicros * 1000;
-                n.host = true;
-                break;
-            }
             error = Collective(r, c, &n);
             break;
         case ChakraNodeType::kCommSend:

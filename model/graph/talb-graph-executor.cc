@@ -140,11 +140,11 @@ Executor::IndexNodes()
     m_instanceNodes.reserve(largest);
 
     std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> channelOf;
-    m_streams.assign(2 * std::size_t(nRanks), Stream());
+    m_streams.assign(kStreams * std::size_t(nRanks), Stream());
     uint32_t streamSlots = 0;
     for (uint32_t r = 0; r < nRanks; ++r)
     {
-        uint32_t onStream[2] = {0, 0}; // GPU, host
+        uint32_t onStream[kStreams] = {0, 0}; // GPU, host
         const auto& nodes = m_graph.ranks[r];
         for (uint32_t i = 0; i < nodes.size(); ++i)
         {
@@ -178,9 +178,9 @@ Executor::IndexNodes()
             }
             }
         }
-        for (uint32_t s = 0; s < 2; ++s)
+        for (uint32_t s = 0; s < kStreams; ++s)
         {
-            Stream& stream = m_streams[2 * std::size_t(r) + s];
+            Stream& stream = StreamAt(r, s);
             stream.head = stream.tail = streamSlots;
             streamSlots += onStream[s];
         }
@@ -313,9 +313,15 @@ Executor::CollectivesStarted(uint32_t group) const
 }
 
 Executor::Stream&
+Executor::StreamAt(uint32_t rank, uint32_t stream)
+{
+    return m_streams[kStreams * std::size_t(rank) + stream];
+}
+
+Executor::Stream&
 Executor::StreamOf(uint32_t rank, uint32_t node)
 {
-    return m_streams[2 * std::size_t(rank) + m_graph.ranks[rank][node].host];
+    return StreamAt(rank, m_graph.ranks[rank][node].host);
 }
 
 void
@@ -326,8 +332,8 @@ Executor::Issue(uint32_t rank, uint32_t node)
     {
     case NodeKind::kCompute:
     case NodeKind::kMemory:
-        m_streamSlots[StreamOf(rank, node).tail++] =
-            node; // each node enters once: its slot is free
+        // Each node enters once: its slot is free.
+        m_streamSlots[StreamOf(rank, node).tail++] = node;
         break;
     case NodeKind::kCollective:
         IssueCollective(rank, node);
@@ -486,9 +492,9 @@ Executor::Drain()
         {
             Issue(rank, feeder.PopReady());
         }
-        for (uint32_t s = 0; s < 2; ++s)
+        for (uint32_t s = 0; s < kStreams; ++s)
         {
-            Stream& stream = m_streams[2 * std::size_t(rank) + s];
+            Stream& stream = StreamAt(rank, s);
             if (stream.running == Stream::kIdle && stream.head < stream.tail)
             {
                 stream.running = m_streamSlots[stream.head++];

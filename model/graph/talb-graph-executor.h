@@ -152,6 +152,10 @@ class Executor
         bool failed{false};  //!< pair `matched` disagreed: the channel is stuck
     };
 
+    /// A rank's streams: its GPU's (0) and its host's (1, Node::host).
+    static constexpr uint32_t kStreams = 2;
+    /// \return stream \p stream (0 GPU, 1 host) of \p rank
+    Stream& StreamAt(uint32_t rank, uint32_t stream);
     /// \return the stream compute or memory node \p node of \p rank runs on
     Stream& StreamOf(uint32_t rank, uint32_t node);
     void IndexNodes();

@@ -1,14 +1,17 @@
-// An N-to-1 incast over RDMA (RoCEv2 NICs, DCQCN, PFC) on a leaf-spine, to study how the rate
-// control reacts: completion time against the line-rate bound, CNPs, how far DCQCN cut the
-// rates, pause frames, the bottleneck queue; optionally a trace of every rate change and CNP.
+// An N-to-1 incast over RDMA (RoCEv2 NICs, PFC, a rate control: DCQCN, TIMELY or none) on a
+// leaf-spine, to study how the rate control reacts: completion time against the line-rate
+// bound, CNPs, how far the rates were cut, the round-trip times the senders measured, pause
+// frames; optionally a trace of every rate change and CNP.
 //
 //   talb-rdma-incast                                  (16 x 1 MB into one host at 100 Gb/s)
 //   talb-rdma-incast --dcqcn=paper --trace=/tmp/incast.csv
+//   talb-rdma-incast --cc=timely --rate=10Gbps --bytes=10000000
 //   talb-rdma-incast --ns3::TalbDcqcn::AdditiveIncrease=100Mbps
 //   --ns3::TalbRdmaHelper::EcnKmax=400KB
 //
-// Every DCQCN (ns3::TalbDcqcn::*), NIC (ns3::TalbRdmaNic::*), PFC (ns3::TalbPfc::*) and ECN
-// profile (ns3::TalbRdmaHelper::*) attribute can be set as --TypeId::Attribute=value.
+// Every DCQCN (ns3::TalbDcqcn::*), TIMELY (ns3::TalbTimely::*), NIC (ns3::TalbRdmaNic::*), PFC
+// (ns3::TalbPfc::*) and ECN profile (ns3::TalbRdmaHelper::*) attribute can be set as
+// --TypeId::Attribute=value.
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/talb-module.h"
@@ -31,6 +34,7 @@ struct Observer
                                                     //!< Ptr bound into its own trace is a cycle
     std::vector<double> minRateBps;
     std::vector<uint64_t> cnps;
+    std::vector<double> rttUs; //!< every RTT sample of every sender
     uint32_t done{0};
     Time lastDone;
 
@@ -38,6 +42,11 @@ struct Observer
     {
         minRateBps[qp] = std::min(minRateBps[qp], double(rate.GetBitRate()));
         Write(qp, "rate", rate); // the traced value changes after its callbacks
+    }
+
+    void Rtt(Time rtt)
+    {
+        rttUs.push_back(rtt.GetSeconds() * 1e6);
     }
 
     void Cnp(uint32_t qp)
@@ -80,6 +89,8 @@ struct Options
     std::string rate = "100Gbps";
     bool pfc = true;
     std::string dcqcn = "default";
+    std::string cc = "dcqcn";
+    bool measureRtt = false;
     std::string tracePath;
 };
 
@@ -94,6 +105,8 @@ BuildFabric(const Options& o)
     f->SetAttribute("HostRate", StringValue(o.rate));
     f->SetAttribute("FabricRate", StringValue(o.rate));
     f->GetRdmaHelper()->SetAttribute("Pfc", BooleanValue(o.pfc));
+    f->GetRdmaHelper()->SetRateControl(TalbRdmaRateControl::GetRegistry().Get(o.cc).GetName());
+    f->GetRdmaHelper()->SetNicAttribute("MeasureRtt", BooleanValue(o.measureRtt));
     if (o.dcqcn == "paper")
     {
         // The paper's absolute values at any rate (the defaults scale them from 40 Gb/s).
@@ -120,6 +133,7 @@ StartSenders(const Options& o, Ptr<TalbLeafSpineHelper> f, Observer* obs)
         obs->controls.back()->TraceConnectWithoutContext(
             "Rate",
             MakeCallback(&Observer::Rate, obs).Bind(s));
+        obs->controls.back()->TraceConnectWithoutContext("Rtt", MakeCallback(&Observer::Rtt, obs));
         qp.second->SetReceiveCallback(MakeCallback(&Observer::Received, obs));
         qp.first->PostSend(o.bytes);
         requesters.push_back(qp.first);
@@ -166,8 +180,14 @@ PrintReport(const Options& o, Ptr<TalbLeafSpineHelper> f, const Observer& obs)
             std::min(obs.minRateBps[s], double(DataRate(o.rate).GetBitRate())) / o.senders;
     }
     double doneMs = obs.lastDone.GetSeconds() * 1e3;
+    std::vector<double> rtt = obs.rttUs;
+    std::sort(rtt.begin(), rtt.end());
+    auto quantile = [&rtt](double q) {
+        return rtt.empty() ? 0.0 : rtt[static_cast<size_t>(q * double(rtt.size() - 1))];
+    };
     std::cout << std::fixed << std::setprecision(3) << "senders " << o.senders << " x " << o.bytes
-              << " B at " << o.rate << ", dcqcn " << o.dcqcn << ", pfc " << (o.pfc ? "on" : "off")
+              << " B at " << o.rate << ", cc " << o.cc
+              << (o.cc == "dcqcn" ? " (" + o.dcqcn + ")" : "") << ", pfc " << (o.pfc ? "on" : "off")
               << "\n"
               << "messages done      " << obs.done << " of " << o.senders << "\n"
               << "completion (ms)    " << doneMs << "\n"
@@ -177,6 +197,9 @@ PrintReport(const Options& o, Ptr<TalbLeafSpineHelper> f, const Observer& obs)
               << " per queue pair)\n"
               << "lowest rate (Gb/s) " << (lowest > 1e17 ? 0 : lowest / 1e9) << " (mean of "
               << "the queue pairs' lowest: " << meanLowest / 1e9 << ")\n"
+              << "RTT samples        " << rtt.size() << (rtt.empty() ? " (--measureRtt)" : "")
+              << ": median " << quantile(0.5) << " us, p99 " << quantile(0.99) << " us, max "
+              << quantile(1.0) << " us\n"
               << "CE-marked packets  " << marked << "\n"
               << "pause frames (leaves) " << pauses << "\n";
 }
@@ -188,13 +211,22 @@ main(int argc, char* argv[])
 {
     Options o;
     CommandLine cmd(__FILE__);
-    cmd.Usage("N-to-1 incast over RDMA (DCQCN, PFC) on 4 leaves x 5 hosts x 2 spines: prints "
-              "the completion time against the line-rate bound, CNPs, the lowest rates DCQCN "
-              "set, pause frames. Any attribute: --ns3::TalbDcqcn::Gain=0.0625 etc.");
+    cmd.Usage("N-to-1 incast over RDMA (PFC, a rate control) on 4 leaves x 5 hosts x 2 spines: "
+              "prints the completion time against the line-rate bound, CNPs, the lowest rates "
+              "the rate control set, the RTTs the senders measured, pause frames. Any "
+              "attribute: --ns3::TalbDcqcn::Gain=0.0625, --ns3::TalbTimely::TLow=10us etc.");
     cmd.AddValue("senders", "senders (1-19), hosts 1.. sending to host 0", o.senders);
     cmd.AddValue("bytes", "bytes each sender sends (one message)", o.bytes);
     cmd.AddValue("rate", "host and fabric link rate", o.rate);
     cmd.AddValue("pfc", "PFC on the switches (lossless)", o.pfc);
+    cmd.AddValue("cc",
+                 "rate control: " + TalbRdmaRateControl::GetRegistry().GetNames() +
+                     " (none: line rate, PFC alone)",
+                 o.cc);
+    cmd.AddValue("measureRtt",
+                 "time one packet per round trip with any rate control (an immediate ACK each: "
+                 "RTT samples to compare); TIMELY always does",
+                 o.measureRtt);
     cmd.AddValue("dcqcn",
                  "DCQCN parameters: default (the attributes' defaults: the paper's, with ECN "
                  "thresholds and increase steps scaled from 40 Gb/s to the link rate) or paper "
@@ -207,6 +239,12 @@ main(int argc, char* argv[])
     {
         std::cerr << "talb-rdma-incast: error: --senders must be 1-19, --bytes above 0, "
                      "--dcqcn default or paper\n";
+        return 2;
+    }
+    std::string error;
+    if (TypeId tid; !TalbRdmaRateControl::GetRegistry().Lookup(o.cc, &tid, &error))
+    {
+        std::cerr << "talb-rdma-incast: error: --cc: " << error << "\n";
         return 2;
     }
     Observer obs;

@@ -5,7 +5,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
-#include "ns3/talb-dcqcn.h"
+#include "ns3/talb-rdma-nic.h"
 #include "ns3/talb-roce-header.h"
 #include "ns3/uinteger.h"
 
@@ -73,7 +73,11 @@ TalbRdmaHelper::TalbRdmaHelper()
       m_bandFrom(TalbPriorityQueue::DSCP)
 {
     m_nic.SetTypeId(TalbRdmaNic::GetTypeId());
-    m_rateControl.SetTypeId(TalbDcqcn::GetTypeId());
+    // The NIC's RateControl default (DCQCN unless Config::SetDefault or the scenario's rdmaCc
+    // changed it), so that attribute works whether or not the NIC is made by this helper.
+    TypeId::AttributeInformation info;
+    NS_ABORT_UNLESS(TalbRdmaNic::GetTypeId().LookupAttributeByName("RateControl", &info));
+    m_rateControl.SetTypeId(DynamicCast<const TypeIdValue>(info.initialValue)->Get());
     m_pfc.SetTypeId(TalbPfc::GetTypeId());
 }
 

@@ -22,8 +22,9 @@ namespace ns3
  * the switches' ECN profile. TalbLeafSpineHelper uses one when its Transport is "rdma"
  * (GetRdmaHelper() to configure it before Install).
  *
- * It stores factories and applies them; the defaults are DCQCN's (TalbDcqcn for rate control,
- * marking from EcnKmin to EcnKmax with probability up to EcnPmax, the values of the DCQCN paper)
+ * It stores factories and applies them; the defaults are DCQCN's (the rate control is
+ * TalbRdmaNic's RateControl default, TalbDcqcn unless set otherwise; marking from EcnKmin to
+ * EcnKmax with probability up to EcnPmax, the values of the DCQCN paper)
  * with PFC on every priority. Its queues take a packet's band (and PFC priority) from the DSCP
  * (BandFrom), as RoCE switches do: the DSCP is the sender's traffic class, the TaLB option the
  * tensor's label for the balancers.

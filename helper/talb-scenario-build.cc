@@ -9,6 +9,7 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/string.h"
 #include "ns3/talb-background-traffic.h"
+#include "ns3/talb-rdma-rate-control.h"
 
 #include <cctype>
 #include <set>
@@ -46,6 +47,8 @@ TalbScenarioBuild::ConfigureDefaults() const
         "ns3::TalbRdmaNic::Recovery",
         StringValue(m_spec.fabric.rdmaSelectiveRepeat ? "SelectiveRepeat" : "GoBackN"));
     Config::SetDefault("ns3::TalbRdmaNic::EntropyPolicy", StringValue(m_spec.entropyPolicy));
+    Config::SetDefault("ns3::TalbRdmaNic::RateControl",
+                       TypeIdValue(TalbRdmaRateControl::GetRegistry().Get(m_spec.rdmaRateControl)));
     Config::SetDefault("ns3::TalbRdmaHelper::Pfc", BooleanValue(m_spec.rdmaPfc));
     for (const auto& [name, value] : m_spec.rdmaPathAttributes)
     {

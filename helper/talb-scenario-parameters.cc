@@ -15,6 +15,7 @@
 #include "ns3/talb-llm-model.h"
 #include "ns3/talb-load-balancer.h"
 #include "ns3/talb-nvlink-port.h"
+#include "ns3/talb-rdma-rate-control.h"
 #include "ns3/talb-rdma-transport.h"
 #include "ns3/talb-transport.h"
 #include "ns3/talb-wire.h"
@@ -355,6 +356,13 @@ DeclareTransport(TalbScenarioConfig& c)
               "any order, only missing ones sent again, a BDP-sized window; lossy fabrics work "
               "with rdmaPfc=false). spray always uses sr",
               "gbn,sr");
+    c.Declare("rdmaCc",
+              C::NAME,
+              "dcqcn",
+              "rdma, spray: the NICs' congestion control: dcqcn = DCQCN (ECN marks, CNPs), "
+              "timely = TIMELY (round-trip times, no switch feedback; its ns3::TalbTimely "
+              "attributes: doc/talb-transport.rst), none = line rate, PFC alone",
+              TalbRdmaRateControl::GetRegistry());
     c.Declare("sprayPolicy",
               C::NAME,
               "reps",

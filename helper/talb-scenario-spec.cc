@@ -139,6 +139,12 @@ TalbScenarioSpec::ParseRdma(const TalbScenarioConfig& c,
         errors->push_back("sprayPolicy: applies to transport spray only");
     }
     rdmaPfc = c.GetBool("rdmaPfc");
+    rdmaRateControl = c.GetString("rdmaCc");
+    if (!fabric.rdmaHosts && c.IsGiven("rdmaCc"))
+    {
+        errors->push_back("rdmaCc: applies to transports rdma and spray (tcp has its own "
+                          "congestion control)");
+    }
 }
 
 void

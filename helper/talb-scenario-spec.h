@@ -36,6 +36,7 @@ struct TalbScenarioSpec
     std::string rdmaTrafficClass;                 //!< "tensor", or a fixed class 0..7
     std::string entropyPolicy;                    //!< RDMA NICs' EntropyPolicy (spray)
     bool rdmaPfc{true};                           //!< PFC on an RDMA fabric's switches
+    std::string rdmaRateControl{"dcqcn"};         //!< RDMA NICs' RateControl (registry name)
     /// TalbRdmaTransport's attributes of queue-pair scaling and PLB (Name, value as text)
     TalbAttributeList::Pairs rdmaPathAttributes;
     // Training

@@ -1,8 +1,8 @@
 // Tests of the plug-in registries: every family (load balancers, schedulers, collectives,
-// transports) resolves its short names and its members' TypeId names, and answers a bad name
-// with a message instead of aborting. The members are not listed here: they are what ns-3 knows
-// of each family (every constructible subclass of its base), so a new plug-in needs no edit
-// here, and one that forgets TALB_REGISTER_PLUGIN fails.
+// transports, entropy policies, RDMA rate controls) resolves its short names and its members'
+// TypeId names, and answers a bad name with a message instead of aborting. The members are not
+// listed here: they are what ns-3 knows of each family (every constructible subclass of its base),
+// so a new plug-in needs no edit here, and one that forgets TALB_REGISTER_PLUGIN fails.
 #include "ns3/core-module.h"
 #include "ns3/talb-module.h"
 #include "ns3/test.h"
@@ -32,6 +32,7 @@ Families()
         {"collective", &TalbCollective::GetRegistry(), TalbCollective::GetTypeId()},
         {"transport", &TalbTransport::GetRegistry(), TalbTransport::GetTypeId()},
         {"entropy policy", &TalbEntropyPolicy::GetRegistry(), TalbEntropyPolicy::GetTypeId()},
+        {"rate control", &TalbRdmaRateControl::GetRegistry(), TalbRdmaRateControl::GetTypeId()},
     };
 }
 
@@ -125,7 +126,8 @@ class TalbRegistryUnknownNameTestCase : public TestCase
                                                         {"scheduler", "byte"},
                                                         {"collective", "allreduce"},
                                                         {"transport", "rdm"},
-                                                        {"entropy policy", "rep"}};
+                                                        {"entropy policy", "rep"},
+                                                        {"rate control", "dcqc"}};
         for (const auto& f : Families())
         {
             const std::string& name = bad.at(f.label);

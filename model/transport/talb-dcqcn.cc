@@ -14,6 +14,7 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TalbDcqcn");
 
 NS_OBJECT_ENSURE_REGISTERED(TalbDcqcn);
+TALB_REGISTER_PLUGIN(TalbRdmaRateControl, TalbDcqcn, "dcqcn");
 
 TypeId
 TalbDcqcn::GetTypeId()

@@ -99,6 +99,13 @@ TalbRdmaNic::GetTypeId()
                                           "GoBackN",
                                           TalbRdmaNic::SELECTIVE_REPEAT,
                                           "SelectiveRepeat"))
+            .AddAttribute("MeasureRtt",
+                          "Queue pairs time one packet per round trip, sent with the A bit so "
+                          "that the responder acknowledges it at once (RateControl's Rtt "
+                          "trace); always on for a rate control that needs RTTs (TIMELY)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TalbRdmaNic::m_measureRtt),
+                          MakeBooleanChecker())
             .AddAttribute("SelectiveRepeatRtt",
                           "SelectiveRepeat: a queue pair keeps at most the line rate times this "
                           "round trip in flight, plus AckInterval packets for coalesced "

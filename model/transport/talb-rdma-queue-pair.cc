@@ -75,6 +75,7 @@ TalbRdmaQueuePair::Setup(TalbRdmaNic* nic,
     m_cc = cc;
     m_cc->Start(nic->m_lineRate, MakeCallback(&TalbRdmaQueuePair::RateChanged, this));
     m_selective = nic->m_recovery == TalbRdmaNic::SELECTIVE_REPEAT;
+    m_rttEnabled = nic->m_measureRtt || m_cc->UsesRtt();
     m_window = nic->m_srWindowPackets;
     if (m_selective && nic->m_entropyPrototype)
     {
@@ -363,7 +364,10 @@ TalbRdmaQueuePair::SendPacket()
                 : first       ? TalbRoceHeader::OP_SEND_FIRST
                 : last        ? TalbRoceHeader::OP_SEND_LAST
                               : TalbRoceHeader::OP_SEND_MIDDLE);
-    h.SetAckRequest(last);
+    // A packet sent for the first time may start an RTT sample; its A bit asks for an
+    // immediate acknowledgement, so the sample holds no acknowledgement coalescing.
+    bool timed = m_rttEnabled && !m_rttTiming && m_sndNxt == m_maxSent;
+    h.SetAckRequest(last || timed);
     uint8_t dscp = 0;
     Ptr<Packet> p = Create<Packet>(payload + TalbRoceHeader::TRAILER_BYTES);
     if (run.labelled)
@@ -400,10 +404,17 @@ TalbRdmaQueuePair::SendPacket()
     {
         ++m_stats.retransmittedPackets;
         m_stats.retransmittedBytes += payload;
+        m_rttTiming = false;
     }
     else
     {
         ++m_stats.newPackets;
+        if (timed)
+        {
+            m_rttTiming = true;
+            m_rttPsn = m_sndNxt;
+            m_rttSentAt = Simulator::Now();
+        }
     }
     NS_ASSERT(m_stats.packetsSent == m_stats.newPackets + m_stats.retransmittedPackets);
     if (m_selective)
@@ -657,7 +668,7 @@ TalbRdmaQueuePair::ReceiveSack(const TalbRoceHeader& h)
         m_highSacked = std::max(m_highSacked, psn + 1);
     }
     CompleteMessages();
-    m_cc->AckReceived(newly, Time());
+    m_cc->AckReceived(newly, TakeRttSample(una));
     DetectLosses();
     if (HasData())
     {
@@ -690,7 +701,7 @@ TalbRdmaQueuePair::ReceiveAck(const TalbRoceHeader& h)
         RestartTimer();
     }
     CompleteMessages();
-    m_cc->AckReceived(newly, Time());
+    m_cc->AckReceived(newly, TakeRttSample(una));
     if (nak)
     {
         GoBack(una, false);
@@ -699,6 +710,17 @@ TalbRdmaQueuePair::ReceiveAck(const TalbRoceHeader& h)
     {
         m_nic->Activate(this); // the window may have opened
     }
+}
+
+Time
+TalbRdmaQueuePair::TakeRttSample(uint64_t una)
+{
+    if (!m_rttTiming || una <= m_rttPsn)
+    {
+        return Time();
+    }
+    m_rttTiming = false;
+    return Simulator::Now() - m_rttSentAt;
 }
 
 void
@@ -756,7 +778,7 @@ TalbRdmaQueuePair::ReceiveData(const TalbRoceHeader& h, uint32_t payload, bool c
                 m_receive(this, seq, bytes);
             }
         }
-        else if (++m_unacked >= m_nic->m_ackInterval)
+        else if (h.GetAckRequest() || ++m_unacked >= m_nic->m_ackInterval)
         {
             m_unacked = 0;
             ++m_stats.acksSent;

@@ -51,7 +51,8 @@ struct TalbRdmaLabelRun
  * (PSN sequence error) or a retransmission timeout sends everything again from the oldest
  * unacknowledged packet: go-back-N, as RoCEv2 NICs do, so a lost or reordered packet costs the
  * packets behind it. The responder accepts only the expected PSN, drops the rest, and answers:
- * an ACK every AckInterval packets and at each message's last packet, one NAK per missing PSN, an
+ * an ACK every AckInterval packets, at each message's last packet and at a packet with the A bit
+ * (the requester's RTT probe, with MeasureRtt or TIMELY), one NAK per missing PSN, an
  * ACK for a duplicate, and a CNP for an ECN-marked packet at most once per CnpInterval.
  *
  * Selective repeat (the NIC's Recovery SelectiveRepeat, IRN-style: Mittal et al., "Revisiting
@@ -106,7 +107,7 @@ class TalbRdmaQueuePair : public Object
         uint64_t timeouts{0};
         uint64_t cnpsReceived{0};
         uint64_t packetsDeclaredLost{0}; //!< selective repeat: packets marked for sending again
-        uint64_t repaths{0}; //!< Repath() calls (PLB moved the queue pair)
+        uint64_t repaths{0};             //!< Repath() calls (PLB moved the queue pair)
         // responder
         uint64_t packetsReceived{0};   //!< data packets that arrived
         uint64_t packetsAccepted{0};   //!< ... in order
@@ -246,6 +247,9 @@ class TalbRdmaQueuePair : public Object
     void TimerEvent();
     void Timeout();
     void RateChanged(DataRate rate);
+    /// \return the round-trip time of the timed packet if \p una acknowledges it (ending the
+    /// sample), else zero
+    Time TakeRttSample(uint64_t una);
 
     TalbRdmaNic* m_nic{nullptr}; //!< owner (the NIC outlives its queue pairs)
     uint32_t m_qpn{0};
@@ -272,6 +276,13 @@ class TalbRdmaQueuePair : public Object
     Time m_lastSend;                //!< when the last packet left
     uint32_t m_lastWireBytes{0};    //!< its wire bytes
     uint16_t m_ipId{0};
+    // One RTT sample at a time, on a packet sent once (Karn: a retransmission ends the sample
+    // unanswered) with the A bit, so the rate control hears about one RTT per round trip, as a
+    // NIC timing its completions does, without per-packet state.
+    bool m_rttEnabled{false}; //!< the NIC's MeasureRtt, or the rate control uses RTTs
+    bool m_rttTiming{false};  //!< a sample is under way
+    uint64_t m_rttPsn{0};     //!< its packet
+    Time m_rttSentAt;         //!< when that packet left
     // Each acknowledgement pushes the deadline back; the one pending event follows it when it
     // comes due instead of being cancelled and scheduled again (the cancelled events of a run
     // stayed in the event queue until their time, 4 ms later: thousands per queue pair).

@@ -16,19 +16,31 @@ NS_OBJECT_ENSURE_REGISTERED(TalbRdmaRateControl);
 TypeId
 TalbRdmaRateControl::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::TalbRdmaRateControl")
-                            .SetParent<Object>()
-                            .SetGroupName("Talb")
-                            .AddAttribute("MinRate",
-                                          "Lowest rate a queue pair is throttled to",
-                                          DataRateValue(DataRate("100Mbps")),
-                                          MakeDataRateAccessor(&TalbRdmaRateControl::m_minRate),
-                                          MakeDataRateChecker())
-                            .AddTraceSource("Rate",
-                                            "The queue pair's sending rate",
-                                            MakeTraceSourceAccessor(&TalbRdmaRateControl::m_rate),
-                                            "ns3::TracedValueCallback::DataRate");
+    static TypeId tid =
+        TypeId("ns3::TalbRdmaRateControl")
+            .SetParent<Object>()
+            .SetGroupName("Talb")
+            .AddAttribute("MinRate",
+                          "Lowest rate a queue pair is throttled to",
+                          DataRateValue(DataRate("100Mbps")),
+                          MakeDataRateAccessor(&TalbRdmaRateControl::m_minRate),
+                          MakeDataRateChecker())
+            .AddTraceSource("Rate",
+                            "The queue pair's sending rate",
+                            MakeTraceSourceAccessor(&TalbRdmaRateControl::m_rate),
+                            "ns3::TracedValueCallback::DataRate")
+            .AddTraceSource("Rtt",
+                            "A round-trip time sample of the queue pair",
+                            MakeTraceSourceAccessor(&TalbRdmaRateControl::m_rttTrace),
+                            "ns3::Time::TracedCallback");
     return tid;
+}
+
+TalbRegistry&
+TalbRdmaRateControl::GetRegistry()
+{
+    static TalbRegistry registry("rate control", GetTypeId());
+    return registry;
 }
 
 TalbRdmaRateControl::TalbRdmaRateControl()
@@ -104,8 +116,18 @@ TalbRdmaRateControl::AckReceived(uint64_t newlyAcked, Time rtt)
 {
     if (m_running)
     {
+        if (rtt.IsStrictlyPositive())
+        {
+            m_rttTrace(rtt);
+        }
         DoAckReceived(newlyAcked, rtt);
     }
+}
+
+bool
+TalbRdmaRateControl::UsesRtt() const
+{
+    return DoUsesRtt();
 }
 
 DataRate

@@ -5,6 +5,8 @@
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/talb-registry.h"
+#include "ns3/traced-callback.h"
 #include "ns3/traced-value.h"
 
 namespace ns3
@@ -17,9 +19,10 @@ namespace ns3
  * The split of ns-3's TCP: the queue pair (TalbRdmaQueuePair) owns the connection state, this
  * small class owns the rate. The NIC forks one instance per queue pair from a prototype chosen by
  * TypeId (TalbRdmaNic's RateControl attribute) and calls the public entry points on the events
- * a rate control may react to; subclasses implement the private Do* hooks they need. DCQCN
- * (TalbDcqcn) reacts to congestion notification packets; a delay- or INT-based scheme (TIMELY,
- * HPCC) would react to acknowledgements.
+ * a rate control may react to; subclasses implement the private Do* hooks they need and register
+ * a short name (TALB_REGISTER_PLUGIN) for the scenario's rdmaCc option. DCQCN (TalbDcqcn)
+ * reacts to congestion notification packets, TIMELY (TalbTimely) to the round-trip times the
+ * queue pair measures; TalbFixedRate does not react (PFC alone).
  *
  * The base keeps the rate within [MinRate, line rate] whatever a subclass sets, and reports every
  * change to the queue pair (which re-times its next packet) and to the Rate trace.
@@ -49,9 +52,17 @@ class TalbRdmaRateControl : public Object
     /**
      * An acknowledgement arrived.
      * \param newlyAcked bytes it acknowledged for the first time
-     * \param rtt time since the acknowledged packet was sent (zero when unknown)
+     * \param rtt a round-trip time sample: the time since the queue pair sent the packet it
+     *        timed, a packet sent once that this acknowledgement covers; zero when it ends no
+     *        sample (the queue pair times one packet at a time: about one sample per round trip)
      */
     void AckReceived(uint64_t newlyAcked, Time rtt);
+
+    /// \return whether the rate control reacts to RTT samples (the queue pair then takes them)
+    bool UsesRtt() const;
+
+    /// The family's registry: short names ("dcqcn", "timely", "none") for rdmaCc.
+    static TalbRegistry& GetRegistry();
 
     DataRate GetRate() const;
     DataRate GetLineRate() const;
@@ -87,9 +98,15 @@ class TalbRdmaRateControl : public Object
     {
     }
 
+    virtual bool DoUsesRtt() const
+    {
+        return false;
+    }
+
     DataRate m_minRate; //!< MinRate attribute
     DataRate m_lineRate;
     TracedValue<DataRate> m_rate;
+    TracedCallback<Time> m_rttTrace; //!< every RTT sample
     RateChangedCallback m_changed;
     bool m_running{false};
 };

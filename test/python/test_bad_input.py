@@ -61,6 +61,7 @@ SCENARIO = {
     'rdmaQueuePairs': 'many',
     'rdmaTrafficClass': '8',
     'rdmaRecovery': 'selective',
+    'rdmaCc': 'swift',
     'sprayPolicy': 'nope',
     'rdmaPfc': 'maybe',
     'rdmaQpsPerConnection': '0',

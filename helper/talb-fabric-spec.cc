@@ -5,6 +5,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
+#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/string.h"
 #include "ns3/talb-priority-queue.h"
@@ -101,6 +102,9 @@ TalbFabricSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* err
     linkDelay = c.GetTime("linkDelay");
     mtu = c.GetUint("mtu");
     queueSize = c.GetString("queueSize");
+    sharedBuffer = c.GetString("sharedBuffer");
+    bufferAlpha = c.GetDouble("bufferAlpha");
+    pfcAlpha = c.GetDouble("pfcAlpha");
     hostQueueSize = c.GetString("hostQueueSize");
     untaggedBand = c.GetUint("untaggedBand");
     dwrr = c.GetString("portScheduling") == "dwrr";
@@ -119,6 +123,18 @@ TalbFabricSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* err
         bestEffortBuffer = size.GetValue();
     }
     stockRouting = c.GetBool("stockRouting");
+    QueueSize shared(sharedBuffer);
+    if (shared.GetValue() > 0 &&
+        (shared.GetUnit() != QueueSizeUnit::BYTES || shared.GetValue() > UINT32_MAX))
+    {
+        errors->push_back("sharedBuffer: '" + sharedBuffer +
+                          "' is not a byte size below 4 GB (e.g. 16MB; 0B: none)");
+    }
+    if (shared.GetValue() > 0 && stockRouting)
+    {
+        errors->push_back("sharedBuffer: stockRouting's switches are ns-3 routers with "
+                          "per-port queues; drop one of the two");
+    }
     std::string rates = TalbLeafSpineHelper::ParseLinkRates(c.GetString("linkRates"), &linkRates);
     std::string failures =
         TalbLeafSpineHelper::ParseLinkFailures(c.GetString("failLink"), &linkFailures);
@@ -172,6 +188,8 @@ TalbFabricSpec::ConfigureDefaults() const
                        EnumValue(dwrr ? TalbPriorityQueue::DWRR : TalbPriorityQueue::STRICT));
     Config::SetDefault("ns3::TalbPriorityQueue::TrainingWeight", UintegerValue(trainingWeight));
     Config::SetDefault("ns3::TalbPriorityQueue::BestEffortWeight", UintegerValue(bestEffortWeight));
+    Config::SetDefault("ns3::TalbSharedBuffer::Alpha", DoubleValue(bufferAlpha));
+    Config::SetDefault("ns3::TalbSharedBuffer::PfcAlpha", DoubleValue(pfcAlpha));
 }
 
 Ptr<TalbLeafSpineHelper>
@@ -201,6 +219,7 @@ TalbFabricSpec::Build(const ObjectFactory& lb, uint32_t ranks) const
         fabric->SetAttribute("QueueSize", StringValue(queueSize));
     }
     fabric->SetAttribute("HostQueueSize", StringValue(hostQueueSize));
+    fabric->SetAttribute("SharedBuffer", StringValue(sharedBuffer));
     if (!ecnThreshold.empty())
     {
         fabric->SetAttribute("EcnThreshold", StringValue(ecnThreshold));

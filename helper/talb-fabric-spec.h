@@ -33,7 +33,10 @@ struct TalbFabricSpec
     double oversubscription{0}; //!< 0: use fabricRate
     Time linkDelay;
     uint32_t mtu{0};
-    std::string queueSize; //!< empty: the helper's default
+    std::string queueSize;          //!< empty: the helper's default
+    std::string sharedBuffer{"0B"}; //!< per switch; 0: per-port buffers only
+    double bufferAlpha{1.0};        //!< TalbSharedBuffer Alpha
+    double pfcAlpha{0.125};         //!< TalbSharedBuffer PfcAlpha
     std::string hostQueueSize;
     uint32_t untaggedBand{0};
     bool dwrr{true};              //!< port queues: DWRR classes (false: strict bands)

@@ -68,6 +68,13 @@ TalbLeafSpineHelper::GetTypeId()
                           QueueSizeValue(QueueSize("600000B")),
                           MakeQueueSizeAccessor(&TalbLeafSpineHelper::m_queueSize),
                           MakeQueueSizeChecker())
+            .AddAttribute("SharedBuffer",
+                          "Bytes of one shared buffer per switch (TalbSharedBuffer Size: its "
+                          "egress queues share it under dynamic thresholds, PFC's XOFF becomes "
+                          "dynamic on it); 0: per-port buffers of QueueSize only",
+                          QueueSizeValue(QueueSize("0B")),
+                          MakeQueueSizeAccessor(&TalbLeafSpineHelper::m_sharedBuffer),
+                          MakeQueueSizeChecker())
             .AddAttribute("HostQueueSize",
                           "Buffer of each host NIC (TalbPriorityQueue MaxSize)",
                           QueueSizeValue(QueueSize("1000p")),

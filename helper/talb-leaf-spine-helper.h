@@ -234,6 +234,8 @@ class TalbLeafSpineHelper : public Object
     void InstallRdmaHosts();
     /// PFC and queue sizes of an RDMA fabric's switch.
     void InstallSwitchPfc(Ptr<TalbSwitch> sw);
+    /// With SharedBuffer: one TalbSharedBuffer for \p sw's queues and PFC (after its PFC).
+    void InstallSwitchBuffer(Ptr<TalbSwitch> sw);
     void InstallStockSwitches();
     void InstallTalbSwitches();
     void ComputeRoutes();
@@ -253,6 +255,7 @@ class TalbLeafSpineHelper : public Object
     DataRate m_fabricRate;
     Time m_linkDelay;
     QueueSize m_queueSize;
+    QueueSize m_sharedBuffer; //!< SharedBuffer attribute (0: none)
     QueueSize m_hostQueueSize;
     QueueSize m_ecnThreshold;
     std::string m_tcpVariant;

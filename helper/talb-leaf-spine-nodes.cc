@@ -13,6 +13,7 @@
 #include "ns3/ipv4.h"
 #include "ns3/talb-host-egress-hook.h"
 #include "ns3/talb-pfc-net-device.h"
+#include "ns3/talb-shared-buffer.h"
 #include "ns3/tcp-l4-protocol.h"
 
 #include <algorithm>
@@ -192,6 +193,7 @@ TalbLeafSpineHelper::InstallTalbSwitches()
         }
         sw->SetLoadBalancer(m_lbFactory.Create<TalbLoadBalancer>());
         InstallSwitchPfc(sw);
+        InstallSwitchBuffer(sw);
         m_leafSwitches.push_back(sw);
     }
     for (uint32_t s = 0; s < m_nSpines; ++s)
@@ -211,6 +213,7 @@ TalbLeafSpineHelper::InstallTalbSwitches()
         }
         sw->SetLoadBalancer(m_lbFactory.Create<TalbLoadBalancer>());
         InstallSwitchPfc(sw);
+        InstallSwitchBuffer(sw);
         m_spineSwitches.push_back(sw);
     }
     ComputeRoutes();
@@ -250,6 +253,51 @@ TalbLeafSpineHelper::InstallSwitchPfc(Ptr<TalbSwitch> sw)
             NS_ABORT_MSG_IF(bound > UINT32_MAX, "TalbLeafSpineHelper: PFC buffer bound too large");
             q->SetMaxSize(QueueSize(QueueSizeUnit::BYTES, static_cast<uint32_t>(bound)));
         }
+    }
+}
+
+void
+TalbLeafSpineHelper::InstallSwitchBuffer(Ptr<TalbSwitch> sw)
+{
+    if (m_sharedBuffer.GetValue() == 0)
+    {
+        return;
+    }
+    NS_ABORT_MSG_UNLESS(m_sharedBuffer.GetUnit() == QueueSizeUnit::BYTES,
+                        "TalbLeafSpineHelper: SharedBuffer must be in bytes, not "
+                            << m_sharedBuffer);
+    Ptr<TalbSharedBuffer> buffer = CreateObject<TalbSharedBuffer>();
+    buffer->SetAttribute("Size", QueueSizeValue(m_sharedBuffer));
+    // The pool, not the port, limits lossy packets; a lossless packet must never be refused at
+    // an egress, so a port holds at least what PFC may admit to it (the dynamic XOFF is at most
+    // PfcAlpha x the pool, plus the headroom, per lossless ingress).
+    uint64_t portMax = m_sharedBuffer.GetValue();
+    uint8_t lossless = 0;
+    if (Ptr<TalbPfc> pfc = sw->GetPfc())
+    {
+        pfc->SetSharedBuffer(buffer);
+        uint32_t classes = 0;
+        for (uint8_t p = 0; p < TALB_NUM_PRIORITIES; ++p)
+        {
+            if (pfc->IsLossless(p))
+            {
+                lossless |= uint8_t(1u << p);
+                ++classes;
+            }
+        }
+        uint64_t bound = 0;
+        for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+        {
+            bound += uint64_t(classes) * (pfc->GetXoff() + pfc->GetHeadroom(port));
+        }
+        portMax = std::max(portMax, bound);
+    }
+    NS_ABORT_MSG_IF(portMax > UINT32_MAX, "TalbLeafSpineHelper: SharedBuffer too large");
+    for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+    {
+        Ptr<TalbPriorityQueue> q = DynamicCast<TalbPriorityQueue>(sw->GetPort(port).queue);
+        q->SetMaxSize(QueueSize(QueueSizeUnit::BYTES, static_cast<uint32_t>(portMax)));
+        q->SetSharedBuffer(buffer, lossless);
     }
 }
 

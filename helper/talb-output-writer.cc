@@ -309,6 +309,14 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
              << ", \"max_charge_bytes\": " << p.maxChargeBytes
              << ", \"within_headroom\": " << (p.withinHeadroom ? "true" : "false") << "}";
     }
+    if (sw.sharedBuffer.installed)
+    {
+        const SharedBufferCounters& b = sw.sharedBuffer;
+        json << ", \"shared_buffer\": {\"threshold_drops\": " << b.thresholdDrops
+             << ", \"full_drops\": " << b.fullDrops << ", \"dropped_bytes\": " << b.droppedBytes
+             << ", \"peak_bytes\": " << b.peakBytes
+             << ", \"over_committed_switches\": " << b.overCommitted << "}";
+    }
     json << ", \"lb_profile\": \"" << info.lbProfile << "\"";
     json << ", \"parameters\": " << info.parametersJson;
     if (!info.jobsJson.empty())

@@ -103,6 +103,17 @@ class TalbOutputWriter : public Object
         bool withinHeadroom{true};     //!< every charge stayed within XOFF + headroom
     };
 
+    /// The switches' shared buffers (sharedBuffer), read when the run ends.
+    struct SharedBufferCounters
+    {
+        bool installed{false};
+        uint64_t thresholdDrops{0}; //!< lossy packets refused by a dynamic threshold
+        uint64_t fullDrops{0};      //!< ... because a pool was full
+        uint64_t droppedBytes{0};   //!< their bytes
+        uint64_t peakBytes{0};      //!< the fullest any switch's pool was
+        uint64_t overCommitted{0};  //!< switches whose pool went past its size (PFC headroom)
+    };
+
     /// What the switches counted.
     struct SwitchCounters
     {
@@ -110,6 +121,7 @@ class TalbOutputWriter : public Object
         ClassCounters bestEffort;
         uint64_t deviceDrops{0}; //!< packets an egress device refused (TalbSwitch nDropDevice)
         PfcCounters pfc;
+        SharedBufferCounters sharedBuffer;
     };
 
     struct RunInfo

@@ -86,6 +86,25 @@ AddPfcPorts(Ptr<TalbSwitch> sw, Ptr<TalbPfc> pfc, TalbOutputWriter::PfcCounters*
     }
 }
 
+/// Adds the counters of \p sw's shared buffer (if it has one) into \p b.
+void
+AddSharedBufferCounters(Ptr<TalbSwitch> sw, TalbOutputWriter::SharedBufferCounters* b)
+{
+    auto q = sw->GetNPorts() > 0 ? DynamicCast<TalbPriorityQueue>(sw->GetPort(0).queue) : nullptr;
+    Ptr<TalbSharedBuffer> buffer = q ? q->GetSharedBuffer() : nullptr;
+    if (!buffer)
+    {
+        return;
+    }
+    const TalbSharedBuffer::Stats& st = buffer->GetStats();
+    b->installed = true;
+    b->thresholdDrops += st.thresholdDrops;
+    b->fullDrops += st.fullDrops;
+    b->droppedBytes += st.droppedBytes;
+    b->peakBytes = std::max(b->peakBytes, st.peakBytes);
+    b->overCommitted += st.peakBytes > buffer->GetSize() ? 1 : 0;
+}
+
 /// Adds the egress drops and PFC state of \p switches (null with stock routing) into \p out.
 void
 AddPfcCounters(const std::vector<Ptr<TalbSwitch>>& switches, SwitchCounters* out)
@@ -98,6 +117,7 @@ AddPfcCounters(const std::vector<Ptr<TalbSwitch>>& switches, SwitchCounters* out
             continue;
         }
         out->deviceDrops += sw->GetStats().nDropDevice;
+        AddSharedBufferCounters(sw, &out->sharedBuffer);
         Ptr<TalbPfc> pfc = sw->GetPfc();
         if (!pfc)
         {
@@ -141,6 +161,9 @@ SumFields(SwitchCounters* c)
                    &p.headroomDrops,
                    &p.chargedBytesAtEnd,
                    &p.queuedBytesAtEnd});
+    TalbOutputWriter::SharedBufferCounters& b = c->sharedBuffer;
+    fields.insert(fields.end(),
+                  {&b.thresholdDrops, &b.fullDrops, &b.droppedBytes, &b.overCommitted});
     return fields;
 }
 
@@ -156,9 +179,11 @@ SumOverRanks(const TalbScenarioSpec& s, SwitchCounters* c)
     }
     sums.push_back(uint64_t(c->pfc.installed));
     sums.push_back(uint64_t(!c->pfc.withinHeadroom));
+    sums.push_back(uint64_t(c->sharedBuffer.installed));
     std::vector<double> peaks = {double(c->training.peakBytes),
                                  double(c->bestEffort.peakBytes),
-                                 double(c->pfc.maxChargeBytes)};
+                                 double(c->pfc.maxChargeBytes),
+                                 double(c->sharedBuffer.peakBytes)};
     s.sumOverRanks(&sums);
     std::vector<double> all = peaks;
     s.gatherOverRanks(&all);
@@ -172,9 +197,11 @@ SumOverRanks(const TalbScenarioSpec& s, SwitchCounters* c)
     }
     c->pfc.installed = sums[fields.size()] > 0;
     c->pfc.withinHeadroom = sums[fields.size() + 1] == 0;
+    c->sharedBuffer.installed = sums[fields.size() + 2] > 0;
     c->training.peakBytes = uint64_t(peaks[0]);
     c->bestEffort.peakBytes = uint64_t(peaks[1]);
     c->pfc.maxChargeBytes = uint64_t(peaks[2]);
+    c->sharedBuffer.peakBytes = uint64_t(peaks[3]);
 }
 
 } // namespace

@@ -138,6 +138,26 @@ void
 DeclarePorts(TalbScenarioConfig& c)
 {
     c.Declare("queueSize", C::SIZE, "", "switch port buffer, e.g. 1MB (empty: helper default)");
+    c.Declare("sharedBuffer",
+              C::SIZE,
+              "0B",
+              "bytes of one buffer per switch that all its ports share, under dynamic "
+              "thresholds: a lossy queue may hold bufferAlpha x the free buffer, and PFC pauses "
+              "an ingress above pfcAlpha x the free buffer (e.g. 16MB; doc/talb-switch.rst, "
+              "'Shared buffer'). 0B: static per-port buffers of queueSize (and static PFC "
+              "thresholds)");
+    c.Declare("bufferAlpha",
+              C::DOUBLE,
+              "1",
+              "sharedBuffer: a lossy egress queue's dynamic threshold, in units of the free "
+              "buffer (1: one congested queue alone may take half the buffer)",
+              C::Between(1.0 / 1024, 1024));
+    c.Declare("pfcAlpha",
+              C::DOUBLE,
+              "0.125",
+              "sharedBuffer with PFC: an (ingress port, priority)'s dynamic XOFF threshold, in "
+              "units of the free buffer",
+              C::Between(1.0 / 1024, 1024));
     c.Declare("hostQueueSize",
               C::SIZE,
               "1000000p",

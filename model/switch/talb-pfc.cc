@@ -8,6 +8,8 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -95,6 +97,7 @@ TalbPfc::DoDispose()
         in.refresh.Cancel();
     }
     m_ports.clear();
+    m_shared = nullptr;
     Object::DoDispose();
 }
 
@@ -197,7 +200,9 @@ TalbPfc::Admit(uint32_t inPort, uint8_t priority, uint32_t bytes)
         return true;
     }
     Ingress& in = At(inPort, priority);
-    if (in.bytes + bytes > m_xoff.GetValue() + m_portHeadroom[inPort])
+    uint32_t xoff = GetXoff();
+    uint32_t limit = in.pausing ? std::max(in.pauseLevel, xoff) : xoff;
+    if (in.bytes + bytes > limit + m_portHeadroom[inPort])
     {
         ++m_stats.headroomDrops;
         m_dropTrace(inPort, priority, in.bytes);
@@ -206,9 +211,10 @@ TalbPfc::Admit(uint32_t inPort, uint8_t priority, uint32_t bytes)
     in.bytes += bytes;
     in.maxBytes = std::max(in.maxBytes, in.bytes);
     m_stats.admittedBytes += bytes;
-    if (in.bytes > m_xoff.GetValue() && !in.pausing)
+    if (in.bytes > xoff && !in.pausing)
     {
         ++m_stats.pauseStarts;
+        in.pauseLevel = xoff;
         Pause(inPort, priority);
     }
     return true;
@@ -265,7 +271,7 @@ TalbPfc::Release(uint32_t inPort, uint8_t priority, uint32_t bytes)
     in.bytes -= bytes;
     m_stats.releasedBytes += bytes;
     NS_ASSERT(m_stats.admittedBytes >= m_stats.releasedBytes);
-    if (in.pausing && in.bytes <= m_xoff.GetValue() - m_xonOffset.GetValue())
+    if (in.pausing && MayResume(in))
     {
         Resume(inPort, priority);
     }
@@ -289,13 +295,31 @@ TalbPfc::Pause(uint32_t port, uint8_t priority)
                                      priority);
 }
 
+bool
+TalbPfc::MayResume(const Ingress& in) const
+{
+    if (!m_shared)
+    {
+        return in.bytes <= m_xoff.GetValue() - m_xonOffset.GetValue();
+    }
+    return in.bytes == 0 || uint64_t(in.bytes) + m_xonOffset.GetValue() <= GetXoff();
+}
+
 void
 TalbPfc::Refresh(uint32_t port, uint8_t priority)
 {
-    if (At(port, priority).pausing)
+    Ingress& in = At(port, priority);
+    if (!in.pausing)
     {
-        Pause(port, priority);
+        return;
     }
+    // A dynamic threshold rises as other ports drain: the charge may now be low enough.
+    if (m_shared && MayResume(in))
+    {
+        Resume(port, priority);
+        return;
+    }
+    Pause(port, priority);
 }
 
 void
@@ -330,7 +354,17 @@ TalbPfc::IsPausing(uint32_t port, uint8_t priority) const
 uint32_t
 TalbPfc::GetXoff() const
 {
+    if (m_shared)
+    {
+        return static_cast<uint32_t>(std::min<uint64_t>(m_shared->GetPfcThreshold(), UINT32_MAX));
+    }
     return m_xoff.GetValue();
+}
+
+void
+TalbPfc::SetSharedBuffer(Ptr<TalbSharedBuffer> buffer)
+{
+    m_shared = buffer;
 }
 
 uint32_t

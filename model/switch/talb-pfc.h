@@ -2,6 +2,7 @@
 #define TALB_PFC_H
 
 #include "talb-pfc-net-device.h"
+#include "talb-shared-buffer.h"
 
 #include "ns3/event-id.h"
 #include "ns3/object.h"
@@ -29,6 +30,14 @@ namespace ns3
  *   charge past XoffThreshold + headroom is dropped and counted (a headroom overflow: the
  *   headroom was too small for the link, never expected with the computed default).
  * Lossy priorities are not charged: the egress queue's drop-tail limit applies to them.
+ *
+ * With the switch's shared buffer (SetSharedBuffer) the XOFF threshold is dynamic: the buffer's
+ * PfcAlpha times its free bytes at that moment (TalbSharedBuffer::GetPfcThreshold()), so a
+ * fuller switch pauses earlier. The headroom is then counted from the threshold at which the
+ * pause started (a threshold that falls while paused does not turn the in-flight bytes into
+ * drops), and an (ingress, priority) resumes once its charge is XonOffset below the threshold
+ * of the moment, or empty; a pause refresh checks that too, since the threshold also rises as
+ * other ports drain.
  *
  * Headroom (0 = computed per port) covers what can arrive once XOFF is decided: the frame that
  * crossed XOFF, one this port may be sending before the pause frame, the pause frame itself, a
@@ -93,8 +102,10 @@ class TalbPfc : public Object
     uint32_t GetMaxIngressBytes(uint32_t port, uint8_t priority) const;
     /// \return true while (\p port, \p priority) has its upstream paused
     bool IsPausing(uint32_t port, uint8_t priority) const;
-    /// \return the XOFF threshold in bytes
+    /// \return the XOFF threshold in bytes (now: dynamic with a shared buffer)
     uint32_t GetXoff() const;
+    /// Make the XOFF threshold dynamic on \p buffer (the switch's egress queues share it).
+    void SetSharedBuffer(Ptr<TalbSharedBuffer> buffer);
     /// \return the headroom of \p port in bytes
     uint32_t GetHeadroom(uint32_t port) const;
     const Stats& GetStats() const;
@@ -128,10 +139,13 @@ class TalbPfc : public Object
     {
         uint32_t bytes{0};
         uint32_t maxBytes{0};
+        uint32_t pauseLevel{0}; //!< the XOFF threshold when the pause started
         bool pausing{false};
         EventId refresh;
     };
 
+    /// \return whether a pausing (ingress, priority) with this charge may resume now
+    bool MayResume(const Ingress& in) const;
     PortRing& RingOf(uint32_t outPort, uint8_t slot);
     Ingress& At(uint32_t port, uint8_t priority);
     const Ingress& At(uint32_t port, uint8_t priority) const;
@@ -140,11 +154,12 @@ class TalbPfc : public Object
     void Resume(uint32_t port, uint8_t priority);
     void Release(uint32_t inPort, uint8_t priority, uint32_t bytes);
 
-    QueueSize m_xoff;      //!< XoffThreshold attribute
-    QueueSize m_xonOffset; //!< XonOffset attribute
-    QueueSize m_headroom;  //!< Headroom attribute (0: computed)
-    uint8_t m_lossless;    //!< LosslessPriorities attribute
-    uint16_t m_quanta;     //!< PauseQuanta attribute
+    QueueSize m_xoff;               //!< XoffThreshold attribute
+    Ptr<TalbSharedBuffer> m_shared; //!< dynamic thresholds on it, or null (static)
+    QueueSize m_xonOffset;          //!< XonOffset attribute
+    QueueSize m_headroom;           //!< Headroom attribute (0: computed)
+    uint8_t m_lossless;             //!< LosslessPriorities attribute
+    uint16_t m_quanta;              //!< PauseQuanta attribute
 
     std::vector<Ptr<TalbPfcNetDevice>> m_ports;
     std::vector<uint32_t> m_portHeadroom;

@@ -241,7 +241,7 @@ TalbPriorityQueue::Parse(Ptr<const Packet> item)
         {
             // BTH: opcode, flags, P_Key (2), reserved, destination QP (3 bytes).
             out.destQp = (uint32_t(buf[off + ihl + 13]) << 16) |
-                            (uint32_t(buf[off + ihl + 14]) << 8) | buf[off + ihl + 15];
+                         (uint32_t(buf[off + ihl + 14]) << 8) | buf[off + ihl + 15];
         }
         out.control = opcode == ROCE_OP_ACK || opcode == ROCE_OP_CNP;
     }
@@ -455,6 +455,13 @@ TalbPriorityQueue::Enqueue(Ptr<Packet> item, const PacketInfo& info)
         DropBeforeEnqueue(item);
         return false;
     }
+    if (m_shared && !((m_losslessBands >> BandOfSlot(slot)) & 1) &&
+        !m_shared->AdmitLossy(GetNBytes(), size))
+    {
+        CountDrop(item, cls, false);
+        DropBeforeEnqueue(item);
+        return false;
+    }
     uint8_t ecn = parsed.tos & 0x3;
     if (m_useEcn && (ecn == Ipv4Header::ECN_ECT0 || ecn == Ipv4Header::ECN_ECT1) &&
         ShouldMark(slot))
@@ -506,6 +513,10 @@ TalbPriorityQueue::Enqueue(Ptr<Packet> item, const PacketInfo& info)
     if (m_flowQueueing)
     {
         m_flows.Append(key, place, inserted);
+    }
+    if (m_shared)
+    {
+        m_shared->Charge(size);
     }
     ClassStats& c = m_classStats[cls];
     ++c.enqueuedPackets;
@@ -593,6 +604,10 @@ TalbPriorityQueue::TakeHead(uint8_t slot, bool remove)
     NS_ASSERT(m_bandPackets[slot] > 0 && m_bandBytes[slot] >= item->GetSize());
     NS_ASSERT(m_classBytes[cls] >= item->GetSize());
     m_classBytes[cls] -= item->GetSize();
+    if (m_shared)
+    {
+        m_shared->Release(item->GetSize());
+    }
     if (remove)
     {
         CountDrop(item, cls, false);
@@ -624,6 +639,20 @@ TalbPriorityQueue::TakeHead(uint8_t slot, bool remove)
         m_deficit[slot == BEST_EFFORT] = 0;
     }
     return item;
+}
+
+void
+TalbPriorityQueue::SetSharedBuffer(Ptr<TalbSharedBuffer> buffer, uint8_t losslessBands)
+{
+    NS_ABORT_MSG_IF(GetNPackets() > 0, "TalbPriorityQueue::SetSharedBuffer on a busy queue");
+    m_shared = buffer;
+    m_losslessBands = losslessBands;
+}
+
+Ptr<TalbSharedBuffer>
+TalbPriorityQueue::GetSharedBuffer() const
+{
+    return m_shared;
 }
 
 Ptr<Packet>

@@ -2,6 +2,7 @@
 #define TALB_PRIORITY_QUEUE_H
 
 #include "talb-flow-queues.h"
+#include "talb-shared-buffer.h"
 
 #include "ns3/queue-size.h"
 #include "ns3/queue.h"
@@ -44,7 +45,9 @@ namespace ns3
  * - Strict: one strict-priority order of eight bands, untagged packets in UntaggedBand among the
  *   tensor bands (kept for comparison: with UntaggedBand 0 background pre-empts every tensor).
  *
- * All packets share one buffer of MaxSize (drop-tail). BestEffortMaxBytes (0: off) caps the bytes
+ * All packets share one buffer of MaxSize (drop-tail); with a switch's shared buffer
+ * (SetSharedBuffer) a packet of a lossy band must also pass the buffer's dynamic threshold, and
+ * every queued packet is charged to it. BestEffortMaxBytes (0: off) caps the bytes
  * the best-effort class (untagged packets, under either scheduler) may hold of it, so that
  * background cannot take the buffer tensor packets need: an untagged packet that would take the
  * class past the cap is dropped (counted and traced as a drop of that class). On arrival, an
@@ -162,6 +165,16 @@ class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
     };
 
     /**
+     * Share \p buffer with the switch's other queues: every packet queued here is charged to it
+     * while it waits, and one of a band not in \p losslessBands must pass its dynamic threshold
+     * (TalbSharedBuffer::AdmitLossy), else it is dropped and counted as a drop of its class.
+     * \param losslessBands bit b set: band b is lossless (PFC holds it back instead)
+     */
+    void SetSharedBuffer(Ptr<TalbSharedBuffer> buffer, uint8_t losslessBands);
+    /// \return the shared buffer, or null (per-port buffer only)
+    Ptr<TalbSharedBuffer> GetSharedBuffer() const;
+
+    /**
      * Fix the random stream of the RED-like ECN profile.
      * \return the number of streams used (1)
      */
@@ -277,6 +290,8 @@ class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
     int64_t m_deficit[2];       //!< DWRR deficit in bytes: [0] training, [1] best effort
     uint64_t m_nMarked;
     uint32_t m_bestEffortMaxBytes;                    //!< BestEffortMaxBytes attribute
+    Ptr<TalbSharedBuffer> m_shared;                   //!< the switch's, or null
+    uint8_t m_losslessBands{0};                       //!< bands m_shared never refuses
     std::array<ClassStats, NUM_CLASSES> m_classStats; //!< per TrafficClass
     std::array<uint32_t, NUM_CLASSES> m_classBytes;   //!< bytes queued per TrafficClass
     TracedCallback<Ptr<const Packet>, uint8_t, uint32_t, uint32_t> m_classDropTrace;

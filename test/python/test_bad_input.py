@@ -39,6 +39,9 @@ SCENARIO = {
     'nvlinkLatency': '-1us',
     'queueSize': '1 MB',
     'hostQueueSize': 'big',
+    'sharedBuffer': '16 MB',
+    'bufferAlpha': '0',
+    'pfcAlpha': '2000',
     'untaggedBand': '8',
     'portScheduling': 'fifo',
     'trainingWeight': '0',
@@ -96,7 +99,8 @@ SCENARIO = {
 # declaration, TalbScenarioParameters): the same names take the same bad values.
 FABRIC = ['leaves', 'spines', 'hostsPerLeaf', 'hostRate', 'fabricRate', 'oversubscription',
           'linkDelay', 'mtu', 'topologyFile', 'gpusPerServer', 'railOptimized', 'nvlinkRate',
-          'nvlinkLatency', 'queueSize', 'hostQueueSize', 'portScheduling', 'trainingWeight',
+          'nvlinkLatency', 'queueSize', 'sharedBuffer', 'bufferAlpha', 'pfcAlpha',
+          'hostQueueSize', 'portScheduling', 'trainingWeight',
           'bestEffortWeight', 'untaggedBand', 'bestEffortBuffer', 'ecnThreshold', 'linkRates',
           'failLink', 'flapLink', 'stockRouting']
 BALANCERS = ['lb', 'lbAttributes', 'lbProfile', 'lbRulesOff']

@@ -319,6 +319,10 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
     }
     json << ", \"lb_profile\": \"" << info.lbProfile << "\"";
     json << ", \"parameters\": " << info.parametersJson;
+    if (!info.slowdownJson.empty())
+    {
+        json << ", \"background_slowdown\": " << info.slowdownJson;
+    }
     if (!info.jobsJson.empty())
     {
         json << ", \"jobs\": " << info.jobsJson;

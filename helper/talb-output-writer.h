@@ -146,6 +146,7 @@ class TalbOutputWriter : public Object
         std::string parametersJson;   //!< every scenario parameter, a JSON object
         std::string lbProfile;        //!< what lbProfile set under lbAttributes, Name=Value;...
         std::string jobsJson;         //!< per-job figures, a JSON array (empty: left out)
+        std::string slowdownJson;     //!< background slowdown by size, a JSON array (or empty)
     };
 
     /// Write \p info as \p folder/run.json, replacing it atomically (temporary file, rename).

@@ -7,6 +7,7 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/talb-background-traffic.h"
 #include "ns3/talb-rdma-rate-control.h"
@@ -164,7 +165,20 @@ TalbScenarioBuild::InstallBackground()
     if (m_spec.bgLoad > 0 || !m_spec.flows.empty())
     {
         TalbBackgroundTrafficHelper bg(m_spec.bgCdf, m_spec.bgLoad, m_spec.fabric.hostRate);
-        bg.SetStartStop(Seconds(0), m_spec.stopTime);
+        bool drain = m_spec.bgArrivals.IsStrictlyPositive();
+        bg.SetStartStop(Seconds(0), drain ? m_spec.bgArrivals : m_spec.stopTime);
+        m_collector.bgArrivalsEnd = m_spec.bgArrivals;
+        m_collector.bgWarmup = m_spec.bgWarmup;
+        m_collector.idealFct = [ideal = m_ideal.get()](const TalbFlowRecord& r) {
+            return ideal->Ideal(r);
+        };
+        if (drain)
+        {
+            // The arrivals may end after the last flow did: look again then.
+            Simulator::Schedule(m_spec.bgArrivals,
+                                &TalbScenarioCollector::StopWhenDone,
+                                &m_collector);
+        }
         ApplicationContainer apps = bg.Install(m_fabric->GetHosts());
         m_stream += TalbBackgroundTrafficHelper::AssignStreams(apps, m_stream);
         for (const TalbHpccFlow& f : m_spec.flows)
@@ -182,6 +196,9 @@ TalbScenarioBuild::InstallBackground()
             (*it)->TraceConnectWithoutContext(
                 "FlowDone",
                 MakeCallback(&TalbScenarioCollector::Flow, &m_collector));
+            (*it)->TraceConnectWithoutContext(
+                "FlowStarted",
+                MakeCallback(&TalbScenarioCollector::BackgroundStarted, &m_collector));
         }
     }
     for (uint32_t i = 0; i < m_fabric->GetNHosts(); ++i)

@@ -466,6 +466,18 @@ DeclareBackground(TalbScenarioConfig& c)
               C::STRING,
               "websearch",
               "background flow sizes: websearch, datamining or a CDF file (size percent lines)");
+    c.Declare("bgArrivals",
+              C::TIME,
+              "0s",
+              "background flows arrive during this first stretch only; the run then drains: it "
+              "ends once every background flow that started has finished, and every job, with "
+              "stopTime as the safety limit (as HPCC's and ConWeave's experiments run). 0s: "
+              "arrivals go on until the jobs are done, which end the run");
+    c.Declare("bgWarmup",
+              C::TIME,
+              "0s",
+              "background flows that start before this are left out of the table, run.json's "
+              "figures and the slowdown table (flows.csv keeps them)");
     c.Declare("flowFile",
               C::STRING,
               "",

@@ -50,7 +50,20 @@ bool
 TalbScenarioCollector::DoneHere() const
 {
     return iterationsHere == expectedHere && Simulator::Now() >= lastEnd + settle &&
-           TalbMessageChannel::GetAwaitingCompletion() == 0;
+           TalbMessageChannel::GetAwaitingCompletion() == 0 && Drained();
+}
+
+bool
+TalbScenarioCollector::Drained() const
+{
+    return bgArrivalsEnd.IsZero() ||
+           (Simulator::Now() >= bgArrivalsEnd && backgroundDone >= backgroundStarted);
+}
+
+void
+TalbScenarioCollector::BackgroundStarted(const TalbFlowRecord&)
+{
+    ++backgroundStarted;
 }
 
 void
@@ -64,8 +77,21 @@ TalbScenarioCollector::Flow(const TalbFlowRecord& r)
     double us = (r.end - r.start).GetNanoSeconds() / 1e3;
     if (r.background)
     {
-        backgroundFct.push_back(us);
-        if (backgroundExpected > 0)
+        ++backgroundDone;
+        if (r.start >= bgWarmup)
+        {
+            backgroundFct.push_back(us);
+            if (idealFct)
+            {
+                Time ideal = idealFct(r);
+                double slowdown =
+                    ideal.IsStrictlyPositive()
+                        ? double((r.end - r.start).GetTimeStep()) / double(ideal.GetTimeStep())
+                        : 1.0;
+                backgroundSlowdowns.emplace_back(r.sizeBytes, slowdown);
+            }
+        }
+        if (backgroundExpected > 0 || bgArrivalsEnd.IsStrictlyPositive())
         {
             StopWhenDone();
         }
@@ -96,7 +122,7 @@ void
 TalbScenarioCollector::StopWhenDone()
 {
     if (!stopWhenDone || stopping || iterations != expected ||
-        backgroundFct.size() < backgroundExpected ||
+        backgroundDone < backgroundExpected || !Drained() ||
         TalbMessageChannel::GetAwaitingCompletion() > 0)
     {
         return;
@@ -125,7 +151,7 @@ TalbScenarioCollector::Rx(Ptr<const Packet>)
 bool
 TalbScenarioResult::Finished() const
 {
-    return iterationsDone == iterationsExpected && backgroundFlows >= flowsExpected;
+    return iterationsDone == iterationsExpected && backgroundFinished >= flowsExpected;
 }
 
 std::string
@@ -135,8 +161,9 @@ TalbScenarioResult::Progress() const
                     " worker-iterations";
     if (flowsExpected > 0)
     {
-        p += " and " + std::to_string(std::min(backgroundFlows, flowsExpected)) + " of " +
-             std::to_string(flowsExpected) + " flowFile flows";
+        p += " and " + std::to_string(std::min(backgroundFinished, flowsExpected)) + " of " +
+             std::to_string(flowsExpected) +
+             (drained ? " started background flows (drain)" : " flowFile flows");
     }
     return p;
 }
@@ -265,7 +292,16 @@ TalbScenarioReport::Summarize(const TalbScenarioSpec& s,
     r->backgroundP99FctUs = Percentile(backgroundFct, 99);
     r->iterationsDone = counts[0];
     r->iterationsExpected = c.expected;
-    r->flowsExpected = c.backgroundExpected;
+    r->drained = c.bgArrivalsEnd.IsStrictlyPositive();
+    std::vector<uint64_t> background = {c.backgroundDone,
+                                        r->drained ? c.backgroundStarted : c.backgroundExpected};
+    if (s.distributed)
+    {
+        s.sumOverRanks(&background);
+    }
+    r->backgroundFinished = background[0];
+    r->flowsExpected = background[1];
+    r->backgroundSlowdowns = c.backgroundSlowdowns;
     std::vector<double> iterationMs;
     std::vector<std::vector<double>> perJob(s.jobs.size());
     double idealSum = 0;
@@ -387,6 +423,44 @@ TalbScenarioReport::FinishRunInfo(const TalbScenarioSpec& spec,
     info->ranks = spec.ranks;
     info->remotePacketHops = r.remotePacketHops;
     info->jobsJson = JobsJson(r);
+    std::ostringstream json;
+    const char* sep = "[";
+    for (const SlowdownBucket& b : SlowdownBuckets(r.backgroundSlowdowns))
+    {
+        json << sep << "{\"max_bytes\": ";
+        b.maxBytes == UINT64_MAX ? json << "null" : json << b.maxBytes;
+        json << ", \"flows\": " << b.flows << ", \"avg\": " << b.avg << ", \"p50\": " << b.p50
+             << ", \"p99\": " << b.p99 << "}";
+        sep = ", ";
+    }
+    info->slowdownJson = r.backgroundSlowdowns.empty() ? "" : json.str() + "]";
+}
+
+std::vector<TalbScenarioReport::SlowdownBucket>
+TalbScenarioReport::SlowdownBuckets(const std::vector<std::pair<uint64_t, double>>& slowdowns)
+{
+    const uint64_t bounds[] = {10000, 100000, 1000000, 10000000, UINT64_MAX};
+    std::vector<SlowdownBucket> buckets;
+    for (uint64_t bound : bounds)
+    {
+        std::vector<double> v;
+        uint64_t low = buckets.empty() ? 0 : buckets.back().maxBytes;
+        for (const auto& [bytes, slowdown] : slowdowns)
+        {
+            if (bytes <= bound && (buckets.empty() || bytes > low))
+            {
+                v.push_back(std::max(1.0, slowdown));
+            }
+        }
+        SlowdownBucket b;
+        b.maxBytes = bound;
+        b.flows = v.size();
+        b.avg = Mean(v);
+        b.p50 = Percentile(v, 50);
+        b.p99 = Percentile(v, 99);
+        buckets.push_back(b);
+    }
+    return buckets;
 }
 
 namespace
@@ -609,6 +683,37 @@ PrintIdeals(std::ostream& os, const std::vector<TalbScenarioResult>& results)
     }
 }
 
+/// A background-only run: the slowdown table by flow size that HPCC's and ConWeave's papers
+/// report, per scheme.
+void
+PrintSlowdowns(std::ostream& os, const std::vector<TalbScenarioResult>& results)
+{
+    if (results.front().iterationsExpected > 0 || results.front().backgroundSlowdowns.empty())
+    {
+        return;
+    }
+    os << "\nbackground slowdown (FCT / ideal FCT, at least 1) by flow size:\n"
+       << std::left << std::setw(14) << "flow size" << std::setw(SCHEME) << "scheme" << std::right
+       << std::setw(COUNT) << "flows" << std::setw(COUNT) << "avg" << std::setw(COUNT) << "p50"
+       << std::setw(COUNT) << "p99"
+       << "\n";
+    const char* names[] = {"<= 10KB", "10KB-100KB", "100KB-1MB", "1MB-10MB", "> 10MB"};
+    for (std::size_t k = 0; k < 5; ++k)
+    {
+        for (const auto& r : results)
+        {
+            TalbScenarioReport::SlowdownBucket b =
+                TalbScenarioReport::SlowdownBuckets(r.backgroundSlowdowns)[k];
+            os << std::left << std::setw(14) << names[k] << std::setw(SCHEME) << r.scheme
+               << std::right << std::setw(COUNT) << b.flows;
+            Cell(os, COUNT, b.flows > 0, b.avg, 2);
+            Cell(os, COUNT, b.flows > 0, b.p50, 2);
+            Cell(os, COUNT, b.flows > 0, b.p99, 2);
+            os << "\n";
+        }
+    }
+}
+
 } // namespace
 
 void
@@ -637,6 +742,7 @@ TalbScenarioReport::PrintTable(const std::vector<TalbScenarioResult>& results, s
         summaries.push_back(&r.collectives);
     }
     TalbCollectiveSummary::Print(os, schemes, summaries);
+    PrintSlowdowns(os, results);
     os << Wrap(Legend());
 }
 

@@ -10,6 +10,7 @@
 #include "ns3/talb-training-records.h"
 
 #include <array>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <string>
@@ -54,7 +55,9 @@ struct TalbScenarioResult
     bool background{false};         //!< bgLoad > 0: background flows were asked for
     uint64_t iterationsDone{0};     //!< worker-iterations: (job, worker, iteration) records
     uint64_t iterationsExpected{0}; //!< worker-iterations the jobs were asked for
-    uint64_t flowsExpected{0};      //!< flowFile's flows (0: none asked for)
+    uint64_t flowsExpected{0};      //!< flowFile's flows, or the drain's started flows
+    uint64_t backgroundFinished{0}; //!< background flows finished, counted or not
+    bool drained{false};            //!< bgArrivals: the run waited for the background
     double meanIterationMs{0};      //!< mean over (job, iteration >= warm-up) of max over workers
     double idealIterationMs{0};     //!< the jobs' ideals over the same pairs; 0: unknown
     std::vector<JobIdeal> ideals;   //!< per job
@@ -77,6 +80,8 @@ struct TalbScenarioResult
     TalbOutputWriter::SwitchCounters switches;
     /// Graph jobs: completion time per collective type.
     TalbCollectiveSummary collectives;
+    /// Counted background flows: (bytes, slowdown) (this process's, in distributed runs).
+    std::vector<std::pair<uint64_t, double>> backgroundSlowdowns;
 
     /// \return whether every worker-iteration and every flow-file flow asked for finished
     bool Finished() const;
@@ -101,6 +106,14 @@ struct TalbScenarioCollector
     bool stopWhenDone{true};        //!< stop the simulation once every worker finished
     uint64_t expectedHere{0};       //!< worker-iterations of this rank's jobs
     uint64_t backgroundExpected{0}; //!< flow-file flows to wait for (0: background not waited for)
+    Time bgArrivalsEnd;             //!< arrivals stop here, then drain (zero: no drain)
+    Time bgWarmup;                  //!< background flows that start earlier are not counted
+    uint64_t backgroundStarted{0};  //!< background flows started (drain)
+    uint64_t backgroundDone{0};     //!< background flows finished, counted or not
+    /// Counted background flows: (bytes, FCT / ideal FCT), for the slowdown table.
+    std::vector<std::pair<uint64_t, double>> backgroundSlowdowns;
+    /// The ideal FCT of a flow (the writer's), for the slowdowns; empty: none kept.
+    std::function<Time(const TalbFlowRecord&)> idealFct;
     uint64_t iterationsHere{0};
     /// After the last iteration: the jobs' last reports take effect within their controlDelay.
     Time settle;
@@ -120,6 +133,10 @@ struct TalbScenarioCollector
     void StopWhenDone();
     /// Trace sink of a job's or the background's FlowDone.
     void Flow(const TalbFlowRecord& r);
+    /// Trace sink of the background's FlowStarted.
+    void BackgroundStarted(const TalbFlowRecord& r);
+    /// \return false while the background drains (bgArrivalsEnd not reached or flows left)
+    bool Drained() const;
     /// Trace sink of a job's IterationDone.
     void Iteration(const TalbIterationRecord& r);
     /// Trace sink of a host device's MacRx.
@@ -156,6 +173,23 @@ class TalbScenarioReport
 
     /// \return run.json's "jobs": per job, the ideal and (once measured) the mean iteration
     static std::string JobsJson(const TalbScenarioResult& r);
+
+    /// Slowdown statistics of the counted background flows of one size bucket.
+    struct SlowdownBucket
+    {
+        uint64_t maxBytes{0}; //!< flows of at most this many bytes (UINT64_MAX: the rest)
+        uint64_t flows{0};
+        double avg{0};
+        double p50{0};
+        double p99{0};
+    };
+
+    /**
+     * The background slowdowns by flow size, as HPCC's and ConWeave's analysis scripts report
+     * them: buckets up to 10 KB, 100 KB, 1 MB, 10 MB and above; each slowdown clamped at 1.
+     */
+    static std::vector<SlowdownBucket> SlowdownBuckets(
+        const std::vector<std::pair<uint64_t, double>>& slowdowns);
 
     /// \return run.json of a run of \p spec with \p lb as it starts (marked incomplete)
     static TalbOutputWriter::RunInfo StartRunInfo(const TalbScenarioSpec& spec,

@@ -175,14 +175,36 @@ TalbScenarioSpec::ParseRun(const TalbScenarioConfig& c, std::vector<std::string>
     {
         errors->push_back("bgCdf: " + error);
     }
+    bgArrivals = c.GetTime("bgArrivals");
+    bgWarmup = c.GetTime("bgWarmup");
+    if (bgArrivals.IsStrictlyNegative() || bgWarmup.IsStrictlyNegative())
+    {
+        errors->push_back("bgArrivals, bgWarmup: must not be negative");
+    }
+    if (bgArrivals.IsStrictlyPositive() && bgLoad == 0)
+    {
+        errors->push_back(flowFile.empty()
+                              ? "bgArrivals: needs bgLoad > 0 (there are no arrivals to stop)"
+                              : "bgArrivals: a flowFile's flows are its arrivals (the run "
+                                "already drains them); drop bgArrivals");
+    }
+    if (bgArrivals.IsStrictlyPositive() && bgWarmup >= bgArrivals)
+    {
+        errors->push_back("bgWarmup: must end before bgArrivals, or no flow is counted");
+    }
     seed = c.GetUint("seed");
     duration = c.GetTime("duration");
     stopTime = c.GetTime("stopTime");
+    if (bgArrivals >= stopTime && bgArrivals.IsStrictlyPositive())
+    {
+        errors->push_back("bgArrivals: must end before stopTime, which would cut the drain");
+    }
     progress = c.GetBool("progress");
     out = c.GetString("out");
-    if (jobs.empty() && duration.IsZero() && flowFile.empty())
+    if (jobs.empty() && duration.IsZero() && flowFile.empty() && bgArrivals.IsZero())
     {
-        errors->push_back("with no jobs, set duration (or give a flowFile)");
+        errors->push_back("with no jobs, set duration, bgArrivals (arrivals, then drain) or a "
+                          "flowFile");
     }
     if (out.empty())
     {

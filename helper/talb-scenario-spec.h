@@ -47,6 +47,8 @@ struct TalbScenarioSpec
     // Background
     double bgLoad{0};
     TalbFlowSizeCdf bgCdf;           //!< the flow sizes, loaded once (bgLoad > 0)
+    Time bgArrivals;                 //!< arrivals stop here and the run drains; zero: no drain
+    Time bgWarmup;                   //!< background flows starting earlier are not counted
     std::vector<TalbHpccFlow> flows; //!< flowFile's flows (then bgLoad is 0)
     // Run
     uint64_t seed{1};

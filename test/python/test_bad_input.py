@@ -85,6 +85,8 @@ SCENARIO = {
     'precision': 'fp8',
     'bgLoad': '1',
     'bgCdf': 'nosuch',
+    'bgArrivals': '-1ms',
+    'bgWarmup': 'soon',
     'flowFile': '/nonexistent/flows.txt',
     'seed': 'x',
     'duration': 'forever',

@@ -16,7 +16,6 @@ Only run.json and iterations.csv are read, and only of TaLB's runs, so that a wh
 folder loads in seconds.
 """
 import argparse
-import json
 import math
 import os
 import sys
@@ -46,11 +45,11 @@ def _talb_runs(folder, warmup):
     """(runs, per-run iteration ms) of TaLB and its ablated variants below ``folder``."""
     rows, iterations = [], []
     for path in loading.find_run_folders(folder):
-        run = loading.read_run_json(path)
+        run = loading.read_run_json(path, keep=('lb_counters',))
         run['scheme'] = loading.scheme_label(run['scheme'], run)
         if run['scheme'] != 'talb' and not run['scheme'].startswith(ABLATED):
             continue
-        run.update(_decisions(path))
+        run.update(_decisions(run.pop('lb_counters')))
         table = loading.read_table(os.path.join(path, 'iterations.csv'))
         table.insert(0, 'run_id', len(rows))
         rows.append(run)
@@ -66,10 +65,8 @@ def _talb_runs(folder, warmup):
     return runs
 
 
-def _decisions(folder):
+def _decisions(counters):
     """{'moves': ..., 'sprayed': ...} of a run's lb_counters (NaN where run.json has none)."""
-    with open(os.path.join(folder, loading.RUN_JSON)) as f:
-        counters = json.load(f).get('lb_counters')
     if not isinstance(counters, dict):
         return {'moves': math.nan, 'sprayed': math.nan}
     number = lambda name: float(counters.get(name, 0) or 0)

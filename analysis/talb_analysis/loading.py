@@ -211,8 +211,9 @@ def _flatten(params, prefix=''):
     return flat
 
 
-def read_run_json(folder):
-    """run.json of one folder as a flat dict: scheme, seed, talb_version and the parameters."""
+def read_run_json(folder, keep=()):
+    """run.json of one folder as a flat dict: scheme, seed, talb_version and the parameters;
+    the top-level objects named in ``keep`` (e.g. 'lb_counters') as they are (None if absent)."""
     path = os.path.join(folder, RUN_JSON)
     try:
         with open(path) as f:
@@ -247,6 +248,8 @@ def read_run_json(folder):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise TalbDataError('%s: "%s" must be a number, not %r' % (path, name, value))
         row[name] = value
+    for name in keep:
+        row[name] = meta.get(name)
     return row
 
 

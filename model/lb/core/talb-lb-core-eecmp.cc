@@ -8,16 +8,7 @@ namespace lb
 const SettingTable<Ecmp::Config>&
 EEcmp::Settings()
 {
-    static constexpr Setting<Config> kRows[] = {
-        {"Salt",
-         nullptr,
-         UnsignedField<&Config::salt>(),
-         0,
-         UINT32_MAX,
-         "Per-switch hash salt; 0 derives one from the switch's node id and the RNG seed and "
-         "run (as ecmp's)"},
-    };
-    static const SettingTable<Config> kTable("eecmp", kRows);
+    static const SettingTable<Config> kTable("eecmp", Ecmp::Settings());
     return kTable;
 }
 

@@ -105,6 +105,14 @@ struct SettingTable
     {
     }
 
+    /// \p other's rows under the flag prefix \p p (a policy that shares another's settings)
+    constexpr SettingTable(const char* p, const SettingTable& other)
+        : prefix(p),
+          rows(other.rows),
+          size(other.size)
+    {
+    }
+
     const Setting<C>* begin() const
     {
         return rows;

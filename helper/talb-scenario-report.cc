@@ -698,13 +698,17 @@ PrintSlowdowns(std::ostream& os, const std::vector<TalbScenarioResult>& results)
        << std::setw(COUNT) << "p99"
        << "\n";
     const char* names[] = {"<= 10KB", "10KB-100KB", "100KB-1MB", "1MB-10MB", "> 10MB"};
-    for (std::size_t k = 0; k < 5; ++k)
+    std::vector<std::vector<TalbScenarioReport::SlowdownBucket>> buckets;
+    for (const auto& r : results)
     {
-        for (const auto& r : results)
+        buckets.push_back(TalbScenarioReport::SlowdownBuckets(r.backgroundSlowdowns));
+    }
+    for (std::size_t k = 0; k < std::size(names); ++k)
+    {
+        for (std::size_t i = 0; i < results.size(); ++i)
         {
-            TalbScenarioReport::SlowdownBucket b =
-                TalbScenarioReport::SlowdownBuckets(r.backgroundSlowdowns)[k];
-            os << std::left << std::setw(14) << names[k] << std::setw(SCHEME) << r.scheme
+            const TalbScenarioReport::SlowdownBucket& b = buckets[i][k];
+            os << std::left << std::setw(14) << names[k] << std::setw(SCHEME) << results[i].scheme
                << std::right << std::setw(COUNT) << b.flows;
             Cell(os, COUNT, b.flows > 0, b.avg, 2);
             Cell(os, COUNT, b.flows > 0, b.p50, 2);

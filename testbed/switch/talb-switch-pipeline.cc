@@ -233,6 +233,12 @@ SwitchPipeline::ReadHeaders(const uint8_t* frame,
         h.ports = (uint32_t(Be16(udp)) << 16) | Be16(udp + 2);
         // RoCEv2 recovers from reordering by go-back-N (TaLB v2's safe moves).
         info->goBackN = Be16(udp + 2) == kRoceV2Port;
+        // The BTH behind the UDP header: its destination QP (bytes 5-7), for E-ECMP's hash.
+        if (info->goBackN && len >= l3 + view->ipHeaderLen + 8 + 12)
+        {
+            const uint8_t* bth = udp + 8;
+            info->roceDstQp = (uint32_t(bth[5]) << 16) | (uint32_t(bth[6]) << 8) | bth[7];
+        }
     }
     if (m_config.labels == LabelSource::kOption)
     {

@@ -77,6 +77,18 @@ const std::vector<PolicyKind> kKinds = {
          return std::unique_ptr<lb::Policy>(std::move(p));
      },
      /* report */ nullptr},
+    {"eecmp",
+     /* canBeFallback */ true,
+     /* needsFallback */ false,
+     [](const PolicyOptions& o, const PolicyContext&, std::string*) {
+         // ECMP with RoCEv2's destination queue pair in the hash (the pipeline parses it).
+         auto p = std::make_unique<lb::EEcmp>();
+         lb::Ecmp::Config config = o.ecmp;
+         config.switchId = o.switchId;
+         p->Configure(config);
+         return std::unique_ptr<lb::Policy>(std::move(p));
+     },
+     /* report */ nullptr},
     {"rps",
      /* canBeFallback */ true,
      /* needsFallback */ false,

@@ -13,6 +13,7 @@
 
 #include "ns3/talb-lb-core-drill.h"
 #include "ns3/talb-lb-core-ecmp.h"
+#include "ns3/talb-lb-core-eecmp.h"
 #include "ns3/talb-lb-core-hermes.h"
 #include "ns3/talb-lb-core-letflow.h"
 #include "ns3/talb-lb-core-presto.h"
@@ -35,7 +36,8 @@ struct PolicyOptions
     std::string goBackNFallback = "letflow";
     uint64_t seed = 1;     ///< of the random source
     uint32_t switchId = 0; ///< ECMP's salt derives from it (decorrelates switches)
-    lb::Ecmp::Config ecmp; ///< its salt (0: derived from switchId); switchId: set when built
+    /// ecmp's and eecmp's salt (0: derived from switchId); switchId: set when built
+    lb::Ecmp::Config ecmp;
     lb::LetFlow::Config letflow;
     lb::Drill::Config drill;
     lb::Presto::Config presto;

@@ -224,14 +224,15 @@ TEST(TalbSwitchOptions, ErrorsNameTheArgument)
     EXPECT_EQ(OptionError({}), "--config is required");
     EXPECT_EQ(OptionError({"--config"}), "--config: needs a value (--config=...)");
     EXPECT_EQ(OptionError({"--config=x", "--frobnicate"}), "unknown argument '--frobnicate'");
-    EXPECT_EQ(
-        OptionError({"--config=x", "--lb=conga"}),
-        "--lb: 'conga' is not one of ecmp, rps, letflow, drill, presto, hermes, talb, talb-v1");
+    EXPECT_EQ(OptionError({"--config=x", "--lb=conga"}),
+              "--lb: 'conga' is not one of ecmp, eecmp, rps, letflow, drill, presto, hermes, talb, "
+              "talb-v1");
     EXPECT_EQ(OptionError({"--config=x", "--fallback=talb"}),
-              "--fallback: 'talb' is not one of ecmp, rps, letflow, drill, presto, hermes");
-    EXPECT_EQ(OptionError({"--config=x", "--gobackn-fallback=talb"}),
-              "--gobackn-fallback: 'talb' is not one of none, ecmp, rps, letflow, drill, presto, "
-              "hermes");
+              "--fallback: 'talb' is not one of ecmp, eecmp, rps, letflow, drill, presto, hermes");
+    EXPECT_EQ(
+        OptionError({"--config=x", "--gobackn-fallback=talb"}),
+        "--gobackn-fallback: 'talb' is not one of none, ecmp, eecmp, rps, letflow, drill, presto, "
+        "hermes");
     EXPECT_EQ(OptionError({"--config=x", "--gobackn-fallback"}),
               "--gobackn-fallback: needs a value (--gobackn-fallback=...)");
     EXPECT_EQ(OptionError({"--config=x", "--labels=tag"}), "--labels: 'tag' is not option or dscp");

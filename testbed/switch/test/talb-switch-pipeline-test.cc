@@ -122,9 +122,14 @@ Tcp(uint32_t dst,
     return MakeTcpFrame(s, bytes.data(), payload);
 }
 
-/// A RoCEv2 packet (UDP to port 4791) from kH1 with \p option, built on Tcp()'s frame.
+/// A RoCEv2 packet (UDP to port 4791) from kH1 with \p option, built on Tcp()'s frame; its
+/// BTH names destination queue pair \p qp.
 TestFrame
-Roce(uint32_t dst, uint16_t srcPort, uint32_t payload, std::vector<uint8_t> option = {})
+Roce(uint32_t dst,
+     uint16_t srcPort,
+     uint32_t payload,
+     std::vector<uint8_t> option = {},
+     uint32_t qp = 0)
 {
     TestFrame f = Tcp(dst, srcPort, payload, option);
     uint8_t* ip = f.Data() + 14;
@@ -136,6 +141,9 @@ Roce(uint32_t dst, uint16_t srcPort, uint32_t payload, std::vector<uint8_t> opti
     Put16(udp + 2, 4791);
     Put16(udp + 4, static_cast<uint16_t>(LoadBe16(ip + 2) - ihl));
     Put16(udp + 6, 0);
+    udp[8 + 5] = static_cast<uint8_t>(qp >> 16);
+    udp[8 + 6] = static_cast<uint8_t>(qp >> 8);
+    udp[8 + 7] = static_cast<uint8_t>(qp);
     return f;
 }
 
@@ -200,6 +208,33 @@ TEST(TalbSwitchPipeline, EcmpKeepsAFlowAndSpreadsFlows)
     ASSERT_EQ(perPort.size(), 2u);
     EXPECT_GT(perPort[2], 60);
     EXPECT_GT(perPort[3], 60);
+}
+
+TEST(TalbSwitchPipeline, EecmpSpreadsTheQueuePairsOfOneConnectionWhereEcmpCannot)
+{
+    // One 5-tuple (a NIC whose queue pairs share a source port), 64 destination QPs.
+    for (const char* name : {"ecmp", "eecmp"})
+    {
+        Leaf leaf(name);
+        std::map<int, int> perPort;
+        for (uint32_t qp = 1; qp <= 64; ++qp)
+        {
+            int first = leaf.Send(Roce(kH3, 50000, 1000, {}, qp));
+            ASSERT_EQ(leaf.Send(Roce(kH3, 50000, 1000, {}, qp)), first) << name;
+            ++perPort[first];
+        }
+        if (std::string(name) == "ecmp")
+        {
+            EXPECT_EQ(perPort.size(), 1u) << "ecmp: one path for the connection";
+        }
+        else
+        {
+            ASSERT_EQ(perPort.size(), 2u) << "eecmp: the queue pairs spread";
+            EXPECT_GT(perPort[2], 16);
+            EXPECT_GT(perPort[3], 16);
+        }
+        leaf.CheckIdentities();
+    }
 }
 
 TEST(TalbSwitchPipeline, TalbV1PlacesAndMovesHighPriorityTensorsByQueue)

@@ -114,11 +114,8 @@ TalbDcqcn::DoStart()
     m_alpha = m_initialAlpha;
     m_lastAlphaUpdate = Simulator::Now();
     m_target = GetLineRate().GetBitRate();
-    double scale = m_referenceRate.GetBitRate() == 0
-                       ? 1.0
-                       : double(m_target) / double(m_referenceRate.GetBitRate());
-    m_additiveBps = static_cast<uint64_t>(std::llround(m_additive.GetBitRate() * scale));
-    m_hyperBps = static_cast<uint64_t>(std::llround(m_hyper.GetBitRate() * scale));
+    m_additiveBps = ScaleToLineRate(m_additive, m_referenceRate);
+    m_hyperBps = ScaleToLineRate(m_hyper, m_referenceRate);
     m_timeStage = 0;
     m_byteStage = 0;
     m_bytes = 0;

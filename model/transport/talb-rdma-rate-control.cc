@@ -5,6 +5,7 @@
 #include "ns3/trace-source-accessor.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -140,6 +141,15 @@ DataRate
 TalbRdmaRateControl::GetLineRate() const
 {
     return m_lineRate;
+}
+
+uint64_t
+TalbRdmaRateControl::ScaleToLineRate(DataRate step, DataRate reference) const
+{
+    double scale = reference.GetBitRate() == 0
+                       ? 1.0
+                       : double(m_lineRate.GetBitRate()) / double(reference.GetBitRate());
+    return static_cast<uint64_t>(std::llround(step.GetBitRate() * scale));
 }
 
 void

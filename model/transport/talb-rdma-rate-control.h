@@ -73,6 +73,12 @@ class TalbRdmaRateControl : public Object
   protected:
     /// Set the rate (clamped to [MinRate, line rate]); reports a change.
     void SetRate(DataRate rate);
+    /**
+     * \return \p step, a rate step tuned for line rate \p reference, scaled to this queue
+     * pair's line rate (so recovery takes the same time at every rate), in bit/s; \p reference
+     * 0: \p step as given
+     */
+    uint64_t ScaleToLineRate(DataRate step, DataRate reference) const;
     void DoDispose() override;
 
   private:

@@ -111,10 +111,7 @@ TalbTimely::GetLastRtt() const
 void
 TalbTimely::DoStart()
 {
-    double scale = m_referenceRate.GetBitRate() == 0
-                       ? 1.0
-                       : double(GetLineRate().GetBitRate()) / double(m_referenceRate.GetBitRate());
-    m_additiveBps = static_cast<uint64_t>(std::llround(m_additive.GetBitRate() * scale));
+    m_additiveBps = ScaleToLineRate(m_additive, m_referenceRate);
     m_prevRtt = Time();
     m_rttDiff = 0;
     m_calmSamples = 0;

@@ -17,12 +17,42 @@
 #include "ns3/tcp-l4-protocol.h"
 
 #include <algorithm>
+#include <bitset>
 
 namespace ns3
 {
 
 namespace
 {
+/// \return the bands \p pfc keeps lossless: bit b set for band b
+uint8_t
+LosslessBands(Ptr<TalbPfc> pfc)
+{
+    uint8_t bands = 0;
+    for (uint8_t p = 0; p < TALB_NUM_PRIORITIES; ++p)
+    {
+        bands |= pfc->IsLossless(p) ? uint8_t(1u << p) : 0;
+    }
+    return bands;
+}
+
+/**
+ * \return the lossless bytes \p pfc may admit to one egress of \p sw: every queued lossless
+ * byte is charged to an (ingress port, lossless priority) holding at most XOFF (now) + that
+ * port's headroom, so a queue this large never drops a lossless packet
+ */
+uint64_t
+LosslessBound(Ptr<TalbSwitch> sw, Ptr<TalbPfc> pfc)
+{
+    uint64_t classes = std::bitset<8>(LosslessBands(pfc)).count();
+    uint64_t bound = 0;
+    for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+    {
+        bound += classes * (pfc->GetXoff() + pfc->GetHeadroom(port));
+    }
+    return bound;
+}
+
 /// Add an IPv4 interface on \p dev with \p address / \p mask, without any queue disc.
 uint32_t
 AddInterface(Ptr<Node> node, Ptr<NetDevice> dev, Ipv4Address address, Ipv4Mask mask)
@@ -232,18 +262,7 @@ TalbLeafSpineHelper::InstallSwitchPfc(Ptr<TalbSwitch> sw)
         return;
     }
     sw->SetPfc(pfc);
-    // Every queued lossless byte is charged to an (ingress port, priority) holding at most
-    // XOFF + headroom: a queue this large never drops a lossless packet.
-    uint64_t bound = 0;
-    uint32_t lossless = 0;
-    for (uint8_t p = 0; p < TALB_NUM_PRIORITIES; ++p)
-    {
-        lossless += pfc->IsLossless(p) ? 1 : 0;
-    }
-    for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
-    {
-        bound += uint64_t(lossless) * (pfc->GetXoff() + pfc->GetHeadroom(port));
-    }
+    uint64_t bound = LosslessBound(sw, pfc);
     for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
     {
         Ptr<Queue<Packet>> q = sw->GetPort(port).queue;
@@ -269,28 +288,15 @@ TalbLeafSpineHelper::InstallSwitchBuffer(Ptr<TalbSwitch> sw)
     Ptr<TalbSharedBuffer> buffer = CreateObject<TalbSharedBuffer>();
     buffer->SetAttribute("Size", QueueSizeValue(m_sharedBuffer));
     // The pool, not the port, limits lossy packets; a lossless packet must never be refused at
-    // an egress, so a port holds at least what PFC may admit to it (the dynamic XOFF is at most
-    // PfcAlpha x the pool, plus the headroom, per lossless ingress).
+    // an egress, so a port holds at least what PFC may admit to it (with the dynamic XOFF at
+    // its largest, PfcAlpha x the empty pool).
     uint64_t portMax = m_sharedBuffer.GetValue();
     uint8_t lossless = 0;
     if (Ptr<TalbPfc> pfc = sw->GetPfc())
     {
         pfc->SetSharedBuffer(buffer);
-        uint32_t classes = 0;
-        for (uint8_t p = 0; p < TALB_NUM_PRIORITIES; ++p)
-        {
-            if (pfc->IsLossless(p))
-            {
-                lossless |= uint8_t(1u << p);
-                ++classes;
-            }
-        }
-        uint64_t bound = 0;
-        for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
-        {
-            bound += uint64_t(classes) * (pfc->GetXoff() + pfc->GetHeadroom(port));
-        }
-        portMax = std::max(portMax, bound);
+        lossless = LosslessBands(pfc);
+        portMax = std::max(portMax, LosslessBound(sw, pfc));
     }
     NS_ABORT_MSG_IF(portMax > UINT32_MAX, "TalbLeafSpineHelper: SharedBuffer too large");
     for (uint32_t port = 0; port < sw->GetNPorts(); ++port)

@@ -105,7 +105,8 @@ AddSharedBufferCounters(Ptr<TalbSwitch> sw, TalbOutputWriter::SharedBufferCounte
     b->overCommitted += st.peakBytes > buffer->GetSize() ? 1 : 0;
 }
 
-/// Adds the egress drops and PFC state of \p switches (null with stock routing) into \p out.
+/// Adds the egress drops, shared-buffer counters and PFC state of \p switches (null with stock
+/// routing) into \p out.
 void
 AddPfcCounters(const std::vector<Ptr<TalbSwitch>>& switches, SwitchCounters* out)
 {

@@ -171,7 +171,7 @@ TalbTensorAwareLb::Retune()
     {
         const char* why = CheckCore();
         NS_LOG_WARN("attribute change not taken: "
-                    << (why ? why : "table size and DRE parameters are fixed at install"));
+                    << (why ? why : "table size, flow slots and DRE parameters are fixed at install"));
     }
 }
 

@@ -1534,15 +1534,47 @@ TEST(TalbLbCoreTensorAwareV2, AFlowKeepsItsPaceWhenItLosesItsPortSlot)
     // window (the overloaded port would then look the least shared and draw more flows).
     OnePortPacedRig rig;
     int64_t last = rig.Pace(10, std::vector<int64_t>(5, 150 * US));
-    // kFlowSlots new flows on the same port take every slot; flow 10's (the oldest) goes.
-    for (uint32_t f = 0; f < TensorAwareV2::kFlowSlots; ++f)
+    // flowSlots new flows on the same port take every slot; flow 10's (the oldest) goes.
+    const uint32_t slots = TensorAwareV2::Config().flowSlots;
+    for (uint32_t f = 0; f < slots; ++f)
     {
         rig.Send(Tensor(50 + f, last + 10 * US, 500 + f, 5, TALB_FLAG_FIRST));
     }
-    EXPECT_EQ(rig.talb.ActiveFlows(1, last + 10 * US), TensorAwareV2::kFlowSlots);
+    EXPECT_EQ(rig.talb.ActiveFlows(1, last + 10 * US), slots);
     // 150 us on, the new flows have left (100 us windows); flow 10 is back with its 300 us one.
     EXPECT_EQ(rig.Send(Tensor(10, last + 150 * US, 100, 5, 0)), 1u);
     EXPECT_EQ(rig.talb.ActiveFlows(1, last + 150 * US + 290 * US), 1u);
+}
+
+TEST(TalbLbCoreTensorAwareV2, FlowSlotsBoundWhatAPortCounts)
+{
+    // 20 new flows, all active, over two equal uplinks. With 32 slots each port counts every
+    // flow it holds, so placement by count splits them 10/10 whatever the random ties. With the
+    // default 8 both counts saturate at 8 and the flows past 16 are placed on a tie (an
+    // all-to-all puts more flows than 8 on an uplink: doc/talb-evaluation.rst).
+    for (uint32_t slots : {32u, 8u})
+    {
+        TensorAwareV2::Config c;
+        c.flowSlots = slots;
+        TalbV2Rig rig(c);
+        uint32_t on[3] = {0, 0, 0};
+        for (uint32_t f = 0; f < 20; ++f)
+        {
+            ++on[rig.Send(Tensor(100 + f, (f + 1) * US, 1000 + f, 5, TALB_FLAG_FIRST))];
+        }
+        const int64_t now = 21 * US;
+        if (slots == 32)
+        {
+            EXPECT_EQ(on[1], 10u);
+            EXPECT_EQ(on[2], 10u);
+            EXPECT_EQ(rig.talb.ActiveFlows(1, now), 10u);
+        }
+        else
+        {
+            EXPECT_EQ(rig.talb.ActiveFlows(1, now), 8u);
+            EXPECT_EQ(rig.talb.ActiveFlows(2, now), 8u);
+        }
+    }
 }
 
 TEST(TalbLbCoreTensorAwareV2, SprayWithUntaggedSpreadsTensorsOnlyWhileUntaggedFlowsAreActive)
@@ -1967,6 +1999,9 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_TRUE(bad([](auto& x) { x.safeMoves = static_cast<TensorAwareV2::SafeMoves>(4); }));
     EXPECT_TRUE(bad([](auto& x) { x.tableSize = 100; }));
     EXPECT_TRUE(bad([](auto& x) { x.probeLimit = 65; }));
+    EXPECT_TRUE(bad([](auto& x) { x.flowSlots = 0; }));
+    EXPECT_TRUE(bad([](auto& x) { x.flowSlots = TensorAwareV2::kMaxFlowSlots + 1; }));
+    EXPECT_FALSE(bad([](auto& x) { x.flowSlots = TensorAwareV2::kMaxFlowSlots; }));
     EXPECT_TRUE(bad([](auto& x) { x.paceFactor = 0.5; }));
     EXPECT_TRUE(bad([](auto& x) { x.windowMode = static_cast<TensorAwareV2::WindowMode>(2); }));
     EXPECT_TRUE(bad([](auto& x) { x.spray = static_cast<TensorAwareV2::Spray>(4); }));
@@ -1990,6 +2025,9 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     TensorAwareV2::Config c;
     EXPECT_TRUE(t.Configure(c, 3));
     c.tableSize = 8;
+    EXPECT_FALSE(t.Retune(c));
+    c = TensorAwareV2::Config();
+    c.flowSlots = 16; // sizes the slots: fixed at Configure()
     EXPECT_FALSE(t.Retune(c));
 }
 

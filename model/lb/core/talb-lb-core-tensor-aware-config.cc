@@ -288,6 +288,14 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      1,
      64,
      "Consecutive slots a key may occupy (open addressing window; at most {TableSize})"},
+    {"FlowSlots",
+     "flow-slots",
+     OfV2<K::kUnsigned, &V2::flowSlots>(),
+     1,
+     TensorAwareV2::kMaxFlowSlots,
+     "v2: tensor flows each port remembers; more active flows than this count as this many, so "
+     "a port's flow count saturates (an all-to-all puts more flows than 8 on an uplink); a "
+     "decision scans this many slots per candidate port; fixed at install"},
     {"DreInterval",
      nullptr,
      OfV1<K::kTimeNs, &V1::dreIntervalNs>(),

@@ -20,6 +20,10 @@ TensorAwareV2::Check(const Config& c)
     {
         return "the move margins, the reordering bound and the remote spray penalty must be >= 0";
     }
+    if (c.flowSlots < 1 || c.flowSlots > kMaxFlowSlots)
+    {
+        return "the flow slots per port must be in 1..64";
+    }
     if (c.minMoveIntervalNs < 0 || c.activeWindowNs < 1)
     {
         return "the move interval must be >= 0 and the active window at least 1 ns";
@@ -66,7 +70,7 @@ TensorAwareV2::Configure(const Config& config, uint32_t nPorts)
     }
     m_config = config;
     m_table.Configure(config.tableSize, config.probeLimit, config.idleTimeoutNs);
-    m_slots.assign(static_cast<size_t>(nPorts) * kFlowSlots, FlowSlot());
+    m_slots.assign(static_cast<size_t>(nPorts) * config.flowSlots, FlowSlot());
     m_rates.assign(config.moves != Moves::kCounts ? config.tableSize : 0, FlowRate());
     m_stats = TableStats();
     return true;
@@ -75,7 +79,8 @@ TensorAwareV2::Configure(const Config& config, uint32_t nPorts)
 bool
 TensorAwareV2::Retune(const Config& config)
 {
-    if (Check(config) || config.tableSize != m_config.tableSize)
+    if (Check(config) || config.tableSize != m_config.tableSize ||
+        config.flowSlots != m_config.flowSlots)
     {
         return false;
     }
@@ -93,7 +98,7 @@ TensorAwareV2::ActiveFlows(uint32_t port, int64_t nowNs) const
 {
     uint32_t n = 0;
     const FlowSlot* slots = Slots(port);
-    for (uint32_t i = 0; i < kFlowSlots; ++i)
+    for (uint32_t i = 0; i < m_config.flowSlots; ++i)
     {
         n += IsActive(slots[i], nowNs) ? 1 : 0;
     }
@@ -110,7 +115,7 @@ TensorAwareV2::ActivePort(uint32_t flowHash,
     for (uint32_t c = 0; c < candidates.count; ++c)
     {
         const FlowSlot* slots = Slots(candidates.ports[c]);
-        for (uint32_t i = 0; i < kFlowSlots; ++i)
+        for (uint32_t i = 0; i < m_config.flowSlots; ++i)
         {
             const FlowSlot& s = slots[i];
             if (s.flowHash == flowHash && (IsActive(s, nowNs) || (safe && Undrained(s, nowNs))))
@@ -140,7 +145,7 @@ const TensorAwareV2::FlowSlot*
 TensorAwareV2::SlotOf(uint32_t port, uint32_t flowHash) const
 {
     const FlowSlot* slots = Slots(port);
-    for (uint32_t i = 0; i < kFlowSlots; ++i)
+    for (uint32_t i = 0; i < m_config.flowSlots; ++i)
     {
         if (slots[i].valid && slots[i].flowHash == flowHash)
         {
@@ -166,7 +171,7 @@ TensorAwareV2::Touch(uint32_t port, const FlowSlot& seen)
 {
     FlowSlot* slots = Slots(port);
     FlowSlot* target = nullptr;
-    for (uint32_t i = 0; i < kFlowSlots; ++i)
+    for (uint32_t i = 0; i < m_config.flowSlots; ++i)
     {
         FlowSlot& s = slots[i];
         if (s.valid && s.flowHash == seen.flowHash)
@@ -194,7 +199,7 @@ TensorAwareV2::Contended(const Candidates& candidates,
     for (uint32_t c = 0; c < candidates.count; ++c)
     {
         const FlowSlot* slots = Slots(candidates.ports[c]);
-        for (uint32_t i = 0; i < kFlowSlots; ++i)
+        for (uint32_t i = 0; i < m_config.flowSlots; ++i)
         {
             const FlowSlot& s = slots[i];
             if ((s.untagged ? untagged : (otherJobs && s.job != job)) && IsActive(s, nowNs))
@@ -310,7 +315,7 @@ void
 TensorAwareV2::Forget(uint32_t port, uint32_t flowHash)
 {
     FlowSlot* slots = Slots(port);
-    for (uint32_t i = 0; i < kFlowSlots; ++i)
+    for (uint32_t i = 0; i < m_config.flowSlots; ++i)
     {
         if (slots[i].valid && slots[i].flowHash == flowHash)
         {
@@ -345,7 +350,7 @@ TensorAwareV2::PortCost(uint32_t port,
     uint32_t atOrAbove = 0;
     uint32_t all = 0;
     const FlowSlot* slots = Slots(port);
-    for (uint32_t i = 0; i < kFlowSlots; ++i)
+    for (uint32_t i = 0; i < m_config.flowSlots; ++i)
     {
         const FlowSlot& s = slots[i];
         if (s.flowHash != packet.flowHash && IsActive(s, packet.nowNs))

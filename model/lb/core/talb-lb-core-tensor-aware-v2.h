@@ -16,7 +16,7 @@ namespace lb
  * "TaLB v2").
  *
  * Each port remembers the tensor flows (flow hashes, with the priority of their current tensor)
- * that sent on it within their active window (below), in kFlowSlots slots. The cost of port q for a
+ * that sent on it within their active window (below), in flowSlots slots. The cost of port q for a
  * packet of priority p from flow f towards leaf d, compared lexicographically, with R = the fastest
  * candidate path's bottleneck rate / the bottleneck rate of q's path to d (PortView::PathRateBps)
  * and r the same ratio of local port rates (both 1 on a symmetric fabric):
@@ -122,14 +122,14 @@ namespace lb
  * as a flow of priority untaggedPriority (the band the switch queues it in), so tensors see
  * background traffic that strict priority serves before them.
  *
- * Per packet: a table lookup (probeLimit slots), a kFlowSlots scan of the chosen port and, on a
- * decision, kFlowSlots x candidates. No allocation after Configure().
+ * Per packet: a table lookup (probeLimit slots), a flowSlots scan of the chosen port and, on a
+ * decision, flowSlots x candidates. No allocation after Configure().
  */
 class TensorAwareV2 : public TensorPolicy
 {
   public:
-    /// Tensor flows a port remembers; more active flows than this count as this many.
-    static constexpr uint32_t kFlowSlots = 8;
+    /// The most flows a port may remember (Config::flowSlots).
+    static constexpr uint32_t kMaxFlowSlots = 64;
     /// Pace mode: a flow's pace estimate loses 1/kPaceDecay per packet.
     static constexpr int64_t kPaceDecay = 8;
 
@@ -199,6 +199,9 @@ class TensorAwareV2 : public TensorPolicy
         int64_t idleTimeoutNs{10000000};           ///< an entry idle longer is aged out, >= 1
         uint32_t tableSize{4096};                  ///< tensor table slots, a power of two
         uint32_t probeLimit{8};                    ///< slots a key may occupy, 1..64, <= tableSize
+        /// flows a port remembers, 1..kMaxFlowSlots: more active flows than this count as this
+        /// many (an all-to-all puts more on an uplink; doc/talb-evaluation.rst, "FlowSlots")
+        uint32_t flowSlots{8};
         uint8_t untaggedPriority{0};               ///< the band untagged traffic is queued in, 0..7
         SafeMoves safeMoves{
             SafeMoves::kGoBackNUnlessUntagged}; ///< flows that move only once drained
@@ -236,8 +239,8 @@ class TensorAwareV2 : public TensorPolicy
      */
     bool Configure(const Config& config, uint32_t nPorts);
 
-    /// Changes every parameter but the table size, keeping the tables.
-    /// \return false (and no change) when \p config fails Check() or changes the table size
+    /// Changes every parameter but the table size and the flow slots, keeping the tables.
+    /// \return false (and no change) when \p config fails Check() or changes either
     bool Retune(const Config& config);
 
     /// The congestion of the path behind a port, beyond this switch (the leaf-to-leaf feedback).
@@ -256,7 +259,7 @@ class TensorAwareV2 : public TensorPolicy
         m_remote = remote;
     }
 
-    /// \return tensor flows active on \p port at \p nowNs (O(kFlowSlots))
+    /// \return tensor flows active on \p port at \p nowNs (O(flowSlots))
     uint32_t ActiveFlows(uint32_t port, int64_t nowNs) const;
 
   private:
@@ -360,12 +363,12 @@ class TensorAwareV2 : public TensorPolicy
 
     FlowSlot* Slots(uint32_t port)
     {
-        return &m_slots[port * kFlowSlots];
+        return &m_slots[port * m_config.flowSlots];
     }
 
     const FlowSlot* Slots(uint32_t port) const
     {
-        return &m_slots[port * kFlowSlots];
+        return &m_slots[port * m_config.flowSlots];
     }
 
     /// \return true when \p packet's flow recovers by go-back-N (a packet that overtakes
@@ -549,7 +552,7 @@ class TensorAwareV2 : public TensorPolicy
     void Record(const PacketInfo& packet, const Flow& f, uint32_t port, bool moved);
 
     Config m_config;
-    std::vector<FlowSlot> m_slots; ///< kFlowSlots per port
+    std::vector<FlowSlot> m_slots; ///< flowSlots per port
     std::vector<FlowRate> m_rates; ///< kCongestion: tableSize slots, else empty
     const RemoteView* m_remote{nullptr};
 };

@@ -288,7 +288,8 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
                        "--talb-max-active-window-us=1500",
                        "--talb-stall-timeout-us=3000",
                        "--talb-table-size=1024",
-                       "--talb-probe-limit=16"},
+                       "--talb-probe-limit=16",
+                       "--talb-flow-slots=32"},
                       &p,
                       &error))
         << error;
@@ -310,6 +311,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     EXPECT_EQ(p.policy.talb.v1.tableSize, 1024u);
     EXPECT_EQ(p.policy.talb.v2.probeLimit, 16u);
     EXPECT_EQ(p.policy.talb.v1.probeLimit, 16u);
+    EXPECT_EQ(p.policy.talb.v2.flowSlots, 32u);
     SwitchOptions n;
     ASSERT_TRUE(Parse({"--config=x", "--lb=talb-v1", "--talb-safe-moves=never"}, &n, &error));
     EXPECT_EQ(n.policy.name, "talb-v1");
@@ -338,6 +340,8 @@ TEST(TalbSwitchOptions, BadV2AndHermesValuesNameTheOption)
               "--talb-table-size: 1000 is not a power of two");
     EXPECT_EQ(OptionError({"--config=x", "--talb-table-size=8", "--talb-probe-limit=16"}),
               "--talb-probe-limit: 16 exceeds the table size 8");
+    EXPECT_EQ(OptionError({"--config=x", "--talb-flow-slots=65"}),
+              "--talb-flow-slots: '65' is not a number in 1..64");
     EXPECT_EQ(OptionError({"--config=x", "--talb-stall-timeout-us=100"}),
               "--talb-stall-timeout-us: 100 is not above --talb-active-window-us 100");
     EXPECT_EQ(OptionError({"--config=x", "--talb-spray=sometimes"}),
@@ -406,8 +410,9 @@ TEST(TalbSwitchOptions, EveryPolicyFlagComesFromItsSettingsTableWithItsDefault)
                 ExpectListedWithDefaults(lb::Hermes::Settings(), d.hermes, usage) +
                 ExpectListedWithDefaults(lb::TensorAwareConfig::Settings(), d.talb, usage);
     // The policies' flags the switch had before the tables: LetFlow 1, DRILL 2, Presto 2,
-    // Hermes 9, TaLB 18 (both versions 5, v2 13); then v2's --talb-roce-gobackn.
-    EXPECT_EQ(flags, 33);
+    // Hermes 9, TaLB 18 (both versions 5, v2 13); then v2's --talb-roce-gobackn and
+    // --talb-flow-slots.
+    EXPECT_EQ(flags, 34);
     // Defaults and ranges as --help shows them, in the flags' units.
     EXPECT_NE(usage.find("(1..10000000; default 500)"), std::string::npos); // flowlet, us
     EXPECT_NE(usage.find("default 10Gbps"), std::string::npos);             // margin rate

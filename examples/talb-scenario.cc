@@ -16,6 +16,7 @@
 #include "ns3/talb-event-scheduler.h"
 #include "ns3/talb-scenario-parameters.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -159,6 +160,11 @@ Main(const TalbScenarioSpec& spec)
         }
         log << "talb-scenario: running " << lb << " -> " << out << "\n";
         results.push_back(TalbScenario::Run(spec, balancer, out));
+        if (!results.back().outputError.empty())
+        {
+            log << "talb-scenario: error: " << results.back().outputError
+                << " (exit status 4; the table below holds what was measured)\n";
+        }
         if (TalbScenario::Interrupted())
         {
             log << "talb-scenario: interrupted; " << out
@@ -167,6 +173,10 @@ Main(const TalbScenarioSpec& spec)
             return 130;
         }
         const auto& r = results.back();
+        if (!r.outputError.empty())
+        {
+            continue;
+        }
         log << "talb-scenario: " << lb << " done: " << r.simSeconds << " s simulated in "
             << r.wallSeconds << " s wall, " << r.events << " events, " << r.deliveredPackets
             << " packets delivered";
@@ -186,12 +196,16 @@ Main(const TalbScenarioSpec& spec)
     int status = 0;
     for (const auto& r : results)
     {
-        if (TalbScenarioReport::CutByStopTime(spec, r))
+        if (!r.outputError.empty())
+        {
+            status = 4;
+        }
+        else if (TalbScenarioReport::CutByStopTime(spec, r))
         {
             log << "talb-scenario: error: " << r.scheme << " finished " << r.Progress()
                 << " before stopTime (" << spec.stopTime.As(Time::S)
                 << "): the run is incomplete (exit status 3)\n";
-            status = 3;
+            status = std::max(status, 3);
         }
         else if (!r.Finished())
         {
@@ -230,7 +244,8 @@ main(int argc, char* argv[])
               "first lb). Parameters come from --config=FILE ('name = value' lines) and/or "
               "--name=value options; later ones win. Outputs: see doc/talb.rst, 'Outputs'. "
               "Exit status: 0 done, 2 bad input (nothing simulated), 3 stopTime reached before "
-              "the jobs finished (outputs hold what was measured), 130 interrupted. The table's " +
+              "the jobs finished (outputs hold what was measured), 4 an output could not be written "
+              "(e.g. its folder was removed during the run), 130 interrupted. The table's " +
               TalbScenarioReport::Legend());
     config.AddToCommandLine(cmd);
     std::string eventScheduler;

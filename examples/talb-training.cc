@@ -17,6 +17,7 @@
 #include "ns3/network-module.h"
 #include "ns3/talb-module.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <sys/stat.h>
@@ -389,8 +390,9 @@ PrintJobs(const Options& o,
     return allFinished;
 }
 
-/// One run with load balancer \p lb, outputs into \p out. \return whether every job finished
-bool
+/// One run with load balancer \p lb, outputs into \p out. \return its exit status: 0 done, 3 a job
+/// unfinished, 4 run.json not written
+int
 RunOnce(const Options& o, const TalbBalancerSpec& lb, const std::string& out)
 {
     auto wallStart = std::chrono::steady_clock::now();
@@ -413,7 +415,14 @@ RunOnce(const Options& o, const TalbBalancerSpec& lb, const std::string& out)
     info.seed = o.seed;
     info.parametersJson = o.parametersJson;
     info.lbProfile = TalbAttributeList::ToText(o.lbProfile);
-    TalbOutputWriter::WriteRunJson(out, info);
+    std::string error;
+    if (!TalbOutputWriter::WriteRunJson(out, info, &error))
+    {
+        std::cerr << "talb-training: error: " << error << "\n";
+        writer->Dispose();
+        Simulator::Destroy();
+        return 4;
+    }
     uint64_t eventsBefore = Simulator::GetEventCount();
     if (o.bgLoad > 0)
     {
@@ -436,8 +445,12 @@ RunOnce(const Options& o, const TalbBalancerSpec& lb, const std::string& out)
     info.runWallSeconds = std::chrono::duration<double>(runEnd - runStart).count();
     info.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-    TalbOutputWriter::WriteRunJson(out, info);
-    return finished;
+    if (!TalbOutputWriter::WriteRunJson(out, info, &error))
+    {
+        std::cerr << "talb-training: error: " << error << "\n";
+        return 4;
+    }
+    return finished ? 0 : 3;
 }
 
 } // namespace
@@ -454,13 +467,14 @@ main(int argc, char* argv[])
               "options are talb-scenario's; the job options are this example's. Writes "
               "flows.csv, tensors.csv, iterations.csv and run.json (analysis/talb-report.py "
               "reads the folder). Exit status: 0 done, 2 bad option, 3 stopTime reached before "
-              "every job finished.");
+              "every job finished, 4 run.json could not be written (e.g. its folder was removed during the "
+              "run).");
     Options options;
     if (!config.ParseCommandLine(cmd, argc, argv, [&] { return ParseOptions(config, &options); }))
     {
         return 2;
     }
-    bool allFinished = true;
+    int status = 0;
     for (const auto& lb : options.balancers)
     {
         std::string out = options.out;
@@ -468,7 +482,7 @@ main(int argc, char* argv[])
         {
             out = SystemPath::Append(out, lb.name);
         }
-        allFinished = RunOnce(options, lb, out) && allFinished;
+        status = std::max(status, RunOnce(options, lb, out));
     }
-    return allFinished ? 0 : 3;
+    return status;
 }

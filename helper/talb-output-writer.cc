@@ -9,9 +9,11 @@
 
 #include <charconv>
 #include <cinttypes>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <set>
@@ -241,15 +243,19 @@ TalbOutputWriter::RowAdded(CsvFile& f)
     m_nextFlush = now + std::chrono::nanoseconds(m_flushInterval.GetNanoSeconds());
 }
 
-void
-TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
+bool
+TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info, std::string* error)
 {
     // Through a temporary file and a rename: a run killed at any point leaves the previous
     // run.json or the new one, never half of one.
     std::string path = SystemPath::Append(folder, "run.json");
     std::string tmp = path + ".tmp";
     std::ofstream json(tmp);
-    NS_ABORT_MSG_UNLESS(json, "TalbOutputWriter: cannot create " << tmp);
+    if (!json)
+    {
+        *error = "cannot create " + tmp + ": " + std::strerror(errno);
+        return false;
+    }
     json << "{\"talb_version\": \"" << TALB_VERSION << "\", \"scheme\": \"" << info.scheme
          << "\", \"seed\": " << info.seed << ", \"lb\": \"" << info.lb
          << "\", \"complete\": " << (info.complete ? "true" : "false")
@@ -329,8 +335,13 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info)
     }
     json << "}\n";
     json.close();
-    NS_ABORT_MSG_IF(!json || std::rename(tmp.c_str(), path.c_str()) != 0,
-                    "TalbOutputWriter: cannot write " << path);
+    if (!json || std::rename(tmp.c_str(), path.c_str()) != 0)
+    {
+        *error = "cannot write " + path + ": " + std::strerror(errno);
+        std::remove(tmp.c_str());
+        return false;
+    }
+    return true;
 }
 
 void

@@ -150,7 +150,9 @@ class TalbOutputWriter : public Object
     };
 
     /// Write \p info as \p folder/run.json, replacing it atomically (temporary file, rename).
-    static void WriteRunJson(const std::string& folder, const RunInfo& info);
+    /// \return false, with \p error naming the file and why, when it cannot be written (e.g. the
+    /// folder was removed while the run went on); the previous run.json, if any, stays
+    static bool WriteRunJson(const std::string& folder, const RunInfo& info, std::string* error);
 
     /**
      * Merge the CSVs of \p parts (folders written by Open(), e.g. one per rank of a

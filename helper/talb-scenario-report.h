@@ -43,6 +43,7 @@ struct TalbScenarioResult
     std::string scheme;
     std::string outDir;
     bool interrupted{false}; //!< stopped by SIGINT/SIGTERM (outputs hold what was measured)
+    std::string outputError; //!< run.json could not be written: the file and why (else empty)
     uint64_t tensorFlows{0};
     uint64_t backgroundFlows{0};
     double tensorAvgFctUs{0};

@@ -129,9 +129,12 @@ TalbScenario::Run(const TalbScenarioSpec& spec,
     // run.json first, marked incomplete: a run killed outright (SIGKILL, out of memory) still
     // leaves a folder the report reads, its CSVs holding every row flushed so far.
     TalbOutputWriter::RunInfo info = TalbScenarioReport::StartRunInfo(spec, lb.name, r);
-    if (spec.rank == 0)
+    if (spec.rank == 0 && !TalbOutputWriter::WriteRunJson(outDir, info, &r.outputError))
     {
-        TalbOutputWriter::WriteRunJson(outDir, info);
+        // Nothing is simulated that could not be recorded.
+        build.GetWriter()->Dispose();
+        Simulator::Destroy();
+        return r;
     }
     build.InstallJobs();
     build.InstallBackground();
@@ -162,7 +165,7 @@ TalbScenario::Run(const TalbScenarioSpec& spec,
     TalbScenarioReport::FinishRunInfo(spec, r, &info);
     if (spec.rank == 0)
     {
-        TalbOutputWriter::WriteRunJson(outDir, info);
+        TalbOutputWriter::WriteRunJson(outDir, info, &r.outputError);
     }
     return r;
 }

@@ -404,6 +404,20 @@ def test_a_run_cut_short_by_stop_time_fails(tmp_path):
     assert 'within duration' in result.stderr
 
 
+def test_a_run_json_that_cannot_be_written_is_an_error_not_a_crash(tmp_path):
+    # talb's run.json taken by a folder: ecmp's run is kept and printed, talb's is refused
+    # before it simulates anything, and the exit status says an output was not written.
+    (tmp_path / 'talb' / 'run.json').mkdir(parents=True)
+    r = run(*TINY, '--lb=ecmp,talb', '--out=%s' % tmp_path)
+    assert r.returncode == 4, r.stderr
+    assert re.search(r'error: cannot write .*talb/run\.json: Is a directory \(exit status 4',
+                     r.stderr), r.stderr
+    assert 'Aborted' not in r.stderr and 'NS_ABORT' not in r.stderr
+    assert json.loads((tmp_path / 'ecmp' / 'run.json').read_text())['complete']
+    assert re.search(r'^ecmp\s+\d+', r.stdout, re.M)
+    assert not list((tmp_path / 'talb').glob('run.json.tmp'))
+
+
 def test_table_and_report_headline_count_the_same_flows(tmp_path):
     """The runner names its two FCT reductions (tensor messages; all flows); talb-report.py's
     headline is the all-flows one, and on the same runs the two programs agree."""

@@ -61,6 +61,7 @@ class TalbOutputWriter : public Object
         uint64_t retransmittedSegments{0}; //!< data segments sent again (fast retransmit, RTO)
         uint64_t retransmittedBytes{0};    //!< their payload bytes
         uint64_t timeouts{0};              //!< RTO episodes (backed-off RTOs count once)
+        uint64_t plbRepaths{0};            //!< PLB's repaths (new flow labels)
     };
 
     /// Path selections and reroutes summed over the switches' load balancers.

@@ -55,6 +55,10 @@ TalbScenarioBuild::ConfigureDefaults() const
     {
         Config::SetDefault("ns3::TalbRdmaTransport::" + name, StringValue(value));
     }
+    for (const auto& [name, value] : m_spec.tcpPathAttributes)
+    {
+        Config::SetDefault("ns3::TalbTcpTransport::" + name, StringValue(value));
+    }
 }
 
 void

@@ -333,6 +333,7 @@ TalbScenarioCounters::SumTcp(const std::vector<Ptr<TalbTransport>>& transports)
                 c.retransmittedSegments += tcp->GetStats().retransmittedSegments;
                 c.retransmittedBytes += tcp->GetStats().retransmittedBytes;
                 c.timeouts += tcp->GetStats().timeouts;
+                c.plbRepaths += tcp->GetStats().plbRepaths;
             }
         }
     }
@@ -386,6 +387,7 @@ TalbScenarioCounters::SumEvents(const TalbScenarioSpec& spec,
                                     r->tcp.retransmittedSegments,
                                     r->tcp.retransmittedBytes,
                                     r->tcp.timeouts,
+                                    r->tcp.plbRepaths,
                                     r->paths.selections,
                                     r->paths.reroutes};
     const size_t policyAt = events.size();
@@ -405,8 +407,9 @@ TalbScenarioCounters::SumEvents(const TalbScenarioSpec& spec,
     r->tcp.retransmittedSegments = events[1];
     r->tcp.retransmittedBytes = events[2];
     r->tcp.timeouts = events[3];
-    r->paths.selections = events[4];
-    r->paths.reroutes = events[5];
+    r->tcp.plbRepaths = events[4];
+    r->paths.selections = events[5];
+    r->paths.reroutes = events[6];
 }
 
 } // namespace ns3

@@ -17,6 +17,7 @@
 #include "ns3/talb-nvlink-port.h"
 #include "ns3/talb-rdma-rate-control.h"
 #include "ns3/talb-rdma-transport.h"
+#include "ns3/talb-tcp-transport.h"
 #include "ns3/talb-transport.h"
 #include "ns3/talb-wire.h"
 
@@ -42,13 +43,20 @@ JoinNames(const std::vector<std::string>& names)
     return text;
 }
 
+/// \return the default of \p tid's attribute \p name, as its checker writes it
+std::string
+AttributeDefault(TypeId tid, const std::string& name)
+{
+    TypeId::AttributeInformation info;
+    NS_ABORT_UNLESS(tid.LookupAttributeByName(name, &info));
+    return info.initialValue->SerializeToString(info.checker);
+}
+
 /// \return the default of TalbHostConfig's attribute \p name, as text
 std::string
 HostConfigDefault(const std::string& name)
 {
-    TypeId::AttributeInformation info;
-    NS_ABORT_UNLESS(TalbHostConfig::GetTypeId().LookupAttributeByName(name, &info));
-    return info.initialValue->SerializeToString(info.checker);
+    return AttributeDefault(TalbHostConfig::GetTypeId(), name);
 }
 
 /// talb-scenario's spelling of TalbRdmaTransport's default \p name: the enum name with a
@@ -57,9 +65,7 @@ std::string
 RdmaTransportDefault(const std::string& name)
 {
     auto initial = [](const std::string& attribute) {
-        TypeId::AttributeInformation info;
-        NS_ABORT_UNLESS(TalbRdmaTransport::GetTypeId().LookupAttributeByName(attribute, &info));
-        return info.initialValue->SerializeToString(info.checker);
+        return AttributeDefault(TalbRdmaTransport::GetTypeId(), attribute);
     };
     if (name == "TrafficClass" && initial(name) == "Fixed")
     {
@@ -288,12 +294,17 @@ DeclareHosts(TalbScenarioConfig& c)
 std::string
 RdmaAttributeDefault(const std::string& name)
 {
-    TypeId::AttributeInformation info;
-    NS_ABORT_UNLESS(TalbRdmaTransport::GetTypeId().LookupAttributeByName(name, &info));
-    return info.initialValue->SerializeToString(info.checker);
+    return AttributeDefault(TalbRdmaTransport::GetTypeId(), name);
 }
 
-/// The TRANSPORT group's RDMA path options: queue-pair scaling and PLB.
+/// \return the default of TalbTcpTransport's attribute \p name, as text
+std::string
+TcpAttributeDefault(const std::string& name)
+{
+    return AttributeDefault(TalbTcpTransport::GetTypeId(), name);
+}
+
+/// The TRANSPORT group's path options: RDMA's queue-pair scaling, and PLB (RDMA and TCP).
 void
 DeclareRdmaPaths(TalbScenarioConfig& c)
 {
@@ -322,17 +333,28 @@ DeclareRdmaPaths(TalbScenarioConfig& c)
               RdmaAttributeDefault("Plb"),
               "rdma: PLB, a queue pair takes a new UDP source port (a new path) after plbRounds "
               "rounds in a row whose CNP-estimated marked fraction exceeded plbMarkFraction "
-              "(repaths: run.json's rdma_plb_repaths)");
+              "(repaths: run.json's rdma_plb_repaths); tcp (needs tcp=dctcp): a connection takes "
+              "a new flow label (IPv6's, which the switches hash with the 5-tuple) when idle after "
+              "plbRounds congested rounds, or at once after plbForceRounds, a round being DCTCP's "
+              "observation window, as Linux's TCP PLB (repaths: run.json's tcp_plb_repaths)");
     c.Declare("plbRounds",
               C::UINT,
               RdmaAttributeDefault("PlbRounds"),
-              "rdma: PLB's congested rounds in a row before a repath (the PLB paper's 3)",
+              "rdma, tcp: PLB's congested rounds in a row before a repath (the PLB paper's and "
+              "Linux's 3; on tcp a repath then waits for the connection to be idle)",
+              C::Between(1, 1000));
+    c.Declare("plbForceRounds",
+              C::UINT,
+              TcpAttributeDefault("PlbForceRounds"),
+              "tcp: PLB's congested rounds in a row after which a connection repaths even with "
+              "segments in flight (Linux's tcp_plb_rehash_rounds 12); at least plbRounds",
               C::Between(1, 1000));
     c.Declare("plbMarkFraction",
               C::DOUBLE,
               RdmaAttributeDefault("PlbMarkFraction"),
-              "rdma: PLB's threshold, a round is congested when more than this fraction of it was "
-              "marked (the PLB paper's 0.5); the fraction is CNPs x CnpInterval / plbRound",
+              "rdma, tcp: PLB's threshold, a round is congested when more than this fraction of it "
+              "was marked (the PLB paper's 0.5); rdma: the fraction is CNPs x CnpInterval / "
+              "plbRound; tcp: bytes acknowledged with ECN echo",
               C::Between(0, 0.999));
     c.Declare("plbRound",
               C::TIME,

@@ -98,9 +98,22 @@ TalbScenarioSpec::ParseTraining(const TalbScenarioConfig& c, std::vector<std::st
         {"PlbMarkFraction", c.GetString("plbMarkFraction")},
         {"PlbRound", c.GetString("plbRound")},
     };
-    if (!fabric.rdmaHosts && c.GetBool("plb"))
+    tcpPathAttributes = {
+        {"Plb", c.GetString("plb")},
+        {"PlbRounds", c.GetString("plbRounds")},
+        {"PlbMarkFraction", c.GetString("plbMarkFraction")},
+        {"PlbForceRounds", c.GetString("plbForceRounds")},
+    };
+    if (!fabric.rdmaHosts && c.GetBool("plb") &&
+        (fabric.stockRouting || c.GetString("tcp") != "dctcp"))
     {
-        errors->push_back("plb: PLB is implemented on transport rdma only");
+        errors->push_back("plb: on transport tcp PLB reads DCTCP's ECN marks: set tcp=dctcp (and "
+                          "stockRouting=false: the switches hash the flow label)");
+    }
+    if (c.GetUint("plbForceRounds") < c.GetUint("plbRounds"))
+    {
+        errors->push_back("plbForceRounds: " + c.GetString("plbForceRounds") +
+                          " is below plbRounds " + c.GetString("plbRounds"));
     }
     if (!c.GetTime("plbRound").IsStrictlyPositive())
     {

@@ -39,6 +39,8 @@ struct TalbScenarioSpec
     std::string rdmaRateControl{"dcqcn"};         //!< RDMA NICs' RateControl (registry name)
     /// TalbRdmaTransport's attributes of queue-pair scaling and PLB (Name, value as text)
     TalbAttributeList::Pairs rdmaPathAttributes;
+    /// TalbTcpTransport's attributes of PLB (Name, value as text)
+    TalbAttributeList::Pairs tcpPathAttributes;
     // Training
     std::vector<TalbJobSpec> jobs;
     std::string placement;

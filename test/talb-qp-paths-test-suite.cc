@@ -396,6 +396,46 @@ class TalbPlbRounds : public TestCase
 };
 
 /**
+ * PLB as Linux runs it on TCP (forceRounds 12): after 3 congested rounds a connection repaths
+ * only once idle (IdleRepath), or at once after 12; IdleRepath before 3 does nothing.
+ */
+class TalbPlbIdleRounds : public TestCase
+{
+  public:
+    TalbPlbIdleRounds()
+        : TestCase("TalbPlbIdleRounds: idle repath after 3 congested rounds, forced after 12")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        TalbPlb::Config linux;
+        linux.forceRounds = 12;
+        TalbPlb plb(linux);
+        NS_TEST_EXPECT_MSG_EQ(plb.EndRound(0.9), false, "1st");
+        NS_TEST_EXPECT_MSG_EQ(plb.EndRound(0.9), false, "2nd");
+        NS_TEST_EXPECT_MSG_EQ(plb.IdleRepath(), false, "idle after 2: stay");
+        NS_TEST_EXPECT_MSG_EQ(plb.EndRound(0.9), false, "3rd: no repath while in flight");
+        NS_TEST_EXPECT_MSG_EQ(plb.GetCongestedRounds(), 3u, "still counting");
+        NS_TEST_EXPECT_MSG_EQ(plb.IdleRepath(), true, "idle after 3: repath");
+        NS_TEST_EXPECT_MSG_EQ(plb.GetCongestedRounds(), 0u, "a repath restarts the count");
+        NS_TEST_EXPECT_MSG_EQ(plb.IdleRepath(), false, "not twice");
+        for (uint32_t k = 1; k < 12; ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ(plb.EndRound(0.9), false, "round " << k << " of 12");
+        }
+        NS_TEST_EXPECT_MSG_EQ(plb.EndRound(0.9), true, "12th: forced");
+        NS_TEST_EXPECT_MSG_EQ(plb.GetRepaths(), 2u, "repaths");
+        TalbPlb rdma; // forceRounds 0: EndRound decides at 3, IdleRepath never
+        rdma.EndRound(0.9);
+        rdma.EndRound(0.9);
+        NS_TEST_EXPECT_MSG_EQ(rdma.IdleRepath(), false, "RDMA's PLB does not wait for idle");
+        NS_TEST_EXPECT_MSG_EQ(rdma.EndRound(0.9), true, "RDMA's 3rd round");
+    }
+};
+
+/**
  * PLB on a channel, driven deterministically: two senders on one 10 Gb/s host link (incast)
  * draw CNPs in every round; with a round of one CnpInterval each CNP round is fully marked, so
  * a queue pair repaths after every 3rd round with data and never before; without PLB, never.
@@ -486,6 +526,7 @@ class TalbQpPathsTestSuite : public TestSuite
         AddTestCase(new TalbEEcmpOnFabric("ecmp"), TestCase::QUICK);
         AddTestCase(new TalbEEcmpOnFabric("eecmp"), TestCase::QUICK);
         AddTestCase(new TalbPlbRounds(), TestCase::QUICK);
+        AddTestCase(new TalbPlbIdleRounds(), TestCase::QUICK);
         AddTestCase(new TalbPlbChannelRepaths(false), TestCase::QUICK);
         AddTestCase(new TalbPlbChannelRepaths(true), TestCase::QUICK);
     }

@@ -8,6 +8,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/ppp-header.h"
+#include "ns3/talb-flow-label-tag.h"
 #include "ns3/talb-tag.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
@@ -258,6 +259,14 @@ TalbPriorityQueue::Read(Ptr<const Packet> item)
     {
         info.tagged = true;
         info.label = tag.GetLabel();
+    }
+    if (info.headers.protocol == 6 && TalbFlowLabelTag::IsInUse())
+    {
+        TalbFlowLabelTag flowLabel;
+        if (item->PeekPacketTag(flowLabel))
+        {
+            info.flowLabel = flowLabel.label;
+        }
     }
     return info;
 }

@@ -129,6 +129,8 @@ class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
         Parsed headers;     //!< the headers
         bool tagged{false}; //!< the packet carries a TalbTag
         talb_label label{}; //!< its label (tagged only)
+        /// a TCP segment's TalbFlowLabelTag (PLB's path entropy); 0: none
+        uint32_t flowLabel{0};
     };
 
     /// \return the headers and tag of \p item (IPv4, or PPP then IPv4)

@@ -349,6 +349,11 @@ TalbSwitch::Forward(uint32_t inPort, Ptr<Packet> p)
     TalbPacketContext ctx;
     ctx.packet = PeekPointer(p);
     ctx.flowHash = talb::lb::FlowHash(src, dst, ports, proto);
+    if (info.flowLabel != 0)
+    {
+        // As a switch hashes IPv6's flow label with the 5-tuple: a new label, a new flow.
+        ctx.flowHash = talb::lb::Mix32(ctx.flowHash ^ info.flowLabel);
+    }
     ctx.size = p->GetSize();
     ctx.inPort = inPort;
     ctx.srcHost = srcHost;

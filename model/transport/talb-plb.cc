@@ -12,6 +12,9 @@ TalbPlb::TalbPlb(const Config& config)
     NS_ABORT_MSG_UNLESS(config.rounds >= 1, "TalbPlb: rounds must be at least 1");
     NS_ABORT_MSG_UNLESS(config.markFraction >= 0 && config.markFraction < 1,
                         "TalbPlb: markFraction " << config.markFraction << " not in [0, 1)");
+    NS_ABORT_MSG_UNLESS(config.forceRounds == 0 || config.forceRounds >= config.rounds,
+                        "TalbPlb: forceRounds " << config.forceRounds << " below rounds "
+                                                << config.rounds);
 }
 
 bool
@@ -22,7 +25,20 @@ TalbPlb::EndRound(double markedFraction)
         m_congested = 0;
         return false;
     }
-    if (++m_congested < m_config.rounds)
+    ++m_congested;
+    if (m_congested < (m_config.forceRounds > 0 ? m_config.forceRounds : m_config.rounds))
+    {
+        return false;
+    }
+    m_congested = 0;
+    ++m_repaths;
+    return true;
+}
+
+bool
+TalbPlb::IdleRepath()
+{
+    if (m_config.forceRounds == 0 || m_congested < m_config.rounds)
     {
         return false;
     }

@@ -17,6 +17,12 @@ namespace ns3
  * Plain C++, no simulator state: the transport measures the rounds and applies the new entropy;
  * this class only counts. A round that does not exceed the threshold restarts the count, and so
  * does a repath (the next one needs Rounds congested rounds on the new path).
+ *
+ * With forceRounds > 0 (Linux's TCP PLB: tcp_plb_idle_rehash_rounds 3, tcp_plb_rehash_rounds
+ * 12) a repath waits for the connection to be idle, so no segment overtakes another: after
+ * Rounds congested rounds the next send from idle repaths (IdleRepath()), and forceRounds
+ * congested rounds repath at once (EndRound()). With 0 (RDMA's queue pairs) EndRound() repaths
+ * at Rounds.
  */
 class TalbPlb
 {
@@ -26,6 +32,9 @@ class TalbPlb
     {
         uint32_t rounds{3};       //!< consecutive congested rounds that trigger a repath (>= 1)
         double markFraction{0.5}; //!< a round is congested when its marked fraction exceeds it
+        /// congested rounds that repath even while packets are in flight (>= rounds); 0: every
+        /// repath at rounds, whatever is in flight
+        uint32_t forceRounds{0};
     };
 
     TalbPlb() = default;
@@ -37,6 +46,13 @@ class TalbPlb
      * \return true when the connection should repath now (its Rounds-th congested round in a row)
      */
     bool EndRound(double markedFraction);
+
+    /**
+     * The connection is idle (nothing in flight) and about to send.
+     * \return true when it should repath now: forceRounds > 0 and at least Rounds congested
+     * rounds in a row (a repath with 0 is decided by EndRound() alone)
+     */
+    bool IdleRepath();
 
     /// \return congested rounds in a row so far (since the last uncongested round or repath)
     uint32_t GetCongestedRounds() const;

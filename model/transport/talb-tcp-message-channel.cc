@@ -5,9 +5,13 @@
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
+#include "ns3/talb-flow-label-tag.h"
 #include "ns3/talb-message-tag.h"
 #include "ns3/talb-socket-read.h"
 #include "ns3/talb-tensor-byte-tag.h"
+#include "ns3/talb-lb-core.h"
+#include "ns3/tcp-dctcp.h"
+#include "ns3/tcp-l4-protocol.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-factory.h"
 
@@ -80,6 +84,22 @@ TalbTcpMessageChannel::Open(Ptr<Node> src,
     m_tx->SetConnectCallback(MakeCallback(&TalbTcpMessageChannel::ConnectionSucceeded, this),
                              MakeCallback(&TalbTcpMessageChannel::ConnectionFailed, this));
     m_tx->SetSendCallback(MakeCallback(&TalbTcpMessageChannel::SendSpace, this));
+    if (m_plbEnabled)
+    {
+        // The rounds are DCTCP's observation windows; ns-3 keeps the socket's congestion
+        // control private, so the channel installs its own instance to hear them.
+        TypeIdValue socketType;
+        src->GetObject<TcpL4Protocol>()->GetAttribute("SocketType", socketType);
+        const TypeId dctcp = TcpDctcp::GetTypeId();
+        NS_ABORT_MSG_UNLESS(socketType.Get() == dctcp || socketType.Get().IsChildOf(dctcp),
+                            "TalbTcpMessageChannel: PLB needs ns3::TcpDctcp, not "
+                                << socketType.Get().GetName());
+        Ptr<TcpDctcp> ops = CreateObject<TcpDctcp>();
+        ops->TraceConnectWithoutContext("CongestionEstimate",
+                                        MakeCallback(&TalbTcpMessageChannel::RoundEnded, this));
+        DynamicCast<TcpSocketBase>(m_tx)->SetCongestionControlAlgorithm(ops);
+        TalbFlowLabelTag::SetInUse();
+    }
     m_tx->TraceConnectWithoutContext("Tx", MakeCallback(&TalbTcpMessageChannel::SegmentSent, this));
     m_tx->TraceConnectWithoutContext("CongState",
                                      MakeCallback(&TalbTcpMessageChannel::CongStateChanged, this));
@@ -105,6 +125,17 @@ TalbTcpMessageChannel::SegmentSent(Ptr<const Packet> segment,
         return; // SYN, FIN or a pure ACK
     }
     SequenceNumber32 start = header.GetSequenceNumber();
+    if (m_plbEnabled && m_sentData && start >= m_highestSent && m_highestAcked >= m_highestSent &&
+        m_plb.IdleRepath())
+    {
+        Repath(); // nothing in flight: nothing this segment could overtake
+    }
+    if (m_flowLabel != 0)
+    {
+        TalbFlowLabelTag tag;
+        tag.label = m_flowLabel;
+        segment->AddPacketTag(tag);
+    }
     if (m_sentData && start < m_highestSent)
     {
         // Fast retransmit, RTO or a spurious retransmission after reordering (dupACKs).
@@ -137,6 +168,7 @@ TalbTcpMessageChannel::AckAdvanced(SequenceNumber32 from, SequenceNumber32 to)
         m_synAcked = true;
         return;
     }
+    m_highestAcked = to;
     if (to <= from)
     {
         return;
@@ -157,6 +189,39 @@ TalbTcpMessageChannel::OpenElsewhere(Ipv4Address srcAddr, Ipv4Address dstAddr, u
     m_srcAddr = srcAddr;
     m_dstAddr = dstAddr;
     m_dstPort = dstPort;
+}
+
+void
+TalbTcpMessageChannel::EnablePlb(const TalbPlb::Config& config)
+{
+    NS_ABORT_MSG_IF(m_tx, "TalbTcpMessageChannel::EnablePlb after Open");
+    m_plbEnabled = true;
+    m_plb = TalbPlb(config);
+}
+
+uint32_t
+TalbTcpMessageChannel::GetFlowLabel() const
+{
+    return m_flowLabel;
+}
+
+void
+TalbTcpMessageChannel::RoundEnded(uint32_t bytesMarked, uint32_t bytesAcked, double /* alpha */)
+{
+    if (bytesAcked > 0 && m_plb.EndRound(double(bytesMarked) / bytesAcked))
+    {
+        Repath();
+    }
+}
+
+void
+TalbTcpMessageChannel::Repath()
+{
+    ++m_stats.plbRepaths;
+    // Deterministic, so runs repeat; never 0 (no label) and never the current one.
+    uint32_t salt = (uint32_t(m_srcPort) << 16 | m_dstPort) + uint32_t(m_stats.plbRepaths);
+    uint32_t next = talb::lb::Mix32(m_flowLabel ^ talb::lb::Mix32(salt)) & 0xFFFFF;
+    m_flowLabel = (next != 0 && next != m_flowLabel) ? next : ((m_flowLabel + 1) & 0xFFFFF) | 1;
 }
 
 uint16_t

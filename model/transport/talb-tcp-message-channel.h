@@ -8,6 +8,7 @@
 #include "ns3/packet.h"
 #include "ns3/sequence-number.h"
 #include "ns3/socket.h"
+#include "ns3/talb-plb.h"
 #include "ns3/talb-wire.h"
 #include "ns3/tcp-header.h"
 #include "ns3/tcp-socket-state.h"
@@ -32,6 +33,12 @@ class TcpSocketBase;
  * receiver parses the byte stream (no per-byte work, no allocation beyond the packets TCP hands
  * up), decodes each header (talb_frame_decode), checks it against the sender's record (TCP
  * delivers in order) and reports the message with its flow record.
+ *
+ * With PLB (EnablePlb(); the sender's congestion control must be DCTCP, whose ECN marks it
+ * reads) the sender counts DCTCP's observation windows (one per round trip) as PLB's rounds and,
+ * after enough congested ones in a row, gives its segments a new TalbFlowLabelTag: a new path.
+ * As Linux's TCP PLB it repaths when the connection is idle (no segment then overtakes
+ * another), or at once after PlbForceRounds congested rounds.
  */
 class TalbTcpMessageChannel : public TalbMessageChannel
 {
@@ -46,10 +53,16 @@ class TalbTcpMessageChannel : public TalbMessageChannel
         uint64_t retransmittedSegments{0}; //!< data segments sent again
         uint64_t retransmittedBytes{0};    //!< their payload bytes
         uint64_t timeouts{0}; //!< RTO episodes (entries into CA_LOSS; backed-off RTOs count once)
+        uint64_t plbRepaths{0}; //!< PLB's repaths (new flow labels)
     };
 
     /// \return the sender's retransmission counters so far
     const Stats& GetStats() const;
+
+    /// Turn PLB on with \p config (before Open(); the node's TCP must be ns3::TcpDctcp).
+    void EnablePlb(const TalbPlb::Config& config);
+    /// \return the flow label the sender's segments carry now (0: none, before any repath)
+    uint32_t GetFlowLabel() const;
 
     /**
      * Create the sender's TCP socket on \p src bound to \p srcAddr and connect it to
@@ -93,6 +106,10 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     void CongStateChanged(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to);
     /// The sender socket's HighestRxAck trace: completes the messages it acknowledges in full.
     void AckAdvanced(SequenceNumber32 from, SequenceNumber32 to);
+    /// DCTCP's CongestionEstimate trace, once per observation window: a PLB round.
+    void RoundEnded(uint32_t bytesMarked, uint32_t bytesAcked, double alpha);
+    /// A new flow label for the segments sent from now on.
+    void Repath();
     void HeaderReceived();
     /// The sender is elsewhere: read the TalbMessageTag on \p p's first byte (a header's).
     void ReadMessageTag(Ptr<const Packet> p);
@@ -107,6 +124,10 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     bool m_connected{false};
     bool m_sentData{false};         //!< m_highestSent is valid
     SequenceNumber32 m_highestSent; //!< end of the highest data segment sent
+    SequenceNumber32 m_highestAcked; //!< the highest acknowledgement (after the SYN's)
+    bool m_plbEnabled{false};
+    TalbPlb m_plb;
+    uint32_t m_flowLabel{0}; //!< 0 until PLB's first repath
     Stats m_stats;
     uint32_t m_rxOpId{0};      //!< sender elsewhere: the incoming message's TalbMessageTag
     uint16_t m_rxStep{0};      //!< ...

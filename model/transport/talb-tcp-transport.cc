@@ -1,10 +1,13 @@
 #include "talb-tcp-transport.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/tcp-socket-factory.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -16,10 +19,39 @@ TALB_REGISTER_PLUGIN(TalbTransport, TalbTcpTransport, "tcp");
 TypeId
 TalbTcpTransport::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::TalbTcpTransport")
-                            .SetParent<TalbTransport>()
-                            .SetGroupName("Talb")
-                            .AddConstructor<TalbTcpTransport>();
+    // Linux's TCP PLB defaults: net.ipv4.tcp_plb_idle_rehash_rounds 3, tcp_plb_rehash_rounds
+    // 12, tcp_plb_cong_thresh 128 of 256.
+    static TypeId tid =
+        TypeId("ns3::TalbTcpTransport")
+            .SetParent<TalbTransport>()
+            .SetGroupName("Talb")
+            .AddConstructor<TalbTcpTransport>()
+            .AddAttribute("Plb",
+                          "PLB: a connection takes a new flow label (a new path) when it is idle "
+                          "after PlbRounds congested rounds in a row, or at once after "
+                          "PlbForceRounds; a round is a DCTCP observation window (the hosts "
+                          "must run ns3::TcpDctcp)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TalbTcpTransport::m_plb),
+                          MakeBooleanChecker())
+            .AddAttribute("PlbRounds",
+                          "PLB: congested rounds in a row after which an idle connection "
+                          "repaths (Linux: 3)",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&TalbTcpTransport::m_plbRounds),
+                          MakeUintegerChecker<uint32_t>(1, 1000))
+            .AddAttribute("PlbForceRounds",
+                          "PLB: congested rounds in a row after which a connection repaths even "
+                          "with segments in flight (Linux: 12); at least PlbRounds",
+                          UintegerValue(12),
+                          MakeUintegerAccessor(&TalbTcpTransport::m_plbForceRounds),
+                          MakeUintegerChecker<uint32_t>(1, 1000))
+            .AddAttribute("PlbMarkFraction",
+                          "PLB: a round is congested when more than this fraction of its bytes "
+                          "were acknowledged with ECN echo (Linux: 0.5)",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&TalbTcpTransport::m_plbMarkFraction),
+                          MakeDoubleChecker<double>(0, 0.999));
     return tid;
 }
 
@@ -68,6 +100,18 @@ TalbTcpTransport::DoConnect(Ptr<Node> from, Ptr<Node> to)
     }
     Ptr<TalbTcpMessageChannel> channel = CreateObject<TalbTcpMessageChannel>();
     channel->SetEndsHere(fromHere, toHere);
+    if (m_plb)
+    {
+        NS_ABORT_MSG_IF(m_plbForceRounds < m_plbRounds,
+                        "TalbTcpTransport: PlbForceRounds " << m_plbForceRounds
+                                                            << " is below PlbRounds "
+                                                            << m_plbRounds);
+        TalbPlb::Config plb;
+        plb.rounds = m_plbRounds;
+        plb.markFraction = m_plbMarkFraction;
+        plb.forceRounds = m_plbForceRounds;
+        channel->EnablePlb(plb);
+    }
     Ipv4Address src = GetHostAddress(from);
     if (fromHere)
     {

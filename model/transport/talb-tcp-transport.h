@@ -20,6 +20,7 @@ namespace ns3
  * Each receiving host gets one listening socket on the job's port, made when the first channel
  * towards it is opened; an accepted connection is matched to its channel by the sender's
  * address and port. The hosts' TCP variant and socket options are the topology helper's.
+ * Plb turns on PLB in every channel it opens (TalbTcpMessageChannel; the hosts must run DCTCP).
  */
 class TalbTcpTransport : public TalbTransport
 {
@@ -37,6 +38,10 @@ class TalbTcpTransport : public TalbTransport
 
     std::map<uint32_t, Ptr<Socket>> m_listeners;                               //!< by node id
     std::unordered_map<uint64_t, Ptr<TalbTcpMessageChannel>> m_awaitingAccept; //!< by ip:port
+    bool m_plb{false};           //!< Plb attribute
+    uint32_t m_plbRounds{3};      //!< PlbRounds attribute
+    uint32_t m_plbForceRounds{12}; //!< PlbForceRounds attribute
+    double m_plbMarkFraction{0.5}; //!< PlbMarkFraction attribute
 };
 
 } // namespace ns3

@@ -112,9 +112,10 @@ ParsePortLine(const std::vector<std::string>& f, Line& line, uint32_t number, Sw
 bool
 ParseRouteLine(const std::vector<std::string>& f, Line& line, uint32_t number, SwitchConfig* c)
 {
-    if (f.size() < 3 || f.size() > 4)
+    if (f.size() < 3 || f.size() > 5)
     {
-        return line.Fail("route: expected 'route <a.b.c.d>/<len> <port>[,<port>...] [leaf=N]'");
+        return line.Fail("route: expected 'route <a.b.c.d>/<len> <port>[,<port>...] [leaf=N] "
+                         "[hostport=N]'");
     }
     RouteSpec r;
     r.line = number;
@@ -148,14 +149,22 @@ ParseRouteLine(const std::vector<std::string>& f, Line& line, uint32_t number, S
         }
         r.ports.push_back(static_cast<uint32_t>(port));
     }
-    if (f.size() == 4)
+    for (size_t k = 3; k < f.size(); ++k)
     {
-        uint64_t leaf;
-        if (f[3].rfind("leaf=", 0) != 0 || !ParseUnsigned(f[3].substr(5), 0, 65535, &leaf))
+        uint64_t n;
+        const bool leaf = f[k].rfind("leaf=", 0) == 0 && r.leaf == kNoLeaf;
+        const bool hostPort = f[k].rfind("hostport=", 0) == 0 && r.hostPort == kNoHostPort;
+        if (!(leaf || hostPort) ||
+            !ParseUnsigned(f[k].substr(leaf ? 5 : 9), 0, 65535, &n))
         {
-            return line.Fail(subject + ": '" + f[3] + "' is not leaf=N with N in 0..65535");
+            return line.Fail(subject + ": '" + f[k] +
+                             "' is not leaf=N or hostport=N (each once) with N in 0..65535");
         }
-        r.leaf = static_cast<uint32_t>(leaf);
+        (leaf ? r.leaf : r.hostPort) = static_cast<uint32_t>(n);
+    }
+    if (r.hostPort != kNoHostPort && r.length != 32)
+    {
+        return line.Fail(subject + ": hostport= names one host's port: the route must be a /32");
     }
     for (const RouteSpec& other : c->routes)
     {

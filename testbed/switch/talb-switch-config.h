@@ -5,14 +5,15 @@
  *
  *   # comment
  *   port <id> <device> [rate=<rate>] [ecn=<bytes>] [buffer=<bytes>]
- *   route <a.b.c.d>/<len> <port>[,<port>...] [leaf=<n>]
+ *   route <a.b.c.d>/<len> <port>[,<port>...] [leaf=<n>] [hostport=<n>]
  *
  * Port ids are 0..N-1, each defined once, in any order; <device> is an ethdev port id or a
  * device name from the EAL's --vdev/-a arguments (net_af_packet0, 0000:3b:00.0). rate shapes
  * the port's egress (100Mbps, 2.5Gbps; default: unshaped), ecn overrides the ECN marking
  * threshold and buffer the port's buffer (bytes). A route sends a destination prefix to one
  * port, or to several, among which the load balancer chooses per packet; the longest prefix
- * wins. leaf names the leaf the prefix lives under (for policies that care; default unknown).
+ * wins. leaf names the leaf the prefix lives under (for policies that care; default unknown);
+ * hostport, on a host's /32, the port it hangs from under that leaf (pin pins by it).
  */
 #ifndef TALB_SWITCH_CONFIG_H
 #define TALB_SWITCH_CONFIG_H
@@ -27,6 +28,7 @@ namespace talb
 constexpr uint32_t kMaxSwitchPorts = 16;
 constexpr uint32_t kMaxRoutes = 4096;
 constexpr uint32_t kNoLeaf = UINT32_MAX;
+constexpr uint32_t kNoHostPort = UINT32_MAX;
 
 struct PortSpec
 {
@@ -44,6 +46,7 @@ struct RouteSpec
     uint8_t length = 0;  ///< 0..32
     std::vector<uint32_t> ports;
     uint32_t leaf = kNoLeaf;
+    uint32_t hostPort = kNoHostPort; ///< the destination host's port under its leaf (a /32)
     uint32_t line = 0;
 };
 

@@ -227,7 +227,8 @@ SwitchUsage(const std::string& prog)
        << "ECN, and may be shaped to a rate. Frames are forwarded unchanged (no MAC rewrite).\n"
        << "  --config=FILE            ports and routes: 'port <id> <device> [rate=R] [ecn=B]\n"
        << "                           [buffer=B]', 'route <a.b.c.d>/<len> <port>[,<port>..]\n"
-       << "                           [leaf=N]' ('#' comments)\n"
+       << "                           [leaf=N] [hostport=N]' ('#' comments; hostport: a host's\n"
+       << "                           port under its leaf, on its /32, which pin reads)\n"
        << "  --lb=NAME                load balancer: " << PolicyNames() << "\n"
        << "                           (default " << p.name
        << "; talb is TaLB v2, talb-v1 the first design)\n"

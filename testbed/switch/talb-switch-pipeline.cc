@@ -103,6 +103,7 @@ SwitchPipeline::Init(const SwitchConfig& config,
         std::copy(r.ports.begin(), r.ports.end(), route.ports);
         route.count = static_cast<uint32_t>(r.ports.size());
         route.leaf = r.leaf;
+        route.hostPort = r.hostPort;
         m_needSrcLeaf = m_needSrcLeaf || r.leaf != kNoLeaf;
         m_routes.push_back(route);
         prefixes.push_back(r.prefix);
@@ -112,6 +113,18 @@ SwitchPipeline::Init(const SwitchConfig& config,
     m_view.SetPorts(ports);
     m_counters = PipelineCounters();
     // TaLB v2 counts untagged data flows at the band this switch queues them in.
+    const PolicyKind* kind = FindPolicyKind(policy.name);
+    for (const RouteSpec& r : config.routes)
+    {
+        if (kind && kind->needsHostPort && r.ports.size() > 1 && r.hostPort == kNoHostPort)
+        {
+            *error = "route " + FormatIpv4(r.prefix) + "/" + std::to_string(r.length) +
+                     " (line " + std::to_string(r.line) + "): --lb=" + policy.name +
+                     " pins by the destination host's port: give the host a /32 route with "
+                     "hostport=N";
+            return false;
+        }
+    }
     PolicyOptions options = policy;
     options.talb.v2.untaggedPriority = m_config.untaggedBand;
     m_ecnView.Init(ports, m_nPorts, policy.hermes.rateWindowNs);
@@ -172,6 +185,7 @@ SwitchPipeline::Forward(uint8_t* frame, uint32_t len, void* item, int64_t nowNs)
     lb::PacketInfo info;
     info.nowNs = nowNs;
     info.dstLeaf = route.leaf;
+    info.dstLeafPort = route.hostPort == kNoHostPort ? 0 : route.hostPort;
     info.srcLeaf = lb::kNoPort;
     const Headers h =
         ReadHeaders(frame, len, l3, readable ? &view : nullptr, parsed == ParseResult::kTcp, &info);

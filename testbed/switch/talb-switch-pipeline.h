@@ -117,6 +117,7 @@ class SwitchPipeline : public lb::Events
         uint32_t ports[kMaxSwitchPorts];
         uint32_t count;
         uint32_t leaf;
+        uint32_t hostPort; ///< kNoHostPort unless the route names it
     };
 
     /// What Forward() reads of a packet besides its label, for the flow hash and the band.

@@ -89,6 +89,15 @@ const std::vector<PolicyKind> kKinds = {
          return std::unique_ptr<lb::Policy>(std::move(p));
      },
      /* report */ nullptr},
+    {"pin",
+     /* canBeFallback */ false,
+     /* needsFallback */ false,
+     [](const PolicyOptions&, const PolicyContext&, std::string*) {
+         // Meta's path pinning: the uplink follows the destination host's port (hostport=).
+         return std::unique_ptr<lb::Policy>(std::make_unique<lb::Pin>());
+     },
+     /* report */ nullptr,
+     /* needsHostPort */ true},
     {"rps",
      /* canBeFallback */ true,
      /* needsFallback */ false,

@@ -14,6 +14,7 @@
 #include "ns3/talb-lb-core-drill.h"
 #include "ns3/talb-lb-core-ecmp.h"
 #include "ns3/talb-lb-core-eecmp.h"
+#include "ns3/talb-lb-core-pin.h"
 #include "ns3/talb-lb-core-hermes.h"
 #include "ns3/talb-lb-core-letflow.h"
 #include "ns3/talb-lb-core-presto.h"
@@ -71,6 +72,9 @@ struct PolicyKind
                                         std::string* error);
     /// \return a line of the policy's table statistics at \p nowNs (null: it has none)
     std::string (*report)(const lb::Policy& policy, int64_t nowNs);
+    /// reads the destination host's port under its leaf: every route with several ports must
+    /// name it (hostport=N)
+    bool needsHostPort{false};
 };
 
 /// \return the load balancers --lb accepts, in the order --help lists them

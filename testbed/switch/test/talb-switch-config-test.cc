@@ -36,7 +36,8 @@ TEST(TalbSwitchConfig, ParsesPortsAndRoutes)
                        "route 10.250.0.1/32 0 leaf=0\n"
                        "route 10.250.0.2/32 1 leaf=0\n"
                        "route 10.250.0.0/24 2,3\n"
-                       "route 0.0.0.0/0 3\n";
+                       "route 0.0.0.0/0 3\n"
+                       "route 10.250.1.3/32 2,3 hostport=2 leaf=1\n";
     SwitchConfig c;
     std::string error;
     ASSERT_TRUE(ParseSwitchConfig(text, "leaf.conf", &c, &error)) << error;
@@ -49,7 +50,10 @@ TEST(TalbSwitchConfig, ParsesPortsAndRoutes)
     EXPECT_EQ(c.ports[2].bufferBytes, 262144);
     EXPECT_EQ(c.ports[3].device, "3");
     EXPECT_EQ(c.ports[3].rateBps, 2500000000u);
-    ASSERT_EQ(c.routes.size(), 4u);
+    ASSERT_EQ(c.routes.size(), 5u);
+    EXPECT_EQ(c.routes[4].hostPort, 2u);
+    EXPECT_EQ(c.routes[4].leaf, 1u);
+    EXPECT_EQ(c.routes[2].hostPort, kNoHostPort);
     EXPECT_EQ(c.routes[0].prefix, 0x0AFA0001u);
     EXPECT_EQ(c.routes[0].length, 32);
     EXPECT_EQ(c.routes[0].leaf, 0u);
@@ -89,7 +93,14 @@ TEST(TalbSwitchConfig, ErrorsNameFileLineAndFault)
     EXPECT_EQ(Error(p0 + "route 10.250.0.0/24 0,x\n"),
               "leaf.conf:2: route 10.250.0.0/24: 'x' is not a port id in 0..15");
     EXPECT_EQ(Error(p0 + "route 10.250.0.0/24 0 spine=1\n"),
-              "leaf.conf:2: route 10.250.0.0/24: 'spine=1' is not leaf=N with N in 0..65535");
+              "leaf.conf:2: route 10.250.0.0/24: 'spine=1' is not leaf=N or hostport=N (each once) "
+              "with N in 0..65535");
+    EXPECT_EQ(Error(p0 + "route 10.250.0.5/32 0 leaf=1 leaf=2\n"),
+              "leaf.conf:2: route 10.250.0.5/32: 'leaf=2' is not leaf=N or hostport=N (each "
+              "once) with N in 0..65535");
+    EXPECT_EQ(Error(p0 + "route 10.250.0.0/24 0 hostport=1\n"),
+              "leaf.conf:2: route 10.250.0.0/24: hostport= names one host's port: the route "
+              "must be a /32");
     EXPECT_EQ(Error(p0 + "route 10.250.0.0/24 0\nroute 10.250.0.0/24 0\n"),
               "leaf.conf:3: route 10.250.0.0/24: defined twice (first on line 2)");
     EXPECT_EQ(Error(p0 + "route 10.250.0.0/24 0,3\n"),
@@ -225,7 +236,7 @@ TEST(TalbSwitchOptions, ErrorsNameTheArgument)
     EXPECT_EQ(OptionError({"--config"}), "--config: needs a value (--config=...)");
     EXPECT_EQ(OptionError({"--config=x", "--frobnicate"}), "unknown argument '--frobnicate'");
     EXPECT_EQ(OptionError({"--config=x", "--lb=conga"}),
-              "--lb: 'conga' is not one of ecmp, eecmp, rps, letflow, drill, presto, hermes, talb, "
+              "--lb: 'conga' is not one of ecmp, eecmp, pin, rps, letflow, drill, presto, hermes, talb, "
               "talb-v1");
     EXPECT_EQ(OptionError({"--config=x", "--fallback=talb"}),
               "--fallback: 'talb' is not one of ecmp, eecmp, rps, letflow, drill, presto, hermes");

@@ -37,16 +37,19 @@ struct Leaf
     }
 
     /// \param uplinks what follows the uplink route's ports (e.g. " leaf=1")
+    /// \param routes the remote routes, in place of 10.250.0.0/24 (e.g. hosts' /32 routes)
     Leaf(const PolicyOptions& po,
          LabelSource labels = LabelSource::kOption,
          EgressConfig egress = EgressConfig(),
-         const std::string& uplinks = "")
+         const std::string& uplinks = "",
+         const std::string& routes = "")
     {
         std::string error;
+        const std::string remote =
+            routes.empty() ? "route 10.250.0.0/24 2,3" + uplinks + "\n" : routes;
         EXPECT_TRUE(ParseSwitchConfig("port 0 h1\nport 1 h2\nport 2 s0\nport 3 s1\n"
-                                      "route 10.250.0.1/32 0\nroute 10.250.0.2/32 1\n"
-                                      "route 10.250.0.0/24 2,3" +
-                                          uplinks + "\n",
+                                      "route 10.250.0.1/32 0\nroute 10.250.0.2/32 1\n" +
+                                          remote,
                                       "leaf.conf",
                                       &config,
                                       &error))
@@ -373,11 +376,52 @@ TEST(TalbSwitchPipeline, AFullQueueDropsAndTheCountersAddUp)
     leaf.CheckIdentities();
 }
 
+TEST(TalbSwitchPipeline, PinFollowsTheDestinationHostsPortWhateverTheFlow)
+{
+    // Remote hosts .3-.6 hang from ports 0-3 of their leaf: hosts on ports 0 and 2 are reached
+    // through uplink 2 (index 0 of 2), those on 1 and 3 through uplink 3, every flow alike.
+    std::string hosts;
+    for (uint32_t h = 0; h < 4; ++h)
+    {
+        hosts += "route 10.250.0." + std::to_string(3 + h) + "/32 2,3 leaf=1 hostport=" +
+                 std::to_string(h) + "\n";
+    }
+    Leaf leaf(Leaf::Named("pin"), LabelSource::kOption, EgressConfig(), "", hosts);
+    for (uint32_t h = 0; h < 4; ++h)
+    {
+        for (uint16_t flow = 0; flow < 16; ++flow)
+        {
+            EXPECT_EQ(leaf.Send(Tcp(kH3 + h, 40000 + flow, 100)), int(2 + h % 2)) << "host " << h;
+        }
+    }
+    leaf.CheckIdentities();
+    // A route with several ports that names no host port cannot be pinned: refused at start.
+    SwitchConfig config;
+    std::string error;
+    ASSERT_TRUE(ParseSwitchConfig("port 0 h1\nport 1 s0\nport 2 s1\nroute 10.250.0.1/32 0\n"
+                                  "route 10.250.0.0/24 1,2\n",
+                                  "leaf.conf",
+                                  &config,
+                                  &error))
+        << error;
+    SwitchPort ports[3];
+    SwitchPipeline pipeline;
+    EXPECT_FALSE(pipeline.Init(config, PipelineConfig(), Leaf::Named("pin"), ports, &error));
+    EXPECT_EQ(error,
+              "route 10.250.0.0/24 (line 5): --lb=pin pins by the destination host's port: give "
+              "the host a /32 route with hostport=N");
+}
+
 TEST(TalbSwitchPipeline, EveryLoadBalancerBuildsAndForwardsOnTheUplinks)
 {
     for (const PolicyKind& kind : PolicyKinds())
     {
-        Leaf leaf(kind.name);
+        // A pinning balancer needs the remote host's port under its leaf.
+        Leaf leaf(Leaf::Named(kind.name),
+                  LabelSource::kOption,
+                  EgressConfig(),
+                  "",
+                  kind.needsHostPort ? "route 10.250.0.3/32 2,3 hostport=1\n" : "");
         for (uint16_t flow = 0; flow < 20; ++flow)
         {
             int labelled = leaf.Send(Tcp(kH3, flow, 500, Option(flow, flow % 8, TALB_FLAG_FIRST)));

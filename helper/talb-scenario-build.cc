@@ -65,9 +65,12 @@ void
 TalbScenarioBuild::BuildFabric(const TalbBalancerSpec& lb)
 {
     m_fabric = m_spec.fabric.Build(lb.factory, m_spec.ranks);
-    // Background streams start at the count the balancers used (from 1000 on), not after them:
-    // kept as it was so results stay comparable; they overlap only past ~1000 - 3 x hosts.
-    m_stream = m_fabric->AssignStreams(1000);
+    m_fabric->AssignStreams(1000);
+    // The background's streams are the same whatever the balancer, so that one seed gives every
+    // scheme the same flows (until 2026-11-29 they started at the count of streams the balancers
+    // had used, and schemes that draw more, such as TaLB, CONGA or DRILL, met other flows than
+    // ECMP). Far above what any balancer takes from 1000 on.
+    m_stream = kBackgroundStreams;
 }
 
 void

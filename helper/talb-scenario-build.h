@@ -73,7 +73,9 @@ class TalbScenarioBuild
     std::unique_ptr<TalbIdealFct> m_ideal;      //!< the writer's ideal FCTs
     std::vector<Ptr<TalbTrainingJob>> m_jobs;   //!< this rank's jobs
     std::vector<Ptr<TalbGraphJob>> m_graphJobs; //!< this rank's graph jobs
-    int64_t m_stream{0};                        //!< next free RNG stream
+    int64_t m_stream{0};                        //!< next free RNG stream (background's)
+    /// The first RNG stream of the background flows, the same for every balancer.
+    static constexpr int64_t kBackgroundStreams = int64_t(1) << 24;
 };
 
 } // namespace ns3

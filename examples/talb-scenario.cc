@@ -239,14 +239,15 @@ main(int argc, char* argv[])
     TalbScenarioConfig config;
     TalbScenarioParameters::Declare(config);
     CommandLine cmd(__FILE__);
-    cmd.Usage("Runs a talb scenario once per load balancer in --lb and prints a comparison "
-              "table (tensor-message and background FCT, iteration time, speedup over the "
-              "first lb). Parameters come from --config=FILE ('name = value' lines) and/or "
-              "--name=value options; later ones win. Outputs: see doc/talb.rst, 'Outputs'. "
-              "Exit status: 0 done, 2 bad input (nothing simulated), 3 stopTime reached before "
-              "the jobs finished (outputs hold what was measured), 4 an output could not be written "
-              "(e.g. its folder was removed during the run), 130 interrupted. The table's " +
-              TalbScenarioReport::Legend());
+    cmd.Usage(
+        "Runs a talb scenario once per load balancer in --lb and prints a comparison "
+        "table (tensor-message and background FCT, iteration time, speedup over the "
+        "first lb). Parameters come from --config=FILE ('name = value' lines) and/or "
+        "--name=value options; later ones win. Outputs: see doc/talb.rst, 'Outputs'. "
+        "Exit status: 0 done, 2 bad input (nothing simulated), 3 stopTime reached before "
+        "the jobs finished (outputs hold what was measured), 4 an output could not be written "
+        "(e.g. its folder was removed during the run), 130 interrupted. The table's " +
+        TalbScenarioReport::Legend());
     config.AddToCommandLine(cmd);
     std::string eventScheduler;
     TalbEventScheduler::AddOption(cmd, &eventScheduler);

@@ -467,7 +467,8 @@ main(int argc, char* argv[])
               "options are talb-scenario's; the job options are this example's. Writes "
               "flows.csv, tensors.csv, iterations.csv and run.json (analysis/talb-report.py "
               "reads the folder). Exit status: 0 done, 2 bad option, 3 stopTime reached before "
-              "every job finished, 4 run.json could not be written (e.g. its folder was removed during the "
+              "every job finished, 4 run.json could not be written (e.g. its folder was removed "
+              "during the "
               "run).");
     Options options;
     if (!config.ParseCommandLine(cmd, argc, argv, [&] { return ParseOptions(config, &options); }))

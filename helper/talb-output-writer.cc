@@ -7,9 +7,9 @@
 #include "ns3/system-path.h"
 #include "ns3/talb-background-traffic.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cinttypes>
-#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>

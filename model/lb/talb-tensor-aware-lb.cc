@@ -170,8 +170,9 @@ TalbTensorAwareLb::Retune()
     if (!taken)
     {
         const char* why = CheckCore();
-        NS_LOG_WARN("attribute change not taken: "
-                    << (why ? why : "table size, flow slots and DRE parameters are fixed at install"));
+        NS_LOG_WARN(
+            "attribute change not taken: "
+            << (why ? why : "table size, flow slots and DRE parameters are fixed at install"));
     }
 }
 

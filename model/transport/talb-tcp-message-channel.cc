@@ -6,10 +6,10 @@
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/talb-flow-label-tag.h"
+#include "ns3/talb-lb-core.h"
 #include "ns3/talb-message-tag.h"
 #include "ns3/talb-socket-read.h"
 #include "ns3/talb-tensor-byte-tag.h"
-#include "ns3/talb-lb-core.h"
 #include "ns3/tcp-dctcp.h"
 #include "ns3/tcp-l4-protocol.h"
 #include "ns3/tcp-socket-base.h"
@@ -197,12 +197,6 @@ TalbTcpMessageChannel::EnablePlb(const TalbPlb::Config& config)
     NS_ABORT_MSG_IF(m_tx, "TalbTcpMessageChannel::EnablePlb after Open");
     m_plbEnabled = true;
     m_plb = TalbPlb(config);
-}
-
-uint32_t
-TalbTcpMessageChannel::GetFlowLabel() const
-{
-    return m_flowLabel;
 }
 
 void

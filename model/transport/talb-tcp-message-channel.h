@@ -52,7 +52,7 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     {
         uint64_t retransmittedSegments{0}; //!< data segments sent again
         uint64_t retransmittedBytes{0};    //!< their payload bytes
-        uint64_t timeouts{0}; //!< RTO episodes (entries into CA_LOSS; backed-off RTOs count once)
+        uint64_t timeouts{0};   //!< RTO episodes (entries into CA_LOSS; backed-off RTOs count once)
         uint64_t plbRepaths{0}; //!< PLB's repaths (new flow labels)
     };
 
@@ -61,8 +61,6 @@ class TalbTcpMessageChannel : public TalbMessageChannel
 
     /// Turn PLB on with \p config (before Open(); the node's TCP must be ns3::TcpDctcp).
     void EnablePlb(const TalbPlb::Config& config);
-    /// \return the flow label the sender's segments carry now (0: none, before any repath)
-    uint32_t GetFlowLabel() const;
 
     /**
      * Create the sender's TCP socket on \p src bound to \p srcAddr and connect it to
@@ -122,8 +120,8 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     uint16_t m_srcPort{0};
     uint16_t m_dstPort{0};
     bool m_connected{false};
-    bool m_sentData{false};         //!< m_highestSent is valid
-    SequenceNumber32 m_highestSent; //!< end of the highest data segment sent
+    bool m_sentData{false};          //!< m_highestSent is valid
+    SequenceNumber32 m_highestSent;  //!< end of the highest data segment sent
     SequenceNumber32 m_highestAcked; //!< the highest acknowledgement (after the SYN's)
     bool m_plbEnabled{false};
     TalbPlb m_plb;

@@ -103,9 +103,8 @@ TalbTcpTransport::DoConnect(Ptr<Node> from, Ptr<Node> to)
     if (m_plb)
     {
         NS_ABORT_MSG_IF(m_plbForceRounds < m_plbRounds,
-                        "TalbTcpTransport: PlbForceRounds " << m_plbForceRounds
-                                                            << " is below PlbRounds "
-                                                            << m_plbRounds);
+                        "TalbTcpTransport: PlbForceRounds "
+                            << m_plbForceRounds << " is below PlbRounds " << m_plbRounds);
         TalbPlb::Config plb;
         plb.rounds = m_plbRounds;
         plb.markFraction = m_plbMarkFraction;

@@ -154,8 +154,7 @@ ParseRouteLine(const std::vector<std::string>& f, Line& line, uint32_t number, S
         uint64_t n;
         const bool leaf = f[k].rfind("leaf=", 0) == 0 && r.leaf == kNoLeaf;
         const bool hostPort = f[k].rfind("hostport=", 0) == 0 && r.hostPort == kNoHostPort;
-        if (!(leaf || hostPort) ||
-            !ParseUnsigned(f[k].substr(leaf ? 5 : 9), 0, 65535, &n))
+        if (!(leaf || hostPort) || !ParseUnsigned(f[k].substr(leaf ? 5 : 9), 0, 65535, &n))
         {
             return line.Fail(subject + ": '" + f[k] +
                              "' is not leaf=N or hostport=N (each once) with N in 0..65535");

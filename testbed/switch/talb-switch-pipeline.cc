@@ -118,8 +118,8 @@ SwitchPipeline::Init(const SwitchConfig& config,
     {
         if (kind && kind->needsHostPort && r.ports.size() > 1 && r.hostPort == kNoHostPort)
         {
-            *error = "route " + FormatIpv4(r.prefix) + "/" + std::to_string(r.length) +
-                     " (line " + std::to_string(r.line) + "): --lb=" + policy.name +
+            *error = "route " + FormatIpv4(r.prefix) + "/" + std::to_string(r.length) + " (line " +
+                     std::to_string(r.line) + "): --lb=" + policy.name +
                      " pins by the destination host's port: give the host a /32 route with "
                      "hostport=N";
             return false;

@@ -202,7 +202,7 @@ class TensorAwareV2 : public TensorPolicy
         /// flows a port remembers, 1..kMaxFlowSlots: more active flows than this count as this
         /// many (an all-to-all puts more on an uplink; doc/talb-evaluation.rst, "FlowSlots")
         uint32_t flowSlots{8};
-        uint8_t untaggedPriority{0};               ///< the band untagged traffic is queued in, 0..7
+        uint8_t untaggedPriority{0}; ///< the band untagged traffic is queued in, 0..7
         SafeMoves safeMoves{
             SafeMoves::kGoBackNUnlessUntagged}; ///< flows that move only once drained
         int64_t safeSlackNs{1000000};           ///< wait after the old port drained, >= 0

@@ -235,9 +235,10 @@ TEST(TalbSwitchOptions, ErrorsNameTheArgument)
     EXPECT_EQ(OptionError({}), "--config is required");
     EXPECT_EQ(OptionError({"--config"}), "--config: needs a value (--config=...)");
     EXPECT_EQ(OptionError({"--config=x", "--frobnicate"}), "unknown argument '--frobnicate'");
-    EXPECT_EQ(OptionError({"--config=x", "--lb=conga"}),
-              "--lb: 'conga' is not one of ecmp, eecmp, pin, rps, letflow, drill, presto, hermes, talb, "
-              "talb-v1");
+    EXPECT_EQ(
+        OptionError({"--config=x", "--lb=conga"}),
+        "--lb: 'conga' is not one of ecmp, eecmp, pin, rps, letflow, drill, presto, hermes, talb, "
+        "talb-v1");
     EXPECT_EQ(OptionError({"--config=x", "--fallback=talb"}),
               "--fallback: 'talb' is not one of ecmp, eecmp, rps, letflow, drill, presto, hermes");
     EXPECT_EQ(

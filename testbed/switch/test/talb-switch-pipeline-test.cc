@@ -383,8 +383,8 @@ TEST(TalbSwitchPipeline, PinFollowsTheDestinationHostsPortWhateverTheFlow)
     std::string hosts;
     for (uint32_t h = 0; h < 4; ++h)
     {
-        hosts += "route 10.250.0." + std::to_string(3 + h) + "/32 2,3 leaf=1 hostport=" +
-                 std::to_string(h) + "\n";
+        hosts += "route 10.250.0." + std::to_string(3 + h) +
+                 "/32 2,3 leaf=1 hostport=" + std::to_string(h) + "\n";
     }
     Leaf leaf(Leaf::Named("pin"), LabelSource::kOption, EgressConfig(), "", hosts);
     for (uint32_t h = 0; h < 4; ++h)

@@ -59,6 +59,11 @@ TalbAttributeList::Check(TypeId tid,
     ok = ok && (type == "ns3::StringValue" || !TalbParse::HasBlank(value)) &&
          info.checker->CreateValidValue(StringValue(value)) != nullptr;
     *error = ok ? "" : name + "='" + value + "' is not a valid value for " + tid.GetName();
+    if (!ok && (type == "ns3::UintegerValue" || type == "ns3::IntegerValue"))
+    {
+        // Say the range: ns-3's integer checkers write "uint32_t 1:64".
+        *error += " (" + info.checker->GetUnderlyingTypeInformation() + ")";
+    }
     return true;
 }
 

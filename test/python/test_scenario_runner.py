@@ -195,6 +195,8 @@ def test_selective_repeat_nics_get_talbs_spraying_profile(tmp_path):
      "unknown entropy policy 'ecmp': valid names are oblivious, reps"),
     (['--lb=ns3::TalbWfbpScheduler'], 'not a ns3::TalbLoadBalancer'),
     (['--lbAttributes=Fallback=bogus'], "Fallback='bogus' is not a valid value"),
+    (['--lbAttributes=FlowSlots=65'],
+     "FlowSlots='65' is not a valid value for ns3::TalbTensorAwareLb (uint32_t 1:64)"),
     (['--lbAttributes=GoBackNFallback=bogus'], "GoBackNFallback='bogus' is not a valid value"),
     # Values each attribute accepts but the balancer cannot use: refused before building it.
     (['--lb=ecmp,talb', '--lbAttributes=Fallback=talb'],

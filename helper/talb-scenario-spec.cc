@@ -104,13 +104,14 @@ TalbScenarioSpec::ParseTraining(const TalbScenarioConfig& c, std::vector<std::st
         {"PlbMarkFraction", c.GetString("plbMarkFraction")},
         {"PlbForceRounds", c.GetString("plbForceRounds")},
     };
-    if (!fabric.rdmaHosts && c.GetBool("plb") &&
-        (fabric.stockRouting || c.GetString("tcp") != "dctcp"))
+    const bool tcpPlb = !fabric.rdmaHosts && c.GetBool("plb");
+    if (tcpPlb && (fabric.stockRouting || c.GetString("tcp") != "dctcp"))
     {
         errors->push_back("plb: on transport tcp PLB reads DCTCP's ECN marks: set tcp=dctcp (and "
                           "stockRouting=false: the switches hash the flow label)");
     }
-    if (c.GetUint("plbForceRounds") < c.GetUint("plbRounds"))
+    // plbForceRounds is TCP's alone: RDMA's PLB repaths at plbRounds whatever it says.
+    if (tcpPlb && c.GetUint("plbForceRounds") < c.GetUint("plbRounds"))
     {
         errors->push_back("plbForceRounds: " + c.GetString("plbForceRounds") +
                           " is below plbRounds " + c.GetString("plbRounds"));

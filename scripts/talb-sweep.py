@@ -54,15 +54,17 @@ class SweepError(Exception):
 Point = collections.namedtuple('Point', 'name params')
 
 
-def value_text(value, where):
-    """The command-line text of a grid value (JSON numbers and booleans as JSON writes them)."""
+def value_text(value, where, allow_empty=False):
+    """The command-line text of a grid value (JSON numbers and booleans as JSON writes them).
+    Only a fixed value may be empty (``"jobs": ""``: a run with no job); an empty axis value is
+    almost always a stray comma."""
     if isinstance(value, str):
         text = value.strip()
     elif isinstance(value, (bool, int, float)):
         text = json.dumps(value)
     else:
         raise SweepError('%s: values must be strings, numbers or booleans, not %r' % (where, value))
-    if not text:
+    if not text and not allow_empty:
         raise SweepError('%s: empty value' % where)
     return text
 
@@ -141,7 +143,7 @@ def _read_json_grid(path, text):
         axes[name] = _axis(name, values, path + ': grid')
     for name, value in grid.get('fixed', {}).items():
         check_name(name, path + ': fixed')
-        fixed[name] = value_text(value, '%s: fixed: %s' % (path, name))
+        fixed[name] = value_text(value, '%s: fixed: %s' % (path, name), allow_empty=True)
     seeds = parse_seeds(grid['seeds'], path + ': seeds') if 'seeds' in grid else None
     return axes, fixed, seeds
 
@@ -163,7 +165,8 @@ def _read_ini_grid(path, text):
             axes[name] = _axis(name, values.split(','), path + ': [grid]')
     if parser.has_section('fixed'):
         for name, value in parser.items('fixed'):
-            fixed[check_name(name, path + ': [fixed]')] = value_text(value, path + ': ' + name)
+            fixed[check_name(name, path + ': [fixed]')] = value_text(value, path + ': ' + name,
+                                                                    allow_empty=True)
     if parser.has_section('sweep'):
         for name, value in parser.items('sweep'):
             if name != 'seeds':

@@ -122,6 +122,20 @@ def test_json_and_ini_grids_are_equivalent_and_options_override_them(tmp_path):
     assert sweep.build_grid(args(param=['lb=ecmp']))[2] == [1]  # default seed
 
 
+def test_an_empty_fixed_value_is_passed_on_so_a_grid_can_ask_for_no_job(tmp_path):
+    (tmp_path / 'g.json').write_text(json.dumps({'grid': {'lb': ['ecmp']},
+                                                 'fixed': {'jobs': '', 'bgLoad': 0.5}}))
+    (tmp_path / 'g.ini').write_text('[grid]\nlb = ecmp\n[fixed]\njobs =\nbgLoad = 0.5\n')
+    for name in ('g.json', 'g.ini'):
+        axes, fixed, seeds = sweep.build_grid(args(grid=str(tmp_path / name)))
+        assert fixed == {'jobs': '', 'bgLoad': '0.5'}
+        point = sweep.expand(axes, fixed, seeds)[0]
+        assert '--jobs=' in sweep.command('/r', point.params, '/o')
+    (tmp_path / 'a.json').write_text('{"grid": {"lb": ["ecmp", ""]}}')
+    with pytest.raises(sweep.SweepError, match='empty value'):
+        sweep.build_grid(args(grid=str(tmp_path / 'a.json')))
+
+
 @pytest.mark.parametrize('kw,error', [
     (dict(param=['out=/x']), "'out' is set by the sweep"),
     (dict(param=['seed=1,2']), 'use --seeds'),

@@ -3,6 +3,8 @@
 #include "ns3/string.h"
 #include "ns3/talb-parse.h"
 
+#include <sstream>
+
 namespace ns3
 {
 
@@ -64,7 +66,47 @@ TalbAttributeList::Check(TypeId tid,
         // Say the range: ns-3's integer checkers write "uint32_t 1:64".
         *error += " (" + info.checker->GetUnderlyingTypeInformation() + ")";
     }
+    if (!ok && type == "ns3::DoubleValue")
+    {
+        *error += DoubleRange(info.checker->GetUnderlyingTypeInformation());
+    }
     return true;
+}
+
+std::string
+TalbAttributeList::DoubleRange(const std::string& information)
+{
+    // ns-3's double checker writes "double MIN:MAX" with std::to_string, so an open end is a
+    // 309-digit number: name the ends a user can act on instead.
+    std::string::size_type space = information.find(' ');
+    std::string::size_type colon = information.rfind(':');
+    double lo;
+    double hi;
+    if (space == std::string::npos || colon == std::string::npos || colon < space ||
+        !TalbParse::ParseDouble(information.substr(space + 1, colon - space - 1), &lo) ||
+        !TalbParse::ParseDouble(information.substr(colon + 1), &hi))
+    {
+        return " (" + information + ")";
+    }
+    const double open = 1e300; // DoubleChecker's defaults are +-max double
+    auto text = [](double x) {
+        std::ostringstream os;
+        os << x;
+        return os.str();
+    };
+    if (lo <= -open && hi >= open)
+    {
+        return " (a real number)";
+    }
+    if (hi >= open)
+    {
+        return " (a real number, at least " + text(lo) + ")";
+    }
+    if (lo <= -open)
+    {
+        return " (a real number, at most " + text(hi) + ")";
+    }
+    return " (a real number from " + text(lo) + " to " + text(hi) + ")";
 }
 
 void

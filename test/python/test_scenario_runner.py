@@ -197,6 +197,10 @@ def test_selective_repeat_nics_get_talbs_spraying_profile(tmp_path):
     (['--lbAttributes=Fallback=bogus'], "Fallback='bogus' is not a valid value"),
     (['--lbAttributes=FlowSlots=65'],
      "FlowSlots='65' is not a valid value for ns3::TalbTensorAwareLb (uint32_t 1:64)"),
+    (['--lb=hermes', '--lbAttributes=EwmaGain=2'],
+     "EwmaGain='2' is not a valid value for ns3::TalbHermesLb (a real number from 0.001 to 1)"),
+    (['--lbAttributes=MoveMargin=-1'],
+     "MoveMargin='-1' is not a valid value for ns3::TalbTensorAwareLb (a real number from 0 to"),
     (['--lbAttributes=GoBackNFallback=bogus'], "GoBackNFallback='bogus' is not a valid value"),
     # Values each attribute accepts but the balancer cannot use: refused before building it.
     (['--lb=ecmp,talb', '--lbAttributes=Fallback=talb'],

@@ -53,6 +53,18 @@ LosslessBound(Ptr<TalbSwitch> sw, Ptr<TalbPfc> pfc)
     return bound;
 }
 
+/**
+ * \return a byte-sized queue limit of \p bytes, or of 4 GiB where \p bytes is more: ns-3
+ * counts a queue's size in 32 bits, and a worst-case lossless bound past that (many ports,
+ * eight lossless classes, large headroom) is bytes no port of a simulation ever holds
+ */
+QueueSize
+PortBytes(uint64_t bytes)
+{
+    return QueueSize(QueueSizeUnit::BYTES,
+                     static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX)));
+}
+
 /// Add an IPv4 interface on \p dev with \p address / \p mask, without any queue disc.
 uint32_t
 AddInterface(Ptr<Node> node, Ptr<NetDevice> dev, Ipv4Address address, Ipv4Mask mask)
@@ -269,8 +281,7 @@ TalbLeafSpineHelper::InstallSwitchPfc(Ptr<TalbSwitch> sw)
         QueueSize size = q->GetMaxSize();
         if (size.GetUnit() == QueueSizeUnit::PACKETS || size.GetValue() < bound)
         {
-            NS_ABORT_MSG_IF(bound > UINT32_MAX, "TalbLeafSpineHelper: PFC buffer bound too large");
-            q->SetMaxSize(QueueSize(QueueSizeUnit::BYTES, static_cast<uint32_t>(bound)));
+            q->SetMaxSize(PortBytes(bound));
         }
     }
 }
@@ -298,11 +309,10 @@ TalbLeafSpineHelper::InstallSwitchBuffer(Ptr<TalbSwitch> sw)
         lossless = LosslessBands(pfc);
         portMax = std::max(portMax, LosslessBound(sw, pfc));
     }
-    NS_ABORT_MSG_IF(portMax > UINT32_MAX, "TalbLeafSpineHelper: SharedBuffer too large");
     for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
     {
         Ptr<TalbPriorityQueue> q = DynamicCast<TalbPriorityQueue>(sw->GetPort(port).queue);
-        q->SetMaxSize(QueueSize(QueueSizeUnit::BYTES, static_cast<uint32_t>(portMax)));
+        q->SetMaxSize(PortBytes(portMax));
         q->SetSharedBuffer(buffer, lossless);
     }
 }

@@ -54,3 +54,12 @@ def test_bad_buffers_are_refused(tmp_path):
         r = subprocess.run([RUNNER, *args, '--out=%s' % tmp_path], capture_output=True,
                            text=True, timeout=60)
         assert r.returncode == 2 and message in r.stderr, r.stderr
+
+
+def test_a_lossless_bound_past_4_gib_caps_the_port_instead_of_aborting(tmp_path):
+    # 100 MB of headroom per (port, lossless priority) over eight priorities: the worst case a
+    # port must hold without a lossless drop passes a 32-bit queue size on every switch.
+    for buffers in ([], ['--sharedBuffer=16MB']):
+        result, _ = run(tmp_path, 'headroom%d' % len(buffers), '--transport=rdma',
+                        '--ns3::TalbPfc::Headroom=100MB', *buffers)
+        assert result['complete'] and result['pfc']['headroom_drops'] == 0

@@ -110,6 +110,15 @@ TalbFabricSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* err
     dwrr = c.GetString("portScheduling") == "dwrr";
     trainingWeight = c.GetUint("trainingWeight");
     bestEffortWeight = c.GetUint("bestEffortWeight");
+    dwrrBands = c.GetString("bandScheduling") == "dwrr";
+    strictBands = c.GetUint("strictBands");
+    bandWeights = c.GetString("bandWeights");
+    std::array<uint32_t, TALB_NUM_PRIORITIES> weights;
+    std::string weightError = TalbPriorityQueue::ParseBandWeights(bandWeights, &weights);
+    if (!weightError.empty())
+    {
+        errors->push_back("bandWeights: " + weightError);
+    }
     ecnThreshold = c.GetString("ecnThreshold");
     std::string beBuffer = c.GetString("bestEffortBuffer");
     if (!beBuffer.empty())
@@ -188,6 +197,11 @@ TalbFabricSpec::ConfigureDefaults() const
                        EnumValue(dwrr ? TalbPriorityQueue::DWRR : TalbPriorityQueue::STRICT));
     Config::SetDefault("ns3::TalbPriorityQueue::TrainingWeight", UintegerValue(trainingWeight));
     Config::SetDefault("ns3::TalbPriorityQueue::BestEffortWeight", UintegerValue(bestEffortWeight));
+    Config::SetDefault(
+        "ns3::TalbPriorityQueue::BandScheduling",
+        EnumValue(dwrrBands ? TalbPriorityQueue::DWRR_BANDS : TalbPriorityQueue::STRICT_BANDS));
+    Config::SetDefault("ns3::TalbPriorityQueue::StrictBands", UintegerValue(strictBands));
+    Config::SetDefault("ns3::TalbPriorityQueue::BandWeights", StringValue(bandWeights));
     Config::SetDefault("ns3::TalbSharedBuffer::Alpha", DoubleValue(bufferAlpha));
     Config::SetDefault("ns3::TalbSharedBuffer::PfcAlpha", DoubleValue(pfcAlpha));
 }

@@ -39,9 +39,12 @@ struct TalbFabricSpec
     double pfcAlpha{0.125};         //!< TalbSharedBuffer PfcAlpha
     std::string hostQueueSize;
     uint32_t untaggedBand{0};
-    bool dwrr{true};              //!< port queues: DWRR classes (false: strict bands)
-    uint32_t trainingWeight{1};   //!< DWRR weight of the training class
-    uint32_t bestEffortWeight{1}; //!< DWRR weight of the best-effort class
+    bool dwrr{true};                            //!< port queues: DWRR classes (false: strict bands)
+    uint32_t trainingWeight{1};                 //!< DWRR weight of the training class
+    uint32_t bestEffortWeight{1};               //!< DWRR weight of the best-effort class
+    bool dwrrBands{false};                      //!< tensor bands by DWRR (false: strict)
+    uint32_t strictBands{1};                    //!< dwrrBands: bands served strictly first
+    std::string bandWeights{"1,1,1,1,1,1,1,1"}; //!< dwrrBands: DWRR weight per band
     uint32_t bestEffortBuffer{0}; //!< bytes best effort may hold per switch port (0: all)
     std::string ecnThreshold;     //!< empty: the helper's default
     std::vector<TalbLeafSpineHelper::LinkRate> linkRates;

@@ -187,6 +187,25 @@ DeclarePorts(TalbScenarioConfig& c)
               "1",
               "dwrr: weight of the best-effort class (untagged background traffic)",
               C::Between(1, 1000));
+    c.Declare("bandScheduling",
+              C::CHOICE,
+              "strict",
+              "between tensor bands (inside the training class under portScheduling=dwrr): "
+              "strict = the most urgent non-empty band first (a busy band can starve the "
+              "others); dwrr = bands below strictBands first, the others share the link by DWRR "
+              "with bandWeights (doc/talb-switch.rst, 'Band scheduling')",
+              "strict,dwrr");
+    c.Declare("strictBands",
+              C::UINT,
+              "1",
+              "bandScheduling=dwrr: bands 0..strictBands-1 are served strictly first (band 0 "
+              "carries ACKs and CNPs)",
+              C::Between(0, TALB_NUM_PRIORITIES));
+    c.Declare("bandWeights",
+              C::STRING,
+              "1,1,1,1,1,1,1,1",
+              "bandScheduling=dwrr: DWRR weight of each band 0..7, 1..1000 each (a strict band's "
+              "is unused)");
     c.Declare("untaggedBand",
               C::UINT,
               "0",

@@ -524,6 +524,98 @@ class TalbPriorityQueueOvertakeTestCase : public talbtest::SimulationTestCase
 };
 
 /// The talb-priority-queue suite.
+/// BandScheduling Dwrr: the strict bands go first whenever they hold packets; the other bands
+/// share by DWRR with BandWeights (byte shares under saturation, mixed sizes), each backlogged
+/// band is served (none starves), and the best-effort class still takes its DWRR turns.
+class TalbPriorityQueueDwrrBandsTestCase : public TestCase
+{
+  public:
+    TalbPriorityQueueDwrrBandsTestCase()
+        : TestCase("TalbPriorityQueueDwrrBands: strict bands first, the others by their weights")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+        q->SetMaxSize(QueueSize("100000p"));
+        q->SetAttribute("BandScheduling", EnumValue(TalbPriorityQueue::DWRR_BANDS));
+        q->SetAttribute("StrictBands", UintegerValue(2));
+        q->SetAttribute("BandWeights", StringValue("9,9,1,1,3,1,1,4"));
+        StringValue weights;
+        q->GetAttribute("BandWeights", weights);
+        NS_TEST_ASSERT_MSG_EQ(weights.Get(), "9,9,1,1,3,1,1,4", "weights read back");
+        const uint32_t sizes[] = {8948, 1448, 300, 4000};
+        for (uint32_t k = 0; k < 3000; ++k)
+        {
+            q->Enqueue(TensorFrame(sizes[k % 4], 2, k));
+            q->Enqueue(TensorFrame(sizes[(k + 1) % 4], 4, k));
+            q->Enqueue(TensorFrame(sizes[(k + 2) % 4], 7, k));
+        }
+        for (uint32_t k = 0; k < 20; ++k)
+        {
+            q->Enqueue(TensorFrame(1448, k % 2, k)); // strict bands 0 and 1
+        }
+        for (uint32_t k = 0; k < 20; ++k)
+        {
+            Ptr<Packet> p = q->Dequeue();
+            NS_TEST_ASSERT_MSG_LT(PrioOf(p), 2, "a strict band leaves first");
+        }
+        std::array<uint64_t, TALB_NUM_PRIORITIES> bytes{};
+        for (uint32_t k = 0; k < 4000; ++k)
+        {
+            Ptr<const Packet> peeked = q->Peek();
+            Ptr<Packet> p = q->Dequeue();
+            NS_TEST_ASSERT_MSG_EQ(peeked, Ptr<const Packet>(p), "Peek shows the next packet");
+            bytes[PrioOf(p)] += p->GetSize();
+            if (k == 100)
+            {
+                q->Enqueue(TensorFrame(1448, 1, 0)); // a strict band jumps the DWRR turns
+                Ptr<Packet> urgent = q->Dequeue();
+                NS_TEST_ASSERT_MSG_EQ(PrioOf(urgent), 1, "strict band 1 at once");
+            }
+        }
+        double total = double(bytes[2] + bytes[4] + bytes[7]);
+        NS_TEST_ASSERT_MSG_EQ_TOL(bytes[2] / total, 1.0 / 8, 0.02, "band 2: weight 1 of 8");
+        NS_TEST_ASSERT_MSG_EQ_TOL(bytes[4] / total, 3.0 / 8, 0.02, "band 4: weight 3 of 8");
+        NS_TEST_ASSERT_MSG_EQ_TOL(bytes[7] / total, 4.0 / 8, 0.02, "band 7: weight 4 of 8");
+
+        // Under the default (Strict) band 7 gets nothing while band 2 has packets.
+        Ptr<TalbPriorityQueue> strict = CreateObject<TalbPriorityQueue>();
+        strict->SetMaxSize(QueueSize("1000p"));
+        for (uint32_t k = 0; k < 100; ++k)
+        {
+            strict->Enqueue(TensorFrame(1448, 7, k));
+            strict->Enqueue(TensorFrame(1448, 2, k));
+        }
+        for (uint32_t k = 0; k < 100; ++k)
+        {
+            NS_TEST_ASSERT_MSG_EQ(PrioOf(strict->Dequeue()), 2, "strict: band 2 until empty");
+        }
+
+        // With the best-effort class beside it the training class keeps its DWRR share.
+        Ptr<TalbPriorityQueue> both = CreateObject<TalbPriorityQueue>();
+        both->SetMaxSize(QueueSize("100000p"));
+        both->SetAttribute("BandScheduling", EnumValue(TalbPriorityQueue::DWRR_BANDS));
+        for (uint32_t k = 0; k < 2000; ++k)
+        {
+            both->Enqueue(TensorFrame(1448, 3, k));
+            both->Enqueue(TensorFrame(1448, 6, k));
+            both->Enqueue(Frame(1448, 0));
+        }
+        std::array<uint32_t, 3> packets{}; // band 3, band 6, best effort
+        for (uint32_t k = 0; k < 3000; ++k)
+        {
+            int prio = PrioOf(both->Dequeue());
+            ++packets[prio == 3 ? 0 : prio == 6 ? 1 : 2];
+        }
+        NS_TEST_ASSERT_MSG_EQ_TOL(double(packets[2]), 1500.0, 10.0, "best effort: half");
+        NS_TEST_ASSERT_MSG_EQ_TOL(double(packets[0]), 750.0, 10.0, "band 3: a quarter");
+        NS_TEST_ASSERT_MSG_EQ_TOL(double(packets[1]), 750.0, 10.0, "band 6: a quarter");
+    }
+};
+
 class TalbPriorityQueueTestSuite : public TestSuite
 {
   public:
@@ -540,6 +632,7 @@ class TalbPriorityQueueTestSuite : public TestSuite
         AddTestCase(new TalbPriorityQueueDwrrSharesTestCase(1, 4), TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueDwrrStrictBandsTestCase, TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueDwrrIdleTestCase, TestCase::QUICK);
+        AddTestCase(new TalbPriorityQueueDwrrBandsTestCase, TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueStrictUntaggedTestCase, TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueClassCountersTestCase(true), TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueClassCountersTestCase(false), TestCase::QUICK);

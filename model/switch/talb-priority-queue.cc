@@ -8,7 +8,9 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/ppp-header.h"
+#include "ns3/string.h"
 #include "ns3/talb-flow-label-tag.h"
+#include "ns3/talb-parse.h"
 #include "ns3/talb-tag.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
@@ -105,6 +107,31 @@ TalbPriorityQueue::AddSchedulingAttributes(TypeId tid)
                       UintegerValue(9218),
                       MakeUintegerAccessor(&TalbPriorityQueue::m_quantum),
                       MakeUintegerChecker<uint32_t>(64, 1 << 24))
+        .AddAttribute("BandScheduling",
+                      "Between tensor bands (the training class under Dwrr, every band under "
+                      "Strict): Strict = the lowest non-empty band first (a busy band can "
+                      "starve the ones behind it); Dwrr = bands below StrictBands first, the "
+                      "others share the link by DWRR with BandWeights, as switches configure "
+                      "traffic classes",
+                      EnumValue(TalbPriorityQueue::STRICT_BANDS),
+                      MakeEnumAccessor(&TalbPriorityQueue::m_bandScheduling),
+                      MakeEnumChecker(TalbPriorityQueue::STRICT_BANDS,
+                                      "Strict",
+                                      TalbPriorityQueue::DWRR_BANDS,
+                                      "Dwrr"))
+        .AddAttribute("StrictBands",
+                      "BandScheduling Dwrr: bands 0..StrictBands-1 are served strictly first "
+                      "(band 0 holds ACKs and CNPs: ControlBand)",
+                      UintegerValue(1),
+                      MakeUintegerAccessor(&TalbPriorityQueue::m_strictBands),
+                      MakeUintegerChecker<uint8_t>(0, TALB_NUM_PRIORITIES))
+        .AddAttribute("BandWeights",
+                      "BandScheduling Dwrr: DWRR weight of each band 0..7 (1..1000, "
+                      "comma-separated; a strict band's is unused)",
+                      StringValue("1,1,1,1,1,1,1,1"),
+                      MakeStringAccessor(&TalbPriorityQueue::SetBandWeights,
+                                         &TalbPriorityQueue::GetBandWeights),
+                      MakeStringChecker())
         .AddAttribute("ControlBand",
                       "Band of TCP segments without payload (ACK, SYN, FIN) and RoCEv2 "
                       "ACK/NAK/CNP packets, without a TaLB DSCP",
@@ -178,6 +205,10 @@ TalbPriorityQueue::TalbPriorityQueue()
       m_trainingPackets(0),
       m_servingBestEffort(false),
       m_deficit{0, 0},
+      m_bandScheduling(STRICT_BANDS),
+      m_strictBands(1),
+      m_bandDeficit{},
+      m_bandTurn(0),
       m_nMarked(0),
       m_bestEffortMaxBytes(0),
       m_classBytes{},
@@ -186,6 +217,7 @@ TalbPriorityQueue::TalbPriorityQueue()
       m_flowsReady(false)
 {
     NS_LOG_FUNCTION(this);
+    m_bandWeight.fill(1);
 }
 
 TalbPriorityQueue::~TalbPriorityQueue()
@@ -558,10 +590,108 @@ TalbPriorityQueue::FirstBand(uint8_t pausedMask) const
     return NONE;
 }
 
+std::string
+TalbPriorityQueue::ParseBandWeights(const std::string& text,
+                                    std::array<uint32_t, TALB_NUM_PRIORITIES>* weights)
+{
+    std::vector<std::string> items = TalbParse::Split(text, ',');
+    if (items.size() != TALB_NUM_PRIORITIES)
+    {
+        return "'" + text + "' has " + std::to_string(items.size()) +
+               " weights, not one per band (" + std::to_string(TALB_NUM_PRIORITIES) + ")";
+    }
+    for (uint32_t b = 0; b < TALB_NUM_PRIORITIES; ++b)
+    {
+        uint64_t w;
+        if (!TalbParse::ParseUint(items[b], &w) || w < 1 || w > 1000)
+        {
+            return "'" + text + "': band " + std::to_string(b) + "'s weight '" + items[b] +
+                   "' is not a whole number from 1 to 1000";
+        }
+        (*weights)[b] = static_cast<uint32_t>(w);
+    }
+    return "";
+}
+
+void
+TalbPriorityQueue::SetBandWeights(std::string text)
+{
+    std::string error = ParseBandWeights(text, &m_bandWeight);
+    NS_ABORT_MSG_UNLESS(error.empty(), "TalbPriorityQueue::BandWeights: " << error);
+}
+
+std::string
+TalbPriorityQueue::GetBandWeights() const
+{
+    std::string text;
+    for (uint32_t w : m_bandWeight)
+    {
+        text += (text.empty() ? "" : ",") + std::to_string(w);
+    }
+    return text;
+}
+
+uint8_t
+TalbPriorityQueue::TensorBand(uint8_t pausedMask) const
+{
+    if (m_bandScheduling == STRICT_BANDS)
+    {
+        return FirstBand(pausedMask);
+    }
+    auto ready = [this, pausedMask](uint8_t b) {
+        return m_bandPackets[b] > 0 && !(pausedMask & (1u << b));
+    };
+    for (uint8_t b = 0; b < m_strictBands; ++b)
+    {
+        if (ready(b))
+        {
+            return b;
+        }
+    }
+    // DRR over the other bands: the band served last keeps its turn while its deficit covers
+    // its head packet; otherwise the next ready band in cyclic order gets one (and a quantum,
+    // ChargeBand). At most eight bands: the scan is bounded.
+    uint8_t nDwrr = TALB_NUM_PRIORITIES - m_strictBands;
+    if (nDwrr == 0)
+    {
+        return NONE;
+    }
+    uint8_t turn = m_bandTurn >= m_strictBands ? m_bandTurn : m_strictBands;
+    if (ready(turn) && m_bandDeficit[turn] >= int64_t((*Front(turn))->GetSize()))
+    {
+        return turn;
+    }
+    for (uint8_t i = 1; i <= nDwrr; ++i)
+    {
+        uint8_t b = m_strictBands + (turn - m_strictBands + i) % nDwrr;
+        if (ready(b))
+        {
+            return b;
+        }
+    }
+    return NONE;
+}
+
+void
+TalbPriorityQueue::ChargeBand(uint8_t band, uint32_t bytes)
+{
+    int64_t quantum = int64_t(m_quantum) * m_bandWeight[band];
+    if (band != m_bandTurn)
+    {
+        m_bandTurn = band; // a new visit: one quantum
+        m_bandDeficit[band] += quantum;
+    }
+    while (m_bandDeficit[band] < int64_t(bytes))
+    {
+        m_bandDeficit[band] += quantum; // the band is alone: rounds of its own
+    }
+    m_bandDeficit[band] -= bytes;
+}
+
 uint8_t
 TalbPriorityQueue::Pick(uint8_t pausedMask) const
 {
-    uint8_t training = FirstBand(pausedMask);
+    uint8_t training = TensorBand(pausedMask);
     bool bestEffort = m_bandPackets[BEST_EFFORT] > 0 && !(pausedMask & (1u << m_untaggedBand));
     if (!bestEffort)
     {
@@ -608,6 +738,10 @@ TalbPriorityQueue::TakeHead(uint8_t slot, bool remove)
         }
         m_deficit[bestEffort] -= (*pos)->GetSize();
     }
+    if (m_bandScheduling == DWRR_BANDS && slot < TALB_NUM_PRIORITIES && slot >= m_strictBands)
+    {
+        ChargeBand(slot, (*pos)->GetSize());
+    }
     uint8_t cls = ClassOf(*pos, slot);
     Ptr<Packet> item = remove ? DoRemove(pos) : DoDequeue(pos);
     NS_ASSERT(m_bandPackets[slot] > 0 && m_bandBytes[slot] >= item->GetSize());
@@ -641,6 +775,10 @@ TalbPriorityQueue::TakeHead(uint8_t slot, bool remove)
     if (slot != BEST_EFFORT)
     {
         --m_trainingPackets;
+    }
+    if (slot < TALB_NUM_PRIORITIES && m_bandPackets[slot] == 0)
+    {
+        m_bandDeficit[slot] = 0; // an emptied band forfeits its deficit too
     }
     // An emptied class forfeits its deficit (DRR): idle time earns no credit.
     if (slot == BEST_EFFORT ? m_bandPackets[slot] == 0 : m_trainingPackets == 0)

@@ -166,6 +166,22 @@ class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
         DWRR    //!< training class (strict bands) and best-effort class, by DWRR
     };
 
+    /// How the tensor bands (the training class, or all bands under Strict) share the link.
+    enum BandScheduling
+    {
+        STRICT_BANDS, //!< the lowest non-empty band first
+        DWRR_BANDS    //!< bands below StrictBands first, the others by DWRR with BandWeights
+    };
+
+    /**
+     * Reads a BandWeights text: one weight per band, 1..1000, comma-separated.
+     * \param text e.g. "1,1,2,2,4,4,8,8"
+     * \param weights receives the weights
+     * \return empty, or what is wrong with \p text
+     */
+    static std::string ParseBandWeights(const std::string& text,
+                                        std::array<uint32_t, TALB_NUM_PRIORITIES>* weights);
+
     /**
      * Share \p buffer with the switch's other queues: every packet queued here is charged to it
      * while it waits, and one of a band not in \p losslessBands must pass its dynamic threshold
@@ -260,8 +276,15 @@ class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
     void MarkCe(Ptr<Packet> item, const Parsed& parsed);
     /// \return the lowest non-empty band not in \p pausedMask, or NONE
     uint8_t FirstBand(uint8_t pausedMask) const;
+    /// \return the band of the training class (every band under Strict) the next dequeue serves
+    /// with \p pausedMask under BandScheduling, or NONE; changes nothing
+    uint8_t TensorBand(uint8_t pausedMask) const;
     /// \return the slot the next dequeue serves with \p pausedMask, or NONE; changes nothing
     uint8_t Pick(uint8_t pausedMask) const;
+    /// Charge \p bytes of band \p band to its DWRR deficit (DWRR_BANDS, non-strict bands).
+    void ChargeBand(uint8_t band, uint32_t bytes);
+    void SetBandWeights(std::string text);
+    std::string GetBandWeights() const;
     /// \return the packet slot \p slot sends next: its first, or (FlowQueueing) its round's
     Iterator Front(uint8_t slot) const;
     /// Remove the head of slot \p slot (dequeued, or removed when \p remove), charging DWRR.
@@ -287,9 +310,14 @@ class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
     std::array<Iterator, NUM_SLOTS> m_head; //!< first packet of each non-empty slot
     std::array<uint32_t, NUM_SLOTS> m_bandPackets;
     std::array<uint32_t, NUM_SLOTS> m_bandBytes;
-    uint32_t m_trainingPackets; //!< packets in bands 0..7
-    bool m_servingBestEffort;   //!< DWRR: the class whose turn it is
-    int64_t m_deficit[2];       //!< DWRR deficit in bytes: [0] training, [1] best effort
+    uint32_t m_trainingPackets;      //!< packets in bands 0..7
+    bool m_servingBestEffort;        //!< DWRR: the class whose turn it is
+    int64_t m_deficit[2];            //!< DWRR deficit in bytes: [0] training, [1] best effort
+    BandScheduling m_bandScheduling; //!< BandScheduling attribute
+    uint8_t m_strictBands;           //!< StrictBands attribute
+    std::array<uint32_t, TALB_NUM_PRIORITIES> m_bandWeight; //!< BandWeights attribute
+    std::array<int64_t, TALB_NUM_PRIORITIES> m_bandDeficit; //!< DWRR_BANDS deficits (bytes)
+    uint8_t m_bandTurn;                                     //!< DWRR_BANDS: band served last
     uint64_t m_nMarked;
     uint32_t m_bestEffortMaxBytes;                    //!< BestEffortMaxBytes attribute
     Ptr<TalbSharedBuffer> m_shared;                   //!< the switch's, or null

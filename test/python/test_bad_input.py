@@ -44,6 +44,9 @@ SCENARIO = {
     'pfcAlpha': '2000',
     'untaggedBand': '8',
     'portScheduling': 'fifo',
+    'bandScheduling': 'wrr',
+    'strictBands': '9',
+    'bandWeights': '1,1,1,1,1,1,1,0',
     'trainingWeight': '0',
     'bestEffortWeight': '-1',
     'bestEffortBuffer': '100p',
@@ -103,7 +106,8 @@ SCENARIO = {
 FABRIC = ['leaves', 'spines', 'hostsPerLeaf', 'hostRate', 'fabricRate', 'oversubscription',
           'linkDelay', 'mtu', 'topologyFile', 'gpusPerServer', 'railOptimized', 'nvlinkRate',
           'nvlinkLatency', 'queueSize', 'sharedBuffer', 'bufferAlpha', 'pfcAlpha',
-          'hostQueueSize', 'portScheduling', 'trainingWeight',
+          'hostQueueSize', 'portScheduling', 'bandScheduling', 'strictBands', 'bandWeights',
+          'trainingWeight',
           'bestEffortWeight', 'untaggedBand', 'bestEffortBuffer', 'ecnThreshold', 'linkRates',
           'failLink', 'flapLink', 'stockRouting']
 BALANCERS = ['lb', 'lbAttributes', 'lbProfile', 'lbRulesOff']

@@ -533,3 +533,16 @@ def test_talb_training_folders_are_reportable(tmp_path):
                             capture_output=True, text=True, timeout=300)
     assert report.returncode == 0, report.stderr
     assert '2 runs under' in report.stdout and 'schemes: ecmp, talb' in report.stdout
+
+
+def test_band_scheduling_reaches_every_switch_queue(tmp_path):
+    """--bandScheduling=dwrr changes what the bands send (strict, the default, does not), and
+    run.json records the choice."""
+    outs = run_variants(tmp_path, [('default', []), ('strict', ['--bandScheduling=strict']),
+                                   ('dwrr', ['--bandScheduling=dwrr', '--strictBands=1',
+                                             '--bandWeights=1,1,1,1,1,1,1,8'])])
+    assert same_flows(outs['default'], outs['strict'])
+    assert not same_flows(outs['default'], outs['dwrr'])
+    params = json.loads((outs['dwrr'] / 'run.json').read_text())['parameters']
+    assert (params['bandScheduling'], params['strictBands'], params['bandWeights']) == \
+        ('dwrr', 1, '1,1,1,1,1,1,1,8')

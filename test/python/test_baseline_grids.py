@@ -19,7 +19,7 @@ sweep = load_script(SWEEP, 'talb_sweep')
 def test_every_check_of_the_doc_has_its_grid():
     doc = open(os.path.join(ROOT, 'doc', 'talb-baselines.rst')).read()
     names = {os.path.basename(p) for p in GRIDS}
-    assert names == set(re.findall(r'scenarios/baselines/([\w-]+\.json)', doc))
+    assert names == set(re.findall(r'scenarios/baselines/([\w-]+\.json)', doc)) - {'NAME.json'}
 
 
 @pytest.mark.parametrize('path', GRIDS, ids=os.path.basename)

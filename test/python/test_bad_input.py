@@ -124,7 +124,7 @@ def shared(names, own):
 # talb-sim-bench forwards the parameters that define neither the fabric, the job nor the variant.
 SIM_BENCH = shared(
     ['config', 'linkDelay', 'mtu', 'queueSize', 'hostQueueSize', 'portScheduling',
-     'trainingWeight', 'bestEffortWeight', 'untaggedBand', 'bestEffortBuffer', 'ecnThreshold',
+     'bandScheduling', 'strictBands', 'bandWeights', 'trainingWeight', 'bestEffortWeight', 'untaggedBand', 'bestEffortBuffer', 'ecnThreshold',
      'lbAttributes', 'lbProfile', 'lbRulesOff'] + HOSTS +
     ['rdmaQueuePairs', 'rdmaTrafficClass', 'bgLoad', 'bgCdf', 'seed', 'out', 'eventScheduler'],
     {

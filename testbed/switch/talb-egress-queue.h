@@ -6,11 +6,10 @@
  * Marking follows the simulator's TalbPriorityQueue: an ECN-capable packet is marked CE when
  * the port's occupancy at its arrival is at least the threshold. Band 0 is served first.
  *
- * Scheduling lives in one place, NextBand(): strict priority over the eight bands today. A
- * training / best-effort split (tensor bands and untagged traffic as two classes served by
- * DWRR, as the simulator's port queue may grow) replaces NextBand() with a choice of class by
- * deficit round robin followed by strict priority inside the training class; Enqueue() and
- * Dequeue() stay as they are.
+ * Scheduling lives in one place, NextBand(): strict priority over the eight bands (the
+ * default), or the simulator's BandScheduling=Dwrr: bands below strictBands first, the others
+ * by deficit round robin with their weights (a visit adds weight x quantum bytes; a band that
+ * empties forfeits its deficit). Dequeue() charges the band it served.
  */
 #ifndef TALB_EGRESS_QUEUE_H
 #define TALB_EGRESS_QUEUE_H
@@ -29,6 +28,10 @@ struct EgressConfig
     uint64_t ecnThresholdBytes = 97500; ///< occupancy from which ECT packets are marked CE
     bool ecn = true;                    ///< mark at all
     uint32_t bandPackets = 1024;        ///< packets per band, a power of two
+    bool dwrrBands = false;             ///< bands from strictBands on share by DWRR
+    uint8_t strictBands = 1;            ///< dwrrBands: bands served strictly first, 0..8
+    uint32_t bandWeights[TALB_NUM_PRIORITIES] = {1, 1, 1, 1, 1, 1, 1, 1}; ///< 1..1000
+    uint32_t quantumBytes = 9218; ///< DWRR bytes per unit of weight (the largest frame)
 };
 
 /// What Enqueue() did with a packet.
@@ -123,16 +126,28 @@ class EgressQueue
         uint64_t bytes{0};
     };
 
-    /// The scheduler: the band to serve next (the lowest non-empty one); the queue is not empty.
+    /// The scheduler: the band to serve next; the queue is not empty. Changes nothing.
     uint8_t NextBand() const
     {
-        return static_cast<uint8_t>(__builtin_ctz(m_nonEmpty));
+        uint32_t strict = m_config.dwrrBands ? (1u << m_config.strictBands) - 1 : 0xFFu;
+        if (m_nonEmpty & strict)
+        {
+            return static_cast<uint8_t>(__builtin_ctz(m_nonEmpty & strict));
+        }
+        return NextDwrrBand();
     }
+
+    /// DRR over the bands from strictBands on (one of them holds packets).
+    uint8_t NextDwrrBand() const;
+    /// Charges \p bytes sent from DWRR band \p band to its deficit.
+    void Charge(uint8_t band, uint32_t bytes);
 
     EgressConfig m_config;
     Band m_bands[TALB_NUM_PRIORITIES];
     uint32_t m_mask{0};
-    uint32_t m_nonEmpty{0}; ///< bit b set: band b holds packets
+    uint32_t m_nonEmpty{0};                   ///< bit b set: band b holds packets
+    int64_t m_deficit[TALB_NUM_PRIORITIES]{}; ///< dwrrBands: bytes each band may still send
+    uint8_t m_turn{0};                        ///< dwrrBands: the band served last
     uint64_t m_bytes{0};
     uint32_t m_packets{0};
     EgressCounters m_counters;

@@ -137,6 +137,42 @@ ValueOptions(SwitchOptions* o, std::string* error)
              1ull << 32,
              [pipe](uint64_t v) { pipe->egress.bufferBytes = v; },
              error)},
+        {"--band-scheduling",
+         [pipe, error](const std::string& name, const std::string& value) {
+             if (value != "strict" && value != "dwrr")
+             {
+                 *error = name + ": '" + value + "' is not strict or dwrr";
+                 return false;
+             }
+             pipe->egress.dwrrBands = value == "dwrr";
+             return true;
+         }},
+        {"--strict-bands",
+         Number(
+             0,
+             TALB_NUM_PRIORITIES,
+             [pipe](uint64_t v) { pipe->egress.strictBands = uint8_t(v); },
+             error)},
+        {"--band-weights",
+         [pipe, error](const std::string& name, const std::string& value) {
+             std::vector<std::string> items = Split(value, ',');
+             uint64_t w[TALB_NUM_PRIORITIES];
+             bool ok = items.size() == TALB_NUM_PRIORITIES;
+             for (size_t b = 0; ok && b < items.size(); ++b)
+             {
+                 ok = ParseUnsigned(items[b], 1, 1000, &w[b]);
+             }
+             if (!ok)
+             {
+                 *error = name + ": '" + value + "' is not eight weights 1..1000, one per band";
+                 return false;
+             }
+             for (size_t b = 0; b < TALB_NUM_PRIORITIES; ++b)
+             {
+                 pipe->egress.bandWeights[b] = uint32_t(w[b]);
+             }
+             return true;
+         }},
         {"--burst-us",
          Number(
              1,
@@ -256,6 +292,13 @@ SwitchUsage(const std::string& prog)
        << "  --no-ecn                 never mark\n"
        << "  --buffer=B               egress buffer in bytes for ports without buffer=\n"
        << "                           (default " << d.pipeline.egress.bufferBytes << ")\n"
+       << "  --band-scheduling=S      between the eight bands: strict (the most urgent\n"
+       << "                           first, the default) or dwrr (the bands from\n"
+       << "                           --strict-bands on share by DWRR, as the simulator's\n"
+       << "                           BandScheduling=Dwrr)\n"
+       << "  --strict-bands=N         dwrr: bands 0..N-1 served strictly first, 0..8\n"
+       << "                           (default " << unsigned(d.pipeline.egress.strictBands) << ")\n"
+       << "  --band-weights=W0,..,W7  dwrr: each band's weight, 1..1000 (default all 1)\n"
        << "  --line-rate=R            DRE capacity of unshaped ports (default "
        << FormatRate(d.pipeline.lineRateBps) << ")\n"
        << "  --burst-us=N             a shaped port's bucket depth in microseconds of its rate\n"

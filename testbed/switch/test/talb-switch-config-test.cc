@@ -192,6 +192,9 @@ TEST(TalbSwitchOptions, DefaultsAndEveryOption)
                        "--ecn-threshold=30000",
                        "--no-ecn",
                        "--buffer=65536",
+                       "--band-scheduling=dwrr",
+                       "--strict-bands=2",
+                       "--band-weights=1,1,2,2,4,4,8,8",
                        "--line-rate=1Gbps",
                        "--burst-us=200",
                        "--mtu=9000",
@@ -218,6 +221,11 @@ TEST(TalbSwitchOptions, DefaultsAndEveryOption)
     EXPECT_EQ(p.pipeline.egress.ecnThresholdBytes, 30000u);
     EXPECT_FALSE(p.pipeline.egress.ecn);
     EXPECT_EQ(p.pipeline.egress.bufferBytes, 65536u);
+    EXPECT_FALSE(o.pipeline.egress.dwrrBands);
+    EXPECT_TRUE(p.pipeline.egress.dwrrBands);
+    EXPECT_EQ(p.pipeline.egress.strictBands, 2u);
+    EXPECT_EQ(p.pipeline.egress.bandWeights[7], 8u);
+    EXPECT_EQ(p.pipeline.egress.bandWeights[0], 1u);
     EXPECT_EQ(p.pipeline.lineRateBps, 1000000000u);
     EXPECT_EQ(p.pipeline.shaperBurstUs, 200u);
     EXPECT_EQ(p.mtu, 9000u);
@@ -255,6 +263,14 @@ TEST(TalbSwitchOptions, ErrorsNameTheArgument)
     EXPECT_EQ(OptionError({"--config=x", "--line-rate=fast"}),
               "--line-rate: 'fast' is not a rate such as 10Gbps");
     EXPECT_EQ(OptionError({"--config=x", "--mtu"}), "--mtu: needs a value (--mtu=...)");
+    EXPECT_EQ(OptionError({"--config=x", "--band-scheduling=wrr"}),
+              "--band-scheduling: 'wrr' is not strict or dwrr");
+    EXPECT_EQ(OptionError({"--config=x", "--strict-bands=9"}),
+              "--strict-bands: '9' is not a number in 0..8");
+    EXPECT_EQ(OptionError({"--config=x", "--band-weights=1,1,1"}),
+              "--band-weights: '1,1,1' is not eight weights 1..1000, one per band");
+    EXPECT_EQ(OptionError({"--config=x", "--band-weights=1,1,1,1,1,1,1,0"}),
+              "--band-weights: '1,1,1,1,1,1,1,0' is not eight weights 1..1000, one per band");
 }
 
 TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)

@@ -4,6 +4,7 @@
 #include "talb-route-table.h"
 #include "talb-token-bucket.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <random>
 #include <set>
@@ -143,6 +144,83 @@ TEST(TalbEgressQueue, EcnMarksCapablePacketsFromTheThresholdOn)
     for (int i = 0; i < 5; ++i)
     {
         EXPECT_EQ(off.Enqueue(Item(i), 1500, 4, true), EnqueueResult::kQueued);
+    }
+}
+
+TEST(TalbEgressQueue, DwrrBandsShareByWeightAfterTheStrictBands)
+{
+    EgressConfig c;
+    c.bufferBytes = 1u << 30;
+    c.bandPackets = 1u << 14;
+    c.dwrrBands = true;
+    c.strictBands = 2;
+    const uint32_t weights[TALB_NUM_PRIORITIES] = {9, 9, 1, 1, 3, 1, 1, 4};
+    std::copy(weights, weights + TALB_NUM_PRIORITIES, c.bandWeights);
+    EgressQueue q;
+    ASSERT_TRUE(q.Init(c));
+    const uint32_t sizes[] = {8948, 1448, 300, 4000};
+    for (uint32_t k = 0; k < 3000; ++k)
+    {
+        q.Enqueue(Item(1), sizes[k % 4], 2, false);
+        q.Enqueue(Item(2), sizes[(k + 1) % 4], 4, false);
+        q.Enqueue(Item(3), sizes[(k + 2) % 4], 7, false);
+    }
+    q.Enqueue(Item(10), 1448, 1, false);
+    q.Enqueue(Item(11), 1448, 0, false);
+    uint32_t bytes;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(q.Dequeue(&bytes)), 11u); // strict bands first
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(q.Dequeue(&bytes)), 10u);
+    uint64_t sent[4] = {0, 0, 0, 0};
+    for (int k = 0; k < 4000; ++k)
+    {
+        uint32_t head = q.HeadBytes();
+        void* it = q.Dequeue(&bytes);
+        ASSERT_EQ(head, bytes) << "HeadBytes() shows what Dequeue() takes";
+        sent[reinterpret_cast<uintptr_t>(it)] += bytes;
+        if (k == 100)
+        {
+            q.Enqueue(Item(12), 1448, 1, false); // a strict band jumps the DWRR turns
+            EXPECT_EQ(reinterpret_cast<uintptr_t>(q.Dequeue(&bytes)), 12u);
+        }
+    }
+    double total = double(sent[1] + sent[2] + sent[3]);
+    EXPECT_NEAR(sent[1] / total, 1.0 / 8, 0.02);
+    EXPECT_NEAR(sent[2] / total, 3.0 / 8, 0.02);
+    EXPECT_NEAR(sent[3] / total, 4.0 / 8, 0.02);
+
+    // Bad settings are refused.
+    EgressConfig bad = c;
+    bad.strictBands = 9;
+    EXPECT_NE(EgressQueue::Check(bad), nullptr);
+    bad = c;
+    bad.bandWeights[5] = 0;
+    EXPECT_NE(EgressQueue::Check(bad), nullptr);
+    bad = c;
+    bad.quantumBytes = 10;
+    EXPECT_NE(EgressQueue::Check(bad), nullptr);
+}
+
+TEST(TalbEgressQueue, StrictBandsStarveALowerBandDwrrBandsDoNot)
+{
+    for (bool dwrr : {false, true})
+    {
+        EgressConfig c;
+        c.dwrrBands = dwrr;
+        EgressQueue q;
+        ASSERT_TRUE(q.Init(c));
+        for (int k = 0; k < 100; ++k)
+        {
+            q.Enqueue(Item(7), 1500, 7, false);
+            q.Enqueue(Item(2), 1500, 2, false);
+        }
+        int lowFirst100 = 0;
+        uint32_t bytes;
+        for (int k = 0; k < 100; ++k)
+        {
+            lowFirst100 += reinterpret_cast<uintptr_t>(q.Dequeue(&bytes)) == 7;
+        }
+        // Equal weights: turns of one quantum (about six 1500-byte packets) each.
+        EXPECT_NEAR(lowFirst100, dwrr ? 50 : 0, dwrr ? 7 : 0) << (dwrr ? "dwrr" : "strict");
     }
 }
 

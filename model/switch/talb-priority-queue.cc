@@ -207,8 +207,7 @@ TalbPriorityQueue::TalbPriorityQueue()
       m_deficit{0, 0},
       m_bandScheduling(STRICT_BANDS),
       m_strictBands(1),
-      m_bandDeficit{},
-      m_bandTurn(0),
+      m_bandDrrReady(false),
       m_nMarked(0),
       m_bestEffortMaxBytes(0),
       m_classBytes{},
@@ -485,6 +484,12 @@ TalbPriorityQueue::Enqueue(Ptr<Packet> item, const PacketInfo& info)
     // No NS_LOG_FUNCTION here and in DequeueUnpaused: once per packet-hop (Debian's libns3 keeps
     // the NS_LOG checks).
     const Parsed& parsed = info.headers;
+    if (!m_bandDrrReady)
+    {
+        const char* error = m_bandDrr.Configure(m_strictBands, m_bandWeight.data(), m_quantum);
+        NS_ABORT_MSG_IF(error, "TalbPriorityQueue: " << error);
+        m_bandDrrReady = true;
+    }
     uint8_t band = TaggedBand(info);
     uint8_t slot = band != NONE ? band : (m_scheduling == DWRR ? BEST_EFFORT : m_untaggedBand);
     uint8_t cls = band != NONE ? TRAINING_CLASS : BEST_EFFORT_CLASS;
@@ -638,54 +643,14 @@ TalbPriorityQueue::TensorBand(uint8_t pausedMask) const
     {
         return FirstBand(pausedMask);
     }
-    auto ready = [this, pausedMask](uint8_t b) {
-        return m_bandPackets[b] > 0 && !(pausedMask & (1u << b));
-    };
-    for (uint8_t b = 0; b < m_strictBands; ++b)
+    uint32_t ready = 0;
+    for (uint8_t b = 0; b < TALB_NUM_PRIORITIES; ++b)
     {
-        if (ready(b))
-        {
-            return b;
-        }
+        ready |= uint32_t(m_bandPackets[b] > 0) << b;
     }
-    // DRR over the other bands: the band served last keeps its turn while its deficit covers
-    // its head packet; otherwise the next ready band in cyclic order gets one (and a quantum,
-    // ChargeBand). At most eight bands: the scan is bounded.
-    uint8_t nDwrr = TALB_NUM_PRIORITIES - m_strictBands;
-    if (nDwrr == 0)
-    {
-        return NONE;
-    }
-    uint8_t turn = m_bandTurn >= m_strictBands ? m_bandTurn : m_strictBands;
-    if (ready(turn) && m_bandDeficit[turn] >= int64_t((*Front(turn))->GetSize()))
-    {
-        return turn;
-    }
-    for (uint8_t i = 1; i <= nDwrr; ++i)
-    {
-        uint8_t b = m_strictBands + (turn - m_strictBands + i) % nDwrr;
-        if (ready(b))
-        {
-            return b;
-        }
-    }
-    return NONE;
-}
-
-void
-TalbPriorityQueue::ChargeBand(uint8_t band, uint32_t bytes)
-{
-    int64_t quantum = int64_t(m_quantum) * m_bandWeight[band];
-    if (band != m_bandTurn)
-    {
-        m_bandTurn = band; // a new visit: one quantum
-        m_bandDeficit[band] += quantum;
-    }
-    while (m_bandDeficit[band] < int64_t(bytes))
-    {
-        m_bandDeficit[band] += quantum; // the band is alone: rounds of its own
-    }
-    m_bandDeficit[band] -= bytes;
+    uint8_t band = m_bandDrr.Next(ready & ~uint32_t(pausedMask),
+                                  [this](uint8_t b) { return (*Front(b))->GetSize(); });
+    return band == talb::lb::BandDrr::kNone ? NONE : band;
 }
 
 uint8_t
@@ -738,9 +703,9 @@ TalbPriorityQueue::TakeHead(uint8_t slot, bool remove)
         }
         m_deficit[bestEffort] -= (*pos)->GetSize();
     }
-    if (m_bandScheduling == DWRR_BANDS && slot < TALB_NUM_PRIORITIES && slot >= m_strictBands)
+    if (m_bandScheduling == DWRR_BANDS && m_bandDrr.IsDrrBand(slot))
     {
-        ChargeBand(slot, (*pos)->GetSize());
+        m_bandDrr.Charge(slot, (*pos)->GetSize());
     }
     uint8_t cls = ClassOf(*pos, slot);
     Ptr<Packet> item = remove ? DoRemove(pos) : DoDequeue(pos);
@@ -778,7 +743,7 @@ TalbPriorityQueue::TakeHead(uint8_t slot, bool remove)
     }
     if (slot < TALB_NUM_PRIORITIES && m_bandPackets[slot] == 0)
     {
-        m_bandDeficit[slot] = 0; // an emptied band forfeits its deficit too
+        m_bandDrr.Forfeit(slot);
     }
     // An emptied class forfeits its deficit (DRR): idle time earns no credit.
     if (slot == BEST_EFFORT ? m_bandPackets[slot] == 0 : m_trainingPackets == 0)

@@ -8,6 +8,7 @@
 #include "ns3/queue.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/talb-banded-queue.h"
+#include "ns3/talb-lb-core-band-drr.h"
 #include "ns3/talb-wire.h"
 #include "ns3/traced-callback.h"
 
@@ -281,8 +282,6 @@ class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
     uint8_t TensorBand(uint8_t pausedMask) const;
     /// \return the slot the next dequeue serves with \p pausedMask, or NONE; changes nothing
     uint8_t Pick(uint8_t pausedMask) const;
-    /// Charge \p bytes of band \p band to its DWRR deficit (DWRR_BANDS, non-strict bands).
-    void ChargeBand(uint8_t band, uint32_t bytes);
     void SetBandWeights(std::string text);
     std::string GetBandWeights() const;
     /// \return the packet slot \p slot sends next: its first, or (FlowQueueing) its round's
@@ -316,8 +315,8 @@ class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
     BandScheduling m_bandScheduling; //!< BandScheduling attribute
     uint8_t m_strictBands;           //!< StrictBands attribute
     std::array<uint32_t, TALB_NUM_PRIORITIES> m_bandWeight; //!< BandWeights attribute
-    std::array<int64_t, TALB_NUM_PRIORITIES> m_bandDeficit; //!< DWRR_BANDS deficits (bytes)
-    uint8_t m_bandTurn;                                     //!< DWRR_BANDS: band served last
+    talb::lb::BandDrr m_bandDrr; //!< DWRR_BANDS: the decision core's band scheduler
+    bool m_bandDrrReady;         //!< m_bandDrr configured (on the first packet, after attributes)
     uint64_t m_nMarked;
     uint32_t m_bestEffortMaxBytes;                    //!< BestEffortMaxBytes attribute
     Ptr<TalbSharedBuffer> m_shared;                   //!< the switch's, or null

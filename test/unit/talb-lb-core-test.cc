@@ -1,6 +1,7 @@
 // The load-balancing decision core (model/lb/core) on its own, without ns-3: each policy's
 // defining behaviour on plain port tables. The ns-3 suite talb-lb-core checks that the core and
 // the ns-3 selectors decide identically.
+#include "ns3/talb-lb-core-band-drr.h"
 #include "ns3/talb-lb-core-dre.h"
 #include "ns3/talb-lb-core-drill.h"
 #include "ns3/talb-lb-core-ecmp.h"
@@ -2146,4 +2147,33 @@ TEST(TalbLbCoreSettings, ExpandHelpLetsEachSideNameTheOtherSettings)
     EXPECT_EQ(ExpandHelp("at most {TableSize}, not {A}{B}", flag),
               "at most --x-TableSize, not --x-A--x-B");
     EXPECT_EQ(ExpandHelp("no reference { here", flag), "no reference { here");
+}
+
+TEST(TalbLbCoreBandDrr, StrictBandsFirstThenTurnsOfAQuantumTimesTheWeight)
+{
+    const uint32_t weights[8] = {1, 1, 1, 2, 1, 1, 1, 1};
+    talb::lb::BandDrr drr;
+    ASSERT_EQ(drr.Configure(1, weights, 1000), nullptr);
+    auto head = [](uint8_t) { return 500u; };
+    EXPECT_EQ(drr.Next(0, head), talb::lb::BandDrr::kNone);
+    EXPECT_EQ(drr.Next(0b10001001, head), 0); // band 0 is strict
+    // Bands 3 (weight 2) and 7 (weight 1), 500-byte packets: four of band 3, then two of 7.
+    std::vector<int> order;
+    for (int k = 0; k < 12; ++k)
+    {
+        uint8_t b = drr.Next(0b10001000, head);
+        drr.Charge(b, 500);
+        order.push_back(b);
+    }
+    EXPECT_EQ(order, (std::vector<int>{3, 3, 3, 3, 7, 7, 3, 3, 3, 3, 7, 7}));
+    drr.Forfeit(3); // band 3 emptied: it starts its next visit from nothing
+    EXPECT_EQ(drr.Next(0b00001000, head), 3);
+    EXPECT_FALSE(drr.IsDrrBand(0));
+    EXPECT_TRUE(drr.IsDrrBand(7));
+    const uint32_t zero[8] = {1, 1, 1, 1, 1, 1, 1, 0};
+    EXPECT_STREQ(drr.Configure(1, zero, 1000), "band weights must be 1..1000");
+    EXPECT_STREQ(drr.Configure(9, weights, 1000), "strict bands must be 0..8");
+    EXPECT_STREQ(drr.Configure(1, weights, 10), "the DWRR quantum must be at least 64 bytes");
+    ASSERT_EQ(drr.Configure(8, weights, 1000), nullptr); // every band strict
+    EXPECT_EQ(drr.Next(0b10000000, head), 7);
 }

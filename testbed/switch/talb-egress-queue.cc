@@ -15,20 +15,10 @@ EgressQueue::Check(const EgressConfig& c)
     {
         return "packets per band must be a power of two in 1..2^20";
     }
-    if (c.strictBands > TALB_NUM_PRIORITIES)
+    lb::BandDrr drr;
+    if (const char* error = drr.Configure(c.strictBands, c.bandWeights, c.quantumBytes))
     {
-        return "strict bands must be 0..8";
-    }
-    for (uint32_t w : c.bandWeights)
-    {
-        if (w < 1 || w > 1000)
-        {
-            return "band weights must be 1..1000";
-        }
-    }
-    if (c.quantumBytes < 64)
-    {
-        return "the DWRR quantum must be at least 64 bytes";
+        return error;
     }
     return nullptr;
 }
@@ -49,11 +39,7 @@ EgressQueue::Init(const EgressConfig& config)
         b.bytes = 0;
     }
     m_nonEmpty = 0;
-    for (int64_t& d : m_deficit)
-    {
-        d = 0;
-    }
-    m_turn = config.strictBands;
+    m_drr.Configure(config.strictBands, config.bandWeights, config.quantumBytes);
     m_bytes = 0;
     m_packets = 0;
     m_counters = EgressCounters();
@@ -85,47 +71,6 @@ EgressQueue::Enqueue(void* item, uint32_t bytes, uint8_t band, bool ecnCapable)
     return EnqueueResult::kQueued;
 }
 
-uint8_t
-EgressQueue::NextDwrrBand() const
-{
-    // The band served last keeps its turn while its deficit covers its head packet; otherwise
-    // the next band with packets, in cyclic order, gets one (and a quantum: Charge()).
-    const uint8_t first = m_config.strictBands;
-    const uint8_t n = TALB_NUM_PRIORITIES - first;
-    const uint8_t turn = m_turn >= first && m_turn < TALB_NUM_PRIORITIES ? m_turn : first;
-    const Band& current = m_bands[turn];
-    if ((m_nonEmpty >> turn) & 1 &&
-        m_deficit[turn] >= int64_t(current.ring[current.head & m_mask].bytes))
-    {
-        return turn;
-    }
-    for (uint8_t i = 1; i <= n; ++i)
-    {
-        uint8_t b = uint8_t(first + (turn - first + i) % n);
-        if ((m_nonEmpty >> b) & 1)
-        {
-            return b;
-        }
-    }
-    return turn; // unreachable while a DWRR band holds packets
-}
-
-void
-EgressQueue::Charge(uint8_t band, uint32_t bytes)
-{
-    int64_t quantum = int64_t(m_config.quantumBytes) * m_config.bandWeights[band];
-    if (band != m_turn)
-    {
-        m_turn = band; // a new visit: one quantum
-        m_deficit[band] += quantum;
-    }
-    while (m_deficit[band] < int64_t(bytes))
-    {
-        m_deficit[band] += quantum; // alone: rounds of its own
-    }
-    m_deficit[band] -= bytes;
-}
-
 uint32_t
 EgressQueue::HeadBytes() const
 {
@@ -147,9 +92,9 @@ EgressQueue::Dequeue(uint32_t* bytes)
     uint8_t band = NextBand();
     Band& b = m_bands[band];
     Item it = b.ring[b.head++ & m_mask];
-    if (m_config.dwrrBands && band >= m_config.strictBands)
+    if (m_config.dwrrBands && m_drr.IsDrrBand(band))
     {
-        Charge(band, it.bytes);
+        m_drr.Charge(band, it.bytes);
     }
     b.bytes -= it.bytes;
     m_bytes -= it.bytes;
@@ -157,7 +102,7 @@ EgressQueue::Dequeue(uint32_t* bytes)
     if (b.head == b.tail)
     {
         m_nonEmpty &= ~(1u << band);
-        m_deficit[band] = 0; // an emptied band forfeits its deficit
+        m_drr.Forfeit(band);
     }
     ++m_counters.dequeued;
     m_counters.dequeuedBytes += it.bytes;

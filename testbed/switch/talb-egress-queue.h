@@ -7,13 +7,14 @@
  * the port's occupancy at its arrival is at least the threshold. Band 0 is served first.
  *
  * Scheduling lives in one place, NextBand(): strict priority over the eight bands (the
- * default), or the simulator's BandScheduling=Dwrr: bands below strictBands first, the others
- * by deficit round robin with their weights (a visit adds weight x quantum bytes; a band that
- * empties forfeits its deficit). Dequeue() charges the band it served.
+ * default), or with dwrrBands the decision core's lb::BandDrr, the rule the simulator's
+ * BandScheduling=Dwrr runs: bands below strictBands first, the others by deficit round robin
+ * with their weights. Dequeue() charges the band it served.
  */
 #ifndef TALB_EGRESS_QUEUE_H
 #define TALB_EGRESS_QUEUE_H
 
+#include "ns3/talb-lb-core-band-drr.h"
 #include "ns3/talb-wire.h"
 
 #include <cstdint>
@@ -129,25 +130,20 @@ class EgressQueue
     /// The scheduler: the band to serve next; the queue is not empty. Changes nothing.
     uint8_t NextBand() const
     {
-        uint32_t strict = m_config.dwrrBands ? (1u << m_config.strictBands) - 1 : 0xFFu;
-        if (m_nonEmpty & strict)
+        if (!m_config.dwrrBands)
         {
-            return static_cast<uint8_t>(__builtin_ctz(m_nonEmpty & strict));
+            return static_cast<uint8_t>(__builtin_ctz(m_nonEmpty));
         }
-        return NextDwrrBand();
+        return m_drr.Next(m_nonEmpty, [this](uint8_t band) {
+            return m_bands[band].ring[m_bands[band].head & m_mask].bytes;
+        });
     }
-
-    /// DRR over the bands from strictBands on (one of them holds packets).
-    uint8_t NextDwrrBand() const;
-    /// Charges \p bytes sent from DWRR band \p band to its deficit.
-    void Charge(uint8_t band, uint32_t bytes);
 
     EgressConfig m_config;
     Band m_bands[TALB_NUM_PRIORITIES];
     uint32_t m_mask{0};
-    uint32_t m_nonEmpty{0};                   ///< bit b set: band b holds packets
-    int64_t m_deficit[TALB_NUM_PRIORITIES]{}; ///< dwrrBands: bytes each band may still send
-    uint8_t m_turn{0};                        ///< dwrrBands: the band served last
+    uint32_t m_nonEmpty{0};  ///< bit b set: band b holds packets
+    talb::lb::BandDrr m_drr; ///< dwrrBands: the decision core's band scheduler
     uint64_t m_bytes{0};
     uint32_t m_packets{0};
     EgressCounters m_counters;

@@ -8,6 +8,49 @@
 namespace ns3
 {
 
+namespace
+{
+
+/// \return " (a real number from 0 to 1)" and the like, from a double checker's
+/// underlying-type text ("double 0:1"; open ends are +-max double)
+std::string
+DoubleRange(const std::string& information)
+{
+    // ns-3's double checker writes "double MIN:MAX" with std::to_string, so an open end is a
+    // 309-digit number: name the ends a user can act on instead.
+    std::string::size_type space = information.find(' ');
+    std::string::size_type colon = information.rfind(':');
+    double lo;
+    double hi;
+    if (space == std::string::npos || colon == std::string::npos || colon < space ||
+        !TalbParse::ParseDouble(information.substr(space + 1, colon - space - 1), &lo) ||
+        !TalbParse::ParseDouble(information.substr(colon + 1), &hi))
+    {
+        return " (" + information + ")";
+    }
+    const double open = 1e300; // DoubleChecker's defaults are +-max double
+    auto text = [](double x) {
+        std::ostringstream os;
+        os << x;
+        return os.str();
+    };
+    if (lo <= -open && hi >= open)
+    {
+        return " (a real number)";
+    }
+    if (hi >= open)
+    {
+        return " (a real number, at least " + text(lo) + ")";
+    }
+    if (lo <= -open)
+    {
+        return " (a real number, at most " + text(hi) + ")";
+    }
+    return " (a real number from " + text(lo) + " to " + text(hi) + ")";
+}
+
+} // namespace
+
 std::string
 TalbAttributeList::Parse(const std::string& text, Pairs* out)
 {
@@ -71,42 +114,6 @@ TalbAttributeList::Check(TypeId tid,
         *error += DoubleRange(info.checker->GetUnderlyingTypeInformation());
     }
     return true;
-}
-
-std::string
-TalbAttributeList::DoubleRange(const std::string& information)
-{
-    // ns-3's double checker writes "double MIN:MAX" with std::to_string, so an open end is a
-    // 309-digit number: name the ends a user can act on instead.
-    std::string::size_type space = information.find(' ');
-    std::string::size_type colon = information.rfind(':');
-    double lo;
-    double hi;
-    if (space == std::string::npos || colon == std::string::npos || colon < space ||
-        !TalbParse::ParseDouble(information.substr(space + 1, colon - space - 1), &lo) ||
-        !TalbParse::ParseDouble(information.substr(colon + 1), &hi))
-    {
-        return " (" + information + ")";
-    }
-    const double open = 1e300; // DoubleChecker's defaults are +-max double
-    auto text = [](double x) {
-        std::ostringstream os;
-        os << x;
-        return os.str();
-    };
-    if (lo <= -open && hi >= open)
-    {
-        return " (a real number)";
-    }
-    if (hi >= open)
-    {
-        return " (a real number, at least " + text(lo) + ")";
-    }
-    if (lo <= -open)
-    {
-        return " (a real number, at most " + text(hi) + ")";
-    }
-    return " (a real number from " + text(lo) + " to " + text(hi) + ")";
 }
 
 void

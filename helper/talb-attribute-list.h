@@ -50,10 +50,6 @@ class TalbAttributeList
                             const Pairs& pairs,
                             const std::string& where,
                             std::vector<std::string>* errors);
-
-    /// \return " (a real number from 0 to 1)" and the like, from a double checker's
-    /// underlying-type text ("double 0:1"; open ends are +-max double)
-    static std::string DoubleRange(const std::string& information);
 };
 
 } // namespace ns3

@@ -5,6 +5,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/talb-int-tag.h"
 #include "ns3/talb-rdma-nic.h"
 #include "ns3/talb-roce-header.h"
 #include "ns3/uinteger.h"
@@ -112,6 +113,22 @@ TalbRdmaHelper::SetRateControlAttribute(const std::string& name, const Attribute
     m_rateControl.Set(name, value);
 }
 
+void
+TalbRdmaHelper::OfferBaseRtt(Time rtt)
+{
+    TypeId::AttributeInformation info;
+    if (!m_rateControl.GetTypeId().LookupAttributeByName("BaseRtt", &info))
+    {
+        return;
+    }
+    TimeValue current;
+    m_rateControl.Create<TalbRdmaRateControl>()->GetAttribute("BaseRtt", current);
+    if (current.Get().IsZero())
+    {
+        m_rateControl.Set("BaseRtt", TimeValue(rtt));
+    }
+}
+
 uint32_t
 TalbRdmaHelper::GetPayloadMtu() const
 {
@@ -123,7 +140,10 @@ TalbRdmaHelper::GetPayloadMtu() const
 uint32_t
 TalbRdmaHelper::GetDeviceMtu() const
 {
-    return GetPayloadMtu() + TalbRoceHeader::BASE_BYTES + TalbRoceHeader::TRAILER_BYTES;
+    // A rate control that reads in-band telemetry pads each data packet with INT's header.
+    uint32_t telemetry =
+        m_rateControl.Create<TalbRdmaRateControl>()->UsesTelemetry() ? TalbIntTag::WIRE_BYTES : 0;
+    return GetPayloadMtu() + TalbRoceHeader::BASE_BYTES + TalbRoceHeader::TRAILER_BYTES + telemetry;
 }
 
 void

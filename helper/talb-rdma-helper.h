@@ -49,9 +49,17 @@ class TalbRdmaHelper : public Object
     /// Set an attribute of the rate control.
     void SetRateControlAttribute(const std::string& name, const AttributeValue& value);
 
+    /**
+     * A rate control that needs the fabric's unloaded round trip (an attribute BaseRtt left at
+     * 0: HPCC's T) takes \p rtt; others, and one given a BaseRtt, are left as they are. The
+     * leaf-spine helper offers its longest path's before it installs the NICs.
+     */
+    void OfferBaseRtt(Time rtt);
+
     /// \return the NICs' payload MTU (TalbRdmaNic's Mtu as configured here)
     uint32_t GetPayloadMtu() const;
     /// \return the device MTU an RDMA fabric needs: the payload MTU plus the RoCEv2 headers
+    /// (and in-band telemetry's, for a rate control that uses it)
     uint32_t GetDeviceMtu() const;
 
     /// Give the queue of a switch or host port of rate \p rate the RED-like ECN profile and

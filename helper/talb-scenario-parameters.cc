@@ -422,7 +422,10 @@ DeclareTransport(TalbScenarioConfig& c)
               "dcqcn",
               "rdma, spray: the NICs' congestion control: dcqcn = DCQCN (ECN marks, CNPs), "
               "timely = TIMELY (round-trip times, no switch feedback; its ns3::TalbTimely "
-              "attributes: doc/talb-transport.rst), none = line rate, PFC alone",
+              "attributes: doc/talb-transport.rst), hpcc = HPCC (in-band telemetry stamped by "
+              "every switch port, echoed per packet; a window and rate from the busiest hop's "
+              "utilisation; BaseRtt set from the fabric; ns3::TalbHpcc attributes), none = "
+              "line rate, PFC alone",
               TalbRdmaRateControl::GetRegistry());
     c.Declare("sprayPolicy",
               C::NAME,

@@ -9,6 +9,7 @@
 #include "ns3/node.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
+#include "ns3/talb-int-tag.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
@@ -294,6 +295,10 @@ TalbPfcNetDevice::TryTransmit()
         {
             m_dequeued(m_ifIndex, band, slot, p->GetSize());
         }
+        if (m_stampTelemetry)
+        {
+            StampTelemetry(p);
+        }
     }
     else if (!m_pull.IsNull())
     {
@@ -316,6 +321,29 @@ TalbPfcNetDevice::TryTransmit()
     }
     ++m_stats.txFrames;
     StartFrame(p, ETHERNET_HEADER_BYTES);
+}
+
+void
+TalbPfcNetDevice::SetTelemetryStamping(bool stamp)
+{
+    m_stampTelemetry = stamp;
+}
+
+void
+TalbPfcNetDevice::StampTelemetry(Ptr<Packet> p)
+{
+    TalbIntTag telemetry;
+    if (p->PeekPacketTag(telemetry))
+    {
+        telemetry.PushHop(TalbIntTag::Hop{m_node->GetId(),
+                                          m_ifIndex,
+                                          static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()),
+                                          m_queuedTxBytes,
+                                          m_rate.GetBitRate(),
+                                          m_queue->GetNBytes()});
+        p->ReplacePacketTag(telemetry);
+    }
+    m_queuedTxBytes += p->GetSize();
 }
 
 Time

@@ -129,6 +129,13 @@ class TalbPfcNetDevice : public NetDevice
     /// \return the time \p quanta pause quanta last at this link's rate
     Time PauseDuration(uint16_t quanta) const;
 
+    /**
+     * Stamp in-band telemetry: a packet that carries a TalbIntTag gets this port's hop record
+     * (time, bytes sent before it, bytes queued after it, rate) as it leaves the queue. Set by
+     * a switch on its ports (a host's NIC does not stamp).
+     */
+    void SetTelemetryStamping(bool stamp);
+
     /// Drop every queued packet (a failed link); each one is reported to the dequeue callback.
     void FlushQueue();
 
@@ -201,6 +208,8 @@ class TalbPfcNetDevice : public NetDevice
 
     /// Transmission time of \p bytes at m_rate, remembered per frame size (direct-mapped).
     Time TxTime(uint32_t bytes);
+    /// Push this port's hop record into \p p's TalbIntTag, if it has one; count its bytes.
+    void StampTelemetry(Ptr<Packet> p);
 
     /// One remembered transmission time: most frames are full data packets or
     /// acknowledgements, the rest the last packets of messages, and
@@ -227,6 +236,9 @@ class TalbPfcNetDevice : public NetDevice
     PullCallback m_pull;
     DequeueCallback m_dequeued;
     ForwardCallback m_forward;
+
+    bool m_stampTelemetry{false}; //!< SetTelemetryStamping
+    uint64_t m_queuedTxBytes{0};  //!< bytes of queued frames sent (telemetry's txBytes)
 
     bool m_busy;                                             //!< a frame is being transmitted
     bool m_pulling;                                          //!< inside the pull callback

@@ -3,6 +3,7 @@
 #include "talb-pfc-net-device.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
@@ -43,6 +44,12 @@ TalbSwitch::GetTypeId()
                           DoubleValue(0.1),
                           MakeDoubleAccessor(&TalbSwitch::m_dreAlpha),
                           MakeDoubleChecker<double>(1e-6, 1))
+            .AddAttribute("InBandTelemetry",
+                          "Ports of TalbPfcNetDevice stamp their hop record into packets that "
+                          "carry in-band telemetry (a TalbIntTag: HPCC's senders attach one)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TalbSwitch::m_inBandTelemetry),
+                          MakeBooleanChecker())
             .AddTraceSource("Drop",
                             "A packet the switch could not forward, with a DropReason",
                             MakeTraceSourceAccessor(&TalbSwitch::m_dropTrace),
@@ -57,6 +64,7 @@ TalbSwitch::GetTypeId()
 TalbSwitch::TalbSwitch()
     : m_dreInterval(MicroSeconds(20)),
       m_dreAlpha(0.1),
+      m_inBandTelemetry(true),
       m_firstHost(0)
 {
     NS_LOG_FUNCTION(this);
@@ -110,6 +118,7 @@ TalbSwitch::Install(Ptr<Node> node, const TalbSwitchInfo& info)
         {
             port.queue = pfc->GetQueue();
             m_pfcDevices[i] = PeekPointer(pfc);
+            pfc->SetTelemetryStamping(m_inBandTelemetry);
             // The device hands its packets over: no node dispatch, no copy per hop.
             pfc->SetForwardCallback(MakeCallback(&TalbSwitch::Forward, this));
         }

@@ -162,8 +162,9 @@ class TalbSwitch : public Object
     /// The load balancer's transmit callback.
     void LbTransmit(Ptr<Packet> packet, uint32_t inPort, uint32_t out);
 
-    Time m_dreInterval; //!< DreInterval attribute
-    double m_dreAlpha;  //!< DreAlpha attribute
+    Time m_dreInterval;     //!< DreInterval attribute
+    double m_dreAlpha;      //!< DreAlpha attribute
+    bool m_inBandTelemetry; //!< InBandTelemetry attribute
 
     Ptr<Node> m_node;
     TalbSwitchInfo m_info;

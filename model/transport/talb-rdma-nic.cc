@@ -213,10 +213,6 @@ TalbRdmaNic::Install(Ptr<Node> node, Ptr<TalbPfcNetDevice> device, Ipv4Address a
     NS_ABORT_MSG_IF(m_device, "TalbRdmaNic::Install called twice");
     NS_ABORT_MSG_UNLESS(IsPayloadMtu(m_mtu),
                         "TalbRdmaNic: Mtu " << m_mtu << " is not 256, 512, 1024, 2048 or 4096");
-    NS_ABORT_MSG_UNLESS(m_mtu + TalbRoceHeader::BASE_BYTES + TalbRoceHeader::TRAILER_BYTES <=
-                            device->GetMtu(),
-                        "TalbRdmaNic: payload Mtu " << m_mtu << " does not fit the device's Mtu "
-                                                    << device->GetMtu());
     NS_ABORT_MSG_UNLESS(device->GetQueue(), "TalbRdmaNic: the device has no queue");
     m_node = node;
     m_device = device;
@@ -236,6 +232,13 @@ TalbRdmaNic::Install(Ptr<Node> node, Ptr<TalbPfcNetDevice> device, Ipv4Address a
     m_ccPrototype = m_ccFactory.Create<TalbRdmaRateControl>();
     NS_ABORT_MSG_UNLESS(m_ccPrototype,
                         "TalbRdmaNic: the rate control factory made no rate control");
+    m_telemetry = m_ccPrototype->UsesTelemetry();
+    uint32_t telemetryBytes = m_telemetry ? TalbIntTag::WIRE_BYTES : 0;
+    NS_ABORT_MSG_UNLESS(
+        m_mtu + TalbRoceHeader::BASE_BYTES + TalbRoceHeader::TRAILER_BYTES + telemetryBytes <=
+            device->GetMtu(),
+        "TalbRdmaNic: payload Mtu " << m_mtu << (m_telemetry ? " with in-band telemetry" : "")
+                                    << " does not fit the device's Mtu " << device->GetMtu());
     NS_ABORT_MSG_IF(!m_entropyPolicy.empty() && m_recovery != SELECTIVE_REPEAT,
                     "TalbRdmaNic: EntropyPolicy " << m_entropyPolicy
                                                   << " needs Recovery SelectiveRepeat (go-back-N "
@@ -456,10 +459,20 @@ TalbRdmaNic::SendControl(TalbRdmaQueuePair* qp, TalbRoceHeader& h, uint32_t body
     h.SetTos(0);
     h.SetSourcePort(qp->m_sourcePort);
     h.SetDestQp(qp->m_peerQpn);
+    // An acknowledgement echoes the telemetry of the data packet it answers, INT header and all.
+    bool echo = qp->m_hasEchoTelemetry && h.GetOpcode() != TalbRoceHeader::OP_CNP;
+    if (echo)
+    {
+        bodyBytes += TalbIntTag::WIRE_BYTES;
+    }
     h.SetIpPayloadBytes(static_cast<uint16_t>(h.GetSerializedSize() - 20 + bodyBytes +
                                               TalbRoceHeader::TRAILER_BYTES));
     Ptr<Packet> p = Create<Packet>(bodyBytes + TalbRoceHeader::TRAILER_BYTES);
     p->AddHeader(h);
+    if (echo)
+    {
+        p->AddPacketTag(qp->m_echoTelemetry);
+    }
     ++m_stats.controlPacketsSent;
     if (!m_device->Send(p, m_device->GetBroadcast(), ETHERTYPE_IPV4))
     {
@@ -526,19 +539,27 @@ TalbRdmaNic::Receive(uint32_t /* ifIndex */, Ptr<Packet> packet)
     if (TalbRoceHeader::IsData(h.GetOpcode()))
     {
         ++m_stats.dataPacketsReceived;
-        uint32_t payload =
-            h.GetIpPayloadBytes() >= DATA_OVERHEAD ? h.GetIpPayloadBytes() - DATA_OVERHEAD : 0;
+        uint32_t overhead = DATA_OVERHEAD;
+        // Every NIC of a run has the same rate control: only telemetry's senders pad.
+        if (m_telemetry)
+        {
+            qp->m_hasEchoTelemetry = packet->PeekPacketTag(qp->m_echoTelemetry);
+            overhead += qp->m_hasEchoTelemetry ? TalbIntTag::WIRE_BYTES : 0;
+        }
+        uint32_t payload = h.GetIpPayloadBytes() >= overhead ? h.GetIpPayloadBytes() - overhead : 0;
         qp->ReceiveData(h, payload, (h.GetTos() & 0x3) == ECN_CE);
         return;
     }
     ++m_stats.controlPacketsReceived;
+    TalbIntTag telemetry;
+    bool echoed = m_telemetry && packet->PeekPacketTag(telemetry);
     if (h.GetOpcode() == TalbRoceHeader::OP_ACK)
     {
-        qp->ReceiveAck(h);
+        qp->ReceiveAck(h, echoed ? &telemetry : nullptr);
     }
     else if (h.GetOpcode() == TalbRoceHeader::OP_SACK)
     {
-        qp->ReceiveSack(h);
+        qp->ReceiveSack(h, echoed ? &telemetry : nullptr);
     }
     else if (h.GetOpcode() == TalbRoceHeader::OP_CNP)
     {

@@ -190,6 +190,7 @@ class TalbRdmaNic : public Object
     uint8_t m_untaggedBand{0}; //!< device queue's band of unlabelled packets
     ObjectFactory m_ccFactory;
     Ptr<TalbRdmaRateControl> m_ccPrototype;
+    bool m_telemetry{false}; //!< the rate control reads in-band telemetry (TalbIntTag)
 
     std::vector<Ptr<TalbRdmaQueuePair>> m_qps; //!< [qpn - FIRST_QPN], null once destroyed
     std::vector<TalbRdmaQueuePair*> m_active;  //!< queue pairs that may have data

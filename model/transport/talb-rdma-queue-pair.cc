@@ -76,6 +76,7 @@ TalbRdmaQueuePair::Setup(TalbRdmaNic* nic,
     m_cc->Start(nic->m_lineRate, MakeCallback(&TalbRdmaQueuePair::RateChanged, this));
     m_selective = nic->m_recovery == TalbRdmaNic::SELECTIVE_REPEAT;
     m_rttEnabled = nic->m_measureRtt || m_cc->UsesRtt();
+    m_telemetry = m_cc->UsesTelemetry();
     m_window = nic->m_srWindowPackets;
     if (m_selective && nic->m_entropyPrototype)
     {
@@ -252,7 +253,14 @@ TalbRdmaQueuePair::WindowOpen() const
         return true; // a packet declared lost leaves whatever the window
     }
     uint64_t window = m_nic->m_window;
-    bool bytesOpen = window == 0 || (m_sndNxt - m_sndUna) * m_nic->GetMtu() < window;
+    uint64_t ccWindow = m_cc->GetWindow();
+    if (ccWindow > 0)
+    {
+        window = window == 0 ? ccWindow : std::min(window, ccWindow);
+    }
+    // A window below one packet still lets one packet go at a time.
+    uint64_t inFlight = (m_sndNxt - m_sndUna) * m_nic->GetMtu();
+    bool bytesOpen = window == 0 || inFlight == 0 || inFlight < window;
     return bytesOpen && (!m_selective || m_sndNxt - m_sndUna < m_window);
 }
 
@@ -353,7 +361,9 @@ TalbRdmaQueuePair::SendPacket()
     h.SetSource(m_local);
     h.SetDestination(m_peer);
     h.SetIdentification(m_ipId++);
-    h.SetIpPayloadBytes(static_cast<uint16_t>(DATA_OVERHEAD + payload));
+    // In-band telemetry travels as a tag; the bytes its header takes on the wire are padding.
+    uint32_t telemetryBytes = m_telemetry ? TalbIntTag::WIRE_BYTES : 0;
+    h.SetIpPayloadBytes(static_cast<uint16_t>(DATA_OVERHEAD + payload + telemetryBytes));
     uint16_t entropy = m_entropy ? m_entropy->NextEntropy() : m_sourcePort;
     h.SetSourcePort(entropy);
     h.SetDestQp(m_peerQpn);
@@ -367,9 +377,14 @@ TalbRdmaQueuePair::SendPacket()
     // A packet sent for the first time may start an RTT sample; its A bit asks for an
     // immediate acknowledgement, so the sample holds no acknowledgement coalescing.
     bool timed = m_rttEnabled && !m_rttTiming && m_sndNxt == m_maxSent;
-    h.SetAckRequest(last || timed);
+    // HPCC acknowledges every packet, so each one's telemetry comes back.
+    h.SetAckRequest(last || timed || m_telemetry);
     uint8_t dscp = 0;
-    Ptr<Packet> p = Create<Packet>(payload + TalbRoceHeader::TRAILER_BYTES);
+    Ptr<Packet> p = Create<Packet>(payload + telemetryBytes + TalbRoceHeader::TRAILER_BYTES);
+    if (m_telemetry)
+    {
+        p->AddPacketTag(TalbIntTag());
+    }
     if (run.labelled)
     {
         struct talb_label label = run.label;
@@ -633,7 +648,7 @@ TalbRdmaQueuePair::CompleteMessages()
 }
 
 void
-TalbRdmaQueuePair::ReceiveSack(const TalbRoceHeader& h)
+TalbRdmaQueuePair::ReceiveSack(const TalbRoceHeader& h, const TalbIntTag* telemetry)
 {
     ++m_stats.acksReceived;
     uint64_t una = ExpandPsn(h.GetPsn(), m_sndUna) + 1;
@@ -668,6 +683,10 @@ TalbRdmaQueuePair::ReceiveSack(const TalbRoceHeader& h)
         m_highSacked = std::max(m_highSacked, psn + 1);
     }
     CompleteMessages();
+    if (telemetry)
+    {
+        m_cc->TelemetryReceived(*telemetry, una, m_maxSent);
+    }
     m_cc->AckReceived(newly, TakeRttSample(una));
     DetectLosses();
     if (HasData())
@@ -677,7 +696,7 @@ TalbRdmaQueuePair::ReceiveSack(const TalbRoceHeader& h)
 }
 
 void
-TalbRdmaQueuePair::ReceiveAck(const TalbRoceHeader& h)
+TalbRdmaQueuePair::ReceiveAck(const TalbRoceHeader& h, const TalbIntTag* telemetry)
 {
     bool nak = h.GetSyndrome() != TalbRoceHeader::SYNDROME_ACK;
     nak ? ++m_stats.naksReceived : ++m_stats.acksReceived;
@@ -701,14 +720,18 @@ TalbRdmaQueuePair::ReceiveAck(const TalbRoceHeader& h)
         RestartTimer();
     }
     CompleteMessages();
+    if (telemetry)
+    {
+        m_cc->TelemetryReceived(*telemetry, una, m_maxSent);
+    }
     m_cc->AckReceived(newly, TakeRttSample(una));
     if (nak)
     {
         GoBack(una, false);
     }
-    else if (newly > 0 && HasData())
+    else if ((newly > 0 || telemetry) && HasData())
     {
-        m_nic->Activate(this); // the window may have opened
+        m_nic->Activate(this); // the window may have opened (or the rate control's grown)
     }
 }
 

@@ -11,6 +11,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
+#include "ns3/talb-int-tag.h"
 #include "ns3/talb-wire.h"
 
 #include <deque>
@@ -205,12 +206,13 @@ class TalbRdmaQueuePair : public Object
     /// Build the next packet and advance.
     Ptr<Packet> SendNext();
     void ReceiveData(const TalbRoceHeader& h, uint32_t payload, bool ce);
-    void ReceiveAck(const TalbRoceHeader& h);
+    /// \param telemetry the telemetry the acknowledgement echoes (null: none)
+    void ReceiveAck(const TalbRoceHeader& h, const TalbIntTag* telemetry);
     void ReceiveCnp();
     /// Selective repeat's responder: place, deliver, acknowledge.
     void ReceiveDataSelective(const TalbRoceHeader& h, uint32_t payload, bool ce);
-    /// Selective repeat's requester: an OP_SACK.
-    void ReceiveSack(const TalbRoceHeader& h);
+    /// Selective repeat's requester: an OP_SACK (\p telemetry as for ReceiveAck).
+    void ReceiveSack(const TalbRoceHeader& h, const TalbIntTag* telemetry);
 
     /// Index in m_messages of the message holding \p psn.
     std::size_t MessageOf(uint64_t psn) const;
@@ -290,6 +292,10 @@ class TalbRdmaQueuePair : public Object
     Time m_timerDeadline; //!< when the armed timer expires
     bool m_timerArmed{false};
     bool m_active{false}; //!< in the NIC's list of queue pairs with data
+    // In-band telemetry (a rate control that UsesTelemetry)
+    bool m_telemetry{false};    //!< data packets carry a TalbIntTag and ask for an acknowledgement
+    TalbIntTag m_echoTelemetry; //!< responder: the last data packet's, for its acknowledgement
+    bool m_hasEchoTelemetry{false};
 
     // Selective repeat (both roles)
     bool m_selective{false};

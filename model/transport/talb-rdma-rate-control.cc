@@ -131,6 +131,29 @@ TalbRdmaRateControl::UsesRtt() const
     return DoUsesRtt();
 }
 
+bool
+TalbRdmaRateControl::UsesTelemetry() const
+{
+    return DoUsesTelemetry();
+}
+
+void
+TalbRdmaRateControl::TelemetryReceived(const TalbIntTag& telemetry,
+                                       uint64_t acked,
+                                       uint64_t nextPsn)
+{
+    if (m_running)
+    {
+        DoTelemetryReceived(telemetry, acked, nextPsn);
+    }
+}
+
+uint64_t
+TalbRdmaRateControl::GetWindow() const
+{
+    return m_running ? DoGetWindow() : 0;
+}
+
 DataRate
 TalbRdmaRateControl::GetRate() const
 {
@@ -141,6 +164,12 @@ DataRate
 TalbRdmaRateControl::GetLineRate() const
 {
     return m_lineRate;
+}
+
+DataRate
+TalbRdmaRateControl::GetMinRate() const
+{
+    return m_minRate;
 }
 
 uint64_t

@@ -12,6 +12,8 @@
 namespace ns3
 {
 
+class TalbIntTag;
+
 /**
  * \ingroup talb-transport
  * \brief Congestion control of one RDMA queue pair: the sending rate a NIC paces it at.
@@ -22,7 +24,9 @@ namespace ns3
  * a rate control may react to; subclasses implement the private Do* hooks they need and register
  * a short name (TALB_REGISTER_PLUGIN) for the scenario's rdmaCc option. DCQCN (TalbDcqcn)
  * reacts to congestion notification packets, TIMELY (TalbTimely) to the round-trip times the
- * queue pair measures; TalbFixedRate does not react (PFC alone).
+ * queue pair measures, HPCC (TalbHpcc) to the in-band telemetry its acknowledgements echo
+ * (TalbIntTag), which also bounds the bytes in flight (GetWindow); TalbFixedRate does not react
+ * (PFC alone).
  *
  * The base keeps the rate within [MinRate, line rate] whatever a subclass sets, and reports every
  * change to the queue pair (which re-times its next packet) and to the Rate trace.
@@ -61,11 +65,30 @@ class TalbRdmaRateControl : public Object
     /// \return whether the rate control reacts to RTT samples (the queue pair then takes them)
     bool UsesRtt() const;
 
-    /// The family's registry: short names ("dcqcn", "timely", "none") for rdmaCc.
+    /**
+     * \return whether the rate control reads in-band telemetry: the queue pair's data packets
+     * then carry a TalbIntTag (and its wire bytes) that switches stamp, each asks for an
+     * acknowledgement, and the responder echoes the telemetry in it
+     */
+    bool UsesTelemetry() const;
+    /**
+     * An acknowledgement echoed the telemetry of the data packet it answers (called before
+     * AckReceived for the same acknowledgement).
+     * \param telemetry the hop records
+     * \param acked the acknowledgement's cumulative PSN: every packet below it has arrived
+     * \param nextPsn the PSN the queue pair sends next (new data)
+     */
+    void TelemetryReceived(const TalbIntTag& telemetry, uint64_t acked, uint64_t nextPsn);
+    /// \return the most bytes the queue pair may have unacknowledged (0: no limit of its own)
+    uint64_t GetWindow() const;
+
+    /// The family's registry: short names ("dcqcn", "timely", "hpcc", "none") for rdmaCc.
     static TalbRegistry& GetRegistry();
 
     DataRate GetRate() const;
     DataRate GetLineRate() const;
+    /// \return the lowest rate SetRate allows (MinRate, at most the line rate once started)
+    DataRate GetMinRate() const;
 
     /// \return a fresh instance with this one's attributes, for another queue pair
     Ptr<TalbRdmaRateControl> Fork() const;
@@ -107,6 +130,22 @@ class TalbRdmaRateControl : public Object
     virtual bool DoUsesRtt() const
     {
         return false;
+    }
+
+    virtual bool DoUsesTelemetry() const
+    {
+        return false;
+    }
+
+    virtual void DoTelemetryReceived(const TalbIntTag& /* telemetry */,
+                                     uint64_t /* acked */,
+                                     uint64_t /* nextPsn */)
+    {
+    }
+
+    virtual uint64_t DoGetWindow() const
+    {
+        return 0;
     }
 
     DataRate m_minRate; //!< MinRate attribute

@@ -599,23 +599,18 @@ std::string
 TalbPriorityQueue::ParseBandWeights(const std::string& text,
                                     std::array<uint32_t, TALB_NUM_PRIORITIES>* weights)
 {
-    std::vector<std::string> items = TalbParse::Split(text, ',');
-    if (items.size() != TALB_NUM_PRIORITIES)
+    int bad = talb::lb::BandDrr::ParseWeights(text.c_str(), weights->data());
+    if (bad == talb::lb::BandDrr::kWeightsOk)
     {
-        return "'" + text + "' has " + std::to_string(items.size()) +
+        return "";
+    }
+    if (bad == talb::lb::BandDrr::kWeightsCount)
+    {
+        return "'" + text + "' has " + std::to_string(TalbParse::Split(text, ',').size()) +
                " weights, not one per band (" + std::to_string(TALB_NUM_PRIORITIES) + ")";
     }
-    for (uint32_t b = 0; b < TALB_NUM_PRIORITIES; ++b)
-    {
-        uint64_t w;
-        if (!TalbParse::ParseUint(items[b], &w) || w < 1 || w > 1000)
-        {
-            return "'" + text + "': band " + std::to_string(b) + "'s weight '" + items[b] +
-                   "' is not a whole number from 1 to 1000";
-        }
-        (*weights)[b] = static_cast<uint32_t>(w);
-    }
-    return "";
+    return "'" + text + "': band " + std::to_string(bad) + "'s weight '" +
+           TalbParse::Split(text, ',')[bad] + "' is not a whole number from 1 to 1000";
 }
 
 void

@@ -2177,3 +2177,26 @@ TEST(TalbLbCoreBandDrr, StrictBandsFirstThenTurnsOfAQuantumTimesTheWeight)
     ASSERT_EQ(drr.Configure(8, weights, 1000), nullptr); // every band strict
     EXPECT_EQ(drr.Next(0b10000000, head), 7);
 }
+
+TEST(TalbLbCoreBandDrr, ParseWeightsReadsEightWeightsAndNamesTheWrongOne)
+{
+    using talb::lb::BandDrr;
+    uint32_t w[8] = {7, 7, 7, 7, 7, 7, 7, 7};
+    EXPECT_EQ(BandDrr::ParseWeights("1,2,3,4,5,6,7,1000", w), BandDrr::kWeightsOk);
+    EXPECT_EQ(w[0], 1u);
+    EXPECT_EQ(w[7], 1000u);
+    const uint32_t kept[8] = {1, 2, 3, 4, 5, 6, 7, 1000};
+    EXPECT_EQ(BandDrr::ParseWeights("1,1,1,1,1,1,1", w), BandDrr::kWeightsCount);
+    EXPECT_EQ(BandDrr::ParseWeights("1,1,1,1,1,1,1,1,1", w), BandDrr::kWeightsCount);
+    EXPECT_EQ(BandDrr::ParseWeights("", w), BandDrr::kWeightsCount);
+    EXPECT_EQ(BandDrr::ParseWeights("1,1,0,1,1,1,1,1", w), 2);
+    EXPECT_EQ(BandDrr::ParseWeights("1,1,1,1,1,1,1,1001", w), 7);
+    EXPECT_EQ(BandDrr::ParseWeights("1,,1,1,1,1,1,1", w), 1);
+    EXPECT_EQ(BandDrr::ParseWeights("1,1,1,x,1,1,1,1", w), 3);
+    EXPECT_EQ(BandDrr::ParseWeights("1,1,1,1,1,1,1,-1", w), 7);
+    EXPECT_EQ(BandDrr::ParseWeights("99999999999,1,1,1,1,1,1,1", w), 0);
+    for (int b = 0; b < 8; ++b)
+    {
+        EXPECT_EQ(w[b], kept[b]) << "a refused text changes nothing";
+    }
+}

@@ -155,21 +155,12 @@ ValueOptions(SwitchOptions* o, std::string* error)
              error)},
         {"--band-weights",
          [pipe, error](const std::string& name, const std::string& value) {
-             std::vector<std::string> items = Split(value, ',');
-             uint64_t w[TALB_NUM_PRIORITIES];
-             bool ok = items.size() == TALB_NUM_PRIORITIES;
-             for (size_t b = 0; ok && b < items.size(); ++b)
-             {
-                 ok = ParseUnsigned(items[b], 1, 1000, &w[b]);
-             }
-             if (!ok)
+             // The simulator's BandWeights syntax, read by the same code.
+             if (talb::lb::BandDrr::ParseWeights(value.c_str(), pipe->egress.bandWeights) !=
+                 talb::lb::BandDrr::kWeightsOk)
              {
                  *error = name + ": '" + value + "' is not eight weights 1..1000, one per band";
                  return false;
-             }
-             for (size_t b = 0; b < TALB_NUM_PRIORITIES; ++b)
-             {
-                 pipe->egress.bandWeights[b] = uint32_t(w[b]);
              }
              return true;
          }},

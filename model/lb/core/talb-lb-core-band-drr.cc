@@ -34,6 +34,47 @@ BandDrr::Configure(uint8_t strictBands, const uint32_t* weights, uint32_t quantu
     return nullptr;
 }
 
+int
+BandDrr::ParseWeights(const char* text, uint32_t* weights)
+{
+    uint32_t parsed[kBands];
+    const char* p = text;
+    for (int b = 0; b < kBands; ++b)
+    {
+        // A field: up to the next comma or the end; digits only, 1..1000.
+        uint32_t w = 0;
+        const char* start = p;
+        bool digits = true;
+        for (; *p != ',' && *p != '\0'; ++p)
+        {
+            digits = digits && *p >= '0' && *p <= '9' && p - start < 5;
+            w = digits ? w * 10 + uint32_t(*p - '0') : w;
+        }
+        if (b + 1 < kBands && *p != ',')
+        {
+            return kWeightsCount; // fewer than eight
+        }
+        if (p == start || !digits || w < 1 || w > 1000)
+        {
+            return b;
+        }
+        parsed[b] = w;
+        if (b + 1 < kBands)
+        {
+            ++p; // past the comma
+        }
+    }
+    if (*p != '\0')
+    {
+        return kWeightsCount; // more than eight
+    }
+    for (int b = 0; b < kBands; ++b)
+    {
+        weights[b] = parsed[b];
+    }
+    return kWeightsOk;
+}
+
 void
 BandDrr::Charge(uint8_t band, uint32_t bytes)
 {

@@ -64,6 +64,19 @@ class BandDrr
         return static_cast<uint8_t>(__builtin_ctz(after ? after : dwrr));
     }
 
+    /// What ParseWeights found wrong (kWeightsOk: nothing).
+    static constexpr int kWeightsOk = -2;
+    static constexpr int kWeightsCount = -1; //!< not one weight per band
+
+    /**
+     * Reads a band-weights text, the one syntax of the simulator's BandWeights attribute and
+     * the DPDK switch's --band-weights: eight whole numbers 1..1000, comma-separated.
+     * \param text the text (NUL-terminated)
+     * \param weights filled with the eight weights when the text is right
+     * \return kWeightsOk, kWeightsCount, or the band (0..7) whose weight is wrong
+     */
+    static int ParseWeights(const char* text, uint32_t* weights);
+
     /// Charges \p bytes that band \p band (not a strict one) sent; a new visit adds a quantum.
     void Charge(uint8_t band, uint32_t bytes);
 

@@ -25,34 +25,22 @@ TalbIntTag::GetInstanceTypeId() const
     return GetTypeId();
 }
 
-namespace
-{
-constexpr uint32_t HOP_BYTES = 4 + 4 + 8 + 8 + 8 + 4;
-} // namespace
-
 uint32_t
 TalbIntTag::GetSerializedSize() const
 {
     // Always room for every hop: a switch replaces the tag in place (Packet::ReplacePacketTag
     // keeps the size the tag was added with).
-    return 2 + MAX_HOPS * HOP_BYTES;
+    return 2 + MAX_HOPS * sizeof(Hop);
 }
 
 void
 TalbIntTag::Serialize(TagBuffer i) const
 {
+    // The records as they lie in memory (a tag never leaves the process's architecture), and
+    // only those in use: a switch per hop and the responder copy them, so this is per packet.
     i.WriteU8(m_nHops);
     i.WriteU8(m_droppedHops);
-    for (uint32_t h = 0; h < MAX_HOPS; ++h)
-    {
-        const Hop& hop = m_hops[h];
-        i.WriteU32(hop.node);
-        i.WriteU32(hop.port);
-        i.WriteU64(hop.timeNs);
-        i.WriteU64(hop.txBytes);
-        i.WriteU64(hop.rateBps);
-        i.WriteU32(hop.queueBytes);
-    }
+    i.Write(reinterpret_cast<const uint8_t*>(m_hops.data()), m_nHops * sizeof(Hop));
 }
 
 void
@@ -60,16 +48,7 @@ TalbIntTag::Deserialize(TagBuffer i)
 {
     m_nHops = std::min<uint8_t>(i.ReadU8(), MAX_HOPS);
     m_droppedHops = i.ReadU8();
-    for (uint32_t h = 0; h < MAX_HOPS; ++h)
-    {
-        Hop& hop = m_hops[h];
-        hop.node = i.ReadU32();
-        hop.port = i.ReadU32();
-        hop.timeNs = i.ReadU64();
-        hop.txBytes = i.ReadU64();
-        hop.rateBps = i.ReadU64();
-        hop.queueBytes = i.ReadU32();
-    }
+    i.Read(reinterpret_cast<uint8_t*>(m_hops.data()), m_nHops * sizeof(Hop));
 }
 
 void

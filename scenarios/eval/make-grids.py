@@ -45,6 +45,14 @@ VARIANTS = {
     'talbn-': (('rdma16',), {'lbProfile': ['none']}),
 }
 
+# The RDMA parts again under another congestion control than DCQCN (doc/talb-transport.rst):
+# grid prefix -> (parts, grid axes). rdmaCc is an axis, not a fixed value, so that the family's
+# report keeps these cells apart from DCQCN's.
+CC_VARIANTS = {
+    'hpcc-': (('failure/fail-rdma16', 'failure/flap-rdma16', 'mixed/rdma16', 'incast/rdma16'),
+              {'rdmaCc': ['hpcc']}),
+}
+
 # The ablation (issue: each rule earning its place): TaLB with one rule of its defaults off
 # (talb-scenario --lbRulesOff, whose --help lists the rules and the attributes that turn each
 # off) beside every 16-host part, reported as talb-no-<rule>. Rules that act only on untagged
@@ -205,7 +213,13 @@ def families():
                 c['grid'].update(copy.deepcopy(axes))
                 out[(family, prefix + name)] = c
     for (family, name), grid in list(out.items()):
-        if family == 'llm' or name.startswith('talb') or not (
+        for prefix, (parts, axes) in CC_VARIANTS.items():
+            if '%s/%s' % (family, name) in parts:
+                c = copy.deepcopy(grid)
+                c['grid'].update(copy.deepcopy(axes))
+                out[(family, prefix + name)] = c
+    for (family, name), grid in list(out.items()):
+        if family == 'llm' or name.startswith(('talb',) + tuple(CC_VARIANTS)) or not (
                 name.endswith('16') or family == 'heldout'):
             continue
         transport = grid['fixed']['transport']

@@ -60,7 +60,8 @@ def test_talb_runs_of_a_grid_are_labelled_by_its_variant(path):
 def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_host_part():
     """Each rule the runner's --help lists as on for a transport is ablated in that transport's
     parts (the untagged ones where there is untagged traffic, the background family), and each
-    part of 16 hosts but the variants has its ablation."""
+    part of 16 hosts but the variants (TaLB's rules, other congestion controls) has its
+    ablation."""
     text = subprocess.run([RUNNER, '--help'], capture_output=True, text=True, check=True).stdout
     help_line = ' '.join(re.search(r'--lbRulesOff:(.*?)\n\s+--', text, re.S).group(1).split())
     listed = dict(re.findall(r'([a-z-]+) \(([a-z,-]+)\): ', help_line))
@@ -70,7 +71,7 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
         assert set(grids.ABLATION[transport]) | set(grids.ABLATION_UNTAGGED[transport]) == on
     for path in GRIDS:
         family, name = os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-5]
-        if family == 'llm' or name.startswith(('talb', 'ablate-')) or not (
+        if family == 'llm' or name.startswith(('talb', 'ablate-') + tuple(grids.CC_VARIANTS)) or not (
                 name.endswith('16') or family == 'heldout'):
             continue
         axes, fixed, _ = sweep.read_grid(os.path.join(EVAL, family, 'ablate-' + name + '.json'))
@@ -285,3 +286,17 @@ def test_evaluate_keeps_doc_tables_whose_cells_the_new_report_lacks(tree):
     assert r.returncode == 0, r.stdout + r.stderr
     assert 'kept doc/evaluation' not in r.stderr
     assert pd.read_csv(doc / 'talb_vs_best.csv').empty
+
+
+def test_the_congestion_control_variants_keep_their_cells_apart():
+    """A part run under another rdmaCc has it as a grid axis (so the family's report groups by
+    it) and is otherwise its DCQCN part."""
+    grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
+    for prefix, (parts, axes) in grids.CC_VARIANTS.items():
+        for part in parts:
+            family, name = part.split('/')
+            base_axes, base_fixed, _ = sweep.read_grid(os.path.join(EVAL, family, name + '.json'))
+            cc_axes, cc_fixed, _ = sweep.read_grid(
+                os.path.join(EVAL, family, prefix + name + '.json'))
+            assert cc_fixed == base_fixed and 'rdmaCc' not in base_fixed
+            assert cc_axes == dict(base_axes, **axes)

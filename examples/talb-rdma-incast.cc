@@ -1,4 +1,4 @@
-// An N-to-1 incast over RDMA (RoCEv2 NICs, PFC, a rate control: DCQCN, TIMELY or none) on a
+// An N-to-1 incast over RDMA (RoCEv2 NICs, PFC, a rate control: DCQCN, TIMELY, HPCC or none) on a
 // leaf-spine, to study how the rate control reacts: completion time against the line-rate
 // bound, CNPs, how far the rates were cut, the round-trip times the senders measured, pause
 // frames; optionally a trace of every rate change and CNP.
@@ -6,12 +6,13 @@
 //   talb-rdma-incast                                  (16 x 1 MB into one host at 100 Gb/s)
 //   talb-rdma-incast --dcqcn=paper --trace=/tmp/incast.csv
 //   talb-rdma-incast --cc=timely --rate=10Gbps --bytes=10000000
+//   talb-rdma-incast --cc=hpcc --measureRtt=true
 //   talb-rdma-incast --ns3::TalbDcqcn::AdditiveIncrease=100Mbps
 //   --ns3::TalbRdmaHelper::EcnKmax=400KB
 //
-// Every DCQCN (ns3::TalbDcqcn::*), TIMELY (ns3::TalbTimely::*), NIC (ns3::TalbRdmaNic::*), PFC
-// (ns3::TalbPfc::*) and ECN profile (ns3::TalbRdmaHelper::*) attribute can be set as
-// --TypeId::Attribute=value.
+// Every DCQCN (ns3::TalbDcqcn::*), TIMELY (ns3::TalbTimely::*), HPCC (ns3::TalbHpcc::*), NIC
+// (ns3::TalbRdmaNic::*), PFC (ns3::TalbPfc::*) and ECN profile (ns3::TalbRdmaHelper::*)
+// attribute can be set as --TypeId::Attribute=value.
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/talb-module.h"
@@ -214,7 +215,8 @@ main(int argc, char* argv[])
     cmd.Usage("N-to-1 incast over RDMA (PFC, a rate control) on 4 leaves x 5 hosts x 2 spines: "
               "prints the completion time against the line-rate bound, CNPs, the lowest rates "
               "the rate control set, the RTTs the senders measured, pause frames. Any "
-              "attribute: --ns3::TalbDcqcn::Gain=0.0625, --ns3::TalbTimely::TLow=10us etc.");
+              "attribute: --ns3::TalbDcqcn::Gain=0.0625, --ns3::TalbTimely::TLow=10us, "
+              "--ns3::TalbHpcc::TargetUtilization=0.99 etc.");
     cmd.AddValue("senders", "senders (1-19), hosts 1.. sending to host 0", o.senders);
     cmd.AddValue("bytes", "bytes each sender sends (one message)", o.bytes);
     cmd.AddValue("rate", "host and fabric link rate", o.rate);

@@ -45,13 +45,11 @@ VARIANTS = {
     'talbn-': (('rdma16',), {'lbProfile': ['none']}),
 }
 
-# The RDMA parts again under another congestion control than DCQCN (doc/talb-transport.rst):
-# grid prefix -> (parts, grid axes). rdmaCc is an axis, not a fixed value, so that the family's
-# report keeps these cells apart from DCQCN's.
-CC_VARIANTS = {
-    'hpcc-': (('failure/fail-rdma16', 'failure/flap-rdma16', 'mixed/rdma16', 'incast/rdma16'),
-              {'rdmaCc': ['hpcc']}),
-}
+# The family of the 16-host RDMA parts again under HPCC (family 'hpcc', doc/talb-transport.rst):
+# source part -> the part's name there. rdmaCc is a one-valued axis (the report groups nothing by
+# it; the point folders name it).
+HPCC_PARTS = {'failure/fail-rdma16': 'fail-rdma16', 'failure/flap-rdma16': 'flap-rdma16',
+              'incast/rdma16': 'incast-rdma16', 'mixed/rdma16': 'mixed-rdma16'}
 
 # The ablation (issue: each rule earning its place): TaLB with one rule of its defaults off
 # (talb-scenario --lbRulesOff, whose --help lists the rules and the attributes that turn each
@@ -213,13 +211,7 @@ def families():
                 c['grid'].update(copy.deepcopy(axes))
                 out[(family, prefix + name)] = c
     for (family, name), grid in list(out.items()):
-        for prefix, (parts, axes) in CC_VARIANTS.items():
-            if '%s/%s' % (family, name) in parts:
-                c = copy.deepcopy(grid)
-                c['grid'].update(copy.deepcopy(axes))
-                out[(family, prefix + name)] = c
-    for (family, name), grid in list(out.items()):
-        if family == 'llm' or name.startswith(('talb',) + tuple(CC_VARIANTS)) or not (
+        if family == 'llm' or name.startswith('talb') or not (
                 name.endswith('16') or family == 'heldout'):
             continue
         transport = grid['fixed']['transport']
@@ -229,6 +221,11 @@ def families():
         c['grid']['lb'] = ['talb']
         c['grid']['lbRulesOff'] = rules
         out[(family, 'ablate-' + name)] = c
+    # After the variants and the ablation: the hpcc family has neither.
+    for source, name in HPCC_PARTS.items():
+        c = copy.deepcopy(out[tuple(source.split('/'))])
+        c['grid']['rdmaCc'] = ['hpcc']
+        out[('hpcc', name)] = c
     return out
 
 

@@ -77,6 +77,19 @@ def test_the_held_out_family_is_counted_beside_the_tuning_grid_not_in_all(evalua
     assert counts.loc[('all', 'all'), 'worst_gap_pct'] == 3.0
 
 
+def test_the_hpcc_family_is_counted_beside_the_tuning_grid_not_in_all(evaluation, capsys):
+    write_family(evaluation, 'hpcc', ['rdma,spread,101,0.5,conga,100,1.0,40,900,talb,900,'
+                                      'True,True'])
+    code, out, err = run(evaluation, capsys=capsys)
+    assert code == 0, err
+    assert '5 cells in 2 families' in out
+    assert 'RDMA parts under HPCC (not in the counts above): 1 cells, iteration within 2 % in 1' \
+        in out
+    counts = pd.read_csv(evaluation / 'goals.csv').set_index(['family', 'transport'])
+    assert counts.loc[('hpcc', 'rdma'), 'cells'] == 1
+    assert counts.loc[('all', 'all'), 'cells'] == 5
+
+
 def test_misses_list_the_cells_and_name_what_varies(evaluation, capsys):
     run(evaluation, capsys=capsys)
     missed = pd.read_csv(evaluation / 'goals_misses.csv')

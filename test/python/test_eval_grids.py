@@ -60,8 +60,7 @@ def test_talb_runs_of_a_grid_are_labelled_by_its_variant(path):
 def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_host_part():
     """Each rule the runner's --help lists as on for a transport is ablated in that transport's
     parts (the untagged ones where there is untagged traffic, the background family), and each
-    part of 16 hosts but the variants (TaLB's rules, other congestion controls) has its
-    ablation."""
+    part of 16 hosts but the variants (TaLB's rules; the hpcc family) has its ablation."""
     text = subprocess.run([RUNNER, '--help'], capture_output=True, text=True, check=True).stdout
     help_line = ' '.join(re.search(r'--lbRulesOff:(.*?)\n\s+--', text, re.S).group(1).split())
     listed = dict(re.findall(r'([a-z-]+) \(([a-z,-]+)\): ', help_line))
@@ -71,7 +70,7 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
         assert set(grids.ABLATION[transport]) | set(grids.ABLATION_UNTAGGED[transport]) == on
     for path in GRIDS:
         family, name = os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-5]
-        if family == 'llm' or name.startswith(('talb', 'ablate-') + tuple(grids.CC_VARIANTS)) or not (
+        if family in ('llm', 'hpcc') or name.startswith(('talb', 'ablate-')) or not (
                 name.endswith('16') or family == 'heldout'):
             continue
         axes, fixed, _ = sweep.read_grid(os.path.join(EVAL, family, 'ablate-' + name + '.json'))
@@ -82,7 +81,7 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
 
 def test_every_family_has_both_transports_and_both_scales():
     parts = {(os.path.basename(os.path.dirname(p)), os.path.basename(p)[:-5]) for p in GRIDS}
-    assert {f for f, _ in parts} == FAMILIES | {'llm', 'heldout'}
+    assert {f for f, _ in parts} == FAMILIES | {'llm', 'heldout', 'hpcc'}
     for family in FAMILIES:
         names = {n for f, n in parts if f == family}
         for transport in ('tcp', 'rdma'):
@@ -288,15 +287,15 @@ def test_evaluate_keeps_doc_tables_whose_cells_the_new_report_lacks(tree):
     assert pd.read_csv(doc / 'talb_vs_best.csv').empty
 
 
-def test_the_congestion_control_variants_keep_their_cells_apart():
-    """A part run under another rdmaCc has it as a grid axis (so the family's report groups by
-    it) and is otherwise its DCQCN part."""
+def test_the_hpcc_family_is_its_rdma_parts_under_hpcc():
+    """Each part of the hpcc family is its source part with rdmaCc=hpcc as a one-valued axis."""
     grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
-    for prefix, (parts, axes) in grids.CC_VARIANTS.items():
-        for part in parts:
-            family, name = part.split('/')
-            base_axes, base_fixed, _ = sweep.read_grid(os.path.join(EVAL, family, name + '.json'))
-            cc_axes, cc_fixed, _ = sweep.read_grid(
-                os.path.join(EVAL, family, prefix + name + '.json'))
-            assert cc_fixed == base_fixed and 'rdmaCc' not in base_fixed
-            assert cc_axes == dict(base_axes, **axes)
+    assert {os.path.basename(p)[:-5] for p in GRIDS if '/hpcc/' in p} == set(
+        grids.HPCC_PARTS.values())
+    for source, name in grids.HPCC_PARTS.items():
+        family, part = source.split('/')
+        base_axes, base_fixed, base_seeds = sweep.read_grid(os.path.join(EVAL, family,
+                                                                         part + '.json'))
+        axes, fixed, seeds = sweep.read_grid(os.path.join(EVAL, 'hpcc', name + '.json'))
+        assert fixed == base_fixed and 'rdmaCc' not in base_fixed and seeds == base_seeds
+        assert axes == dict(base_axes, rdmaCc=['hpcc'])

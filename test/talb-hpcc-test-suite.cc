@@ -3,7 +3,8 @@
 // stepping once per round trip and fast reaction in between, the min of two queue lengths, the
 // line-rate clamp, additive steps under MaxStage); records matched by port, so a hop on a port
 // seen before is measured when a packet takes another path; and on a fabric the switches stamp
-// every data packet (three hops across leaves, in path order), the INT padding is not counted
+// every data packet (three hops across leaves, in path order) and not its echo on the way back,
+// the INT padding is not counted
 // as payload, and HPCC keeps an incast's pause frames under a fifth of PFC alone's.
 #include "talb-test-fabric.h"
 
@@ -213,8 +214,9 @@ class TalbHpccIncast : public talbtest::SimulationTestCase
     TalbHpccIncast()
         : talbtest::SimulationTestCase(
               "TalbHpccIncast: every data packet reaching host 0 carries three hop records in "
-              "path order (source leaf, spine, host 0's leaf) at the ports' rates; every "
-              "payload byte and no padding delivered; HPCC sends under a fifth of the "
+              "path order (source leaf, spine, host 0's leaf) at the ports' rates and comes "
+              "back in its acknowledgement unchanged; every payload byte and no padding "
+              "delivered; HPCC sends under a fifth of the "
               "pause frames of PFC alone")
     {
     }
@@ -229,6 +231,8 @@ class TalbHpccIncast : public talbtest::SimulationTestCase
         uint32_t messages{0};
         uint64_t pauses{0};
         double utilization{0};
+        uint64_t echoes{0};          //!< acknowledgements at host 5 that echo telemetry
+        uint64_t echoesUnchanged{0}; //!< ... with the data's three records, none added
     };
 
     /// Host 0's device received \p p: count its telemetry.
@@ -253,6 +257,19 @@ class TalbHpccIncast : public talbtest::SimulationTestCase
         }
     }
 
+    /// Sender host 5's device received \p p: an echo must come back as the data left host 0.
+    void Echoed(Outcome* o, Ptr<const Packet> p)
+    {
+        TalbIntTag t;
+        if (p->PeekPacketTag(t))
+        {
+            ++o->echoes;
+            bool unchanged = t.IsEcho() && t.GetNHops() == 3 && t.GetDroppedHops() == 0 &&
+                             t.GetHop(2).node == m_leaf0;
+            o->echoesUnchanged += unchanged ? 1 : 0;
+        }
+    }
+
     uint32_t m_leaf0{0};
 
     Outcome Run(const std::string& cc)
@@ -266,6 +283,9 @@ class TalbHpccIncast : public talbtest::SimulationTestCase
         f->GetHostDevice(0)->TraceConnectWithoutContext(
             "MacRx",
             MakeCallback(&TalbHpccIncast::Arrived, this).Bind(&o));
+        f->GetHostDevice(5)->TraceConnectWithoutContext(
+            "MacRx",
+            MakeCallback(&TalbHpccIncast::Echoed, this).Bind(&o));
         std::vector<Ptr<TalbRdmaQueuePair>> senders;
         for (uint32_t s = 5; s < 13; ++s)
         {
@@ -307,6 +327,10 @@ class TalbHpccIncast : public talbtest::SimulationTestCase
         NS_TEST_EXPECT_MSG_EQ(hpcc.withThreeHops, hpcc.dataPackets, "three records each");
         NS_TEST_EXPECT_MSG_EQ(hpcc.inPathOrder, hpcc.dataPackets, "in path order");
         NS_TEST_EXPECT_MSG_GT(hpcc.utilization, 0, "the sender measured its path");
+        NS_TEST_EXPECT_MSG_GT(hpcc.echoes, 200u, "every packet acknowledged with its records");
+        NS_TEST_EXPECT_MSG_EQ(hpcc.echoesUnchanged,
+                              hpcc.echoes,
+                              "switches on the way back add no records to an echo");
         Outcome pfc = Run("ns3::TalbFixedRate");
         NS_TEST_EXPECT_MSG_EQ(pfc.bytes, 8000000u, "PFC alone delivers too");
         NS_TEST_EXPECT_MSG_EQ(pfc.withThreeHops, 0u, "no telemetry without HPCC");

@@ -333,7 +333,7 @@ void
 TalbPfcNetDevice::StampTelemetry(Ptr<Packet> p)
 {
     TalbIntTag telemetry;
-    if (p->PeekPacketTag(telemetry))
+    if (p->PeekPacketTag(telemetry) && !telemetry.IsEcho())
     {
         telemetry.PushHop(TalbIntTag::Hop{m_node->GetId(),
                                           m_ifIndex,

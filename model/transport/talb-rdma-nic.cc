@@ -544,6 +544,7 @@ TalbRdmaNic::Receive(uint32_t /* ifIndex */, Ptr<Packet> packet)
         if (m_telemetry)
         {
             qp->m_hasEchoTelemetry = packet->PeekPacketTag(qp->m_echoTelemetry);
+            qp->m_echoTelemetry.SetEcho(); // the way back is not the data's path
             overhead += qp->m_hasEchoTelemetry ? TalbIntTag::WIRE_BYTES : 0;
         }
         uint32_t payload = h.GetIpPayloadBytes() >= overhead ? h.GetIpPayloadBytes() - overhead : 0;

@@ -30,7 +30,7 @@ TalbIntTag::GetSerializedSize() const
 {
     // Always room for every hop: a switch replaces the tag in place (Packet::ReplacePacketTag
     // keeps the size the tag was added with).
-    return 2 + MAX_HOPS * sizeof(Hop);
+    return 3 + MAX_HOPS * sizeof(Hop);
 }
 
 void
@@ -40,6 +40,7 @@ TalbIntTag::Serialize(TagBuffer i) const
     // only those in use: a switch per hop and the responder copy them, so this is per packet.
     i.WriteU8(m_nHops);
     i.WriteU8(m_droppedHops);
+    i.WriteU8(m_echo ? 1 : 0);
     i.Write(reinterpret_cast<const uint8_t*>(m_hops.data()), m_nHops * sizeof(Hop));
 }
 
@@ -48,13 +49,14 @@ TalbIntTag::Deserialize(TagBuffer i)
 {
     m_nHops = std::min<uint8_t>(i.ReadU8(), MAX_HOPS);
     m_droppedHops = i.ReadU8();
+    m_echo = i.ReadU8() != 0;
     i.Read(reinterpret_cast<uint8_t*>(m_hops.data()), m_nHops * sizeof(Hop));
 }
 
 void
 TalbIntTag::Print(std::ostream& os) const
 {
-    os << "hops=" << unsigned(m_nHops);
+    os << (m_echo ? "echo " : "") << "hops=" << unsigned(m_nHops);
     for (uint32_t h = 0; h < m_nHops; ++h)
     {
         const Hop& hop = m_hops[h];
@@ -97,6 +99,18 @@ uint32_t
 TalbIntTag::GetDroppedHops() const
 {
     return m_droppedHops;
+}
+
+void
+TalbIntTag::SetEcho()
+{
+    m_echo = true;
+}
+
+bool
+TalbIntTag::IsEcho() const
+{
+    return m_echo;
 }
 
 } // namespace ns3

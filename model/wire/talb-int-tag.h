@@ -18,7 +18,8 @@ namespace ns3
  * A sender whose rate control uses telemetry (TalbRdmaRateControl::UsesTelemetry) attaches an
  * empty tag to each data packet; every switch port that sends the packet pushes one hop record
  * as the packet leaves its queue (TalbPfcNetDevice, InBandTelemetry of TalbSwitch); the
- * responder copies the records of the packet it acknowledges into the acknowledgement.
+ * responder copies the records of the packet it acknowledges into the acknowledgement, marked
+ * as an echo, which switches leave as it is.
  *
  * A record holds the port's identity (node and interface, so a sender can tell one link from
  * another when its packets take several paths), the time the packet left, the bytes the port
@@ -62,11 +63,18 @@ class TalbIntTag : public Tag
     const Hop& GetHop(uint32_t i) const;
     /// \return hops crossed beyond MAX_HOPS
     uint32_t GetDroppedHops() const;
+    /**
+     * Mark the tag as an echo: the records of a data packet, carried back in its
+     * acknowledgement. Switches do not stamp an echo (the way back is not the data's path).
+     */
+    void SetEcho();
+    bool IsEcho() const;
 
   private:
     std::array<Hop, MAX_HOPS> m_hops;
     uint8_t m_nHops{0};
     uint8_t m_droppedHops{0};
+    bool m_echo{false};
 };
 
 } // namespace ns3

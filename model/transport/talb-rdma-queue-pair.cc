@@ -258,9 +258,8 @@ TalbRdmaQueuePair::WindowOpen() const
     {
         window = window == 0 ? ccWindow : std::min(window, ccWindow);
     }
-    // A window below one packet still lets one packet go at a time.
-    uint64_t inFlight = (m_sndNxt - m_sndUna) * m_nic->GetMtu();
-    bool bytesOpen = window == 0 || inFlight == 0 || inFlight < window;
+    // A window below one packet still lets one packet go at a time (nothing in flight is less).
+    bool bytesOpen = window == 0 || (m_sndNxt - m_sndUna) * m_nic->GetMtu() < window;
     return bytesOpen && (!m_selective || m_sndNxt - m_sndUna < m_window);
 }
 

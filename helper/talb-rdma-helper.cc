@@ -129,6 +129,12 @@ TalbRdmaHelper::OfferBaseRtt(Time rtt)
     }
 }
 
+bool
+TalbRdmaHelper::UsesTelemetry() const
+{
+    return m_rateControl.Create<TalbRdmaRateControl>()->UsesTelemetry();
+}
+
 uint32_t
 TalbRdmaHelper::GetPayloadMtu() const
 {
@@ -141,8 +147,7 @@ uint32_t
 TalbRdmaHelper::GetDeviceMtu() const
 {
     // A rate control that reads in-band telemetry pads each data packet with INT's header.
-    uint32_t telemetry =
-        m_rateControl.Create<TalbRdmaRateControl>()->UsesTelemetry() ? TalbIntTag::WIRE_BYTES : 0;
+    uint32_t telemetry = UsesTelemetry() ? TalbIntTag::WIRE_BYTES : 0;
     return GetPayloadMtu() + TalbRoceHeader::BASE_BYTES + TalbRoceHeader::TRAILER_BYTES + telemetry;
 }
 

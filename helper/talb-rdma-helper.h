@@ -56,6 +56,8 @@ class TalbRdmaHelper : public Object
      */
     void OfferBaseRtt(Time rtt);
 
+    /// \return true when the rate control reads in-band telemetry (the switches must stamp it)
+    bool UsesTelemetry() const;
     /// \return the NICs' payload MTU (TalbRdmaNic's Mtu as configured here)
     uint32_t GetPayloadMtu() const;
     /// \return the device MTU an RDMA fabric needs: the payload MTU plus the RoCEv2 headers

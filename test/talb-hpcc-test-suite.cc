@@ -231,6 +231,7 @@ class TalbHpccIncast : public talbtest::SimulationTestCase
         uint32_t messages{0};
         uint64_t pauses{0};
         double utilization{0};
+        bool stamping{false};        //!< the leaf switches' InBandTelemetry
         uint64_t echoes{0};          //!< acknowledgements at host 5 that echo telemetry
         uint64_t echoesUnchanged{0}; //!< ... with the data's three records, none added
     };
@@ -279,6 +280,9 @@ class TalbHpccIncast : public talbtest::SimulationTestCase
         f->Install();
         f->AssignStreams(1);
         Outcome o;
+        BooleanValue stamping;
+        f->GetLeafSwitch(0)->GetAttribute("InBandTelemetry", stamping);
+        o.stamping = stamping.Get();
         m_leaf0 = f->GetLeafNode(0)->GetId();
         f->GetHostDevice(0)->TraceConnectWithoutContext(
             "MacRx",
@@ -334,6 +338,8 @@ class TalbHpccIncast : public talbtest::SimulationTestCase
         Outcome pfc = Run("ns3::TalbFixedRate");
         NS_TEST_EXPECT_MSG_EQ(pfc.bytes, 8000000u, "PFC alone delivers too");
         NS_TEST_EXPECT_MSG_EQ(pfc.withThreeHops, 0u, "no telemetry without HPCC");
+        NS_TEST_EXPECT_MSG_EQ(hpcc.stamping, true, "the helper has the switches stamp for HPCC");
+        NS_TEST_EXPECT_MSG_EQ(pfc.stamping, false, "and not otherwise (a tag lookup per packet)");
         NS_TEST_EXPECT_MSG_GT(
             pfc.pauses,
             5 * hpcc.pauses,

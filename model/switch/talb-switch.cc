@@ -46,8 +46,9 @@ TalbSwitch::GetTypeId()
                           MakeDoubleChecker<double>(1e-6, 1))
             .AddAttribute("InBandTelemetry",
                           "Ports of TalbPfcNetDevice stamp their hop record into packets that "
-                          "carry in-band telemetry (a TalbIntTag: HPCC's senders attach one)",
-                          BooleanValue(true),
+                          "carry in-band telemetry (a TalbIntTag: HPCC's senders attach one; "
+                          "TalbLeafSpineHelper turns it on for a rate control that reads it)",
+                          BooleanValue(false),
                           MakeBooleanAccessor(&TalbSwitch::m_inBandTelemetry),
                           MakeBooleanChecker())
             .AddTraceSource("Drop",
@@ -64,7 +65,7 @@ TalbSwitch::GetTypeId()
 TalbSwitch::TalbSwitch()
     : m_dreInterval(MicroSeconds(20)),
       m_dreAlpha(0.1),
-      m_inBandTelemetry(true),
+      m_inBandTelemetry(false),
       m_firstHost(0)
 {
     NS_LOG_FUNCTION(this);

@@ -29,7 +29,7 @@ TalbHpcc::GetTypeId()
             .AddAttribute("BaseRtt",
                           "T: the fabric's unloaded round-trip time (the longest path's). "
                           "Normalises queues and sets rate = window / T (0: unset; "
-                          "talb-scenario sets it from the fabric)",
+                          "TalbLeafSpineHelper offers its fabric's)",
                           TimeValue(Time(0)),
                           MakeTimeAccessor(&TalbHpcc::m_baseRtt),
                           MakeTimeChecker(Time(0)))
@@ -120,7 +120,7 @@ TalbHpcc::DoStart()
 {
     NS_ABORT_MSG_UNLESS(m_baseRtt.IsStrictlyPositive(),
                         "TalbHpcc: BaseRtt is 0; set ns3::TalbHpcc::BaseRtt to the fabric's "
-                        "unloaded round-trip time (talb-scenario sets it from the fabric)");
+                        "unloaded round-trip time (TalbLeafSpineHelper offers its fabric's)");
     double t = m_baseRtt.GetSeconds();
     m_maxWindow = GetLineRate().GetBitRate() * t / 8;
     m_minWindow = GetMinRate().GetBitRate() * t / 8;

@@ -37,8 +37,9 @@ namespace ns3
  * Defaults are the settings of HPCC's published simulator runs: eta 0.95, MaxStage 0
  * (its run script's default; the paper's text names 5), AdditiveIncrease 10 Mb/s at a 25 Gb/s
  * reference (40 Mb/s at 100 Gb/s). BaseRtt has no default that fits every fabric:
- * talb-scenario sets it to the fabric's longest unloaded round trip; elsewhere it must be set.
- * doc/talb-transport.rst ("HPCC") gives the validation.
+ * TalbLeafSpineHelper offers its fabric's longest unloaded round trip
+ * (TalbRdmaHelper::OfferBaseRtt); elsewhere it must be set. doc/talb-transport.rst ("HPCC") gives
+ * the validation.
  */
 class TalbHpcc : public TalbRdmaRateControl
 {

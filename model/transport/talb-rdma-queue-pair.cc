@@ -76,7 +76,6 @@ TalbRdmaQueuePair::Setup(TalbRdmaNic* nic,
     m_cc->Start(nic->m_lineRate, MakeCallback(&TalbRdmaQueuePair::RateChanged, this));
     m_selective = nic->m_recovery == TalbRdmaNic::SELECTIVE_REPEAT;
     m_rttEnabled = nic->m_measureRtt || m_cc->UsesRtt();
-    m_telemetry = m_cc->UsesTelemetry();
     m_window = nic->m_srWindowPackets;
     if (m_selective && nic->m_entropyPrototype)
     {
@@ -361,7 +360,7 @@ TalbRdmaQueuePair::SendPacket()
     h.SetDestination(m_peer);
     h.SetIdentification(m_ipId++);
     // In-band telemetry travels as a tag; the bytes its header takes on the wire are padding.
-    uint32_t telemetryBytes = m_telemetry ? TalbIntTag::WIRE_BYTES : 0;
+    uint32_t telemetryBytes = m_nic->m_telemetry ? TalbIntTag::WIRE_BYTES : 0;
     h.SetIpPayloadBytes(static_cast<uint16_t>(DATA_OVERHEAD + payload + telemetryBytes));
     uint16_t entropy = m_entropy ? m_entropy->NextEntropy() : m_sourcePort;
     h.SetSourcePort(entropy);
@@ -377,10 +376,10 @@ TalbRdmaQueuePair::SendPacket()
     // immediate acknowledgement, so the sample holds no acknowledgement coalescing.
     bool timed = m_rttEnabled && !m_rttTiming && m_sndNxt == m_maxSent;
     // HPCC acknowledges every packet, so each one's telemetry comes back.
-    h.SetAckRequest(last || timed || m_telemetry);
+    h.SetAckRequest(last || timed || m_nic->m_telemetry);
     uint8_t dscp = 0;
     Ptr<Packet> p = Create<Packet>(payload + telemetryBytes + TalbRoceHeader::TRAILER_BYTES);
-    if (m_telemetry)
+    if (m_nic->m_telemetry)
     {
         p->AddPacketTag(TalbIntTag());
     }

@@ -293,7 +293,6 @@ class TalbRdmaQueuePair : public Object
     bool m_timerArmed{false};
     bool m_active{false}; //!< in the NIC's list of queue pairs with data
     // In-band telemetry (a rate control that UsesTelemetry)
-    bool m_telemetry{false};    //!< data packets carry a TalbIntTag and ask for an acknowledgement
     TalbIntTag m_echoTelemetry; //!< responder: the last data packet's, for its acknowledgement
     bool m_hasEchoTelemetry{false};
 

@@ -274,6 +274,7 @@ main(int argc, char* argv[])
         spec.Parse(config, &errors);
     }
     Config::SetDefault("ns3::TalbOutputWriter::FctTxt", BooleanValue(config.GetBool("fctTxt")));
+    Config::SetDefault("ns3::TalbOutputWriter::PathsCsv", BooleanValue(config.GetBool("pathsCsv")));
 #ifdef NS3_MPI
     bool mpi = PartOfDistributedRun();
     if (mpi && mpiSync != "nullmsg" && mpiSync != "window")

@@ -148,6 +148,9 @@ const char* const TalbOutputWriter::ITERATION_COLUMNS =
 const char* const TalbOutputWriter::COLLECTIVE_COLUMNS =
     "job,iteration,operation,group,type,class,bytes,priority,start_ns,end_ns,ideal_ns,scheme,"
     "seed";
+const char* const TalbOutputWriter::PATH_COLUMNS =
+    "node,port,next_hop,src_ip,src_port,dst_ip,dst_port,job,tensor,priority,start_ns,end_ns,"
+    "packets,bytes,scheme,seed";
 
 TypeId
 TalbOutputWriter::GetTypeId()
@@ -171,6 +174,13 @@ TalbOutputWriter::GetTypeId()
                           "HPCC's and ConWeave's FCT analysis scripts read it",
                           BooleanValue(false),
                           MakeBooleanAccessor(&TalbOutputWriter::m_writeFctTxt),
+                          MakeBooleanChecker())
+            .AddAttribute("PathsCsv",
+                          "Also write paths.csv: each stay of a flow on a switch's egress port "
+                          "as the load balancers chose it (TalbPathRecorder; one row per "
+                          "packet or few for per-packet schemes)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TalbOutputWriter::m_writePaths),
                           MakeBooleanChecker());
     return tid;
 }
@@ -197,7 +207,14 @@ void
 TalbOutputWriter::Close()
 {
     OpenWriters().erase(this);
-    for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations, &m_fctTxt, &m_collectives})
+    if (m_pathRecorder)
+    {
+        // Its open stays are measurements too.
+        m_pathRecorder->Finish();
+        m_pathRecorder->SetSink(TalbPathRecorder::RecordCallback());
+        m_pathRecorder = nullptr;
+    }
+    for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations, &m_fctTxt, &m_collectives, &m_paths})
     {
         if (f->file)
         {
@@ -222,7 +239,7 @@ TalbOutputWriter::Flush(CsvFile& f)
 void
 TalbOutputWriter::FlushRows()
 {
-    for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations, &m_fctTxt, &m_collectives})
+    for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations, &m_fctTxt, &m_collectives, &m_paths})
     {
         if (f->file)
         {
@@ -349,8 +366,15 @@ void
 TalbOutputWriter::MergeFolders(const std::vector<std::string>& parts, const std::string& folder)
 {
     SystemPath::MakeDirectories(folder);
-    for (const char* name : {"flows.csv", "tensors.csv", "iterations.csv", "collectives.csv"})
+    for (const char* name :
+         {"flows.csv", "tensors.csv", "iterations.csv", "collectives.csv", "paths.csv"})
     {
+        // paths.csv (PathsCsv) only where the run wrote it.
+        if (std::string(name) == "paths.csv" &&
+            (parts.empty() || !std::ifstream(SystemPath::Append(parts[0], name))))
+        {
+            continue;
+        }
         std::string path = SystemPath::Append(folder, name);
         std::ofstream out(path, std::ios::trunc);
         NS_ABORT_MSG_IF(!out, "TalbOutputWriter: cannot create " << path);
@@ -383,8 +407,12 @@ TalbOutputWriter::MergeFolders(const std::vector<std::string>& parts, const std:
     }
     for (const auto& part : parts)
     {
-        for (const char* name :
-             {"flows.csv", "tensors.csv", "iterations.csv", FCT_TXT, "collectives.csv"})
+        for (const char* name : {"flows.csv",
+                                 "tensors.csv",
+                                 "iterations.csv",
+                                 FCT_TXT,
+                                 "collectives.csv",
+                                 "paths.csv"})
         {
             std::remove(SystemPath::Append(part, name).c_str());
         }
@@ -415,6 +443,10 @@ TalbOutputWriter::Open(const std::string& folder)
         NS_ABORT_MSG_IF(!m_fctTxt.file, "TalbOutputWriter: cannot create " << path);
     }
     m_collectives = open("collectives.csv", COLLECTIVE_COLUMNS);
+    if (m_writePaths)
+    {
+        m_paths = open("paths.csv", PATH_COLUMNS);
+    }
     m_nextFlush = std::chrono::steady_clock::now();
     if (!g_terminateInstalled)
     {
@@ -612,6 +644,52 @@ TalbOutputWriter::WriteCollective(const TalbCollectiveRecord& r)
                  m_seed);
     ++m_collectiveRows;
     RowAdded(m_collectives);
+}
+
+void
+TalbOutputWriter::WritePath(const TalbPathRecord& r)
+{
+    NS_ABORT_MSG_IF(!m_paths.file, "TalbOutputWriter: paths.csv is not open (PathsCsv)");
+    AppendFormat(m_paths.pending,
+                 "%s,%u,%s,%u.%u.%u.%u,%u,%u.%u.%u.%u,%u,%d,%" PRId64 ",%d,%" PRId64 ",%" PRId64
+                 ",%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 "\n",
+                 r.node.c_str(),
+                 r.port,
+                 r.nextHop.c_str(),
+                 (r.src.Get() >> 24) & 0xff,
+                 (r.src.Get() >> 16) & 0xff,
+                 (r.src.Get() >> 8) & 0xff,
+                 r.src.Get() & 0xff,
+                 unsigned(r.srcPort),
+                 (r.dst.Get() >> 24) & 0xff,
+                 (r.dst.Get() >> 16) & 0xff,
+                 (r.dst.Get() >> 8) & 0xff,
+                 r.dst.Get() & 0xff,
+                 unsigned(r.dstPort),
+                 r.job,
+                 r.tensor,
+                 r.priority,
+                 r.start.GetNanoSeconds(),
+                 r.end.GetNanoSeconds(),
+                 r.packets,
+                 r.bytes,
+                 m_scheme.c_str(),
+                 m_seed);
+    RowAdded(m_paths);
+}
+
+bool
+TalbOutputWriter::WritesPaths() const
+{
+    return m_writePaths;
+}
+
+void
+TalbOutputWriter::ConnectPaths(Ptr<TalbPathRecorder> recorder)
+{
+    NS_ABORT_MSG_IF(!m_paths.file, "TalbOutputWriter: paths.csv is not open (PathsCsv)");
+    m_pathRecorder = recorder;
+    recorder->SetSink(MakeCallback(&TalbOutputWriter::WritePath, this));
 }
 
 uint64_t

@@ -8,6 +8,7 @@
 #include "ns3/object.h"
 #include "ns3/talb-graph-job.h"
 #include "ns3/talb-graph-records.h"
+#include "ns3/talb-path-recorder.h"
 #include "ns3/talb-training-job.h"
 #include "ns3/talb-training-records.h"
 
@@ -33,6 +34,9 @@ namespace ns3
  * - tensors.csv: job,iteration,tensor,name,bytes,priority,ready_ns,done_ns,comm_ns,scheme,seed,
  *   wire_bytes
  * - iterations.csv: job,worker,iteration,start_ns,end_ns,compute_ns,exposed_comm_ns,scheme,seed
+ * - paths.csv (PathsCsv): node,port,next_hop,src_ip,src_port,dst_ip,dst_port,job,tensor,
+ *   priority,start_ns,end_ns,packets,bytes,scheme,seed: each stay of a flow on a switch port
+ *   (TalbPathRecorder), written when it ends
  *
  * - run.json (WriteRunJson): the run's identity, timings, counters and every parameter; the
  *   scenario writes it when the run starts (complete: false) and replaces it when it ends.
@@ -175,6 +179,7 @@ class TalbOutputWriter : public Object
     static const char* const TENSOR_COLUMNS;
     static const char* const ITERATION_COLUMNS;
     static const char* const COLLECTIVE_COLUMNS;
+    static const char* const PATH_COLUMNS;
 
     /// Create \p folder (and parents) and the four files with their headers.
     void Open(const std::string& folder);
@@ -200,6 +205,15 @@ class TalbOutputWriter : public Object
     void WriteTensor(const TalbTensorRecord& r);
     void WriteIteration(const TalbIterationRecord& r);
     void WriteCollective(const TalbCollectiveRecord& r);
+    void WritePath(const TalbPathRecord& r);
+
+    /// \return whether the PathsCsv attribute asks for paths.csv
+    bool WritesPaths() const;
+    /**
+     * Write \p recorder's stays into paths.csv (PathsCsv); the writer finishes the recorder
+     * (its open stays become rows) when it closes.
+     */
+    void ConnectPaths(Ptr<TalbPathRecorder> recorder);
 
     /// Write every pending row now.
     void FlushRows();
@@ -230,9 +244,12 @@ class TalbOutputWriter : public Object
     CsvFile m_tensors;
     CsvFile m_iterations;
     CsvFile m_collectives;
-    CsvFile m_fctTxt;          //!< HPCC's fct.txt (FctTxt): the flows again, no header
-    bool m_writeFctTxt{false}; //!< FctTxt attribute
-    Time m_flushInterval;      //!< wall-clock time between writes
+    CsvFile m_fctTxt;                     //!< HPCC's fct.txt (FctTxt): the flows again, no header
+    bool m_writeFctTxt{false};            //!< FctTxt attribute
+    CsvFile m_paths;                      //!< paths.csv (PathsCsv)
+    bool m_writePaths{false};             //!< PathsCsv attribute
+    Ptr<TalbPathRecorder> m_pathRecorder; //!< finished when the writer closes
+    Time m_flushInterval;                 //!< wall-clock time between writes
     std::chrono::steady_clock::time_point m_nextFlush; //!< wall-clock time of the next write
     std::string m_scheme{"none"};
     uint64_t m_seed{1};

@@ -82,6 +82,19 @@ TalbScenarioBuild::OpenOutputs(const std::string& folder, const std::string& sch
     m_writer->SetScheme(scheme);
     m_writer->SetSeed(m_spec.seed);
     m_writer->SetIdealFctCallback(MakeCallback(&TalbIdealFct::Ideal, m_ideal.get()));
+    if (m_writer->WritesPaths() && !m_spec.fabric.stockRouting)
+    {
+        Ptr<TalbPathRecorder> recorder = CreateObject<TalbPathRecorder>();
+        for (uint32_t l = 0; l < m_spec.fabric.leaves; ++l)
+        {
+            recorder->Connect(m_fabric->GetLeafSwitch(l));
+        }
+        for (uint32_t s = 0; s < m_spec.fabric.spines; ++s)
+        {
+            recorder->Connect(m_fabric->GetSpineSwitch(s));
+        }
+        m_writer->ConnectPaths(recorder);
+    }
 }
 
 void

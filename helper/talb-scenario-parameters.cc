@@ -551,6 +551,13 @@ DeclareRun(TalbScenarioConfig& c)
               "false",
               "also write fct.txt: the flows in HPCC's format (hexadecimal IPs, ports, size, "
               "start, FCT, ideal FCT in ns; no header), for HPCC's and ConWeave's FCT scripts");
+    c.Declare("pathsCsv",
+              C::BOOL,
+              "false",
+              "also write paths.csv: every stay of a flow on a switch port as the load "
+              "balancers chose it (switch, port, next hop, the flow's addresses and ports, "
+              "tensor, priority, first and last packet, packets, bytes); per-packet schemes "
+              "write about a row per packet");
     c.Declare("out",
               C::STRING,
               "results/run",

@@ -120,6 +120,11 @@ TalbScenarioSpec::ParseTraining(const TalbScenarioConfig& c, std::vector<std::st
     {
         errors->push_back("plbRound: must be positive");
     }
+    if (c.GetBool("pathsCsv") && fabric.stockRouting)
+    {
+        errors->push_back("pathsCsv: stockRouting's switches have no talb load balancer whose "
+                          "decisions it could record");
+    }
     if (fabric.rdmaHosts && fabric.stockRouting)
     {
         errors->push_back("stockRouting needs IP on the switches: it works with transport tcp");

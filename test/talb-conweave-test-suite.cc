@@ -79,7 +79,7 @@ RunFlow(const std::string& lb,
     leaf0->GetLoadBalancer()->TraceConnectWithoutContext(
         "PathSelected",
         MakeBoundCallback(
-            +[](uint32_t* first, uint32_t, uint32_t, uint32_t port) {
+            +[](uint32_t* first, const TalbPacketContext&, uint32_t port) {
                 if (*first == UINT32_MAX)
                 {
                     *first = port;

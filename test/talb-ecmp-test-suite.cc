@@ -24,10 +24,11 @@ class TalbEcmpFlowStickyTestCase : public TestCase
         FakeSwitch sw(4);
         Ptr<TalbLoadBalancer> lb = sw.Make("ecmp");
         uint64_t traced = 0;
-        lb->TraceConnectWithoutContext("PathSelected",
-                                       MakeBoundCallback(
-                                           +[](uint64_t* n, uint32_t, uint32_t, uint32_t) { ++*n; },
-                                           &traced));
+        lb->TraceConnectWithoutContext(
+            "PathSelected",
+            MakeBoundCallback(
+                +[](uint64_t* n, const TalbPacketContext&, uint32_t) { ++*n; },
+                &traced));
         std::map<uint32_t, uint32_t> perPort;
         for (uint32_t flow = 0; flow < 400; ++flow)
         {

@@ -116,10 +116,11 @@ class TalbLoadBalancerCountersTestCase : public TestCase
         FakeSwitch sw(2);
         Ptr<PickLeastLb> lb = MakePickLeast(sw);
         uint64_t traced = 0;
-        lb->TraceConnectWithoutContext("PathSelected",
-                                       MakeBoundCallback(
-                                           +[](uint64_t* n, uint32_t, uint32_t, uint32_t) { ++*n; },
-                                           &traced));
+        lb->TraceConnectWithoutContext(
+            "PathSelected",
+            MakeBoundCallback(
+                +[](uint64_t* n, const TalbPacketContext&, uint32_t) { ++*n; },
+                &traced));
         for (int k = 0; k < 10; ++k)
         {
             TalbPacketContext u = Ctx(k, Seconds(0));

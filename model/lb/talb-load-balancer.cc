@@ -27,7 +27,9 @@ TalbLoadBalancer::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("Talb")
             .AddTraceSource("PathSelected",
-                            "A path selection: flow hash, tensor id (0 if untagged), port id",
+                            "A path selection: the packet's context (flow hash, ports, hosts, "
+                            "label, size, time) "
+                            "and the chosen port id",
                             MakeTraceSourceAccessor(&TalbLoadBalancer::m_pathSelectedTrace),
                             "ns3::TalbLoadBalancer::PathSelectedTracedCallback")
             .AddTraceSource("Reroute",
@@ -118,7 +120,7 @@ TalbLoadBalancer::SelectPath(TalbPacketContext& ctx, const TalbCandidates& candi
     ++m_stats.nSelections;
     ++(ctx.hasLabel ? m_stats.nTaggedSelections : m_stats.nUntaggedSelections);
     NS_ASSERT(m_stats.nSelections == m_stats.nTaggedSelections + m_stats.nUntaggedSelections);
-    m_pathSelectedTrace(ctx.flowHash, ctx.hasLabel ? ctx.label.tensor_id : 0, port);
+    m_pathSelectedTrace(ctx, port);
     return port;
 }
 

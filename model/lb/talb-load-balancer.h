@@ -67,6 +67,7 @@ struct TalbPacketContext
 {
     Packet* packet{nullptr}; //!< the packet (after the link header), for selectors using tags
     uint32_t flowHash{0};    //!< hash of the IPv4 5-tuple
+    uint32_t ports{0};       //!< TCP/UDP source port << 16 | destination port (0 otherwise)
     uint32_t size{0};        //!< IPv4 packet size in bytes
     uint32_t inPort{0};      //!< ingress port id
     uint32_t srcHost{0};     //!< source host id
@@ -216,11 +217,10 @@ class TalbLoadBalancer : public Object
 
     /**
      * TracedCallback signature for path decisions.
-     * \param flowHash 5-tuple hash of the packet
-     * \param tensorId the packet's tensor id (0 when untagged)
+     * \param ctx the packet's context: flow hash, ports, hosts, label, size, time
      * \param port the chosen port id
      */
-    typedef void (*PathSelectedTracedCallback)(uint32_t flowHash, uint32_t tensorId, uint32_t port);
+    typedef void (*PathSelectedTracedCallback)(const TalbPacketContext& ctx, uint32_t port);
     /**
      * TracedCallback signature for reroutes.
      * \param flowHash 5-tuple hash
@@ -308,7 +308,7 @@ class TalbLoadBalancer : public Object
     std::string m_configError; //!< set by ConfigError()
     TransmitCallback m_transmit;
 
-    TracedCallback<uint32_t, uint32_t, uint32_t> m_pathSelectedTrace;
+    TracedCallback<const TalbPacketContext&, uint32_t> m_pathSelectedTrace;
     TracedCallback<uint32_t, uint32_t, uint32_t, uint32_t> m_rerouteTrace;
 };
 

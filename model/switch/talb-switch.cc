@@ -286,6 +286,12 @@ TalbSwitch::HostIdOf(Ipv4Address address) const
     return id < m_routes.size() ? id : UINT32_MAX;
 }
 
+Ipv4Address
+TalbSwitch::GetHostAddress(uint32_t host) const
+{
+    return Ipv4Address(m_firstHost + host);
+}
+
 void
 TalbSwitch::Drop(Ptr<const Packet> packet, DropReason reason)
 {
@@ -359,6 +365,7 @@ TalbSwitch::Forward(uint32_t inPort, Ptr<Packet> p)
     TalbPacketContext ctx;
     ctx.packet = PeekPointer(p);
     ctx.flowHash = talb::lb::FlowHash(src, dst, ports, proto);
+    ctx.ports = ports;
     if (info.flowLabel != 0)
     {
         // As a switch hashes IPv6's flow label with the 5-tuple: a new label, a new flow.

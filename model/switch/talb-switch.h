@@ -123,6 +123,8 @@ class TalbSwitch : public Object
      * \return the host id of \p address, or UINT32_MAX when it is outside the plan
      */
     uint32_t HostIdOf(Ipv4Address address) const;
+    /// \return the address of host \p host (HostIdOf's inverse)
+    Ipv4Address GetHostAddress(uint32_t host) const;
 
     /**
      * TracedCallback signature for drops.

@@ -97,6 +97,7 @@ SCENARIO = {
     'stopTime': '-1s',
     'progress': 'maybe',
     'fctTxt': 'maybe',
+    'pathsCsv': 'maybe',
     'out': '',
     'eventScheduler': 'ns3::NoSuchScheduler',
 }

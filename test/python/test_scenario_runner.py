@@ -515,6 +515,56 @@ def test_fct_txt_is_hpccs_format_with_the_flows_rows(transport, tmp_path):
     assert plain.returncode == 0 and not (tmp_path / 'plain' / 'fct.txt').exists()
 
 
+@pytest.mark.parametrize('lb', ['ecmp', 'talb'])
+def test_paths_csv_records_every_stay_of_the_flows_it_balanced(lb, tmp_path):
+    """--pathsCsv=true: each fabric flow's packets appear at its source leaf's uplinks, their
+    IPv4 bytes between the payload and the payload plus headers, in stays that follow each
+    other in time; ECMP keeps a flow on one uplink; no file, and the same flows, without it."""
+    import csv
+    common = [*TINY, '--transport=rdma', '--bgLoad=0', '--lb=%s' % lb]
+    result = run(*common, '--pathsCsv=true', '--out=%s' % tmp_path)
+    assert result.returncode == 0, result.stderr
+    with open(tmp_path / 'paths.csv', newline='') as f:
+        reader = csv.DictReader(f)
+        assert reader.fieldnames == ['node', 'port', 'next_hop', 'src_ip', 'src_port', 'dst_ip',
+                                     'dst_port', 'job', 'tensor', 'priority', 'start_ns',
+                                     'end_ns', 'packets', 'bytes', 'scheme', 'seed']
+        stays = list(reader)
+    leaf_of = {'10.0.0.%d' % (h + 1): 'leaf%d' % (h // 2) for h in range(4)}
+    payload, jobs = {}, {}
+    for r in read_flows(tmp_path):
+        if leaf_of[r['src_ip']] != leaf_of[r['dst_ip']]:
+            key = (r['src_ip'], r['src_port'], r['dst_ip'], r['dst_port'])
+            payload[key] = payload.get(key, 0) + int(r['size_bytes'])
+            jobs.setdefault(key, set()).add(r['job'])
+    assert payload, 'the ring crosses the leaves'
+    at_source = {}
+    for s in stays:
+        assert s['scheme'] == lb and s['seed'] == '1'
+        assert int(s['start_ns']) <= int(s['end_ns']) and int(s['packets']) >= 1
+        key = (s['src_ip'], s['src_port'], s['dst_ip'], s['dst_port'])
+        if key in payload and s['node'] == leaf_of[s['src_ip']]:
+            assert s['next_hop'] in ('spine0', 'spine1')
+            assert s['job'] in jobs[key] and int(s['tensor']) >= 0 and 0 <= int(s['priority']) < 8
+            at_source.setdefault(key, []).append(s)
+    assert set(at_source) == set(payload)
+    for key, mine in at_source.items():
+        packets = sum(int(s['packets']) for s in mine)
+        sent = sum(int(s['bytes']) for s in mine)
+        assert payload[key] < sent <= payload[key] + packets * 100, key
+        mine.sort(key=lambda s: int(s['start_ns']))
+        for a, b in zip(mine, mine[1:]):
+            assert int(a['end_ns']) < int(b['start_ns']), (a, b)
+        if lb == 'ecmp':
+            assert len({s['next_hop'] for s in mine}) == 1, key
+    plain = run(*common, '--out=%s' % (tmp_path / 'plain'))
+    assert plain.returncode == 0 and not (tmp_path / 'plain' / 'paths.csv').exists()
+    assert read_flows(tmp_path / 'plain') == read_flows(tmp_path)
+    stock = run(*TINY, '--lb=ecmp', '--stockRouting=true', '--pathsCsv=true',
+                '--out=%s' % (tmp_path / 'stock'))
+    assert stock.returncode != 0 and 'pathsCsv' in stock.stderr
+
+
 def test_talb_training_folders_are_reportable(tmp_path):
     """talb-training runs its jobs through the named balancer on talb-scenario's fabric and
     writes run.json, so talb-report.py reads its folders as it reads the runner's."""

@@ -24,7 +24,8 @@ REQUIRED = ('transport', 'talb_iter_ms', 'best_scheme', 'iter_gap_pct', 'talb_hi
 # Columns of talb_vs_best.csv that are results, not the cell's parameters.
 RESULT_COLUMNS = REQUIRED[1:] + ('talb_speedup', 'best_iter_ms', 'talb_fct_reduction_pct', 'loses',
                                  'talb_hiprio_own_p99_us', 'best_hiprio_own_p99_us',
-                                 'hiprio_own_best')
+                                 'hiprio_own_best', 'talb_jct_ms', 'best_jct_scheme',
+                                 'best_jct_ms', 'jct_gap_pct')
 
 
 def load(root):

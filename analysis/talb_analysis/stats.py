@@ -234,12 +234,20 @@ def collective_table(data, keys, warmup=1):
 
 
 def run_iteration_times(data, warmup=1):
-    """Per run: mean iteration time (ms) after ``warmup`` iterations and how many were counted.
+    """Per run: mean iteration time (ms) after ``warmup`` iterations, how many were counted, and
+    the mean job completion time (ms).
 
     An iteration's time is its longest worker (max over workers of end_ns - start_ns); each job
     skips its first ``warmup`` iteration numbers. Runs without counted iterations get NaN.
+    A job's completion time (``jct_ms``) runs from its first iteration's start to its last
+    iteration's end, warm-up included, averaged over the run's jobs: where jobs share a fabric
+    and end at different times, the mean iteration after the warm-up can favour a scheme that
+    starves a job during its warm-up (its later iterations then run alone); the completion time
+    counts that wait.
     """
     it = data.iterations
+    span = it.groupby(['run_id', 'job']).agg(first=('start_ns', 'min'), last=('end_ns', 'max'))
+    jct = (span['last'] - span['first']).groupby(level='run_id').mean()
     first = it.groupby(['run_id', 'job'])['iteration'].transform('min')
     it = it[it['iteration'] >= first + warmup]
     per_iteration = (it.assign(duration=it['end_ns'] - it['start_ns'])
@@ -249,6 +257,7 @@ def run_iteration_times(data, warmup=1):
     out['iter_ms'] = per_run['mean'] / 1e6
     # Not 'iterations': that name is also a scenario parameter in run.json.
     out['iterations_measured'] = per_run['size'].fillna(0).astype('int64')
+    out['jct_ms'] = jct / 1e6
     return out
 
 
@@ -264,10 +273,12 @@ def iteration_table(data, keys, baseline, warmup=1):
         row = dict(zip(keys, group))
         row.update({'runs': n, counted: int(runs['iterations_measured'].sum())})
         row.update(iter_ms_mean=mean,
-                   iter_ms_ci95=half, iter_ms_lo=mean - half, iter_ms_hi=mean + half)
+                   iter_ms_ci95=half, iter_ms_lo=mean - half, iter_ms_hi=mean + half,
+                   jct_ms_mean=runs['jct_ms'].mean())
         rows.append(row)
     table = pd.DataFrame(rows, columns=list(keys) + [
-        'runs', counted, 'iter_ms_mean', 'iter_ms_ci95', 'iter_ms_lo', 'iter_ms_hi'])
+        'runs', counted, 'iter_ms_mean', 'iter_ms_ci95', 'iter_ms_lo', 'iter_ms_hi',
+        'jct_ms_mean'])
     return _add_speedup(table, per_run, keys, baseline)
 
 
@@ -433,7 +444,8 @@ def cell_table(data, keys, iterations, fct):
     counters = _grouped(counters, keys)[list(CELL_COUNTERS.values())].mean()
     counters = counters.rename(columns={v: k for k, v in CELL_COUNTERS.items()})
     table = iterations[keys + ['runs', 'iter_ms_mean', 'iter_ms_ci95', 'speedup', 'speedup_lo',
-                               'speedup_hi']]
+                               'speedup_hi'] + (['jct_ms_mean'] if 'jct_ms_mean' in iterations
+                                                else [])]
     table = _merge(table, fct[keys + ['fct_avg_us', 'fct_p99_us', 'fct_reduction_pct']], keys,
                    'outer')
     for extra in (hi_p99, bg_p99, counters):
@@ -457,7 +469,9 @@ def talb_vs_best(cells, keys, talb='talb', baseline='ecmp'):
     ``iter_gap_pct`` = 100 * (TaLB / best baseline - 1) in mean iteration time (> 0: TaLB is
     slower); ``loses`` marks cells where it is > 2 % or where another scheme has a lower
     high-priority p99 FCT (the evaluation's goals); ``hiprio_own_best`` compares the same tail
-    less the waits for earlier messages of a connection. Cells without a TaLB row are left out.
+    less the waits for earlier messages of a connection; ``jct_gap_pct`` compares the mean job
+    completion time with the best other scheme's (the second view of cells with several jobs;
+    ``loses`` does not read it). Cells without a TaLB row are left out.
     """
     others = _others(keys)
     rows = []
@@ -484,12 +498,30 @@ def talb_vs_best(cells, keys, talb='talb', baseline='ecmp'):
                        hiprio_best=bool(mine['hiprio_fct_p99_us'] <= b['hiprio_fct_p99_us']))
         row.update(_own_tail(mine, hp))
         row['loses'] = bool(row['iter_gap_pct'] > 2.0 or row['hiprio_best'] is False)
+        row.update(_completion(mine, rivals))
         rows.append(row)
     return pd.DataFrame(rows, columns=others + [
         'talb_iter_ms', 'talb_speedup', 'best_scheme', 'best_iter_ms', 'iter_gap_pct',
         'talb_fct_reduction_pct', 'talb_hiprio_p99_us', 'best_hiprio_scheme',
         'best_hiprio_p99_us', 'hiprio_best', 'talb_hiprio_own_p99_us', 'best_hiprio_own_p99_us',
-        'hiprio_own_best', 'loses'])
+        'hiprio_own_best', 'loses', 'talb_jct_ms', 'best_jct_scheme', 'best_jct_ms',
+        'jct_gap_pct'])
+
+
+def _completion(mine, rivals):
+    """TaLB's mean job completion time, the best other scheme's, and the gap in per cent (NaN
+    where the cells lack the column)."""
+    if 'jct_ms_mean' not in rivals.columns or _isnan(mine.get('jct_ms_mean')):
+        return dict(talb_jct_ms=math.nan, best_jct_scheme=None, best_jct_ms=math.nan,
+                    jct_gap_pct=math.nan)
+    others = rivals.dropna(subset=['jct_ms_mean'])
+    if others.empty:
+        return dict(talb_jct_ms=mine['jct_ms_mean'], best_jct_scheme=None, best_jct_ms=math.nan,
+                    jct_gap_pct=math.nan)
+    best = others.loc[others['jct_ms_mean'].idxmin()]
+    return dict(talb_jct_ms=mine['jct_ms_mean'], best_jct_scheme=best['scheme'],
+                best_jct_ms=best['jct_ms_mean'],
+                jct_gap_pct=100.0 * (mine['jct_ms_mean'] / best['jct_ms_mean'] - 1.0))
 
 
 def _own_tail(mine, rivals):

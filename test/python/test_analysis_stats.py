@@ -134,6 +134,59 @@ def test_iteration_time_per_run_skips_warmup_and_takes_slowest_worker(data):
     assert no_warmup.iloc[0]['iter_ms'] == pytest.approx(122 / 3)
 
 
+def test_job_completion_time_spans_every_iteration_warm_up_included(data):
+    # last iteration's end - first's start (ms): ecmp 412, 413; talb 406, 405.4
+    per_run = data.runs[['scheme', 'seed']].join(stats.run_iteration_times(data, warmup=1))
+    jct = {(r.scheme, r.seed): r.jct_ms for r in per_run.itertuples()}
+    assert jct == pytest.approx({('ecmp', 1): 412.0, ('ecmp', 2): 413.0, ('talb', 1): 406.0,
+                                 ('talb', 2): 405.4})
+    table = stats.iteration_table(data, ['scheme'], 'ecmp')
+    assert row(table, scheme='talb')['jct_ms_mean'] == pytest.approx(405.7)
+
+
+def test_mean_job_completion_counts_a_job_starved_in_its_warm_up(tmp_path):
+    """Two jobs of two iterations: scheme A starves job 1 during its warm-up (its measured
+    iteration then runs alone and fast), scheme B shares fairly. The mean iteration after the
+    warm-up prefers A; the mean completion time prefers B, and talb_vs_best reports both."""
+    import json
+    ms = 1000000
+    plans = {'a': [(0, 0, 100), (0, 100, 200), (1, 0, 300), (1, 300, 350)],
+             'b': [(0, 0, 150), (0, 150, 250), (1, 0, 150), (1, 150, 250)]}
+    for scheme, plan in plans.items():
+        folder = tmp_path / ('lb=%s,seed=1' % ('talb' if scheme == 'b' else 'ecmp'))
+        folder.mkdir()
+        lb = 'talb' if scheme == 'b' else 'ecmp'
+        rows = ['job,worker,iteration,start_ns,end_ns,compute_ns,exposed_comm_ns,scheme,seed']
+        for n, (job, start, end) in enumerate(plan):
+            rows.append('%d,0,%d,%d,%d,0,%d,%s,1' % (job, n % 2, start * ms, end * ms,
+                                                     (end - start) * ms, lb))
+        (folder / 'iterations.csv').write_text('\n'.join(rows) + '\n')
+        (folder / 'flows.csv').write_text(
+            'src_ip,dst_ip,src_port,dst_port,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,'
+            'job,iteration,tensor,priority,kind,scheme,seed\n'
+            '10.0.0.1,10.0.0.2,1,2,1000,0,100,50,2,0,0,0,0,tensor,%s,1\n' % lb)
+        (folder / 'tensors.csv').write_text(
+            'job,iteration,tensor,name,bytes,priority,ready_ns,done_ns,comm_ns,scheme,seed,'
+            'wire_bytes\n')
+        (folder / 'run.json').write_text(json.dumps(
+            {'scheme': lb, 'seed': 1, 'lb': lb, 'complete': True,
+             'parameters': {'lb': lb, 'seed': '1'}}))
+    data = loading.load(str(tmp_path))
+    it = stats.iteration_table(data, ['scheme'], 'ecmp')
+    # A: (100 + 50) / 2 = 75 per iteration, jobs end at 200 and 350: 275; B: 100 and 250
+    assert row(it, scheme='ecmp')['iter_ms_mean'] == pytest.approx(75.0)
+    assert row(it, scheme='talb')['iter_ms_mean'] == pytest.approx(100.0)
+    fct = stats.add_fct_reduction(stats.fct_tables(data, ['scheme'])[0], ['scheme'], 'ecmp')
+    cells = stats.cell_table(data, ['scheme'], it, fct)
+    table = stats.talb_vs_best(cells, ['scheme'])
+    assert len(table) == 1
+    t = table.iloc[0]
+    assert t['iter_gap_pct'] == pytest.approx(100 * (100 / 75 - 1)) and t['loses']
+    assert t['talb_jct_ms'] == pytest.approx(250.0) and t['best_jct_ms'] == pytest.approx(275.0)
+    assert t['best_jct_scheme'] == 'ecmp'
+    assert t['jct_gap_pct'] == pytest.approx(100 * (250 / 275 - 1))
+
+
 def test_iteration_table_ci_and_speedup(data):
     table = stats.iteration_table(data, ['scheme'], 'ecmp', warmup=1)
     ecmp = row(table, scheme='ecmp')

@@ -151,7 +151,12 @@ def scheme_label(scheme, params):
     '-sprayatorabove' or '-sprayall', so that the variants can be compared with TaLB in one
     sweep. (Runs from before SprayQueue existed counted AtOrAbove; it differs from the default
     only while two jobs share a leaf's uplinks.) Rules of the defaults that lbRulesOff turns off
-    come last: 'talb-no-spray', 'talb-no-spray+stall-moves'."""
+    come last: 'talb-no-spray', 'talb-no-spray+stall-moves'. On the spraying transport, ECMP
+    switches under the hosts' oblivious spraying are 'ecmp-oblivious' (under REPS, the
+    transport's default, plain 'ecmp')."""
+    if (scheme == 'ecmp' and str(params.get('transport', '')) == 'spray'
+            and str(params.get('sprayPolicy', '')) == 'oblivious'):
+        return 'ecmp-oblivious'
     if scheme != 'talb':
         return scheme
     transport = str(params.get('transport', '') or 'tcp')

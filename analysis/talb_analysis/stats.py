@@ -80,7 +80,8 @@ NOT_FACTORS = {'seed', 'out', 'config', 'rngrun', 'rngseed'}
 # Parameters the scheme column is made of (lb names the balancer; talb-v1 is lb=talb with
 # lbAttributes Version=1): never a grouping key of their own, which would split the cells.
 SCHEME_PARAMS = {'seed', 'lb'}
-LABEL_PARAMS = ('lbAttributes', 'lbProfile', 'lbRulesOff')  # what loading.scheme_label reads besides lb
+# What loading.scheme_label reads besides lb.
+LABEL_PARAMS = ('lbAttributes', 'lbProfile', 'lbRulesOff', 'sprayPolicy')
 
 
 def group_keys(data, requested=None, axes=None):

@@ -51,6 +51,14 @@ VARIANTS = {
 HPCC_PARTS = {'failure/fail-rdma16': 'fail-rdma16', 'failure/flap-rdma16': 'flap-rdma16',
               'incast/rdma16': 'incast-rdma16', 'mixed/rdma16': 'mixed-rdma16'}
 
+# The same parts on the spraying transport (family 'spray', doc/talb-transport.rst, "Spraying
+# transport"): every packet takes a path of its own entropy, selective repeat places packets in
+# any order. The switches' schemes beside ECMP switches under the hosts' REPS (the transport's
+# default, reported as ecmp) and under oblivious spraying (a part of its own: ecmp-oblivious).
+# ConWeave stays: its reorder queues hold nothing here, its reroutes still act.
+SPRAY_PARTS = {'failure/fail-rdma16': 'fail-spray16', 'failure/flap-rdma16': 'flap-spray16',
+               'incast/rdma16': 'incast-spray16', 'mixed/rdma16': 'mixed-spray16'}
+
 # The ablation (issue: each rule earning its place): TaLB with one rule of its defaults off
 # (talb-scenario --lbRulesOff, whose --help lists the rules and the attributes that turn each
 # off) beside every 16-host part, reported as talb-no-<rule>. Rules that act only on untagged
@@ -226,6 +234,15 @@ def families():
         c = copy.deepcopy(out[tuple(source.split('/'))])
         c['grid']['rdmaCc'] = ['hpcc']
         out[('hpcc', name)] = c
+    for source, name in SPRAY_PARTS.items():
+        c = copy.deepcopy(out[tuple(source.split('/'))])
+        c['fixed']['transport'] = 'spray'
+        c['grid']['sprayPolicy'] = ['reps']
+        out[('spray', name)] = c
+        oblivious = copy.deepcopy(c)
+        oblivious['grid']['lb'] = ['ecmp']
+        oblivious['grid']['sprayPolicy'] = ['oblivious']
+        out[('spray', name + '-oblivious')] = oblivious
     return out
 
 

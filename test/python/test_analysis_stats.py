@@ -335,6 +335,29 @@ def test_talb_vs_best_flags_cells_where_talb_is_over_2_percent_slower_or_not_bes
     assert b['talb_hiprio_own_p99_us'] == 50.0 and b['hiprio_own_best']
 
 
+def test_oblivious_spraying_runs_line_up_with_the_other_schemes_cells(fixture_copy):
+    """The spray family: ECMP switches under the hosts' oblivious spraying are ecmp-oblivious,
+    in the same cell as ecmp (under REPS) and talb; sprayPolicy groups nothing."""
+    import json
+    import shutil
+    sweep = fixture_copy('sweep')
+    for folder in sweep.iterdir():
+        meta = json.loads((folder / 'run.json').read_text())
+        meta['parameters'].update(transport='spray', sprayPolicy='reps')
+        (folder / 'run.json').write_text(json.dumps(meta))
+    for seed in (1, 2):
+        dst = sweep / ('lb=ecmp,load=0.5,seed=%d,sprayPolicy=oblivious' % seed)
+        shutil.copytree(sweep / ('lb=ecmp,load=0.5,seed=%d' % seed), dst)
+        meta = json.loads((dst / 'run.json').read_text())
+        meta['parameters']['sprayPolicy'] = 'oblivious'
+        (dst / 'run.json').write_text(json.dumps(meta))
+    data = loading.load(str(sweep))
+    assert sorted(data.runs['scheme'].unique()) == ['ecmp', 'ecmp-oblivious', 'talb']
+    assert stats.group_keys(data) == ['scheme']
+    table = stats.iteration_table(data, ['scheme'], 'ecmp')
+    assert row(table, scheme='ecmp-oblivious')['iter_ms_mean'] == pytest.approx(12.0)
+
+
 def test_talb_v1_runs_line_up_with_the_other_schemes_cells(fixture_copy):
     sweep = fixture_copy('sweep')
     for seed in (1, 2):

@@ -70,7 +70,7 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
         assert set(grids.ABLATION[transport]) | set(grids.ABLATION_UNTAGGED[transport]) == on
     for path in GRIDS:
         family, name = os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-5]
-        if family in ('llm', 'hpcc') or name.startswith(('talb', 'ablate-')) or not (
+        if family in ('llm', 'hpcc', 'spray') or name.startswith(('talb', 'ablate-')) or not (
                 name.endswith('16') or family == 'heldout'):
             continue
         axes, fixed, _ = sweep.read_grid(os.path.join(EVAL, family, 'ablate-' + name + '.json'))
@@ -81,7 +81,7 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
 
 def test_every_family_has_both_transports_and_both_scales():
     parts = {(os.path.basename(os.path.dirname(p)), os.path.basename(p)[:-5]) for p in GRIDS}
-    assert {f for f, _ in parts} == FAMILIES | {'llm', 'heldout', 'hpcc'}
+    assert {f for f, _ in parts} == FAMILIES | {'llm', 'heldout', 'hpcc', 'spray'}
     for family in FAMILIES:
         names = {n for f, n in parts if f == family}
         for transport in ('tcp', 'rdma'):
@@ -163,9 +163,12 @@ def test_grid_reads_and_names_only_runner_parameters(path, runner_options):
         assert (same, fixed, seeds) == ({k: v for k, v in s_axes.items() if k != 'lb'},
                                          s_fixed, s_seeds)
         return
+    if os.path.basename(path).endswith('-oblivious.json'):  # spray: ECMP under oblivious hosts
+        assert schemes == ['ecmp'] and axes['sprayPolicy'] == ['oblivious']
+        return
     assert {'ecmp', 'talb'} <= set(schemes)
     transport = json.load(open(path))['fixed']['transport']
-    assert ('conweave' in schemes) == (transport == 'rdma')
+    assert ('conweave' in schemes) == (transport in ('rdma', 'spray'))
 
 
 # ---- scripts/talb-evaluate.sh (a copy of the tree, the fake runner as build/bin/talb-scenario) --
@@ -299,3 +302,27 @@ def test_the_hpcc_family_is_its_rdma_parts_under_hpcc():
         axes, fixed, seeds = sweep.read_grid(os.path.join(EVAL, 'hpcc', name + '.json'))
         assert fixed == base_fixed and 'rdmaCc' not in base_fixed and seeds == base_seeds
         assert axes == dict(base_axes, rdmaCc=['hpcc'])
+
+
+def test_the_spray_family_is_its_rdma_parts_on_the_spraying_transport():
+    """Each part of the spray family is its source part on transport=spray under the hosts'
+    REPS, every scheme, beside a part of ECMP switches under oblivious spraying; the report
+    labels those runs ecmp-oblivious and groups them into the same cells."""
+    grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
+    names = {os.path.basename(p)[:-5] for p in GRIDS if '/spray/' in p}
+    assert names == {n + s for n in grids.SPRAY_PARTS.values() for s in ('', '-oblivious')}
+    for source, name in grids.SPRAY_PARTS.items():
+        family, part = source.split('/')
+        base_axes, base_fixed, base_seeds = sweep.read_grid(os.path.join(EVAL, family,
+                                                                         part + '.json'))
+        axes, fixed, seeds = sweep.read_grid(os.path.join(EVAL, 'spray', name + '.json'))
+        assert base_fixed['transport'] == 'rdma' and seeds == base_seeds
+        assert fixed == dict(base_fixed, transport='spray')
+        assert axes == dict(base_axes, sprayPolicy=['reps'])
+        axes, fixed, _ = sweep.read_grid(os.path.join(EVAL, 'spray', name + '-oblivious.json'))
+        assert axes == dict(base_axes, lb=['ecmp'], sprayPolicy=['oblivious'])
+        assert fixed == dict(base_fixed, transport='spray')
+    spray = dict(transport='spray')
+    assert loading.scheme_label('ecmp', dict(spray, sprayPolicy='oblivious')) == 'ecmp-oblivious'
+    assert loading.scheme_label('ecmp', dict(spray, sprayPolicy='reps')) == 'ecmp'
+    assert loading.scheme_label('drill', dict(spray, sprayPolicy='reps')) == 'drill'

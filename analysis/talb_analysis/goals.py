@@ -80,12 +80,16 @@ def summarise(cells, within=2.0, tie=0.05, hiprio_within=5.0):
     hiprio_ratio = cells['talb_hiprio_p99_us'] / cells['best_hiprio_p99_us']
     # Tables from before the own tail existed lack it: those cells count in neither column.
     own = cells['hiprio_own_best'] if 'hiprio_own_best' in cells else pd.Series(None, cells.index)
+    # Likewise the job completion time (tables regenerated since 2026-11-29 have it).
+    jct = (cells['jct_gap_pct'] if 'jct_gap_pct' in cells
+           else pd.Series(float('nan'), cells.index)).astype(float)
     cells = cells.assign(within=cells['iter_gap_pct'] <= within,
                          fastest=cells['iter_gap_pct'] <= tie,
                          hiprio=_hiprio_is(cells['hiprio_best'], True),
                          hiprio_near=hiprio_ratio <= 1.0 + hiprio_within / 100.0,
                          own_cells=_hiprio_is(own, True) | _hiprio_is(own, False),
-                         own_lowest=_hiprio_is(own, True))
+                         own_lowest=_hiprio_is(own, True),
+                         jct_cells=jct.notna(), jct_within=jct <= within)
 
     def count(part):
         return pd.Series({
@@ -95,6 +99,8 @@ def summarise(cells, within=2.0, tie=0.05, hiprio_within=5.0):
             'hiprio_p99_within': int(part['hiprio_near'].sum()),
             'hiprio_own_cells': int(part['own_cells'].sum()),
             'hiprio_own_p99_lowest': int(part['own_lowest'].sum()),
+            'jct_cells': int(part['jct_cells'].sum()),
+            'jct_within': int(part['jct_within'].sum()),
             'worst_gap_pct': round(float(part['iter_gap_pct'].max()), 1),
             'best_gap_pct': round(float(part['iter_gap_pct'].min()), 1)})
 
@@ -104,7 +110,8 @@ def summarise(cells, within=2.0, tie=0.05, hiprio_within=5.0):
     rows.append(dict(family='all', transport='all', **count(tuning)))
     table = pd.DataFrame(rows)
     for c in ('cells', 'iter_within', 'iter_fastest_or_tied', 'hiprio_p99_lowest',
-              'hiprio_p99_within', 'hiprio_own_cells', 'hiprio_own_p99_lowest'):
+              'hiprio_p99_within', 'hiprio_own_cells', 'hiprio_own_p99_lowest', 'jct_cells',
+              'jct_within'):
         table[c] = table[c].astype(int)
     return table
 
@@ -189,13 +196,20 @@ def main(argv=None):
         print('priority 0-1 p99 less the waits for earlier messages of a connection: lowest in %d '
               'of the %d cells whose tables have it' % (total['hiprio_own_p99_lowest'],
                                                          total['hiprio_own_cells']))
+    if total['jct_cells']:
+        print('mean job completion time within %g %% of the best other scheme in %d of the %d '
+              'cells whose tables have it' % (args.within, total['jct_within'],
+                                              total['jct_cells']))
     for family, what in OUTSIDE_TUNING.items():
         held = counts[counts['family'] == family]
         if len(held):
+            jct = ('; job completion within %g %% in %d of %d' % (
+                args.within, held['jct_within'].sum(), held['jct_cells'].sum())
+                   if held['jct_cells'].sum() else '')
             print('%s (not in the counts above): %d cells, iteration within %g %% in %d, '
-                  'fastest or tied in %d' % (what, held['cells'].sum(), args.within,
-                                             held['iter_within'].sum(),
-                                             held['iter_fastest_or_tied'].sum()))
+                  'fastest or tied in %d%s' % (what, held['cells'].sum(), args.within,
+                                               held['iter_within'].sum(),
+                                               held['iter_fastest_or_tied'].sum(), jct))
     print()
     print(format_table(counts, args.format))
     print()

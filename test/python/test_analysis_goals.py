@@ -56,7 +56,7 @@ def test_counts_per_family_and_transport_and_in_all(evaluation, capsys):
     assert counts.loc[('mixed', 'tcp')].to_dict() == {
         'cells': 2, 'iter_within': 1, 'iter_fastest_or_tied': 1, 'hiprio_p99_lowest': 1,
         'hiprio_p99_within': 1, 'hiprio_own_cells': 2, 'hiprio_own_p99_lowest': 1,
-        'worst_gap_pct': 3.0, 'best_gap_pct': 0.0}
+        'jct_cells': 0, 'jct_within': 0, 'worst_gap_pct': 3.0, 'best_gap_pct': 0.0}
     assert counts.loc[('incast', 'rdma'), 'hiprio_own_cells'] == 0  # no such column there
     assert counts.loc[('all', 'all'), 'hiprio_own_p99_lowest'] == 2
     assert counts.loc[('incast', 'rdma'), 'hiprio_p99_within'] == 1  # 1040 is 4 % above 1000
@@ -88,6 +88,26 @@ def test_the_hpcc_family_is_counted_beside_the_tuning_grid_not_in_all(evaluation
     counts = pd.read_csv(evaluation / 'goals.csv').set_index(['family', 'transport'])
     assert counts.loc[('hpcc', 'rdma'), 'cells'] == 1
     assert counts.loc[('all', 'all'), 'cells'] == 5
+
+
+def test_job_completion_is_counted_where_the_tables_have_it(evaluation, capsys):
+    """A family regenerated with the completion-time columns: cells within 2 % there are
+    counted (one 3 % behind in iteration is within in completion time), others have none."""
+    header = HEADER.replace(',loses\n', ',loses,talb_jct_ms,best_jct_scheme,best_jct_ms,'
+                                        'jct_gap_pct\n')
+    write_family(evaluation, 'hpcc', [
+        'rdma,spread,112,0.5,presto,100,12.0,40,900,talb,900,True,True,903,conweave,889,1.6',
+        'rdma,packed,101,0.5,conga,100,1.0,40,900,talb,900,True,False,110,conga,100,10.0',
+    ], header=header)
+    code, out, err = run(evaluation, capsys=capsys)
+    assert code == 0, err
+    assert ('RDMA parts under HPCC (not in the counts above): 2 cells, iteration within 2 % in '
+            '1, fastest or tied in 0; job completion within 2 % in 1 of 2') in out
+    assert 'mean job completion time' not in out  # none in the tuning grid's tables
+    counts = pd.read_csv(evaluation / 'goals.csv').set_index(['family', 'transport'])
+    assert counts.loc[('hpcc', 'rdma'), 'jct_cells'] == 2
+    assert counts.loc[('hpcc', 'rdma'), 'jct_within'] == 1
+    assert counts.loc[('all', 'all'), 'jct_cells'] == 0
 
 
 def test_misses_list_the_cells_and_name_what_varies(evaluation, capsys):

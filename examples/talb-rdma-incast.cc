@@ -235,6 +235,11 @@ main(int argc, char* argv[])
                  "(the paper's absolute values, EcnReferenceRate and ReferenceRate 0)",
                  o.dcqcn);
     cmd.AddValue("trace", "CSV of every rate change and CNP (time_ns,qp,event,...)", o.tracePath);
+    for (const auto& e : TalbAttributeList::CheckCommandLine(argc, argv))
+    {
+        std::cerr << "talb-rdma-incast: error: " << e << "\n";
+        return 2;
+    }
     cmd.Parse(argc, argv);
     if (o.senders < 1 || o.senders > 19 || o.bytes == 0 ||
         (o.dcqcn != "default" && o.dcqcn != "paper"))

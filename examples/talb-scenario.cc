@@ -13,6 +13,7 @@
 #include "ns3/command-line.h"
 #include "ns3/config.h"
 #include "ns3/system-path.h"
+#include "ns3/talb-attribute-list.h"
 #include "ns3/talb-event-scheduler.h"
 #include "ns3/talb-scenario-parameters.h"
 
@@ -260,6 +261,14 @@ main(int argc, char* argv[])
         "window: all ranks agree on each window with one reduction)",
         mpiSync);
 #endif
+    // ns-3's own attributes (--ns3::Type::Name=Value) checked first, so that a value out of
+    // range is named with its range instead of ns-3's bare "Invalid command-line argument".
+    std::vector<std::string> attributeErrors = TalbAttributeList::CheckCommandLine(argc, argv);
+    if (!attributeErrors.empty())
+    {
+        ReportErrors(attributeErrors, 0);
+        return 2;
+    }
     cmd.Parse(argc, argv);
 
     std::vector<std::string> errors = config.TakeErrors();

@@ -116,6 +116,49 @@ TalbAttributeList::Check(TypeId tid,
     return true;
 }
 
+std::string
+TalbAttributeList::CheckCommandLineOption(const std::string& arg)
+{
+    if (arg.rfind("--ns3::", 0) != 0)
+    {
+        return "";
+    }
+    std::string::size_type eq = arg.find('=');
+    std::string path = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    std::string::size_type sep = path.rfind("::");
+    if (eq == std::string::npos || sep == std::string::npos || sep == 0)
+    {
+        return "";
+    }
+    std::string type = path.substr(0, sep);
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(type, &tid))
+    {
+        return "";
+    }
+    std::string error;
+    if (!Check(tid, path.substr(sep + 2), arg.substr(eq + 1), &error) || error.empty())
+    {
+        return "";
+    }
+    return "--" + path + ": " + error;
+}
+
+std::vector<std::string>
+TalbAttributeList::CheckCommandLine(int argc, char* argv[])
+{
+    std::vector<std::string> errors;
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string error = CheckCommandLineOption(argv[i]);
+        if (!error.empty())
+        {
+            errors.push_back(error);
+        }
+    }
+    return errors;
+}
+
 void
 TalbAttributeList::CheckPlugin(const TalbRegistry& registry,
                                const std::string& name,

@@ -42,6 +42,19 @@ class TalbAttributeList
                       std::string* error);
 
     /**
+     * Checks an ns-3 attribute option of a command line, --ns3::Type::Name=Value, as Check()
+     * does: ns-3's own parser answers a value outside the
+     * attribute's range with "Invalid command-line argument" and no reason, and aborts on
+     * malformed numbers.
+     * \return an error naming the option, the value and the attribute's range; empty when the
+     * value is valid, or when \p arg is no such option or names no known type and attribute
+     * (ns-3's parser then answers)
+     */
+    static std::string CheckCommandLineOption(const std::string& arg);
+    /// \return CheckCommandLineOption()'s error for each of argv[1..argc-1] that has one
+    static std::vector<std::string> CheckCommandLine(int argc, char* argv[]);
+
+    /**
      * Checks every pair of \p pairs against the plug-in \p name of \p registry; each problem is
      * one message in \p errors, prefixed with \p where.
      */

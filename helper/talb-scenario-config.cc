@@ -3,6 +3,7 @@
 #include "ns3/abort.h"
 #include "ns3/callback.h"
 #include "ns3/queue-size.h"
+#include "ns3/talb-attribute-list.h"
 #include "ns3/talb-parse.h"
 
 #include <algorithm>
@@ -428,9 +429,14 @@ TalbScenarioConfig::ParseCommandLine(CommandLine& cmd,
                                      const std::function<std::vector<std::string>()>& check)
 {
     AddToCommandLine(cmd);
-    cmd.Parse(argc, argv);
-    // Every value is checked before anything is built, so a bad one costs no simulated time.
-    std::vector<std::string> errors = TakeErrors();
+    // ns-3's attributes first: its parser names no range and aborts on malformed numbers.
+    std::vector<std::string> errors = TalbAttributeList::CheckCommandLine(argc, argv);
+    if (errors.empty())
+    {
+        cmd.Parse(argc, argv);
+        // Every value is checked before anything is built, so a bad one costs no simulated time.
+        errors = TakeErrors();
+    }
     if (errors.empty())
     {
         errors = check();

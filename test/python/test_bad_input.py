@@ -397,3 +397,28 @@ def test_a_rate_without_a_unit_is_refused(program, tmp_path):
     assert r.returncode == 2, r.stdout[-2000:]
     assert names_parameter(program, r.stdout, name), r.stdout[-2000:]
     assert 'unit' in r.stdout, r.stdout[-2000:]
+
+
+# Programs that hand --ns3::Type::Name=Value to ns-3's own attribute parser.
+NS3_ATTRIBUTE_PROGRAMS = ('talb-scenario', 'talb-leaf-spine', 'talb-training', 'talb-rdma-incast')
+
+
+@pytest.mark.parametrize('program', NS3_ATTRIBUTE_PROGRAMS)
+def test_an_ns3_attribute_out_of_range_is_refused_with_its_range(program, tmp_path):
+    """ns-3's parser answers a value outside an attribute's checker with "Invalid command-line
+    argument" and nothing else (and aborts on some malformed numbers): each program checks
+    --ns3:: options first and names the option, the value and the range, exit 2."""
+    path = os.path.join(BIN, program)
+    if not os.path.exists(path):
+        pytest.skip('%s is not built here (%s)' % (program, BIN))
+    for arg, expected in (
+            ('--ns3::TalbHpcc::TargetUtilization=2', "(a real number from 0.01 to 1)"),
+            ('--ns3::TalbHpcc::TargetUtilization=abc', "(a real number from 0.01 to 1)"),
+            ('--ns3::TalbTensorAwareLb::FlowSlots=65', '(uint32_t 1:64)')):
+        r = run(program, [arg], {}, str(tmp_path))
+        assert r.returncode == 2, (arg, r.stdout[-2000:])
+        assert '%s: error: %s:' % (program, arg.split('=')[0]) in r.stdout, r.stdout[-2000:]
+        assert expected in r.stdout and "='%s'" % arg.split('=')[1] in r.stdout
+    # A valid value passes on to ns-3 (here with --help: nothing runs).
+    r = run(program, ['--ns3::TalbHpcc::TargetUtilization=0.9', '--help'], {}, str(tmp_path))
+    assert r.returncode == 0, r.stdout[-2000:]

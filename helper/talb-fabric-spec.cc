@@ -57,7 +57,8 @@ ReadTopologyFile(const TalbScenarioConfig& c, TalbFabricSpec* s, std::vector<std
                                          "fabricRate",
                                          "oversubscription",
                                          "linkDelay",
-                                         "linkRates"};
+                                         "linkRates",
+                                         "linkLoss"};
     for (const auto& name : replaced)
     {
         if (c.IsGiven(name))
@@ -84,6 +85,11 @@ ReadTopologyFile(const TalbScenarioConfig& c, TalbFabricSpec* s, std::vector<std
     for (const auto& r : t.linkRates)
     {
         s->linkRates.push_back({r.leaf, r.spine, r.rate});
+    }
+    s->linkLosses.clear();
+    for (const auto& l : t.linkLosses)
+    {
+        s->linkLosses.push_back({l.leaf, l.spine, l.probability});
     }
     s->hostOfNode = t.hostOfNode;
 }
@@ -148,6 +154,7 @@ TalbFabricSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* err
     std::string failures =
         TalbLeafSpineHelper::ParseLinkFailures(c.GetString("failLink"), &linkFailures);
     std::string flaps = TalbLeafSpineHelper::ParseLinkFlaps(c.GetString("flapLink"), &linkFlaps);
+    std::string losses = TalbLeafSpineHelper::ParseLinkLosses(c.GetString("linkLoss"), &linkLosses);
     topologyFile = c.GetString("topologyFile");
     if (!topologyFile.empty())
     {
@@ -156,6 +163,7 @@ TalbFabricSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* err
     CheckLinks(*this, "linkRates", rates, linkRates, errors);
     CheckLinks(*this, "failLink", failures, linkFailures, errors);
     CheckLinks(*this, "flapLink", flaps, linkFlaps, errors);
+    CheckLinks(*this, "linkLoss", losses, linkLosses, errors);
     // A flap restores its link, which would silently undo a permanent failure of it.
     for (const auto& fl : linkFlaps)
     {
@@ -253,6 +261,10 @@ TalbFabricSpec::Build(const ObjectFactory& lb, uint32_t ranks) const
     for (const auto& f : linkFlaps)
     {
         fabric->SetLinkFlap(f.leaf, f.spine, f.start, f.down, f.up);
+    }
+    for (const auto& l : linkLosses)
+    {
+        fabric->SetLinkLoss(l.leaf, l.spine, l.probability);
     }
     fabric->SetLoadBalancerFactory(lb);
     fabric->Install();

@@ -52,6 +52,7 @@ struct TalbFabricSpec
     std::map<uint32_t, uint32_t> hostOfNode; //!< topologyFile's node ids -> host indices
     std::vector<TalbLeafSpineHelper::LinkFailure> linkFailures;
     std::vector<TalbLeafSpineHelper::LinkFlap> linkFlaps;
+    std::vector<TalbLeafSpineHelper::LinkLoss> linkLosses;
     bool stockRouting{false};
     uint32_t gpusPerServer{1}; //!< GPUs (hosts) per server; 1: no servers
     bool railOptimized{false}; //!< servers' NICs in rails (TalbServerLayout)

@@ -48,6 +48,7 @@ struct Link
     uint32_t b{0};
     DataRate rate;
     Time delay;
+    double errorRate{0}; //!< each packet's loss probability, each direction (HPCC's)
     uint32_t line{0};
 };
 
@@ -141,7 +142,6 @@ ReadLinks(Reader& r, uint32_t nodes, uint32_t count, std::vector<Link>* links)
             return false;
         }
         l.line = rate->line;
-        double errorRate = 0;
         if (!TalbParse::ParseDataRate(rate->text, &l.rate))
         {
             r.Fail(*rate, "rate", "'" + rate->text + "' is not a rate with its unit (100Gbps)");
@@ -150,11 +150,12 @@ ReadLinks(Reader& r, uint32_t nodes, uint32_t count, std::vector<Link>* links)
         {
             r.Fail(*delay, "delay", "'" + delay->text + "' is not a time with its unit (0.001ms)");
         }
-        else if (!TalbParse::ParseDouble(error->text, &errorRate) || errorRate != 0)
+        else if (!TalbParse::ParseDouble(error->text, &l.errorRate) || !(l.errorRate >= 0) ||
+                 !(l.errorRate < 1))
         {
             r.Fail(*error,
                    "error rate",
-                   "'" + error->text + "': talb drops no packets at random, so only 0 is taken");
+                   "'" + error->text + "' is not a probability from 0 to below 1");
         }
         else if (l.a == l.b)
         {
@@ -199,6 +200,12 @@ class LeafSpineShape
             }
             uint32_t host = m_isSwitch[l.a] ? l.b : l.a;
             uint32_t leaf = m_isSwitch[l.a] ? l.a : l.b;
+            if (l.errorRate != 0)
+            {
+                return At(l,
+                          "non-zero error rate on a host link: talb loses packets at random "
+                          "on leaf-spine links only (linkLoss)");
+            }
             auto [it, fresh] = m_uplinkOf.emplace(host, &l);
             if (!fresh)
             {
@@ -304,6 +311,10 @@ class LeafSpineShape
             if (l->rate.GetBitRate() != common->first)
             {
                 out->linkRates.push_back({ends.first, ends.second, l->rate});
+            }
+            if (l->errorRate != 0)
+            {
+                out->linkLosses.push_back({ends.first, ends.second, l->errorRate});
             }
         }
         return "";

@@ -51,7 +51,17 @@ struct TalbHpccTopology
     DataRate hostRate;
     DataRate fabricRate;
     Time linkDelay;
-    std::vector<LinkRate> linkRates;         //!< links not at fabricRate
+    std::vector<LinkRate> linkRates; //!< links not at fabricRate
+
+    /// A leaf-spine link with a non-zero error rate (TalbLeafSpineHelper::SetLinkLoss).
+    struct LinkLoss
+    {
+        uint32_t leaf{0};
+        uint32_t spine{0};
+        double probability{0};
+    };
+
+    std::vector<LinkLoss> linkLosses;        //!< leaf-spine links with an error rate
     std::map<uint32_t, uint32_t> hostOfNode; //!< HPCC node id -> talb host index
 
     /**

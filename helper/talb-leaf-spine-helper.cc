@@ -216,6 +216,22 @@ TalbLeafSpineHelper::SetLinkFailure(uint32_t leaf, uint32_t spine, Time at)
 }
 
 void
+TalbLeafSpineHelper::SetLinkLoss(uint32_t leaf, uint32_t spine, double probability)
+{
+    NS_ABORT_MSG_IF(m_installed, "TalbLeafSpineHelper::SetLinkLoss after Install");
+    NS_ABORT_MSG_UNLESS(probability >= 0 && probability < 1,
+                        "TalbLeafSpineHelper::SetLinkLoss: probability " << probability
+                                                                         << " is not in [0, 1)");
+    m_losses[{leaf, spine}] = probability;
+}
+
+uint64_t
+TalbLeafSpineHelper::GetLinkLossDrops() const
+{
+    return m_lossDrops;
+}
+
+void
 TalbLeafSpineHelper::SetLinkFlap(uint32_t leaf, uint32_t spine, Time start, Time down, Time up)
 {
     NS_ABORT_MSG_IF(m_installed, "TalbLeafSpineHelper::SetLinkFlap after Install");
@@ -303,6 +319,11 @@ TalbLeafSpineHelper::CheckConfig()
         NS_ABORT_MSG_UNLESS(key.first < m_nLeaves && key.second < m_nSpines,
                             "SetLinkFailure: no link leaf " << key.first << " - spine "
                                                             << key.second);
+    }
+    for (const auto& [key, p] : m_losses)
+    {
+        NS_ABORT_MSG_UNLESS(key.first < m_nLeaves && key.second < m_nSpines,
+                            "SetLinkLoss: no link leaf " << key.first << " - spine " << key.second);
     }
     NS_ABORT_MSG_IF(IsRdma() && m_stockRouting,
                     "TalbLeafSpineHelper: StockRouting needs IP on the switches; it works with "
@@ -396,6 +417,28 @@ TalbLeafSpineHelper::InstallNvlinkPorts()
 void
 TalbLeafSpineHelper::ScheduleLinkEvents()
 {
+    for (const auto& [key, p] : m_losses)
+    {
+        if (p == 0)
+        {
+            continue;
+        }
+        uint32_t k = key.first * m_nSpines + key.second;
+        auto make = [p]() {
+            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+            em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+            em->SetRate(p);
+            return em;
+        };
+        m_lossModels[k] = {make(), make()};
+        for (Ptr<NetDevice> dev : {m_links[k].first, m_links[k].second})
+        {
+            dev->TraceConnectWithoutContext(
+                "PhyRxDrop",
+                MakeBoundCallback(&TalbLeafSpineHelper::CountLossDrop, this, k));
+        }
+        SetLinkErrorModels(k, m_lossModels[k].first, m_lossModels[k].second);
+    }
     for (const auto& [key, at] : m_failures)
     {
         Simulator::Schedule(at,
@@ -439,6 +482,12 @@ TalbLeafSpineHelper::AssignStreams(int64_t stream)
                 }
             }
         }
+    }
+    // The lossy links' draws last (none without SetLinkLoss: the other streams stay put).
+    for (auto& [k, models] : m_lossModels)
+    {
+        used += models.first->AssignStreams(stream + used);
+        used += models.second->AssignStreams(stream + used);
     }
     return used;
 }

@@ -2,6 +2,7 @@
 #define TALB_LEAF_SPINE_HELPER_H
 
 #include "ns3/data-rate.h"
+#include "ns3/error-model.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
@@ -111,6 +112,20 @@ class TalbLeafSpineHelper : public Object
         Time up;    //!< how long the link is up between failures
     };
 
+    /// A leaf-spine link that loses packets at random: "leaf:spine=probability".
+    struct LinkLoss
+    {
+        uint32_t leaf{0};
+        uint32_t spine{0};
+        double probability{0}; //!< of each packet, in each direction, [0, 1)
+    };
+
+    /**
+     * Parse a ';'-separated list of "leaf:spine=probability" items (e.g. "0:1=0.01"), each
+     * probability in [0, 1).
+     * \return an empty string, or an error naming the bad item
+     */
+    static std::string ParseLinkLosses(const std::string& text, std::vector<LinkLoss>* out);
     /**
      * Parse a ';'-separated list of "leaf:spine=rate" items (e.g. "0:1=2.5Gbps;1:0=5Gbps").
      * \return an empty string, or an error naming the bad item
@@ -132,6 +147,15 @@ class TalbLeafSpineHelper : public Object
     void SetLinkRate(uint32_t leaf, uint32_t spine, DataRate rate);
     /// Fail the link between \p leaf and \p spine at time \p at.
     void SetLinkFailure(uint32_t leaf, uint32_t spine, Time at);
+    /**
+     * Make the link between \p leaf and \p spine lose each packet, in each direction, with
+     * probability \p probability (a gray failure, or a flaky optic): the receiving device
+     * drops it as corrupt. A failure of the link loses everything while it lasts; the loss
+     * resumes when a flap brings the link back.
+     */
+    void SetLinkLoss(uint32_t leaf, uint32_t spine, double probability);
+    /// \return packets the SetLinkLoss() links lost at random while up (both directions)
+    uint64_t GetLinkLossDrops() const;
     /**
      * Flap the link between \p leaf and \p spine: it fails at \p start (as SetLinkFailure:
      * queued and in-flight packets are lost), comes back \p down later with routes restored,
@@ -284,6 +308,14 @@ class TalbLeafSpineHelper : public Object
     std::map<std::pair<uint32_t, uint32_t>, DataRate> m_rateOverrides;
     std::vector<std::pair<std::pair<uint32_t, uint32_t>, Time>> m_failures;
     std::vector<LinkFlap> m_flaps;
+    std::map<std::pair<uint32_t, uint32_t>, double> m_losses;
+    /// Set the receive error models of link \p k's leaf-side and spine-side devices (null: none).
+    void SetLinkErrorModels(uint32_t k, Ptr<ErrorModel> leafSide, Ptr<ErrorModel> spineSide);
+    /// PhyRxDrop of a lossy link's device: counts random losses while the link is up.
+    static void CountLossDrop(TalbLeafSpineHelper* self, uint32_t k, Ptr<const Packet> p);
+    /// [leaf * nSpines + spine]: the lossy links' error models (leaf side, spine side)
+    std::map<uint32_t, std::pair<Ptr<RateErrorModel>, Ptr<RateErrorModel>>> m_lossModels;
+    uint64_t m_lossDrops{0};
 
     bool m_installed;
     NodeContainer m_hosts;

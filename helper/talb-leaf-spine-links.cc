@@ -72,6 +72,25 @@ TalbLeafSpineHelper::ParseLinkRates(const std::string& text, std::vector<LinkRat
 }
 
 std::string
+TalbLeafSpineHelper::ParseLinkLosses(const std::string& text, std::vector<LinkLoss>* out)
+{
+    out->clear();
+    for (const auto& item : TalbParse::Split(text, ';'))
+    {
+        LinkLoss l;
+        std::string p;
+        if (!ParseLinkItem(item, '=', &l.leaf, &l.spine, &p) ||
+            !TalbParse::ParseDouble(p, &l.probability) || !(l.probability >= 0) ||
+            !(l.probability < 1))
+        {
+            return "'" + item + "' is not leaf:spine=probability (from 0 to below 1, e.g. 0.01)";
+        }
+        out->push_back(l);
+    }
+    return "";
+}
+
+std::string
 TalbLeafSpineHelper::ParseLinkFailures(const std::string& text, std::vector<LinkFailure>* out)
 {
     out->clear();
@@ -200,20 +219,22 @@ TalbLeafSpineHelper::FailLink(uint32_t leaf, uint32_t spine)
     for (auto& dev : ends)
     {
         // Queued packets are lost with the link; a packet on the wire is lost on arrival.
-        Ptr<RateErrorModel> loseAll = CreateObject<RateErrorModel>();
-        loseAll->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
-        loseAll->SetRate(1.0);
         if (Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev))
         {
             p2p->GetQueue()->Flush();
-            p2p->SetReceiveErrorModel(loseAll);
         }
         else if (Ptr<TalbPfcNetDevice> pfc = DynamicCast<TalbPfcNetDevice>(dev))
         {
             pfc->FlushQueue();
-            pfc->SetReceiveErrorModel(loseAll);
         }
     }
+    auto loseAll = []() {
+        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+        em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+        em->SetRate(1.0);
+        return em;
+    };
+    SetLinkErrorModels(k, loseAll(), loseAll());
     if (m_stockRouting)
     {
         for (auto& dev : ends)
@@ -241,18 +262,17 @@ TalbLeafSpineHelper::RestoreLink(uint32_t leaf, uint32_t spine)
     m_linkUp[k] = true;
     m_baseRttMemo.clear();
     m_bottleneckMemo.clear();
-    Ptr<NetDevice> ends[2] = {m_links[k].first, m_links[k].second};
-    for (auto& dev : ends)
+    // Back to what it was: lossless, or its random loss (SetLinkLoss).
+    auto loss = m_lossModels.find(k);
+    if (loss == m_lossModels.end())
     {
-        if (Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev))
-        {
-            p2p->SetReceiveErrorModel(nullptr);
-        }
-        else if (Ptr<TalbPfcNetDevice> pfc = DynamicCast<TalbPfcNetDevice>(dev))
-        {
-            pfc->SetReceiveErrorModel(nullptr);
-        }
+        SetLinkErrorModels(k, nullptr, nullptr);
     }
+    else
+    {
+        SetLinkErrorModels(k, loss->second.first, loss->second.second);
+    }
+    Ptr<NetDevice> ends[2] = {m_links[k].first, m_links[k].second};
     if (m_stockRouting)
     {
         for (auto& dev : ends)
@@ -266,6 +286,36 @@ TalbLeafSpineHelper::RestoreLink(uint32_t leaf, uint32_t spine)
     m_leafSwitches[leaf]->SetPortUp(m_hostsPerLeaf + spine, true);
     m_spineSwitches[spine]->SetPortUp(leaf, true);
     ComputeRoutes();
+}
+
+void
+TalbLeafSpineHelper::SetLinkErrorModels(uint32_t k,
+                                        Ptr<ErrorModel> leafSide,
+                                        Ptr<ErrorModel> spineSide)
+{
+    Ptr<ErrorModel> models[2] = {leafSide, spineSide};
+    Ptr<NetDevice> ends[2] = {m_links[k].first, m_links[k].second};
+    for (int i = 0; i < 2; ++i)
+    {
+        if (Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(ends[i]))
+        {
+            p2p->SetReceiveErrorModel(models[i]);
+        }
+        else if (Ptr<TalbPfcNetDevice> pfc = DynamicCast<TalbPfcNetDevice>(ends[i]))
+        {
+            pfc->SetReceiveErrorModel(models[i]);
+        }
+    }
+}
+
+void
+TalbLeafSpineHelper::CountLossDrop(TalbLeafSpineHelper* self, uint32_t k, Ptr<const Packet>)
+{
+    // A failed link drops everything through its own models: not the random loss's.
+    if (self->m_linkUp[k])
+    {
+        ++self->m_lossDrops;
+    }
 }
 
 void

@@ -320,7 +320,8 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info, s
     writeClass("training", sw.training);
     json << ", ";
     writeClass("best_effort", sw.bestEffort);
-    json << ", \"device_drops\": " << sw.deviceDrops << "}";
+    json << ", \"device_drops\": " << sw.deviceDrops
+         << ", \"link_loss_drops\": " << sw.linkLossDrops << "}";
     if (sw.pfc.installed)
     {
         const PfcCounters& p = sw.pfc;

@@ -124,7 +124,8 @@ class TalbOutputWriter : public Object
     {
         ClassCounters training;
         ClassCounters bestEffort;
-        uint64_t deviceDrops{0}; //!< packets an egress device refused (TalbSwitch nDropDevice)
+        uint64_t deviceDrops{0};   //!< packets an egress device refused (TalbSwitch nDropDevice)
+        uint64_t linkLossDrops{0}; //!< packets lossy links (linkLoss) lost at random
         PfcCounters pfc;
         SharedBufferCounters sharedBuffer;
     };

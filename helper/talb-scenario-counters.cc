@@ -155,6 +155,7 @@ SumFields(SwitchCounters* c)
     TalbOutputWriter::PfcCounters& p = c->pfc;
     fields.insert(fields.end(),
                   {&c->deviceDrops,
+                   &c->linkLossDrops,
                    &p.pauseStarts,
                    &p.pausesSent,
                    &p.resumes,
@@ -283,6 +284,7 @@ TalbScenarioCounters::SumSwitches(const TalbScenarioSpec& s, Ptr<TalbLeafSpineHe
     }
     AddClassCounters(nodes, &out);
     AddPfcCounters(switches, &out);
+    out.linkLossDrops = fabric->GetLinkLossDrops();
     if (s.distributed)
     {
         SumOverRanks(s, &out);

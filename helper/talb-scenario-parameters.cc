@@ -241,6 +241,13 @@ DeclareLinkEvents(TalbScenarioConfig& c)
               "",
               "leaf-spine links that flap, leaf:spine@start/down/up, ';'-separated: down at "
               "start for down, then up for up, repeated (e.g. 1:0@350ms/20ms/80ms)");
+    c.Declare("linkLoss",
+              C::STRING,
+              "",
+              "leaf-spine links that lose packets at random, leaf:spine=probability, "
+              "';'-separated: each packet in each direction is lost with that probability, "
+              "as a corrupt frame (a gray failure, a flaky optic; HPCC's error rate), e.g. "
+              "0:1=0.01");
     c.Declare("stockRouting",
               C::BOOL,
               "false",

@@ -54,6 +54,7 @@ SCENARIO = {
     'linkRates': '0:0=fast',
     'failLink': '0:0',
     'flapLink': '0:0@1ms/0ms/1ms',
+    'linkLoss': '0:0=1',
     'stockRouting': 'maybe',
     'lb': 'nope',
     'lbAttributes': 'NoSuchAttribute=1',
@@ -110,7 +111,7 @@ FABRIC = ['leaves', 'spines', 'hostsPerLeaf', 'hostRate', 'fabricRate', 'oversub
           'hostQueueSize', 'portScheduling', 'bandScheduling', 'strictBands', 'bandWeights',
           'trainingWeight',
           'bestEffortWeight', 'untaggedBand', 'bestEffortBuffer', 'ecnThreshold', 'linkRates',
-          'failLink', 'flapLink', 'stockRouting']
+          'failLink', 'flapLink', 'linkLoss', 'stockRouting']
 BALANCERS = ['lb', 'lbAttributes', 'lbProfile', 'lbRulesOff']
 HOSTS = ['tcp', 'sndBuf', 'rcvBuf', 'hostQdisc']
 

@@ -77,6 +77,20 @@ def test_a_degraded_link_becomes_a_link_rate(tmp_path):
     same_outputs(tmp_path / 'file', tmp_path / 'params')
 
 
+def test_a_leaf_spine_error_rate_becomes_a_link_loss(tmp_path):
+    """HPCC's error rate on a leaf-spine link loses packets as linkLoss does, draw for draw."""
+    text = topology().replace('%d %d 25Gbps 0.001ms 0' % (1, LEAVES),
+                              '%d %d 25Gbps 0.001ms 0.002' % (1, LEAVES), 1)
+    assert text != topology()
+    path = tmp_path / 'topology.txt'
+    path.write_text(text)
+    by_file = run(['--topologyFile=%s' % path, *JOB], tmp_path / 'file')
+    assert by_file.returncode == 0, by_file.stderr
+    by_params = run([*PARAMS, '--linkLoss=1:0=0.002', *JOB], tmp_path / 'params')
+    assert by_params.returncode == 0, by_params.stderr
+    same_outputs(tmp_path / 'file', tmp_path / 'params')
+
+
 def flows_file(flows):
     return '%d\n%s\n' % (len(flows), '\n'.join('%d %d 3 100 %d %.9f' % f for f in flows))
 
@@ -133,8 +147,10 @@ BAD_TOPOLOGIES = {
     'header': ('5 9 3\n', ':1:', "field 'switches'"),
     'truncated': (topology().rsplit('\n', 3)[0], ':', 'the file ends here'),
     'unit-less rate': (topology(fabric_rate='25'), ':', "field 'rate'"),
-    'error rate': (topology().replace('0.001ms 0\n', '0.001ms 0.01\n', 1), ':3:',
+    'error rate': (topology().replace('0.001ms 0\n', '0.001ms 1.5\n', 1), ':3:',
                    "field 'error rate'"),
+    'host link error rate': (topology().replace('0.001ms 0\n', '0.001ms 0.01\n', 1), ':3:',
+                             'leaf-spine links only'),
     'two delays': (topology().replace('0.001ms', '0.002ms', 1), ':4:', 'share one delay'),
     'three tiers': (topology().replace('%d %d 25Gbps' % (0, LEAVES), '%d %d 25Gbps' % (0, 1), 1),
                     ':', 'two leaves'),

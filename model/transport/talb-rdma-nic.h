@@ -170,6 +170,7 @@ class TalbRdmaNic : public Object
     uint32_t m_ackInterval;
     Time m_cnpInterval;
     Time m_rto;
+    Time m_rtoLow;            //!< RetransmitTimeoutLow attribute (0: off)
     bool m_measureRtt{false}; //!< MeasureRtt attribute
     uint64_t m_window;
     TypeId m_rateControlTid;

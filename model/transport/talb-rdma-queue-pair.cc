@@ -547,11 +547,23 @@ void
 TalbRdmaQueuePair::ArmTimer()
 {
     m_timerArmed = true;
-    m_timerDeadline = Simulator::Now() + m_nic->m_rto;
-    // Deadlines only move later, so a pending event is never late.
+    // IRN's RTO_low: with too few packets in flight for a later one to reveal a loss, the
+    // tail of a burst is not left to the long timeout.
+    Time rto = m_selective && m_nic->m_rtoLow.IsStrictlyPositive() &&
+                       m_maxSent - m_sndUna <= m_nic->m_reorderThreshold
+                   ? m_nic->m_rtoLow
+                   : m_nic->m_rto;
+    Time deadline = Simulator::Now() + rto;
+    if (m_timer.IsRunning() && deadline < m_timerDeadline)
+    {
+        // The only deadline that moves earlier: reschedule.
+        m_timer.Cancel();
+    }
+    m_timerDeadline = deadline;
+    // Otherwise deadlines only move later, so a pending event is never late.
     if (!m_timer.IsRunning())
     {
-        m_timer = Simulator::Schedule(m_nic->m_rto, &TalbRdmaQueuePair::TimerEvent, this);
+        m_timer = Simulator::Schedule(rto, &TalbRdmaQueuePair::TimerEvent, this);
     }
 }
 

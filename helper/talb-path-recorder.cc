@@ -1,6 +1,5 @@
 #include "talb-path-recorder.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/talb-switch.h"
 
@@ -31,7 +30,6 @@ TalbPathRecorder::SetSink(RecordCallback sink)
 void
 TalbPathRecorder::Connect(Ptr<TalbSwitch> sw)
 {
-    NS_ABORT_MSG_IF(m_switches.size() >= UINT32_MAX, "TalbPathRecorder: too many switches");
     const TalbSwitchInfo& info = sw->GetInfo();
     Followed f;
     f.sw = sw;
@@ -113,12 +111,6 @@ TalbPathRecorder::Finish()
         Close(*r);
     }
     m_open.clear();
-}
-
-uint64_t
-TalbPathRecorder::GetOpenStays() const
-{
-    return m_open.size();
 }
 
 void

@@ -64,8 +64,6 @@ class TalbPathRecorder : public Object
     /// Close every open stay (in order of their start) and hand them to the sink.
     void Finish();
 
-    uint64_t GetOpenStays() const;
-
   protected:
     void DoDispose() override;
 

@@ -512,12 +512,9 @@ def talb_vs_best(cells, keys, talb='talb', baseline='ecmp'):
 def _completion(mine, rivals):
     """TaLB's mean job completion time, the best other scheme's, and the gap in per cent (NaN
     where the cells lack the column)."""
-    if 'jct_ms_mean' not in rivals.columns or _isnan(mine.get('jct_ms_mean')):
+    others = rivals.dropna(subset=['jct_ms_mean']) if 'jct_ms_mean' in rivals else rivals[:0]
+    if others.empty or _isnan(mine.get('jct_ms_mean')):
         return dict(talb_jct_ms=math.nan, best_jct_scheme=None, best_jct_ms=math.nan,
-                    jct_gap_pct=math.nan)
-    others = rivals.dropna(subset=['jct_ms_mean'])
-    if others.empty:
-        return dict(talb_jct_ms=mine['jct_ms_mean'], best_jct_scheme=None, best_jct_ms=math.nan,
                     jct_gap_pct=math.nan)
     best = others.loc[others['jct_ms_mean'].idxmin()]
     return dict(talb_jct_ms=mine['jct_ms_mean'], best_jct_scheme=best['scheme'],

@@ -104,6 +104,7 @@ RULE_DEFAULTS = {'Moves': 'Counts', 'QueueMoves': 'false', 'RemoteSprayBytes': '
 # before that record (as the profile is now: the TCP one was empty until 2026-11-27). Runs from
 # before lbProfile existed (no such parameter) had no profile.
 PROFILE_RULES = {'rdma': {'Moves': 'Contended', 'QueueMoves': 'true'},
+                 'spray': {'Moves': 'Contended', 'QueueMoves': 'true'},
                  'tcp': {'RemoteSprayBytes': '30000'}}
 
 

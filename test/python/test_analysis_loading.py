@@ -266,7 +266,7 @@ def test_the_shipped_move_rules_are_the_runners(tmp_path):
         pytest.skip('%s is not built' % runner)
     text = subprocess.run([runner, '--help'], capture_output=True, text=True, timeout=60).stdout
     help_line = ' '.join(re.search(r'--lbProfile:(.*?)\n\s+--', text, re.S).group(1).split())
-    for transport in ('rdma', 'tcp'):
+    for transport in ('rdma', 'spray', 'tcp'):
         rule = loading.PROFILE_RULES.get(transport)
         if rule:
             profile = re.search(r'%s: TaLB with (\S+?)\)?[;,.]?(\s|$)' % transport,

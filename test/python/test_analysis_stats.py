@@ -343,7 +343,7 @@ def test_oblivious_spraying_runs_line_up_with_the_other_schemes_cells(fixture_co
     sweep = fixture_copy('sweep')
     for folder in sweep.iterdir():
         meta = json.loads((folder / 'run.json').read_text())
-        meta['parameters'].update(transport='spray', sprayPolicy='reps')
+        meta['parameters'].update(transport='spray', sprayPolicy='reps', lbProfile='transport')
         (folder / 'run.json').write_text(json.dumps(meta))
     for seed in (1, 2):
         dst = sweep / ('lb=ecmp,load=0.5,seed=%d,sprayPolicy=oblivious' % seed)

@@ -51,88 +51,102 @@ ParseLinkItem(const std::string& item, char sep, uint32_t* leaf, uint32_t* spine
     return true;
 }
 
-} // namespace
-
+/**
+ * A ';'-separated list of "leaf:spine" items, each followed by \p sep and a value that
+ * \p parseValue reads into the item: it returns nullptr when it could, "" when the value is not
+ * of the \p form, or a reason. \return empty, or "'ITEM' is not FORM" / "'ITEM': REASON" for the
+ * first bad item
+ */
+template <typename Link, typename ParseValue>
 std::string
-TalbLeafSpineHelper::ParseLinkRates(const std::string& text, std::vector<LinkRate>* out)
+ParseLinkList(const std::string& text,
+              char sep,
+              const char* form,
+              ParseValue parseValue,
+              std::vector<Link>* out)
 {
     out->clear();
     for (const auto& item : TalbParse::Split(text, ';'))
     {
-        LinkRate r;
-        std::string rate;
-        if (!ParseLinkItem(item, '=', &r.leaf, &r.spine, &rate) ||
-            !TalbParse::ParseDataRate(rate, &r.rate))
+        Link l;
+        std::string value;
+        const char* reason =
+            ParseLinkItem(item, sep, &l.leaf, &l.spine, &value) ? parseValue(value, &l) : "";
+        if (reason)
         {
-            return "'" + item + "' is not leaf:spine=rate (a positive rate)";
-        }
-        out->push_back(r);
-    }
-    return "";
-}
-
-std::string
-TalbLeafSpineHelper::ParseLinkLosses(const std::string& text, std::vector<LinkLoss>* out)
-{
-    out->clear();
-    for (const auto& item : TalbParse::Split(text, ';'))
-    {
-        LinkLoss l;
-        std::string p;
-        if (!ParseLinkItem(item, '=', &l.leaf, &l.spine, &p) ||
-            !TalbParse::ParseDouble(p, &l.probability) || !(l.probability >= 0) ||
-            !(l.probability < 1))
-        {
-            return "'" + item + "' is not leaf:spine=probability (from 0 to below 1, e.g. 0.01)";
+            return "'" + item +
+                   (*reason ? "': " + std::string(reason) : "' is not " + std::string(form));
         }
         out->push_back(l);
     }
     return "";
 }
 
+} // namespace
+
+std::string
+TalbLeafSpineHelper::ParseLinkRates(const std::string& text, std::vector<LinkRate>* out)
+{
+    return ParseLinkList(
+        text,
+        '=',
+        "leaf:spine=rate (a positive rate)",
+        [](const std::string& v, LinkRate* r) {
+            return TalbParse::ParseDataRate(v, &r->rate) ? nullptr : "";
+        },
+        out);
+}
+
+std::string
+TalbLeafSpineHelper::ParseLinkLosses(const std::string& text, std::vector<LinkLoss>* out)
+{
+    return ParseLinkList(
+        text,
+        '=',
+        "leaf:spine=probability (from 0 to below 1, e.g. 0.01)",
+        [](const std::string& v, LinkLoss* l) {
+            bool ok = TalbParse::ParseDouble(v, &l->probability) && l->probability >= 0 &&
+                      l->probability < 1;
+            return ok ? nullptr : "";
+        },
+        out);
+}
+
 std::string
 TalbLeafSpineHelper::ParseLinkFailures(const std::string& text, std::vector<LinkFailure>* out)
 {
-    out->clear();
-    for (const auto& item : TalbParse::Split(text, ';'))
-    {
-        LinkFailure f;
-        std::string at;
-        if (!ParseLinkItem(item, '@', &f.leaf, &f.spine, &at) || !TalbParse::ParseTime(at, &f.at))
-        {
-            return "'" + item + "' is not leaf:spine@time";
-        }
-        out->push_back(f);
-    }
-    return "";
+    return ParseLinkList(
+        text,
+        '@',
+        "leaf:spine@time",
+        [](const std::string& v, LinkFailure* f) {
+            return TalbParse::ParseTime(v, &f->at) ? nullptr : "";
+        },
+        out);
 }
 
 std::string
 TalbLeafSpineHelper::ParseLinkFlaps(const std::string& text, std::vector<LinkFlap>* out)
 {
-    out->clear();
-    for (const auto& item : TalbParse::Split(text, ';'))
-    {
-        LinkFlap f;
-        std::string times;
-        std::vector<std::string> parts;
-        bool ok = ParseLinkItem(item, '@', &f.leaf, &f.spine, &times);
-        if (ok)
-        {
-            parts = TalbParse::Split(times, '/');
-        }
-        if (!ok || parts.size() != 3 || !TalbParse::ParseTime(parts[0], &f.start) ||
-            !TalbParse::ParseTime(parts[1], &f.down) || !TalbParse::ParseTime(parts[2], &f.up))
-        {
-            return "'" + item + "' is not leaf:spine@start/down/up";
-        }
-        if (!f.down.IsStrictlyPositive() || !f.up.IsStrictlyPositive())
-        {
-            return "'" + item + "': down and up times must be > 0";
-        }
-        out->push_back(f);
-    }
-    return "";
+    return ParseLinkList(
+        text,
+        '@',
+        "leaf:spine@start/down/up",
+        [](const std::string& v, LinkFlap* f) -> const char* {
+            std::vector<std::string> parts = TalbParse::Split(v, '/');
+            if (parts.size() != 3 || !TalbParse::ParseTime(parts[0], &f->start) ||
+                !TalbParse::ParseTime(parts[1], &f->down) ||
+                !TalbParse::ParseTime(parts[2], &f->up))
+            {
+                return "";
+            }
+            if (!f->down.IsStrictlyPositive() || !f->up.IsStrictlyPositive())
+            {
+                return "down and up times must be > 0";
+            }
+            return nullptr;
+        },
+        out);
 }
 
 std::pair<Ptr<NetDevice>, Ptr<NetDevice>>

@@ -590,6 +590,19 @@ TalbLeafSpineHelper::GetSpineSwitch(uint32_t spine) const
     return m_stockRouting ? nullptr : m_spineSwitches[spine];
 }
 
+std::vector<Ptr<TalbSwitch>>
+TalbLeafSpineHelper::GetSwitches() const
+{
+    CheckInstalled("GetSwitches");
+    std::vector<Ptr<TalbSwitch>> all;
+    if (!m_stockRouting)
+    {
+        all = m_leafSwitches;
+        all.insert(all.end(), m_spineSwitches.begin(), m_spineSwitches.end());
+    }
+    return all;
+}
+
 Ptr<NetDevice>
 TalbLeafSpineHelper::GetLinkDevice(uint32_t leaf, uint32_t spine, bool leafSide) const
 {

@@ -203,6 +203,8 @@ class TalbLeafSpineHelper : public Object
     Ptr<TalbSwitch> GetLeafSwitch(uint32_t leaf) const;
     /// \return the spine's TalbSwitch (null with StockRouting)
     Ptr<TalbSwitch> GetSpineSwitch(uint32_t spine) const;
+    /// \return every TalbSwitch, the leaves' then the spines' (none with StockRouting)
+    std::vector<Ptr<TalbSwitch>> GetSwitches() const;
     /// \return the leaf's device on its link to \p spine
     Ptr<NetDevice> GetUplinkDevice(uint32_t leaf, uint32_t spine) const;
     /// \return the spine's device on its link to \p leaf

@@ -82,16 +82,12 @@ TalbScenarioBuild::OpenOutputs(const std::string& folder, const std::string& sch
     m_writer->SetScheme(scheme);
     m_writer->SetSeed(m_spec.seed);
     m_writer->SetIdealFctCallback(MakeCallback(&TalbIdealFct::Ideal, m_ideal.get()));
-    if (m_writer->WritesPaths() && !m_spec.fabric.stockRouting)
+    if (m_writer->WritesPaths())
     {
         Ptr<TalbPathRecorder> recorder = CreateObject<TalbPathRecorder>();
-        for (uint32_t l = 0; l < m_spec.fabric.leaves; ++l)
+        for (const auto& sw : m_fabric->GetSwitches())
         {
-            recorder->Connect(m_fabric->GetLeafSwitch(l));
-        }
-        for (uint32_t s = 0; s < m_spec.fabric.spines; ++s)
-        {
-            recorder->Connect(m_fabric->GetSpineSwitch(s));
+            recorder->Connect(sw);
         }
         m_writer->ConnectPaths(recorder);
     }

@@ -343,14 +343,11 @@ TalbScenarioCounters::SumTcp(const std::vector<Ptr<TalbTransport>>& transports)
 }
 
 TalbOutputWriter::LbCounters
-TalbScenarioCounters::SumPaths(const TalbScenarioSpec& s, Ptr<TalbLeafSpineHelper> fabric)
+TalbScenarioCounters::SumPaths(const TalbScenarioSpec& /* s */, Ptr<TalbLeafSpineHelper> fabric)
 {
     TalbOutputWriter::LbCounters c;
-    if (s.fabric.stockRouting)
+    for (const auto& sw : fabric->GetSwitches())
     {
-        return c;
-    }
-    auto add = [&c](Ptr<TalbSwitch> sw) {
         Ptr<TalbLoadBalancer> lb = sw->GetLoadBalancer();
         c.selections += lb->GetStats().nSelections;
         c.reroutes += lb->GetStats().nReroutes;
@@ -368,14 +365,6 @@ TalbScenarioCounters::SumPaths(const TalbScenarioSpec& s, Ptr<TalbLeafSpineHelpe
                 it->second += pc.value;
             }
         }
-    };
-    for (uint32_t l = 0; l < s.fabric.leaves; ++l)
-    {
-        add(fabric->GetLeafSwitch(l));
-    }
-    for (uint32_t sp = 0; sp < s.fabric.spines; ++sp)
-    {
-        add(fabric->GetSpineSwitch(sp));
     }
     return c;
 }

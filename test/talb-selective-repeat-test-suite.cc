@@ -63,6 +63,45 @@ class PsnErrorModel : public ErrorModel
     }
 };
 
+/// Drops the acknowledgements (ACK and SACK) that reach the requester before \p until, or the
+/// ones whose arrival count is in \p nth (1 = the first).
+class AckErrorModel : public ErrorModel
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TalbTestAckErrorModel")
+                                .SetParent<ErrorModel>()
+                                .SetGroupName("Talb")
+                                .AddConstructor<AckErrorModel>();
+        return tid;
+    }
+
+    Time until;
+    std::set<uint32_t> nth;
+    uint32_t acks{0};    //!< acknowledgements that arrived
+    uint32_t dropped{0}; //!< ... of which dropped
+
+  private:
+    bool DoCorrupt(Ptr<Packet> p) override
+    {
+        TalbRoceHeader h;
+        p->PeekHeader(h);
+        if (!TalbRoceHeader::HasAeth(h.GetOpcode()))
+        {
+            return false;
+        }
+        ++acks;
+        bool drop = Simulator::Now() < until || nth.count(acks) > 0;
+        dropped += drop ? 1 : 0;
+        return drop;
+    }
+
+    void DoReset() override
+    {
+    }
+};
+
 /// What the responder's application saw.
 struct Delivered
 {
@@ -77,15 +116,21 @@ OnReceive(Delivered* d, Ptr<TalbRdmaQueuePair>, uint64_t seq, uint64_t bytes)
     d->bytes.push_back(bytes);
 }
 
-/// A 2 leaves x 2 hosts RDMA fabric at 10 Gb/s whose NICs recover by \p recovery.
+/// A 2 leaves x 2 hosts RDMA fabric at 10 Gb/s whose NICs recover by \p recovery (and have
+/// the NIC attributes \p nic).
 Ptr<TalbLeafSpineHelper>
-MakeFabric(const std::string& recovery)
+MakeFabric(const std::string& recovery,
+           const std::vector<std::pair<std::string, std::string>>& nic = {})
 {
     Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
     f->SetAttribute("Transport", StringValue("rdma"));
     f->SetAttribute("HostRate", StringValue("10Gbps"));
     f->SetAttribute("FabricRate", StringValue("10Gbps"));
     f->GetRdmaHelper()->SetNicAttribute("Recovery", StringValue(recovery));
+    for (const auto& [name, value] : nic)
+    {
+        f->GetRdmaHelper()->SetNicAttribute(name, StringValue(value));
+    }
     f->SetLoadBalancer("ecmp");
     f->Install();
     return f;
@@ -288,6 +333,82 @@ class TalbSrTailLoss : public TestCase
     }
 };
 
+/// Every answer lost for a while after the whole message arrived: the requester times out
+/// and resends what the responder has; its answer to those duplicates is lost too, and the
+/// responder answers the next run again, so the requester completes at the third timeout.
+/// (Answering one run of duplicates per new packet only, talb before 2026-11-29, left such a
+/// requester timing out forever.)
+class TalbLostAnswers : public TestCase
+{
+  public:
+    explicit TalbLostAnswers(const std::string& recovery)
+        : TestCase("TalbLostAnswers: " + recovery +
+                   ", every acknowledgement lost until 2.5 timeouts; the duplicates sent at "
+                   "the second timeout are answered again and the message completes at the "
+                   "third"),
+          m_recovery(recovery)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TalbLeafSpineHelper> f = MakeFabric(m_recovery);
+        TimeValue rto;
+        f->GetRdmaNic(0)->GetAttribute("RetransmitTimeout", rto);
+        Ptr<AckErrorModel> acks = CreateObject<AckErrorModel>();
+        acks->until = rto.Get() * 5 / 2;
+        DynamicCast<TalbPfcNetDevice>(f->GetHostDevice(0))->SetReceiveErrorModel(acks);
+        Ptr<PsnErrorModel> none = CreateObject<PsnErrorModel>();
+        Simulator::Stop(rto.Get() * 10);
+        Delivered d;
+        auto [tx, rx] = RunMessages(f, none, {100000}, &d);
+        NS_TEST_ASSERT_MSG_EQ(d.seqs.size(), 1u, "the message arrives once");
+        NS_TEST_EXPECT_MSG_GT(acks->dropped, 0u, "answers were lost");
+        NS_TEST_EXPECT_MSG_EQ(tx.messagesCompleted, 1u, "the requester hears of it");
+        NS_TEST_EXPECT_MSG_EQ(tx.timeouts, 3u, "at the third timeout");
+        NS_TEST_EXPECT_MSG_GT(rx.packetsDuplicate, 0u, "duplicates came");
+    }
+
+    std::string m_recovery;
+};
+
+/// A window that binds (a short SelectiveRepeatRtt) and one coalesced acknowledgement lost:
+/// the packet that fills the window asks for an answer, so the window reopens without a
+/// timeout; without WindowEdgeAck the responder waits for AckInterval packets that the closed
+/// window never sends, and the requester times out.
+class TalbSrWindowEdgeAck : public TestCase
+{
+  public:
+    explicit TalbSrWindowEdgeAck(bool edge)
+        : TestCase(std::string("TalbSrWindowEdgeAck: a 17-packet window, the second "
+                               "acknowledgement lost, ") +
+                   (edge ? "WindowEdgeAck: no timeout" : "no WindowEdgeAck: a timeout")),
+          m_edge(edge)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TalbLeafSpineHelper> f = MakeFabric(
+            "SelectiveRepeat",
+            {{"SelectiveRepeatRtt", "1ns"}, {"WindowEdgeAck", m_edge ? "true" : "false"}});
+        Ptr<AckErrorModel> acks = CreateObject<AckErrorModel>();
+        acks->nth = {2};
+        DynamicCast<TalbPfcNetDevice>(f->GetHostDevice(0))->SetReceiveErrorModel(acks);
+        Ptr<PsnErrorModel> none = CreateObject<PsnErrorModel>();
+        Delivered d;
+        auto [tx, rx] = RunMessages(f, none, {1000000}, &d);
+        NS_TEST_ASSERT_MSG_EQ(d.seqs.size(), 1u, "the message arrives once");
+        NS_TEST_EXPECT_MSG_EQ(acks->dropped, 1u, "one answer lost");
+        NS_TEST_EXPECT_MSG_EQ(tx.messagesCompleted, 1u, "the requester hears of it");
+        NS_TEST_EXPECT_MSG_EQ(tx.timeouts, m_edge ? 0u : 1u, "timeouts");
+    }
+
+    bool m_edge;
+};
+
 class TalbSelectiveRepeatTestSuite : public TestSuite
 {
   public:
@@ -299,6 +420,10 @@ class TalbSelectiveRepeatTestSuite : public TestSuite
         AddTestCase(new TalbSrReorderAndDrops(true), TestCase::QUICK);
         AddTestCase(new TalbSrReorderAndDrops(false), TestCase::QUICK);
         AddTestCase(new TalbSrTailLoss(), TestCase::QUICK);
+        AddTestCase(new TalbLostAnswers("GoBackN"), TestCase::QUICK);
+        AddTestCase(new TalbLostAnswers("SelectiveRepeat"), TestCase::QUICK);
+        AddTestCase(new TalbSrWindowEdgeAck(true), TestCase::QUICK);
+        AddTestCase(new TalbSrWindowEdgeAck(false), TestCase::QUICK);
     }
 };
 

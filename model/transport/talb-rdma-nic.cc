@@ -124,6 +124,14 @@ TalbRdmaNic::GetTypeId()
                           TimeValue(MicroSeconds(20)),
                           MakeTimeAccessor(&TalbRdmaNic::m_srWindowRtt),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("WindowEdgeAck",
+                          "SelectiveRepeat: the packet that fills the queue pair's window asks "
+                          "for an acknowledgement (the A bit), so that one lost coalesced "
+                          "acknowledgement does not leave the window closed until the timeout; "
+                          "false: only a message's last packet asks (talb before 2026-11-29)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TalbRdmaNic::m_windowEdgeAck),
+                          MakeBooleanChecker())
             .AddAttribute("ReorderThreshold",
                           "SelectiveRepeat: a packet is declared lost, and sent again, once a "
                           "packet this many PSNs beyond it (or beyond where its last "

@@ -170,8 +170,9 @@ class TalbRdmaNic : public Object
     uint32_t m_ackInterval;
     Time m_cnpInterval;
     Time m_rto;
-    Time m_rtoLow;            //!< RetransmitTimeoutLow attribute (0: off)
-    bool m_measureRtt{false}; //!< MeasureRtt attribute
+    Time m_rtoLow;              //!< RetransmitTimeoutLow attribute (0: off)
+    bool m_measureRtt{false};   //!< MeasureRtt attribute
+    bool m_windowEdgeAck{true}; //!< WindowEdgeAck attribute
     uint64_t m_window;
     TypeId m_rateControlTid;
     bool m_addTag;

@@ -376,7 +376,10 @@ TalbRdmaQueuePair::SendPacket()
     // immediate acknowledgement, so the sample holds no acknowledgement coalescing.
     bool timed = m_rttEnabled && !m_rttTiming && m_sndNxt == m_maxSent;
     // HPCC acknowledges every packet, so each one's telemetry comes back.
-    h.SetAckRequest(last || timed || m_nic->m_telemetry);
+    // So does the packet that fills the window: the sender can send nothing more until an
+    // acknowledgement comes, and the responder would wait for AckInterval packets.
+    bool windowEdge = m_selective && m_nic->m_windowEdgeAck && m_sndNxt + 1 - m_sndUna >= m_window;
+    h.SetAckRequest(last || timed || m_nic->m_telemetry || windowEdge);
     uint8_t dscp = 0;
     Ptr<Packet> p = Create<Packet>(payload + telemetryBytes + TalbRoceHeader::TRAILER_BYTES);
     if (m_nic->m_telemetry)
@@ -598,7 +601,8 @@ TalbRdmaQueuePair::Timeout()
         return;
     }
     // Everything not selectively acknowledged may be lost: send it again.
-    NS_LOG_LOGIC("qp " << m_qpn << " times out at " << m_sndUna);
+    NS_LOG_LOGIC("qp " << m_qpn << " times out at " << m_sndUna << " with " << m_maxSent - m_sndUna
+                       << " in flight, SACK up to " << m_highSacked);
     for (uint64_t psn = m_sndUna; psn < m_maxSent; ++psn)
     {
         if (!m_sent[psn - m_sndUna].sacked && m_retx.count(psn) == 0)
@@ -833,9 +837,8 @@ TalbRdmaQueuePair::ReceiveData(const TalbRoceHeader& h, uint32_t payload, bool c
     else
     {
         ++m_stats.packetsDuplicate;
-        if (!m_dupAcked)
+        if (AnswerDuplicate())
         {
-            m_dupAcked = true;
             ++m_stats.acksSent;
             m_nic->SendAck(this, TalbRoceHeader::SYNDROME_ACK, (m_ePsn - 1) & PSN_MASK, m_rxSeq);
         }
@@ -856,9 +859,8 @@ TalbRdmaQueuePair::ReceiveDataSelective(const TalbRoceHeader& h, uint32_t payloa
     if (psn < m_ePsn || (offset < m_rxSlots.size() && m_rxSlots[offset].received))
     {
         ++m_stats.packetsDuplicate;
-        if (!m_dupAcked)
+        if (AnswerDuplicate())
         {
-            m_dupAcked = true;
             SendSack();
         }
     }
@@ -905,6 +907,22 @@ TalbRdmaQueuePair::ReceiveDataSelective(const TalbRoceHeader& h, uint32_t payloa
     }
     NS_ASSERT(m_stats.packetsReceived == m_stats.packetsAccepted + m_stats.packetsPlaced +
                                              m_stats.packetsOutOfOrder + m_stats.packetsDuplicate);
+}
+
+bool
+TalbRdmaQueuePair::AnswerDuplicate()
+{
+    // One answer per run of duplicates spares the reverse path a go-back's worth of them; but
+    // if that answer was lost, a requester that timed out and resends what was received needs
+    // another, so a run that goes on past half the timeout is answered again.
+    Time now = Simulator::Now();
+    if (m_dupAcked && now - m_dupAckedAt < m_nic->m_rto / 2)
+    {
+        return false;
+    }
+    m_dupAcked = true;
+    m_dupAckedAt = now;
+    return true;
 }
 
 bool

@@ -199,6 +199,8 @@ class TalbRdmaQueuePair : public Object
     bool HasData() const;
     /// \return true when the window (if any) lets the next packet go
     bool WindowOpen() const;
+    /// \return true if a duplicate packet is to be acknowledged (and notes that it is)
+    bool AnswerDuplicate();
     /// \return the queue band (PFC priority) of the next packet
     uint8_t NextBand() const;
     /// \return the time the pacing allows the next packet
@@ -332,6 +334,7 @@ class TalbRdmaQueuePair : public Object
     uint32_t m_unacked{0};  //!< packets accepted since the last ACK
     bool m_nakSent{false};  //!< a NAK for m_ePsn is out
     bool m_dupAcked{false}; //!< a duplicate was answered since the last new packet
+    Time m_dupAckedAt;      //!< ... when
     Time m_lastCnp;
     bool m_cnpSent{false}; //!< m_lastCnp is valid
 };

@@ -63,7 +63,8 @@ HELDOUT = 'heldout'
 # Families outside the tuning grid, each counted in its own rows and not in 'all': the held-out
 # grid, and the tuning grid's RDMA parts under HPCC instead of DCQCN.
 OUTSIDE_TUNING = {HELDOUT: 'held-out grid', 'hpcc': 'RDMA parts under HPCC',
-                  'spray': 'RDMA parts on the spraying transport'}
+                  'spray': 'RDMA parts on the spraying transport',
+                  'qp': 'mixed RDMA part with queue-pair scaling and PLB'}
 
 
 def _hiprio_is(column, value):

@@ -154,7 +154,30 @@ def scheme_label(scheme, params):
     only while two jobs share a leaf's uplinks.) Rules of the defaults that lbRulesOff turns off
     come last: 'talb-no-spray', 'talb-no-spray+stall-moves'. On the spraying transport, ECMP
     switches under the hosts' oblivious spraying are 'ecmp-oblivious' (under REPS, the
-    transport's default, plain 'ecmp')."""
+    transport's default, plain 'ecmp'). Hosts' own answers to low entropy come last: N queue
+    pairs per connection '-qp<N>' (messages split over them; '-qp<N>-rr' when whole messages
+    go round-robin), one source port for all of them '-shared', PLB '-plb'."""
+    return _switch_label(scheme, params) + _host_label(params)
+
+
+def _flag(params, name):
+    return str(params.get(name, '') or 'false').lower() in ('true', '1')
+
+
+def _host_label(params):
+    """The hosts' queue-pair scaling and PLB, as scheme_label appends them ('' for neither)."""
+    label = ''
+    qps = int(params.get('rdmaQpsPerConnection', 1) or 1)
+    if qps > 1:
+        label += '-qp%d' % qps + ('' if _flag(params, 'rdmaSplitMessages') else '-rr')
+    if _flag(params, 'rdmaSharedSourcePort'):
+        label += '-shared'
+    if _flag(params, 'plb'):
+        label += '-plb'
+    return label
+
+
+def _switch_label(scheme, params):
     if (scheme == 'ecmp' and str(params.get('transport', '')) == 'spray'
             and str(params.get('sprayPolicy', '')) == 'oblivious'):
         return 'ecmp-oblivious'

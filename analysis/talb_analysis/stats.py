@@ -81,7 +81,8 @@ NOT_FACTORS = {'seed', 'out', 'config', 'rngrun', 'rngseed'}
 # lbAttributes Version=1): never a grouping key of their own, which would split the cells.
 SCHEME_PARAMS = {'seed', 'lb'}
 # What loading.scheme_label reads besides lb.
-LABEL_PARAMS = ('lbAttributes', 'lbProfile', 'lbRulesOff', 'sprayPolicy')
+LABEL_PARAMS = ('lbAttributes', 'lbProfile', 'lbRulesOff', 'sprayPolicy', 'rdmaQpsPerConnection',
+                'rdmaSplitMessages', 'rdmaSharedSourcePort', 'plb')
 
 
 def group_keys(data, requested=None, axes=None):

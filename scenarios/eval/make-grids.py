@@ -59,6 +59,13 @@ HPCC_PARTS = {'failure/fail-rdma16': 'fail-rdma16', 'failure/flap-rdma16': 'flap
 SPRAY_PARTS = {'failure/fail-rdma16': 'fail-spray16', 'failure/flap-rdma16': 'flap-spray16',
                'incast/rdma16': 'incast-spray16', 'mixed/rdma16': 'mixed-spray16'}
 
+# The host-side answers to low entropy (family 'qp', doc/talb-transport.rst, "Queue-pair
+# scaling and PLB") on the mixed-job RDMA part, beside that part's schemes: four queue pairs per
+# connection, each message split over them (NCCL_IB_QPS_PER_CONNECTION=4,
+# NCCL_IB_SPLIT_DATA_ON_QPS=1), with per-queue-pair source ports or one per connection (the NIC
+# Meta describes), under ECMP and E-ECMP switches; and PLB under ECMP.
+QP_PARTS = {'mixed/rdma16': 'mixed-rdma16'}
+
 # The ablation (issue: each rule earning its place): TaLB with one rule of its defaults off
 # (talb-scenario --lbRulesOff, whose --help lists the rules and the attributes that turn each
 # off) beside every 16-host part, reported as talb-no-<rule>. Rules that act only on untagged
@@ -243,6 +250,16 @@ def families():
         oblivious['grid']['lb'] = ['ecmp']
         oblivious['grid']['sprayPolicy'] = ['oblivious']
         out[('spray', name + '-oblivious')] = oblivious
+    for source, name in QP_PARTS.items():
+        base = out[tuple(source.split('/'))]
+        out[('qp', name)] = copy.deepcopy(base)
+        scaled = copy.deepcopy(base)
+        scaled['grid'].update(lb=['ecmp', 'eecmp'], rdmaQpsPerConnection=[4],
+                              rdmaSplitMessages=['true'], rdmaSharedSourcePort=['true', 'false'])
+        out[('qp', name + '-qp4')] = scaled
+        plb = copy.deepcopy(base)
+        plb['grid'].update(lb=['ecmp'], plb=['true'])
+        out[('qp', name + '-plb')] = plb
     return out
 
 

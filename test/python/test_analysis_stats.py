@@ -358,6 +358,30 @@ def test_oblivious_spraying_runs_line_up_with_the_other_schemes_cells(fixture_co
     assert row(table, scheme='ecmp-oblivious')['iter_ms_mean'] == pytest.approx(12.0)
 
 
+def test_queue_pair_and_plb_runs_line_up_with_the_other_schemes_cells(fixture_copy):
+    """The qp family: hosts with four queue pairs per connection or PLB are their own schemes
+    (ecmp-qp4-shared, ecmp-plb) in the same cells as ecmp and talb; their parameters group
+    nothing."""
+    import json
+    import shutil
+    sweep = fixture_copy('sweep')
+    extra = {'qp4-shared': dict(rdmaQpsPerConnection='4', rdmaSplitMessages='true',
+                                rdmaSharedSourcePort='true'),
+             'plb': dict(plb='true')}
+    for name, params in extra.items():
+        for seed in (1, 2):
+            dst = sweep / ('lb=ecmp,load=0.5,seed=%d,%s' % (seed, name))
+            shutil.copytree(sweep / ('lb=ecmp,load=0.5,seed=%d' % seed), dst)
+            meta = json.loads((dst / 'run.json').read_text())
+            meta['parameters'].update(params)
+            (dst / 'run.json').write_text(json.dumps(meta))
+    data = loading.load(str(sweep))
+    assert sorted(data.runs['scheme'].unique()) == ['ecmp', 'ecmp-plb', 'ecmp-qp4-shared', 'talb']
+    assert stats.group_keys(data) == ['scheme']
+    table = stats.iteration_table(data, ['scheme'], 'ecmp')
+    assert row(table, scheme='ecmp-plb')['iter_ms_mean'] == pytest.approx(12.0)
+
+
 def test_talb_v1_runs_line_up_with_the_other_schemes_cells(fixture_copy):
     sweep = fixture_copy('sweep')
     for seed in (1, 2):

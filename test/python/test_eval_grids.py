@@ -70,7 +70,7 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
         assert set(grids.ABLATION[transport]) | set(grids.ABLATION_UNTAGGED[transport]) == on
     for path in GRIDS:
         family, name = os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-5]
-        if family in ('llm', 'hpcc', 'spray') or name.startswith(('talb', 'ablate-')) or not (
+        if family in ('llm', 'hpcc', 'spray', 'qp') or name.startswith(('talb', 'ablate-')) or not (
                 name.endswith('16') or family == 'heldout'):
             continue
         axes, fixed, _ = sweep.read_grid(os.path.join(EVAL, family, 'ablate-' + name + '.json'))
@@ -81,7 +81,7 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
 
 def test_every_family_has_both_transports_and_both_scales():
     parts = {(os.path.basename(os.path.dirname(p)), os.path.basename(p)[:-5]) for p in GRIDS}
-    assert {f for f, _ in parts} == FAMILIES | {'llm', 'heldout', 'hpcc', 'spray'}
+    assert {f for f, _ in parts} == FAMILIES | {'llm', 'heldout', 'hpcc', 'spray', 'qp'}
     for family in FAMILIES:
         names = {n for f, n in parts if f == family}
         for transport in ('tcp', 'rdma'):
@@ -165,6 +165,9 @@ def test_grid_reads_and_names_only_runner_parameters(path, runner_options):
         return
     if os.path.basename(path).endswith('-oblivious.json'):  # spray: ECMP under oblivious hosts
         assert schemes == ['ecmp'] and axes['sprayPolicy'] == ['oblivious']
+        return
+    if os.path.basename(path).endswith(('-qp4.json', '-plb.json')):  # qp: the hosts' answers
+        assert set(schemes) <= {'ecmp', 'eecmp'}
         return
     assert {'ecmp', 'talb'} <= set(schemes)
     transport = json.load(open(path))['fixed']['transport']
@@ -326,3 +329,31 @@ def test_the_spray_family_is_its_rdma_parts_on_the_spraying_transport():
     assert loading.scheme_label('ecmp', dict(spray, sprayPolicy='oblivious')) == 'ecmp-oblivious'
     assert loading.scheme_label('ecmp', dict(spray, sprayPolicy='reps')) == 'ecmp'
     assert loading.scheme_label('drill', dict(spray, sprayPolicy='reps')) == 'drill'
+
+
+def test_the_qp_family_is_the_mixed_rdma_part_with_queue_pair_scaling_and_plb_beside_it():
+    """The qp family: the mixed RDMA part as it is, beside ECMP and E-ECMP switches over hosts
+    with four queue pairs per connection (messages split; own or shared source ports) and ECMP
+    under PLB; the report labels each run by what its hosts did, in the same cells."""
+    grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
+    names = {os.path.basename(p)[:-5] for p in GRIDS if '/qp/' in p}
+    assert names == {n + s for n in grids.QP_PARTS.values() for s in ('', '-qp4', '-plb')}
+    for source, name in grids.QP_PARTS.items():
+        family, part = source.split('/')
+        base = sweep.read_grid(os.path.join(EVAL, family, part + '.json'))
+        assert sweep.read_grid(os.path.join(EVAL, 'qp', name + '.json')) == base
+        axes, fixed, seeds = sweep.read_grid(os.path.join(EVAL, 'qp', name + '-qp4.json'))
+        assert (fixed, seeds) == base[1:]
+        assert axes == dict(base[0], lb=['ecmp', 'eecmp'], rdmaQpsPerConnection=['4'],
+                            rdmaSplitMessages=['true'], rdmaSharedSourcePort=['true', 'false'])
+        axes, fixed, seeds = sweep.read_grid(os.path.join(EVAL, 'qp', name + '-plb.json'))
+        assert (fixed, seeds) == base[1:] and axes == dict(base[0], lb=['ecmp'], plb=['true'])
+    qp = dict(rdmaQpsPerConnection='4', rdmaSplitMessages='true')
+    assert loading.scheme_label('ecmp', dict(qp, rdmaSharedSourcePort='false')) == 'ecmp-qp4'
+    assert loading.scheme_label('eecmp', dict(qp, rdmaSharedSourcePort='true')) == \
+        'eecmp-qp4-shared'
+    assert loading.scheme_label('ecmp', dict(qp, rdmaSplitMessages='false')) == 'ecmp-qp4-rr'
+    assert loading.scheme_label('ecmp', dict(plb='true')) == 'ecmp-plb'
+    assert loading.scheme_label('ecmp', dict(rdmaQpsPerConnection='1', plb='false')) == 'ecmp'
+    assert loading.scheme_label('talb', dict(transport='rdma', lbProfile='transport',
+                                             plb='true')) == 'talb-plb'

@@ -63,7 +63,7 @@ SPRAY_PARTS = {'failure/fail-rdma16': 'fail-spray16', 'failure/flap-rdma16': 'fl
 # scaling and PLB") on the mixed-job RDMA part, beside that part's schemes: four queue pairs per
 # connection, each message split over them (NCCL_IB_QPS_PER_CONNECTION=4,
 # NCCL_IB_SPLIT_DATA_ON_QPS=1), with per-queue-pair source ports or one per connection (the NIC
-# Meta describes), under ECMP and E-ECMP switches; and PLB under ECMP.
+# Meta describes), under ECMP, E-ECMP and TaLB switches; and PLB under ECMP.
 QP_PARTS = {'mixed/rdma16': 'mixed-rdma16'}
 
 # The ablation (issue: each rule earning its place): TaLB with one rule of its defaults off
@@ -254,7 +254,7 @@ def families():
         base = out[tuple(source.split('/'))]
         out[('qp', name)] = copy.deepcopy(base)
         scaled = copy.deepcopy(base)
-        scaled['grid'].update(lb=['ecmp', 'eecmp'], rdmaQpsPerConnection=[4],
+        scaled['grid'].update(lb=['ecmp', 'eecmp', 'talb'], rdmaQpsPerConnection=[4],
                               rdmaSplitMessages=['true'], rdmaSharedSourcePort=['true', 'false'])
         out[('qp', name + '-qp4')] = scaled
         plb = copy.deepcopy(base)

@@ -54,6 +54,9 @@ def test_talb_runs_of_a_grid_are_labelled_by_its_variant(path):
         if point['lb'] == 'talb':
             if 'lbRulesOff' in point:  # the ablation: default TaLB with one rule off
                 expected = 'talb-no-' + point['lbRulesOff']
+            if 'rdmaQpsPerConnection' in point:  # qp: TaLB over hosts with queue pairs
+                expected = 'talb-qp4' + ('-shared' if point['rdmaSharedSourcePort'] == 'true'
+                                         else '')
             assert loading.scheme_label('talb', dict(params, **point)) == expected
 
 
@@ -167,7 +170,7 @@ def test_grid_reads_and_names_only_runner_parameters(path, runner_options):
         assert schemes == ['ecmp'] and axes['sprayPolicy'] == ['oblivious']
         return
     if os.path.basename(path).endswith(('-qp4.json', '-plb.json')):  # qp: the hosts' answers
-        assert set(schemes) <= {'ecmp', 'eecmp'}
+        assert set(schemes) <= {'ecmp', 'eecmp', 'talb'}
         return
     assert {'ecmp', 'talb'} <= set(schemes)
     transport = json.load(open(path))['fixed']['transport']
@@ -344,7 +347,7 @@ def test_the_qp_family_is_the_mixed_rdma_part_with_queue_pair_scaling_and_plb_be
         assert sweep.read_grid(os.path.join(EVAL, 'qp', name + '.json')) == base
         axes, fixed, seeds = sweep.read_grid(os.path.join(EVAL, 'qp', name + '-qp4.json'))
         assert (fixed, seeds) == base[1:]
-        assert axes == dict(base[0], lb=['ecmp', 'eecmp'], rdmaQpsPerConnection=['4'],
+        assert axes == dict(base[0], lb=['ecmp', 'eecmp', 'talb'], rdmaQpsPerConnection=['4'],
                             rdmaSplitMessages=['true'], rdmaSharedSourcePort=['true', 'false'])
         axes, fixed, seeds = sweep.read_grid(os.path.join(EVAL, 'qp', name + '-plb.json'))
         assert (fixed, seeds) == base[1:] and axes == dict(base[0], lb=['ecmp'], plb=['true'])

@@ -10,7 +10,7 @@ namespace ns3
 {
 
 TalbAttributeList::Pairs
-TalbBalancerSpec::TransportProfile(bool rdma, bool selectiveRepeat)
+TalbBalancerSpec::TransportProfile(bool rdma, bool selectiveRepeat, bool qpPorts)
 {
     // RoCEv2: TaLB's congestion moves while the ports are shared, with the queue moves that
     // follow a local burst. TCP: sprayed packets count a path the leaf-to-leaf feedback reports
@@ -32,6 +32,13 @@ TalbBalancerSpec::TransportProfile(bool rdma, bool selectiveRepeat)
         profile.push_back({"RoceGoBackN", "false"});
         profile.push_back({"Spray", "Always"});
     }
+    // A queue pair with a source port of its own carries a share of its connection: judged
+    // alone it looks slow and is moved, a retransmission window each time, every
+    // MinMoveInterval (doc/talb-evaluation.rst, family qp).
+    if (qpPorts)
+    {
+        profile.push_back({"RateKey", "HostPair"});
+    }
     return profile;
 }
 
@@ -48,7 +55,10 @@ TalbBalancerSpec::ParseList(const TalbScenarioConfig& c,
         errors->push_back("lbAttributes: " + err);
     }
     *profile = c.GetString("lbProfile") == "transport"
-                   ? TransportProfile(fabric.rdmaHosts, fabric.rdmaSelectiveRepeat)
+                   ? TransportProfile(fabric.rdmaHosts,
+                                      fabric.rdmaSelectiveRepeat,
+                                      fabric.rdmaHosts && c.GetUint("rdmaQpsPerConnection") > 1 &&
+                                          !c.GetBool("rdmaSharedSourcePort"))
                    : TalbAttributeList::Pairs();
     std::vector<TalbBalancerSpec> balancers;
     for (const auto& name : c.GetNames("lb"))

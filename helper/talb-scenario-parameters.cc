@@ -277,7 +277,8 @@ DeclareBalancers(TalbScenarioConfig& c)
                   TalbAttributeList::ToText(TalbBalancerSpec::TransportProfile(true)) +
                   "; rdma with rdmaRecovery=sr, and spray: TaLB with " +
                   TalbAttributeList::ToText(TalbBalancerSpec::TransportProfile(true, true)) +
-                  "; tcp: TaLB with " +
+                  "; rdma with rdmaQpsPerConnection > 1 and rdmaSharedSourcePort=false adds " +
+                  "RateKey=HostPair; tcp: TaLB with " +
                   TalbAttributeList::ToText(TalbBalancerSpec::TransportProfile(false)) +
                   "); none, the attribute defaults",
               "transport,none");

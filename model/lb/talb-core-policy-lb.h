@@ -87,6 +87,7 @@ TalbCorePacket(const TalbPacketContext& ctx)
 {
     talb::lb::PacketInfo p;
     p.flowHash = ctx.flowHash;
+    p.hostPairHash = ctx.hostPairHash;
     p.size = ctx.size;
     p.srcLeaf = ctx.srcLeaf;
     p.dstLeaf = ctx.dstLeaf;

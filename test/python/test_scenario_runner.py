@@ -152,6 +152,25 @@ def test_selective_repeat_nics_get_talbs_spraying_profile(tmp_path):
     assert loading.load_run(str(outs['sr-off']))[0]['scheme'] == 'talb-no-sr-reorder'
 
 
+def test_queue_pairs_with_ports_of_their_own_are_judged_per_host_pair(tmp_path):
+    """Over RoCEv2 hosts that spread a connection over queue pairs with their own source ports,
+    lbProfile=transport adds RateKey=HostPair (a queue pair alone carries a share of its
+    connection and would look slow to the congestion rule); with one source port for all of
+    them, or one queue pair, the profile stays the RDMA one. The profile is the attributes
+    given by hand, byte for byte."""
+    qp4 = ['--rdmaQpsPerConnection=4', '--rdmaSplitMessages=true']
+    outs = run_variants(tmp_path, (('own', qp4),
+                                   ('own-hand', qp4 + ['--lbProfile=none', '--lbAttributes=' +
+                                                       RDMA_PROFILE + ';RateKey=HostPair']),
+                                   ('shared', qp4 + ['--rdmaSharedSourcePort=true']),
+                                   ('one', [])),
+                        '--transport=rdma')
+    meta = {n: json.loads((o / 'run.json').read_text()) for n, o in outs.items()}
+    assert meta['own']['lb_profile'] == RDMA_PROFILE + ';RateKey=HostPair'
+    assert meta['shared']['lb_profile'] == meta['one']['lb_profile'] == RDMA_PROFILE
+    assert same_flows(outs['own'], outs['own-hand'])
+
+
 @pytest.mark.parametrize('args,message', [
     (['--lb=ecmp,bogus'], "unknown load balancer 'bogus'"),
     (['--lbRulesOff=spray,bogus'], "lbRulesOff: unknown rule 'bogus' (rules: spray, "),

@@ -1795,6 +1795,57 @@ TEST(TalbLbCoreTensorAwareV2, UnderMovesCongestionFastFlowsAndFullTargetsKeepThe
     EXPECT_TRUE(full.events.reroutes.empty());
 }
 
+TEST(TalbLbCoreTensorAwareV2, UnderRateKeyHostPairQueuePairsOfAFastConnectionStay)
+{
+    // One connection spread over four queue pairs with their own source ports (flows 10-13,
+    // one host pair): 1.2 Gb/s each, slow alone, 4.8 Gb/s together (above 0.3 x 10 Gb/s).
+    // Every path but one reports saturation: judged per flow, the queue pairs leave their
+    // paths (a go-back-N window each); judged per host pair, none does.
+    for (auto key : {TensorAwareV2::RateKey::kFlow, TensorAwareV2::RateKey::kHostPair})
+    {
+        FakeCongestion remote;
+        TensorAwareV2::Config c = CongestionRig::Make();
+        c.rateKey = key;
+        TalbV2Rig rig(c, 3);
+        rig.talb.SetRemote(&remote);
+        auto send = [&rig](uint32_t qp, int64_t t) {
+            PacketInfo p = GoBackN(Tensor(10 + qp, t, 100 + qp, 5, 0));
+            p.hostPairHash = 77;
+            return rig.Send(p);
+        };
+        uint32_t ports[4];
+        int64_t t = US;
+        for (; t < 121 * US; t += 10 * US)
+        {
+            for (uint32_t qp = 0; qp < 4; ++qp)
+            {
+                ports[qp] = send(qp, t + qp * 2500);
+            }
+        }
+        ASSERT_TRUE(rig.events.reroutes.empty());
+        remote.utilisation[1] = 1.0;
+        remote.utilisation[2] = 1.0;
+        remote.utilisation[3] = 0.25;
+        bool onSaturated = ports[0] != 3 || ports[1] != 3 || ports[2] != 3 || ports[3] != 3;
+        ASSERT_TRUE(onSaturated) << "the placement put every queue pair on the free path";
+        for (; t < 400 * US; t += 10 * US)
+        {
+            for (uint32_t qp = 0; qp < 4; ++qp)
+            {
+                send(qp, t + qp * 2500);
+            }
+        }
+        if (key == TensorAwareV2::RateKey::kFlow)
+        {
+            EXPECT_FALSE(rig.events.reroutes.empty());
+        }
+        else
+        {
+            EXPECT_TRUE(rig.events.reroutes.empty());
+        }
+    }
+}
+
 TEST(TalbLbCoreTensorAwareV2, UnderMovesCongestionFlowCountsOnlyPlaceFlows)
 {
     // Three flows on uplinks 1-2, then all three uplinks offered: under Counts the flow sharing

@@ -67,6 +67,11 @@ constexpr SettingSpelling kMoves[] = {
     {int(TensorAwareV2::Moves::kContended), "Contended", "contended"},
 };
 
+constexpr SettingSpelling kRateKey[] = {
+    {int(TensorAwareV2::RateKey::kFlow), "Flow", "flow"},
+    {int(TensorAwareV2::RateKey::kHostPair), "HostPair", "host-pair"},
+};
+
 constexpr SettingSpelling kSafeMoves[] = {
     {int(TensorAwareV2::SafeMoves::kGoBackNUnlessUntagged),
      "GoBackNUnlessUntagged",
@@ -166,6 +171,16 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      1,
      "v2, Moves=Congestion: a flow sending below this fraction of its port's rate (over "
      "{RateWindow}) is slow and may move"},
+    {"RateKey",
+     nullptr,
+     OfV2<K::kEnum, &V2::rateKey>(),
+     0,
+     0,
+     "v2, Moves=Congestion: whose rate {SlowRate} judges: Flow, each 5-tuple; HostPair, a "
+     "source and destination host's flows together (hosts that spread a connection over "
+     "queue pairs with their own source ports: each carries a share of the connection and "
+     "would look slow alone; doc/talb-evaluation.rst, family qp)",
+     kRateKey},
     {"CongestionTarget",
      nullptr,
      OfV2<K::kReal, &V2::congestionTarget>(),

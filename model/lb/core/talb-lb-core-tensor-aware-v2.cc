@@ -270,12 +270,12 @@ TensorAwareV2::DrainTime(uint32_t port, const PacketInfo& packet) const
 }
 
 TensorAwareV2::FlowRate&
-TensorAwareV2::RateOf(uint32_t flowHash, int64_t nowNs)
+TensorAwareV2::RateOf(uint32_t key, int64_t nowNs)
 {
-    FlowRate& r = m_rates[Mix32(flowHash ^ 0x27d4eb2fu) & (m_rates.size() - 1)];
-    if (!r.valid || r.flowHash != flowHash)
+    FlowRate& r = m_rates[Mix32(key ^ 0x27d4eb2fu) & (m_rates.size() - 1)];
+    if (!r.valid || r.flowHash != key)
     {
-        r = FlowRate::Start(flowHash, nowNs);
+        r = FlowRate::Start(key, nowNs);
     }
     return r;
 }
@@ -476,7 +476,7 @@ TensorAwareV2::Locate(const PacketInfo& packet, const Candidates& candidates, Fl
     const int64_t now = packet.nowNs;
     const TensorTable::Entry* e = f->entry;
     // Moves other than Counts: the flow's rate, looked up once per packet.
-    f->rate = m_config.moves != Moves::kCounts ? &RateOf(packet.flowHash, now) : nullptr;
+    f->rate = m_config.moves != Moves::kCounts ? &RateOf(RateKeyOf(packet), now) : nullptr;
     // The flow's current port: its tensor's, else (a new tensor) the port the flow is active on.
     if (e)
     {
@@ -612,7 +612,7 @@ TensorAwareV2::CongestionMove(const PacketInfo& packet,
     {
         // At once: a go-back-N window costs less than a tensor held on a congested path.
         CountMove(f.midTensor, f.stalled);
-        *f.rate = FlowRate::Start(packet.flowHash, now); // measured afresh on its new path
+        *f.rate = FlowRate::Start(RateKeyOf(packet), now); // measured afresh on its new path
     }
     return target;
 }

@@ -145,6 +145,15 @@ class TensorAwareV2 : public TensorPolicy
         kGoBackNUnlessUntagged,
     };
 
+    /// What Moves=Congestion measures the rate of, against its port's.
+    enum class RateKey : uint8_t
+    {
+        kFlow, ///< each flow (5-tuple) alone
+        /// the flows of one source and destination host together: a connection spread over
+        /// queue pairs with their own source ports (QP scaling) is as slow as all of them
+        kHostPair,
+    };
+
     /// How long a flow counts on its port after its last packet there.
     enum class WindowMode : uint8_t
     {
@@ -213,10 +222,11 @@ class TensorAwareV2 : public TensorPolicy
                                         ///< go-back-N ones)
         SprayQueue sprayQueue{SprayQueue::kAllWhenShared}; ///< what a sprayed packet counts
         Moves moves{Moves::kCounts};                       ///< what moves an active flow
-        double slowRate{0.3};          ///< kCongestion: slow below this x port rate, (0, 1]
-        double congestionTarget{0.75}; ///< kCongestion: a target reports at most this, [0, 1)
-        int64_t rateWindowNs{100000};  ///< kCongestion: a flow's rate is over this, >= 1
-        bool queueMoves{false};        ///< kCongestion/kContended: queue-margin moves stay
+        double slowRate{0.3};            ///< kCongestion: slow below this x port rate, (0, 1]
+        RateKey rateKey{RateKey::kFlow}; ///< kCongestion: whose rate slowRate judges
+        double congestionTarget{0.75};   ///< kCongestion: a target reports at most this, [0, 1)
+        int64_t rateWindowNs{100000};    ///< kCongestion: a flow's rate is over this, >= 1
+        bool queueMoves{false};          ///< kCongestion/kContended: queue-margin moves stay
         /// with a RemoteView: placements and moves pay the remote congestion (keys 1-2)
         bool remotePlacement{true};
         /// with a RemoteView, while another job's tensor flow is active on a candidate: the
@@ -285,9 +295,16 @@ class TensorAwareV2 : public TensorPolicy
         }
     };
 
-    /// \return \p flowHash's rate slot (direct-mapped: another flow's is taken over, its first
+    /// \return \p key's rate slot (direct-mapped: another key's is taken over, its first
     /// window starting at \p nowNs)
-    FlowRate& RateOf(uint32_t flowHash, int64_t nowNs);
+    FlowRate& RateOf(uint32_t key, int64_t nowNs);
+
+    /// \return the key of \p packet's rate slot (Config::rateKey)
+    uint32_t RateKeyOf(const PacketInfo& packet) const
+    {
+        return m_config.rateKey == RateKey::kHostPair ? packet.hostPairHash : packet.flowHash;
+    }
+
     /// \return the candidate other than \p current a slow flow moves to, or kNoPort: \p current's
     /// path reported saturated and the least congested other one at most congestionTarget
     uint32_t CongestionTarget(const PacketInfo& packet,

@@ -64,7 +64,9 @@ HELDOUT = 'heldout'
 # grid, and the tuning grid's RDMA parts under HPCC instead of DCQCN.
 OUTSIDE_TUNING = {HELDOUT: 'held-out grid', 'hpcc': 'RDMA parts under HPCC',
                   'spray': 'RDMA parts on the spraying transport',
-                  'qp': 'mixed RDMA part with queue-pair scaling and PLB'}
+                  'qp': 'mixed RDMA part with queue-pair scaling and PLB',
+                  'timely': 'mixed RDMA part under TIMELY',
+                  'sharedbuf': 'mixed RDMA part over shared-buffer switches'}
 
 
 def _hiprio_is(column, value):

@@ -66,6 +66,14 @@ SPRAY_PARTS = {'failure/fail-rdma16': 'fail-spray16', 'failure/flap-rdma16': 'fl
 # Meta describes), under ECMP, E-ECMP and TaLB switches; and PLB under ECMP.
 QP_PARTS = {'mixed/rdma16': 'mixed-rdma16'}
 
+# The mixed-job RDMA part under the other settings clusters run, every scheme (issue: baselines
+# that match their papers): TIMELY instead of DCQCN (family 'timely', its paper's defaults), and
+# switches whose ports share one buffer under dynamic thresholds, with dynamic PFC thresholds
+# (family 'sharedbuf': 4 MB, the default 600 KB per port of a leaf's six ports pooled;
+# doc/talb-switch.rst, "Shared buffer"). The setting is a one-valued axis, as rdmaCc is in hpcc.
+SETTING_FAMILIES = {'timely': {'rdmaCc': ['timely']}, 'sharedbuf': {'sharedBuffer': ['4MB']}}
+SETTING_PARTS = {'mixed/rdma16': 'mixed-rdma16'}
+
 # The ablation (issue: each rule earning its place): TaLB with one rule of its defaults off
 # (talb-scenario --lbRulesOff, whose --help lists the rules and the attributes that turn each
 # off) beside every 16-host part, reported as talb-no-<rule>. Rules that act only on untagged
@@ -260,6 +268,11 @@ def families():
         plb = copy.deepcopy(base)
         plb['grid'].update(lb=['ecmp'], plb=['true'])
         out[('qp', name + '-plb')] = plb
+    for family, setting in SETTING_FAMILIES.items():
+        for source, name in SETTING_PARTS.items():
+            c = copy.deepcopy(out[tuple(source.split('/'))])
+            c['grid'].update(setting)
+            out[(family, name)] = c
     return out
 
 

@@ -23,6 +23,8 @@ EVAL = os.path.join(ROOT, 'scenarios', 'eval')
 GRIDS = sorted(glob.glob(os.path.join(EVAL, '*', '*.json')))
 RUNNER = os.environ.get('TALB_SCENARIO', os.path.join(ROOT, 'build', 'bin', 'talb-scenario'))
 FAMILIES = {'idle', 'background', 'asymmetric', 'failure', 'mixed', 'incast'}
+# Families beside the tuning grid's, built from its parts (no ablation of their own).
+OUTSIDE = {'llm', 'hpcc', 'spray', 'qp', 'timely', 'sharedbuf'}
 LLM_PARTS = {'%s-%s-%s128' % (jobs, fabric, transport) for jobs in ('dense', 'moe', 'two', 'bg')
              for fabric in ('rail', 'tor') for transport in ('rdma', 'tcp')}
 # TaLB's move variants: grid prefix -> (the axis that makes it, the start of its one value)
@@ -73,7 +75,7 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
         assert set(grids.ABLATION[transport]) | set(grids.ABLATION_UNTAGGED[transport]) == on
     for path in GRIDS:
         family, name = os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-5]
-        if family in ('llm', 'hpcc', 'spray', 'qp') or name.startswith(('talb', 'ablate-')) or not (
+        if family in OUTSIDE or name.startswith(('talb', 'ablate-')) or not (
                 name.endswith('16') or family == 'heldout'):
             continue
         axes, fixed, _ = sweep.read_grid(os.path.join(EVAL, family, 'ablate-' + name + '.json'))
@@ -84,7 +86,7 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
 
 def test_every_family_has_both_transports_and_both_scales():
     parts = {(os.path.basename(os.path.dirname(p)), os.path.basename(p)[:-5]) for p in GRIDS}
-    assert {f for f, _ in parts} == FAMILIES | {'llm', 'heldout', 'hpcc', 'spray', 'qp'}
+    assert {f for f, _ in parts} == FAMILIES | {'heldout'} | OUTSIDE
     for family in FAMILIES:
         names = {n for f, n in parts if f == family}
         for transport in ('tcp', 'rdma'):
@@ -294,6 +296,19 @@ def test_evaluate_keeps_doc_tables_whose_cells_the_new_report_lacks(tree):
     assert r.returncode == 0, r.stdout + r.stderr
     assert 'kept doc/evaluation' not in r.stderr
     assert pd.read_csv(doc / 'talb_vs_best.csv').empty
+
+
+def test_the_setting_families_are_the_mixed_rdma_part_under_one_setting():
+    """timely and sharedbuf are the mixed-job RDMA part, every scheme, with TIMELY or a shared
+    buffer as a one-valued axis."""
+    grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
+    base_axes, base_fixed, base_seeds = sweep.read_grid(os.path.join(EVAL, 'mixed',
+                                                                     'rdma16.json'))
+    assert set(grids.SETTING_FAMILIES) == {'timely', 'sharedbuf'}
+    for family, setting in grids.SETTING_FAMILIES.items():
+        axes, fixed, seeds = sweep.read_grid(os.path.join(EVAL, family, 'mixed-rdma16.json'))
+        assert fixed == base_fixed and seeds == base_seeds
+        assert axes == dict(base_axes, **setting)
 
 
 def test_the_hpcc_family_is_its_rdma_parts_under_hpcc():

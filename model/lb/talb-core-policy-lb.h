@@ -87,7 +87,7 @@ TalbCorePacket(const TalbPacketContext& ctx)
 {
     talb::lb::PacketInfo p;
     p.flowHash = ctx.flowHash;
-    p.hostPairHash = ctx.hostPairHash;
+    p.hostPairHash = talb::lb::FlowHash(ctx.srcHost, ctx.dstHost, 0, 0);
     p.size = ctx.size;
     p.srcLeaf = ctx.srcLeaf;
     p.dstLeaf = ctx.dstLeaf;

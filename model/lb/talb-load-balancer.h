@@ -65,17 +65,16 @@ struct TalbSwitchInfo
  */
 struct TalbPacketContext
 {
-    Packet* packet{nullptr};  //!< the packet (after the link header), for selectors using tags
-    uint32_t flowHash{0};     //!< hash of the IPv4 5-tuple
-    uint32_t hostPairHash{0}; //!< hash of the source and destination addresses alone
-    uint32_t ports{0};        //!< TCP/UDP source port << 16 | destination port (0 otherwise)
-    uint32_t size{0};         //!< IPv4 packet size in bytes
-    uint32_t inPort{0};       //!< ingress port id
-    uint32_t srcHost{0};      //!< source host id
-    uint32_t dstHost{0};      //!< destination host id
-    uint32_t srcLeaf{0};      //!< leaf of the source host
-    uint32_t dstLeaf{0};      //!< leaf of the destination host
-    bool hasLabel{false};     //!< the packet carries a TalbTag
+    Packet* packet{nullptr}; //!< the packet (after the link header), for selectors using tags
+    uint32_t flowHash{0};    //!< hash of the IPv4 5-tuple
+    uint32_t ports{0};       //!< TCP/UDP source port << 16 | destination port (0 otherwise)
+    uint32_t size{0};        //!< IPv4 packet size in bytes
+    uint32_t inPort{0};      //!< ingress port id
+    uint32_t srcHost{0};     //!< source host id
+    uint32_t dstHost{0};     //!< destination host id
+    uint32_t srcLeaf{0};     //!< leaf of the source host
+    uint32_t dstLeaf{0};     //!< leaf of the destination host
+    bool hasLabel{false};    //!< the packet carries a TalbTag
 
     struct talb_label label
     {

@@ -365,7 +365,6 @@ TalbSwitch::Forward(uint32_t inPort, Ptr<Packet> p)
     TalbPacketContext ctx;
     ctx.packet = PeekPointer(p);
     ctx.flowHash = talb::lb::FlowHash(src, dst, ports, proto);
-    ctx.hostPairHash = talb::lb::FlowHash(src, dst, 0, 0);
     ctx.ports = ports;
     if (info.flowLabel != 0)
     {

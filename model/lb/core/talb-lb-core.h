@@ -60,8 +60,9 @@ FlowHash(uint32_t src, uint32_t dst, uint32_t ports, uint8_t proto)
 struct PacketInfo
 {
     uint32_t flowHash{0}; ///< FlowHash() of the 5-tuple
-    /// FlowHash() of the addresses alone (ports and protocol 0): a connection whose queue pairs
-    /// send from their own source ports is several flows of one host pair
+    /// FlowHash() of the source and destination hosts alone (ports and protocol 0): a
+    /// connection whose queue pairs send from their own source ports is several flows of one
+    /// host pair
     uint32_t hostPairHash{0};
     uint32_t size{0};     ///< IPv4 packet size in bytes
     uint32_t srcLeaf{0};  ///< leaf of the source host

@@ -149,8 +149,8 @@ class TalbRepsRecycles : public TestCase
     }
 };
 
-/// REPS after a loss: the entropy is abandoned, and for FreezeTime the buffer is reused
-/// instead of exploring.
+/// REPS after a loss (FreezeOn Loss): the entropy is abandoned, and for FreezeTime the buffer is
+/// reused instead of exploring.
 class TalbRepsAbandonsFailed : public TestCase
 {
   public:
@@ -165,9 +165,10 @@ class TalbRepsAbandonsFailed : public TestCase
     void DoRun() override
     {
         Ptr<TalbRepsEntropy> p = DynamicCast<TalbRepsEntropy>(MakePolicy("reps"));
+        p->SetAttribute("FreezeOn", StringValue("Loss"));
         p->Acked(0xC001, false);
         p->Acked(0xC002, false);
-        p->Lost(0xC001);
+        p->Lost(0xC001, TalbEntropyPolicy::LossCause::kSackHole);
         NS_TEST_EXPECT_MSG_EQ(p->IsFailed(0xC001), true, "failed");
         NS_TEST_EXPECT_MSG_EQ(p->IsFrozen(), true, "frozen");
         NS_TEST_EXPECT_MSG_EQ(p->GetValidEntries(), 1u, "removed from the buffer");
@@ -189,6 +190,38 @@ class TalbRepsAbandonsFailed : public TestCase
             NS_TEST_EXPECT_MSG_EQ(p->GetStats().explored, 1u, "thawed: explores again");
         });
         Simulator::Run();
+        Simulator::Destroy();
+    }
+};
+
+/// REPS with FreezeOn Timeout (the default): a SACK hole fails the entropy but does not freeze;
+/// a timeout does.
+class TalbRepsFreezesOnTimeout : public TestCase
+{
+  public:
+    TalbRepsFreezesOnTimeout()
+        : TestCase("TalbRepsFreezesOnTimeout: FreezeOn=Timeout abandons a SACK-hole loss's "
+                   "entropy but keeps exploring; a retransmission timeout freezes")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TalbRepsEntropy> p = DynamicCast<TalbRepsEntropy>(MakePolicy("reps"));
+        p->SetAttribute("FreezeOn", StringValue("Timeout"));
+        p->Acked(0xC001, false);
+        p->Acked(0xC002, false);
+        p->Lost(0xC001, TalbEntropyPolicy::LossCause::kSackHole);
+        NS_TEST_EXPECT_MSG_EQ(p->IsFailed(0xC001), true, "a SACK hole still fails the entropy");
+        NS_TEST_EXPECT_MSG_EQ(p->IsFrozen(), false, "but does not freeze");
+        NS_TEST_EXPECT_MSG_EQ(p->NextEntropy(), 0xC002, "the good one");
+        p->NextEntropy();
+        NS_TEST_EXPECT_MSG_EQ(p->GetStats().explored, 1u, "not frozen: explores");
+        p->Lost(0xC003, TalbEntropyPolicy::LossCause::kTimeout);
+        NS_TEST_EXPECT_MSG_EQ(p->IsFrozen(), true, "a timeout freezes");
+        NS_TEST_EXPECT_MSG_EQ(p->GetStats().lost, 2u, "two losses");
+        NS_TEST_EXPECT_MSG_EQ(p->GetStats().timedOut, 1u, "one by timeout");
         Simulator::Destroy();
     }
 };
@@ -329,6 +362,7 @@ class TalbSprayTestSuite : public TestSuite
         AddTestCase(new TalbObliviousSpreads(), TestCase::QUICK);
         AddTestCase(new TalbRepsRecycles(), TestCase::QUICK);
         AddTestCase(new TalbRepsAbandonsFailed(), TestCase::QUICK);
+        AddTestCase(new TalbRepsFreezesOnTimeout(), TestCase::QUICK);
         for (const char* collective : {"ring", "ps"})
         {
             for (const char* rate : {"10Gbps", "100Gbps"})

@@ -64,10 +64,11 @@ TalbEntropyPolicy::Acked(uint16_t entropy, bool marked)
 }
 
 void
-TalbEntropyPolicy::Lost(uint16_t entropy)
+TalbEntropyPolicy::Lost(uint16_t entropy, LossCause cause)
 {
     ++m_stats.lost;
-    DoLost(entropy);
+    m_stats.timedOut += cause == LossCause::kTimeout ? 1 : 0;
+    DoLost(entropy, cause);
 }
 
 Ptr<TalbEntropyPolicy>
@@ -110,7 +111,7 @@ TalbEntropyPolicy::DoAcked(uint16_t /* entropy */, bool /* marked */)
 }
 
 void
-TalbEntropyPolicy::DoLost(uint16_t /* entropy */)
+TalbEntropyPolicy::DoLost(uint16_t /* entropy */, LossCause /* cause */)
 {
 }
 

@@ -17,9 +17,9 @@ namespace ns3
  * naming a policy) asks NextEntropy() for every data packet it sends, new or retransmitted, and
  * reports what came back: Acked() for every selective acknowledgement, with the entropy and the
  * ECN mark of the data packet that triggered it; Lost() for every packet it declared lost (a
- * SACK hole beyond the reordering threshold, or a retransmission timeout), with the entropy
- * that packet was sent with. The NIC forks one instance per queue pair from a prototype, as it
- * does for rate control.
+ * SACK hole beyond the reordering threshold, or a retransmission timeout: the LossCause), with
+ * the entropy that packet was sent with. The NIC forks one instance per queue pair from a
+ * prototype, as it does for rate control.
  *
  * The public entry points are non-virtual and count; a policy implements the private Do* hooks
  * and registers its short name with TALB_REGISTER_PLUGIN in its own .cc, so this base names no
@@ -43,6 +43,13 @@ class TalbEntropyPolicy : public Object
     /// Number of entropy values a policy may give.
     static const uint32_t ENTROPY_RANGE = 0x4000;
 
+    /// How a queue pair found a packet lost.
+    enum class LossCause
+    {
+        kSackHole, //!< later packets were selectively acknowledged past the reorder threshold
+        kTimeout,  //!< the retransmission timer fired with the packet unacknowledged
+    };
+
     /// Counters of one queue pair's policy.
     struct Stats
     {
@@ -52,6 +59,7 @@ class TalbEntropyPolicy : public Object
         uint64_t acked{0};    //!< Acked() calls
         uint64_t marked{0};   //!< ... with the ECN mark
         uint64_t lost{0};     //!< Lost() calls
+        uint64_t timedOut{0}; //!< ... with LossCause::kTimeout
     };
 
     /**
@@ -66,8 +74,8 @@ class TalbEntropyPolicy : public Object
      * \param marked that packet arrived with ECN CE
      */
     void Acked(uint16_t entropy, bool marked);
-    /// A packet sent with \p entropy was declared lost (SACK hole or timeout).
-    void Lost(uint16_t entropy);
+    /// A packet sent with \p entropy was declared lost, found so by \p cause.
+    void Lost(uint16_t entropy, LossCause cause);
 
     /// \return a fresh instance with this one's attributes, for another queue pair
     Ptr<TalbEntropyPolicy> Fork() const;
@@ -91,7 +99,7 @@ class TalbEntropyPolicy : public Object
     /// Acked()'s hook. Default: nothing.
     virtual void DoAcked(uint16_t entropy, bool marked);
     /// Lost()'s hook. Default: nothing.
-    virtual void DoLost(uint16_t entropy);
+    virtual void DoLost(uint16_t entropy, LossCause cause);
     /// Start()'s hook. Default: nothing.
     virtual void DoStart();
     virtual Ptr<TalbEntropyPolicy> DoFork() const = 0;

@@ -607,20 +607,20 @@ TalbRdmaQueuePair::Timeout()
     {
         if (!m_sent[psn - m_sndUna].sacked && m_retx.count(psn) == 0)
         {
-            DeclareLost(psn);
+            DeclareLost(psn, TalbEntropyPolicy::LossCause::kTimeout);
         }
     }
     m_nic->Activate(this);
 }
 
 void
-TalbRdmaQueuePair::DeclareLost(uint64_t psn)
+TalbRdmaQueuePair::DeclareLost(uint64_t psn, TalbEntropyPolicy::LossCause cause)
 {
     m_retx.insert(psn);
     ++m_stats.packetsDeclaredLost;
     if (m_entropy)
     {
-        m_entropy->Lost(m_sent[psn - m_sndUna].entropy);
+        m_entropy->Lost(m_sent[psn - m_sndUna].entropy, cause);
     }
 }
 
@@ -636,7 +636,7 @@ TalbRdmaQueuePair::DetectLosses()
         {
             NS_LOG_LOGIC("qp " << m_qpn << " declares PSN " << psn << " lost (SACK up to "
                                << m_highSacked - 1 << ")");
-            DeclareLost(psn);
+            DeclareLost(psn, TalbEntropyPolicy::LossCause::kSackHole);
         }
     }
 }

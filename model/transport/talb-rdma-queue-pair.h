@@ -235,7 +235,7 @@ class TalbRdmaQueuePair : public Object
     /// Selective repeat: mark for sending again what the SACKs show lost.
     void DetectLosses();
     /// Selective repeat: mark \p psn for sending again.
-    void DeclareLost(uint64_t psn);
+    void DeclareLost(uint64_t psn, TalbEntropyPolicy::LossCause cause);
     /// Selective repeat's responder: one packet's bytes in PSN order; delivers a message at its
     /// last. \return true when a message was delivered
     bool Consume(uint32_t payload, bool last);

@@ -1,5 +1,6 @@
 #include "talb-reps-entropy.h"
 
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -36,6 +37,12 @@ TalbRepsEntropy::GetTypeId()
                           TimeValue(MilliSeconds(1)),
                           MakeTimeAccessor(&TalbRepsEntropy::m_freezeTime),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("FreezeOn",
+                          "What starts the freezing mode: Loss = any packet declared lost (a "
+                          "SACK hole or a timeout), Timeout = a retransmission timeout only",
+                          EnumValue(FREEZE_ON_TIMEOUT),
+                          MakeEnumAccessor(&TalbRepsEntropy::m_freezeOn),
+                          MakeEnumChecker(FREEZE_ON_LOSS, "Loss", FREEZE_ON_TIMEOUT, "Timeout"))
             .AddAttribute("FailedHold",
                           "An entropy whose packet was lost is neither recycled nor explored "
                           "for this long",
@@ -48,6 +55,7 @@ TalbRepsEntropy::GetTypeId()
 TalbRepsEntropy::TalbRepsEntropy()
     : m_bufferSize(8),
       m_freezeTime(MilliSeconds(1)),
+      m_freezeOn(FREEZE_ON_TIMEOUT),
       m_failedHold(MilliSeconds(10)),
       m_random(CreateObject<UniformRandomVariable>())
 {
@@ -165,12 +173,15 @@ TalbRepsEntropy::DoAcked(uint16_t entropy, bool marked)
 }
 
 void
-TalbRepsEntropy::DoLost(uint16_t entropy)
+TalbRepsEntropy::DoLost(uint16_t entropy, LossCause cause)
 {
     Time now = Simulator::Now();
-    NS_LOG_LOGIC("entropy " << entropy << " failed; frozen until " << now + m_freezeTime);
     m_failed[entropy] = now + m_failedHold;
-    m_frozenUntil = now + m_freezeTime;
+    if (m_freezeOn == FREEZE_ON_LOSS || cause == LossCause::kTimeout)
+    {
+        m_frozenUntil = now + m_freezeTime;
+    }
+    NS_LOG_LOGIC("entropy " << entropy << " failed; frozen until " << m_frozenUntil);
     for (Entry& e : m_buffer)
     {
         if (e.used && e.entropy == entropy)
@@ -192,6 +203,7 @@ TalbRepsEntropy::DoFork() const
     Ptr<TalbRepsEntropy> copy = CreateObject<TalbRepsEntropy>();
     copy->m_bufferSize = m_bufferSize;
     copy->m_freezeTime = m_freezeTime;
+    copy->m_freezeOn = m_freezeOn;
     copy->m_failedHold = m_failedHold;
     return copy;
 }

@@ -1763,6 +1763,7 @@ TEST(TalbLbCoreTensorAwareV2, UnderMovesCongestionASlowFlowLeavesASaturatedPathA
     ASSERT_EQ(rig.events.reroutes.size(), 1u);
     EXPECT_EQ(rig.events.reroutes[0], std::make_pair(a, least));
     EXPECT_EQ(rig.talb.GetTableStats().nMidTensorMoves, 1u);
+    EXPECT_EQ(rig.talb.GetTableStats().nCongestionMoves, 1u);
     // Its rate is measured afresh on the new path: it stays until a window has passed there
     // (at 221 us), then leaves the path once that is reported saturated.
     remote.utilisation[least] = 1.0;
@@ -1917,6 +1918,7 @@ TEST(TalbLbCoreTensorAwareV2, UnderMovesCongestionQueueMovesKeepTheQueueMarginMo
         EXPECT_EQ(rig.Send(Tensor(10, 200 * US, 100, 1, 0)), queueMoves ? other : port)
             << (queueMoves ? "queueMoves" : "congestion only");
         EXPECT_EQ(rig.talb.GetTableStats().nMidTensorMoves, queueMoves ? 1u : 0u);
+        EXPECT_EQ(rig.talb.GetTableStats().nCongestionMoves, 0u) << "a queue move";
     }
 }
 

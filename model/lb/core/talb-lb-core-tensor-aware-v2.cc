@@ -612,6 +612,7 @@ TensorAwareV2::CongestionMove(const PacketInfo& packet,
     {
         // At once: a go-back-N window costs less than a tensor held on a congested path.
         CountMove(f.midTensor, f.stalled);
+        ++m_stats.nCongestionMoves;
         *f.rate = FlowRate::Start(RateKeyOf(packet), now); // measured afresh on its new path
     }
     return target;

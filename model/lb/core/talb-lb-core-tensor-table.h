@@ -21,6 +21,7 @@ struct TensorTableStats
     uint64_t nAgedOut{0};         ///< idle entries reclaimed
     uint64_t nEvicted{0};         ///< live entries evicted for lack of space
     uint64_t nMidTensorMoves{0};  ///< tensors moved mid-tensor (v1: high priority only)
+    uint64_t nCongestionMoves{0}; ///< v2: of those, by the congestion rule (slow, saturated)
     uint64_t nFallback{0};        ///< unlabelled packets handed to the fallback
     uint64_t nGoBackNFallback{0}; ///< of which go-back-N data, to the go-back-N fallback
     uint64_t nBoundaryMoves{0};   ///< v2: flows moved at a tensor boundary or after a pause
@@ -41,6 +42,7 @@ struct TensorTableStats
         f("aged_out", nAgedOut);
         f("evicted", nEvicted);
         f("mid_tensor_moves", nMidTensorMoves);
+        f("congestion_moves", nCongestionMoves);
         f("boundary_moves", nBoundaryMoves);
         f("reorder_held", nReorderHeld);
         f("undrained_held", nUndrainedHeld);

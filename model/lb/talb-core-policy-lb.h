@@ -87,7 +87,8 @@ TalbCorePacket(const TalbPacketContext& ctx)
 {
     talb::lb::PacketInfo p;
     p.flowHash = ctx.flowHash;
-    p.hostPairHash = talb::lb::FlowHash(ctx.srcHost, ctx.dstHost, 0, 0);
+    p.srcHost = ctx.srcHost;
+    p.dstHost = ctx.dstHost;
     p.size = ctx.size;
     p.srcLeaf = ctx.srcLeaf;
     p.dstLeaf = ctx.dstLeaf;

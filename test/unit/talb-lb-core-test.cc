@@ -1811,7 +1811,8 @@ TEST(TalbLbCoreTensorAwareV2, UnderRateKeyHostPairQueuePairsOfAFastConnectionSta
         rig.talb.SetRemote(&remote);
         auto send = [&rig](uint32_t qp, int64_t t) {
             PacketInfo p = GoBackN(Tensor(10 + qp, t, 100 + qp, 5, 0));
-            p.hostPairHash = 77;
+            p.srcHost = 7;
+            p.dstHost = 9;
             return rig.Send(p);
         };
         uint32_t ports[4];

@@ -190,6 +190,8 @@ SwitchPipeline::Forward(uint8_t* frame, uint32_t len, void* item, int64_t nowNs)
     const Headers h =
         ReadHeaders(frame, len, l3, readable ? &view : nullptr, parsed == ParseResult::kTcp, &info);
     info.flowHash = lb::FlowHash(src, dst, h.ports, ip[9]);
+    info.srcHost = src;
+    info.dstHost = dst;
     if (m_needSrcLeaf)
     {
         int s = m_table.Lookup(src);

@@ -302,7 +302,9 @@ class TensorAwareV2 : public TensorPolicy
     /// \return the key of \p packet's rate slot (Config::rateKey)
     uint32_t RateKeyOf(const PacketInfo& packet) const
     {
-        return m_config.rateKey == RateKey::kHostPair ? packet.hostPairHash : packet.flowHash;
+        return m_config.rateKey == RateKey::kHostPair
+                   ? FlowHash(packet.srcHost, packet.dstHost, 0, 0)
+                   : packet.flowHash;
     }
 
     /// \return the candidate other than \p current a slow flow moves to, or kNoPort: \p current's

@@ -60,10 +60,12 @@ FlowHash(uint32_t src, uint32_t dst, uint32_t ports, uint8_t proto)
 struct PacketInfo
 {
     uint32_t flowHash{0}; ///< FlowHash() of the 5-tuple
-    /// FlowHash() of the source and destination hosts alone (ports and protocol 0): a
-    /// connection whose queue pairs send from their own source ports is several flows of one
-    /// host pair
-    uint32_t hostPairHash{0};
+    /// The source and destination hosts, as ids stable per host (the ns-3 switch's host
+    /// indices, the DPDK switch's IPv4 addresses): a connection whose queue pairs send from
+    /// their own source ports is several flows of one host pair. A policy that keys on the
+    /// pair hashes them itself, so other policies pay nothing per packet.
+    uint32_t srcHost{0};
+    uint32_t dstHost{0};
     uint32_t size{0};     ///< IPv4 packet size in bytes
     uint32_t srcLeaf{0};  ///< leaf of the source host
     uint32_t dstLeaf{0};  ///< leaf of the destination host

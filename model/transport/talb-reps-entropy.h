@@ -42,6 +42,13 @@ namespace ns3
 class TalbRepsEntropy : public TalbEntropyPolicy
 {
   public:
+    /// What starts the freezing mode.
+    enum FreezeOn
+    {
+        FREEZE_ON_LOSS,    //!< any packet declared lost (SACK hole or timeout)
+        FREEZE_ON_TIMEOUT, //!< only a retransmission timeout
+    };
+
     static TypeId GetTypeId();
     TalbRepsEntropy();
     ~TalbRepsEntropy() override;
@@ -76,15 +83,6 @@ class TalbRepsEntropy : public TalbEntropyPolicy
         bool used{false}; //!< holds an entropy (valid or recycled already)
     };
 
-  public:
-    /// What starts the freezing mode.
-    enum FreezeOn
-    {
-        FREEZE_ON_LOSS,    //!< any packet declared lost (SACK hole or timeout)
-        FREEZE_ON_TIMEOUT, //!< only a retransmission timeout
-    };
-
-  private:
     // Attributes
     uint32_t m_bufferSize;
     Time m_freezeTime;

@@ -116,6 +116,63 @@ class TalbCongaTagsEgressTestCase : public TestCase
     }
 };
 
+/// The tag adds up the queueing delay of each hop; the destination leaf feeds it back with CE.
+class TalbCongaCarriesPathDelayTestCase : public TestCase
+{
+  public:
+    TalbCongaCarriesPathDelayTestCase()
+        : TestCase("TalbCongaCarriesPathDelay: uplink and spine queues add up in the tag and come "
+                   "back as the path's delay")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        TestPorts leaf0Ports(2);
+        TestPorts spinePorts(2);
+        TestPorts leaf1Ports(2);
+        TalbSwitchInfo leaf0 = leaf0Ports.Info(true);
+        TalbSwitchInfo spine = spinePorts.Info(false);
+        TalbSwitchInfo leaf1 = leaf1Ports.Info(true);
+        leaf1.index = 1;
+        TalbPathFeedback fb0;
+        TalbPathFeedback fbSpine;
+        TalbPathFeedback fb1;
+        fb0.Configure(leaf0, leaf0Ports.ports, 3, MilliSeconds(10));
+        fbSpine.Configure(spine, spinePorts.ports, 3, MilliSeconds(10));
+        fb1.Configure(leaf1, leaf1Ports.ports, 3, MilliSeconds(10));
+        leaf0Ports.Fill(1, 12500); // 10 us at 10 Gb/s on leaf 0's uplink to spine 0
+        spinePorts.Fill(2, 25000); // 20 us on the spine's port towards leaf 1
+
+        // Leaf 0 -> spine 0 -> leaf 1.
+        Ptr<Packet> p = Create<Packet>(100);
+        TalbPacketContext ctx = Ctx(1, MicroSeconds(1), PeekPointer(p));
+        fb0.PacketOut(ctx, 1);
+        TalbCongaTag tag;
+        NS_TEST_ASSERT_MSG_EQ(p->PeekPacketTag(tag), true, "the source leaf adds a tag");
+        NS_TEST_EXPECT_MSG_EQ(tag.GetDelayNs(), 10000u, "the uplink's queue");
+        fbSpine.PacketOut(ctx, 2);
+        p->PeekPacketTag(tag);
+        NS_TEST_EXPECT_MSG_EQ(tag.GetDelayNs(), 30000u, "uplink and spine queues add up");
+        fb1.PacketIn(ctx);
+
+        // Leaf 1 -> leaf 0 carries the feedback; leaf 0 learns the path's delay.
+        Ptr<Packet> back = Create<Packet>(100);
+        TalbPacketContext rev = Ctx(2, MicroSeconds(2), PeekPointer(back));
+        rev.srcLeaf = 1;
+        rev.dstLeaf = 0;
+        fb1.PacketOut(rev, 1);
+        back->PeekPacketTag(tag);
+        NS_TEST_EXPECT_MSG_EQ(tag.HasFeedback(), true, "feedback piggybacked");
+        NS_TEST_EXPECT_MSG_EQ(tag.GetFeedbackDelayNs(), 30000u, "the path's delay fed back");
+        fb0.PacketIn(rev);
+        NS_TEST_EXPECT_MSG_EQ(fb0.RemoteDelayNs(1, 1, MicroSeconds(3)), 30000u, "learnt");
+        NS_TEST_EXPECT_MSG_EQ(fb0.RemoteDelayNs(2, 1, MicroSeconds(3)), 0u, "other path unknown");
+        NS_TEST_EXPECT_MSG_EQ(fb0.RemoteDelayNs(1, 1, MilliSeconds(20)), 0u, "aged");
+    }
+};
+
 /// CONGA has per-packet hooks: it cannot choose for another balancer.
 class TalbCongaNotAFallbackTestCase : public TestCase
 {
@@ -166,6 +223,7 @@ class TalbCongaTestSuite : public TestSuite
         AddTestCase(new TalbCongaLearnsFeedbackTestCase, TestCase::QUICK);
         AddTestCase(new TalbCongaSteersFlowletsTestCase, TestCase::QUICK);
         AddTestCase(new TalbCongaTagsEgressTestCase, TestCase::QUICK);
+        AddTestCase(new TalbCongaCarriesPathDelayTestCase, TestCase::QUICK);
         AddTestCase(new TalbCongaNotAFallbackTestCase, TestCase::QUICK);
         AddTestCase(new TalbCongaFabricAvoidsSlowRemoteLinkTestCase, TestCase::QUICK);
     }

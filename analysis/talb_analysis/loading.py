@@ -12,6 +12,7 @@ dropped with a :class:`TalbDataWarning`. Anything else that does not match the c
 import io
 import json
 import os
+import re
 import warnings
 from dataclasses import dataclass
 
@@ -93,11 +94,11 @@ COUNTERS = ('reroutes', 'path_selections', 'tcp_retransmitted_segments', 'tcp_re
 RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version', 'lb_profile') + COUNTERS
 
 
-# TaLB's rule: the attributes that name it and their defaults (QueueMoves matters only under
-# the congestion rules; RemoteSprayBytes is how sprayed packets read the remote feedback,
-# SprayQueue what queue they count).
+# TaLB's rule: the attributes that name it and their defaults (QueueMoves and CongestionDelay
+# matter only under the congestion rules; RemoteSprayBytes is how sprayed packets read the
+# remote feedback, SprayQueue what queue they count).
 RULE_DEFAULTS = {'Moves': 'Counts', 'QueueMoves': 'false', 'RemoteSprayBytes': '0',
-                 'SprayQueue': 'AllWhenShared'}
+                 'SprayQueue': 'AllWhenShared', 'CongestionDelay': '0'}
 # The rule talb-scenario's lbProfile=transport (its default) sets, by transport (none: the
 # attribute defaults; test_analysis_loading checks this against the runner's --help). Runs
 # record what their profile set (run.json "lb_profile"); this table stands in for runs made
@@ -142,6 +143,12 @@ def _spray_name(rule):
     return 'localspray' if value == 0 else 'remotespray%g' % value
 
 
+def _delay_name(rule):
+    """'cdelay20us' for CongestionDelay=20us, '' for 0 (in any unit)."""
+    value = rule['CongestionDelay'].lower()
+    return '' if re.fullmatch(r'0*\.?0*[a-z]*', value) else 'cdelay' + value
+
+
 def scheme_label(scheme, params):
     """The scheme's name in the tables: TaLB run with an lbAttributes Version other than the
     default 2 is 'talb-v<N>', and with a move rule other than the one talb-scenario ships for the
@@ -149,7 +156,8 @@ def scheme_label(scheme, params):
     'talb-congestion', or over RDMA 'talb-counts' and 'talb-contended' without QueueMoves), and
     with a RemoteSprayBytes other than the shipped one (30000 over TCP, 0 over RDMA) '-localspray'
     (0) or '-remotespray<bytes>' after that, and with a SprayQueue other than AllWhenShared
-    '-sprayatorabove' or '-sprayall', so that the variants can be compared with TaLB in one
+    '-sprayatorabove' or '-sprayall', and with a CongestionDelay other than 0 '-cdelay<value>'
+    (as given, e.g. '-cdelay20us'), so that the variants can be compared with TaLB in one
     sweep. (Runs from before SprayQueue existed counted AtOrAbove; it differs from the default
     only while two jobs share a leaf's uplinks.) Rules of the defaults that lbRulesOff turns off
     come last: 'talb-no-spray', 'talb-no-spray+stall-moves'. On the spraying transport, ECMP
@@ -201,6 +209,7 @@ def _switch_label(scheme, params):
     if 'lbProfile' in params or 'RemoteSprayBytes' in _attributes(params.get('lbAttributes')):
         names.append(_spray_name)
     names.append(_queue_name)
+    names.append(_delay_name)
     parts = [name(rule) for name in names if name(rule) != name(shipped)]
     # Rules of the defaults turned off by name (the ablation): 'no-<rule>[+<rule>...]' last.
     off = [r.strip() for r in str(params.get('lbRulesOff', '') or '').split(',') if r.strip()]

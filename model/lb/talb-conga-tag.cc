@@ -26,14 +26,16 @@ TalbCongaTag::TalbCongaTag()
       m_ce(0),
       m_hasFeedback(false),
       m_fbPath(0),
-      m_fbMetric(0)
+      m_fbMetric(0),
+      m_delayNs(0),
+      m_fbDelayNs(0)
 {
 }
 
 uint32_t
 TalbCongaTag::GetSerializedSize() const
 {
-    return 5;
+    return 13;
 }
 
 void
@@ -44,6 +46,8 @@ TalbCongaTag::Serialize(TagBuffer i) const
     i.WriteU8(m_hasFeedback ? 1 : 0);
     i.WriteU8(m_fbPath);
     i.WriteU8(m_fbMetric);
+    i.WriteU32(m_delayNs);
+    i.WriteU32(m_fbDelayNs);
 }
 
 void
@@ -54,15 +58,17 @@ TalbCongaTag::Deserialize(TagBuffer i)
     m_hasFeedback = i.ReadU8() != 0;
     m_fbPath = i.ReadU8();
     m_fbMetric = i.ReadU8();
+    m_delayNs = i.ReadU32();
+    m_fbDelayNs = i.ReadU32();
 }
 
 void
 TalbCongaTag::Print(std::ostream& os) const
 {
-    os << "path=" << +m_path << " ce=" << +m_ce;
+    os << "path=" << +m_path << " ce=" << +m_ce << " delay=" << m_delayNs << "ns";
     if (m_hasFeedback)
     {
-        os << " fb=" << +m_fbPath << ":" << +m_fbMetric;
+        os << " fb=" << +m_fbPath << ":" << +m_fbMetric << "/" << m_fbDelayNs << "ns";
     }
 }
 
@@ -109,11 +115,30 @@ TalbCongaTag::GetFeedbackMetric() const
 }
 
 void
-TalbCongaTag::SetFeedback(uint8_t path, uint8_t metric)
+TalbCongaTag::SetFeedback(uint8_t path, uint8_t metric, uint32_t delayNs)
 {
     m_hasFeedback = true;
     m_fbPath = path;
     m_fbMetric = metric;
+    m_fbDelayNs = delayNs;
+}
+
+uint32_t
+TalbCongaTag::GetDelayNs() const
+{
+    return m_delayNs;
+}
+
+void
+TalbCongaTag::SetDelayNs(uint32_t delayNs)
+{
+    m_delayNs = delayNs;
+}
+
+uint32_t
+TalbCongaTag::GetFeedbackDelayNs() const
+{
+    return m_fbDelayNs;
 }
 
 } // namespace ns3

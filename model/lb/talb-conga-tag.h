@@ -14,6 +14,11 @@ namespace ns3
  * maximum quantised DRE utilisation seen along the path. Piggybacked feedback: one (path, metric)
  * pair the sending leaf measured on traffic from the destination leaf. Added by the source leaf,
  * updated by the spine, removed by the destination leaf.
+ *
+ * talb's extension: beside CE, the queueing delay along the path (the sum of each hop's queue
+ * bytes over its line rate when the packet left it), fed back with the metric. CE tells a busy
+ * path from an idle one; only the delay tells a path whose queues grow from one that a single
+ * flow keeps busy (TalbTensorAwareLb's CongestionDelay).
  */
 class TalbCongaTag : public Tag
 {
@@ -35,7 +40,12 @@ class TalbCongaTag : public Tag
     bool HasFeedback() const;
     uint8_t GetFeedbackPath() const;
     uint8_t GetFeedbackMetric() const;
-    void SetFeedback(uint8_t path, uint8_t metric);
+    void SetFeedback(uint8_t path, uint8_t metric, uint32_t delayNs = 0);
+    /// \return the queueing delay along the path so far (ns, saturating)
+    uint32_t GetDelayNs() const;
+    void SetDelayNs(uint32_t delayNs);
+    /// \return the fed-back path's queueing delay (ns)
+    uint32_t GetFeedbackDelayNs() const;
 
   private:
     uint8_t m_path;
@@ -43,6 +53,8 @@ class TalbCongaTag : public Tag
     bool m_hasFeedback;
     uint8_t m_fbPath;
     uint8_t m_fbMetric;
+    uint32_t m_delayNs;
+    uint32_t m_fbDelayNs;
 };
 
 } // namespace ns3

@@ -157,18 +157,6 @@ TalbHermesLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candida
     return CoreSelect(m_core, ctx, candidates);
 }
 
-uint32_t
-TalbHermesLb::QueueDelayNs(uint32_t port) const
-{
-    const TalbPortState& p = GetPort(port);
-    if (!p.queue || p.rate.GetBitRate() == 0)
-    {
-        return 0;
-    }
-    double ns = double(p.queue->GetNBytes()) * 8e9 / double(p.rate.GetBitRate());
-    return static_cast<uint32_t>(std::min(ns, double(UINT32_MAX)));
-}
-
 bool
 TalbHermesLb::AtMark(uint32_t port) const
 {
@@ -225,8 +213,8 @@ TalbHermesLb::DoPacketOut(TalbPacketContext& ctx, uint32_t port)
         {
             TalbHermesTag::Fields& f = tag.Set();
             f.marked = f.marked || AtMark(port);
-            f.delayNs =
-                uint32_t(std::min<uint64_t>(uint64_t(f.delayNs) + QueueDelayNs(port), UINT32_MAX));
+            f.delayNs = uint32_t(
+                std::min<uint64_t>(uint64_t(f.delayNs) + GetPort(port).QueueDelayNs(), UINT32_MAX));
             ctx.packet->ReplacePacketTag(tag);
         }
         return;
@@ -239,7 +227,7 @@ TalbHermesLb::DoPacketOut(TalbPacketContext& ctx, uint32_t port)
     TalbHermesTag::Fields& f = tag.Set();
     f.path = static_cast<uint8_t>(GetPort(port).peer);
     f.marked = AtMark(port);
-    f.delayNs = QueueDelayNs(port);
+    f.delayNs = GetPort(port).QueueDelayNs();
     // Feed back the next path measured on traffic from the destination leaf (fresh entries
     // only: an aged one would report a path as it was long ago).
     for (uint32_t k = 0; k < info.nSpines; ++k)

@@ -70,8 +70,6 @@ class TalbHermesLb : public TalbCorePolicyLb
         bool valid{false};
     };
 
-    /// \return the queueing delay (ns) a packet meets on \p port now
-    uint32_t QueueDelayNs(uint32_t port) const;
     /// \return true when \p port's queue is at or above MarkThreshold
     bool AtMark(uint32_t port) const;
 

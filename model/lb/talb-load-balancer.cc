@@ -66,6 +66,17 @@ TalbLoadBalancer::DoDispose()
     Object::DoDispose();
 }
 
+uint32_t
+TalbPortState::QueueDelayNs() const
+{
+    if (!queue || rate.GetBitRate() == 0)
+    {
+        return 0;
+    }
+    double ns = double(queue->GetNBytes()) * 8e9 / double(rate.GetBitRate());
+    return static_cast<uint32_t>(std::min(ns, double(UINT32_MAX)));
+}
+
 void
 TalbLoadBalancer::Attach(const TalbSwitchInfo& info, const std::vector<TalbPortState>* ports)
 {

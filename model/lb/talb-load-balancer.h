@@ -41,6 +41,10 @@ struct TalbPortState
     /// uplinks: per destination leaf, the slowest link rate (bit/s) on the path through this
     /// port (the fabric's control plane knows it); empty or 0: the port's own rate
     std::vector<uint64_t> pathRateBps;
+
+    /// \return the time the transmit queue takes to drain at line rate (ns, saturating; 0 with
+    /// no queue): the queueing delay a packet sent now meets at this port
+    uint32_t QueueDelayNs() const;
 };
 
 /**

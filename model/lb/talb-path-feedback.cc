@@ -41,14 +41,29 @@ TalbPathFeedback::GetCongestionToLeaf(uint32_t leaf, uint32_t spine, Time now) c
     return (m.valid && now - m.updated <= m_agingTime) ? m.value : 0;
 }
 
-uint8_t
-TalbPathFeedback::RemoteMetric(uint32_t port, uint32_t dstLeaf, Time now) const
+const TalbPathFeedback::Metric*
+TalbPathFeedback::ToLeaf(uint32_t port, uint32_t dstLeaf, Time now) const
 {
     if (!m_info->isLeaf || dstLeaf == m_info->index || !(*m_ports)[port].uplink)
     {
-        return 0;
+        return nullptr;
     }
-    return GetCongestionToLeaf(dstLeaf, SpineOf(port), now);
+    const Metric& m = m_toLeaf[dstLeaf * m_info->nSpines + SpineOf(port)];
+    return (m.valid && now - m.updated <= m_agingTime) ? &m : nullptr;
+}
+
+uint8_t
+TalbPathFeedback::RemoteMetric(uint32_t port, uint32_t dstLeaf, Time now) const
+{
+    const Metric* m = ToLeaf(port, dstLeaf, now);
+    return m ? m->value : 0;
+}
+
+uint32_t
+TalbPathFeedback::RemoteDelayNs(uint32_t port, uint32_t dstLeaf, Time now) const
+{
+    const Metric* m = ToLeaf(port, dstLeaf, now);
+    return m ? m->delayNs : 0;
 }
 
 void
@@ -66,12 +81,14 @@ TalbPathFeedback::PacketIn(TalbPacketContext& ctx)
     }
     Metric& from = m_fromLeaf[ctx.srcLeaf * info.nSpines + tag.GetPath()];
     from.value = tag.GetCe();
+    from.delayNs = tag.GetDelayNs();
     from.updated = ctx.now;
     from.valid = true;
     if (tag.HasFeedback() && tag.GetFeedbackPath() < info.nSpines)
     {
         Metric& to = m_toLeaf[ctx.srcLeaf * info.nSpines + tag.GetFeedbackPath()];
         to.value = tag.GetFeedbackMetric();
+        to.delayNs = tag.GetFeedbackDelayNs();
         to.updated = ctx.now;
         to.valid = true;
     }
@@ -87,6 +104,8 @@ TalbPathFeedback::PacketOut(TalbPacketContext& ctx, uint32_t port)
         if (ctx.packet->PeekPacketTag(tag))
         {
             tag.SetCe(std::max(tag.GetCe(), LocalMetric(port, ctx.now)));
+            uint64_t delay = uint64_t(tag.GetDelayNs()) + (*m_ports)[port].QueueDelayNs();
+            tag.SetDelayNs(static_cast<uint32_t>(std::min<uint64_t>(delay, UINT32_MAX)));
             ctx.packet->ReplacePacketTag(tag);
         }
         return;
@@ -98,6 +117,7 @@ TalbPathFeedback::PacketOut(TalbPacketContext& ctx, uint32_t port)
     TalbCongaTag tag;
     tag.SetPath(static_cast<uint8_t>(m_portSpine[port]));
     tag.SetCe(LocalMetric(port, ctx.now));
+    tag.SetDelayNs((*m_ports)[port].QueueDelayNs());
     // Feed back the next path measured on traffic from the destination leaf.
     for (uint32_t k = 0; k < info.nSpines; ++k)
     {
@@ -107,7 +127,7 @@ TalbPathFeedback::PacketOut(TalbPacketContext& ctx, uint32_t port)
         const Metric& m = m_fromLeaf[ctx.dstLeaf * info.nSpines + spine];
         if (m.valid)
         {
-            tag.SetFeedback(static_cast<uint8_t>(spine), m.value);
+            tag.SetFeedback(static_cast<uint8_t>(spine), m.value, m.delayNs);
             break;
         }
     }

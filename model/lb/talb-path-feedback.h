@@ -18,11 +18,13 @@ namespace ns3
  * A balancer owns one, configures it at install (Configure()) and calls PacketIn() and
  * PacketOut() from its own hooks:
  * - source leaf, PacketOut on an uplink towards another leaf: a TalbCongaTag gets the path
- *   (spine index), CE = the uplink's quantised DRE, and one piggybacked feedback entry for the
- *   destination leaf (round-robin over the paths measured on traffic from that leaf);
- * - spine, PacketOut: CE = max(CE, quantised DRE of the egress port);
- * - destination leaf, PacketIn: stores CE in Congestion-From-Leaf[src leaf][path], applies the
- *   piggybacked entry to Congestion-To-Leaf[src leaf][path], and removes the tag.
+ *   (spine index), CE = the uplink's quantised DRE, the uplink's queueing delay, and one
+ *   piggybacked feedback entry for the destination leaf (round-robin over the paths measured on
+ *   traffic from that leaf);
+ * - spine, PacketOut: CE = max(CE, quantised DRE of the egress port), and the egress port's
+ *   queueing delay added to the tag's;
+ * - destination leaf, PacketIn: stores CE and the delay in Congestion-From-Leaf[src leaf][path],
+ *   applies the piggybacked entry to Congestion-To-Leaf[src leaf][path], and removes the tag.
  * GetCongestionToLeaf() reads the table; an entry older than the aging time counts as 0.
  * Paths are spine indices (two-tier leaf-spine). No allocation after Configure(); per packet
  * O(1) but for the feedback cursor, which skips at most nSpines unmeasured paths.
@@ -47,6 +49,9 @@ class TalbPathFeedback
     /// \return the remote metric of the path behind \p port towards \p dstLeaf: 0 unless this
     /// switch is a leaf, \p port an uplink and \p dstLeaf another leaf
     uint8_t RemoteMetric(uint32_t port, uint32_t dstLeaf, Time now) const;
+    /// \return the queueing delay (ns) along the path behind \p port towards \p dstLeaf as last
+    /// fed back, with RemoteMetric()'s conditions (0 when unknown or aged)
+    uint32_t RemoteDelayNs(uint32_t port, uint32_t dstLeaf, Time now) const;
 
     /// \return the spine an uplink \p port leads to
     uint32_t SpineOf(uint32_t port) const
@@ -71,9 +76,13 @@ class TalbPathFeedback
     struct Metric
     {
         uint8_t value{0};
+        uint32_t delayNs{0}; ///< queueing delay along the path
         Time updated;
         bool valid{false};
     };
+
+    /// \return the fresh feedback entry towards \p dstLeaf behind \p port, or nullptr
+    const Metric* ToLeaf(uint32_t port, uint32_t dstLeaf, Time now) const;
 
     const TalbSwitchInfo* m_info{nullptr};
     const std::vector<TalbPortState>* m_ports{nullptr};

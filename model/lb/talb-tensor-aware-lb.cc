@@ -360,6 +360,12 @@ TalbTensorAwareLb::Remote::Congestion(uint32_t port, uint32_t dstLeaf, int64_t n
     return static_cast<double>(fb.RemoteMetric(port, dstLeaf, NanoSeconds(nowNs))) / fb.MaxMetric();
 }
 
+int64_t
+TalbTensorAwareLb::Remote::QueueDelayNs(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const
+{
+    return m_owner->m_feedback.RemoteDelayNs(port, dstLeaf, NanoSeconds(nowNs));
+}
+
 void
 TalbTensorAwareLb::DoCoreEvicted(uint32_t flowHash, uint32_t tensorId)
 {

@@ -232,6 +232,11 @@ def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_tra
         'talb-contended'
     assert label('talb', dict(rdma, lbProfile='none', lbAttributes='Version=1')) == \
         'talb-v1'
+    # CongestionDelay (since 2026-11-30): 0 in any unit is the default, other values name it.
+    assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='CongestionDelay=0us')) \
+        == 'talb'
+    assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='CongestionDelay=20us')) \
+        == 'talb-cdelay20us'
 
 
 def test_what_a_run_records_of_its_profile_names_its_rule():

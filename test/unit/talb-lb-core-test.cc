@@ -1707,10 +1707,16 @@ namespace
 struct FakeCongestion : public TensorAwareV2::RemoteView
 {
     double utilisation[4]{};
+    int64_t delayNs[4]{};
 
     double Congestion(uint32_t port, uint32_t /* dstLeaf */, int64_t /* nowNs */) const override
     {
         return utilisation[port];
+    }
+
+    int64_t QueueDelayNs(uint32_t port, uint32_t /* dstLeaf */, int64_t /* nowNs */) const override
+    {
+        return delayNs[port];
     }
 };
 
@@ -1794,6 +1800,56 @@ TEST(TalbLbCoreTensorAwareV2, UnderMovesCongestionFastFlowsAndFullTargetsKeepThe
     busy.utilisation[b] = 1.0;
     EXPECT_EQ(full.Stream(10, 111 * US, 400 * US, 10 * US), b);
     EXPECT_TRUE(full.events.reroutes.empty());
+}
+
+TEST(TalbLbCoreTensorAwareV2, UnderACongestionDelayASaturatedPathMustAlsoQueue)
+{
+    // A slow flow on a saturated path: with CongestionDelay=20us it stays while neither the
+    // reported delay along the path nor its uplink's queue reaches 20 us, and leaves once
+    // either does; without it (0), saturation alone moves it.
+    TensorAwareV2::Config c = CongestionRig::Make();
+    c.congestionDelayNs = 20 * US;
+    FakeCongestion remote;
+    TalbV2Rig rig(c, 3);
+    rig.talb.SetRemote(&remote);
+    auto stream = [&rig](int64_t from, int64_t to) {
+        uint32_t port = 0;
+        for (int64_t t = from; t < to; t += 10 * US)
+        {
+            port = rig.Send(GoBackN(Tensor(10, t, 100, 5, t == US ? TALB_FLAG_FIRST : 0)));
+        }
+        return port;
+    };
+    uint32_t a = stream(US, 121 * US);
+    uint32_t least = a == 3 ? 2 : 3;
+    remote.utilisation[a] = 1.0;
+    remote.utilisation[least] = 0.25;
+    remote.utilisation[6 - a - least] = 0.5;
+    remote.delayNs[a] = 19 * US;
+    rig.leaf.state[a].queueBytes = 15000; // 12 us at 10 Gb/s
+    EXPECT_EQ(stream(121 * US, 401 * US), a);
+    EXPECT_TRUE(rig.events.reroutes.empty());
+    rig.leaf.state[a].queueBytes = 25000; // 20 us: the uplink's own queue is enough
+    EXPECT_EQ(stream(401 * US, 411 * US), least);
+    ASSERT_EQ(rig.events.reroutes.size(), 1u);
+    EXPECT_EQ(rig.talb.GetTableStats().nCongestionMoves, 1u);
+
+    // The reported delay along the path is enough too.
+    FakeCongestion far;
+    TalbV2Rig other(c, 3);
+    other.talb.SetRemote(&far);
+    uint32_t b = 0;
+    for (int64_t t = US; t < 121 * US; t += 10 * US)
+    {
+        b = other.Send(GoBackN(Tensor(10, t, 100, 5, t == US ? TALB_FLAG_FIRST : 0)));
+    }
+    far.utilisation[b] = 1.0;
+    far.delayNs[b] = 20 * US;
+    EXPECT_NE(other.Send(GoBackN(Tensor(10, 121 * US, 100, 5, 0))), b);
+    EXPECT_EQ(other.talb.GetTableStats().nCongestionMoves, 1u);
+
+    c.congestionDelayNs = -1;
+    EXPECT_NE(TensorAwareV2::Check(c), nullptr);
 }
 
 TEST(TalbLbCoreTensorAwareV2, UnderRateKeyHostPairQueuePairsOfAFastConnectionStay)

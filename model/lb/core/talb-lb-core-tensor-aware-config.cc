@@ -188,6 +188,15 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      1,
      "v2, Moves=Congestion: a slow flow moves to the least congested other path only if the "
      "feedback reports it at most this utilisation (0..1)"},
+    {"CongestionDelay",
+     nullptr,
+     OfV2<K::kTimeNs, &V2::congestionDelayNs>(),
+     0,
+     kMaxTimeNs,
+     "v2, Moves=Congestion: a path the feedback reports saturated counts as congested only when "
+     "its queueing delay is at least this: the delay along the path fed back by the destination "
+     "leaf, or the uplink's own queue now, whichever is longer (a path that one full-rate flow "
+     "keeps busy reads saturated with empty queues); 0: the utilisation alone decides"},
     {"RateWindow",
      nullptr,
      OfV2<K::kTimeNs, &V2::rateWindowNs>(),

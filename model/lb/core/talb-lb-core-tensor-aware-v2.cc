@@ -37,10 +37,11 @@ TensorAwareV2::Check(const Config& c)
         return "the spray queue must be known";
     }
     if (c.moves > Moves::kContended || !(c.slowRate > 0 && c.slowRate <= 1) ||
-        !(c.congestionTarget >= 0 && c.congestionTarget < 1) || c.rateWindowNs < 1)
+        !(c.congestionTarget >= 0 && c.congestionTarget < 1) || c.rateWindowNs < 1 ||
+        c.congestionDelayNs < 0)
     {
         return "the move rule must be known, the slow rate in (0, 1], the congestion target in "
-               "[0, 1) and the rate window at least 1 ns";
+               "[0, 1), the rate window at least 1 ns and the congestion delay >= 0";
     }
     if (c.safeSlackNs < 0 || c.safeMoves > SafeMoves::kGoBackNUnlessUntagged)
     {
@@ -285,7 +286,7 @@ TensorAwareV2::CongestionTarget(const PacketInfo& packet,
                                 const Candidates& candidates,
                                 uint32_t current) const
 {
-    if (!Saturated(current, packet))
+    if (!Congested(current, packet))
     {
         return kNoPort;
     }
@@ -302,6 +303,26 @@ TensorAwareV2::CongestionTarget(const PacketInfo& packet,
         }
     }
     return least <= m_config.congestionTarget ? target : kNoPort;
+}
+
+bool
+TensorAwareV2::Congested(uint32_t port, const PacketInfo& packet) const
+{
+    if (!Saturated(port, packet))
+    {
+        return false;
+    }
+    if (m_config.congestionDelayNs == 0)
+    {
+        return true;
+    }
+    const uint64_t rate = Ports().RateBps(port);
+    const int64_t local = rate == 0
+                              ? 0
+                              : static_cast<int64_t>(static_cast<double>(Ports().QueueBytes(port)) *
+                                                     8e9 / static_cast<double>(rate));
+    const int64_t remote = m_remote->QueueDelayNs(port, packet.dstLeaf, packet.nowNs);
+    return std::max(local, remote) >= m_config.congestionDelayNs;
 }
 
 void

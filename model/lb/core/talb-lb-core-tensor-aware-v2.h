@@ -102,10 +102,12 @@ namespace lb
  * mid-tensor, whatever the counts and queues say; it leaves only after a stall, a failure, or
  * when it is slow on a congested path, as Hermes moves flows: its rate over the last
  * rateWindowNs is below slowRate x its port's rate, the RemoteView reports its port's path
- * saturated, and another candidate's path reports at most congestionTarget (the least congested
- * one is taken), at most once per minMoveIntervalNs. Such a move is taken at once, without the
- * drain rule or the reordering bound: a go-back-N flow pays a retransmission window, which a
- * flow held on a congested path for a whole tensor costs more than. With several jobs, moves by
+ * saturated (and, with congestionDelayNs, its queueing delay at least that: a path one full-rate
+ * flow keeps busy is saturated with empty queues, and moving off it gains nothing), and another
+ * candidate's path reports at most congestionTarget (the least congested one is taken), at most
+ * once per minMoveIntervalNs. Such a move is taken at once, without the drain rule or the
+ * reordering bound: a go-back-N flow pays a retransmission window, which a flow held on a
+ * congested path for a whole tensor costs more than. With several jobs, moves by
  * counts chase flows the leaf sees while the collisions that delay them are at spine downlinks it
  * does not see, and each such move is a go-back-N window on RoCEv2 (doc/talb-switch.rst).
  * kContended applies this only while the candidates are contended (Spray's test: an untagged
@@ -225,8 +227,12 @@ class TensorAwareV2 : public TensorPolicy
         double slowRate{0.3};            ///< kCongestion: slow below this x port rate, (0, 1]
         RateKey rateKey{RateKey::kFlow}; ///< kCongestion: whose rate slowRate judges
         double congestionTarget{0.75};   ///< kCongestion: a target reports at most this, [0, 1)
-        int64_t rateWindowNs{100000};    ///< kCongestion: a flow's rate is over this, >= 1
-        bool queueMoves{false};          ///< kCongestion/kContended: queue-margin moves stay
+        /// kCongestion: a saturated path counts as congested only when its queueing delay (the
+        /// reported one or the port's queue now, the larger) is at least this, >= 0; 0: the
+        /// utilisation alone decides
+        int64_t congestionDelayNs{0};
+        int64_t rateWindowNs{100000}; ///< kCongestion: a flow's rate is over this, >= 1
+        bool queueMoves{false};       ///< kCongestion/kContended: queue-margin moves stay
         /// with a RemoteView: placements and moves pay the remote congestion (keys 1-2)
         bool remotePlacement{true};
         /// with a RemoteView, while another job's tensor flow is active on a candidate: the
@@ -261,6 +267,9 @@ class TensorAwareV2 : public TensorPolicy
         /// \return the utilisation (0..1) of the path through \p port to leaf \p dstLeaf at
         /// \p nowNs, as last reported; 0 when unknown, aged, or not an uplink to another leaf
         virtual double Congestion(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const = 0;
+        /// \return the queueing delay (ns) along that path as last reported; 0 when unknown,
+        /// aged, or not an uplink to another leaf
+        virtual int64_t QueueDelayNs(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const = 0;
     };
 
     /// \param remote the remote view (outlives this one), or nullptr: local costs only
@@ -489,6 +498,11 @@ class TensorAwareV2 : public TensorPolicy
     {
         return m_remote->Congestion(port, packet.dstLeaf, packet.nowNs) >= 1.0;
     }
+
+    /// \return true when the path behind \p port is saturated (Saturated()) and, with
+    /// congestionDelayNs, queues at least that long: the reported delay along the path or the
+    /// port's own queue now, whichever is longer
+    bool Congested(uint32_t port, const PacketInfo& packet) const;
 
     /// \return \p bytes at marginRateBps as bytes at the fastest candidate's rate
     double AtFastest(double bytes, const Fastest& fastest) const

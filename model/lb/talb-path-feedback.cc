@@ -37,8 +37,14 @@ TalbPathFeedback::LocalMetric(uint32_t port, Time now) const
 uint8_t
 TalbPathFeedback::GetCongestionToLeaf(uint32_t leaf, uint32_t spine, Time now) const
 {
-    const Metric& m = m_toLeaf[leaf * m_info->nSpines + spine];
-    return (m.valid && now - m.updated <= m_agingTime) ? m.value : 0;
+    const Metric* m = Fresh(m_toLeaf[leaf * m_info->nSpines + spine], now);
+    return m ? m->value : 0;
+}
+
+const TalbPathFeedback::Metric*
+TalbPathFeedback::Fresh(const Metric& m, Time now) const
+{
+    return (m.valid && now - m.updated <= m_agingTime) ? &m : nullptr;
 }
 
 const TalbPathFeedback::Metric*
@@ -48,8 +54,7 @@ TalbPathFeedback::ToLeaf(uint32_t port, uint32_t dstLeaf, Time now) const
     {
         return nullptr;
     }
-    const Metric& m = m_toLeaf[dstLeaf * m_info->nSpines + SpineOf(port)];
-    return (m.valid && now - m.updated <= m_agingTime) ? &m : nullptr;
+    return Fresh(m_toLeaf[dstLeaf * m_info->nSpines + SpineOf(port)], now);
 }
 
 uint8_t

@@ -81,6 +81,8 @@ class TalbPathFeedback
         bool valid{false};
     };
 
+    /// \return \p m when it is valid and not older than the aging time at \p now, else nullptr
+    const Metric* Fresh(const Metric& m, Time now) const;
     /// \return the fresh feedback entry towards \p dstLeaf behind \p port, or nullptr
     const Metric* ToLeaf(uint32_t port, uint32_t dstLeaf, Time now) const;
 

@@ -213,8 +213,7 @@ TalbHermesLb::DoPacketOut(TalbPacketContext& ctx, uint32_t port)
         {
             TalbHermesTag::Fields& f = tag.Set();
             f.marked = f.marked || AtMark(port);
-            f.delayNs = uint32_t(
-                std::min<uint64_t>(uint64_t(f.delayNs) + GetPort(port).QueueDelayNs(), UINT32_MAX));
+            f.delayNs = GetPort(port).AddQueueDelayNs(f.delayNs);
             ctx.packet->ReplacePacketTag(tag);
         }
         return;

@@ -77,6 +77,13 @@ TalbPortState::QueueDelayNs() const
     return static_cast<uint32_t>(std::min(ns, double(UINT32_MAX)));
 }
 
+uint32_t
+TalbPortState::AddQueueDelayNs(uint32_t pathDelayNs) const
+{
+    return static_cast<uint32_t>(
+        std::min<uint64_t>(uint64_t(pathDelayNs) + QueueDelayNs(), UINT32_MAX));
+}
+
 void
 TalbLoadBalancer::Attach(const TalbSwitchInfo& info, const std::vector<TalbPortState>* ports)
 {

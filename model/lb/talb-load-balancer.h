@@ -45,6 +45,9 @@ struct TalbPortState
     /// \return the time the transmit queue takes to drain at line rate (ns, saturating; 0 with
     /// no queue): the queueing delay a packet sent now meets at this port
     uint32_t QueueDelayNs() const;
+    /// \return \p pathDelayNs, the queueing delay a packet met before this port, plus this
+    /// port's (saturating): what a hop stamps into a packet's path-delay field
+    uint32_t AddQueueDelayNs(uint32_t pathDelayNs) const;
 };
 
 /**

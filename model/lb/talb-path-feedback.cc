@@ -109,8 +109,7 @@ TalbPathFeedback::PacketOut(TalbPacketContext& ctx, uint32_t port)
         if (ctx.packet->PeekPacketTag(tag))
         {
             tag.SetCe(std::max(tag.GetCe(), LocalMetric(port, ctx.now)));
-            uint64_t delay = uint64_t(tag.GetDelayNs()) + (*m_ports)[port].QueueDelayNs();
-            tag.SetDelayNs(static_cast<uint32_t>(std::min<uint64_t>(delay, UINT32_MAX)));
+            tag.SetDelayNs((*m_ports)[port].AddQueueDelayNs(tag.GetDelayNs()));
             ctx.packet->ReplacePacketTag(tag);
         }
         return;

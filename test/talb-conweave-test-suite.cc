@@ -4,7 +4,8 @@
 // path's packets until the old path's TAIL; DRILL on the same fabric causes go-back-N; a reorder
 // queue whose wait is too short is released by its timeout. Through the scenario runner, on
 // ConWeave's own workload (AliStorage2019 background over RoCEv2 with PFC and DCQCN, random
-// path choice), no receiver sees an out-of-order packet while no reorder queue overflows.
+// path choice), no receiver sees an out-of-order packet while no reorder queue overflows; with
+// ConWeave's NOTIFY, reorder queues charged to PFC from arrival lose nothing to its headroom.
 #include "talb-test-fabric.h"
 
 #include "ns3/core-module.h"
@@ -303,6 +304,107 @@ class TalbConWeaveRunnerInOrder : public talbtest::SimulationTestCase
     }
 };
 
+/**
+ * The same workload with ConWeave's NOTIFY and its simulator's path choice
+ * (--lbAttributes='RandomPathChoice=true;PathSamples=2;PauseOn=Notify'): the destination leaves
+ * answer ECN-marked packets with NOTIFYs that their source leaves consume, and flows move. The
+ * reorder queues that hold the moved flows' packets charge no ingress buffer until they release
+ * them (the default), so a release can pass PFC's headroom: packets are dropped and receivers see
+ * gaps. With TalbSwitch::ChargeHeldPackets a held packet is charged from its arrival and PFC
+ * pauses the port that fills the queue instead: no headroom drop, no out-of-order packet.
+ */
+class TalbConWeaveNotifyChargeHeld : public talbtest::SimulationTestCase
+{
+  public:
+    TalbConWeaveNotifyChargeHeld()
+        : talbtest::SimulationTestCase(
+              "TalbConWeaveNotifyChargeHeld: NOTIFYs pause paths; reorder queues charged from "
+              "arrival (ChargeHeldPackets) lose nothing to PFC's headroom, uncharged ones do")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        SetDataDir(NS_TEST_SOURCEDIR);
+        const ScenarioParams params = {
+            {"transport", "rdma"},
+            {"jobs", ""},
+            {"duration", "1500us"},
+            {"leaves", "4"},
+            {"spines", "4"},
+            {"hostsPerLeaf", "8"},
+            {"hostRate", "100Gbps"},
+            {"oversubscription", "2"},
+            {"mtu", "1000"},
+            {"bgLoad", "0.5"},
+            {"bgCdf", CreateDataDirFilename("../data/alistorage2019-cdf.txt")},
+            {"lb", "conweave"},
+            {"lbAttributes", "RandomPathChoice=true;PathSamples=2;PauseOn=Notify"},
+            {"seed", "1"},
+            {"progress", "false"}};
+        TalbScenario::Result released =
+            RunScenario(params, "conweave", CreateTempDirFilename("conweave-notify"));
+        NS_TEST_ASSERT_MSG_GT(released.backgroundFlows, 1000u, "background flows finished");
+        NS_TEST_EXPECT_MSG_GT(PolicyCounter(released, "notifies_sent"), 0u, "NOTIFYs sent");
+        NS_TEST_EXPECT_MSG_GT(released.switches.pfc.headroomDrops,
+                              0u,
+                              "the case must overflow the headroom without the charge");
+
+        Config::SetDefault("ns3::TalbSwitch::ChargeHeldPackets", BooleanValue(true));
+        TalbScenario::Result charged =
+            RunScenario(params, "conweave", CreateTempDirFilename("conweave-notify-charged"));
+        NS_TEST_ASSERT_MSG_GT(charged.backgroundFlows, 1000u, "background flows finished");
+        uint64_t sent = PolicyCounter(charged, "notifies_sent");
+        uint64_t heard = PolicyCounter(charged, "notifies");
+        NS_TEST_EXPECT_MSG_GT(heard, 0u, "source leaves paused paths on NOTIFYs");
+        // Those still on the wire when the run stops were sent but not heard.
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(heard, sent, "a NOTIFY heard that no leaf sent");
+        NS_TEST_EXPECT_MSG_GT(PolicyCounter(charged, "reroutes"), 0u, "flows were moved");
+        NS_TEST_EXPECT_MSG_GT(PolicyCounter(charged, "released_by_tail"),
+                              0u,
+                              "reorder queues held packets until the TAIL");
+        NS_TEST_EXPECT_MSG_EQ(charged.switches.pfc.headroomDrops, 0u, "headroom overflowed");
+        NS_TEST_EXPECT_MSG_EQ(charged.rdma.outOfOrder,
+                              0u,
+                              "receivers dropped out-of-order packets");
+        NS_TEST_EXPECT_MSG_EQ(charged.rdma.naks, 0u, "receivers sent NAKs");
+    }
+};
+
+/// PathSamples draws among paths uniformly: it needs RandomPathChoice, else the configuration is
+/// refused with the reason.
+class TalbConWeavePathSamplesNeedRandom : public TestCase
+{
+  public:
+    TalbConWeavePathSamplesNeedRandom()
+        : TestCase("TalbConWeavePathSamplesNeedRandom: PathSamples needs RandomPathChoice=true")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (bool random : {false, true})
+        {
+            ObjectFactory f("ns3::TalbConWeaveLb");
+            f.Set("PathSamples", UintegerValue(2));
+            f.Set("RandomPathChoice", BooleanValue(random));
+            std::string error = f.Create<TalbLoadBalancer>()->CheckConfiguration(TalbSwitchInfo());
+            if (random)
+            {
+                NS_TEST_EXPECT_MSG_EQ(error, "", "refused with RandomPathChoice");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_NE(error.find("PathSamples 2 needs RandomPathChoice=true"),
+                                      std::string::npos,
+                                      "not reported: " << error);
+            }
+        }
+    }
+};
+
 class TalbConWeaveTestSuite : public TestSuite
 {
   public:
@@ -313,6 +415,8 @@ class TalbConWeaveTestSuite : public TestSuite
         AddTestCase(new TalbConWeaveDrillReorders, TestCase::QUICK);
         AddTestCase(new TalbConWeaveReorderTimeout, TestCase::QUICK);
         AddTestCase(new TalbConWeaveRunnerInOrder, TestCase::QUICK);
+        AddTestCase(new TalbConWeaveNotifyChargeHeld, TestCase::QUICK);
+        AddTestCase(new TalbConWeavePathSamplesNeedRandom, TestCase::QUICK);
     }
 };
 

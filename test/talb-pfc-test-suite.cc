@@ -1,9 +1,10 @@
 // Priority flow control: the device stops exactly the paused priority and restarts on XON or
 // expiry; an IPv4 frame's Ethernet header is counted in time but not carried; the priority queue
 // dequeues around paused bands and classifies RoCEv2 control packets; ingress charges follow DWRR's
-// out-of-order service of a shared priority; a 16-to-1 incast on a PFC fabric loses nothing and
-// keeps every ingress charge below XOFF + headroom; all-to-all traffic completes (no deadlock on
-// up-down routing); without PFC the incast's drops are all counted and recovered by go-back-N.
+// out-of-order service of a shared priority, and a packet the switch made charges no port; a
+// 16-to-1 incast on a PFC fabric loses nothing and keeps every ingress charge below XOFF +
+// headroom; all-to-all traffic completes (no deadlock on up-down routing); without PFC the incast's
+// drops are all counted and recovered by go-back-N.
 #include "talb-test-fabric.h"
 
 #include "ns3/core-module.h"
@@ -318,6 +319,63 @@ class TalbPfcDwrrRelease : public TestCase
         NS_TEST_EXPECT_MSG_EQ(pfc->IsPausing(1, 0), false, "port 1 resumed");
         NS_TEST_EXPECT_MSG_EQ(st.pauseStarts, 2u, "two pauses");
         NS_TEST_EXPECT_MSG_EQ(st.resumesSent, st.pauseStarts, "each resumed once");
+        NS_TEST_EXPECT_MSG_EQ(st.admittedBytes, st.releasedBytes, "everything released");
+        Simulator::Destroy();
+    }
+};
+
+/// A packet the switch made (NO_INGRESS) is charged to no port: admitted and queued beside a
+/// forwarded packet, its dequeue releases nothing, and the forwarded packet's dequeue releases its
+/// own port's charge; Uncharge() undoes an Admit() whose packet is never queued.
+class TalbPfcNoIngress : public TestCase
+{
+  public:
+    TalbPfcNoIngress()
+        : TestCase("TalbPfcNoIngress: a switch-made packet charges no port; Uncharge undoes "
+                   "an admission")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::vector<Ptr<TalbPfcNetDevice>> ports;
+        for (int k = 0; k < 3; ++k)
+        {
+            ports.push_back(CreateObject<TalbPfcNetDevice>());
+        }
+        Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+        ports[2]->SetQueue(q);
+        Ptr<TalbPfc> pfc = CreateObject<TalbPfc>();
+        pfc->SetAttribute("XoffThreshold", QueueSizeValue(QueueSize("8000B")));
+        pfc->SetAttribute("XonOffset", QueueSizeValue(QueueSize("1000B")));
+        pfc->SetAttribute("Headroom", QueueSizeValue(QueueSize("100000B")));
+        pfc->Install(ports);
+
+        const uint32_t size = 1000;
+        Ptr<Packet> made = Labelled(64, 0);
+        Ptr<Packet> forwarded = Labelled(size, 0);
+        uint8_t slot = q->ClassifySlot(forwarded);
+        uint8_t prio = q->BandOfSlot(slot);
+        NS_TEST_ASSERT_MSG_EQ(pfc->IsLossless(prio), true, "band 0 is lossless");
+        // The made packet first: the forwarded one queues behind it in the same slot.
+        NS_TEST_ASSERT_MSG_EQ(pfc->Admit(TalbPfc::NO_INGRESS, prio, 64), true, "admitted");
+        pfc->Queued(TalbPfc::NO_INGRESS, 2, prio, slot);
+        NS_TEST_ASSERT_MSG_EQ(pfc->Admit(0, prio, size), true, "admitted");
+        pfc->Queued(0, 2, prio, slot);
+        NS_TEST_EXPECT_MSG_EQ(pfc->GetStats().admittedBytes, size, "only the forwarded packet");
+        NS_TEST_EXPECT_MSG_EQ(pfc->GetIngressBytes(0, prio), size, "port 0 charged");
+
+        pfc->Released(2, prio, slot, 64); // the made packet leaves
+        NS_TEST_EXPECT_MSG_EQ(pfc->GetIngressBytes(0, prio), size, "still charged to port 0");
+        pfc->Released(2, prio, slot, size);
+        NS_TEST_EXPECT_MSG_EQ(pfc->GetIngressBytes(0, prio), 0u, "port 0 released");
+
+        NS_TEST_ASSERT_MSG_EQ(pfc->Admit(1, prio, size), true, "admitted");
+        NS_TEST_EXPECT_MSG_EQ(pfc->GetIngressBytes(1, prio), size, "port 1 charged");
+        pfc->Uncharge(1, prio, size); // consumed by the switch, never queued
+        NS_TEST_EXPECT_MSG_EQ(pfc->GetIngressBytes(1, prio), 0u, "port 1 uncharged");
+        const TalbPfc::Stats& st = pfc->GetStats();
         NS_TEST_EXPECT_MSG_EQ(st.admittedBytes, st.releasedBytes, "everything released");
         Simulator::Destroy();
     }
@@ -667,6 +725,7 @@ class TalbPfcTestSuite : public TestSuite
         AddTestCase(new TalbPfcImpliedHeader(), TestCase::QUICK);
         AddTestCase(new TalbPfcQueueBands(), TestCase::QUICK);
         AddTestCase(new TalbPfcDwrrRelease(), TestCase::QUICK);
+        AddTestCase(new TalbPfcNoIngress(), TestCase::QUICK);
         AddTestCase(new TalbPfcEcnProfile(), TestCase::QUICK);
         AddTestCase(new TalbPfcIncastLossless(), TestCase::QUICK);
         AddTestCase(new TalbPfcNoDeadlock(), TestCase::QUICK);

@@ -162,7 +162,9 @@ def scheme_label(scheme, params):
     only while two jobs share a leaf's uplinks.) Rules of the defaults that lbRulesOff turns off
     come last: 'talb-no-spray', 'talb-no-spray+stall-moves'. On the spraying transport, ECMP
     switches under the hosts' oblivious spraying are 'ecmp-oblivious' (under REPS, the
-    transport's default, plain 'ecmp'). Hosts' own answers to low entropy come last: N queue
+    transport's default, plain 'ecmp'). ConWeave with its paper's pausing rule (lbAttributes
+    PauseOn=Notify; the evaluation's conweave-paper- parts run it with the rest of its
+    simulator's settings) is 'conweave-notify'. Hosts' own answers to low entropy come last: N queue
     pairs per connection '-qp<N>' (messages split over them; '-qp<N>-rr' when whole messages
     go round-robin), one source port for all of them '-shared', PLB '-plb'."""
     return _switch_label(scheme, params) + _host_label(params)
@@ -189,6 +191,9 @@ def _switch_label(scheme, params):
     if (scheme == 'ecmp' and str(params.get('transport', '')) == 'spray'
             and str(params.get('sprayPolicy', '')) == 'oblivious'):
         return 'ecmp-oblivious'
+    if scheme == 'conweave':
+        pause = _attributes(params.get('lbAttributes')).get('PauseOn', '')
+        return 'conweave-notify' if pause.lower() == 'notify' else scheme
     if scheme != 'talb':
         return scheme
     transport = str(params.get('transport', '') or 'tcp')

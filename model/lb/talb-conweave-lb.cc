@@ -1,6 +1,7 @@
 #include "talb-conweave-lb.h"
 
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
@@ -82,6 +83,26 @@ TalbConWeaveLb::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&TalbConWeaveLb::m_randomChoice),
                           MakeBooleanChecker())
+            .AddAttribute("PathSamples",
+                          "With RandomPathChoice: draw this many paths uniformly, one after the "
+                          "other, and take the first that is not paused; none: a new flow takes "
+                          "the first drawn, a late flow stays (ConWeave's simulator draws 2). "
+                          "0: uniformly among all paths not paused",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&TalbConWeaveLb::m_pathSamples),
+                          MakeUintegerChecker<uint32_t>(0, 64))
+            .AddAttribute("PauseOn",
+                          "What pauses a path for PathPauseTime: LateReply (an epoch's late "
+                          "RTT_REPLY pauses the flow's path), or Notify (ConWeave's NOTIFY: the "
+                          "destination leaf answers every ECN-marked data packet with a NOTIFY "
+                          "naming its path, which the source leaf pauses; a late reply then "
+                          "only moves the flow)",
+                          EnumValue(TalbConWeaveLb::LATE_REPLY),
+                          MakeEnumAccessor(&TalbConWeaveLb::m_pauseOn),
+                          MakeEnumChecker(TalbConWeaveLb::LATE_REPLY,
+                                          "LateReply",
+                                          TalbConWeaveLb::NOTIFY,
+                                          "Notify"))
             .AddAttribute("HoldUntilTail",
                           "Release a reorder queue only when its TAIL arrives, it is full, or "
                           "MaxReorderWait has passed (a lossless fabric: the TAIL is late, never "
@@ -115,6 +136,15 @@ TalbConWeaveLb::GetTypeId()
                           UintegerValue(1024),
                           MakeUintegerAccessor(&TalbConWeaveLb::m_queueLimit),
                           MakeUintegerChecker<uint32_t>(1, 1u << 20))
+            .AddAttribute("ChargeControlPackets",
+                          "Charge the control packets the destination leaf makes (RTT_REPLY, "
+                          "CLEAR, NOTIFY) to the ingress port of the data packet they answer, "
+                          "where PFC can drop them past its headroom (as before 2026-11-30); "
+                          "false: to no ingress port, as packets a switch makes take no ingress "
+                          "buffer",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TalbConWeaveLb::m_chargeControl),
+                          MakeBooleanChecker())
             .AddTraceSource("Flush",
                             "A reorder queue was released: flow hash, packets, by timeout",
                             MakeTraceSourceAccessor(&TalbConWeaveLb::m_flushTrace),
@@ -178,8 +208,10 @@ TalbConWeaveLb::GetPolicyCounters() const
             {"late_replies", c.lateReplies},
             {"reroutes", c.reroutes},
             {"clears", c.clears},
+            {"notifies", c.notifies},
             {"replies_sent", c.repliesSent},
             {"clears_sent", c.clearsSent},
+            {"notifies_sent", c.notifiesSent},
             {"reorder_held", c.held},
             {"released_by_tail", c.releasedByTail},
             {"released_by_timeout", c.releasedByTimeout},
@@ -201,6 +233,11 @@ TalbConWeaveLb::CheckConfig()
     {
         return ConfigError("TableProbes " + std::to_string(m_tableProbes) + " exceeds TableSize " +
                            std::to_string(m_tableSize));
+    }
+    if (m_pathSamples > 0 && !m_randomChoice)
+    {
+        return ConfigError("PathSamples " + std::to_string(m_pathSamples) +
+                           " needs RandomPathChoice=true (samples are uniform draws)");
     }
     if (GetSwitchInfo().nSpines > 256)
     {
@@ -251,6 +288,20 @@ uint32_t
 TalbConWeaveLb::PickPath(const TalbCandidates& candidates, uint32_t dstLeaf, uint32_t exclude)
 {
     Time now = Simulator::Now();
+    if (m_pathSamples > 0)
+    {
+        // ConWeave's simulator: a few uniform draws, the first that is not paused; when that is
+        // the path the flow is leaving, it stays.
+        for (uint32_t i = 0; i < m_pathSamples; ++i)
+        {
+            uint32_t port = candidates.ports[m_rng->GetInteger(0, candidates.count - 1)];
+            if (!Paused(port, dstLeaf, now))
+            {
+                return port == exclude ? UINT32_MAX : port;
+            }
+        }
+        return UINT32_MAX;
+    }
     uint32_t best = UINT32_MAX;
     uint32_t bestFlows = 0;
     uint64_t bestBytes = 0;
@@ -435,7 +486,7 @@ TalbConWeaveLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candi
             ++m_counters.lateReplies;
             e.waitingReply = false;
             const TalbPortState& cur = GetPort(e.port);
-            if (cur.uplink && cur.peer < info.nSpines)
+            if (m_pauseOn == LATE_REPLY && cur.uplink && cur.peer < info.nSpines)
             {
                 m_pausedUntil[ctx.dstLeaf * info.nSpines + cur.peer] = now + m_pathPauseTime;
             }
@@ -478,24 +529,24 @@ TalbConWeaveLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candi
     return e.port;
 }
 
-bool
+TalbLoadBalancer::HoldVerdict
 TalbConWeaveLb::DoHold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet)
 {
     const TalbSwitchInfo& info = GetSwitchInfo();
     if (!info.isLeaf || ctx.dstLeaf != info.index || ctx.srcLeaf == info.index)
     {
-        return false;
+        return SEND;
     }
     TalbConWeaveTag tag;
     if (!packet->RemovePacketTag(tag))
     {
-        return false;
+        return SEND;
     }
     const TalbConWeaveTag::Fields& f = tag.Get();
     if (f.kind != TalbConWeaveTag::DATA)
     {
         ReceiveControl(f, ctx.srcLeaf, ctx.now);
-        return true; // consumed here
+        return CONSUMED; // its own control packet
     }
     return ReceiveData(ctx, port, packet, f);
 }
@@ -503,6 +554,16 @@ TalbConWeaveLb::DoHold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet
 void
 TalbConWeaveLb::ReceiveControl(const TalbConWeaveTag::Fields& f, uint32_t fromLeaf, const Time& now)
 {
+    if (f.kind == TalbConWeaveTag::NOTIFY)
+    {
+        uint32_t nSpines = GetSwitchInfo().nSpines;
+        if (fromLeaf < m_minRtt.size() && f.path < nSpines)
+        {
+            ++m_counters.notifies;
+            m_pausedUntil[fromLeaf * nSpines + f.path] = now + m_pathPauseTime;
+        }
+        return;
+    }
     uint32_t slot = FindSlot(
         m_tx,
         f.flowHash,
@@ -612,7 +673,11 @@ TalbConWeaveLb::SetReturnPath(RxEntry& e,
 }
 
 void
-TalbConWeaveLb::SendControl(const RxEntry& e, uint8_t kind, uint32_t flowHash, uint32_t epoch)
+TalbConWeaveLb::SendControl(const RxEntry& e,
+                            uint8_t kind,
+                            uint32_t flowHash,
+                            uint32_t epoch,
+                            uint8_t path)
 {
     if (!e.hasReturnPath)
     {
@@ -644,12 +709,15 @@ TalbConWeaveLb::SendControl(const RxEntry& e, uint8_t kind, uint32_t flowHash, u
     f.kind = kind;
     f.flowHash = flowHash;
     f.epoch = epoch;
+    f.path = path;
     p->AddPacketTag(tag);
-    ++(kind == TalbConWeaveTag::REPLY ? m_counters.repliesSent : m_counters.clearsSent);
-    Transmit(p, e.controlInPort, out);
+    ++(kind == TalbConWeaveTag::REPLY   ? m_counters.repliesSent
+       : kind == TalbConWeaveTag::CLEAR ? m_counters.clearsSent
+                                        : m_counters.notifiesSent);
+    Transmit(p, m_chargeControl ? e.controlInPort : NO_INGRESS, out);
 }
 
-bool
+TalbLoadBalancer::HoldVerdict
 TalbConWeaveLb::ReceiveData(TalbPacketContext& ctx,
                             uint32_t port,
                             Ptr<Packet> packet,
@@ -665,7 +733,7 @@ TalbConWeaveLb::ReceiveData(TalbPacketContext& ctx,
     e.lastRx = ctx.now;
     if (f.epoch < e.epoch && !restart)
     {
-        return false; // from an epoch already resolved
+        return SEND; // from an epoch already resolved
     }
     if (f.epoch > e.epoch || restart)
     {
@@ -684,6 +752,15 @@ TalbConWeaveLb::ReceiveData(TalbPacketContext& ctx,
     {
         SendControl(e, TalbConWeaveTag::REPLY, ctx.flowHash, f.epoch);
     }
+    if (m_pauseOn == NOTIFY)
+    {
+        uint8_t ip[2];
+        if (packet->CopyData(ip, 2) == 2 && (ip[1] & 0x03) == 0x03)
+        {
+            // Congestion Experienced: tell the source leaf which path marked it.
+            SendControl(e, TalbConWeaveTag::NOTIFY, ctx.flowHash, f.epoch, f.path);
+        }
+    }
     if (f.phase == 0)
     {
         if (e.seenPhase0 && f.txTimeNs > e.lastPhase0TxNs && ctx.now > e.lastPhase0Rx)
@@ -701,15 +778,15 @@ TalbConWeaveLb::ReceiveData(TalbPacketContext& ctx,
         {
             NS_LOG_LOGIC("flow " << ctx.flowHash << " TAIL sent at " << f.txTimeNs << " arrives");
             // The TAIL: it goes first, then the packets it held back.
-            Transmit(packet, ctx.inPort, port);
+            Release(packet, ctx.inPort, port);
             Flush(e, ctx.flowHash, TAIL);
-            return true;
+            return KEPT;
         }
         if (e.reordering)
         {
             ScheduleFlush(e, ctx.flowHash, ctx.now); // the old path is moving: re-estimate
         }
-        return false;
+        return SEND;
     }
     if (e.phase == 0)
     {
@@ -720,7 +797,7 @@ TalbConWeaveLb::ReceiveData(TalbPacketContext& ctx,
         if (e.seenPhase0 && e.lastPhase0TxNs >= e.tailTimeNs)
         {
             SendControl(e, TalbConWeaveTag::CLEAR, ctx.flowHash, e.epoch);
-            return false; // the old path has drained: nothing to reorder
+            return SEND; // the old path has drained: nothing to reorder
         }
         e.reordering = true;
         e.holdStart = ctx.now;
@@ -738,17 +815,17 @@ TalbConWeaveLb::ReceiveData(TalbPacketContext& ctx,
     }
     if (!e.reordering)
     {
-        return false;
+        return SEND;
     }
     if (e.queue.size() >= m_queueLimit)
     {
         Flush(e, ctx.flowHash, OVERFLOW); // then this packet, behind them
-        return false;
+        return SEND;
     }
     e.queue.push_back(Held{packet, ctx.inPort, port});
     ++m_counters.held;
     ++m_counters.heldNow;
-    return true;
+    return KEPT;
 }
 
 void
@@ -812,7 +889,7 @@ TalbConWeaveLb::Flush(RxEntry& e, uint32_t flowHash, FlushReason reason)
         Held h = e.queue.front();
         e.queue.pop_front();
         --m_counters.heldNow;
-        Transmit(h.packet, h.inPort, h.outPort);
+        Release(h.packet, h.inPort, h.outPort);
     }
     switch (reason)
     {

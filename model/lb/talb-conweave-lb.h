@@ -22,13 +22,16 @@ namespace ns3
  * Source leaf, per flow (TableSize slots, TableProbes from its hash): each epoch starts with an
  * RTT_REQUEST (a flag on a data packet). The destination leaf answers it with an RTT_REPLY
  * control packet. A reply that has not come back within the destination leaf's base RTT (the
- * least reply RTT seen, or BaseRtt) plus ExtraReplyDeadline means the current path is
- * congested: the path is paused for PathPauseTime (new choices avoid it) and, when another
- * uplink that is not paused exists, the flow moves to the one with the least queued bytes. Its
- * later packets are phase 1 and carry the send time of the last packet on the old path (the
- * TAIL). The next epoch starts only when the destination leaf sends CLEAR, so a flow is
- * spread over at most two paths. A new flow, or one idle for IdleTimeout, starts an epoch on the
- * least-queued path that is not paused.
+ * least reply RTT seen, or BaseRtt) plus ExtraReplyDeadline means the current path is congested
+ * and, when another uplink that is not paused exists, the flow moves to the one with the fewest
+ * flows of this leaf, then the least queued bytes (RandomPathChoice: a uniform choice; with
+ * PathSamples, the first of that many uniform draws that is not paused, as ConWeave's simulator
+ * does). What pauses a path for PathPauseTime (new choices avoid it) is PauseOn: the late reply
+ * itself (LateReply), or ConWeave's NOTIFY (Notify: the destination leaf answers every ECN-marked
+ * data packet with a NOTIFY naming its path). Its later packets are phase 1 and carry the send
+ * time of the last packet on the old path (the TAIL). The next epoch starts only when the
+ * destination leaf sends CLEAR, so a flow is spread over at most two paths. A new flow, or one
+ * idle for IdleTimeout, starts an epoch on the best path that is not paused.
  *
  * Destination leaf, per flow: a phase-1 packet that arrives before the TAIL is held in the
  * flow's reorder queue; the TAIL's arrival releases the queue behind it, in order, and so do a
@@ -36,9 +39,10 @@ namespace ns3
  * TAIL's expected arrival from the old path's pace, plus ExtraFlushTime; NoInfoReorderWait at
  * least while the old path has delivered nothing). Either way the leaf then sends CLEAR.
  *
- * Control packets (RTT_REPLY, CLEAR) are small UDP packets the destination leaf makes, sent
- * through the switch's egress (TalbLoadBalancer::Transmit()) on the uplink of the spine the
- * data came through, and consumed by the source leaf (Hold()). The data header is a
+ * Control packets (RTT_REPLY, CLEAR, NOTIFY) are small UDP packets the destination leaf makes,
+ * sent through the switch's egress (TalbLoadBalancer::Transmit(); charged to no ingress port
+ * unless ChargeControlPackets) on the uplink of the spine the data came through, and consumed by
+ * the source leaf (Hold()); held data packets go back with Release(). The data header is a
  * TalbConWeaveTag that the source leaf adds and the destination leaf removes.
  *
  * Counter identity (asserted): packets held = released by TAIL + released by timeout +
@@ -63,9 +67,11 @@ class TalbConWeaveLb : public TalbLoadBalancer
         uint64_t lateReplies{0}; //!< replies missed their deadline (path judged congested)
         uint64_t reroutes{0};    //!< flows moved at an epoch's late reply
         uint64_t clears{0};      //!< CLEARs received
+        uint64_t notifies{0};    //!< NOTIFYs received (each pauses its path)
         // destination leaf
         uint64_t repliesSent{0};        //!< RTT_REPLYs sent
         uint64_t clearsSent{0};         //!< CLEARs sent
+        uint64_t notifiesSent{0};       //!< NOTIFYs sent (ECN-marked data packets)
         uint64_t held{0};               //!< packets held in reorder queues
         uint64_t releasedByTail{0};     //!< ... released when the TAIL arrived
         uint64_t releasedByTimeout{0};  //!< ... released by a reorder timeout
@@ -91,12 +97,19 @@ class TalbConWeaveLb : public TalbLoadBalancer
      */
     typedef void (*FlushTracedCallback)(uint32_t flowHash, uint32_t packets, bool timeout);
 
+    /// What pauses a path (PauseOn).
+    enum PauseOn
+    {
+        LATE_REPLY, //!< an epoch's late RTT_REPLY pauses the flow's path (talb's rule)
+        NOTIFY      //!< a NOTIFY from the destination leaf (ConWeave's rule: ECN marks)
+    };
+
   protected:
     void DoDispose() override;
 
   private:
     uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
-    bool DoHold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet) override;
+    HoldVerdict DoHold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet) override;
     bool CheckConfig() override;
     void InitializeParams() override;
 
@@ -177,13 +190,13 @@ class TalbConWeaveLb : public TalbLoadBalancer
     uint32_t PickPath(const TalbCandidates& candidates, uint32_t dstLeaf, uint32_t exclude);
     bool Paused(uint32_t port, uint32_t dstLeaf, const Time& now) const;
 
-    /// Source leaf: an RTT_REPLY or CLEAR for one of its flows.
+    /// Source leaf: an RTT_REPLY or CLEAR for one of its flows, or a NOTIFY for a path.
     void ReceiveControl(const TalbConWeaveTag::Fields& f, uint32_t fromLeaf, const Time& now);
-    /// Destination leaf: a data packet. \return true when it was held (or sent in order)
-    bool ReceiveData(TalbPacketContext& ctx,
-                     uint32_t port,
-                     Ptr<Packet> packet,
-                     const TalbConWeaveTag::Fields& f);
+    /// Destination leaf: a data packet. \return KEPT when it was held (or released in order)
+    HoldVerdict ReceiveData(TalbPacketContext& ctx,
+                            uint32_t port,
+                            Ptr<Packet> packet,
+                            const TalbConWeaveTag::Fields& f);
     /// Release \p e's reorder queue in order; then send CLEAR.
     void Flush(RxEntry& e, uint32_t flowHash, FlushReason reason);
     /// Remember how to reach the flow's source leaf (from data packet \p packet via \p path).
@@ -191,21 +204,29 @@ class TalbConWeaveLb : public TalbLoadBalancer
     void FlushTimeout(uint32_t slot);
     /// (Re)arm \p e's flush timer at the TAIL's expected arrival.
     void ScheduleFlush(RxEntry& e, uint32_t flowHash, const Time& now);
-    /// Send an RTT_REPLY or CLEAR for flow \p flowHash towards its source leaf.
-    void SendControl(const RxEntry& e, uint8_t kind, uint32_t flowHash, uint32_t epoch);
+    /// Send an RTT_REPLY, CLEAR or NOTIFY (about \p path) for flow \p flowHash towards its
+    /// source leaf.
+    void SendControl(const RxEntry& e,
+                     uint8_t kind,
+                     uint32_t flowHash,
+                     uint32_t epoch,
+                     uint8_t path = 0);
 
-    uint32_t m_tableSize;       //!< TableSize attribute
-    uint32_t m_tableProbes;     //!< TableProbes attribute
-    Time m_idleTimeout;         //!< IdleTimeout attribute
-    Time m_baseRtt;             //!< BaseRtt attribute (0: learned)
-    Time m_extraReplyDeadline;  //!< ExtraReplyDeadline attribute
-    Time m_pathPauseTime;       //!< PathPauseTime attribute
-    Time m_extraFlushTime;      //!< ExtraFlushTime attribute
-    Time m_noInfoWait;          //!< NoInfoReorderWait attribute
-    bool m_holdUntilTail{true}; //!< HoldUntilTail attribute
-    Time m_maxReorderWait;      //!< MaxReorderWait attribute
-    uint32_t m_queueLimit;      //!< ReorderQueueLimit attribute
-    bool m_randomChoice{false}; //!< RandomPathChoice attribute
+    uint32_t m_tableSize;          //!< TableSize attribute
+    uint32_t m_tableProbes;        //!< TableProbes attribute
+    Time m_idleTimeout;            //!< IdleTimeout attribute
+    Time m_baseRtt;                //!< BaseRtt attribute (0: learned)
+    Time m_extraReplyDeadline;     //!< ExtraReplyDeadline attribute
+    Time m_pathPauseTime;          //!< PathPauseTime attribute
+    Time m_extraFlushTime;         //!< ExtraFlushTime attribute
+    Time m_noInfoWait;             //!< NoInfoReorderWait attribute
+    bool m_holdUntilTail{true};    //!< HoldUntilTail attribute
+    Time m_maxReorderWait;         //!< MaxReorderWait attribute
+    uint32_t m_queueLimit;         //!< ReorderQueueLimit attribute
+    bool m_randomChoice{false};    //!< RandomPathChoice attribute
+    uint32_t m_pathSamples{0};     //!< PathSamples attribute
+    PauseOn m_pauseOn{LATE_REPLY}; //!< PauseOn attribute
+    bool m_chargeControl{true};    //!< ChargeControlPackets attribute
 
     Ptr<UniformRandomVariable> m_rng;
     std::vector<TxEntry> m_tx;

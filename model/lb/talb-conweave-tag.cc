@@ -58,8 +58,8 @@ TalbConWeaveTag::Deserialize(TagBuffer i)
 void
 TalbConWeaveTag::Print(std::ostream& os) const
 {
-    static const char* kinds[] = {"DATA", "REPLY", "CLEAR"};
-    os << (m_fields.kind <= CLEAR ? kinds[m_fields.kind] : "?") << " epoch=" << m_fields.epoch;
+    static const char* kinds[] = {"DATA", "REPLY", "CLEAR", "NOTIFY"};
+    os << (m_fields.kind <= NOTIFY ? kinds[m_fields.kind] : "?") << " epoch=" << m_fields.epoch;
     if (m_fields.kind == DATA)
     {
         os << " phase=" << +m_fields.phase << " path=" << +m_fields.path
@@ -76,6 +76,10 @@ TalbConWeaveTag::Print(std::ostream& os) const
     else
     {
         os << " flow=" << m_fields.flowHash;
+        if (m_fields.kind == NOTIFY)
+        {
+            os << " path=" << +m_fields.path;
+        }
     }
 }
 

@@ -104,7 +104,7 @@ namespace
 /// The egress CheckConfiguration() wires in, as a switch does before Attach(): a check sends
 /// nothing.
 void
-NoEgress(Ptr<Packet> /* packet */, uint32_t /* inPort */, uint32_t /* outPort */)
+NoEgress(Ptr<Packet> /* packet */, uint32_t /* inPort */, uint32_t /* outPort */, bool /* kept */)
 {
 }
 
@@ -160,15 +160,15 @@ TalbLoadBalancer::SetTransmitCallback(TransmitCallback cb)
     m_transmit = cb;
 }
 
-bool
+TalbLoadBalancer::HoldVerdict
 TalbLoadBalancer::Hold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet)
 {
-    if (!DoHold(ctx, port, packet))
+    HoldVerdict verdict = DoHold(ctx, port, packet);
+    if (verdict != SEND)
     {
-        return false;
+        ++m_stats.nHeld;
     }
-    ++m_stats.nHeld;
-    return true;
+    return verdict;
 }
 
 void
@@ -177,7 +177,16 @@ TalbLoadBalancer::Transmit(Ptr<Packet> packet, uint32_t inPort, uint32_t outPort
     NS_ASSERT_MSG(!m_transmit.IsNull(), "Transmit without the switch's transmit callback");
     NS_ASSERT_MSG(outPort < GetNPorts(), "Transmit on port " << outPort);
     ++m_stats.nTransmitted;
-    m_transmit(packet, inPort, outPort);
+    m_transmit(packet, inPort, outPort, false);
+}
+
+void
+TalbLoadBalancer::Release(Ptr<Packet> packet, uint32_t inPort, uint32_t outPort)
+{
+    NS_ASSERT_MSG(!m_transmit.IsNull(), "Release without the switch's transmit callback");
+    NS_ASSERT_MSG(outPort < GetNPorts(), "Release on port " << outPort);
+    ++m_stats.nTransmitted;
+    m_transmit(packet, inPort, outPort, true);
 }
 
 bool
@@ -186,12 +195,12 @@ TalbLoadBalancer::CanTransmit() const
     return !m_transmit.IsNull();
 }
 
-bool
+TalbLoadBalancer::HoldVerdict
 TalbLoadBalancer::DoHold(TalbPacketContext& /* ctx */,
                          uint32_t /* port */,
                          Ptr<Packet> /* packet */)
 {
-    return false;
+    return SEND;
 }
 
 void

@@ -121,8 +121,9 @@ struct TalbCandidates
  * The switch calls, for every packet it forwards: PacketIn() on arrival, SelectPath() when the
  * forwarding table offers more than one candidate port, PacketOut() once the port is chosen, and
  * Hold() just before sending. A policy that keeps packets back (a reorder queue) or consumes
- * its own control packets returns true from DoHold(); it then owns the packet and hands it, or
- * packets it makes, to the switch's egress with Transmit() (the switch's transmit callback).
+ * its own control packets says so from DoHold() (KEPT, CONSUMED); it then owns the packet and
+ * hands a kept one back to the switch's egress with Release(), and packets it makes with
+ * Transmit() (both through the switch's transmit callback).
  *
  * Counter identities (asserted): selections = tagged selections + untagged selections; the
  * PathSelected trace fires once per selection and Reroute once per counted reroute.
@@ -142,8 +143,8 @@ class TalbLoadBalancer : public Object
         uint64_t nTaggedSelections{0};   //!< ... for packets carrying a TalbTag
         uint64_t nUntaggedSelections{0}; //!< ... for packets without one
         uint64_t nReroutes{0};           //!< a flow, flowlet or tensor changed port
-        uint64_t nHeld{0};               //!< packets Hold() kept
-        uint64_t nTransmitted{0};        //!< packets the policy handed to Transmit()
+        uint64_t nHeld{0};               //!< packets Hold() kept or consumed
+        uint64_t nTransmitted{0};        //!< packets the policy handed to Transmit() or Release()
     };
 
     /// \return the family's registry: short policy names and TypeId names to TypeIds
@@ -178,18 +179,31 @@ class TalbLoadBalancer : public Object
 
     /**
      * The switch's egress, for packets a policy sends itself: \p packet (starting with its
-     * IPv4 header) is sent on port \p outPort and charged (PFC) to ingress port \p inPort.
+     * IPv4 header) is sent on port \p outPort and charged (PFC) to ingress port \p inPort, or
+     * to none with NO_INGRESS (a packet the policy made: it took no ingress buffer). The last
+     * argument is true for a packet Hold() kept (Release()), which the switch may have charged
+     * since it arrived.
      */
-    typedef Callback<void, Ptr<Packet>, uint32_t, uint32_t> TransmitCallback;
+    typedef Callback<void, Ptr<Packet>, uint32_t, uint32_t, bool> TransmitCallback;
+    /// Transmit()'s ingress for a packet the policy made itself.
+    static constexpr uint32_t NO_INGRESS = UINT32_MAX;
     /// Set by the switch before Attach(); policies that hold packets need it.
     void SetTransmitCallback(TransmitCallback cb);
 
+    /// What Hold() did with a packet.
+    enum HoldVerdict
+    {
+        SEND,    //!< nothing: the switch sends it
+        KEPT,    //!< the policy keeps it and will Release() it (a reorder queue)
+        CONSUMED //!< the policy took it and will not send it (its own control packet)
+    };
+
     /**
      * Last look at a packet about to leave on \p port (after PacketOut()).
-     * \return true when the policy keeps \p packet: the switch then neither sends nor counts
-     * it as forwarded
+     * \return SEND, or what the policy did with \p packet instead: the switch then neither
+     * sends nor counts it as forwarded
      */
-    bool Hold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet);
+    HoldVerdict Hold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet);
 
     const Stats& GetStats() const;
 
@@ -243,8 +257,11 @@ class TalbLoadBalancer : public Object
   protected:
     void DoDispose() override;
 
-    /// Hand \p packet to the switch's egress (see TransmitCallback); needs the callback.
+    /// Hand \p packet, made by the policy, to the switch's egress (see TransmitCallback);
+    /// needs the callback.
     void Transmit(Ptr<Packet> packet, uint32_t inPort, uint32_t outPort);
+    /// Hand \p packet, which Hold() kept (it arrived on \p inPort), to the switch's egress.
+    void Release(Ptr<Packet> packet, uint32_t inPort, uint32_t outPort);
     /// \return true when the switch gave a transmit callback
     bool CanTransmit() const;
 
@@ -297,10 +314,10 @@ class TalbLoadBalancer : public Object
     /// Hook for every departing packet; default: nothing.
     virtual void DoPacketOut(TalbPacketContext& ctx, uint32_t port);
     /**
-     * Whether to keep \p packet instead of sending it on \p port now.
-     * \return true to take ownership (default: false, send it)
+     * Whether to keep or consume \p packet instead of sending it on \p port now.
+     * \return KEPT or CONSUMED to take ownership (default: SEND, send it)
      */
-    virtual bool DoHold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet);
+    virtual HoldVerdict DoHold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet);
     /**
      * Check the attribute values; called once at attach time.
      * \return false (after ConfigError()) on an unusable configuration

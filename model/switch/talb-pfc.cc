@@ -195,7 +195,7 @@ TalbPfc::At(uint32_t port, uint8_t priority) const
 bool
 TalbPfc::Admit(uint32_t inPort, uint8_t priority, uint32_t bytes)
 {
-    if (!IsLossless(priority))
+    if (!IsLossless(priority) || inPort == NO_INGRESS)
     {
         return true;
     }
@@ -232,7 +232,17 @@ TalbPfc::Queued(uint32_t inPort, uint32_t outPort, uint8_t priority, uint8_t slo
 {
     if (IsLossless(priority))
     {
-        RingOf(outPort, slot).Push(static_cast<uint16_t>(inPort));
+        // NO_INGRESS keeps its place in the ring as 0xFFFF (Install allows ports 0..0xFFFE).
+        RingOf(outPort, slot).Push(static_cast<uint16_t>(inPort == NO_INGRESS ? 0xFFFF : inPort));
+    }
+}
+
+void
+TalbPfc::Uncharge(uint32_t inPort, uint8_t priority, uint32_t bytes)
+{
+    if (IsLossless(priority) && inPort != NO_INGRESS)
+    {
+        Release(inPort, priority, bytes);
     }
 }
 
@@ -242,7 +252,10 @@ TalbPfc::Refused(uint32_t inPort, uint32_t outPort, uint8_t priority, uint8_t sl
     if (IsLossless(priority))
     {
         RingOf(outPort, slot).PopBack();
-        Release(inPort, priority, bytes);
+        if (inPort != NO_INGRESS)
+        {
+            Release(inPort, priority, bytes);
+        }
     }
 }
 
@@ -260,7 +273,11 @@ TalbPfc::Released(uint32_t outPort, uint8_t priority, uint8_t slot, uint32_t byt
         // PFC was installed.
         return;
     }
-    Release(ring.Pop(), priority, bytes);
+    uint16_t inPort = ring.Pop();
+    if (inPort != 0xFFFF)
+    {
+        Release(inPort, priority, bytes);
+    }
 }
 
 void

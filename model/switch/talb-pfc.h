@@ -82,11 +82,18 @@ class TalbPfc : public Object
     /// \return true when priority \p priority is lossless
     bool IsLossless(uint8_t priority) const;
 
+    /// The ingress of a packet the switch made itself (a balancer's control packet): it takes
+    /// no ingress buffer, so it is never charged, paused or dropped for headroom.
+    static constexpr uint32_t NO_INGRESS = UINT32_MAX;
+
     /**
-     * Charge a packet arriving on \p inPort with \p priority.
+     * Charge a packet arriving on \p inPort (NO_INGRESS: charges nothing) with \p priority.
      * \return false when it must be dropped (headroom overflow); nothing is charged then
      */
     bool Admit(uint32_t inPort, uint8_t priority, uint32_t bytes);
+    /// Undo the charge of a packet Admit()ted that will never be queued (a load balancer
+    /// consumed it).
+    void Uncharge(uint32_t inPort, uint8_t priority, uint32_t bytes);
     /// The admitted packet was queued on \p outPort in band \p priority, queue slot \p slot
     /// (TalbPriorityQueue::ClassifySlot).
     void Queued(uint32_t inPort, uint32_t outPort, uint8_t priority, uint8_t slot);

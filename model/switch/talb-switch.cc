@@ -51,14 +51,25 @@ TalbSwitch::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&TalbSwitch::m_inBandTelemetry),
                           MakeBooleanChecker())
+            .AddAttribute("ChargeHeldPackets",
+                          "With PFC: a packet the load balancer keeps (a reorder queue) is "
+                          "charged to its ingress port from its arrival until it leaves, as a "
+                          "switch buffers it, so a growing reorder queue pauses the port it "
+                          "fills from; false: only from its release (the behaviour before "
+                          "2026-11-30: a reorder queue takes no ingress buffer while it holds)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TalbSwitch::m_chargeHeld),
+                          MakeBooleanChecker())
             .AddTraceSource("Drop",
                             "A packet the switch could not forward, with a DropReason",
                             MakeTraceSourceAccessor(&TalbSwitch::m_dropTrace),
                             "ns3::TalbSwitch::DropTracedCallback")
-            .AddTraceSource("Forward",
-                            "A packet handed to its egress device: packet, in port, out port",
-                            MakeTraceSourceAccessor(&TalbSwitch::m_forwardTrace),
-                            "ns3::TalbSwitch::ForwardTracedCallback");
+            .AddTraceSource(
+                "Forward",
+                "A packet handed to its egress device: packet, in port (UINT32_MAX for a "
+                "packet the balancer made), out port",
+                MakeTraceSourceAccessor(&TalbSwitch::m_forwardTrace),
+                "ns3::TalbSwitch::ForwardTracedCallback");
     return tid;
 }
 
@@ -66,6 +77,7 @@ TalbSwitch::TalbSwitch()
     : m_dreInterval(MicroSeconds(20)),
       m_dreAlpha(0.1),
       m_inBandTelemetry(false),
+      m_chargeHeld(false),
       m_firstHost(0)
 {
     NS_LOG_FUNCTION(this);
@@ -393,13 +405,26 @@ TalbSwitch::Forward(uint32_t inPort, Ptr<Packet> p)
             ? route[0]
             : m_lb->SelectPath(ctx, TalbCandidates{route.data(), uint32_t(route.size())});
     m_lb->PacketOut(ctx, out);
-    if (m_lb->Hold(ctx, out, p))
+    // Charged on arrival, a packet the balancer keeps stays charged while it waits.
+    bool charged = m_chargeHeld && m_pfc;
+    if (charged && !Admit(inPort, p, info))
     {
-        ++m_stats.nLbHeld;
+        return;
+    }
+    TalbLoadBalancer::HoldVerdict verdict = m_lb->Hold(ctx, out, p);
+    if (verdict == TalbLoadBalancer::SEND)
+    {
+        Transmit(p, ctx.inPort, out, &info, charged);
     }
     else
     {
-        Transmit(p, ctx.inPort, out, &info);
+        ++m_stats.nLbHeld;
+        if (charged && verdict == TalbLoadBalancer::CONSUMED)
+        {
+            m_pfc->Uncharge(inPort,
+                            m_classifier->BandOfSlot(m_classifier->ClassifySlot(info)),
+                            p->GetSize());
+        }
     }
     // Checked here, not in Transmit: a balancer may send its own packets (ConWeave's replies)
     // while the received one is still between Receive and Transmit.
@@ -410,20 +435,33 @@ TalbSwitch::Forward(uint32_t inPort, Ptr<Packet> p)
 }
 
 void
-TalbSwitch::LbTransmit(Ptr<Packet> packet, uint32_t inPort, uint32_t out)
+TalbSwitch::LbTransmit(Ptr<Packet> packet, uint32_t inPort, uint32_t out, bool kept)
 {
-    NS_ABORT_MSG_UNLESS(out < m_ports.size() && inPort < m_ports.size(),
-                        "TalbSwitch: the load balancer sends from port " << inPort << " to "
-                                                                         << out);
+    NS_ABORT_MSG_UNLESS(
+        out < m_ports.size() && (inPort < m_ports.size() || inPort == TalbLoadBalancer::NO_INGRESS),
+        "TalbSwitch: the load balancer sends from port " << inPort << " to " << out);
     ++m_stats.nLbSent;
-    Transmit(packet, inPort, out, nullptr);
+    Transmit(packet, inPort, out, nullptr, kept && m_chargeHeld && m_pfc);
+}
+
+bool
+TalbSwitch::Admit(uint32_t inPort, Ptr<Packet> p, const TalbPriorityQueue::PacketInfo& info)
+{
+    uint8_t priority = m_classifier->BandOfSlot(m_classifier->ClassifySlot(info));
+    if (!m_pfc->Admit(inPort, priority, p->GetSize()))
+    {
+        Drop(p, DROP_PFC_HEADROOM);
+        return false;
+    }
+    return true;
 }
 
 void
 TalbSwitch::Transmit(Ptr<Packet> p,
                      uint32_t inPort,
                      uint32_t out,
-                     const TalbPriorityQueue::PacketInfo* info)
+                     const TalbPriorityQueue::PacketInfo* info,
+                     bool charged)
 {
     TalbPfcNetDevice* pfcDevice = m_pfcDevices[out];
     TalbPriorityQueue::PacketInfo read;
@@ -432,8 +470,8 @@ TalbSwitch::Transmit(Ptr<Packet> p,
         read = TalbPriorityQueue::Read(p);
         info = &read;
     }
-    // PFC charges packets when they leave the balancer: one it held was not charged meanwhile
-    // (its reorder queue is its own buffer).
+    // Without ChargeHeldPackets PFC charges packets when they leave the balancer: one it held
+    // was not charged meanwhile (its reorder queue is its own buffer).
     uint8_t pfcSlot = 0;
     uint8_t pfcPriority = 0;
     uint32_t size = p->GetSize();
@@ -441,7 +479,7 @@ TalbSwitch::Transmit(Ptr<Packet> p,
     {
         pfcSlot = m_classifier->ClassifySlot(*info);
         pfcPriority = m_classifier->BandOfSlot(pfcSlot);
-        if (!m_pfc->Admit(inPort, pfcPriority, size))
+        if (!charged && !m_pfc->Admit(inPort, pfcPriority, size))
         {
             Drop(p, DROP_PFC_HEADROOM);
             return;

@@ -39,7 +39,10 @@ class TalbPfcNetDevice;
  *
  * A load balancer may keep a packet back (TalbLoadBalancer::Hold(), e.g. a reorder queue) and
  * later hand it, or a control packet of its own, to the switch's egress (its transmit
- * callback): such packets are charged to PFC and counted when they leave, not when they arrive.
+ * callback): such packets are counted when they leave, not when they arrive, and charged to PFC
+ * when they leave (or, with ChargeHeldPackets, from their arrival: a held packet occupies its
+ * ingress port's share of the buffer while it waits); a packet the balancer made itself is
+ * charged to no ingress port when it says so (TalbLoadBalancer::NO_INGRESS).
  *
  * Counter identity (asserted): received + sent by the balancer = forwarded + held by the
  * balancer + dropped (bad packet + no route + unknown host + device refused + PFC headroom
@@ -155,18 +158,23 @@ class TalbSwitch : public Object
     /// Route and send \p packet, received on \p inPort (owned: modified and forwarded as is).
     void Forward(uint32_t inPort, Ptr<Packet> packet);
     void Drop(Ptr<const Packet> packet, DropReason reason);
-    /// Charge \p packet to \p inPort (PFC) and send it on \p out; \p info: what Forward read
-    /// of it, or null (a packet the load balancer sends: read here when needed).
+    /// Charge \p packet to \p inPort (PFC; unless \p charged already) and send it on \p out;
+    /// \p info: what Forward read of it, or null (a packet the load balancer sends: read here
+    /// when needed).
     void Transmit(Ptr<Packet> packet,
                   uint32_t inPort,
                   uint32_t out,
-                  const TalbPriorityQueue::PacketInfo* info);
-    /// The load balancer's transmit callback.
-    void LbTransmit(Ptr<Packet> packet, uint32_t inPort, uint32_t out);
+                  const TalbPriorityQueue::PacketInfo* info,
+                  bool charged = false);
+    /// Charge \p packet to \p inPort (PFC); drops it past the headroom. \return false then
+    bool Admit(uint32_t inPort, Ptr<Packet> packet, const TalbPriorityQueue::PacketInfo& info);
+    /// The load balancer's transmit callback (\p kept: a packet its Hold() kept).
+    void LbTransmit(Ptr<Packet> packet, uint32_t inPort, uint32_t out, bool kept);
 
     Time m_dreInterval;     //!< DreInterval attribute
     double m_dreAlpha;      //!< DreAlpha attribute
     bool m_inBandTelemetry; //!< InBandTelemetry attribute
+    bool m_chargeHeld;      //!< ChargeHeldPackets attribute
 
     Ptr<Node> m_node;
     TalbSwitchInfo m_info;

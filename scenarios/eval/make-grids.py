@@ -74,6 +74,13 @@ QP_PARTS = {'mixed/rdma16': 'mixed-rdma16'}
 SETTING_FAMILIES = {'timely': {'rdmaCc': ['timely']}, 'sharedbuf': {'sharedBuffer': ['4MB']}}
 SETTING_PARTS = {'mixed/rdma16': 'mixed-rdma16'}
 
+# ConWeave with its paper's rules and its simulator's settings (NOTIFY pauses a path, the first
+# of two random draws not paused, control packets charged to no port; doc/talb-baselines.rst,
+# "ConWeave's gain reproduced"), reported as conweave-notify, beside every part that runs
+# ConWeave with talb's defaults: grid prefix 'conweave-paper-'.
+CONWEAVE_PAPER = ('ExtraReplyDeadline=4us;PathPauseTime=16us;IdleTimeout=300us;'
+                  'RandomPathChoice=true;PathSamples=2;PauseOn=Notify;ChargeControlPackets=false')
+
 # The ablation (issue: each rule earning its place): TaLB with one rule of its defaults off
 # (talb-scenario --lbRulesOff, whose --help lists the rules and the attributes that turn each
 # off) beside every 16-host part, reported as talb-no-<rule>. Rules that act only on untagged
@@ -273,6 +280,12 @@ def families():
             c = copy.deepcopy(out[tuple(source.split('/'))])
             c['grid'].update(setting)
             out[(family, name)] = c
+    for (family, name), grid in list(out.items()):
+        if 'conweave' in grid['grid'].get('lb', []):
+            c = copy.deepcopy(grid)
+            c['grid']['lb'] = ['conweave']
+            c['grid']['lbAttributes'] = [CONWEAVE_PAPER]
+            out[(family, 'conweave-paper-' + name)] = c
     return out
 
 

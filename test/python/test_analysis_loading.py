@@ -239,6 +239,16 @@ def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_tra
         == 'talb-cdelay20us'
 
 
+def test_conweave_with_its_papers_pausing_rule_is_a_scheme_of_its_own():
+    label = loading.scheme_label
+    assert label('conweave', {'transport': 'rdma'}) == 'conweave'
+    assert label('conweave', {'lbAttributes': 'PathPauseTime=16us;PauseOn=LateReply'}) == \
+        'conweave'
+    assert label('conweave', {'lbAttributes': 'PathPauseTime=16us;PauseOn=Notify'}) == \
+        'conweave-notify'
+    assert label('ecmp', {'lbAttributes': 'PauseOn=Notify'}) == 'ecmp'
+
+
 def test_what_a_run_records_of_its_profile_names_its_rule():
     label = loading.scheme_label
     rdma = {'transport': 'rdma', 'lbProfile': 'transport'}

@@ -34,7 +34,17 @@ VARIANT_LABELS = {'talbc-': 'talb-congestion', 'talbx-': 'talb-contended', 'talb
 MOVES_VARIANTS = {'talbc-': ('lbAttributes', 'Moves=Congestion;QueueMoves=false;'),
                   'talbx-': ('lbAttributes', 'Moves=Contended;QueueMoves=false;'),
                   'talbn-': ('lbProfile', 'none')}
+# ConWeave with its paper's settings beside every part that runs ConWeave (reported as
+# conweave-notify).
+PAPER = 'conweave-paper-'
 sweep = load_script(SWEEP, 'talb_sweep')
+
+
+def part_names(family):
+    """The family's part names but the conweave-paper- parts beside them."""
+    return {os.path.basename(p)[:-5] for p in GRIDS
+            if os.path.basename(os.path.dirname(p)) == family
+            and not os.path.basename(p).startswith(PAPER)}
 
 
 def test_the_committed_grids_are_what_make_grids_writes(tmp_path):
@@ -75,7 +85,7 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
         assert set(grids.ABLATION[transport]) | set(grids.ABLATION_UNTAGGED[transport]) == on
     for path in GRIDS:
         family, name = os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-5]
-        if family in OUTSIDE or name.startswith(('talb', 'ablate-')) or not (
+        if family in OUTSIDE or name.startswith(('talb', 'ablate-', PAPER)) or not (
                 name.endswith('16') or family == 'heldout'):
             continue
         axes, fixed, _ = sweep.read_grid(os.path.join(EVAL, family, 'ablate-' + name + '.json'))
@@ -95,7 +105,7 @@ def test_every_family_has_both_transports_and_both_scales():
 
 
 def test_the_llm_family_runs_each_job_set_on_both_fabrics_and_transports_at_128_gpus():
-    parts = {os.path.basename(p)[:-5] for p in GRIDS if os.path.basename(os.path.dirname(p)) == 'llm'}
+    parts = part_names('llm')
     assert parts == LLM_PARTS
     for name in parts:
         axes, fixed, _ = sweep.read_grid(os.path.join(EVAL, 'llm', name + '.json'))
@@ -113,8 +123,7 @@ def test_the_held_out_grid_is_apart_from_the_tuning_grid():
     def grid(family, name):
         return sweep.read_grid(os.path.join(EVAL, family, name + '.json'))
 
-    names = {os.path.basename(p)[:-5] for p in GRIDS
-             if os.path.basename(os.path.dirname(p)) == 'heldout'}
+    names = part_names('heldout')
     base = {'%s-%s%s' % (kind, tr, hosts) for kind, hosts in
             (('mix3', '16'), ('mix4', '16'), ('shape3', '32'), ('degraded', '32'))
             for tr in ('tcp', 'rdma')}
@@ -148,6 +157,16 @@ def test_grid_reads_and_names_only_runner_parameters(path, runner_options):
     unknown = (set(axes) | set(fixed)) - runner_options
     assert not unknown, 'not talb-scenario parameters: %s' % sorted(unknown)
     schemes = axes['lb']
+    if os.path.basename(path).startswith(PAPER):  # ConWeave with its paper's settings
+        grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
+        sibling = os.path.join(os.path.dirname(path), os.path.basename(path)[len(PAPER):])
+        s_axes, s_fixed, s_seeds = sweep.read_grid(sibling)
+        assert schemes == ['conweave'] and 'conweave' in s_axes['lb']
+        assert axes == dict(s_axes, lb=['conweave'], lbAttributes=[grids.CONWEAVE_PAPER])
+        assert (fixed, seeds) == (s_fixed, s_seeds)
+        params = dict(fixed, lbAttributes=grids.CONWEAVE_PAPER)
+        assert loading.scheme_label('conweave', params) == 'conweave-notify'
+        return
     if os.path.basename(path).startswith('talbv1-'):  # TaLB v1 beside the part's other schemes
         assert schemes == ['talb'] and axes['lbAttributes'] == ['Version=1']
         return
@@ -314,8 +333,7 @@ def test_the_setting_families_are_the_mixed_rdma_part_under_one_setting():
 def test_the_hpcc_family_is_its_rdma_parts_under_hpcc():
     """Each part of the hpcc family is its source part with rdmaCc=hpcc as a one-valued axis."""
     grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
-    assert {os.path.basename(p)[:-5] for p in GRIDS if '/hpcc/' in p} == set(
-        grids.HPCC_PARTS.values())
+    assert part_names('hpcc') == set(grids.HPCC_PARTS.values())
     for source, name in grids.HPCC_PARTS.items():
         family, part = source.split('/')
         base_axes, base_fixed, base_seeds = sweep.read_grid(os.path.join(EVAL, family,
@@ -330,7 +348,7 @@ def test_the_spray_family_is_its_rdma_parts_on_the_spraying_transport():
     REPS, every scheme, beside a part of ECMP switches under oblivious spraying; the report
     labels those runs ecmp-oblivious and groups them into the same cells."""
     grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
-    names = {os.path.basename(p)[:-5] for p in GRIDS if '/spray/' in p}
+    names = part_names('spray')
     assert names == {n + s for n in grids.SPRAY_PARTS.values() for s in ('', '-oblivious')}
     for source, name in grids.SPRAY_PARTS.items():
         family, part = source.split('/')
@@ -354,7 +372,7 @@ def test_the_qp_family_is_the_mixed_rdma_part_with_queue_pair_scaling_and_plb_be
     with four queue pairs per connection (messages split; own or shared source ports) and ECMP
     under PLB; the report labels each run by what its hosts did, in the same cells."""
     grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
-    names = {os.path.basename(p)[:-5] for p in GRIDS if '/qp/' in p}
+    names = part_names('qp')
     assert names == {n + s for n in grids.QP_PARTS.values() for s in ('', '-qp4', '-plb')}
     for source, name in grids.QP_PARTS.items():
         family, part = source.split('/')

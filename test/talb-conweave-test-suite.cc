@@ -116,6 +116,31 @@ RunFlow(const std::string& lb,
     return run;
 }
 
+/**
+ * talb-scenario's parameters for ConWeave's own workload, cut short: 1.5 ms of AliStorage2019
+ * background (CDF file \p cdf) at 50 % host load over RoCEv2 with PFC and DCQCN, 4 leaves x 4
+ * spines x 8 hosts at 100 Gb/s, 2:1, 1,000-byte MTU, ConWeave with \p lbAttributes, seed 1.
+ */
+std::vector<std::pair<std::string, std::string>>
+AliStorageParams(const std::string& cdf, const std::string& lbAttributes)
+{
+    return {{"transport", "rdma"},
+            {"jobs", ""},
+            {"duration", "1500us"},
+            {"leaves", "4"},
+            {"spines", "4"},
+            {"hostsPerLeaf", "8"},
+            {"hostRate", "100Gbps"},
+            {"oversubscription", "2"},
+            {"mtu", "1000"},
+            {"bgLoad", "0.5"},
+            {"bgCdf", cdf},
+            {"lb", "conweave"},
+            {"lbAttributes", lbAttributes},
+            {"seed", "1"},
+            {"progress", "false"}};
+}
+
 /// \return the value of policy counter \p name in \p r (0 when absent)
 uint64_t
 PolicyCounter(const TalbScenario::Result& r, const std::string& name)
@@ -272,22 +297,9 @@ class TalbConWeaveRunnerInOrder : public talbtest::SimulationTestCase
     void DoRun() override
     {
         SetDataDir(NS_TEST_SOURCEDIR);
-        const ScenarioParams params = {
-            {"transport", "rdma"},
-            {"jobs", ""},
-            {"duration", "1500us"},
-            {"leaves", "4"},
-            {"spines", "4"},
-            {"hostsPerLeaf", "8"},
-            {"hostRate", "100Gbps"},
-            {"oversubscription", "2"},
-            {"mtu", "1000"},
-            {"bgLoad", "0.5"},
-            {"bgCdf", CreateDataDirFilename("../data/alistorage2019-cdf.txt")},
-            {"lb", "conweave"},
-            {"lbAttributes", "RandomPathChoice=true"},
-            {"seed", "1"},
-            {"progress", "false"}};
+        const ScenarioParams params =
+            AliStorageParams(CreateDataDirFilename("../data/alistorage2019-cdf.txt"),
+                             "RandomPathChoice=true");
         TalbScenario::Result r =
             RunScenario(params, "conweave", CreateTempDirFilename("conweave-alistorage"));
         NS_TEST_ASSERT_MSG_GT(r.backgroundFlows, 1000u, "background flows finished");
@@ -327,22 +339,9 @@ class TalbConWeaveNotifyChargeHeld : public talbtest::SimulationTestCase
     void DoRun() override
     {
         SetDataDir(NS_TEST_SOURCEDIR);
-        const ScenarioParams params = {
-            {"transport", "rdma"},
-            {"jobs", ""},
-            {"duration", "1500us"},
-            {"leaves", "4"},
-            {"spines", "4"},
-            {"hostsPerLeaf", "8"},
-            {"hostRate", "100Gbps"},
-            {"oversubscription", "2"},
-            {"mtu", "1000"},
-            {"bgLoad", "0.5"},
-            {"bgCdf", CreateDataDirFilename("../data/alistorage2019-cdf.txt")},
-            {"lb", "conweave"},
-            {"lbAttributes", "RandomPathChoice=true;PathSamples=2;PauseOn=Notify"},
-            {"seed", "1"},
-            {"progress", "false"}};
+        const ScenarioParams params =
+            AliStorageParams(CreateDataDirFilename("../data/alistorage2019-cdf.txt"),
+                             "RandomPathChoice=true;PathSamples=2;PauseOn=Notify");
         TalbScenario::Result released =
             RunScenario(params, "conweave", CreateTempDirFilename("conweave-notify"));
         NS_TEST_ASSERT_MSG_GT(released.backgroundFlows, 1000u, "background flows finished");

@@ -62,6 +62,27 @@ MakeLink(Arrivals* atB)
     return {d[0], d[1]};
 }
 
+/**
+ * PFC over three unconnected ports, egress port 2 queueing in \p q: XOFF 8,000 B, XON 1,000 B
+ * below it, 100 KB of headroom. With no channels pause frames are requested but never sent.
+ */
+Ptr<TalbPfc>
+ThreePorts(Ptr<TalbPriorityQueue> q)
+{
+    std::vector<Ptr<TalbPfcNetDevice>> ports;
+    for (int k = 0; k < 3; ++k)
+    {
+        ports.push_back(CreateObject<TalbPfcNetDevice>());
+    }
+    ports[2]->SetQueue(q);
+    Ptr<TalbPfc> pfc = CreateObject<TalbPfc>();
+    pfc->SetAttribute("XoffThreshold", QueueSizeValue(QueueSize("8000B")));
+    pfc->SetAttribute("XonOffset", QueueSizeValue(QueueSize("1000B")));
+    pfc->SetAttribute("Headroom", QueueSizeValue(QueueSize("100000B")));
+    pfc->Install(ports);
+    return pfc;
+}
+
 } // namespace
 
 /// XOFF stops one priority at the upstream port, the others keep flowing; XON restarts it.
@@ -254,22 +275,11 @@ class TalbPfcDwrrRelease : public TestCase
   private:
     void DoRun() override
     {
-        // Ports 0 (best effort) and 1 (band 0) feed egress port 2; no channels (fixed headroom),
-        // so pause frames are requested but never sent.
-        std::vector<Ptr<TalbPfcNetDevice>> ports;
-        for (int k = 0; k < 3; ++k)
-        {
-            ports.push_back(CreateObject<TalbPfcNetDevice>());
-        }
+        // Ports 0 (best effort) and 1 (band 0) feed egress port 2.
         Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
         q->SetAttribute("UntaggedBand", UintegerValue(0));
         q->SetMaxSize(QueueSize("1000p"));
-        ports[2]->SetQueue(q);
-        Ptr<TalbPfc> pfc = CreateObject<TalbPfc>();
-        pfc->SetAttribute("XoffThreshold", QueueSizeValue(QueueSize("8000B")));
-        pfc->SetAttribute("XonOffset", QueueSizeValue(QueueSize("1000B")));
-        pfc->SetAttribute("Headroom", QueueSizeValue(QueueSize("100000B")));
-        pfc->Install(ports);
+        Ptr<TalbPfc> pfc = ThreePorts(q);
 
         const uint32_t size = 1000;
         const int perPort = 20;
@@ -339,18 +349,8 @@ class TalbPfcNoIngress : public TestCase
   private:
     void DoRun() override
     {
-        std::vector<Ptr<TalbPfcNetDevice>> ports;
-        for (int k = 0; k < 3; ++k)
-        {
-            ports.push_back(CreateObject<TalbPfcNetDevice>());
-        }
         Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
-        ports[2]->SetQueue(q);
-        Ptr<TalbPfc> pfc = CreateObject<TalbPfc>();
-        pfc->SetAttribute("XoffThreshold", QueueSizeValue(QueueSize("8000B")));
-        pfc->SetAttribute("XonOffset", QueueSizeValue(QueueSize("1000B")));
-        pfc->SetAttribute("Headroom", QueueSizeValue(QueueSize("100000B")));
-        pfc->Install(ports);
+        Ptr<TalbPfc> pfc = ThreePorts(q);
 
         const uint32_t size = 1000;
         Ptr<Packet> made = Labelled(64, 0);

@@ -232,8 +232,8 @@ TalbPfc::Queued(uint32_t inPort, uint32_t outPort, uint8_t priority, uint8_t slo
 {
     if (IsLossless(priority))
     {
-        // NO_INGRESS keeps its place in the ring as 0xFFFF (Install allows ports 0..0xFFFE).
-        RingOf(outPort, slot).Push(static_cast<uint16_t>(inPort == NO_INGRESS ? 0xFFFF : inPort));
+        RingOf(outPort, slot)
+            .Push(inPort == NO_INGRESS ? RING_NO_INGRESS : static_cast<uint16_t>(inPort));
     }
 }
 
@@ -274,7 +274,7 @@ TalbPfc::Released(uint32_t outPort, uint8_t priority, uint8_t slot, uint32_t byt
         return;
     }
     uint16_t inPort = ring.Pop();
-    if (inPort != 0xFFFF)
+    if (inPort != RING_NO_INGRESS)
     {
         Release(inPort, priority, bytes);
     }

@@ -130,6 +130,9 @@ class TalbPfc : public Object
 
   private:
     /// Ingress port numbers of the packets queued in one (egress port, slot), oldest first.
+    /// NO_INGRESS as a PortRing entry (Install allows ports 0..0xFFFE).
+    static constexpr uint16_t RING_NO_INGRESS = 0xFFFF;
+
     struct PortRing
     {
         std::vector<uint16_t> slots; //!< capacity a power of two (grows when full)

@@ -421,9 +421,7 @@ TalbSwitch::Forward(uint32_t inPort, Ptr<Packet> p)
         ++m_stats.nLbHeld;
         if (charged && verdict == TalbLoadBalancer::CONSUMED)
         {
-            m_pfc->Uncharge(inPort,
-                            m_classifier->BandOfSlot(m_classifier->ClassifySlot(info)),
-                            p->GetSize());
+            m_pfc->Uncharge(inPort, PfcBand(info), p->GetSize());
         }
     }
     // Checked here, not in Transmit: a balancer may send its own packets (ConWeave's replies)
@@ -444,11 +442,16 @@ TalbSwitch::LbTransmit(Ptr<Packet> packet, uint32_t inPort, uint32_t out, bool k
     Transmit(packet, inPort, out, nullptr, kept && m_chargeHeld && m_pfc);
 }
 
+uint8_t
+TalbSwitch::PfcBand(const TalbPriorityQueue::PacketInfo& info) const
+{
+    return m_classifier->BandOfSlot(m_classifier->ClassifySlot(info));
+}
+
 bool
 TalbSwitch::Admit(uint32_t inPort, Ptr<Packet> p, const TalbPriorityQueue::PacketInfo& info)
 {
-    uint8_t priority = m_classifier->BandOfSlot(m_classifier->ClassifySlot(info));
-    if (!m_pfc->Admit(inPort, priority, p->GetSize()))
+    if (!m_pfc->Admit(inPort, PfcBand(info), p->GetSize()))
     {
         Drop(p, DROP_PFC_HEADROOM);
         return false;

@@ -166,6 +166,8 @@ class TalbSwitch : public Object
                   uint32_t out,
                   const TalbPriorityQueue::PacketInfo* info,
                   bool charged = false);
+    /// \return the PFC priority (egress band) of a packet the switch read as \p info
+    uint8_t PfcBand(const TalbPriorityQueue::PacketInfo& info) const;
     /// Charge \p packet to \p inPort (PFC); drops it past the headroom. \return false then
     bool Admit(uint32_t inPort, Ptr<Packet> packet, const TalbPriorityQueue::PacketInfo& info);
     /// The load balancer's transmit callback (\p kept: a packet its Hold() kept).

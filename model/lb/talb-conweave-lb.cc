@@ -515,18 +515,73 @@ TalbConWeaveLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candi
             }
         }
     }
+    TagData(ctx, e, request);
+    return e.port;
+}
+
+void
+TalbConWeaveLb::TagData(TalbPacketContext& ctx, TxEntry& e, bool rttRequest)
+{
     TalbConWeaveTag tag;
     TalbConWeaveTag::Fields& f = tag.Set();
     f.kind = TalbConWeaveTag::DATA;
-    f.rttRequest = request;
+    f.rttRequest = rttRequest;
     f.phase = e.phase;
     f.path = static_cast<uint8_t>(GetPort(e.port).peer);
     f.epoch = e.epoch;
-    f.txTimeNs = now.GetNanoSeconds();
+    f.txTimeNs = ctx.now.GetNanoSeconds();
     f.tailTimeNs = e.tailTime.GetNanoSeconds();
     ctx.packet->AddPacketTag(tag);
-    e.lastTx = now;
-    return e.port;
+    e.lastTx = ctx.now;
+}
+
+TalbConWeaveLb::ChosenPath
+TalbConWeaveLb::TagChosenPath(TalbPacketContext& ctx,
+                              const TalbCandidates& candidates,
+                              uint32_t& port,
+                              bool onlyHidden)
+{
+    const TalbSwitchInfo& info = GetSwitchInfo();
+    if (!info.isLeaf || ctx.srcLeaf != info.index || ctx.dstLeaf == info.index)
+    {
+        return NOT_TAGGED;
+    }
+    TxEntry& e = TxLookup(ctx.flowHash, ctx.now);
+    ChosenPath verdict = SAME_PATH;
+    if (e.port == UINT32_MAX)
+    {
+        e.stabilized = true; // a new flow or flowlet: an epoch on its first path
+    }
+    else if (port != e.port && !e.stabilized && e.phase == 0)
+    {
+        e.tailTime = e.lastTx;
+        e.phase = 1;
+        verdict = HIDDEN_MOVE;
+    }
+    else if (port != e.port && onlyHidden && candidates.Contains(e.port))
+    {
+        port = e.port;
+        verdict = KEPT_PATH;
+    }
+    else if (port != e.port)
+    {
+        // The TAIL the destination leaf would wait for belongs to an earlier epoch, which it
+        // no longer matches: start a new epoch on the new path instead.
+        e.stabilized = true;
+        verdict = UNHIDDEN_MOVE;
+    }
+    if (e.port != port)
+    {
+        Place(e, port);
+    }
+    if (e.stabilized)
+    {
+        ++e.epoch;
+        e.phase = 0;
+        e.stabilized = false;
+    }
+    TagData(ctx, e, false);
+    return verdict;
 }
 
 TalbLoadBalancer::HoldVerdict

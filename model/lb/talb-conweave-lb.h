@@ -97,6 +97,36 @@ class TalbConWeaveLb : public TalbLoadBalancer
      */
     typedef void (*FlushTracedCallback)(uint32_t flowHash, uint32_t packets, bool timeout);
 
+    /// What TagChosenPath() did.
+    enum ChosenPath
+    {
+        NOT_TAGGED,    //!< not a packet this leaf sends to another leaf
+        SAME_PATH,     //!< tagged; the flow stays on its path (or starts)
+        HIDDEN_MOVE,   //!< tagged; the flow moved and the destination leaf holds its new path's
+                       //!< packets until the old path's last one (phase 1 of its epoch)
+        UNHIDDEN_MOVE, //!< tagged; the flow moved again before the destination leaf's CLEAR,
+                       //!< or at an epoch's first packet: a new epoch, not reordered
+        KEPT_PATH      //!< tagged; a move that could not be hidden was refused (onlyHidden)
+    };
+
+    /**
+     * ConWeave's epoch protocol for a path another balancer chose (TalbTensorAwareLb's
+     * ReorderMoves): at the source leaf, tag the packet of \p ctx, which leaves on \p port, so
+     * that the destination leaf hides a move from the receiver as it hides ConWeave's own. No
+     * RTT_REQUEST is sent: the other balancer decides the moves. A move in phase 0 of the flow's
+     * epoch becomes its phase 1 (the TAIL is the flow's previous packet); a move in phase 1,
+     * before the destination leaf's CLEAR, starts a new epoch in phase 0, whose reordering the
+     * destination leaf cannot hide -- or, with \p onlyHidden, is refused: the packet stays on
+     * the flow's path. The destination half is Hold(), as for ConWeave.
+     * \param candidates the packet's candidate ports (a path no longer among them is left)
+     * \param port in: the other balancer's choice; out: the port the packet leaves on
+     * \return what was done
+     */
+    ChosenPath TagChosenPath(TalbPacketContext& ctx,
+                             const TalbCandidates& candidates,
+                             uint32_t& port,
+                             bool onlyHidden);
+
     /// What pauses a path (PauseOn).
     enum PauseOn
     {
@@ -193,6 +223,8 @@ class TalbConWeaveLb : public TalbLoadBalancer
     /// Source leaf: an RTT_REPLY or CLEAR for one of its flows, or a NOTIFY for a path.
     void ReceiveControl(const TalbConWeaveTag::Fields& f, uint32_t fromLeaf, const Time& now);
     /// Destination leaf: a data packet. \return KEPT when it was held (or released in order)
+    /// Add ConWeave's data header for \p e's current state to \p ctx's packet.
+    void TagData(TalbPacketContext& ctx, TxEntry& e, bool rttRequest);
     HoldVerdict ReceiveData(TalbPacketContext& ctx,
                             uint32_t port,
                             Ptr<Packet> packet,

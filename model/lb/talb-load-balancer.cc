@@ -195,6 +195,12 @@ TalbLoadBalancer::CanTransmit() const
     return !m_transmit.IsNull();
 }
 
+const TalbLoadBalancer::TransmitCallback&
+TalbLoadBalancer::GetTransmitCallback() const
+{
+    return m_transmit;
+}
+
 TalbLoadBalancer::HoldVerdict
 TalbLoadBalancer::DoHold(TalbPacketContext& /* ctx */,
                          uint32_t /* port */,

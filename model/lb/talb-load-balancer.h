@@ -264,6 +264,9 @@ class TalbLoadBalancer : public Object
     void Release(Ptr<Packet> packet, uint32_t inPort, uint32_t outPort);
     /// \return true when the switch gave a transmit callback
     bool CanTransmit() const;
+    /// \return the switch's transmit callback, to give a delegate that holds or makes packets
+    /// the same egress (null before SetTransmitCallback())
+    const TransmitCallback& GetTransmitCallback() const;
 
     /// Policies call this when a flow, flowlet or tensor leaves its previous port.
     void NotifyReroute(const TalbPacketContext& ctx, uint32_t oldPort, uint32_t newPort);

@@ -83,6 +83,15 @@ TalbTensorAwareLb::GetTypeId()
                 UintegerValue(3),
                 MakeUintegerAccessor(&TalbTensorAwareLb::m_remoteBits),
                 MakeUintegerChecker<uint8_t>(1, 8))
+            .AddAttribute("ReorderMoves",
+                          "v2: hide RoCEv2 flows' moves from the receivers by ConWeave's "
+                          "destination-leaf reorder queue (the ns3::TalbConWeaveLb attributes "
+                          "configure it; every switch must run it); with RoceGoBackN=false tensor "
+                          "flows move and spray as reorder-tolerant ones and every RoCEv2 flow "
+                          "moves at most once per epoch, hidden; fixed at install",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TalbTensorAwareLb::m_reorderMoves),
+                          MakeBooleanChecker())
             .AddTraceSource("TableEvict",
                             "A live tensor entry was evicted for lack of space",
                             MakeTraceSourceAccessor(&TalbTensorAwareLb::m_evictTrace),
@@ -117,6 +126,11 @@ TalbTensorAwareLb::DoDispose()
         }
         *fallback = nullptr;
     }
+    if (m_reorder)
+    {
+        m_reorder->Dispose();
+        m_reorder = nullptr;
+    }
     TalbCorePolicyLb::DoDispose();
 }
 
@@ -126,7 +140,8 @@ TalbTensorAwareLb::AssignStreams(int64_t stream)
     GetCoreRng()->SetStream(stream);
     // The fallback exists only once attached; the helper assigns streams after Install. The
     // go-back-N fallback draws from GetCoreRng().
-    return 1 + (m_fallback ? m_fallback->AssignStreams(stream + 1) : 0);
+    int64_t used = 1 + (m_fallback ? m_fallback->AssignStreams(stream + 1) : 0);
+    return used + (m_reorder ? m_reorder->AssignStreams(stream + used) : 0);
 }
 
 V1::Config
@@ -227,6 +242,22 @@ TalbTensorAwareLb::CheckConfig()
         }
         core->ShareCoreRng(*this);
     }
+    m_reorder = nullptr;
+    if (m_reorderMoves)
+    {
+        if (m_version != 2)
+        {
+            return ConfigError("ReorderMoves needs Version=2");
+        }
+        Ptr<TalbConWeaveLb> reorder = CreateObject<TalbConWeaveLb>();
+        reorder->SetTransmitCallback(GetTransmitCallback());
+        std::string error = reorder->CheckConfiguration(GetSwitchInfo());
+        if (!error.empty())
+        {
+            return ConfigError("ReorderMoves: the ns3::TalbConWeaveLb attributes: " + error);
+        }
+        m_reorder = reorder;
+    }
     return true;
 }
 
@@ -286,6 +317,10 @@ TalbTensorAwareLb::InitializeParams()
     {
         m_goBackNFallback->Attach(GetSwitchInfo(), GetPortTable());
     }
+    if (m_reorder)
+    {
+        m_reorder->Attach(GetSwitchInfo(), GetPortTable());
+    }
 }
 
 const talb::lb::TensorPolicy&
@@ -320,14 +355,61 @@ TalbTensorAwareLb::GetPolicyCounters() const
         counters.push_back({name, value});
     });
     counters.push_back({"held", GetHeldEntries()});
+    if (m_reorder)
+    {
+        const TalbConWeaveLb::Counters& c = m_reorder->GetCounters();
+        counters.insert(counters.end(),
+                        {{"hidden_moves", m_hiddenMoves},
+                         {"unhidden_moves", m_unhiddenMoves},
+                         {"kept_paths", m_keptPaths},
+                         {"clears_sent", c.clearsSent},
+                         {"move_reorder_held", c.held},
+                         {"move_released_by_tail", c.releasedByTail},
+                         {"move_released_by_timeout", c.releasedByTimeout},
+                         {"move_released_by_overflow", c.releasedByOverflow},
+                         {"move_reorder_timeouts", c.timeouts},
+                         {"move_tx_table_evictions", c.txEvictions},
+                         {"move_rx_table_evictions", c.rxEvictions}});
+    }
     return counters;
 }
 
 uint32_t
 TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {
-    return m_installedVersion == 1 ? CoreSelect(m_v1, ctx, candidates)
-                                   : CoreSelect(m_v2, ctx, candidates);
+    uint32_t port = m_installedVersion == 1 ? CoreSelect(m_v1, ctx, candidates)
+                                            : CoreSelect(m_v2, ctx, candidates);
+    // RoCEv2 data (tensor flows, and untagged flows that the go-back-N fallback moves between
+    // flowlets); not the acknowledgements, which the fallback sprays and which tolerate order.
+    if (m_reorder && ctx.goBackN &&
+        (ctx.hasLabel || ctx.size >= talb::lb::TensorPolicy::kUntaggedMinBytes))
+    {
+        // Without RoceGoBackN the core moves and sprays RoCEv2 tensor flows as reorder-tolerant
+        // ones; the reorder protocol then takes only the moves it can hide, one per epoch, and
+        // holds the fallback's flowlet moves of untagged flows to the same pace.
+        bool onlyHidden = !m_config.v2.roceGoBackN;
+        switch (m_reorder->TagChosenPath(ctx, candidates, port, onlyHidden))
+        {
+        case TalbConWeaveLb::KEPT_PATH:
+            ++m_keptPaths;
+            break;
+        case TalbConWeaveLb::HIDDEN_MOVE:
+            ++m_hiddenMoves;
+            break;
+        case TalbConWeaveLb::UNHIDDEN_MOVE:
+            ++m_unhiddenMoves;
+            break;
+        default:
+            break;
+        }
+    }
+    return port;
+}
+
+TalbLoadBalancer::HoldVerdict
+TalbTensorAwareLb::DoHold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet)
+{
+    return m_reorder ? m_reorder->Hold(ctx, port, packet) : SEND;
 }
 
 void

@@ -1,6 +1,7 @@
 #ifndef TALB_TENSOR_AWARE_LB_H
 #define TALB_TENSOR_AWARE_LB_H
 
+#include "talb-conweave-lb.h"
 #include "talb-core-policy-lb.h"
 #include "talb-path-feedback.h"
 
@@ -44,6 +45,16 @@ namespace ns3
  * data packets (go-back-N flows: a reordering costs them a retransmission window) go to the
  * GoBackNFallback policy instead, one that keeps a flow's packets in order; it draws from this
  * selector's random stream, so it takes none of its own.
+ * ReorderMoves (off by default): RoCEv2 flows' moves are hidden from the receiver by ConWeave's
+ * destination-leaf reorder queue (a TalbConWeaveLb this selector owns, configured by the
+ * ns3::TalbConWeaveLb attribute defaults): the source leaf tags each RoCEv2 data packet (tensor
+ * flows, and untagged ones of kUntaggedMinBytes or more) with the flow's epoch and phase
+ * (TalbConWeaveLb::TagChosenPath), the destination leaf holds a moved flow's packets until the
+ * last one sent on its old path has arrived, then sends CLEAR; a flow that moves again before
+ * its CLEAR is not hidden. With RoceGoBackN=false the core moves and sprays RoCEv2 tensor flows
+ * as reorder-tolerant ones and the protocol takes only the moves it can hide, one per epoch (the
+ * packet stays on the flow's path otherwise), for untagged flows' flowlet moves too. Every switch
+ * must run it.
  */
 class TalbTensorAwareLb : public TalbCorePolicyLb
 {
@@ -87,6 +98,7 @@ class TalbTensorAwareLb : public TalbCorePolicyLb
     bool CheckConfig() override;
     void InitializeParams() override;
     void DoCoreEvicted(uint32_t flowHash, uint32_t tensorId) override;
+    HoldVerdict DoHold(TalbPacketContext& ctx, uint32_t port, Ptr<Packet> packet) override;
 
     /// The core's view of a fallback balancer: chooses through DelegateSelect().
     class Fallback : public talb::lb::Policy
@@ -147,6 +159,11 @@ class TalbTensorAwareLb : public TalbCorePolicyLb
     Remote m_remote;              //!< m_feedback as v2 sees it
     Ptr<TalbLoadBalancer> m_fallback;
     Ptr<TalbLoadBalancer> m_goBackNFallback; //!< null: m_fallback chooses for go-back-N data
+    bool m_reorderMoves{false};              //!< ReorderMoves attribute
+    Ptr<TalbConWeaveLb> m_reorder;           //!< the reorder protocol (ReorderMoves), else null
+    uint64_t m_hiddenMoves{0};               //!< moves the destination leaf reorders
+    uint64_t m_unhiddenMoves{0};             //!< moves again before the CLEAR: not reordered
+    uint64_t m_keptPaths{0}; //!< without RoceGoBackN: moves refused until they can be hidden
     TracedCallback<uint32_t, uint32_t> m_evictTrace;
 };
 

@@ -143,6 +143,18 @@ def _spray_name(rule):
     return 'localspray' if value == 0 else 'remotespray%g' % value
 
 
+def _reorder_name(attributes):
+    """'reorder' for ReorderMoves=true; 'reorder-spray' when RoCEv2 flows are also sprayed
+    (RoceGoBackN=false, Spray=Always), 'reorder-spray<mode>' for another Spray mode; '' without
+    ReorderMoves."""
+    if attributes.get('ReorderMoves', '').lower() not in ('true', '1', 't'):
+        return ''
+    if attributes.get('RoceGoBackN', '').lower() not in ('false', '0', 'f'):
+        return 'reorder'
+    spray = attributes.get('Spray', '') or 'Contended'
+    return 'reorder-spray' + ('' if spray == 'Always' else spray.lower())
+
+
 def _delay_name(rule):
     """'cdelay20us' for CongestionDelay=20us, '' for 0 (in any unit)."""
     value = rule['CongestionDelay'].lower()
@@ -157,7 +169,8 @@ def scheme_label(scheme, params):
     with a RemoteSprayBytes other than the shipped one (30000 over TCP, 0 over RDMA) '-localspray'
     (0) or '-remotespray<bytes>' after that, and with a SprayQueue other than AllWhenShared
     '-sprayatorabove' or '-sprayall', and with a CongestionDelay other than 0 '-cdelay<value>'
-    (as given, e.g. '-cdelay20us'), so that the variants can be compared with TaLB in one
+    (as given, e.g. '-cdelay20us'), and with ReorderMoves '-reorder' ('-reorder-spray' with
+    RoceGoBackN=false and Spray=Always), so that the variants can be compared with TaLB in one
     sweep. (Runs from before SprayQueue existed counted AtOrAbove; it differs from the default
     only while two jobs share a leaf's uplinks.) Rules of the defaults that lbRulesOff turns off
     come last: 'talb-no-spray', 'talb-no-spray+stall-moves'. On the spraying transport, ECMP
@@ -216,6 +229,8 @@ def _switch_label(scheme, params):
     names.append(_queue_name)
     names.append(_delay_name)
     parts = [name(rule) for name in names if name(rule) != name(shipped)]
+    parts.append(_reorder_name(_attributes(params.get('lbAttributes'))))
+    parts = [part for part in parts if part]
     # Rules of the defaults turned off by name (the ablation): 'no-<rule>[+<rule>...]' last.
     off = [r.strip() for r in str(params.get('lbRulesOff', '') or '').split(',') if r.strip()]
     if off:

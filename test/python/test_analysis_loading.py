@@ -249,6 +249,19 @@ def test_conweave_with_its_papers_pausing_rule_is_a_scheme_of_its_own():
     assert label('ecmp', {'lbAttributes': 'PauseOn=Notify'}) == 'ecmp'
 
 
+def test_talb_with_its_moves_hidden_is_named_for_it():
+    label = loading.scheme_label
+    rdma = {'transport': 'rdma', 'lbProfile': 'transport'}
+    assert label('talb', dict(rdma, lbAttributes='ReorderMoves=true')) == 'talb-reorder'
+    assert label('talb', dict(rdma, lbAttributes='ReorderMoves=false')) == 'talb'
+    spray = 'ReorderMoves=true;RoceGoBackN=false;Spray=Always'
+    assert label('talb', dict(rdma, lbAttributes=spray)) == 'talb-reorder-spray'
+    assert label('talb', dict(rdma, lbAttributes='ReorderMoves=true;RoceGoBackN=false')) == \
+        'talb-reorder-spraycontended'
+    assert label('talb', dict(rdma, lbAttributes=spray + ';CongestionDelay=40us')) == \
+        'talb-cdelay40us-reorder-spray'
+
+
 def test_what_a_run_records_of_its_profile_names_its_rule():
     label = loading.scheme_label
     rdma = {'transport': 'rdma', 'lbProfile': 'transport'}

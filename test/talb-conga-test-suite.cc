@@ -116,6 +116,68 @@ class TalbCongaTagsEgressTestCase : public TestCase
     }
 };
 
+/**
+ * The leaf-to-leaf feedback tells a source leaf when a destination leaf receives tensor traffic
+ * of two jobs (TalbTensorAwareLb's Spray=SharedDestination): the destination leaf notes the jobs
+ * of arriving tensor packets and says so on the tags it sends; the source leaf keeps what it
+ * hears for the aging time.
+ */
+class TalbPathFeedbackSharedDestinationTestCase : public TestCase
+{
+  public:
+    TalbPathFeedbackSharedDestinationTestCase()
+        : TestCase("TalbPathFeedbackSharedDestination: a leaf that receives two jobs says so, "
+                   "and its sources know it for the aging time")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        FakeSwitch sw(2);
+        TalbSwitchInfo info;
+        info.isLeaf = true;
+        info.index = 0;
+        info.nLeaves = 2;
+        info.nSpines = 2;
+        TalbPathFeedback fb;
+        fb.Configure(info, sw.ports, 3, MilliSeconds(10));
+        // A tensor packet of job \p job from leaf 1 arrives at leaf 0; leaf 1 says whether it
+        // receives two jobs itself.
+        auto arrive = [&fb](uint32_t job, Time now, bool senderShared) {
+            Ptr<Packet> p = Create<Packet>(100);
+            TalbCongaTag tag;
+            tag.SetSenderShared(senderShared);
+            p->AddPacketTag(tag);
+            TalbPacketContext in = TensorCtx(1, now, talb_make_tensor_id(job, 1), 5, 0);
+            in.packet = PeekPointer(p);
+            in.srcLeaf = 1;
+            in.dstLeaf = 0;
+            fb.PacketIn(in);
+        };
+        // What leaf 0 says on a packet it sends to leaf 1 at \p now.
+        auto says = [&fb](Time now) {
+            Ptr<Packet> q = Create<Packet>(100);
+            TalbPacketContext out = Ctx(3, now, PeekPointer(q));
+            fb.PacketOut(out, 1);
+            TalbCongaTag tag;
+            return q->PeekPacketTag(tag) && tag.GetSenderShared();
+        };
+        arrive(1, MicroSeconds(1), false);
+        arrive(1, MicroSeconds(2), false);
+        NS_TEST_EXPECT_MSG_EQ(says(MicroSeconds(3)), false, "one job: not shared");
+        arrive(2, MicroSeconds(4), false);
+        NS_TEST_EXPECT_MSG_EQ(says(MicroSeconds(5)), true, "two jobs: shared");
+        NS_TEST_EXPECT_MSG_EQ(says(MilliSeconds(11)), false, "shared for the aging time");
+        NS_TEST_EXPECT_MSG_EQ(fb.DestinationShared(1, MicroSeconds(5)), false, "leaf 1 unknown");
+        arrive(1, MicroSeconds(6), true);
+        NS_TEST_EXPECT_MSG_EQ(fb.DestinationShared(1, MicroSeconds(7)), true, "leaf 1 shared");
+        NS_TEST_EXPECT_MSG_EQ(fb.DestinationShared(1, MilliSeconds(11)), false, "report aged");
+        arrive(1, MicroSeconds(8), false);
+        NS_TEST_EXPECT_MSG_EQ(fb.DestinationShared(1, MicroSeconds(9)), false, "leaf 1 no more");
+    }
+};
+
 /// The tag adds up the queueing delay of each hop; the destination leaf feeds it back with CE.
 class TalbCongaCarriesPathDelayTestCase : public TestCase
 {
@@ -225,6 +287,7 @@ class TalbCongaTestSuite : public TestSuite
         AddTestCase(new TalbCongaTagsEgressTestCase, TestCase::QUICK);
         AddTestCase(new TalbCongaCarriesPathDelayTestCase, TestCase::QUICK);
         AddTestCase(new TalbCongaNotAFallbackTestCase, TestCase::QUICK);
+        AddTestCase(new TalbPathFeedbackSharedDestinationTestCase, TestCase::QUICK);
         AddTestCase(new TalbCongaFabricAvoidsSlowRemoteLinkTestCase, TestCase::QUICK);
     }
 };

@@ -733,38 +733,42 @@ class TalbTensorAwareGoBackNFallbackTestCase : public TestCase
     }
 };
 
-/// Moves=Congestion and Moves=Contended decide by the remote feedback: without RemoteAwareness
-/// the configuration is refused with the reason, and with it accepted.
+/// Moves=Congestion and Moves=Contended decide by the remote feedback, and Spray=SharedDestination
+/// sprays by what it reports: without RemoteAwareness the configuration is refused with the
+/// reason, and with it accepted.
 class TalbTensorAwareCongestionMovesTestCase : public TestCase
 {
   public:
     TalbTensorAwareCongestionMovesTestCase()
-        : TestCase(
-              "TalbTensorAwareCongestionMoves: Moves=Congestion or Contended needs RemoteAwareness")
+        : TestCase("TalbTensorAwareCongestionMoves: Moves=Congestion or Contended and "
+                   "Spray=SharedDestination need RemoteAwareness")
     {
     }
 
   private:
     void DoRun() override
     {
-        for (const char* moves : {"Congestion", "Contended"})
+        const std::pair<const char*, const char*> settings[] = {{"Moves", "Congestion"},
+                                                                {"Moves", "Contended"},
+                                                                {"Spray", "SharedDestination"}};
+        for (const auto& [name, value] : settings)
         {
             for (bool remote : {false, true})
             {
                 ObjectFactory f("ns3::TalbTensorAwareLb");
-                f.Set("Moves", StringValue(moves));
+                f.Set(name, StringValue(value));
                 f.Set("RemoteAwareness", BooleanValue(remote));
                 std::string error =
                     f.Create<TalbLoadBalancer>()->CheckConfiguration(TalbSwitchInfo());
                 if (remote)
                 {
-                    NS_TEST_EXPECT_MSG_EQ(error, "", moves << ": refused with RemoteAwareness");
+                    NS_TEST_EXPECT_MSG_EQ(error, "", value << ": refused with RemoteAwareness");
                 }
                 else
                 {
-                    NS_TEST_EXPECT_MSG_NE(error.find("need RemoteAwareness=true"),
+                    NS_TEST_EXPECT_MSG_NE(error.find("RemoteAwareness=true"),
                                           std::string::npos,
-                                          moves << ": not reported: " << error);
+                                          value << ": not reported: " << error);
                 }
             }
         }

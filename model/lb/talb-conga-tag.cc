@@ -28,14 +28,15 @@ TalbCongaTag::TalbCongaTag()
       m_fbPath(0),
       m_fbMetric(0),
       m_delayNs(0),
-      m_fbDelayNs(0)
+      m_fbDelayNs(0),
+      m_senderShared(false)
 {
 }
 
 uint32_t
 TalbCongaTag::GetSerializedSize() const
 {
-    return 13;
+    return 14;
 }
 
 void
@@ -48,6 +49,7 @@ TalbCongaTag::Serialize(TagBuffer i) const
     i.WriteU8(m_fbMetric);
     i.WriteU32(m_delayNs);
     i.WriteU32(m_fbDelayNs);
+    i.WriteU8(m_senderShared ? 1 : 0);
 }
 
 void
@@ -60,6 +62,7 @@ TalbCongaTag::Deserialize(TagBuffer i)
     m_fbMetric = i.ReadU8();
     m_delayNs = i.ReadU32();
     m_fbDelayNs = i.ReadU32();
+    m_senderShared = i.ReadU8() != 0;
 }
 
 void
@@ -70,6 +73,22 @@ TalbCongaTag::Print(std::ostream& os) const
     {
         os << " fb=" << +m_fbPath << ":" << +m_fbMetric << "/" << m_fbDelayNs << "ns";
     }
+    if (m_senderShared)
+    {
+        os << " shared";
+    }
+}
+
+bool
+TalbCongaTag::GetSenderShared() const
+{
+    return m_senderShared;
+}
+
+void
+TalbCongaTag::SetSenderShared(bool shared)
+{
+    m_senderShared = shared;
 }
 
 uint8_t

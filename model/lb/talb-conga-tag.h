@@ -18,7 +18,8 @@ namespace ns3
  * talb's extension: beside CE, the queueing delay along the path (the sum of each hop's queue
  * bytes over its line rate when the packet left it), fed back with the metric. CE tells a busy
  * path from an idle one; only the delay tells a path whose queues grow from one that a single
- * flow keeps busy (TalbTensorAwareLb's CongestionDelay).
+ * flow keeps busy (TalbTensorAwareLb's CongestionDelay). And whether the sending leaf, as a
+ * destination, receives tensor traffic of two jobs (TalbTensorAwareLb's Spray=SharedDestination).
  */
 class TalbCongaTag : public Tag
 {
@@ -46,6 +47,10 @@ class TalbCongaTag : public Tag
     void SetDelayNs(uint32_t delayNs);
     /// \return the fed-back path's queueing delay (ns)
     uint32_t GetFeedbackDelayNs() const;
+    /// \return whether the sending leaf receives tensor traffic of two jobs (talb's extension,
+    /// TalbPathFeedback::DestinationShared())
+    bool GetSenderShared() const;
+    void SetSenderShared(bool shared);
 
   private:
     uint8_t m_path;
@@ -55,6 +60,7 @@ class TalbCongaTag : public Tag
     uint8_t m_fbMetric;
     uint32_t m_delayNs;
     uint32_t m_fbDelayNs;
+    bool m_senderShared;
 };
 
 } // namespace ns3

@@ -20,6 +20,7 @@ TalbPathFeedback::Configure(const TalbSwitchInfo& info,
     m_toLeaf.assign(info.nLeaves * info.nSpines, Metric());
     m_fromLeaf.assign(info.nLeaves * info.nSpines, Metric());
     m_fbCursor.assign(info.nLeaves, 0);
+    m_sharedUntil.assign(info.nLeaves, Time(0));
     m_portSpine.assign(ports.size(), 0);
     for (uint32_t p = 0; p < ports.size(); ++p)
     {
@@ -84,6 +85,18 @@ TalbPathFeedback::PacketIn(TalbPacketContext& ctx)
     {
         return;
     }
+    if (ctx.hasLabel)
+    {
+        uint8_t job = static_cast<uint8_t>(talb_job_of(ctx.label.tensor_id));
+        if (!m_lastJobTime.IsNegative() && job != m_lastJob &&
+            ctx.now - m_lastJobTime <= m_agingTime)
+        {
+            m_selfSharedUntil = ctx.now + m_agingTime;
+        }
+        m_lastJob = job;
+        m_lastJobTime = ctx.now;
+    }
+    m_sharedUntil[ctx.srcLeaf] = tag.GetSenderShared() ? ctx.now + m_agingTime : Time(0);
     Metric& from = m_fromLeaf[ctx.srcLeaf * info.nSpines + tag.GetPath()];
     from.value = tag.GetCe();
     from.delayNs = tag.GetDelayNs();
@@ -122,6 +135,7 @@ TalbPathFeedback::PacketOut(TalbPacketContext& ctx, uint32_t port)
     tag.SetPath(static_cast<uint8_t>(m_portSpine[port]));
     tag.SetCe(LocalMetric(port, ctx.now));
     tag.SetDelayNs((*m_ports)[port].QueueDelayNs());
+    tag.SetSenderShared(ctx.now < m_selfSharedUntil);
     // Feed back the next path measured on traffic from the destination leaf.
     for (uint32_t k = 0; k < info.nSpines; ++k)
     {
@@ -136,6 +150,12 @@ TalbPathFeedback::PacketOut(TalbPacketContext& ctx, uint32_t port)
         }
     }
     ctx.packet->AddPacketTag(tag);
+}
+
+bool
+TalbPathFeedback::DestinationShared(uint32_t dstLeaf, Time now) const
+{
+    return dstLeaf < m_sharedUntil.size() && now < m_sharedUntil[dstLeaf];
 }
 
 } // namespace ns3

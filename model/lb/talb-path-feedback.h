@@ -24,7 +24,9 @@ namespace ns3
  * - spine, PacketOut: CE = max(CE, quantised DRE of the egress port), and the egress port's
  *   queueing delay added to the tag's;
  * - destination leaf, PacketIn: stores CE and the delay in Congestion-From-Leaf[src leaf][path],
- *   applies the piggybacked entry to Congestion-To-Leaf[src leaf][path], and removes the tag.
+ *   applies the piggybacked entry to Congestion-To-Leaf[src leaf][path], and removes the tag;
+ *   notes the job of a tensor packet (two jobs within the aging time: this leaf is shared, and
+ *   says so on its own tags; the source leaf's flag is kept for DestinationShared()).
  * GetCongestionToLeaf() reads the table; an entry older than the aging time counts as 0.
  * Paths are spine indices (two-tier leaf-spine). No allocation after Configure(); per packet
  * O(1) but for the feedback cursor, which skips at most nSpines unmeasured paths.
@@ -52,6 +54,14 @@ class TalbPathFeedback
     /// \return the queueing delay (ns) along the path behind \p port towards \p dstLeaf as last
     /// fed back, with RemoteMetric()'s conditions (0 when unknown or aged)
     uint32_t RemoteDelayNs(uint32_t port, uint32_t dstLeaf, Time now) const;
+
+    /**
+     * \return whether leaf \p dstLeaf, as last reported, receives tensor traffic of two jobs:
+     * packets of one job and of another arrived there within the aging time of each other,
+     * less than the aging time ago (a spine downlink towards it is shared by jobs that the
+     * source leaf may not see); false when unknown or aged
+     */
+    bool DestinationShared(uint32_t dstLeaf, Time now) const;
 
     /// \return the spine an uplink \p port leads to
     uint32_t SpineOf(uint32_t port) const
@@ -94,6 +104,10 @@ class TalbPathFeedback
     std::vector<Metric> m_fromLeaf;    //!< [leaf * nSpines + spine]: CE of arriving traffic
     std::vector<uint32_t> m_fbCursor;  //!< per leaf: next path to feed back
     std::vector<uint32_t> m_portSpine; //!< per port: spine index of an uplink
+    std::vector<Time> m_sharedUntil;   //!< per leaf: reported shared until then
+    uint8_t m_lastJob{0};              //!< this leaf: job of the last tensor packet in
+    Time m_lastJobTime{-1};            //!< ... when it came (negative: none yet)
+    Time m_selfSharedUntil;            //!< this leaf receives two jobs' traffic until then
 };
 
 } // namespace ns3

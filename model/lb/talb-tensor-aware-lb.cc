@@ -209,6 +209,11 @@ TalbTensorAwareLb::CheckConfig()
     {
         return ConfigError(error);
     }
+    if (m_version == 2 && m_config.v2.spray == V2::Spray::kSharedDestination && !m_remoteAwareness)
+    {
+        return ConfigError("Spray=SharedDestination needs RemoteAwareness=true (the remote "
+                           "feedback is what reports a destination leaf's jobs)");
+    }
     if (m_version == 2 && m_config.v2.moves != V2::Moves::kCounts && !m_remoteAwareness)
     {
         return ConfigError("Moves=Congestion and Moves=Contended need RemoteAwareness=true (the "
@@ -446,6 +451,12 @@ int64_t
 TalbTensorAwareLb::Remote::QueueDelayNs(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const
 {
     return m_owner->m_feedback.RemoteDelayNs(port, dstLeaf, NanoSeconds(nowNs));
+}
+
+bool
+TalbTensorAwareLb::Remote::DestinationShared(uint32_t dstLeaf, int64_t nowNs) const
+{
+    return m_owner->m_feedback.DestinationShared(dstLeaf, NanoSeconds(nowNs));
 }
 
 void

@@ -122,6 +122,7 @@ class TalbTensorAwareLb : public TalbCorePolicyLb
         explicit Remote(const TalbTensorAwareLb* owner);
         double Congestion(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const override;
         int64_t QueueDelayNs(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const override;
+        bool DestinationShared(uint32_t dstLeaf, int64_t nowNs) const override;
 
       private:
         const TalbTensorAwareLb* m_owner;

@@ -1718,6 +1718,13 @@ struct FakeCongestion : public TensorAwareV2::RemoteView
     {
         return delayNs[port];
     }
+
+    bool DestinationShared(uint32_t /* dstLeaf */, int64_t /* nowNs */) const override
+    {
+        return shared;
+    }
+
+    bool shared{false};
 };
 
 /// Moves=Congestion on three uplinks with the remote view \p remote.
@@ -1750,6 +1757,41 @@ struct CongestionRig : TalbV2Rig
 };
 
 } // namespace
+
+TEST(TalbLbCoreTensorAwareV2, SprayToASharedDestinationFollowsTheRemoteReport)
+{
+    // Spray::kSharedDestination: a tensor flow sprays while the remote view reports that its
+    // destination leaf receives two jobs' traffic, and keeps one port otherwise; without a
+    // remote view it never sprays.
+    TensorAwareV2::Config c;
+    c.spray = TensorAwareV2::Spray::kSharedDestination;
+    FakeCongestion remote;
+    TalbV2Rig rig(c);
+    rig.talb.SetRemote(&remote);
+    uint32_t a = rig.Send(Tensor(10, US, 100, 5, TALB_FLAG_FIRST));
+    uint32_t other = a == 1 ? 2 : 1;
+    rig.Queue(a, 5, 8000);
+    EXPECT_EQ(rig.Send(Tensor(10, 2 * US, 100, 5, 0)), a);
+    EXPECT_EQ(rig.talb.GetTableStats().nSprayed, 0u);
+    remote.shared = true;
+    rig.Queue(other, 5, 0);
+    EXPECT_EQ(rig.Send(Tensor(10, 3 * US, 100, 5, 0)), other);
+    rig.Queue(other, 5, 9000);
+    EXPECT_EQ(rig.Send(Tensor(10, 4 * US, 100, 5, 0)), a);
+    EXPECT_EQ(rig.talb.GetTableStats().nSprayed, 2u);
+    EXPECT_TRUE(rig.events.reroutes.empty());
+    remote.shared = false;
+    uint32_t kept = rig.Send(Tensor(10, 5 * US, 100, 5, 0));
+    rig.Queue(kept, 5, 20000);
+    EXPECT_EQ(rig.Send(Tensor(10, 6 * US, 100, 5, 0)), kept);
+    EXPECT_EQ(rig.talb.GetTableStats().nSprayed, 2u);
+
+    TalbV2Rig alone(c); // no remote view
+    uint32_t p = alone.Send(Tensor(20, US, 200, 5, TALB_FLAG_FIRST));
+    alone.Queue(p, 5, 8000);
+    EXPECT_EQ(alone.Send(Tensor(20, 2 * US, 200, 5, 0)), p);
+    EXPECT_EQ(alone.talb.GetTableStats().nSprayed, 0u);
+}
 
 TEST(TalbLbCoreTensorAwareV2, UnderMovesCongestionASlowFlowLeavesASaturatedPathAtOnce)
 {
@@ -2115,7 +2157,7 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_FALSE(bad([](auto& x) { x.flowSlots = TensorAwareV2::kMaxFlowSlots; }));
     EXPECT_TRUE(bad([](auto& x) { x.paceFactor = 0.5; }));
     EXPECT_TRUE(bad([](auto& x) { x.windowMode = static_cast<TensorAwareV2::WindowMode>(2); }));
-    EXPECT_TRUE(bad([](auto& x) { x.spray = static_cast<TensorAwareV2::Spray>(4); }));
+    EXPECT_TRUE(bad([](auto& x) { x.spray = static_cast<TensorAwareV2::Spray>(5); }));
     EXPECT_TRUE(bad([](auto& x) { x.sprayQueue = static_cast<TensorAwareV2::SprayQueue>(3); }));
     EXPECT_TRUE(bad([](auto& x) { x.moves = static_cast<TensorAwareV2::Moves>(3); }));
     EXPECT_TRUE(bad([](auto& x) { x.slowRate = 0; }));
@@ -2243,8 +2285,8 @@ TEST(TalbLbCoreSettings, RangesAndSpellingsBoundValues)
     const auto& talb = TensorAwareConfig::Settings();
     const Setting<TensorAwareConfig>& spray = *talb.Find("Spray");
     EXPECT_TRUE(InRange(spray, int(TensorAwareV2::Spray::kNever)));
-    EXPECT_FALSE(InRange(spray, 4));
-    EXPECT_EQ(spray.spellings.count, 4u);
+    EXPECT_FALSE(InRange(spray, 5));
+    EXPECT_EQ(spray.spellings.count, 5u);
     const Setting<TensorAwareConfig>& pace = *talb.Find("PaceFactor");
     EXPECT_FALSE(InRange(pace, 0.5));
     EXPECT_TRUE(InRange(pace, 1000));

@@ -53,6 +53,7 @@ constexpr SettingSpelling kSpray[] = {
     {int(TensorAwareV2::Spray::kWithUntagged), "WithUntagged", "withuntagged"},
     {int(TensorAwareV2::Spray::kAlways), "Always", "always"},
     {int(TensorAwareV2::Spray::kNever), "Never", "never"},
+    {int(TensorAwareV2::Spray::kSharedDestination), "SharedDestination", "shareddestination"},
 };
 
 constexpr SettingSpelling kSprayQueue[] = {
@@ -139,7 +140,9 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      "with the fewest bytes queued, as {SprayQueue} counts them) instead of keeping one: Never; "
      "WithUntagged, while an untagged data flow is active on a candidate port (pools the ports' "
      "capacity with background bursts); Contended, while that or a tensor flow of another job "
-     "is; Always. Never RoCEv2 flows ({RoceGoBackN}) nor flows that {SafeMoves} covers",
+     "is; Always; SharedDestination, while the flow's destination leaf receives tensor traffic "
+     "of two jobs (the leaf-to-leaf feedback's report: the simulator's RemoteAwareness). Never "
+     "RoCEv2 flows ({RoceGoBackN}) nor flows that {SafeMoves} covers",
      kSpray},
     {"SprayQueue",
      "spray-queue",

@@ -28,7 +28,7 @@ TensorAwareV2::Check(const Config& c)
     {
         return "the move interval must be >= 0 and the active window at least 1 ns";
     }
-    if (c.spray > Spray::kContended)
+    if (c.spray > Spray::kSharedDestination)
     {
         return "the spray mode must be known";
     }
@@ -472,9 +472,25 @@ TensorAwareV2::Sprays(const PacketInfo& packet, const Candidates& candidates, co
 {
     // Per-packet spreading is for flows that tolerate reordering: neither the safe-move ones nor
     // go-back-N ones (each reordered packet costs a retransmission window), whatever SafeMoves.
-    return !f.safe && !GoBackN(packet) && m_config.spray != Spray::kNever &&
-           (m_config.spray == Spray::kAlways ||
-            Contended(candidates, packet.nowNs, true, m_config.spray == Spray::kContended, f.job));
+    if (f.safe || GoBackN(packet))
+    {
+        return false;
+    }
+    switch (m_config.spray)
+    {
+    case Spray::kNever:
+        return false;
+    case Spray::kAlways:
+        return true;
+    case Spray::kSharedDestination:
+        return m_remote && m_remote->DestinationShared(packet.dstLeaf, packet.nowNs);
+    default:
+        return Contended(candidates,
+                         packet.nowNs,
+                         true,
+                         m_config.spray == Spray::kContended,
+                         f.job);
+    }
 }
 
 uint32_t

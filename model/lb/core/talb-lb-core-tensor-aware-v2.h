@@ -180,6 +180,10 @@ class TensorAwareV2 : public TensorPolicy
         kWithUntagged, ///< reordering-tolerant flows while untagged traffic shares the ports
         kAlways,       ///< every reordering-tolerant flow
         kContended,    ///< kWithUntagged, and while another job's tensor flow shares the ports
+        /// every reordering-tolerant flow whose destination leaf receives tensor traffic of two
+        /// jobs, as the RemoteView reports (the spine downlinks towards it are shared; a job
+        /// alone keeps whole-flow placement); needs a RemoteView
+        kSharedDestination,
     };
 
     /// The queue a sprayed packet's port choice counts.
@@ -270,6 +274,9 @@ class TensorAwareV2 : public TensorPolicy
         /// \return the queueing delay (ns) along that path as last reported; 0 when unknown,
         /// aged, or not an uplink to another leaf
         virtual int64_t QueueDelayNs(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const = 0;
+        /// \return whether leaf \p dstLeaf receives tensor traffic of two jobs at \p nowNs, as
+        /// last reported (Spray::kSharedDestination); false when unknown or aged
+        virtual bool DestinationShared(uint32_t dstLeaf, int64_t nowNs) const = 0;
     };
 
     /// \param remote the remote view (outlives this one), or nullptr: local costs only

@@ -373,7 +373,8 @@ TEST(TalbSwitchOptions, BadV2AndHermesValuesNameTheOption)
     EXPECT_EQ(OptionError({"--config=x", "--talb-stall-timeout-us=100"}),
               "--talb-stall-timeout-us: 100 is not above --talb-active-window-us 100");
     EXPECT_EQ(OptionError({"--config=x", "--talb-spray=sometimes"}),
-              "--talb-spray: 'sometimes' is not contended, withuntagged, always or never");
+              "--talb-spray: 'sometimes' is not contended, withuntagged, always, never or "
+              "shareddestination");
     EXPECT_EQ(OptionError({"--config=x", "--talb-spray-queue=some"}),
               "--talb-spray-queue: 'some' is not allwhenshared, all or atorabove");
     EXPECT_EQ(OptionError({"--config=x", "--talb-active-window-mode=adaptive"}),

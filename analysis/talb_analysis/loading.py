@@ -145,14 +145,14 @@ def _spray_name(rule):
 
 def _reorder_name(attributes):
     """'reorder' for ReorderMoves=true; 'reorder-spray' when RoCEv2 flows are also sprayed
-    (RoceGoBackN=false, Spray=Always), 'reorder-spray<mode>' for another Spray mode; '' without
-    ReorderMoves."""
+    (RoceGoBackN=false, Spray=Always), 'reorder-sprayshared' with Spray=SharedDestination,
+    'reorder-spray<mode>' for another Spray mode; '' without ReorderMoves."""
     if attributes.get('ReorderMoves', '').lower() not in ('true', '1', 't'):
         return ''
     if attributes.get('RoceGoBackN', '').lower() not in ('false', '0', 'f'):
         return 'reorder'
     spray = attributes.get('Spray', '') or 'Contended'
-    return 'reorder-spray' + ('' if spray == 'Always' else spray.lower())
+    return 'reorder-spray' + {'Always': '', 'SharedDestination': 'shared'}.get(spray, spray.lower())
 
 
 def _delay_name(rule):
@@ -170,8 +170,8 @@ def scheme_label(scheme, params):
     (0) or '-remotespray<bytes>' after that, and with a SprayQueue other than AllWhenShared
     '-sprayatorabove' or '-sprayall', and with a CongestionDelay other than 0 '-cdelay<value>'
     (as given, e.g. '-cdelay20us'), and with ReorderMoves '-reorder' ('-reorder-spray' with
-    RoceGoBackN=false and Spray=Always), so that the variants can be compared with TaLB in one
-    sweep. (Runs from before SprayQueue existed counted AtOrAbove; it differs from the default
+    RoceGoBackN=false and Spray=Always, '-reorder-sprayshared' with Spray=SharedDestination),
+    so that the variants can be compared with TaLB in one sweep. (Runs from before SprayQueue existed counted AtOrAbove; it differs from the default
     only while two jobs share a leaf's uplinks.) Rules of the defaults that lbRulesOff turns off
     come last: 'talb-no-spray', 'talb-no-spray+stall-moves'. On the spraying transport, ECMP
     switches under the hosts' oblivious spraying are 'ecmp-oblivious' (under REPS, the

@@ -258,6 +258,8 @@ def test_talb_with_its_moves_hidden_is_named_for_it():
     assert label('talb', dict(rdma, lbAttributes=spray)) == 'talb-reorder-spray'
     assert label('talb', dict(rdma, lbAttributes='ReorderMoves=true;RoceGoBackN=false')) == \
         'talb-reorder-spraycontended'
+    shared = 'ReorderMoves=true;RoceGoBackN=false;Spray=SharedDestination'
+    assert label('talb', dict(rdma, lbAttributes=shared)) == 'talb-reorder-sprayshared'
     assert label('talb', dict(rdma, lbAttributes=spray + ';CongestionDelay=40us')) == \
         'talb-cdelay40us-reorder-spray'
 

@@ -380,9 +380,10 @@ class TalbConWeaveNotifyChargeHeld : public talbtest::SimulationTestCase
  * tensor flows off congested paths at once (its congestion rule), and each move costs the
  * receiver a go-back-N window. With ReorderMoves the destination leaves hold a moved flow's
  * packets until its old path's last one: the moves stay, the NAKs go (measured on the full
- * cell: 5,413 NAKs without, 18 with). With RoceGoBackN=false and Spray=Always each packet takes
- * the least-queued path but a flow changes path only when the move can be hidden (once per
- * epoch): the jobs are faster than with TaLB's defaults.
+ * cell: 5,413 NAKs without, 18 with). With RoceGoBackN=false and Spray=SharedDestination each
+ * packet of a flow towards a leaf that receives two jobs takes the least-queued path, but the
+ * flow changes path only when the move can be hidden (once per epoch): the jobs are faster than
+ * with TaLB's defaults; one job alone sprays nothing.
  */
 class TalbTensorAwareReorderMoves : public talbtest::SimulationTestCase
 {
@@ -447,10 +448,11 @@ class TalbTensorAwareReorderMoves : public talbtest::SimulationTestCase
                               "held = released at the end");
         NS_TEST_EXPECT_MSG_LT(hidden.rdma.naks * 10, plain.rdma.naks, "NAKs with ReorderMoves");
 
-        // Without RoceGoBackN the flows are sprayed as reorder-tolerant ones and the protocol
-        // takes one hidden move per epoch: many more moves, still few NAKs, and faster.
+        // Without RoceGoBackN the flows are sprayed as reorder-tolerant ones (here while their
+        // destination leaf receives two jobs) and the protocol takes one hidden move per epoch:
+        // many more moves, still few NAKs, and faster.
         TalbScenario::Result sprayed =
-            RunScenario(Params("ReorderMoves=true;RoceGoBackN=false;Spray=Always"),
+            RunScenario(Params("ReorderMoves=true;RoceGoBackN=false;Spray=SharedDestination"),
                         "talb",
                         CreateTempDirFilename("talb-reorder-spray"));
         NS_TEST_ASSERT_MSG_EQ(sprayed.Finished(), true, "the jobs finished");
@@ -463,6 +465,22 @@ class TalbTensorAwareReorderMoves : public talbtest::SimulationTestCase
         NS_TEST_EXPECT_MSG_LT(sprayed.meanIterationMs,
                               plain.meanIterationMs,
                               "the sprayed flows' iteration against TaLB's defaults");
+        NS_TEST_EXPECT_MSG_GT(PolicyCounter(sprayed, "sprayed"), 0u, "packets sprayed");
+
+        // One job alone on the same fabric: no leaf receives two jobs, nothing is sprayed.
+        ScenarioParams alone =
+            Params("ReorderMoves=true;RoceGoBackN=false;Spray=SharedDestination");
+        for (auto& kv : alone)
+        {
+            if (kv.first == "jobs")
+            {
+                kv.second = "model=resnet50,workers=8,scheduler=fusion,collective=ring";
+            }
+        }
+        TalbScenario::Result one =
+            RunScenario(alone, "talb", CreateTempDirFilename("talb-one-job"));
+        NS_TEST_ASSERT_MSG_EQ(one.Finished(), true, "the job finished");
+        NS_TEST_EXPECT_MSG_EQ(PolicyCounter(one, "sprayed"), 0u, "a job alone sprayed");
     }
 };
 

@@ -78,7 +78,10 @@ namespace lb
  * keep activeWindowNs (the fallback sprays them: their gaps on a port are no pace).
  * Spray (spray; kContended by default; never safe-move flows): while the candidates are contended
  * -- an untagged data flow is active on one of them (kWithUntagged), or that or a tensor flow of
- * another job (kContended), or always (kAlways) -- a tensor flow does not keep a port: each
+ * another job (kContended), or always (kAlways), or while the RemoteView reports that the
+ * packet's destination leaf receives two jobs' tensor traffic (kSharedDestination: collisions at
+ * spine downlinks the leaf does not see; a job alone keeps whole flows) -- a tensor flow does
+ * not keep a port: each
  * packet takes the fastest path with the fewest bytes queued (in time at the port's rate; which
  * bytes, sprayQueue says), as DRILL does. With N tensor flows on N uplinks and background bursts
  * taking a share of whichever uplink they hit, no placement of whole flows helps (moving a flow

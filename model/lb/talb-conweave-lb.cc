@@ -469,9 +469,7 @@ TalbConWeaveLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candi
     bool request = false;
     if (e.stabilized)
     {
-        ++e.epoch;
-        e.phase = 0;
-        e.stabilized = false;
+        StartEpoch(e);
         e.waitingReply = true;
         e.requestTime = now;
         request = true;
@@ -517,6 +515,14 @@ TalbConWeaveLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candi
     }
     TagData(ctx, e, request);
     return e.port;
+}
+
+void
+TalbConWeaveLb::StartEpoch(TxEntry& e)
+{
+    ++e.epoch;
+    e.phase = 0;
+    e.stabilized = false;
 }
 
 void
@@ -576,9 +582,7 @@ TalbConWeaveLb::TagChosenPath(TalbPacketContext& ctx,
     }
     if (e.stabilized)
     {
-        ++e.epoch;
-        e.phase = 0;
-        e.stabilized = false;
+        StartEpoch(e);
     }
     TagData(ctx, e, false);
     return verdict;

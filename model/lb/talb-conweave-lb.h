@@ -223,6 +223,8 @@ class TalbConWeaveLb : public TalbLoadBalancer
     /// Source leaf: an RTT_REPLY or CLEAR for one of its flows, or a NOTIFY for a path.
     void ReceiveControl(const TalbConWeaveTag::Fields& f, uint32_t fromLeaf, const Time& now);
     /// Destination leaf: a data packet. \return KEPT when it was held (or released in order)
+    /// Begin \p e's next epoch, in phase 0 on its current path.
+    void StartEpoch(TxEntry& e);
     /// Add ConWeave's data header for \p e's current state to \p ctx's packet.
     void TagData(TalbPacketContext& ctx, TxEntry& e, bool rttRequest);
     HoldVerdict ReceiveData(TalbPacketContext& ctx,

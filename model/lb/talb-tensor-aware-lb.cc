@@ -364,9 +364,9 @@ TalbTensorAwareLb::GetPolicyCounters() const
     {
         const TalbConWeaveLb::Counters& c = m_reorder->GetCounters();
         counters.insert(counters.end(),
-                        {{"hidden_moves", m_hiddenMoves},
-                         {"unhidden_moves", m_unhiddenMoves},
-                         {"kept_paths", m_keptPaths},
+                        {{"hidden_moves", m_chosenPaths[TalbConWeaveLb::HIDDEN_MOVE]},
+                         {"unhidden_moves", m_chosenPaths[TalbConWeaveLb::UNHIDDEN_MOVE]},
+                         {"kept_paths", m_chosenPaths[TalbConWeaveLb::KEPT_PATH]},
                          {"clears_sent", c.clearsSent},
                          {"move_reorder_held", c.held},
                          {"move_released_by_tail", c.releasedByTail},
@@ -393,20 +393,7 @@ TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& ca
         // ones; the reorder protocol then takes only the moves it can hide, one per epoch, and
         // holds the fallback's flowlet moves of untagged flows to the same pace.
         bool onlyHidden = !m_config.v2.roceGoBackN;
-        switch (m_reorder->TagChosenPath(ctx, candidates, port, onlyHidden))
-        {
-        case TalbConWeaveLb::KEPT_PATH:
-            ++m_keptPaths;
-            break;
-        case TalbConWeaveLb::HIDDEN_MOVE:
-            ++m_hiddenMoves;
-            break;
-        case TalbConWeaveLb::UNHIDDEN_MOVE:
-            ++m_unhiddenMoves;
-            break;
-        default:
-            break;
-        }
+        ++m_chosenPaths[m_reorder->TagChosenPath(ctx, candidates, port, onlyHidden)];
     }
     return port;
 }

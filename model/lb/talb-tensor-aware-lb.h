@@ -162,9 +162,8 @@ class TalbTensorAwareLb : public TalbCorePolicyLb
     Ptr<TalbLoadBalancer> m_goBackNFallback; //!< null: m_fallback chooses for go-back-N data
     bool m_reorderMoves{false};              //!< ReorderMoves attribute
     Ptr<TalbConWeaveLb> m_reorder;           //!< the reorder protocol (ReorderMoves), else null
-    uint64_t m_hiddenMoves{0};               //!< moves the destination leaf reorders
-    uint64_t m_unhiddenMoves{0};             //!< moves again before the CLEAR: not reordered
-    uint64_t m_keptPaths{0}; //!< without RoceGoBackN: moves refused until they can be hidden
+    /// per TalbConWeaveLb::ChosenPath: how often the reorder protocol did it (ReorderMoves)
+    uint64_t m_chosenPaths[TalbConWeaveLb::KEPT_PATH + 1]{};
     TracedCallback<uint32_t, uint32_t> m_evictTrace;
 };
 

@@ -176,6 +176,7 @@ TalbFabricSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* err
             }
         }
     }
+    failDetect = c.GetTime("failDetect");
     gpusPerServer = c.GetUint("gpusPerServer");
     railOptimized = c.GetBool("railOptimized");
     nvlinkRate = c.GetRate("nvlinkRate");
@@ -224,6 +225,7 @@ TalbFabricSpec::Build(const ObjectFactory& lb, uint32_t ranks) const
     fabric->SetAttribute("HostRate", DataRateValue(hostRate));
     fabric->SetAttribute("FabricRate", DataRateValue(fabricRate));
     fabric->SetAttribute("LinkDelay", TimeValue(linkDelay));
+    fabric->SetAttribute("FailureDetection", TimeValue(failDetect));
     fabric->SetAttribute("Mtu", UintegerValue(mtu));
     fabric->SetAttribute("StockRouting", BooleanValue(stockRouting));
     fabric->SetAttribute("TcpVariant", StringValue(tcpVariant));

@@ -52,6 +52,7 @@ struct TalbFabricSpec
     std::map<uint32_t, uint32_t> hostOfNode; //!< topologyFile's node ids -> host indices
     std::vector<TalbLeafSpineHelper::LinkFailure> linkFailures;
     std::vector<TalbLeafSpineHelper::LinkFlap> linkFlaps;
+    Time failDetect; //!< FailureDetection: failure to routes withdrawn
     std::vector<TalbLeafSpineHelper::LinkLoss> linkLosses;
     bool stockRouting{false};
     uint32_t gpusPerServer{1}; //!< GPUs (hosts) per server; 1: no servers

@@ -63,6 +63,15 @@ TalbLeafSpineHelper::GetTypeId()
                           TimeValue(MicroSeconds(1)),
                           MakeTimeAccessor(&TalbLeafSpineHelper::m_linkDelay),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("FailureDetection",
+                          "Time from a leaf-spine link failing (SetLinkFailure, SetLinkFlap) to "
+                          "the switches taking it out of their routes: a control plane's "
+                          "detection and convergence. In between, packets routed to the link "
+                          "are lost (a blackhole) and a load balancer sees the port as up. 0: "
+                          "at once",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&TalbLeafSpineHelper::m_failureDetection),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("QueueSize",
                           "Buffer of each switch port (TalbPriorityQueue MaxSize)",
                           QueueSizeValue(QueueSize("600000B")),
@@ -231,6 +240,12 @@ TalbLeafSpineHelper::GetLinkLossDrops() const
     return m_lossDrops;
 }
 
+uint64_t
+TalbLeafSpineHelper::GetFailedLinkDrops() const
+{
+    return m_failedDrops;
+}
+
 void
 TalbLeafSpineHelper::SetLinkFlap(uint32_t leaf, uint32_t spine, Time start, Time down, Time up)
 {
@@ -395,6 +410,7 @@ TalbLeafSpineHelper::ConnectLinks()
         }
     }
     m_linkUp.assign(m_links.size(), true);
+    m_linkEpoch.assign(m_links.size(), 0);
 }
 
 void
@@ -417,6 +433,15 @@ TalbLeafSpineHelper::InstallNvlinkPorts()
 void
 TalbLeafSpineHelper::ScheduleLinkEvents()
 {
+    for (uint32_t k = 0; k < m_links.size(); ++k)
+    {
+        for (Ptr<NetDevice> dev : {m_links[k].first, m_links[k].second})
+        {
+            dev->TraceConnectWithoutContext(
+                "PhyRxDrop",
+                MakeBoundCallback(&TalbLeafSpineHelper::CountLinkDrop, this, k));
+        }
+    }
     for (const auto& [key, p] : m_losses)
     {
         if (p == 0)
@@ -431,12 +456,6 @@ TalbLeafSpineHelper::ScheduleLinkEvents()
             return em;
         };
         m_lossModels[k] = {make(), make()};
-        for (Ptr<NetDevice> dev : {m_links[k].first, m_links[k].second})
-        {
-            dev->TraceConnectWithoutContext(
-                "PhyRxDrop",
-                MakeBoundCallback(&TalbLeafSpineHelper::CountLossDrop, this, k));
-        }
         SetLinkErrorModels(k, m_lossModels[k].first, m_lossModels[k].second);
     }
     for (const auto& [key, at] : m_failures)

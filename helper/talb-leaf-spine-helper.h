@@ -145,7 +145,11 @@ class TalbLeafSpineHelper : public Object
 
     /// Override the rate of the link between \p leaf and \p spine (both directions).
     void SetLinkRate(uint32_t leaf, uint32_t spine, DataRate rate);
-    /// Fail the link between \p leaf and \p spine at time \p at.
+    /**
+     * Fail the link between \p leaf and \p spine at time \p at: from then on it loses every
+     * packet; the switches take it out of their routes FailureDetection later (at once by
+     * default), and until then keep sending into it (a blackhole).
+     */
     void SetLinkFailure(uint32_t leaf, uint32_t spine, Time at);
     /**
      * Make the link between \p leaf and \p spine lose each packet, in each direction, with
@@ -156,6 +160,13 @@ class TalbLeafSpineHelper : public Object
     void SetLinkLoss(uint32_t leaf, uint32_t spine, double probability);
     /// \return packets the SetLinkLoss() links lost at random while up (both directions)
     uint64_t GetLinkLossDrops() const;
+    /**
+     * \return packets lost on failed (or flapped-down) links that were sent onto them, i.e.
+     * reached the far end of a link while it was down (both directions; what a failure's
+     * queue flush discards is not counted). With FailureDetection > 0 these include the
+     * blackhole's: packets the switches kept routing to the link until they withdrew it.
+     */
+    uint64_t GetFailedLinkDrops() const;
     /**
      * Flap the link between \p leaf and \p spine: it fails at \p start (as SetLinkFailure:
      * queued and in-flight packets are lost), comes back \p down later with routes restored,
@@ -313,11 +324,20 @@ class TalbLeafSpineHelper : public Object
     std::map<std::pair<uint32_t, uint32_t>, double> m_losses;
     /// Set the receive error models of link \p k's leaf-side and spine-side devices (null: none).
     void SetLinkErrorModels(uint32_t k, Ptr<ErrorModel> leafSide, Ptr<ErrorModel> spineSide);
-    /// PhyRxDrop of a lossy link's device: counts random losses while the link is up.
-    static void CountLossDrop(TalbLeafSpineHelper* self, uint32_t k, Ptr<const Packet> p);
+    /// PhyRxDrop of a leaf-spine link's device: a random loss while the link is up, a failure's
+    /// loss while it is down.
+    static void CountLinkDrop(TalbLeafSpineHelper* self, uint32_t k, Ptr<const Packet> p);
+    /// Take link \p k out of the switches' routes (the failure detected), unless it came back
+    /// since the failure of epoch \p epoch.
+    void WithdrawLink(uint32_t k, uint32_t epoch);
     /// [leaf * nSpines + spine]: the lossy links' error models (leaf side, spine side)
     std::map<uint32_t, std::pair<Ptr<RateErrorModel>, Ptr<RateErrorModel>>> m_lossModels;
     uint64_t m_lossDrops{0};
+    uint64_t m_failedDrops{0};
+    Time m_failureDetection; //!< FailureDetection attribute
+    /// [leaf * nSpines + spine]: failures and restorations so far (a withdrawal scheduled for
+    /// one failure is void once the link came back)
+    std::vector<uint32_t> m_linkEpoch;
 
     bool m_installed;
     NodeContainer m_hosts;

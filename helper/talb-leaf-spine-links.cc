@@ -227,6 +227,7 @@ TalbLeafSpineHelper::FailLink(uint32_t leaf, uint32_t spine)
         return;
     }
     m_linkUp[k] = false;
+    ++m_linkEpoch[k];
     m_baseRttMemo.clear();
     m_bottleneckMemo.clear();
     Ptr<NetDevice> ends[2] = {m_links[k].first, m_links[k].second};
@@ -249,6 +250,29 @@ TalbLeafSpineHelper::FailLink(uint32_t leaf, uint32_t spine)
         return em;
     };
     SetLinkErrorModels(k, loseAll(), loseAll());
+    if (m_failureDetection.IsZero())
+    {
+        WithdrawLink(k, m_linkEpoch[k]);
+        return;
+    }
+    Simulator::Schedule(m_failureDetection,
+                        &TalbLeafSpineHelper::WithdrawLink,
+                        Ptr<TalbLeafSpineHelper>(this),
+                        k,
+                        m_linkEpoch[k]);
+}
+
+void
+TalbLeafSpineHelper::WithdrawLink(uint32_t k, uint32_t epoch)
+{
+    NS_LOG_FUNCTION(this << k << epoch);
+    if (m_linkEpoch[k] != epoch)
+    {
+        return;
+    }
+    uint32_t leaf = k / m_nSpines;
+    uint32_t spine = k % m_nSpines;
+    Ptr<NetDevice> ends[2] = {m_links[k].first, m_links[k].second};
     if (m_stockRouting)
     {
         for (auto& dev : ends)
@@ -274,6 +298,7 @@ TalbLeafSpineHelper::RestoreLink(uint32_t leaf, uint32_t spine)
         return;
     }
     m_linkUp[k] = true;
+    ++m_linkEpoch[k];
     m_baseRttMemo.clear();
     m_bottleneckMemo.clear();
     // Back to what it was: lossless, or its random loss (SetLinkLoss).
@@ -323,12 +348,16 @@ TalbLeafSpineHelper::SetLinkErrorModels(uint32_t k,
 }
 
 void
-TalbLeafSpineHelper::CountLossDrop(TalbLeafSpineHelper* self, uint32_t k, Ptr<const Packet>)
+TalbLeafSpineHelper::CountLinkDrop(TalbLeafSpineHelper* self, uint32_t k, Ptr<const Packet>)
 {
     // A failed link drops everything through its own models: not the random loss's.
     if (self->m_linkUp[k])
     {
         ++self->m_lossDrops;
+    }
+    else
+    {
+        ++self->m_failedDrops;
     }
 }
 

@@ -321,7 +321,8 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info, s
     json << ", ";
     writeClass("best_effort", sw.bestEffort);
     json << ", \"device_drops\": " << sw.deviceDrops
-         << ", \"link_loss_drops\": " << sw.linkLossDrops << "}";
+         << ", \"link_loss_drops\": " << sw.linkLossDrops
+         << ", \"failed_link_drops\": " << sw.failedLinkDrops << "}";
     if (sw.pfc.installed)
     {
         const PfcCounters& p = sw.pfc;

@@ -124,8 +124,9 @@ class TalbOutputWriter : public Object
     {
         ClassCounters training;
         ClassCounters bestEffort;
-        uint64_t deviceDrops{0};   //!< packets an egress device refused (TalbSwitch nDropDevice)
-        uint64_t linkLossDrops{0}; //!< packets lossy links (linkLoss) lost at random
+        uint64_t deviceDrops{0};     //!< packets an egress device refused (TalbSwitch nDropDevice)
+        uint64_t linkLossDrops{0};   //!< packets lossy links (linkLoss) lost at random
+        uint64_t failedLinkDrops{0}; //!< packets sent onto failed links (failLink, flapLink)
         PfcCounters pfc;
         SharedBufferCounters sharedBuffer;
     };

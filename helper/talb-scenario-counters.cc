@@ -156,6 +156,7 @@ SumFields(SwitchCounters* c)
     fields.insert(fields.end(),
                   {&c->deviceDrops,
                    &c->linkLossDrops,
+                   &c->failedLinkDrops,
                    &p.pauseStarts,
                    &p.pausesSent,
                    &p.resumes,
@@ -285,6 +286,7 @@ TalbScenarioCounters::SumSwitches(const TalbScenarioSpec& s, Ptr<TalbLeafSpineHe
     AddClassCounters(nodes, &out);
     AddPfcCounters(switches, &out);
     out.linkLossDrops = fabric->GetLinkLossDrops();
+    out.failedLinkDrops = fabric->GetFailedLinkDrops();
     if (s.distributed)
     {
         SumOverRanks(s, &out);

@@ -236,6 +236,13 @@ DeclareLinkEvents(TalbScenarioConfig& c)
               C::STRING,
               "",
               "leaf-spine links that fail, leaf:spine@time, ';'-separated, e.g. 0:1@5ms");
+    c.Declare("failDetect",
+              C::TIME,
+              "0s",
+              "time from a failLink or flapLink failure to the switches taking the link out of "
+              "their routes (a control plane's detection and convergence, e.g. 10ms); until "
+              "then the balancers see the port up and what they send into it is lost (a "
+              "blackhole; run.json's failed_link_drops). 0s: at once");
     c.Declare("flapLink",
               C::STRING,
               "",

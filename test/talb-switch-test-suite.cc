@@ -189,6 +189,87 @@ class TalbSwitchLinkFailureTestCase : public talbtest::SimulationTestCase
 };
 
 /**
+ * A failure the switches detect 3 ms late (FailureDetection): from the failure at 2 ms until
+ * 5 ms they keep both candidates and send into the dead link (a blackhole, counted as failed
+ * link drops); from 5 ms on the link is out of their routes and carries nothing, and every flow
+ * completes.
+ */
+class TalbSwitchLinkFailureDetectionTestCase : public talbtest::SimulationTestCase
+{
+  public:
+    TalbSwitchLinkFailureDetectionTestCase()
+        : talbtest::SimulationTestCase(
+              "TalbSwitchLinkFailureDetection: ecmp, link leaf 0 - spine 1 fails at 2 ms, "
+              "withdrawn 3 ms later; a blackhole in between, 4 TCP flows of 2 MB complete")
+    {
+    }
+
+  private:
+    struct Counts
+    {
+        Time failAt;
+        Time withdrawnAt;
+        uint64_t blackholed{0}; //!< packets sent into the link between the two
+        uint64_t afterwards{0}; //!< packets sent into the link once withdrawn
+    };
+
+    static void Count(Counts* c, Ptr<const Packet>)
+    {
+        Time now = Simulator::Now();
+        if (now >= c->withdrawnAt)
+        {
+            ++c->afterwards;
+        }
+        else if (now >= c->failAt)
+        {
+            ++c->blackholed;
+        }
+    }
+
+    void DoRun() override
+    {
+        TalbHostConfig::ApplyDefaults(1500); // the helper's default Mtu
+        Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
+        f->SetAttribute("FabricRate", DataRateValue(DataRate("10Gbps")));
+        f->SetAttribute("FailureDetection", TimeValue(MilliSeconds(3)));
+        f->SetLoadBalancer("ecmp");
+        Counts c;
+        c.failAt = MilliSeconds(2);
+        c.withdrawnAt = MilliSeconds(5);
+        f->SetLinkFailure(0, 1, c.failAt);
+        f->Install();
+        f->AssignStreams(1);
+        const uint64_t size = 2000000;
+        std::vector<Ptr<TalbBulkSink>> sinks = InstallCrossLeafBulk(f, size);
+        f->GetUplinkDevice(0, 1)->TraceConnectWithoutContext("MacTx",
+                                                             MakeBoundCallback(&Count, &c));
+        f->GetDownlinkDevice(1, 0)->TraceConnectWithoutContext("MacTx",
+                                                               MakeBoundCallback(&Count, &c));
+        std::vector<std::pair<bool, size_t>> seen; // link state, leaf 0's candidates to leaf 1
+        for (double ms : {4.9, 5.1})
+        {
+            Simulator::Schedule(MicroSeconds(ms * 1000), [&seen, f]() {
+                seen.emplace_back(f->IsLinkUp(0, 1), f->GetLeafSwitch(0)->GetRoute(2).size());
+            });
+        }
+        Simulator::Stop(MilliSeconds(200));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(seen.size(), 2u, "probes");
+        NS_TEST_EXPECT_MSG_EQ(seen[0].first, false, "the link is down at 4.9 ms");
+        NS_TEST_EXPECT_MSG_EQ(seen[0].second, 2u, "still routed to at 4.9 ms");
+        NS_TEST_EXPECT_MSG_EQ(seen[1].second, 1u, "withdrawn at 5.1 ms");
+        NS_TEST_EXPECT_MSG_GT(c.blackholed, 0u, "nothing was sent into the undetected failure");
+        NS_TEST_EXPECT_MSG_EQ(c.afterwards, 0u, "the withdrawn link carried packets");
+        NS_TEST_EXPECT_MSG_GT(f->GetFailedLinkDrops(), 0u, "failed link drops");
+        NS_TEST_EXPECT_MSG_EQ(f->GetLinkLossDrops(), 0u, "a failure is no random loss");
+        for (uint32_t k = 0; k < 4; ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ(sinks[k]->GetTotalRx(), size, "flow " << k << " incomplete");
+        }
+    }
+};
+
+/**
  * A flapping leaf-spine link: down for 2 ms from 2 ms on, up for 2 ms, down again, ...; it
  * carries nothing while down, carries traffic again once up (routes restored) and every flow
  * completes.
@@ -292,6 +373,7 @@ class TalbSwitchTestSuite : public TestSuite
         {
             AddTestCase(new TalbSwitchLinkFlapTestCase(lb), TestCase::QUICK);
         }
+        AddTestCase(new TalbSwitchLinkFailureDetectionTestCase(), TestCase::QUICK);
     }
 };
 

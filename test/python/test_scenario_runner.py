@@ -96,6 +96,22 @@ def test_a_flapping_link_changes_the_run_and_the_job_completes(tmp_path):
     assert not same_flows(tmp_path / 'steady', tmp_path / 'flap')
 
 
+def test_a_failure_detected_late_is_a_blackhole_meanwhile(tmp_path):
+    """--failDetect reaches the fabric (the routes' timing is tested in the talb-switch suite:
+    TalbSwitchLinkFailureDetection): until the switches withdraw the failed link they keep
+    sending into it, run.json counts what it lost, and the job still completes."""
+    args = [a for a in TINY if not a.startswith('--lb')] + ['--lb=ecmp']
+    drops = {}
+    for detect in ('0s', '2ms'):
+        out = tmp_path / detect
+        result = run(*args, '--failLink=0:0@1ms', '--failDetect=%s' % detect, '--out=%s' % out)
+        assert result.returncode == 0, result.stderr
+        meta = json.loads((out / 'run.json').read_text())
+        assert meta['complete'] and meta['parameters']['failDetect'] == detect
+        drops[detect] = meta['switch_classes']['failed_link_drops']
+    assert drops['2ms'] > drops['0s'] + 10, drops
+
+
 def test_lb_profile_gives_talb_its_settings_per_transport(tmp_path):
     """lbProfile=transport (the default) runs TaLB over RDMA exactly as the profile's attributes
     given by hand, which differs from the attribute defaults; over TCP (RemoteSprayBytes, which
@@ -184,6 +200,7 @@ def test_queue_pairs_with_ports_of_their_own_are_judged_per_host_pair(tmp_path):
     (['--jobs=workers=4,colour=red'], "unknown key 'colour'"),
     (['--failLink=9:0@1ms'], 'failLink: link 9:0 is outside the fabric (4 leaves x 2 spines)'),
     (['--failLink=0:1@soon'], "failLink: '0:1@soon' is not leaf:spine@time"),
+    (['--failDetect=-1ms'], "failDetect='-1ms' is not a time with a unit"),
     (['--linkRates=0:7=1Gbps'], 'linkRates: link 0:7 is outside the fabric'),
     (['--flapLink=9:0@1ms/1ms/1ms'], 'flapLink: link 9:0 is outside the fabric'),
     (['--flapLink=0:1@1ms/1ms'], "flapLink: '0:1@1ms/1ms' is not leaf:spine@start/down/up"),

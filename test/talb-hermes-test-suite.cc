@@ -210,6 +210,97 @@ class TalbHermesFabricTestCase : public talbtest::SimulationTestCase
     bool m_slowRemote;
 };
 
+/**
+ * Hermes's sensing of random drops (LossSensing) on a two-leaf, two-spine DCTCP fabric whose
+ * leaf 0 - spine 1 link loses 5 % of its packets: with it the leaf fails that path and sends
+ * less than half the bytes it sends there without it.
+ */
+class TalbHermesLossSensingTestCase : public talbtest::SimulationTestCase
+{
+  public:
+    TalbHermesLossSensingTestCase()
+        : talbtest::SimulationTestCase(
+              "TalbHermesLossSensing: a path losing 5 % without congestion is failed and left")
+    {
+    }
+
+  private:
+    struct Run
+    {
+        uint64_t lossyBytes{0}; //!< sent on leaf 0's uplink to spine 1
+        uint64_t totalBytes{0}; //!< sent on leaf 0's uplinks
+        uint64_t pathsFailed{0};
+    };
+
+    Run Simulate(bool sensing)
+    {
+        TalbHostConfig::ApplyDefaults(1500); // the helper's default Mtu
+        Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
+        f->SetAttribute("Leaves", UintegerValue(2));
+        f->SetAttribute("Spines", UintegerValue(2));
+        f->SetAttribute("HostsPerLeaf", UintegerValue(2));
+        f->SetAttribute("HostRate", DataRateValue(DataRate("10Gbps")));
+        f->SetAttribute("FabricRate", DataRateValue(DataRate("10Gbps")));
+        f->SetAttribute("TcpVariant", StringValue("ns3::TcpDctcp"));
+        f->SetLoadBalancer("hermes", "LossSensing", BooleanValue(sensing));
+        f->SetLinkLoss(0, 1, 0.05);
+        f->Install();
+        f->AssignStreams(7);
+        const uint64_t bytes = 4000000;
+        std::vector<Ptr<TalbBulkSink>> sinks;
+        for (uint32_t k = 0; k < 4; ++k)
+        {
+            uint16_t port = 6000 + k;
+            TalbBulkSinkHelper sink(InetSocketAddress(Ipv4Address::GetAny(), port));
+            sinks.push_back(DynamicCast<TalbBulkSink>(sink.Install(f->GetHost(2 + k % 2)).Get(0)));
+            BulkSendHelper bulk("ns3::TcpSocketFactory",
+                                InetSocketAddress(f->GetHostAddress(2 + k % 2), port));
+            bulk.SetAttribute("MaxBytes", UintegerValue(bytes));
+            bulk.Install(f->GetHost(k % 2)).Start(MicroSeconds(10 + 2000 * k));
+        }
+        Run r;
+        std::vector<uint64_t> up(2, 0);
+        for (uint32_t s = 0; s < 2; ++s)
+        {
+            f->GetUplinkDevice(0, s)->TraceConnectWithoutContext(
+                "MacTx",
+                MakeBoundCallback(
+                    +[](uint64_t* n, Ptr<const Packet> p) { *n += p->GetSize(); },
+                    &up[s]));
+        }
+        Simulator::Stop(Seconds(2));
+        Simulator::Run();
+        for (uint32_t k = 0; k < 4; ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ(sinks[k]->GetTotalRx(), bytes, "flow " << k << " incomplete");
+        }
+        r.lossyBytes = up[1];
+        r.totalBytes = up[0] + up[1];
+        r.pathsFailed =
+            DynamicCast<TalbHermesLb>(f->GetLeafSwitch(0)->GetLoadBalancer())->GetPathsFailed();
+        Simulator::Destroy();
+        Config::Reset();
+        return r;
+    }
+
+    void DoRun() override
+    {
+        Run off = Simulate(false);
+        Run on = Simulate(true);
+        NS_TEST_EXPECT_MSG_EQ(off.pathsFailed, 0u, "no sensing, no failed path");
+        NS_TEST_EXPECT_MSG_LT(on.lossyBytes * 2,
+                              off.lossyBytes,
+                              "with sensing " << on.lossyBytes << " of " << on.totalBytes
+                                              << ", without " << off.lossyBytes << " of "
+                                              << off.totalBytes);
+        NS_TEST_EXPECT_MSG_GT(on.pathsFailed, 0u, "the lossy path was never failed");
+        NS_TEST_EXPECT_MSG_LT(on.lossyBytes,
+                              on.totalBytes / 5,
+                              "the lossy uplink carried " << on.lossyBytes << " of "
+                                                          << on.totalBytes);
+    }
+};
+
 class TalbHermesTestSuite : public TestSuite
 {
   public:
@@ -219,6 +310,7 @@ class TalbHermesTestSuite : public TestSuite
         AddTestCase(new TalbHermesSensingTestCase, TestCase::QUICK);
         AddTestCase(new TalbHermesFabricTestCase(false), TestCase::QUICK);
         AddTestCase(new TalbHermesFabricTestCase(true), TestCase::QUICK);
+        AddTestCase(new TalbHermesLossSensingTestCase, TestCase::QUICK);
     }
 };
 

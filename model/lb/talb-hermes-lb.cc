@@ -3,6 +3,7 @@
 #include "talb-core-attributes.h"
 #include "talb-hermes-tag.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -44,6 +45,41 @@ TalbHermesLb::GetTypeId()
                           "Fed-back path state older than this counts as unknown",
                           TimeValue(MilliSeconds(1)),
                           MakeTimeAccessor(&TalbHermesLb::m_agingTime),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("LossSensing",
+                          "Sense random drops as Hermes does: a path whose TCP segments are "
+                          "often retransmissions while its ECN fraction is low is failed for "
+                          "FailedTime (flows leave it, new ones avoid it); false: only down "
+                          "ports count as failed (talb's Hermes before 2026-11-30)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TalbHermesLb::m_lossSensing),
+                          MakeBooleanChecker())
+            .AddAttribute("RetransmitThreshold",
+                          "LossSensing: share of a path's segments that are retransmissions "
+                          "above which the path is failed (Hermes: 1 %)",
+                          DoubleValue(0.01),
+                          MakeDoubleAccessor(&TalbHermesLb::m_retxThreshold),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("LossEwmaGain",
+                          "LossSensing: gain of the moving average of the retransmitted share "
+                          "per segment (small: a share of 1 % is told from 0 over hundreds of "
+                          "segments)",
+                          DoubleValue(1.0 / 512),
+                          MakeDoubleAccessor(&TalbHermesLb::m_lossGain),
+                          MakeDoubleChecker<double>(1e-6, 1.0))
+            .AddAttribute("LossMinSamples",
+                          "LossSensing: segments a path must have carried since it was last "
+                          "judged before it can be failed",
+                          UintegerValue(512),
+                          MakeUintegerAccessor(&TalbHermesLb::m_lossMinSamples),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("FailedTime",
+                          "LossSensing: how long a failed path stays failed before it is "
+                          "judged afresh (10 ms let the lossy path of "
+                          "scenarios/baselines/hermes-random-drop-dctcp.json back too soon: "
+                          "idle, it drew new flows)",
+                          TimeValue(MilliSeconds(100)),
+                          MakeTimeAccessor(&TalbHermesLb::m_failedTime),
                           MakeTimeChecker(NanoSeconds(1)));
     return tid;
 }
@@ -89,6 +125,9 @@ TalbHermesLb::Remote::Path(uint32_t dstLeaf, uint32_t path, int64_t nowNs) const
         r.delayNs = static_cast<int64_t>(s.delayNs);
         r.known = true;
     }
+    r.failed = m_lb->m_lossSensing &&
+               NanoSeconds(nowNs) <
+                   m_lb->m_loss[dstLeaf * m_lb->GetSwitchInfo().nSpines + path].failedUntil;
     return r;
 }
 
@@ -131,6 +170,8 @@ TalbHermesLb::InitializeParams()
     m_fromLeaf.assign(info.nLeaves * info.nSpines, PathState());
     m_toLeaf.assign(info.nLeaves * info.nSpines, PathState());
     m_fbCursor.assign(info.nLeaves, 0);
+    m_loss.assign(m_lossSensing ? info.nLeaves * info.nSpines : 0, LossState());
+    m_seq.assign(m_lossSensing ? m_config.tableSize : 0, SeqSlot());
 }
 
 talb::lb::Hermes::PathType
@@ -149,6 +190,23 @@ double
 TalbHermesLb::GetFlowRate(uint32_t flowHash) const
 {
     return m_core.RateOf(flowHash);
+}
+
+uint64_t
+TalbHermesLb::GetPathsFailed() const
+{
+    return m_pathsFailed;
+}
+
+std::vector<TalbLoadBalancer::PolicyCounter>
+TalbHermesLb::GetPolicyCounters() const
+{
+    std::vector<PolicyCounter> counters = TalbCorePolicyLb::GetPolicyCounters();
+    if (m_lossSensing)
+    {
+        counters.push_back({"paths_failed", m_pathsFailed});
+    }
+    return counters;
 }
 
 uint32_t
@@ -222,6 +280,10 @@ TalbHermesLb::DoPacketOut(TalbPacketContext& ctx, uint32_t port)
     {
         return;
     }
+    if (m_lossSensing)
+    {
+        SenseLoss(ctx, port);
+    }
     TalbHermesTag tag;
     TalbHermesTag::Fields& f = tag.Set();
     f.path = static_cast<uint8_t>(GetPort(port).peer);
@@ -245,6 +307,68 @@ TalbHermesLb::DoPacketOut(TalbPacketContext& ctx, uint32_t port)
         }
     }
     ctx.packet->AddPacketTag(tag);
+}
+
+void
+TalbHermesLb::SenseLoss(const TalbPacketContext& ctx, uint32_t port)
+{
+    // The IPv4 and TCP headers as on the wire (the switch checked the IPv4 header is first).
+    uint8_t b[64];
+    uint32_t n = ctx.packet->CopyData(b, sizeof(b));
+    if (n < 20 || b[9] != 6)
+    {
+        return;
+    }
+    uint32_t ipBytes = (b[0] & 0x0f) * 4u;
+    if (n < ipBytes + 20)
+    {
+        return;
+    }
+    uint32_t total = (uint32_t(b[2]) << 8) | b[3];
+    uint32_t tcpBytes = (b[ipBytes + 12] >> 4) * 4u;
+    if (total <= ipBytes + tcpBytes)
+    {
+        return; // no data: an acknowledgement
+    }
+    const uint8_t* s = b + ipBytes + 4;
+    uint32_t seq = (uint32_t(s[0]) << 24) | (uint32_t(s[1]) << 16) | (uint32_t(s[2]) << 8) | s[3];
+    uint32_t end = seq + (total - ipBytes - tcpBytes);
+    SeqSlot& slot = m_seq[talb::lb::Mix32(ctx.flowHash ^ 0x9e3779b9u) & (m_seq.size() - 1)];
+    bool retransmitted = false;
+    if (slot.valid && slot.flowHash == ctx.flowHash)
+    {
+        // Sequence numbers wrap: "not past the highest" is a non-positive signed distance.
+        retransmitted = static_cast<int32_t>(end - slot.highEnd) <= 0;
+        if (!retransmitted)
+        {
+            slot.highEnd = end;
+        }
+    }
+    else
+    {
+        slot = SeqSlot{ctx.flowHash, end, true};
+    }
+    const TalbSwitchInfo& info = GetSwitchInfo();
+    uint32_t path = GetPort(port).peer;
+    LossState& l = m_loss[ctx.dstLeaf * info.nSpines + path];
+    l.retxShare += m_lossGain * ((retransmitted ? 1.0 : 0.0) - l.retxShare);
+    ++l.samples;
+    if (l.samples < m_lossMinSamples || l.retxShare <= m_retxThreshold)
+    {
+        return;
+    }
+    const PathState& fed = m_toLeaf[ctx.dstLeaf * info.nSpines + path];
+    bool congested = fed.valid && ctx.now - fed.updated <= m_agingTime &&
+                     fed.ecnFraction >= m_config.ecnThreshold;
+    if (!congested)
+    {
+        NS_LOG_LOGIC("path " << path << " to leaf " << ctx.dstLeaf << " failed: " << l.retxShare
+                             << " of its segments retransmitted");
+        l.failedUntil = ctx.now + m_failedTime;
+        ++m_pathsFailed;
+    }
+    l.retxShare = 0;
+    l.samples = 0;
 }
 
 } // namespace ns3

@@ -621,6 +621,34 @@ TEST(TalbLbCoreHermes, AFlowWhosePortFailedMovesAtOnce)
     EXPECT_EQ(h.events.reroutes[0], std::make_pair(1u, 3u));
 }
 
+TEST(TalbLbCoreHermes, AFailedPathIsLeftAtOnceAndPlacedLastWhateverItsCongestion)
+{
+    HermesLeaf h;
+    h.remote.Set(1, 0.6, 10);
+    h.remote.Set(2, 0.6, 10); // ports 2, 3 gray: the flow takes port 1
+    int64_t t = 0;
+    ASSERT_EQ(h.Send(7, 1, 1, &t), 1u);
+    h.remote.value[1][0].failed = true; // path 0 (port 1) loses packets without congestion
+    EXPECT_EQ(h.hermes.Classify(1, 1, t), Hermes::FAILED);
+    EXPECT_EQ(h.hermes.Classify(1, 0, t), Hermes::GOOD) << "failed towards leaf 1 only";
+    // Small, fast and on a path that is not congested: it would stay; failed, it moves now.
+    uint32_t moved = h.Send(7, 1, 1, &t);
+    EXPECT_NE(moved, 1u);
+    ASSERT_EQ(h.events.reroutes.size(), 1u);
+    EXPECT_EQ(h.events.reroutes[0].first, 1u);
+    // New flows take even a congested path before a failed one ...
+    h.remote.Set(1, 0.9, 100);
+    h.remote.Set(2, 0.9, 100);
+    h.remote.value[1][0].failed = true;
+    EXPECT_NE(h.hermes.Select(Sized(8, 1500, t), h.leaf.All()), 1u);
+    // ... and a failed one when every path failed.
+    h.remote.value[1][1].failed = true;
+    h.remote.value[1][2].failed = true;
+    EXPECT_EQ(h.hermes.Classify(2, 1, t), Hermes::FAILED);
+    uint32_t p = h.hermes.Select(Sized(9, 1500, t), h.leaf.All());
+    EXPECT_TRUE(p >= 1 && p <= 3);
+}
+
 TEST(TalbLbCoreHermes, IdleFlowsArePlacedAfreshAndCheckRejectsBadConfigurations)
 {
     HermesLeaf h;

@@ -158,6 +158,7 @@ Hermes::Sensed(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const
         s.delayNs = static_cast<int64_t>(double(Ports().QueueBytes(port)) * 8e9 / double(rate));
     }
     uint32_t path = port < m_config.portPath.size() ? m_config.portPath[port] : kNoPath;
+    bool failed = false;
     if (m_remote && path != kNoPath && dstLeaf < m_config.nLeaves)
     {
         RemotePath r = m_remote->Path(dstLeaf, path, nowNs);
@@ -166,9 +167,14 @@ Hermes::Sensed(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const
             s.fraction = r.ecnFraction;
             s.delayNs = std::max(s.delayNs, r.delayNs);
         }
+        failed = r.failed;
     }
     bool ecnHigh = s.fraction >= m_config.ecnThreshold;
-    if (ecnHigh && s.delayNs >= m_config.delayHighNs)
+    if (failed)
+    {
+        s.type = FAILED;
+    }
+    else if (ecnHigh && s.delayNs >= m_config.delayHighNs)
     {
         s.type = CONGESTED;
     }
@@ -206,7 +212,8 @@ Hermes::RateOf(uint32_t flowHash) const
 uint32_t
 Hermes::Place(const PacketInfo& packet, const Candidates& candidates)
 {
-    // Good paths first, then gray, then congested; within a type the least local rate.
+    // Good paths first, then gray, then congested, then failed; within a type the least local
+    // rate.
     return PickLeast(candidates, [&](uint32_t p) {
         Sense s = Sensed(p, packet.dstLeaf, packet.nowNs);
         return std::make_pair(s.type, s.localUtil);
@@ -233,7 +240,7 @@ Hermes::BetterThan(uint32_t current, const PacketInfo& packet, const Candidates&
         Sense s = Sensed(p, packet.dstLeaf, packet.nowNs);
         bool notably = s.fraction <= cur.fraction - m_config.deltaEcn &&
                        s.delayNs <= cur.delayNs - m_config.deltaDelayNs;
-        if (s.type == CONGESTED || !notably)
+        if (s.type >= CONGESTED || !notably)
         {
             continue;
         }
@@ -274,9 +281,10 @@ Hermes::DoSelect(const PacketInfo& packet, const Candidates& candidates)
             e.windowBytes = 0;
         }
         uint32_t to = kNoPort;
-        if (!candidates.Contains(e.port))
+        if (!candidates.Contains(e.port) ||
+            Sensed(e.port, packet.dstLeaf, packet.nowNs).type == FAILED)
         {
-            to = Place(packet, candidates); // failed path: move at once
+            to = Place(packet, candidates); // port down or path failed: move at once
         }
         else if (e.sentBytes >= m_config.sizeThresholdBytes && e.rateBps > 0 &&
                  e.port < m_config.portRateBps.size() &&

@@ -18,6 +18,9 @@ struct RemotePath
     double ecnFraction{0}; ///< fraction of the path's packets that met a queue above the ECN mark
     int64_t delayNs{0};    ///< queueing delay along the path (the RTT above the base RTT)
     bool known{false};     ///< false: no (or only aged) feedback
+    /// the path loses packets without congestion (Hermes's failure sensing; independent of
+    /// known)
+    bool failed{false};
 };
 
 /**
@@ -46,11 +49,14 @@ class RemoteView
  *  - good when f < ecnThreshold and d < delayLowNs,
  *  - congested when f >= ecnThreshold and d >= delayHighNs,
  *  - gray otherwise.
- * Without feedback a path's f is 0 and d its uplink's delay.
+ * Without feedback a path's f is 0 and d its uplink's delay. A path the remote view reports
+ * failed (Hermes's sensing of random drops: retransmissions without congestion) is failed,
+ * whatever f and d.
  *
  * New flows (and flows idle for longer than idleNs) are placed on the best path: good before
  * gray before congested, then the least local DRE utilisation (Hermes: the least local sending
- * rate), ties broken at random. A flow whose port failed moves at once. Otherwise a flow moves
+ * rate), ties broken at random. A flow whose port is down or whose path is failed moves at
+ * once (to a path that is not failed, if there is one). Otherwise a flow moves
  * only when all of Hermes's cautious conditions hold: its path is congested, it has sent at
  * least sizeThresholdBytes, its rate over the last completed rate window is below
  * rateThreshold x the uplink's line rate (a fast flow gains little by moving), and a path that
@@ -88,7 +94,8 @@ class Hermes : public Policy
     {
         GOOD = 0,
         GRAY = 1,
-        CONGESTED = 2
+        CONGESTED = 2,
+        FAILED = 3 ///< losing packets without congestion (placed last, left at once)
     };
 
     /// \return nullptr when \p config is usable, else what is wrong with it

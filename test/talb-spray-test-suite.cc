@@ -353,6 +353,65 @@ class TalbSprayLeafSpine : public talbtest::SimulationTestCase
     std::string m_policy;
 };
 
+/**
+ * A leaf-spine link that fails unseen by the routes (failDetect beyond the run): what the
+ * switches hash onto it is lost. With SprayAcks the acknowledgements take their data packet's
+ * entropy, so REPS recycles only entropies whose data and acknowledgement both came through,
+ * and every worker finishes; with the connection's one port for acknowledgements, a queue pair
+ * whose reverse path crosses the dead link hears nothing, whatever entropies it sprays.
+ */
+class TalbSprayAcksAroundABlackhole : public talbtest::SimulationTestCase
+{
+  public:
+    explicit TalbSprayAcksAroundABlackhole(bool sprayAcks)
+        : SimulationTestCase(std::string("TalbSprayAcksAroundABlackhole: REPS, SprayAcks=") +
+                             (sprayAcks ? "true: every worker finishes"
+                                        : "false: acknowledgements lost, workers stall")),
+          m_sprayAcks(sprayAcks)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        SetDataDir(NS_TEST_SOURCEDIR);
+        const std::string out =
+            CreateTempDirFilename(std::string("spray-bh-") + (m_sprayAcks ? "on" : "off"));
+        Config::SetDefault("ns3::TalbRdmaNic::SprayAcks", BooleanValue(m_sprayAcks));
+        TalbScenario::Result r =
+            RunScenario({{"transport", "spray"},
+                         {"sprayPolicy", "reps"},
+                         {"leaves", "2"},
+                         {"spines", "2"},
+                         {"hostsPerLeaf", "4"},
+                         {"placement", "spread"},
+                         {"hostRate", "100Gbps"},
+                         {"fabricRate", "100Gbps"},
+                         {"failLink", "1:0@10us"},
+                         {"failDetect", "100s"},
+                         {"stopTime", "200ms"},
+                         {"model", CreateDataDirFilename("data/talb-one-tensor-model.csv")},
+                         {"jobs", "workers=8,scheduler=wfbp"},
+                         {"iterations", "1"},
+                         {"warmup", "0"},
+                         {"bgLoad", "0"},
+                         {"progress", "false"}},
+                        "ecmp",
+                        out);
+        NS_TEST_EXPECT_MSG_GT(r.switches.failedLinkDrops, 0u, "nothing met the blackhole");
+        if (m_sprayAcks)
+        {
+            NS_TEST_EXPECT_MSG_EQ(r.iterationsDone, 8u, "every worker finished its iteration");
+        }
+        else
+        {
+            NS_TEST_EXPECT_MSG_LT(r.iterationsDone, 8u, "acknowledgements crossed a dead link");
+        }
+    }
+
+    bool m_sprayAcks;
+};
+
 class TalbSprayTestSuite : public TestSuite
 {
   public:
@@ -385,6 +444,8 @@ class TalbSprayTestSuite : public TestSuite
         }
         AddTestCase(new TalbSprayLeafSpine("oblivious"), TestCase::QUICK);
         AddTestCase(new TalbSprayLeafSpine("reps"), TestCase::QUICK);
+        AddTestCase(new TalbSprayAcksAroundABlackhole(true), TestCase::QUICK);
+        AddTestCase(new TalbSprayAcksAroundABlackhole(false), TestCase::QUICK);
     }
 };
 

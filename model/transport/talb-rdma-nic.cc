@@ -147,6 +147,16 @@ TalbRdmaNic::GetTypeId()
                           StringValue(""),
                           MakeStringAccessor(&TalbRdmaNic::m_entropyPolicy),
                           MakeRegistryNameChecker(TalbEntropyPolicy::GetRegistry(), true))
+            .AddAttribute("SprayAcks",
+                          "SelectiveRepeat: a responder's acknowledgements (and CNPs) take the "
+                          "UDP source port of the data packet that came last, so that with an "
+                          "EntropyPolicy they are sprayed as the data is, and an entropy that "
+                          "comes back names a forward and a reverse path that both work; false: "
+                          "the connection's port, whose one reverse path, if it fails unseen by "
+                          "the routes, loses every acknowledgement of the queue pair",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TalbRdmaNic::m_sprayAcks),
+                          MakeBooleanChecker())
             .AddTraceSource("GoBack",
                             "A queue pair sends again from an earlier PSN: queue pair, PSN it "
                             "was at, PSN it goes back to, true for a timeout",
@@ -475,7 +485,7 @@ TalbRdmaNic::SendControl(TalbRdmaQueuePair* qp, TalbRoceHeader& h, uint32_t body
     h.SetSource(m_address);
     h.SetDestination(qp->m_peer);
     h.SetTos(0);
-    h.SetSourcePort(qp->m_sourcePort);
+    h.SetSourcePort(m_sprayAcks && qp->m_ackPort != 0 ? qp->m_ackPort : qp->m_sourcePort);
     h.SetDestQp(qp->m_peerQpn);
     // An acknowledgement echoes the telemetry of the data packet it answers, INT header and all.
     bool echo = qp->m_hasEchoTelemetry && h.GetOpcode() != TalbRoceHeader::OP_CNP;

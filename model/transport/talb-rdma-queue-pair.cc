@@ -851,6 +851,7 @@ void
 TalbRdmaQueuePair::ReceiveDataSelective(const TalbRoceHeader& h, uint32_t payload, bool ce)
 {
     m_echoEntropy = h.GetSourcePort();
+    m_ackPort = m_echoEntropy;
     m_echoCe = ce;
     uint64_t psn = ExpandPsn(h.GetPsn(), m_ePsn);
     bool last = h.GetOpcode() == TalbRoceHeader::OP_SEND_LAST ||

@@ -326,6 +326,7 @@ class TalbRdmaQueuePair : public Object
     std::deque<RxSlot> m_rxSlots; //!< PSNs m_ePsn, m_ePsn + 1, ...
     uint16_t m_echoEntropy{0};    //!< source port of the data packet last received
     bool m_echoCe{false};         //!< ... and whether it was CE-marked
+    uint16_t m_ackPort{0};        //!< SelectiveRepeat: source port of the data packet last received
 
     // Responder
     uint64_t m_ePsn{0};     //!< expected PSN

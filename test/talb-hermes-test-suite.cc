@@ -43,6 +43,35 @@ Ctx(uint32_t flowHash, uint32_t srcLeaf, uint32_t dstLeaf, Packet* p = nullptr)
     return c;
 }
 
+/// \return a two-leaf, two-spine fabric of two hosts per leaf at 10 Gb/s, not yet installed
+Ptr<TalbLeafSpineHelper>
+TwoByTwoFabric()
+{
+    TalbHostConfig::ApplyDefaults(1500); // the helper's default Mtu
+    Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
+    f->SetAttribute("Leaves", UintegerValue(2));
+    f->SetAttribute("Spines", UintegerValue(2));
+    f->SetAttribute("HostsPerLeaf", UintegerValue(2));
+    f->SetAttribute("HostRate", DataRateValue(DataRate("10Gbps")));
+    f->SetAttribute("FabricRate", DataRateValue(DataRate("10Gbps")));
+    return f;
+}
+
+/// Counts into \p up[s] the bytes leaf 0 sends to spine s (s = 0, 1).
+void
+CountUplinkBytes(Ptr<TalbLeafSpineHelper> f, std::vector<uint64_t>* up)
+{
+    up->assign(2, 0);
+    for (uint32_t s = 0; s < 2; ++s)
+    {
+        f->GetUplinkDevice(0, s)->TraceConnectWithoutContext(
+            "MacTx",
+            MakeBoundCallback(
+                +[](uint64_t* n, Ptr<const Packet> p) { *n += p->GetSize(); },
+                &(*up)[s]));
+    }
+}
+
 } // namespace
 
 /// The destination leaf learns and feeds back; the source leaf reads feedback and avoids the
@@ -144,13 +173,7 @@ class TalbHermesFabricTestCase : public talbtest::SimulationTestCase
   private:
     void DoRun() override
     {
-        TalbHostConfig::ApplyDefaults(1500); // the helper's default Mtu
-        Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
-        f->SetAttribute("Leaves", UintegerValue(2));
-        f->SetAttribute("Spines", UintegerValue(2));
-        f->SetAttribute("HostsPerLeaf", UintegerValue(2));
-        f->SetAttribute("HostRate", DataRateValue(DataRate("10Gbps")));
-        f->SetAttribute("FabricRate", DataRateValue(DataRate("10Gbps")));
+        Ptr<TalbLeafSpineHelper> f = TwoByTwoFabric();
         f->SetLoadBalancer("hermes");
         if (m_slowRemote)
         {
@@ -170,15 +193,8 @@ class TalbHermesFabricTestCase : public talbtest::SimulationTestCase
             // Staggered starts: the second flow sees the first one's uplink busy.
             bulk.Install(f->GetHost(h)).Start(MicroSeconds(10 + 300 * h));
         }
-        std::vector<uint64_t> up(2, 0);
-        for (uint32_t s = 0; s < 2; ++s)
-        {
-            f->GetUplinkDevice(0, s)->TraceConnectWithoutContext(
-                "MacTx",
-                MakeBoundCallback(
-                    +[](uint64_t* n, Ptr<const Packet> p) { *n += p->GetSize(); },
-                    &up[s]));
-        }
+        std::vector<uint64_t> up;
+        CountUplinkBytes(f, &up);
         Simulator::Stop(MilliSeconds(40));
         Simulator::Run();
         Ptr<TalbLoadBalancer> lb = f->GetLeafSwitch(0)->GetLoadBalancer();
@@ -234,13 +250,7 @@ class TalbHermesLossSensingTestCase : public talbtest::SimulationTestCase
 
     Run Simulate(bool sensing)
     {
-        TalbHostConfig::ApplyDefaults(1500); // the helper's default Mtu
-        Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
-        f->SetAttribute("Leaves", UintegerValue(2));
-        f->SetAttribute("Spines", UintegerValue(2));
-        f->SetAttribute("HostsPerLeaf", UintegerValue(2));
-        f->SetAttribute("HostRate", DataRateValue(DataRate("10Gbps")));
-        f->SetAttribute("FabricRate", DataRateValue(DataRate("10Gbps")));
+        Ptr<TalbLeafSpineHelper> f = TwoByTwoFabric();
         f->SetAttribute("TcpVariant", StringValue("ns3::TcpDctcp"));
         f->SetLoadBalancer("hermes", "LossSensing", BooleanValue(sensing));
         f->SetLinkLoss(0, 1, 0.05);
@@ -259,15 +269,8 @@ class TalbHermesLossSensingTestCase : public talbtest::SimulationTestCase
             bulk.Install(f->GetHost(k % 2)).Start(MicroSeconds(10 + 2000 * k));
         }
         Run r;
-        std::vector<uint64_t> up(2, 0);
-        for (uint32_t s = 0; s < 2; ++s)
-        {
-            f->GetUplinkDevice(0, s)->TraceConnectWithoutContext(
-                "MacTx",
-                MakeBoundCallback(
-                    +[](uint64_t* n, Ptr<const Packet> p) { *n += p->GetSize(); },
-                    &up[s]));
-        }
+        std::vector<uint64_t> up;
+        CountUplinkBytes(f, &up);
         Simulator::Stop(Seconds(2));
         Simulator::Run();
         for (uint32_t k = 0; k < 4; ++k)

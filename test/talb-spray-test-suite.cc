@@ -306,6 +306,29 @@ class TalbSprayAnalytic : public talbtest::SimulationTestCase
 };
 
 /**
+ * \return the runner's parameters of an 8-worker ring of one tensor spread over 2 leaves x
+ * \p spines spines at 100 Gb/s, hosts spraying under \p policy
+ */
+std::vector<std::pair<std::string, std::string>>
+OneTensorRing(const std::string& policy, const std::string& model, uint32_t spines)
+{
+    return {{"transport", "spray"},
+            {"sprayPolicy", policy},
+            {"leaves", "2"},
+            {"spines", std::to_string(spines)},
+            {"hostsPerLeaf", "4"},
+            {"placement", "spread"},
+            {"hostRate", "100Gbps"},
+            {"fabricRate", "100Gbps"},
+            {"model", model},
+            {"jobs", "workers=8,scheduler=wfbp"},
+            {"iterations", "1"},
+            {"warmup", "0"},
+            {"bgLoad", "0"},
+            {"progress", "false"}};
+}
+
+/**
  * Spraying on a leaf-spine: 8 workers spread over 2 leaves x 4 spines at 100 Gb/s, ring
  * all-reduce of 100 MB. The spray transport spreads each queue pair's packets over the spines
  * (rdma's ECMP keeps a queue pair on one), so they arrive out of order: selective repeat places
@@ -327,23 +350,10 @@ class TalbSprayLeafSpine : public talbtest::SimulationTestCase
     {
         SetDataDir(NS_TEST_SOURCEDIR);
         const std::string out = CreateTempDirFilename("spray-ls-" + m_policy);
-        TalbScenario::Result r =
-            RunScenario({{"transport", "spray"},
-                         {"sprayPolicy", m_policy},
-                         {"leaves", "2"},
-                         {"spines", "4"},
-                         {"hostsPerLeaf", "4"},
-                         {"placement", "spread"},
-                         {"hostRate", "100Gbps"},
-                         {"fabricRate", "100Gbps"},
-                         {"model", CreateDataDirFilename("data/talb-one-tensor-model.csv")},
-                         {"jobs", "workers=8,scheduler=wfbp"},
-                         {"iterations", "1"},
-                         {"warmup", "0"},
-                         {"bgLoad", "0"},
-                         {"progress", "false"}},
-                        "ecmp",
-                        out);
+        TalbScenario::Result r = RunScenario(
+            OneTensorRing(m_policy, CreateDataDirFilename("data/talb-one-tensor-model.csv"), 4),
+            "ecmp",
+            out);
         NS_TEST_ASSERT_MSG_EQ(r.iterationsDone, 8u, "every worker finished its iteration");
         NS_TEST_EXPECT_MSG_GT(r.rdma.placed, 1000u, "sprayed packets arrive out of order");
         NS_TEST_EXPECT_MSG_EQ(r.rdma.outOfOrder, 0u, "... and are placed, not dropped");
@@ -378,26 +388,11 @@ class TalbSprayAcksAroundABlackhole : public talbtest::SimulationTestCase
         const std::string out =
             CreateTempDirFilename(std::string("spray-bh-") + (m_sprayAcks ? "on" : "off"));
         Config::SetDefault("ns3::TalbRdmaNic::SprayAcks", BooleanValue(m_sprayAcks));
-        TalbScenario::Result r =
-            RunScenario({{"transport", "spray"},
-                         {"sprayPolicy", "reps"},
-                         {"leaves", "2"},
-                         {"spines", "2"},
-                         {"hostsPerLeaf", "4"},
-                         {"placement", "spread"},
-                         {"hostRate", "100Gbps"},
-                         {"fabricRate", "100Gbps"},
-                         {"failLink", "1:0@10us"},
-                         {"failDetect", "100s"},
-                         {"stopTime", "200ms"},
-                         {"model", CreateDataDirFilename("data/talb-one-tensor-model.csv")},
-                         {"jobs", "workers=8,scheduler=wfbp"},
-                         {"iterations", "1"},
-                         {"warmup", "0"},
-                         {"bgLoad", "0"},
-                         {"progress", "false"}},
-                        "ecmp",
-                        out);
+        ScenarioParams params =
+            OneTensorRing("reps", CreateDataDirFilename("data/talb-one-tensor-model.csv"), 2);
+        params.insert(params.end(),
+                      {{"failLink", "1:0@10us"}, {"failDetect", "100s"}, {"stopTime", "200ms"}});
+        TalbScenario::Result r = RunScenario(params, "ecmp", out);
         NS_TEST_EXPECT_MSG_GT(r.switches.failedLinkDrops, 0u, "nothing met the blackhole");
         if (m_sprayAcks)
         {

@@ -53,6 +53,7 @@ SCENARIO = {
     'ecnThreshold': 'x',
     'linkRates': '0:0=fast',
     'failLink': '0:0',
+    'failDetect': '-1ms',
     'flapLink': '0:0@1ms/0ms/1ms',
     'linkLoss': '0:0=1',
     'stockRouting': 'maybe',
@@ -111,7 +112,7 @@ FABRIC = ['leaves', 'spines', 'hostsPerLeaf', 'hostRate', 'fabricRate', 'oversub
           'hostQueueSize', 'portScheduling', 'bandScheduling', 'strictBands', 'bandWeights',
           'trainingWeight',
           'bestEffortWeight', 'untaggedBand', 'bestEffortBuffer', 'ecnThreshold', 'linkRates',
-          'failLink', 'flapLink', 'linkLoss', 'stockRouting']
+          'failLink', 'failDetect', 'flapLink', 'linkLoss', 'stockRouting']
 BALANCERS = ['lb', 'lbAttributes', 'lbProfile', 'lbRulesOff']
 HOSTS = ['tcp', 'sndBuf', 'rcvBuf', 'hostQdisc']
 

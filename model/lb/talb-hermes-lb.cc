@@ -357,10 +357,8 @@ TalbHermesLb::SenseLoss(const TalbPacketContext& ctx, uint32_t port)
     {
         return;
     }
-    const PathState& fed = m_toLeaf[ctx.dstLeaf * info.nSpines + path];
-    bool congested = fed.valid && ctx.now - fed.updated <= m_agingTime &&
-                     fed.ecnFraction >= m_config.ecnThreshold;
-    if (!congested)
+    talb::lb::RemotePath fed = m_remote.Path(ctx.dstLeaf, path, TalbCoreNs(ctx.now));
+    if (!(fed.known && fed.ecnFraction >= m_config.ecnThreshold))
     {
         NS_LOG_LOGIC("path " << path << " to leaf " << ctx.dstLeaf << " failed: " << l.retxShare
                              << " of its segments retransmitted");

@@ -312,27 +312,11 @@ TalbHermesLb::DoPacketOut(TalbPacketContext& ctx, uint32_t port)
 void
 TalbHermesLb::SenseLoss(const TalbPacketContext& ctx, uint32_t port)
 {
-    // The IPv4 and TCP headers as on the wire (the switch checked the IPv4 header is first).
-    uint8_t b[64];
-    uint32_t n = ctx.packet->CopyData(b, sizeof(b));
-    if (n < 20 || b[9] != 6)
+    if (ctx.tcpPayload == 0)
     {
-        return;
+        return; // not a TCP data segment
     }
-    uint32_t ipBytes = (b[0] & 0x0f) * 4u;
-    if (n < ipBytes + 20)
-    {
-        return;
-    }
-    uint32_t total = (uint32_t(b[2]) << 8) | b[3];
-    uint32_t tcpBytes = (b[ipBytes + 12] >> 4) * 4u;
-    if (total <= ipBytes + tcpBytes)
-    {
-        return; // no data: an acknowledgement
-    }
-    const uint8_t* s = b + ipBytes + 4;
-    uint32_t seq = (uint32_t(s[0]) << 24) | (uint32_t(s[1]) << 16) | (uint32_t(s[2]) << 8) | s[3];
-    uint32_t end = seq + (total - ipBytes - tcpBytes);
+    uint32_t end = ctx.tcpSeq + ctx.tcpPayload;
     SeqSlot& slot = m_seq[talb::lb::Mix32(ctx.flowHash ^ 0x9e3779b9u) & (m_seq.size() - 1)];
     bool retransmitted = false;
     if (slot.valid && slot.flowHash == ctx.flowHash)

@@ -93,6 +93,8 @@ struct TalbPacketContext
                          //!< reordering by go-back-N; the switch reads it from the headers
 
     uint32_t roceDstQp{0};   //!< RoCEv2 packets: the BTH's destination queue pair (24 bits)
+    uint32_t tcpSeq{0};      //!< TCP segments: the sequence number
+    uint32_t tcpPayload{0};  //!< TCP segments: data bytes (0: a control segment, or not TCP)
     uint32_t dstLeafPort{0}; //!< the destination host's port under its leaf
 };
 

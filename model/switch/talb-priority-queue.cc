@@ -263,7 +263,10 @@ TalbPriorityQueue::Parse(Ptr<const Packet> item)
     if (buf[off + 9] == IP_PROTO_TCP && n >= off + ihl + 13)
     {
         uint32_t tcpLen = (buf[off + ihl + 12] >> 4) * 4u;
-        out.control = totalLen <= ihl + tcpLen;
+        out.tcpSeq = (uint32_t(buf[off + ihl + 4]) << 24) | (buf[off + ihl + 5] << 16) |
+                     (buf[off + ihl + 6] << 8) | buf[off + ihl + 7];
+        out.tcpPayload = totalLen > ihl + tcpLen ? totalLen - ihl - tcpLen : 0;
+        out.control = out.tcpPayload == 0;
     }
     else if (buf[off + 9] == IP_PROTO_UDP && n >= off + ihl + 9 &&
              ((buf[off + ihl + 2] << 8) | buf[off + ihl + 3]) == ROCE_UDP_PORT)

@@ -109,17 +109,19 @@ class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
     /// Header facts read from the first bytes of a packet.
     struct Parsed
     {
-        bool ipv4{false};     //!< an IPv4 packet
-        uint32_t ipOffset{0}; //!< offset of the IPv4 header (2 behind a PPP header)
-        uint8_t tos{0};       //!< IPv4 TOS byte
-        bool control{false};  //!< TCP segment without payload, or RoCEv2 ACK/NAK/CNP
-        uint8_t protocol{0};  //!< IPv4 protocol
-        uint32_t src{0};      //!< IPv4 source address
-        uint32_t dst{0};      //!< IPv4 destination address
-        uint16_t srcPort{0};  //!< TCP or UDP source port
-        uint16_t dstPort{0};  //!< TCP or UDP destination port
-        bool rocev2{false};   //!< UDP to RoCEv2's port 4791: a go-back-N transport's packet
-        uint32_t destQp{0};   //!< rocev2: the BTH's destination queue pair
+        bool ipv4{false};       //!< an IPv4 packet
+        uint32_t ipOffset{0};   //!< offset of the IPv4 header (2 behind a PPP header)
+        uint8_t tos{0};         //!< IPv4 TOS byte
+        bool control{false};    //!< TCP segment without payload, or RoCEv2 ACK/NAK/CNP
+        uint8_t protocol{0};    //!< IPv4 protocol
+        uint32_t src{0};        //!< IPv4 source address
+        uint32_t dst{0};        //!< IPv4 destination address
+        uint16_t srcPort{0};    //!< TCP or UDP source port
+        uint16_t dstPort{0};    //!< TCP or UDP destination port
+        bool rocev2{false};     //!< UDP to RoCEv2's port 4791: a go-back-N transport's packet
+        uint32_t destQp{0};     //!< rocev2: the BTH's destination queue pair
+        uint32_t tcpSeq{0};     //!< TCP: the segment's sequence number
+        uint32_t tcpPayload{0}; //!< TCP: the segment's data bytes (0: control)
     };
 
     /// What classifying a packet reads from it: its headers and its TalbTag. A switch reads it

@@ -392,6 +392,8 @@ TalbSwitch::Forward(uint32_t inPort, Ptr<Packet> p)
     ctx.now = Simulator::Now();
     ctx.goBackN = h.rocev2;
     ctx.roceDstQp = h.destQp;
+    ctx.tcpSeq = h.tcpSeq;
+    ctx.tcpPayload = h.tcpPayload;
     ctx.dstLeafPort = m_hostLeafPort[dstHost];
     if (info.tagged)
     {

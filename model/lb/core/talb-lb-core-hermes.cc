@@ -157,20 +157,14 @@ Hermes::Sensed(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const
     {
         s.delayNs = static_cast<int64_t>(double(Ports().QueueBytes(port)) * 8e9 / double(rate));
     }
-    uint32_t path = port < m_config.portPath.size() ? m_config.portPath[port] : kNoPath;
-    bool failed = false;
-    if (m_remote && path != kNoPath && dstLeaf < m_config.nLeaves)
+    RemotePath r = Remote(port, dstLeaf, nowNs);
+    if (r.known)
     {
-        RemotePath r = m_remote->Path(dstLeaf, path, nowNs);
-        if (r.known)
-        {
-            s.fraction = r.ecnFraction;
-            s.delayNs = std::max(s.delayNs, r.delayNs);
-        }
-        failed = r.failed;
+        s.fraction = r.ecnFraction;
+        s.delayNs = std::max(s.delayNs, r.delayNs);
     }
     bool ecnHigh = s.fraction >= m_config.ecnThreshold;
-    if (failed)
+    if (r.failed)
     {
         s.type = FAILED;
     }
@@ -187,6 +181,23 @@ Hermes::Sensed(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const
         s.type = GRAY;
     }
     return s;
+}
+
+RemotePath
+Hermes::Remote(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const
+{
+    uint32_t path = port < m_config.portPath.size() ? m_config.portPath[port] : kNoPath;
+    if (m_remote && path != kNoPath && dstLeaf < m_config.nLeaves)
+    {
+        return m_remote->Path(dstLeaf, path, nowNs);
+    }
+    return RemotePath();
+}
+
+bool
+Hermes::PathFailed(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const
+{
+    return Remote(port, dstLeaf, nowNs).failed;
 }
 
 Hermes::PathType
@@ -281,8 +292,7 @@ Hermes::DoSelect(const PacketInfo& packet, const Candidates& candidates)
             e.windowBytes = 0;
         }
         uint32_t to = kNoPort;
-        if (!candidates.Contains(e.port) ||
-            Sensed(e.port, packet.dstLeaf, packet.nowNs).type == FAILED)
+        if (!candidates.Contains(e.port) || PathFailed(e.port, packet.dstLeaf, packet.nowNs))
         {
             to = Place(packet, candidates); // port down or path failed: move at once
         }

@@ -129,6 +129,12 @@ class Hermes : public Policy
     };
 
     Sense Sensed(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const;
+    /// \return what the remote view knows of \p port's path towards \p dstLeaf (none for a port
+    /// that is no uplink, or without a view)
+    RemotePath Remote(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const;
+    /// \return true when the remote view reports \p port's path towards \p dstLeaf failed (the
+    /// per-packet check of a placed flow: no sensing beyond it)
+    bool PathFailed(uint32_t port, uint32_t dstLeaf, int64_t nowNs) const;
     /// \return the best candidate for a new or displaced flow
     uint32_t Place(const PacketInfo& packet, const Candidates& candidates);
     /// \return a notably better, uncongested candidate than \p current, or kNoPort

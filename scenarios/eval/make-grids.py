@@ -55,9 +55,13 @@ HPCC_PARTS = {'failure/fail-rdma16': 'fail-rdma16', 'failure/flap-rdma16': 'flap
 # transport"): every packet takes a path of its own entropy, selective repeat places packets in
 # any order. The switches' schemes beside ECMP switches under the hosts' REPS (the transport's
 # default, reported as ecmp) and under oblivious spraying (a part of its own: ecmp-oblivious).
-# ConWeave stays: its reorder queues hold nothing here, its reroutes still act.
+# ConWeave stays: its reorder queues hold nothing here, its reroutes still act. Of the llm
+# family the two parts on the one-leaf-per-server fabric whose traffic crosses the spines most
+# (the dense job's pipeline and data-parallel flows, the MoE all-to-all).
 SPRAY_PARTS = {'failure/fail-rdma16': 'fail-spray16', 'failure/flap-rdma16': 'flap-spray16',
-               'incast/rdma16': 'incast-spray16', 'mixed/rdma16': 'mixed-spray16'}
+               'incast/rdma16': 'incast-spray16', 'mixed/rdma16': 'mixed-spray16',
+               'llm/dense-tor-rdma128': 'dense-tor-spray128',
+               'llm/moe-tor-rdma128': 'moe-tor-spray128'}
 
 # The host-side answers to low entropy (family 'qp', doc/talb-transport.rst, "Queue-pair
 # scaling and PLB") on the mixed-job RDMA part, beside that part's schemes: four queue pairs per

@@ -407,6 +407,50 @@ class TalbSprayAcksAroundABlackhole : public talbtest::SimulationTestCase
     bool m_sprayAcks;
 };
 
+/**
+ * REPS recycles the entropies its acknowledgements echo. With one acknowledgement per packet
+ * (the paper's one echo per packet) it keeps to the entropies that came through and explores
+ * little, so around a blackhole its iteration ends well before the default coalescing's (one
+ * echo in 16 packets, the other 15 exploring, half of them into the dead link).
+ */
+class TalbRepsEchoesAroundABlackhole : public talbtest::SimulationTestCase
+{
+  public:
+    TalbRepsEchoesAroundABlackhole()
+        : SimulationTestCase("TalbRepsEchoesAroundABlackhole: one echo per packet gets REPS "
+                             "around a dead link sooner than one per 16")
+    {
+    }
+
+  private:
+    double IterationMs(uint32_t ackInterval)
+    {
+        Config::Reset();
+        Config::SetDefault("ns3::TalbRdmaNic::AckInterval", UintegerValue(ackInterval));
+        ScenarioParams params =
+            OneTensorRing("reps", CreateDataDirFilename("data/talb-one-tensor-model.csv"), 2);
+        params.insert(params.end(),
+                      {{"failLink", "1:0@10us"}, {"failDetect", "100s"}, {"stopTime", "1s"}});
+        TalbScenario::Result r =
+            RunScenario(params,
+                        "ecmp",
+                        CreateTempDirFilename("reps-echo-" + std::to_string(ackInterval)));
+        NS_TEST_EXPECT_MSG_EQ(r.iterationsDone, 8u, "every worker finished its iteration");
+        NS_TEST_EXPECT_MSG_GT(r.switches.failedLinkDrops, 0u, "nothing met the blackhole");
+        return r.meanIterationMs;
+    }
+
+    void DoRun() override
+    {
+        SetDataDir(NS_TEST_SOURCEDIR);
+        double perPacket = IterationMs(1);
+        double coalesced = IterationMs(16);
+        NS_TEST_EXPECT_MSG_LT(perPacket,
+                              0.8 * coalesced,
+                              "per-packet echoes keep REPS off the dead link");
+    }
+};
+
 class TalbSprayTestSuite : public TestSuite
 {
   public:
@@ -441,6 +485,7 @@ class TalbSprayTestSuite : public TestSuite
         AddTestCase(new TalbSprayLeafSpine("reps"), TestCase::QUICK);
         AddTestCase(new TalbSprayAcksAroundABlackhole(true), TestCase::QUICK);
         AddTestCase(new TalbSprayAcksAroundABlackhole(false), TestCase::QUICK);
+        AddTestCase(new TalbRepsEchoesAroundABlackhole(), TestCase::QUICK);
     }
 };
 

@@ -153,8 +153,9 @@ TalbRdmaNic::GetTypeId()
                           "EntropyPolicy they are sprayed as the data is, and an entropy that "
                           "comes back names a forward and a reverse path that both work; false: "
                           "the connection's port, whose one reverse path, if it fails unseen by "
-                          "the routes, loses every acknowledgement of the queue pair",
-                          BooleanValue(false),
+                          "the routes, loses every acknowledgement of the queue pair (the "
+                          "earlier default, kept for comparison)",
+                          BooleanValue(true),
                           MakeBooleanAccessor(&TalbRdmaNic::m_sprayAcks),
                           MakeBooleanChecker())
             .AddTraceSource("GoBack",

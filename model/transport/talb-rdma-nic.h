@@ -181,7 +181,7 @@ class TalbRdmaNic : public Object
     Time m_srWindowRtt;            //!< SelectiveRepeatRtt attribute
     uint32_t m_reorderThreshold;   //!< ReorderThreshold attribute
     std::string m_entropyPolicy;   //!< EntropyPolicy attribute
-    bool m_sprayAcks{false};       //!< SprayAcks attribute
+    bool m_sprayAcks{true};        //!< SprayAcks attribute
     uint64_t m_srWindowPackets{0}; //!< selective repeat's window, from SelectiveRepeatRtt
     Ptr<TalbEntropyPolicy> m_entropyPrototype;
 

@@ -408,6 +408,51 @@ class TalbSprayAcksAroundABlackhole : public talbtest::SimulationTestCase
 };
 
 /**
+ * What a selective-repeat requester tells its entropy policy of 1 MB sent over one spine (no
+ * reordering, no loss): with acknowledgements coalesced (AckInterval 16) the one entropy each
+ * echoes; with RecycleCovered every packet an acknowledgement newly covers, under the entropy
+ * the requester sent it with.
+ */
+class TalbRecycleCovered : public TestCase
+{
+  public:
+    explicit TalbRecycleCovered(bool covered)
+        : TestCase(std::string("TalbRecycleCovered: RecycleCovered=") +
+                   (covered ? "true: the policy hears of every packet"
+                            : "false: of one echo per acknowledgement")),
+          m_covered(covered)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::TalbRdmaNic::Recovery", StringValue("SelectiveRepeat"));
+        Config::SetDefault("ns3::TalbRdmaNic::EntropyPolicy", StringValue("reps"));
+        Config::SetDefault("ns3::TalbRdmaNic::RecycleCovered", BooleanValue(m_covered));
+        Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
+        f->SetAttribute("Transport", StringValue("rdma"));
+        f->SetAttribute("Spines", UintegerValue(1));
+        f->SetLoadBalancer("ecmp");
+        f->Install();
+        auto qps = TalbRdmaNic::Connect(f->GetRdmaNic(0), f->GetRdmaNic(2));
+        Simulator::Schedule(MicroSeconds(5), [&qps]() { qps.first->PostSend(1000000); });
+        Simulator::Run();
+        TalbRdmaQueuePair::Stats tx = qps.first->GetStats();
+        TalbEntropyPolicy::Stats told = qps.first->GetEntropyPolicy()->GetStats();
+        Simulator::Destroy();
+        Config::Reset();
+
+        NS_TEST_EXPECT_MSG_EQ(tx.retransmittedPackets, 0u, "nothing lost");
+        NS_TEST_EXPECT_MSG_LT(tx.acksReceived * 8, tx.packetsSent, "acknowledgements coalesced");
+        uint64_t expected = m_covered ? tx.packetsSent : tx.acksReceived;
+        NS_TEST_EXPECT_MSG_EQ(told.acked, expected, "what the policy heard of");
+    }
+
+    bool m_covered;
+};
+
+/**
  * REPS recycles the entropies its acknowledgements echo. With one acknowledgement per packet
  * (the paper's one echo per packet) it keeps to the entropies that came through and explores
  * little, so around a blackhole its iteration ends well before the default coalescing's (one
@@ -486,6 +531,8 @@ class TalbSprayTestSuite : public TestSuite
         AddTestCase(new TalbSprayAcksAroundABlackhole(true), TestCase::QUICK);
         AddTestCase(new TalbSprayAcksAroundABlackhole(false), TestCase::QUICK);
         AddTestCase(new TalbRepsEchoesAroundABlackhole(), TestCase::QUICK);
+        AddTestCase(new TalbRecycleCovered(false), TestCase::QUICK);
+        AddTestCase(new TalbRecycleCovered(true), TestCase::QUICK);
     }
 };
 

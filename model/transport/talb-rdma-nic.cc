@@ -158,6 +158,17 @@ TalbRdmaNic::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&TalbRdmaNic::m_sprayAcks),
                           MakeBooleanChecker())
+            .AddAttribute(
+                "RecycleCovered",
+                "SelectiveRepeat with an EntropyPolicy: an acknowledgement tells the "
+                "policy of every packet it newly covers, cumulatively or selectively, "
+                "each with the entropy the requester sent it with and the echoed "
+                "packet's ECN mark, so that with coalesced acknowledgements (AckInterval) "
+                "REPS hears of every entropy that came through, as one echo per packet "
+                "would tell it; false: of the one entropy the acknowledgement echoes",
+                BooleanValue(false),
+                MakeBooleanAccessor(&TalbRdmaNic::m_recycleCovered),
+                MakeBooleanChecker())
             .AddTraceSource("GoBack",
                             "A queue pair sends again from an earlier PSN: queue pair, PSN it "
                             "was at, PSN it goes back to, true for a timeout",

@@ -182,6 +182,7 @@ class TalbRdmaNic : public Object
     uint32_t m_reorderThreshold;   //!< ReorderThreshold attribute
     std::string m_entropyPolicy;   //!< EntropyPolicy attribute
     bool m_sprayAcks{true};        //!< SprayAcks attribute
+    bool m_recycleCovered{false};  //!< RecycleCovered attribute
     uint64_t m_srWindowPackets{0}; //!< selective repeat's window, from SelectiveRepeatRtt
     Ptr<TalbEntropyPolicy> m_entropyPrototype;
 

@@ -662,6 +662,35 @@ TalbRdmaQueuePair::CompleteMessages()
 }
 
 void
+TalbRdmaQueuePair::ReportAcked(const TalbRoceHeader& h, uint64_t una)
+{
+    // An acknowledgement that echoes no entropy answers a hole filled by a packet a slow path
+    // held back: nothing it covers is recycled.
+    if (!m_nic->m_recycleCovered || h.GetEchoEntropy() == 0)
+    {
+        m_entropy->Acked(h.GetEchoEntropy(), h.GetEchoCe());
+        return;
+    }
+    for (uint64_t psn = m_sndUna; psn < una; ++psn)
+    {
+        const SentPacket& sent = m_sent[psn - m_sndUna];
+        if (!sent.sacked)
+        {
+            m_entropy->Acked(sent.entropy, h.GetEchoCe());
+        }
+    }
+    uint64_t bitmap = h.GetSackBitmap();
+    for (uint32_t i = 0; bitmap != 0 && i < TalbRoceHeader::SACK_BITMAP_PSNS; ++i, bitmap >>= 1)
+    {
+        uint64_t psn = una + 1 + i;
+        if ((bitmap & 1) != 0 && psn < m_maxSent && !m_sent[psn - m_sndUna].sacked)
+        {
+            m_entropy->Acked(m_sent[psn - m_sndUna].entropy, h.GetEchoCe());
+        }
+    }
+}
+
+void
 TalbRdmaQueuePair::ReceiveSack(const TalbRoceHeader& h, const TalbIntTag* telemetry)
 {
     ++m_stats.acksReceived;
@@ -672,7 +701,7 @@ TalbRdmaQueuePair::ReceiveSack(const TalbRoceHeader& h, const TalbIntTag* teleme
     }
     if (m_entropy)
     {
-        m_entropy->Acked(h.GetEchoEntropy(), h.GetEchoCe());
+        ReportAcked(h, una);
     }
     uint64_t newly = 0;
     if (una > m_sndUna)

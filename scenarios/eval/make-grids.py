@@ -62,6 +62,11 @@ SPRAY_PARTS = {'failure/fail-rdma16': 'fail-spray16', 'failure/flap-rdma16': 'fl
                'incast/rdma16': 'incast-spray16', 'mixed/rdma16': 'mixed-spray16',
                'llm/dense-tor-rdma128': 'dense-tor-spray128',
                'llm/moe-tor-rdma128': 'moe-tor-spray128'}
+# Settings a source family's spray parts add. At 400 Gb/s and 2:1 sprayed packets arrive more
+# than the default 16 PSNs out of order: selective repeat then resends about a tenth of them
+# needlessly (no loss under PFC) and a run takes over ten times its CPU; 64 (the SACK bitmap's
+# reach) sends none again (doc/talb-evaluation.rst, the spray family).
+SPRAY_FIXED = {'llm': {'ns3::TalbRdmaNic::ReorderThreshold': 64}}
 
 # The host-side answers to low entropy (family 'qp', doc/talb-transport.rst, "Queue-pair
 # scaling and PLB") on the mixed-job RDMA part, beside that part's schemes: four queue pairs per
@@ -263,6 +268,7 @@ def families():
     for source, name in SPRAY_PARTS.items():
         c = copy.deepcopy(out[tuple(source.split('/'))])
         c['fixed']['transport'] = 'spray'
+        c['fixed'].update(SPRAY_FIXED.get(source.split('/')[0], {}))
         c['grid']['sprayPolicy'] = ['reps']
         out[('spray', name)] = c
         oblivious = copy.deepcopy(c)

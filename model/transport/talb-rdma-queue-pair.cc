@@ -662,35 +662,6 @@ TalbRdmaQueuePair::CompleteMessages()
 }
 
 void
-TalbRdmaQueuePair::ReportAcked(const TalbRoceHeader& h, uint64_t una)
-{
-    // An acknowledgement that echoes no entropy answers a hole filled by a packet a slow path
-    // held back: nothing it covers is recycled.
-    if (!m_nic->m_recycleCovered || h.GetEchoEntropy() == 0)
-    {
-        m_entropy->Acked(h.GetEchoEntropy(), h.GetEchoCe());
-        return;
-    }
-    for (uint64_t psn = m_sndUna; psn < una; ++psn)
-    {
-        const SentPacket& sent = m_sent[psn - m_sndUna];
-        if (!sent.sacked)
-        {
-            m_entropy->Acked(sent.entropy, h.GetEchoCe());
-        }
-    }
-    uint64_t bitmap = h.GetSackBitmap();
-    for (uint32_t i = 0; bitmap != 0 && i < TalbRoceHeader::SACK_BITMAP_PSNS; ++i, bitmap >>= 1)
-    {
-        uint64_t psn = una + 1 + i;
-        if ((bitmap & 1) != 0 && psn < m_maxSent && !m_sent[psn - m_sndUna].sacked)
-        {
-            m_entropy->Acked(m_sent[psn - m_sndUna].entropy, h.GetEchoCe());
-        }
-    }
-}
-
-void
 TalbRdmaQueuePair::ReceiveSack(const TalbRoceHeader& h, const TalbIntTag* telemetry)
 {
     ++m_stats.acksReceived;
@@ -699,13 +670,25 @@ TalbRdmaQueuePair::ReceiveSack(const TalbRoceHeader& h, const TalbIntTag* teleme
     {
         return; // stale or not ours
     }
-    if (m_entropy)
+    // What the entropy policy hears of: the one entropy echoed or, with RecycleCovered, every
+    // packet newly covered, under the entropy it was sent with. An acknowledgement echoing none
+    // answers a hole filled by a packet a slow path held back: nothing it covers is recycled.
+    bool covered = m_entropy && m_nic->m_recycleCovered && h.GetEchoEntropy() != 0;
+    if (m_entropy && !covered)
     {
-        ReportAcked(h, una);
+        m_entropy->Acked(h.GetEchoEntropy(), h.GetEchoCe());
     }
     uint64_t newly = 0;
     if (una > m_sndUna)
     {
+        for (uint64_t psn = m_sndUna; covered && psn < una; ++psn)
+        {
+            const SentPacket& sent = m_sent[psn - m_sndUna];
+            if (!sent.sacked)
+            {
+                m_entropy->Acked(sent.entropy, h.GetEchoCe());
+            }
+        }
         newly = (una - m_sndUna) * m_nic->GetMtu();
         m_sent.erase(m_sent.begin(), m_sent.begin() + static_cast<std::ptrdiff_t>(una - m_sndUna));
         m_retx.erase(m_retx.begin(), m_retx.lower_bound(una));
@@ -721,7 +704,12 @@ TalbRdmaQueuePair::ReceiveSack(const TalbRoceHeader& h, const TalbIntTag* teleme
         {
             continue;
         }
-        m_sent[psn - m_sndUna].sacked = true;
+        SentPacket& sent = m_sent[psn - m_sndUna];
+        if (covered && !sent.sacked)
+        {
+            m_entropy->Acked(sent.entropy, h.GetEchoCe());
+        }
+        sent.sacked = true;
         m_retx.erase(psn);
         m_highSacked = std::max(m_highSacked, psn + 1);
     }

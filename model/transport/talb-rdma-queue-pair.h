@@ -215,9 +215,6 @@ class TalbRdmaQueuePair : public Object
     void ReceiveDataSelective(const TalbRoceHeader& h, uint32_t payload, bool ce);
     /// Selective repeat's requester: an OP_SACK (\p telemetry as for ReceiveAck).
     void ReceiveSack(const TalbRoceHeader& h, const TalbIntTag* telemetry);
-    /// Tells the entropy policy what the acknowledgement \p h, cumulative up to \p una, reports
-    /// (the NIC's RecycleCovered: every packet it newly covers, else its echo).
-    void ReportAcked(const TalbRoceHeader& h, uint64_t una);
 
     /// Index in m_messages of the message holding \p psn.
     std::size_t MessageOf(uint64_t psn) const;

@@ -328,6 +328,17 @@ OneTensorRing(const std::string& policy, const std::string& model, uint32_t spin
             {"progress", "false"}};
 }
 
+/// OneTensorRing over REPS, 2 spines, leaf 1's link to spine 0 failing at 10 us and never
+/// withdrawn from the routes (a blackhole), stopped at \p stopTime.
+std::vector<std::pair<std::string, std::string>>
+BlackholedRing(const std::string& model, const std::string& stopTime)
+{
+    auto params = OneTensorRing("reps", model, 2);
+    params.insert(params.end(),
+                  {{"failLink", "1:0@10us"}, {"failDetect", "100s"}, {"stopTime", stopTime}});
+    return params;
+}
+
 /**
  * Spraying on a leaf-spine: 8 workers spread over 2 leaves x 4 spines at 100 Gb/s, ring
  * all-reduce of 100 MB. The spray transport spreads each queue pair's packets over the spines
@@ -388,11 +399,10 @@ class TalbSprayAcksAroundABlackhole : public talbtest::SimulationTestCase
         const std::string out =
             CreateTempDirFilename(std::string("spray-bh-") + (m_sprayAcks ? "on" : "off"));
         Config::SetDefault("ns3::TalbRdmaNic::SprayAcks", BooleanValue(m_sprayAcks));
-        ScenarioParams params =
-            OneTensorRing("reps", CreateDataDirFilename("data/talb-one-tensor-model.csv"), 2);
-        params.insert(params.end(),
-                      {{"failLink", "1:0@10us"}, {"failDetect", "100s"}, {"stopTime", "200ms"}});
-        TalbScenario::Result r = RunScenario(params, "ecmp", out);
+        TalbScenario::Result r = RunScenario(
+            BlackholedRing(CreateDataDirFilename("data/talb-one-tensor-model.csv"), "200ms"),
+            "ecmp",
+            out);
         NS_TEST_EXPECT_MSG_GT(r.switches.failedLinkDrops, 0u, "nothing met the blackhole");
         if (m_sprayAcks)
         {
@@ -472,14 +482,10 @@ class TalbRepsEchoesAroundABlackhole : public talbtest::SimulationTestCase
     {
         Config::Reset();
         Config::SetDefault("ns3::TalbRdmaNic::AckInterval", UintegerValue(ackInterval));
-        ScenarioParams params =
-            OneTensorRing("reps", CreateDataDirFilename("data/talb-one-tensor-model.csv"), 2);
-        params.insert(params.end(),
-                      {{"failLink", "1:0@10us"}, {"failDetect", "100s"}, {"stopTime", "1s"}});
-        TalbScenario::Result r =
-            RunScenario(params,
-                        "ecmp",
-                        CreateTempDirFilename("reps-echo-" + std::to_string(ackInterval)));
+        TalbScenario::Result r = RunScenario(
+            BlackholedRing(CreateDataDirFilename("data/talb-one-tensor-model.csv"), "1s"),
+            "ecmp",
+            CreateTempDirFilename("reps-echo-" + std::to_string(ackInterval)));
         NS_TEST_EXPECT_MSG_EQ(r.iterationsDone, 8u, "every worker finished its iteration");
         NS_TEST_EXPECT_MSG_GT(r.switches.failedLinkDrops, 0u, "nothing met the blackhole");
         return r.meanIterationMs;

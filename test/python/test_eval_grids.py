@@ -3,6 +3,7 @@ readable by talb-sweep.py, and asking the runner only for parameters it has (not
 and scripts/talb-evaluate.sh end to end in a copy of the tree with the fake runner: every report
 in the results folder, in doc/evaluation only what the doc pages show."""
 import filecmp
+import functools
 import glob
 import itertools
 import json
@@ -150,14 +151,17 @@ def runner_options():
     return set(re.findall(r'^\s+--(\w+):', text, re.M))
 
 
+@functools.lru_cache(maxsize=None)
+def attributes_of(type_id):
+    """The runner's --PrintAttributes text for one ns-3 TypeId (asked once per type)."""
+    return subprocess.run([RUNNER, '--PrintAttributes=' + type_id], capture_output=True,
+                          text=True, timeout=60).stdout
+
+
 def is_attribute(name):
     """ns3::Type::Attribute, an attribute the runner's ns-3 knows (set as --name=value)."""
     m = re.fullmatch(r'(ns3::\w+)::(\w+)', name)
-    if not m:
-        return False
-    text = subprocess.run([RUNNER, '--PrintAttributes=' + m.group(1)], capture_output=True,
-                          text=True, timeout=60).stdout
-    return ('--%s=' % name) in text
+    return bool(m) and ('--%s=' % name) in attributes_of(m.group(1))
 
 
 @pytest.mark.parametrize('path', GRIDS, ids=lambda p: os.path.relpath(p, EVAL))

@@ -157,7 +157,13 @@ TalbLeafSpineHelper::GetTypeId()
                           "Latency; GpusPerServer > 1)",
                           TimeValue(Time(TalbNvlinkPort::DEFAULT_LATENCY)),
                           MakeTimeAccessor(&TalbLeafSpineHelper::m_nvlinkLatency),
-                          MakeTimeChecker(Seconds(0)));
+                          MakeTimeChecker(Seconds(0)))
+            .AddTraceSource("LinkDrop",
+                            "A leaf-spine link lost a packet: sent onto it while it was down "
+                            "(SetLinkFailure, SetLinkFlap; with FailureDetection, the "
+                            "blackhole's) or lost at random (SetLinkLoss)",
+                            MakeTraceSourceAccessor(&TalbLeafSpineHelper::m_linkDropTrace),
+                            "ns3::TalbLeafSpineHelper::LinkDropTracedCallback");
     return tid;
 }
 
@@ -435,12 +441,13 @@ TalbLeafSpineHelper::ScheduleLinkEvents()
 {
     for (uint32_t k = 0; k < m_links.size(); ++k)
     {
-        for (Ptr<NetDevice> dev : {m_links[k].first, m_links[k].second})
-        {
-            dev->TraceConnectWithoutContext(
-                "PhyRxDrop",
-                MakeBoundCallback(&TalbLeafSpineHelper::CountLinkDrop, this, k));
-        }
+        // The leaf's device receives what the spine sent, and the other way round.
+        m_links[k].first->TraceConnectWithoutContext(
+            "PhyRxDrop",
+            MakeBoundCallback(&TalbLeafSpineHelper::CountLinkDrop, this, k, false));
+        m_links[k].second->TraceConnectWithoutContext(
+            "PhyRxDrop",
+            MakeBoundCallback(&TalbLeafSpineHelper::CountLinkDrop, this, k, true));
     }
     for (const auto& [key, p] : m_losses)
     {

@@ -11,11 +11,13 @@
 #include "ns3/object.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/queue-size.h"
+#include "ns3/talb-link-drop-record.h"
 #include "ns3/talb-load-balancer.h"
 #include "ns3/talb-priority-queue.h"
 #include "ns3/talb-rdma-helper.h"
 #include "ns3/talb-server-layout.h"
 #include "ns3/talb-switch.h"
+#include "ns3/traced-callback.h"
 
 #include <map>
 #include <string>
@@ -167,6 +169,9 @@ class TalbLeafSpineHelper : public Object
      * blackhole's: packets the switches kept routing to the link until they withdrew it.
      */
     uint64_t GetFailedLinkDrops() const;
+
+    /// Signature of the LinkDrop trace source.
+    typedef void (*LinkDropTracedCallback)(const TalbLinkDropRecord& drop);
     /**
      * Flap the link between \p leaf and \p spine: it fails at \p start (as SetLinkFailure:
      * queued and in-flight packets are lost), comes back \p down later with routes restored,
@@ -326,7 +331,11 @@ class TalbLeafSpineHelper : public Object
     void SetLinkErrorModels(uint32_t k, Ptr<ErrorModel> leafSide, Ptr<ErrorModel> spineSide);
     /// PhyRxDrop of a leaf-spine link's device: a random loss while the link is up, a failure's
     /// loss while it is down.
-    static void CountLinkDrop(TalbLeafSpineHelper* self, uint32_t k, Ptr<const Packet> p);
+    static void CountLinkDrop(TalbLeafSpineHelper* self,
+                              uint32_t k,
+                              bool towardSpine,
+                              Ptr<const Packet> p);
+    TracedCallback<const TalbLinkDropRecord&> m_linkDropTrace; //!< LinkDrop trace source
     /// Take link \p k out of the switches' routes (the failure detected), unless it came back
     /// since the failure of epoch \p epoch.
     void WithdrawLink(uint32_t k, uint32_t epoch);

@@ -348,16 +348,24 @@ TalbLeafSpineHelper::SetLinkErrorModels(uint32_t k,
 }
 
 void
-TalbLeafSpineHelper::CountLinkDrop(TalbLeafSpineHelper* self, uint32_t k, Ptr<const Packet>)
+TalbLeafSpineHelper::CountLinkDrop(TalbLeafSpineHelper* self,
+                                   uint32_t k,
+                                   bool towardSpine,
+                                   Ptr<const Packet> p)
 {
     // A failed link drops everything through its own models: not the random loss's.
-    if (self->m_linkUp[k])
+    bool failed = !self->m_linkUp[k];
+    ++(failed ? self->m_failedDrops : self->m_lossDrops);
+    if (!self->m_linkDropTrace.IsEmpty())
     {
-        ++self->m_lossDrops;
-    }
-    else
-    {
-        ++self->m_failedDrops;
+        TalbLinkDropRecord drop;
+        drop.time = Simulator::Now();
+        drop.leaf = k / self->m_nSpines;
+        drop.spine = k % self->m_nSpines;
+        drop.towardSpine = towardSpine;
+        drop.failed = failed;
+        drop.packet = TalbPriorityQueue::Read(p);
+        self->m_linkDropTrace(drop);
     }
 }
 

@@ -148,6 +148,9 @@ const char* const TalbOutputWriter::ITERATION_COLUMNS =
 const char* const TalbOutputWriter::COLLECTIVE_COLUMNS =
     "job,iteration,operation,group,type,class,bytes,priority,start_ns,end_ns,ideal_ns,scheme,"
     "seed";
+const char* const TalbOutputWriter::LINK_DROP_COLUMNS =
+    "time_ns,leaf,spine,direction,cause,src_ip,src_port,dst_ip,dst_port,job,tensor,priority,"
+    "scheme,seed";
 const char* const TalbOutputWriter::PATH_COLUMNS =
     "node,port,next_hop,src_ip,src_port,dst_ip,dst_port,job,tensor,priority,start_ns,end_ns,"
     "packets,bytes,scheme,seed";
@@ -214,7 +217,7 @@ TalbOutputWriter::Close()
         m_pathRecorder->SetSink(TalbPathRecorder::RecordCallback());
         m_pathRecorder = nullptr;
     }
-    for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations, &m_fctTxt, &m_collectives, &m_paths})
+    for (CsvFile* f : Files())
     {
         if (f->file)
         {
@@ -239,7 +242,7 @@ TalbOutputWriter::Flush(CsvFile& f)
 void
 TalbOutputWriter::FlushRows()
 {
-    for (CsvFile* f : {&m_flows, &m_tensors, &m_iterations, &m_fctTxt, &m_collectives, &m_paths})
+    for (CsvFile* f : Files())
     {
         if (f->file)
         {
@@ -368,8 +371,12 @@ void
 TalbOutputWriter::MergeFolders(const std::vector<std::string>& parts, const std::string& folder)
 {
     SystemPath::MakeDirectories(folder);
-    for (const char* name :
-         {"flows.csv", "tensors.csv", "iterations.csv", "collectives.csv", "paths.csv"})
+    for (const char* name : {"flows.csv",
+                             "tensors.csv",
+                             "iterations.csv",
+                             "collectives.csv",
+                             "link_drops.csv",
+                             "paths.csv"})
     {
         // paths.csv (PathsCsv) only where the run wrote it.
         if (std::string(name) == "paths.csv" &&
@@ -414,6 +421,7 @@ TalbOutputWriter::MergeFolders(const std::vector<std::string>& parts, const std:
                                  "iterations.csv",
                                  FCT_TXT,
                                  "collectives.csv",
+                                 "link_drops.csv",
                                  "paths.csv"})
         {
             std::remove(SystemPath::Append(part, name).c_str());
@@ -445,6 +453,7 @@ TalbOutputWriter::Open(const std::string& folder)
         NS_ABORT_MSG_IF(!m_fctTxt.file, "TalbOutputWriter: cannot create " << path);
     }
     m_collectives = open("collectives.csv", COLLECTIVE_COLUMNS);
+    m_linkDrops = open("link_drops.csv", LINK_DROP_COLUMNS);
     if (m_writePaths)
     {
         m_paths = open("paths.csv", PATH_COLUMNS);
@@ -678,6 +687,48 @@ TalbOutputWriter::WritePath(const TalbPathRecord& r)
                  m_scheme.c_str(),
                  m_seed);
     RowAdded(m_paths);
+}
+
+void
+TalbOutputWriter::WriteLinkDrop(const TalbLinkDropRecord& r)
+{
+    const TalbPriorityQueue::Parsed& h = r.packet.headers;
+    const talb_label& label = r.packet.label;
+    AppendFormat(m_linkDrops.pending,
+                 "%" PRId64 ",%u,%u,%s,%s,",
+                 r.time.GetNanoSeconds(),
+                 r.leaf,
+                 r.spine,
+                 r.towardSpine ? "up" : "down",
+                 r.failed ? "failed" : "loss");
+    // A frame that is not IPv4 (a PFC pause) parses as zeros: 0.0.0.0, port 0.
+    AppendFormat(m_linkDrops.pending,
+                 "%u.%u.%u.%u,%u,%u.%u.%u.%u,%u,",
+                 (h.src >> 24) & 0xff,
+                 (h.src >> 16) & 0xff,
+                 (h.src >> 8) & 0xff,
+                 h.src & 0xff,
+                 unsigned(h.srcPort),
+                 (h.dst >> 24) & 0xff,
+                 (h.dst >> 16) & 0xff,
+                 (h.dst >> 8) & 0xff,
+                 h.dst & 0xff,
+                 unsigned(h.dstPort));
+    bool tagged = r.packet.tagged;
+    AppendFormat(m_linkDrops.pending,
+                 "%d,%" PRId64 ",%d,%s,%" PRIu64 "\n",
+                 tagged ? int32_t(talb_job_of(label.tensor_id)) : -1,
+                 tagged ? int64_t(label.tensor_id & TALB_TENSOR_INDEX_MASK) : int64_t(-1),
+                 tagged ? int32_t(label.priority) : -1,
+                 m_scheme.c_str(),
+                 m_seed);
+    RowAdded(m_linkDrops);
+}
+
+std::array<TalbOutputWriter::CsvFile*, 7>
+TalbOutputWriter::Files()
+{
+    return {&m_flows, &m_tensors, &m_iterations, &m_fctTxt, &m_collectives, &m_linkDrops, &m_paths};
 }
 
 bool

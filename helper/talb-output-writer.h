@@ -8,10 +8,12 @@
 #include "ns3/object.h"
 #include "ns3/talb-graph-job.h"
 #include "ns3/talb-graph-records.h"
+#include "ns3/talb-link-drop-record.h"
 #include "ns3/talb-path-recorder.h"
 #include "ns3/talb-training-job.h"
 #include "ns3/talb-training-records.h"
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -34,6 +36,9 @@ namespace ns3
  * - tensors.csv: job,iteration,tensor,name,bytes,priority,ready_ns,done_ns,comm_ns,scheme,seed,
  *   wire_bytes
  * - iterations.csv: job,worker,iteration,start_ns,end_ns,compute_ns,exposed_comm_ns,scheme,seed
+ * - link_drops.csv: time_ns,leaf,spine,direction,cause,src_ip,src_port,dst_ip,dst_port,job,
+ *   tensor,priority,scheme,seed: each packet a leaf-spine link lost (failed or lossy links;
+ *   only the header when none did)
  * - paths.csv (PathsCsv): node,port,next_hop,src_ip,src_port,dst_ip,dst_port,job,tensor,
  *   priority,start_ns,end_ns,packets,bytes,scheme,seed: each stay of a flow on a switch port
  *   (TalbPathRecorder), written when it ends
@@ -181,6 +186,7 @@ class TalbOutputWriter : public Object
     static const char* const TENSOR_COLUMNS;
     static const char* const ITERATION_COLUMNS;
     static const char* const COLLECTIVE_COLUMNS;
+    static const char* const LINK_DROP_COLUMNS;
     static const char* const PATH_COLUMNS;
 
     /// Create \p folder (and parents) and the four files with their headers.
@@ -208,6 +214,8 @@ class TalbOutputWriter : public Object
     void WriteIteration(const TalbIterationRecord& r);
     void WriteCollective(const TalbCollectiveRecord& r);
     void WritePath(const TalbPathRecord& r);
+    /// Write a link's lost packet (connect to TalbLeafSpineHelper's LinkDrop trace source).
+    void WriteLinkDrop(const TalbLinkDropRecord& r);
 
     /// \return whether the PathsCsv attribute asks for paths.csv
     bool WritesPaths() const;
@@ -241,11 +249,14 @@ class TalbOutputWriter : public Object
     /// Write \p f's pending rows when FlushInterval has passed or the buffer is large.
     void RowAdded(CsvFile& f);
     void Flush(CsvFile& f);
+    /// \return every file (those not open have no FILE)
+    std::array<CsvFile*, 7> Files();
 
     CsvFile m_flows;
     CsvFile m_tensors;
     CsvFile m_iterations;
     CsvFile m_collectives;
+    CsvFile m_linkDrops;
     CsvFile m_fctTxt;                     //!< HPCC's fct.txt (FctTxt): the flows again, no header
     bool m_writeFctTxt{false};            //!< FctTxt attribute
     CsvFile m_paths;                      //!< paths.csv (PathsCsv)

@@ -82,6 +82,8 @@ TalbScenarioBuild::OpenOutputs(const std::string& folder, const std::string& sch
     m_writer->SetScheme(scheme);
     m_writer->SetSeed(m_spec.seed);
     m_writer->SetIdealFctCallback(MakeCallback(&TalbIdealFct::Ideal, m_ideal.get()));
+    m_fabric->TraceConnectWithoutContext("LinkDrop",
+                                         MakeCallback(&TalbOutputWriter::WriteLinkDrop, m_writer));
     if (m_writer->WritesPaths())
     {
         Ptr<TalbPathRecorder> recorder = CreateObject<TalbPathRecorder>();

@@ -2,7 +2,7 @@
 
 A zero probability changes nothing; every packet that crosses a lossy link is lost with the
 given probability (counted in run.json's link_loss_drops, against the leaf-uplink packets
-paths.csv records); TCP, go-back-N and selective-repeat RDMA all recover and finish.
+paths.csv records; each one a link_drops.csv row); TCP, go-back-N and selective-repeat RDMA all recover and finish.
 TALB_SCENARIO names the binary."""
 import csv
 import filecmp
@@ -52,6 +52,19 @@ def test_each_crossing_packet_is_lost_with_the_probability(tmp_path):
     expected = 2 * up * p
     assert abs(drops - expected) < 5 * math.sqrt(expected), (drops, expected, up)
     assert meta['complete'] and meta['tcp_retransmitted_segments'] > 0
+    # link_drops.csv: a row per lost packet, each of a flow flows.csv knows (data one way,
+    # acknowledgements the other), in both directions of the links.
+    with open(tmp_path / 'link_drops.csv', newline='') as f:
+        rows = list(csv.DictReader(f))
+    with open(tmp_path / 'flows.csv', newline='') as f:
+        flows = {(r['src_ip'], r['src_port'], r['dst_ip'], r['dst_port'])
+                 for r in csv.DictReader(f)}
+    assert len(rows) == drops and {r['cause'] for r in rows} == {'loss'}
+    assert {r['direction'] for r in rows} == {'up', 'down'}
+    for r in rows:
+        key = (r['src_ip'], r['src_port'], r['dst_ip'], r['dst_port'])
+        assert key in flows or (key[2], key[3], key[0], key[1]) in flows, r
+    assert any(r['job'] == '0' and r['tensor'] != '-1' for r in rows)
 
 
 @pytest.mark.parametrize('recovery', ['gbn', 'sr'])

@@ -1,5 +1,6 @@
 """The scenario runner end to end: bad scenarios are refused before simulating, and a run is
 reproducible byte for byte from its seed. TALB_SCENARIO names the binary (set by ctest)."""
+import csv
 import filecmp
 import re
 import json
@@ -99,7 +100,9 @@ def test_a_flapping_link_changes_the_run_and_the_job_completes(tmp_path):
 def test_a_failure_detected_late_is_a_blackhole_meanwhile(tmp_path):
     """--failDetect reaches the fabric (the routes' timing is tested in the talb-switch suite:
     TalbSwitchLinkFailureDetection): until the switches withdraw the failed link they keep
-    sending into it, run.json counts what it lost, and the job still completes."""
+    sending into it, run.json counts what it lost, and the job still completes. link_drops.csv
+    holds a row per lost packet: on the failed link, between the failure and the withdrawal
+    (and the drain of what was queued for the link by then)."""
     args = [a for a in TINY if not a.startswith('--lb')] + ['--lb=ecmp']
     drops = {}
     for detect in ('0s', '2ms'):
@@ -109,6 +112,13 @@ def test_a_failure_detected_late_is_a_blackhole_meanwhile(tmp_path):
         meta = json.loads((out / 'run.json').read_text())
         assert meta['complete'] and meta['parameters']['failDetect'] == detect
         drops[detect] = meta['switch_classes']['failed_link_drops']
+        with open(out / 'link_drops.csv', newline='') as f:
+            rows = list(csv.DictReader(f))
+        assert len(rows) == drops[detect]
+        assert {(r['leaf'], r['spine'], r['cause']) for r in rows} <= {('0', '0', 'failed')}
+        times = [int(r['time_ns']) for r in rows]
+        assert not times or 1_000_000 <= min(times) and max(times) < 3_500_000, times
+        assert all(r['direction'] in ('up', 'down') and int(r['dst_port']) > 0 for r in rows)
     assert drops['2ms'] > drops['0s'] + 10, drops
 
 

@@ -46,6 +46,11 @@ OPTIONAL_SCHEMAS = {
         'bytes': INT, 'priority': INT, 'start_ns': INT, 'end_ns': INT, 'ideal_ns': INT,
         'scheme': STR, 'seed': INT,
     },
+    'link_drops.csv': {
+        'time_ns': INT, 'leaf': INT, 'spine': INT, 'direction': STR, 'cause': STR, 'src_ip': STR,
+        'src_port': INT, 'dst_ip': STR, 'dst_port': INT, 'job': INT, 'tensor': INT,
+        'priority': INT, 'scheme': STR, 'seed': INT,
+    },
 }
 # Columns a writer may append after the contract's (ignored by the analysis): tensors.csv's
 # wire_bytes, the bytes a scheduler actually sends for a tensor (sparse: compressed).
@@ -64,8 +69,9 @@ class TalbDataWarning(UserWarning):
 
 @dataclass
 class Dataset:
-    """All runs found under one path: ``runs`` (index run_id), the three tables, and the graph
-    jobs' collective instances (empty when no run has any)."""
+    """All runs found under one path: ``runs`` (index run_id), the three tables, the graph
+    jobs' collective instances and the packets leaf-spine links lost (each empty when no run
+    has any)."""
 
     root: str
     runs: pd.DataFrame
@@ -73,11 +79,13 @@ class Dataset:
     tensors: pd.DataFrame
     iterations: pd.DataFrame
     collectives: pd.DataFrame = None
+    link_drops: pd.DataFrame = None
 
     def __post_init__(self):
-        if self.collectives is None:
-            self.collectives = _empty(OPTIONAL_SCHEMAS['collectives.csv']).assign(run_id=0)[
-                ['run_id'] + list(OPTIONAL_SCHEMAS['collectives.csv'])]
+        for name, attr in (('collectives.csv', 'collectives'), ('link_drops.csv', 'link_drops')):
+            if getattr(self, attr) is None:
+                setattr(self, attr, _empty(OPTIONAL_SCHEMAS[name]).assign(run_id=0)[
+                    ['run_id'] + list(OPTIONAL_SCHEMAS[name])])
 
     def parameter_names(self):
         """Names of the run parameters (run.json "parameters"), in first-seen order."""
@@ -421,8 +429,8 @@ def _check_run_columns(table, path, run):
 
 
 def load_run(folder):
-    """(run dict, flows, tensors, iterations, collectives) of one run folder (collectives empty
-    where the folder has no collectives.csv)."""
+    """(run dict, flows, tensors, iterations, collectives, link drops) of one run folder (the
+    last two empty where the folder has no collectives.csv, link_drops.csv)."""
     run = read_run_json(folder)
     tables = []
     for name in list(SCHEMAS) + list(OPTIONAL_SCHEMAS):
@@ -448,11 +456,12 @@ def load_run(folder):
 
 def load(path):
     """Every run at or below ``path`` as one :class:`Dataset`."""
-    rows, flows, tensors, iterations, collectives = [], [], [], [], []
+    rows, flows, tensors, iterations, collectives, drops = [], [], [], [], [], []
     for run_id, folder in enumerate(find_run_folders(path)):
-        run, f, t, i, c = load_run(folder)
+        run, f, t, i, c, d = load_run(folder)
         rows.append(run)
-        for table, out in ((f, flows), (t, tensors), (i, iterations), (c, collectives)):
+        for table, out in ((f, flows), (t, tensors), (i, iterations), (c, collectives),
+                           (d, drops)):
             table.insert(0, 'run_id', run_id)
             out.append(table)
     runs = pd.DataFrame(rows)
@@ -464,7 +473,8 @@ def load(path):
     return Dataset(root=path, runs=runs[order], flows=pd.concat(flows, ignore_index=True),
                    tensors=pd.concat(tensors, ignore_index=True),
                    iterations=pd.concat(iterations, ignore_index=True),
-                   collectives=pd.concat(collectives, ignore_index=True))
+                   collectives=pd.concat(collectives, ignore_index=True),
+                   link_drops=pd.concat(drops, ignore_index=True))
 
 
 def _numbers_if_all(values):

@@ -26,6 +26,10 @@ SECTIONS = [
     ('collectives', 'collectives_by_type.csv',
      'Collective completion per type, graph jobs (us: end - start of each instance; ideal = its '
      'analytic bound on an idle fabric; x ideal = total time / total ideal)'),
+    ('link_losses', 'link_losses.csv',
+     'Packets lost on failed or lossy leaf-spine links (link_drops.csv) per scheme, group and '
+     'cause: per run, and in episodes (a connection\'s data losses less than 1 ms apart: how '
+     'long it went on sending into the link; us)'),
     ('cells', 'cells.csv',
      'Per scheme and cell: mean iteration (ms, 95 % CI), speedup over the baseline, avg/p99 FCT '
      '(us, all flows), FCT reduction (%, all flows), p99 FCT of priority 0-1 tensor flows and of background '
@@ -92,6 +96,7 @@ def build(data, keys, baseline, warmup, scheme='talb'):
         'fct': fct, 'fct_priority': by_priority, 'fct_size': by_size, 'tensor': tensor,
         'iteration': iteration, 'headline': stats.headline(fct, iteration, keys, baseline),
         'collectives': stats.collective_table(data, keys, warmup),
+        'link_losses': stats.link_loss_table(data, keys),
         'tensor_detail': tensor_detail, 'runs': runs,
         'cells_brief': cells[list(keys) + list(BRIEF_COLUMNS)].round(BRIEF_COLUMNS),
     }
@@ -240,8 +245,8 @@ def _report(args):
               % args.baseline)
     one_seed = _one_seed(tables['iteration'])
     for key, filename, title in SECTIONS:
-        if key == 'collectives' and tables[key].empty:
-            continue  # no graph job: the CSV alone (headers) says so
+        if key in ('collectives', 'link_losses') and tables[key].empty:
+            continue  # no graph job, no lost packet: the CSV alone (headers) says so
         print()
         title = title.format(scheme=args.scheme)
         if one_seed:

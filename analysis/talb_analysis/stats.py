@@ -235,6 +235,59 @@ def collective_table(data, keys, warmup=1):
     return out.reset_index()[columns]
 
 
+# Losses of one connection with less than this between them are one episode: the connection
+# kept sending into the link that whole time (a sender that moved off it and came back later,
+# e.g. REPS exploring, starts another).
+EPISODE_GAP_NS = 1_000_000
+
+
+def loss_episodes(drops, gap_ns=EPISODE_GAP_NS):
+    """link_drops.csv's data packets (tagged: job >= 0) as episodes, one row per run, cause,
+    connection (addresses and destination port: a sprayed queue pair's source port varies) and
+    episode: the losses in it and how long it lasted (first to last loss, us)."""
+    columns = ['run_id', 'cause', 'src_ip', 'dst_ip', 'dst_port', 'losses', 'duration_us']
+    data = drops[drops['job'] >= 0]
+    if data.empty:
+        return pd.DataFrame(columns=columns)
+    conn = ['run_id', 'cause', 'src_ip', 'dst_ip', 'dst_port']
+    data = data.sort_values(conn + ['time_ns'])
+    gap = data.groupby(conn, sort=False)['time_ns'].diff()
+    episode = (gap.isna() | (gap >= gap_ns)).cumsum().rename('episode')
+    g = data.groupby(conn + [episode], sort=False)['time_ns']
+    out = g.agg(losses='size', first='min', last='max').reset_index()
+    out['duration_us'] = (out['last'] - out['first']) / 1e3
+    return out[columns]
+
+
+def link_loss_table(data, keys, gap_ns=EPISODE_GAP_NS):
+    """Packets leaf-spine links lost, per group of ``keys`` and cause (failed: the link was
+    down; loss: at random): per run all of them and the data packets, then the data packets'
+    loss episodes (loss_episodes) per run, their mean losses and their duration (us: median,
+    p90, max) -- how long a connection went on sending into a dead link once it lost a packet
+    there: a spraying transport's re-route time. Runs of a group that lost nothing count."""
+    columns = list(keys) + ['cause', 'runs', 'losses_per_run', 'data_losses_per_run',
+                            'episodes_per_run', 'losses_per_episode', 'episode_p50_us',
+                            'episode_p90_us', 'episode_max_us']
+    if data.link_drops.empty:
+        return pd.DataFrame(columns=columns)
+    by = list(keys) or ['_all']
+    runs = data.runs.assign(_all=0).reset_index()
+    n_runs = runs.groupby(by, dropna=False)['run_id'].size().rename('runs')
+    drops = attach(data.link_drops, data.runs, keys).assign(_all=0)
+    lost = drops.groupby(by + ['cause'], dropna=False).agg(
+        losses=('time_ns', 'size'), data_losses=('job', lambda j: int((j >= 0).sum())))
+    episodes = attach(loss_episodes(data.link_drops, gap_ns), data.runs, keys).assign(_all=0)
+    ep = episodes.groupby(by + ['cause'], dropna=False).agg(
+        episodes=('losses', 'size'), losses_per_episode=('losses', 'mean'),
+        episode_p50_us=('duration_us', _pct(50)), episode_p90_us=('duration_us', _pct(90)),
+        episode_max_us=('duration_us', 'max'))
+    out = lost.join(ep, how='left').reset_index().join(n_runs, on=by)
+    out['losses_per_run'] = out['losses'] / out['runs']
+    out['data_losses_per_run'] = out['data_losses'] / out['runs']
+    out['episodes_per_run'] = out['episodes'].fillna(0) / out['runs']
+    return out[columns]
+
+
 def run_iteration_times(data, warmup=1):
     """Per run: mean iteration time (ms) after ``warmup`` iterations, how many were counted, and
     the mean job completion time (ms).

@@ -65,7 +65,7 @@ def test_iteration_time_is_the_slowest_hop_bound(run):
 
 def test_the_analysis_reads_the_run_without_its_nvlink_rows(run):
     flows, _, out = run
-    _, table, _, _, _ = loading.load_run(str(out))
+    _, table, _, _, _, _ = loading.load_run(str(out))
     assert sorted(table['kind'].unique()) == ['tensor']
     assert len(table) == sum(1 for r in flows if r['kind'] == 'tensor')
 

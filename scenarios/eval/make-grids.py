@@ -58,7 +58,9 @@ HPCC_PARTS = {'failure/fail-rdma16': 'fail-rdma16', 'failure/flap-rdma16': 'flap
 # ConWeave stays: its reorder queues hold nothing here, its reroutes still act. Of the llm
 # family the two parts on the one-leaf-per-server fabric whose traffic crosses the spines most
 # (the dense job's pipeline and data-parallel flows, the MoE all-to-all).
-SPRAY_PARTS = {'failure/fail-rdma16': 'fail-spray16', 'failure/flap-rdma16': 'flap-spray16',
+SPRAY_PARTS = {'idle/rdma16': 'idle-spray16', 'background/rdma16': 'background-spray16',
+               'asymmetric/rdma16': 'asymmetric-spray16',
+               'failure/fail-rdma16': 'fail-spray16', 'failure/flap-rdma16': 'flap-spray16',
                'incast/rdma16': 'incast-spray16', 'mixed/rdma16': 'mixed-spray16',
                'llm/dense-tor-rdma128': 'dense-tor-spray128',
                'llm/moe-tor-rdma128': 'moe-tor-spray128'}

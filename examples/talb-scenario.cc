@@ -270,6 +270,7 @@ main(int argc, char* argv[])
         return 2;
     }
     cmd.Parse(argc, argv);
+    config.RecordAttributes(argc, argv);
 
     std::vector<std::string> errors = config.TakeErrors();
     std::string schedulerError = TalbEventScheduler::Select(eventScheduler);

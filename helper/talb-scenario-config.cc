@@ -434,6 +434,7 @@ TalbScenarioConfig::ParseCommandLine(CommandLine& cmd,
     if (errors.empty())
     {
         cmd.Parse(argc, argv);
+        RecordAttributes(argc, argv);
         // Every value is checked before anything is built, so a bad one costs no simulated time.
         errors = TakeErrors();
     }
@@ -562,8 +563,52 @@ TalbScenarioConfig::ToJson() const
             os << "\"" << JsonEscape(p.value) << "\"";
         }
     }
+    for (size_t i = 0; i < m_attributes.size(); ++i)
+    {
+        os << (m_order.empty() && i == 0 ? "" : ", ") << "\"" << JsonEscape(m_attributes[i].first)
+           << "\": \"" << JsonEscape(m_attributes[i].second) << "\"";
+    }
     os << "}";
     return os.str();
+}
+
+void
+TalbScenarioConfig::RecordAttributes(int argc, char* argv[])
+{
+    auto record = [this](const std::string& name, const std::string& value) {
+        for (auto& kv : m_attributes)
+        {
+            if (kv.first == name)
+            {
+                kv.second = value;
+                return;
+            }
+        }
+        m_attributes.emplace_back(name, value);
+    };
+    // ns-3 reads NS_ATTRIBUTE_DEFAULT as "ns3::A::B=v;ns3::C::D=w".
+    if (const char* env = std::getenv("NS_ATTRIBUTE_DEFAULT"))
+    {
+        std::istringstream items(env);
+        std::string item;
+        while (std::getline(items, item, ';'))
+        {
+            std::string::size_type eq = item.find('=');
+            if (eq != std::string::npos && eq > 0)
+            {
+                record(item.substr(0, eq), item.substr(eq + 1));
+            }
+        }
+    }
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string arg = argv[i];
+        std::string::size_type eq = arg.find('=');
+        if (arg.rfind("--ns3::", 0) == 0 && eq != std::string::npos)
+        {
+            record(arg.substr(2, eq - 2), arg.substr(eq + 1));
+        }
+    }
 }
 
 } // namespace ns3

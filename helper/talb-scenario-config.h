@@ -126,7 +126,16 @@ class TalbScenarioConfig
     DataRate GetRate(const std::string& name) const;
     Time GetTime(const std::string& name) const;
 
-    /// All parameters as a JSON object (`"name": value`), numbers unquoted.
+    /**
+     * Record the ns-3 attribute defaults the program was given, NS_ATTRIBUTE_DEFAULT's and then
+     * \p argv's --ns3::Type::Name=Value (the later value of a name wins, as ns-3 applies them),
+     * so that ToJson() lists them among the parameters under their full names: runs that
+     * differ only in one (a sweep over it) are told apart.
+     */
+    void RecordAttributes(int argc, char* argv[]);
+
+    /// All parameters, then the recorded attributes, as a JSON object (`"name": value`),
+    /// numbers unquoted (attributes as given, quoted).
     std::string ToJson() const;
 
   private:
@@ -173,6 +182,8 @@ class TalbScenarioConfig
     std::map<std::string, Param> m_params;
     std::vector<std::string> m_order; //!< declaration order, for --help and run.json
     std::vector<std::string> m_errors;
+    /// RecordAttributes: (full name, value), in the order first given
+    std::vector<std::pair<std::string, std::string>> m_attributes;
 };
 
 } // namespace ns3

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from conftest import REPORT
-from talb_analysis import loading
+from talb_analysis import loading, stats
 from talb_analysis.loading import TalbDataWarning
 
 RUNNER = os.environ.get('TALB_SCENARIO', 'build/bin/talb-scenario')
@@ -642,3 +642,23 @@ def test_band_scheduling_reaches_every_switch_queue(tmp_path):
     params = json.loads((outs['dwrr'] / 'run.json').read_text())['parameters']
     assert (params['bandScheduling'], params['strictBands'], params['bandWeights']) == \
         ('dwrr', 1, '1,1,1,1,1,1,1,8')
+
+
+def test_ns3_attributes_given_are_run_parameters_that_group_the_report(tmp_path):
+    """--ns3::Type::Name=Value (and NS_ATTRIBUTE_DEFAULT, which the command line overrides)
+    land in run.json's parameters under their full names, so a sweep over an attribute gives
+    one group per value in the report instead of mixing them."""
+    name = 'ns3::TalbRdmaNic::AckInterval'
+    base = [a for a in TINY if not a.startswith('--bgLoad')] + ['--bgLoad=0', '--transport=spray']
+    for value in ('1', '16'):
+        result = run(*base, '--%s=%s' % (name, value), '--out=%s' % (tmp_path / value))
+        assert result.returncode == 0, result.stderr
+    env = dict(os.environ, NS_ATTRIBUTE_DEFAULT='%s=4;ns3::TalbRdmaNic::SprayAcks=false' % name)
+    result = subprocess.run([RUNNER, *base, '--%s=2' % name, '--out=%s' % (tmp_path / 'env')],
+                            capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode == 0, result.stderr
+    params = json.loads((tmp_path / 'env' / 'run.json').read_text())['parameters']
+    assert params[name] == '2' and params['ns3::TalbRdmaNic::SprayAcks'] == 'false'
+    data = loading.load(str(tmp_path))
+    assert sorted(data.runs[name]) == [1, 2, 16]
+    assert name in stats.group_keys(data)

@@ -409,6 +409,50 @@ class TalbSrWindowEdgeAck : public TestCase
     bool m_edge;
 };
 
+/**
+ * ReorderThreshold 0 (the default) follows the NIC's line rate: 16 packets per 100 Gb/s, 16 up
+ * to 100 Gb/s, 64 (the SACK bitmap's reach) from 400 Gb/s; a value given is kept.
+ */
+class TalbSrReorderThresholdFollowsTheRate : public TestCase
+{
+  public:
+    TalbSrReorderThresholdFollowsTheRate()
+        : TestCase("TalbSrReorderThresholdFollowsTheRate: 16 at 10-100 Gb/s, 32 at 200, 64 at "
+                   "400 and 800; a given value is kept")
+    {
+    }
+
+  private:
+    static uint32_t Threshold(const std::string& rate, const std::string& given)
+    {
+        Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
+        f->SetAttribute("Transport", StringValue("rdma"));
+        f->SetAttribute("HostRate", StringValue(rate));
+        f->SetAttribute("FabricRate", StringValue(rate));
+        f->GetRdmaHelper()->SetNicAttribute("Recovery", StringValue("SelectiveRepeat"));
+        f->GetRdmaHelper()->SetNicAttribute("ReorderThreshold", StringValue(given));
+        f->SetLoadBalancer("ecmp");
+        f->Install();
+        uint32_t threshold = f->GetRdmaNic(0)->GetReorderThreshold();
+        Simulator::Destroy();
+        return threshold;
+    }
+
+    void DoRun() override
+    {
+        const std::pair<const char*, uint32_t> expected[] = {{"10Gbps", 16},
+                                                             {"100Gbps", 16},
+                                                             {"200Gbps", 32},
+                                                             {"400Gbps", 64},
+                                                             {"800Gbps", 64}};
+        for (const auto& [rate, threshold] : expected)
+        {
+            NS_TEST_EXPECT_MSG_EQ(Threshold(rate, "0"), threshold, rate);
+        }
+        NS_TEST_EXPECT_MSG_EQ(Threshold("400Gbps", "16"), 16u, "a given value is kept");
+    }
+};
+
 class TalbSelectiveRepeatTestSuite : public TestSuite
 {
   public:
@@ -424,6 +468,7 @@ class TalbSelectiveRepeatTestSuite : public TestSuite
         AddTestCase(new TalbLostAnswers("SelectiveRepeat"), TestCase::QUICK);
         AddTestCase(new TalbSrWindowEdgeAck(true), TestCase::QUICK);
         AddTestCase(new TalbSrWindowEdgeAck(false), TestCase::QUICK);
+        AddTestCase(new TalbSrReorderThresholdFollowsTheRate(), TestCase::QUICK);
     }
 };
 

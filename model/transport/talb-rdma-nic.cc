@@ -135,10 +135,13 @@ TalbRdmaNic::GetTypeId()
             .AddAttribute("ReorderThreshold",
                           "SelectiveRepeat: a packet is declared lost, and sent again, once a "
                           "packet this many PSNs beyond it (or beyond where its last "
-                          "transmission left off) is selectively acknowledged",
-                          UintegerValue(16),
+                          "transmission left off) is selectively acknowledged; 0: 16 per 100 "
+                          "Gb/s of the NIC's line rate, at least 16, at most 64 (16 up to 100 "
+                          "Gb/s, 64 from 400 Gb/s: sprayed packets arrive further out of order "
+                          "as more of them fit in a path's delay)",
+                          UintegerValue(0),
                           MakeUintegerAccessor(&TalbRdmaNic::m_reorderThreshold),
-                          MakeUintegerChecker<uint32_t>(1, 64))
+                          MakeUintegerChecker<uint32_t>(0, 64))
             .AddAttribute("EntropyPolicy",
                           "SelectiveRepeat: the packet-spraying policy that gives each data "
                           "packet its UDP source port (a TalbEntropyPolicy's registered or "
@@ -204,7 +207,7 @@ TalbRdmaNic::TalbRdmaNic()
       m_setDscp(true),
       m_recovery(GO_BACK_N),
       m_srWindowRtt(MicroSeconds(20)),
-      m_reorderThreshold(16)
+      m_reorderThreshold(0)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -288,6 +291,12 @@ TalbRdmaNic::Install(Ptr<Node> node, Ptr<TalbPfcNetDevice> device, Ipv4Address a
         ObjectFactory policy;
         policy.SetTypeId(TalbEntropyPolicy::GetRegistry().Get(m_entropyPolicy));
         m_entropyPrototype = policy.Create<TalbEntropyPolicy>();
+    }
+    m_lossThreshold = m_reorderThreshold;
+    if (m_lossThreshold == 0)
+    {
+        uint64_t hundreds = (m_lineRate.GetBitRate() + 99'999'999'999) / 100'000'000'000;
+        m_lossThreshold = static_cast<uint32_t>(std::clamp<uint64_t>(16 * hundreds, 16, 64));
     }
     // The window in packets: the bytes of one round trip at line rate, the acknowledgements'
     // coalescing, and no more than a SACK bitmap describes beyond the first missing packet.
@@ -382,6 +391,12 @@ uint32_t
 TalbRdmaNic::GetMtu() const
 {
     return m_mtu;
+}
+
+uint32_t
+TalbRdmaNic::GetReorderThreshold() const
+{
+    return m_lossThreshold;
 }
 
 const TalbRdmaNic::Stats&

@@ -109,6 +109,9 @@ class TalbRdmaNic : public Object
     Ptr<Node> GetNode() const;
     /// \return the payload bytes of a full packet (the Mtu attribute)
     uint32_t GetMtu() const;
+    /// \return selective repeat's reorder threshold in packets: ReorderThreshold, or the line
+    /// rate's where that is 0 (set by Install)
+    uint32_t GetReorderThreshold() const;
     const Stats& GetStats() const;
     /// \return the Recovery attribute
     Recovery GetRecovery() const;
@@ -180,6 +183,7 @@ class TalbRdmaNic : public Object
     int m_recovery;                //!< Recovery attribute
     Time m_srWindowRtt;            //!< SelectiveRepeatRtt attribute
     uint32_t m_reorderThreshold;   //!< ReorderThreshold attribute
+    uint32_t m_lossThreshold{16};  //!< ReorderThreshold, or its value for the line rate (0)
     std::string m_entropyPolicy;   //!< EntropyPolicy attribute
     bool m_sprayAcks{true};        //!< SprayAcks attribute
     bool m_recycleCovered{false};  //!< RecycleCovered attribute

@@ -553,7 +553,7 @@ TalbRdmaQueuePair::ArmTimer()
     // IRN's RTO_low: with too few packets in flight for a later one to reveal a loss, the
     // tail of a burst is not left to the long timeout.
     Time rto = m_selective && m_nic->m_rtoLow.IsStrictlyPositive() &&
-                       m_maxSent - m_sndUna <= m_nic->m_reorderThreshold
+                       m_maxSent - m_sndUna <= m_nic->m_lossThreshold
                    ? m_nic->m_rtoLow
                    : m_nic->m_rto;
     Time deadline = Simulator::Now() + rto;
@@ -627,7 +627,7 @@ TalbRdmaQueuePair::DeclareLost(uint64_t psn, TalbEntropyPolicy::LossCause cause)
 void
 TalbRdmaQueuePair::DetectLosses()
 {
-    uint32_t threshold = m_nic->m_reorderThreshold;
+    uint32_t threshold = m_nic->m_lossThreshold;
     for (uint64_t psn = m_sndUna; psn < m_maxSent && psn + threshold < m_highSacked; ++psn)
     {
         const SentPacket& s = m_sent[psn - m_sndUna];

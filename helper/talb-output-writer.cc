@@ -694,7 +694,8 @@ TalbOutputWriter::WriteLinkDrop(const TalbLinkDropRecord& r)
 {
     const TalbPriorityQueue::Parsed& h = r.packet.headers;
     const talb_label& label = r.packet.label;
-    AppendFormat(m_linkDrops.pending,
+    std::string& row = m_linkDrops.pending;
+    AppendFormat(row,
                  "%" PRId64 ",%u,%u,%s,%s,",
                  r.time.GetNanoSeconds(),
                  r.leaf,
@@ -702,20 +703,16 @@ TalbOutputWriter::WriteLinkDrop(const TalbLinkDropRecord& r)
                  r.towardSpine ? "up" : "down",
                  r.failed ? "failed" : "loss");
     // A frame that is not IPv4 (a PFC pause) parses as zeros: 0.0.0.0, port 0.
-    AppendFormat(m_linkDrops.pending,
-                 "%u.%u.%u.%u,%u,%u.%u.%u.%u,%u,",
-                 (h.src >> 24) & 0xff,
-                 (h.src >> 16) & 0xff,
-                 (h.src >> 8) & 0xff,
-                 h.src & 0xff,
-                 unsigned(h.srcPort),
-                 (h.dst >> 24) & 0xff,
-                 (h.dst >> 16) & 0xff,
-                 (h.dst >> 8) & 0xff,
-                 h.dst & 0xff,
-                 unsigned(h.dstPort));
+    AppendIpv4(row, h.src);
+    row.push_back(',');
+    AppendInt(row, h.srcPort);
+    row.push_back(',');
+    AppendIpv4(row, h.dst);
+    row.push_back(',');
+    AppendInt(row, h.dstPort);
+    row.push_back(',');
     bool tagged = r.packet.tagged;
-    AppendFormat(m_linkDrops.pending,
+    AppendFormat(row,
                  "%d,%" PRId64 ",%d,%s,%" PRIu64 "\n",
                  tagged ? int32_t(talb_job_of(label.tensor_id)) : -1,
                  tagged ? int64_t(label.tensor_id & TALB_TENSOR_INDEX_MASK) : int64_t(-1),

@@ -411,19 +411,26 @@ class TalbSrWindowEdgeAck : public TestCase
 
 /**
  * ReorderThreshold 0 (the default) follows the NIC's line rate: 16 packets per 100 Gb/s, 16 up
- * to 100 Gb/s, 64 (the SACK bitmap's reach) from 400 Gb/s; a value given is kept.
+ * to 100 Gb/s, 64 (the SACK bitmap's reach) from 400 Gb/s; half the window where the window is
+ * shorter than that (per-packet acknowledgements at 10 Gb/s), so that a hole can be found; a
+ * value given is kept.
  */
 class TalbSrReorderThresholdFollowsTheRate : public TestCase
 {
   public:
     TalbSrReorderThresholdFollowsTheRate()
         : TestCase("TalbSrReorderThresholdFollowsTheRate: 16 at 10-100 Gb/s, 32 at 200, 64 at "
-                   "400 and 800; a given value is kept")
+                   "400 and 800, half a window too short for that; a given value is kept")
     {
     }
 
   private:
-    static uint32_t Threshold(const std::string& rate, const std::string& given)
+    /// The threshold of a \p rate NIC given \p given, acknowledging every \p ackInterval
+    /// packets; \p window: its selective-repeat window
+    static uint32_t Threshold(const std::string& rate,
+                              const std::string& given,
+                              const std::string& ackInterval = "16",
+                              uint64_t* window = nullptr)
     {
         Ptr<TalbLeafSpineHelper> f = CreateObject<TalbLeafSpineHelper>();
         f->SetAttribute("Transport", StringValue("rdma"));
@@ -431,9 +438,14 @@ class TalbSrReorderThresholdFollowsTheRate : public TestCase
         f->SetAttribute("FabricRate", StringValue(rate));
         f->GetRdmaHelper()->SetNicAttribute("Recovery", StringValue("SelectiveRepeat"));
         f->GetRdmaHelper()->SetNicAttribute("ReorderThreshold", StringValue(given));
+        f->GetRdmaHelper()->SetNicAttribute("AckInterval", StringValue(ackInterval));
         f->SetLoadBalancer("ecmp");
         f->Install();
         uint32_t threshold = f->GetRdmaNic(0)->GetReorderThreshold();
+        if (window)
+        {
+            *window = f->GetRdmaNic(0)->GetSelectiveRepeatWindow();
+        }
         Simulator::Destroy();
         return threshold;
     }
@@ -450,6 +462,12 @@ class TalbSrReorderThresholdFollowsTheRate : public TestCase
             NS_TEST_EXPECT_MSG_EQ(Threshold(rate, "0"), threshold, rate);
         }
         NS_TEST_EXPECT_MSG_EQ(Threshold("400Gbps", "16"), 16u, "a given value is kept");
+        // One acknowledgement per packet at 10 Gb/s: a window of 8, so 3.
+        uint64_t window = 0;
+        uint32_t threshold = Threshold("10Gbps", "0", "1", &window);
+        NS_TEST_EXPECT_MSG_EQ(window, 8u, "the window of per-packet acknowledgements");
+        NS_TEST_EXPECT_MSG_EQ(threshold, 3u, "half the window, less the hole");
+        NS_TEST_EXPECT_MSG_EQ(Threshold("10Gbps", "16", "1"), 16u, "a given value is kept");
     }
 };
 

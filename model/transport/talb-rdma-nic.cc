@@ -138,7 +138,9 @@ TalbRdmaNic::GetTypeId()
                           "transmission left off) is selectively acknowledged; 0: 16 per 100 "
                           "Gb/s of the NIC's line rate, at least 16, at most 64 (16 up to 100 "
                           "Gb/s, 64 from 400 Gb/s: sprayed packets arrive further out of order "
-                          "as more of them fit in a path's delay)",
+                          "as more of them fit in a path's delay), and half the window where "
+                          "that leaves no room behind a hole in it (GetSelectiveRepeatWindow: "
+                          "a short window, e.g. AckInterval 1 at 10 Gb/s)",
                           UintegerValue(0),
                           MakeUintegerAccessor(&TalbRdmaNic::m_reorderThreshold),
                           MakeUintegerChecker<uint32_t>(0, 64))
@@ -292,12 +294,6 @@ TalbRdmaNic::Install(Ptr<Node> node, Ptr<TalbPfcNetDevice> device, Ipv4Address a
         policy.SetTypeId(TalbEntropyPolicy::GetRegistry().Get(m_entropyPolicy));
         m_entropyPrototype = policy.Create<TalbEntropyPolicy>();
     }
-    m_lossThreshold = m_reorderThreshold;
-    if (m_lossThreshold == 0)
-    {
-        uint64_t hundreds = (m_lineRate.GetBitRate() + 99'999'999'999) / 100'000'000'000;
-        m_lossThreshold = static_cast<uint32_t>(std::clamp<uint64_t>(16 * hundreds, 16, 64));
-    }
     // The window in packets: the bytes of one round trip at line rate, the acknowledgements'
     // coalescing, and no more than a SACK bitmap describes beyond the first missing packet.
     auto bdp =
@@ -305,6 +301,20 @@ TalbRdmaNic::Install(Ptr<Node> node, Ptr<TalbPfcNetDevice> device, Ipv4Address a
         1;
     m_srWindowPackets =
         std::min<uint64_t>(bdp + m_ackInterval, TalbRoceHeader::SACK_BITMAP_PSNS + 1);
+    m_lossThreshold = m_reorderThreshold;
+    if (m_lossThreshold == 0)
+    {
+        uint64_t hundreds = (m_lineRate.GetBitRate() + 99'999'999'999) / 100'000'000'000;
+        m_lossThreshold = static_cast<uint32_t>(std::clamp<uint64_t>(16 * hundreds, 16, 64));
+        // A hole is found once a packet the threshold beyond it is acknowledged, and at most
+        // window - 1 packets follow it: a threshold beyond that (a short window, as per-packet
+        // acknowledgements give) would leave every loss to the retransmission timeout.
+        if (m_lossThreshold >= m_srWindowPackets)
+        {
+            m_lossThreshold =
+                static_cast<uint32_t>(std::max<uint64_t>(1, (m_srWindowPackets - 1) / 2));
+        }
+    }
     device->SetPullCallback(MakeCallback(&TalbRdmaNic::Pull, this));
     device->SetForwardCallback(MakeCallback(&TalbRdmaNic::Receive, this));
 }

@@ -371,12 +371,14 @@ void
 TalbOutputWriter::MergeFolders(const std::vector<std::string>& parts, const std::string& folder)
 {
     SystemPath::MakeDirectories(folder);
-    for (const char* name : {"flows.csv",
-                             "tensors.csv",
-                             "iterations.csv",
-                             "collectives.csv",
-                             "link_drops.csv",
-                             "paths.csv"})
+    // The files with a header line; fct.txt has none.
+    const std::array<const char*, 6> withHeader = {"flows.csv",
+                                                   "tensors.csv",
+                                                   "iterations.csv",
+                                                   "collectives.csv",
+                                                   "link_drops.csv",
+                                                   "paths.csv"};
+    for (const char* name : withHeader)
     {
         // paths.csv (PathsCsv) only where the run wrote it.
         if (std::string(name) == "paths.csv" &&
@@ -416,16 +418,11 @@ TalbOutputWriter::MergeFolders(const std::vector<std::string>& parts, const std:
     }
     for (const auto& part : parts)
     {
-        for (const char* name : {"flows.csv",
-                                 "tensors.csv",
-                                 "iterations.csv",
-                                 FCT_TXT,
-                                 "collectives.csv",
-                                 "link_drops.csv",
-                                 "paths.csv"})
+        for (const char* name : withHeader)
         {
             std::remove(SystemPath::Append(part, name).c_str());
         }
+        std::remove(SystemPath::Append(part, FCT_TXT).c_str());
         ::rmdir(part.c_str());
     }
 }

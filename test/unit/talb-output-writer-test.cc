@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 using namespace ns3;
 
@@ -124,6 +125,73 @@ TEST(TalbOutputWriter, FlowRowsMatchThePrintfFormat)
     }
     w->Dispose();
     EXPECT_EQ(ReadAll(dir + "/flows.csv"), expected);
+}
+
+TEST(TalbOutputWriter, LinkDropRowsNameTheLinkThePacketAndItsLabel)
+{
+    std::string dir = TempFolder("drops");
+    Ptr<TalbOutputWriter> w = CreateObject<TalbOutputWriter>();
+    w->Open(dir);
+    w->SetScheme("ecmp");
+    w->SetSeed(4);
+    TalbLinkDropRecord r;
+    r.time = NanoSeconds(450000123);
+    r.leaf = 1;
+    r.spine = 0;
+    r.towardSpine = true;
+    r.failed = true;
+    r.packet.headers.ipv4 = true;
+    r.packet.headers.src = Ipv4Address("10.0.0.5").Get();
+    r.packet.headers.dst = Ipv4Address("10.0.0.12").Get();
+    r.packet.headers.srcPort = 50123;
+    r.packet.headers.dstPort = 4791;
+    r.packet.tagged = true;
+    r.packet.label.tensor_id = talb_make_tensor_id(2, 160);
+    r.packet.label.priority = 3;
+    w->WriteLinkDrop(r);
+    // An untagged frame that is not IPv4 (a PFC pause) lost at random on the way down.
+    TalbLinkDropRecord pause;
+    pause.time = NanoSeconds(7);
+    pause.leaf = 3;
+    pause.spine = 1;
+    w->WriteLinkDrop(pause);
+    w->Dispose();
+    EXPECT_EQ(ReadAll(dir + "/link_drops.csv"),
+              std::string(TalbOutputWriter::LINK_DROP_COLUMNS) +
+                  "\n450000123,1,0,up,failed,10.0.0.5,50123,10.0.0.12,4791,2,160,3,ecmp,4\n"
+                  "7,3,1,down,loss,0.0.0.0,0,0.0.0.0,0,-1,-1,-1,ecmp,4\n");
+}
+
+TEST(TalbOutputWriter, MergeFoldersKeepsOneHeaderAndEveryPartsRows)
+{
+    std::string top = TempFolder("merge");
+    std::vector<std::string> parts;
+    for (int rank = 0; rank < 2; ++rank)
+    {
+        parts.push_back(top + "/part" + std::to_string(rank));
+        Ptr<TalbOutputWriter> w = CreateObject<TalbOutputWriter>();
+        w->Open(parts.back());
+        w->SetScheme("talb");
+        w->SetIdealFct(DataRate("1Gbps"), Seconds(0), 1000000, 0);
+        w->WriteFlow(Record(1000 * (rank + 1), 500, 100, true));
+        TalbLinkDropRecord r;
+        r.time = NanoSeconds(rank + 1);
+        w->WriteLinkDrop(r);
+        w->Dispose();
+    }
+    std::string merged = top + "/run";
+    TalbOutputWriter::MergeFolders(parts, merged);
+    std::string drops = ReadAll(merged + "/link_drops.csv");
+    EXPECT_EQ(drops,
+              std::string(TalbOutputWriter::LINK_DROP_COLUMNS) +
+                  "\n1,0,0,down,loss,0.0.0.0,0,0.0.0.0,0,-1,-1,-1,talb,1\n"
+                  "2,0,0,down,loss,0.0.0.0,0,0.0.0.0,0,-1,-1,-1,talb,1\n");
+    std::string flows = ReadAll(merged + "/flows.csv");
+    EXPECT_EQ(std::count(flows.begin(), flows.end(), '\n'), 3);
+    for (const auto& part : parts)
+    {
+        EXPECT_FALSE(std::ifstream(part + "/flows.csv")) << part << " removed";
+    }
 }
 
 TEST(TalbOutputWriterDeathTest, AnAbortWritesThePendingRows)

@@ -116,17 +116,32 @@ TalbAttributeList::Check(TypeId tid,
     return true;
 }
 
+bool
+TalbAttributeList::SplitCommandLineOption(const std::string& arg,
+                                          std::string* path,
+                                          std::string* value)
+{
+    std::string::size_type eq = arg.find('=');
+    if (arg.rfind("--ns3::", 0) != 0 || eq == std::string::npos)
+    {
+        return false;
+    }
+    *path = arg.substr(2, eq - 2);
+    *value = arg.substr(eq + 1);
+    return true;
+}
+
 std::string
 TalbAttributeList::CheckCommandLineOption(const std::string& arg)
 {
-    if (arg.rfind("--ns3::", 0) != 0)
+    std::string path;
+    std::string value;
+    if (!SplitCommandLineOption(arg, &path, &value))
     {
         return "";
     }
-    std::string::size_type eq = arg.find('=');
-    std::string path = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
     std::string::size_type sep = path.rfind("::");
-    if (eq == std::string::npos || sep == std::string::npos || sep == 0)
+    if (sep == std::string::npos || sep == 0)
     {
         return "";
     }
@@ -137,7 +152,7 @@ TalbAttributeList::CheckCommandLineOption(const std::string& arg)
         return "";
     }
     std::string error;
-    if (!Check(tid, path.substr(sep + 2), arg.substr(eq + 1), &error) || error.empty())
+    if (!Check(tid, path.substr(sep + 2), value, &error) || error.empty())
     {
         return "";
     }

@@ -51,6 +51,14 @@ class TalbAttributeList
      * (ns-3's parser then answers)
      */
     static std::string CheckCommandLineOption(const std::string& arg);
+    /**
+     * Split an ns-3 attribute option, --ns3::Type::Name=Value.
+     * \return false when \p arg is no such option; else true, with \p path "ns3::Type::Name"
+     * and \p value "Value"
+     */
+    static bool SplitCommandLineOption(const std::string& arg,
+                                       std::string* path,
+                                       std::string* value);
     /// \return CheckCommandLineOption()'s error for each of argv[1..argc-1] that has one
     static std::vector<std::string> CheckCommandLine(int argc, char* argv[]);
 

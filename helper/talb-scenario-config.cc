@@ -602,11 +602,11 @@ TalbScenarioConfig::RecordAttributes(int argc, char* argv[])
     }
     for (int i = 1; i < argc; ++i)
     {
-        std::string arg = argv[i];
-        std::string::size_type eq = arg.find('=');
-        if (arg.rfind("--ns3::", 0) == 0 && eq != std::string::npos)
+        std::string path;
+        std::string value;
+        if (TalbAttributeList::SplitCommandLineOption(argv[i], &path, &value))
         {
-            record(arg.substr(2, eq - 2), arg.substr(eq + 1));
+            record(path, value);
         }
     }
 }

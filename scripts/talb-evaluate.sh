@@ -144,8 +144,10 @@ echo "== goals (every family's talb_vs_best.csv)"
 $PY "$TOP/analysis/talb-goals.py" "$TOP/doc/evaluation" || status=$?
 if compgen -G "$RESULTS/*/ablate-*" > /dev/null; then
   echo "== ablation (TaLB with each rule of its defaults off, against default TaLB)"
+  # --keep: the families RESULTS lacks keep their committed rows.
   $PY "$TOP/analysis/talb-ablation.py" "$RESULTS" --out="$TOP/doc/evaluation/ablation.csv" \
-    --pairs-out="$RESULTS/ablation_pairs.csv" || status=$?
+    --keep="$TOP/doc/evaluation/ablation.csv" --pairs-out="$RESULTS/ablation_pairs.csv" \
+    || status=$?
 fi
 echo "talb-evaluate: done in $(( $(date +%s) - start )) s; every table and plot in $RESULTS/FAMILY/report, what the pages show in doc/evaluation/"
 [ "$status" = 0 ] || echo "talb-evaluate: some sweeps had failed points or shown files are missing (exit $status); rerun to retry the points" >&2

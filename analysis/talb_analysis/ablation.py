@@ -144,6 +144,41 @@ def summarise(paired):
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def keep_rows(table, path):
+    """``table`` with the rows of an earlier table (CSV ``path``) that it lacks: a family's row
+    for a rule this RESULTS has no pair of, and the ``all`` rows of the transports and rules it
+    has none of (a results folder with some families only does not drop the others' rows). An
+    ``all`` row recomputed here pools only the families here: a warning names those that also
+    have kept rows."""
+    if not os.path.exists(path):
+        return table
+    try:
+        old = pd.read_csv(path)
+    except (OSError, ValueError) as e:
+        raise TalbDataError('%s: not an ablation table to keep rows of (%s)' % (path, e))
+    missing = [c for c in COLUMNS if c not in old.columns]
+    if missing:
+        raise TalbDataError('%s: not an ablation table to keep rows of (no column %s)'
+                            % (path, ', '.join(missing)))
+    here = set(zip(table['family'], table['transport'], table['rule']))
+    kept = old[[(f, t, r) not in here for f, t, r in
+                zip(old['family'], old['transport'], old['rule'])]]
+    if kept.empty:
+        return table
+    partial = sorted({'%s %s' % (t, r) for f, t, r in zip(kept['family'], kept['transport'],
+                                                          kept['rule'])
+                      if f != 'all' and ('all', t, r) in here})
+    if partial:
+        warnings.warn('%s: the all rows of %s pool only the families in this RESULTS; the '
+                      'table keeps other families\' rows from %s'
+                      % (path, ', '.join(partial), path), loading.TalbDataWarning)
+    # summarise()'s order: by transport and rule, the families, then their 'all' row.
+    merged = pd.concat([table, kept[COLUMNS]], ignore_index=True)
+    merged['_all'] = merged['family'] == 'all'
+    merged = merged.sort_values(['transport', 'rule', '_all', 'family'], kind='stable')
+    return merged.drop(columns='_all').reset_index(drop=True)
+
+
 def load(root, warmup=1):
     """:func:`pairs` of every family folder below ``root`` (one folder per family)."""
     if not os.path.isdir(root):
@@ -179,6 +214,10 @@ def parse_args(argv):
     p.add_argument('root', nargs='?', default='results/eval', metavar='RESULTS',
                    help='the evaluation\'s results, one folder per family (default: results/eval)')
     p.add_argument('--out', help='write the table here as CSV (default: print only)')
+    p.add_argument('--keep', metavar='FILE',
+                   help='an earlier --out table: its rows of a family and rule (and the all '
+                   'rows of a transport and rule) this RESULTS has no pair of are kept, so '
+                   'that a results folder with some families or rules only updates their rows')
     p.add_argument('--pairs-out', help='write every pair (cell, seed, both iteration times) '
                    'here as CSV')
     p.add_argument('--warmup', type=int, default=1,
@@ -201,6 +240,14 @@ def main(argv=None):
             print('talb-ablation: error: %s' % e, file=sys.stderr)
             return 2
     table = summarise(paired)
+    if args.keep:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter('always', loading.TalbDataWarning)
+                table = keep_rows(table, args.keep)
+        except TalbDataError as e:
+            print('talb-ablation: error: %s' % e, file=sys.stderr)
+            return 2
     print(format_table(table, args.format))
     if args.out:
         table.to_csv(args.out, index=False, float_format='%.4g')

@@ -100,6 +100,11 @@ CONWEAVE_PAPER = ('ExtraReplyDeadline=4us;PathPauseTime=16us;IdleTimeout=300us;'
 ABLATION = {'tcp': ['spray', 'spray-shared-queue', 'remote-spray', 'stall-moves', 'margin-moves'],
             'rdma': ['contended-moves', 'queue-moves', 'margin-moves', 'safe-moves']}
 ABLATION_UNTAGGED = {'tcp': ['untagged-spray'], 'rdma': ['untagged-moves']}
+# On the spraying transport (selective repeat): the sr profile's two rules and the RDMA rules
+# that act there (safe-moves and untagged-moves act only on go-back-N flows), beside every
+# 16-host spray part.
+ABLATION_SPRAY = ['sr-reorder', 'sr-spray-always', 'contended-moves', 'queue-moves',
+                  'margin-moves']
 
 
 def random_links(scale, n):
@@ -278,6 +283,11 @@ def families():
         oblivious['grid']['lb'] = ['ecmp']
         oblivious['grid']['sprayPolicy'] = ['oblivious']
         out[('spray', name + '-oblivious')] = oblivious
+        if name.endswith('16'):
+            ablate = copy.deepcopy(c)
+            ablate['grid']['lb'] = ['talb']
+            ablate['grid']['lbRulesOff'] = ABLATION_SPRAY
+            out[('spray', 'ablate-' + name)] = ablate
     for source, name in QP_PARTS.items():
         base = out[tuple(source.split('/'))]
         out[('qp', name)] = copy.deepcopy(base)

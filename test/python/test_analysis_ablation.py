@@ -130,6 +130,40 @@ def test_script_writes_the_table_and_the_pairs(tmp_path):
     assert 'idle,tcp,spray,oversubscription=2,2,100,110,' in pairs.read_text()
 
 
+def test_keep_updates_what_is_here_and_keeps_the_rest(tmp_path):
+    """--keep: a results folder with idle's spray rule only replaces that row of the earlier
+    table and keeps the others (idle's stall-moves, mixed's, rdma's all row); tcp's spray 'all'
+    row is recomputed from what is here, with a warning that it pools idle alone."""
+    import pandas as pd
+    full = tmp_path / 'full.csv'
+    table = ablation.summarise(ablation.load(str(evaluation(tmp_path))))
+    rdma = dict({c: 0 for c in ablation.COLUMNS}, family='all', transport='rdma',
+                rule='queue-moves', verdict='no effect')
+    pd.concat([table, pd.DataFrame([rdma])]).to_csv(full, index=False)
+    only_idle = tmp_path / 'only-idle'
+    for seed in (1, 2):
+        write_run(only_idle / 'idle' / 'tcp16' / str(seed), 'talb', seed, 100.0)
+        write_run(only_idle / 'idle' / 'ablate-tcp16' / str(seed), 'talb', seed, 120.0,
+                  lbRulesOff='spray')
+    out = tmp_path / 'new.csv'
+    result = subprocess.run(['/usr/bin/python3', SCRIPT, str(only_idle), '--out=%s' % out,
+                             '--keep=%s' % full], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert 'the all rows of tcp spray pool only the families in this RESULTS' in result.stderr
+    new = pd.read_csv(out)
+    assert row(new, 'idle', 'spray')['rule_gain_pct'] == pytest.approx(20.0)
+    assert row(new, 'idle', 'stall-moves')['verdict'] == 'no effect'
+    assert row(new, 'mixed', 'spray')['pairs'] == 2
+    assert row(new, 'all', 'spray')['pairs'] == 2
+    assert row(new, 'all', 'queue-moves')['transport'] == 'rdma'
+    assert list(new['family'][new['rule'] == 'spray']) == ['idle', 'mixed', 'all']
+    bad = tmp_path / 'bad.csv'
+    bad.write_text('a,b\n1,2\n')
+    result = subprocess.run(['/usr/bin/python3', SCRIPT, str(only_idle), '--keep=%s' % bad],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and 'bad.csv: not an ablation table' in result.stderr
+
+
 @pytest.mark.parametrize('make,message', [
     (lambda root: None, 'not a folder'),
     (lambda root: write_run(root / 'idle' / 'x', 'talb', 1, 100.0),

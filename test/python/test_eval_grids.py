@@ -364,7 +364,17 @@ def test_the_spray_family_is_its_rdma_parts_on_the_spraying_transport():
     labels those runs ecmp-oblivious and groups them into the same cells."""
     grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
     names = part_names('spray')
-    assert names == {n + s for n in grids.SPRAY_PARTS.values() for s in ('', '-oblivious')}
+    ablated = {n for n in names if n.startswith('ablate-')}
+    assert names - ablated == {n + s for n in grids.SPRAY_PARTS.values()
+                               for s in ('', '-oblivious')}
+    # The ablation beside every 16-host spray part: TaLB alone, one rule of ABLATION_SPRAY off.
+    assert ablated == {'ablate-' + n for n in grids.SPRAY_PARTS.values() if n.endswith('16')}
+    for name in ablated:
+        axes, fixed, seeds = sweep.read_grid(os.path.join(EVAL, 'spray', name + '.json'))
+        base_axes, base_fixed, base_seeds = sweep.read_grid(
+            os.path.join(EVAL, 'spray', name[len('ablate-'):] + '.json'))
+        assert (fixed, seeds) == (base_fixed, base_seeds)
+        assert axes == dict(base_axes, lb=['talb'], lbRulesOff=grids.ABLATION_SPRAY)
     for source, name in grids.SPRAY_PARTS.items():
         family, part = source.split('/')
         base_axes, base_fixed, base_seeds = sweep.read_grid(os.path.join(EVAL, family,

@@ -106,7 +106,7 @@ RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version', 'lb_profile') + COUNTER
 # matter only under the congestion rules; RemoteSprayBytes is how sprayed packets read the
 # remote feedback, SprayQueue what queue they count).
 RULE_DEFAULTS = {'Moves': 'Counts', 'QueueMoves': 'false', 'RemoteSprayBytes': '0',
-                 'SprayQueue': 'AllWhenShared', 'CongestionDelay': '0'}
+                 'SprayQueue': 'AllWhenShared', 'SprayPaths': 'Rate', 'CongestionDelay': '0'}
 # The rule talb-scenario's lbProfile=transport (its default) sets, by transport (none: the
 # attribute defaults; test_analysis_loading checks this against the runner's --help). Runs
 # record what their profile set (run.json "lb_profile"); this table stands in for runs made
@@ -140,6 +140,13 @@ def _queue_name(rule):
     """'sprayatorabove' for SprayQueue=AtOrAbove, 'sprayall' for All, '' for the default."""
     value = rule['SprayQueue']
     return '' if value == RULE_DEFAULTS['SprayQueue'] else 'spray' + value.lower()
+
+
+def _paths_name(rule):
+    """'pathsfastest' for SprayPaths=Fastest, '' for the default (Rate). Runs from before
+    SprayPaths (2026-11-30) sprayed fastest-first: the same choice on paths of one rate."""
+    value = rule['SprayPaths']
+    return '' if value == RULE_DEFAULTS['SprayPaths'] else 'paths' + value.lower()
 
 
 def _spray_name(rule):
@@ -176,7 +183,8 @@ def scheme_label(scheme, params):
     'talb-congestion', or over RDMA 'talb-counts' and 'talb-contended' without QueueMoves), and
     with a RemoteSprayBytes other than the shipped one (30000 over TCP, 0 over RDMA) '-localspray'
     (0) or '-remotespray<bytes>' after that, and with a SprayQueue other than AllWhenShared
-    '-sprayatorabove' or '-sprayall', and with a CongestionDelay other than 0 '-cdelay<value>'
+    '-sprayatorabove' or '-sprayall', and with a SprayPaths other than Rate '-pathsfastest',
+    and with a CongestionDelay other than 0 '-cdelay<value>'
     (as given, e.g. '-cdelay20us'), and with ReorderMoves '-reorder' ('-reorder-spray' with
     RoceGoBackN=false and Spray=Always, '-reorder-sprayshared' with Spray=SharedDestination),
     so that the variants can be compared with TaLB in one sweep. (Runs from before SprayQueue existed counted AtOrAbove; it differs from the default
@@ -235,6 +243,7 @@ def _switch_label(scheme, params):
     if 'lbProfile' in params or 'RemoteSprayBytes' in _attributes(params.get('lbAttributes')):
         names.append(_spray_name)
     names.append(_queue_name)
+    names.append(_paths_name)
     names.append(_delay_name)
     parts = [name(rule) for name in names if name(rule) != name(shipped)]
     parts.append(_reorder_name(_attributes(params.get('lbAttributes'))))

@@ -230,6 +230,7 @@ SWITCH = {
     'talb-spray': 'sometimes',
     'talb-roce-gobackn': 'maybe',
     'talb-spray-queue': 'some',
+    'talb-spray-paths': 'slowest',
     'talb-safe-move-slack-us': 'x',
     'talb-stall-timeout-us': '-1',
     'talb-min-move-interval-us': '99999999',

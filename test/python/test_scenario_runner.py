@@ -662,3 +662,30 @@ def test_ns3_attributes_given_are_run_parameters_that_group_the_report(tmp_path)
     data = loading.load(str(tmp_path))
     assert sorted(data.runs[name]) == [1, 2, 16]
     assert name in stats.group_keys(data)
+
+
+def test_sprayed_packets_share_paths_of_different_rates_by_their_rates(tmp_path):
+    """SprayPaths=Rate (TaLB's default): on the spraying transport, leaf 0's uplink to spine 0
+    runs at 2.5 Gb/s beside a 10 Gb/s one, and the ring's hop out of leaf 0 is sprayed over
+    both by their rates (a fifth on the slow path), where the rule before (Fastest) left the
+    slow path idle; the iteration is shorter for it."""
+    base = ['--leaves=2', '--spines=2', '--hostsPerLeaf=2', '--hostRate=10Gbps',
+            '--fabricRate=10Gbps', '--linkRates=0:0=2.5Gbps', '--transport=spray', '--bgLoad=0',
+            '--jobs=workers=4,scheduler=fusion', '--iterations=1', '--progress=false',
+            '--lb=talb', '--pathsCsv=true']
+    shares, iteration = {}, {}
+    for name, extra in (('rate', []), ('fastest', ['--lbAttributes=SprayPaths=Fastest'])):
+        out = tmp_path / name
+        result = run(*base, *extra, '--out=%s' % out)
+        assert result.returncode == 0, result.stderr
+        sent = {'spine0': 0, 'spine1': 0}
+        with open(out / 'paths.csv') as f:
+            for row in csv.DictReader(f):
+                if row['node'] == 'leaf0' and row['next_hop'] in sent:
+                    sent[row['next_hop']] += int(row['bytes'])
+        shares[name] = sent['spine0'] / (sent['spine0'] + sent['spine1'])
+        with open(out / 'iterations.csv') as f:
+            iteration[name] = max(int(r['end_ns']) - int(r['start_ns']) for r in csv.DictReader(f))
+    assert 0.15 <= shares['rate'] <= 0.25, shares
+    assert shares['fastest'] < 0.01, shares
+    assert iteration['rate'] < 0.95 * iteration['fastest'], iteration

@@ -2163,6 +2163,101 @@ TEST(TalbLbCoreTensorAwareV2, SprayQueueCountsEveryBandWhileAnotherJobShares)
     EXPECT_EQ(TensorAwareV2::Config().sprayQueue, Q::kAllWhenShared);
 }
 
+TEST(TalbLbCoreTensorAwareV2, SprayPathsRateSharesThePathsByTheirRates)
+{
+    using P = TensorAwareV2::SprayPaths;
+    // A flow sprayed over paths of 2.5 and 7.5 Gb/s to its leaf, whose slow links are beyond
+    // the ports (the queues here stay empty: congestion control paces the sender). Rate (the
+    // default) gives the paths a quarter and three quarters, at 10 Gb/s and at 5 (which the fast
+    // path alone would carry: the sender's congestion control would then hold it there);
+    // Fastest keeps to the 7.5 Gb/s path.
+    auto split = [](P paths, int64_t gapNs = 1200) {
+        TensorAwareV2::Config c;
+        c.spray = TensorAwareV2::Spray::kAlways;
+        c.sprayPaths = paths;
+        TalbV2Rig rig(c);
+        rig.leaf.state[1].remoteRateBps = 2500000000ull;
+        rig.leaf.state[2].remoteRateBps = 7500000000ull;
+        uint32_t onSlow = 0;
+        for (int k = 0; k < 4000; ++k)
+        {
+            onSlow +=
+                rig.Send(Tensor(10, US + k * gapNs, 100, 0, k == 0 ? TALB_FLAG_FIRST : 0)) == 1;
+        }
+        EXPECT_EQ(rig.talb.GetTableStats().nSprayed, 4000u);
+        return onSlow;
+    };
+    EXPECT_EQ(TensorAwareV2::Config().sprayPaths, P::kRate);
+    EXPECT_EQ(split(P::kFastest), 0u);
+    for (int64_t gapNs : {1200, 2400})
+    {
+        uint32_t onSlow = split(P::kRate, gapNs);
+        EXPECT_GE(onSlow, 980u) << gapNs;
+        EXPECT_LE(onSlow, 1020u) << gapNs;
+    }
+    // On paths of one rate Rate chooses as Fastest does, draw for draw.
+    auto ports = [](P paths) {
+        TensorAwareV2::Config c;
+        c.spray = TensorAwareV2::Spray::kAlways;
+        c.sprayPaths = paths;
+        TalbV2Rig rig(c, 3);
+        std::vector<uint32_t> chosen;
+        for (int k = 0; k < 200; ++k)
+        {
+            rig.Queue(1 + k % 3, 0, (k * 7919) % 5 * 1500);
+            chosen.push_back(
+                rig.Send(Tensor(10, US + k * 1200, 100, 0, k == 0 ? TALB_FLAG_FIRST : 0)));
+        }
+        return chosen;
+    };
+    EXPECT_EQ(ports(P::kRate), ports(P::kFastest));
+    // A queue here counts: with 12000 bytes queued on uplink 2 (9.6 us at 10 Gb/s) a packet
+    // goes to the 2.5 Gb/s path, whose clock is 4.8 us ahead.
+    {
+        TensorAwareV2::Config c;
+        c.spray = TensorAwareV2::Spray::kAlways;
+        TalbV2Rig rig(c);
+        rig.leaf.state[1].remoteRateBps = 2500000000ull;
+        EXPECT_EQ(rig.Send(Tensor(10, US, 100, 0, TALB_FLAG_FIRST)), 2u);
+        rig.Queue(2, 0, 12000);
+        EXPECT_EQ(rig.Send(Tensor(10, US, 100, 0, 0)), 1u);
+    }
+    // remoteSprayBytes counts under Rate too: two jobs share the uplinks (Spray=Contended), the
+    // 10 Gb/s path through uplink 1 is reported saturated, uplink 2's path runs at 2.5 Gb/s.
+    // Without the penalty flow 10's packet takes uplink 1 (its clock 2.4 us against 4.8); with
+    // 30000 bytes (24 us at 10 Gb/s), uplink 2.
+    for (double penalty : {0.0, 30000.0})
+    {
+        FakeCongestion remote;
+        remote.utilisation[1] = 1.0;
+        TensorAwareV2::Config c;
+        c.remoteSprayBytes = penalty;
+        c.remotePlacement = false;
+        TalbV2Rig rig(c);
+        rig.talb.SetRemote(&remote);
+        rig.leaf.state[2].remoteRateBps = 2500000000ull;
+        rig.Send(Tensor(10, US, talb_make_tensor_id(1, 100), 5, TALB_FLAG_FIRST));
+        rig.Send(Tensor(30, US, talb_make_tensor_id(2, 300), 5, TALB_FLAG_FIRST));
+        EXPECT_EQ(rig.Send(Tensor(10, 2 * US, talb_make_tensor_id(1, 100), 5, 0)),
+                  penalty > 0 ? 2u : 1u)
+            << penalty;
+    }
+    // Retuned to Rate, a balancer configured without it gets its clocks.
+    TensorAwareV2::Config c;
+    c.spray = TensorAwareV2::Spray::kAlways;
+    c.sprayPaths = P::kFastest;
+    TalbV2Rig rig(c);
+    rig.leaf.state[1].remoteRateBps = 2500000000ull;
+    c.sprayPaths = P::kRate;
+    ASSERT_TRUE(rig.talb.Retune(c));
+    uint32_t onSlow2 = 0;
+    for (int k = 0; k < 400; ++k)
+    {
+        onSlow2 += rig.Send(Tensor(10, US, 100, 0, k == 0 ? TALB_FLAG_FIRST : 0)) == 1;
+    }
+    EXPECT_NEAR(onSlow2, 80.0, 2.0); // a burst: one packet in five to the quarter-rate path
+}
+
 TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
 {
     EXPECT_EQ(TensorAwareV2::Check(TensorAwareV2::Config()), nullptr);
@@ -2187,6 +2282,7 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_TRUE(bad([](auto& x) { x.windowMode = static_cast<TensorAwareV2::WindowMode>(2); }));
     EXPECT_TRUE(bad([](auto& x) { x.spray = static_cast<TensorAwareV2::Spray>(5); }));
     EXPECT_TRUE(bad([](auto& x) { x.sprayQueue = static_cast<TensorAwareV2::SprayQueue>(3); }));
+    EXPECT_TRUE(bad([](auto& x) { x.sprayPaths = static_cast<TensorAwareV2::SprayPaths>(2); }));
     EXPECT_TRUE(bad([](auto& x) { x.moves = static_cast<TensorAwareV2::Moves>(3); }));
     EXPECT_TRUE(bad([](auto& x) { x.slowRate = 0; }));
     EXPECT_TRUE(bad([](auto& x) { x.slowRate = 1.5; }));

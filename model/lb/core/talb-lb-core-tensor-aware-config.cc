@@ -62,6 +62,11 @@ constexpr SettingSpelling kSprayQueue[] = {
     {int(TensorAwareV2::SprayQueue::kAtOrAbove), "AtOrAbove", "atorabove"},
 };
 
+constexpr SettingSpelling kSprayPaths[] = {
+    {int(TensorAwareV2::SprayPaths::kRate), "Rate", "rate"},
+    {int(TensorAwareV2::SprayPaths::kFastest), "Fastest", "fastest"},
+};
+
 constexpr SettingSpelling kMoves[] = {
     {int(TensorAwareV2::Moves::kCounts), "Counts", "counts"},
     {int(TensorAwareV2::Moves::kCongestion), "Congestion", "congestion"},
@@ -136,8 +141,9 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      OfV2<K::kEnum, &V2::spray>(),
      0,
      0,
-     "v2: when tensor flows spread their packets over the ports (each packet to the fastest path "
-     "with the fewest bytes queued, as {SprayQueue} counts them) instead of keeping one: Never; "
+     "v2: when tensor flows spread their packets over the ports (each packet to the port with "
+     "the fewest bytes queued, as {SprayQueue} counts them; over paths of different rates as "
+     "{SprayPaths} says) instead of keeping one: Never; "
      "WithUntagged, while an untagged data flow is active on a candidate port (pools the ports' "
      "capacity with background bursts); Contended, while that or a tensor flow of another job "
      "is; Always; SharedDestination, while the flow's destination leaf receives tensor traffic "
@@ -155,6 +161,20 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      "flow is active on a candidate port (their packets share the spine downlinks whatever "
      "their band), else AtOrAbove",
      kSprayQueue},
+    {"SprayPaths",
+     "spray-paths",
+     OfV2<K::kEnum, &V2::sprayPaths>(),
+     0,
+     0,
+     "v2, {Spray}: how a sprayed packet weighs paths of different rates (asymmetric links): "
+     "Rate, weighted round robin by path rate: a clock per port and destination leaf advances "
+     "by the packet's time on the path's slowest link, and the packet takes the path whose "
+     "clock, plus the queue here, would read least (the paths share the leaf's bytes by their "
+     "rates, even where the slow link is beyond the port and the senders' congestion control "
+     "keeps the queues here short); Fastest, the fastest path first, then the fewest bytes "
+     "queued (slower paths carry nothing while a faster one is a candidate; the rule before "
+     "2026-11-30); on paths of one rate both are the same choice",
+     kSprayPaths},
     {"Moves",
      nullptr,
      OfV2<K::kEnum, &V2::moves>(),

@@ -1,6 +1,7 @@
 #include "talb-lb-core-tensor-aware-v2.h"
 
 #include <algorithm>
+#include <limits>
 #include <tuple>
 
 namespace talb
@@ -32,9 +33,9 @@ TensorAwareV2::Check(const Config& c)
     {
         return "the spray mode must be known";
     }
-    if (c.sprayQueue > SprayQueue::kAllWhenShared)
+    if (c.sprayQueue > SprayQueue::kAllWhenShared || c.sprayPaths > SprayPaths::kRate)
     {
-        return "the spray queue must be known";
+        return "the spray queue and the spray paths rule must be known";
     }
     if (c.moves > Moves::kContended || !(c.slowRate > 0 && c.slowRate <= 1) ||
         !(c.congestionTarget >= 0 && c.congestionTarget < 1) || c.rateWindowNs < 1 ||
@@ -73,6 +74,10 @@ TensorAwareV2::Configure(const Config& config, uint32_t nPorts)
     m_table.Configure(config.tableSize, config.probeLimit, config.idleTimeoutNs);
     m_slots.assign(static_cast<size_t>(nPorts) * config.flowSlots, FlowSlot());
     m_rates.assign(config.moves != Moves::kCounts ? config.tableSize : 0, FlowRate());
+    m_nPorts = nPorts;
+    m_pathClocks.assign(
+        config.sprayPaths == SprayPaths::kRate ? static_cast<size_t>(nPorts) * kClockLeaves : 0,
+        0);
     m_stats = TableStats();
     return true;
 }
@@ -90,6 +95,10 @@ TensorAwareV2::Retune(const Config& config)
     if (config.moves != Moves::kCounts && m_rates.empty())
     {
         m_rates.assign(config.tableSize, FlowRate());
+    }
+    if (config.sprayPaths == SprayPaths::kRate && m_pathClocks.empty())
+    {
+        m_pathClocks.assign(static_cast<size_t>(m_nPorts) * kClockLeaves, 0);
     }
     return true;
 }
@@ -230,6 +239,13 @@ TensorAwareV2::SprayPort(const PacketInfo& packet, const Candidates& candidates,
     // penalty, not a veto: the report lags and counts the leaf's own packets (doc/talb-switch.rst,
     // "RemoteSprayBytes", has the measurements).
     const double penalty = remote && shared ? AtFastest(m_config.remoteSprayBytes, fastest) : 0.0;
+    if (m_config.sprayPaths == SprayPaths::kRate && fastest.slowestPath < fastest.path)
+    {
+        const int64_t penaltyNs = penalty > 0 && fastest.local > 0
+                                      ? static_cast<int64_t>(penalty * 8e9 / fastest.local)
+                                      : 0;
+        return RateSharedPort(packet, candidates, allBands, penaltyNs);
+    }
     return PickLeast(candidates, [&](uint32_t port) {
         double bytes = DrainBytes(port, packet, fastest, allBands);
         if (penalty > 0 && Saturated(port, packet))
@@ -238,6 +254,51 @@ TensorAwareV2::SprayPort(const PacketInfo& packet, const Candidates& candidates,
         }
         return std::make_pair(PathRatio(port, packet, fastest), bytes);
     });
+}
+
+uint32_t
+TensorAwareV2::RateSharedPort(const PacketInfo& packet,
+                              const Candidates& candidates,
+                              bool allBands,
+                              int64_t penaltyNs)
+{
+    // Weighted round robin by path rate: each (port, destination leaf) clock advances by the
+    // time the packet takes on the path's slowest link, and the packet takes the path whose
+    // clock would read least after it, plus the time the bytes queued here take to leave. A
+    // clock behind the candidates' least is brought up to it (a path that was no candidate for
+    // a while gets no burst). Not work-conserving on purpose: the senders' congestion control
+    // holds a flow to what the path it is given carries, so a fast path never looks overloaded
+    // and the slower ones would carry nothing.
+    const uint32_t leaf = packet.dstLeaf % kClockLeaves;
+    int64_t base = std::numeric_limits<int64_t>::max();
+    for (uint32_t c = 0; c < candidates.count; ++c)
+    {
+        base = std::min(base, m_pathClocks[candidates.ports[c] * kClockLeaves + leaf]);
+    }
+    auto next = [&](uint32_t port) {
+        double path = static_cast<double>(Ports().PathRateBps(port, packet.dstLeaf));
+        if (path <= 0)
+        {
+            return std::numeric_limits<int64_t>::max();
+        }
+        return std::max(m_pathClocks[port * kClockLeaves + leaf], base) +
+               static_cast<int64_t>(packet.size * 8e9 / path);
+    };
+    uint32_t port = PickLeast(candidates, [&](uint32_t p) {
+        int64_t clock = next(p);
+        double local = static_cast<double>(Ports().RateBps(p));
+        if (clock == std::numeric_limits<int64_t>::max() || local <= 0)
+        {
+            return std::numeric_limits<int64_t>::max();
+        }
+        int64_t queued = static_cast<int64_t>(QueuedBytes(p, packet, allBands) * 8e9 / local);
+        return clock + queued + (penaltyNs > 0 && Saturated(p, packet) ? penaltyNs : 0);
+    });
+    if (port < m_nPorts && next(port) != std::numeric_limits<int64_t>::max())
+    {
+        m_pathClocks[port * kClockLeaves + leaf] = next(port);
+    }
+    return port;
 }
 
 double
@@ -252,8 +313,13 @@ TensorAwareV2::DrainBytes(uint32_t port,
                           const Fastest& fastest,
                           bool allBands) const
 {
-    return Ratio(fastest.local, Ports().RateBps(port)) *
-           static_cast<double>(allBands ? Ports().QueueBytes(port)
+    return Ratio(fastest.local, Ports().RateBps(port)) * QueuedBytes(port, packet, allBands);
+}
+
+double
+TensorAwareV2::QueuedBytes(uint32_t port, const PacketInfo& packet, bool allBands) const
+{
+    return static_cast<double>(allBands ? Ports().QueueBytes(port)
                                         : Ports().QueueBytesAtOrAbove(port, packet.label.priority));
 }
 
@@ -356,6 +422,7 @@ TensorAwareV2::FastestRates(const PacketInfo& packet, const Candidates& candidat
         double path = static_cast<double>(Ports().PathRateBps(port, packet.dstLeaf));
         f.local = local > f.local ? local : f.local;
         f.path = path > f.path ? path : f.path;
+        f.slowestPath = c == 0 || path < f.slowestPath ? path : f.slowestPath;
     }
     return f;
 }

@@ -82,18 +82,26 @@ namespace lb
  * packet's destination leaf receives two jobs' tensor traffic (kSharedDestination: collisions at
  * spine downlinks the leaf does not see; a job alone keeps whole flows) -- a tensor flow does
  * not keep a port: each
- * packet takes the fastest path with the fewest bytes queued (in time at the port's rate; which
- * bytes, sprayQueue says), as DRILL does. With N tensor flows on N uplinks and background bursts
- * taking a share of whichever uplink they hit, no placement of whole flows helps (moving a flow
- * puts it beside another, and a ring runs at its slowest flow); spreading pools the uplinks'
- * leftover capacity. Jobs that share a fabric also meet at spine downlinks the leaf cannot see;
- * spread, each flow's halves meet different flows. One job alone on an idle fabric keeps whole-flow
- * placement, which the flow counts get right. Sprayed packets are not reroutes (nSprayed).
- * sprayQueue (kAllWhenShared by default): the bytes at or above the packet's priority (its own
- * wait at the port) or every band's (the load it adds downstream); kAllWhenShared counts every
- * band while another job's tensor flow is active on a candidate -- every band's packets share the
- * spine downlinks, so a split by each packet's wait leaves them unbalanced -- and the packet's
- * wait otherwise (with background alone, DWRR serves the training class its share).
+ * packet takes the port with the fewest bytes queued (in time at the port's rate; which bytes,
+ * sprayQueue says; over paths of different rates, sprayPaths below), as DRILL does. With N tensor
+ * flows on N uplinks and background bursts taking a share of whichever uplink they hit, no
+ * placement of whole flows helps (moving a flow puts it beside another, and a ring runs at its
+ * slowest flow); spreading pools the uplinks' leftover capacity. Jobs that share a fabric also meet
+ * at spine downlinks the leaf cannot see; spread, each flow's halves meet different flows. One job
+ * alone on an idle fabric keeps whole-flow placement, which the flow counts get right. Sprayed
+ * packets are not reroutes (nSprayed). sprayQueue (kAllWhenShared by default): the bytes at or
+ * above the packet's priority (its own wait at the port) or every band's (the load it adds
+ * downstream); kAllWhenShared counts every band while another job's tensor flow is active on a
+ * candidate -- every band's packets share the spine downlinks, so a split by each packet's wait
+ * leaves them unbalanced -- and the packet's wait otherwise (with background alone, DWRR serves the
+ * training class its share). sprayPaths (kRate by default): over paths of different rates to the
+ * packet's leaf (an asymmetric fabric), sprayed packets go by weighted round robin by path rate (a
+ * clock per port and destination leaf, advanced by each packet's time on the path's slowest link,
+ * plus the queue here), so the paths carry the leaf's bytes in proportion to their rates. Not
+ * work-conserving on purpose: the senders' congestion control holds a flow to what the path it
+ * is given carries, so with the fastest path first (kFastest, the rule before) a fast path never
+ * queues here and slower ones carry nothing. On paths of one rate both rules are the same
+ * choice, draw for draw.
  * Remote spraying (remoteSprayBytes > 0, with a RemoteView): while another job's tensor flow is
  * active on a candidate, a candidate whose path the view reports saturated counts
  * remoteSprayBytes more queue (scaled as the margins): other jobs' flows fill spine downlinks
@@ -199,6 +207,23 @@ class TensorAwareV2 : public TensorPolicy
         kAllWhenShared,
     };
 
+    /// How a sprayed packet weighs paths of different rates (asymmetric links).
+    enum class SprayPaths : uint8_t
+    {
+        /// the fastest path first, then the fewest bytes queued: slower paths carry nothing
+        /// while a faster one is a candidate
+        kFastest,
+        /// where the candidates' paths differ in rate, weighted round robin by path rate: a
+        /// clock per (port, destination leaf) advances by the packet's time on the path's
+        /// slowest link, and the packet takes the path whose clock (plus the queue here) would
+        /// read least, so the paths share this leaf's bytes by their rates however fast the
+        /// senders send (their congestion control holds a flow to what its paths carry)
+        kRate,
+    };
+
+    /// Destination leaves a port keeps a kRate clock for (others share them, modulo).
+    static constexpr uint32_t kClockLeaves = 64;
+
     struct Config
     {
         uint8_t highThreshold{4};          ///< priorities below it are high, 0..8
@@ -230,6 +255,7 @@ class TensorAwareV2 : public TensorPolicy
         Spray spray{Spray::kContended}; ///< flows that spread their packets (not safe-move or
                                         ///< go-back-N ones)
         SprayQueue sprayQueue{SprayQueue::kAllWhenShared}; ///< what a sprayed packet counts
+        SprayPaths sprayPaths{SprayPaths::kRate};          ///< how it weighs slower paths
         Moves moves{Moves::kCounts};                       ///< what moves an active flow
         double slowRate{0.3};            ///< kCongestion: slow below this x port rate, (0, 1]
         RateKey rateKey{RateKey::kFlow}; ///< kCongestion: whose rate slowRate judges
@@ -469,7 +495,8 @@ class TensorAwareV2 : public TensorPolicy
     /// \return the candidate a spread packet of job \p job takes: the fastest path, then the
     /// fewest bytes queued, as sprayQueue counts them (in time at the port's rate; plus
     /// remoteSprayBytes where the RemoteView reports the path saturated while another job's
-    /// tensor flow is active on a candidate), ties at random
+    /// tensor flow is active on a candidate), ties at random; SprayPaths says how paths of
+    /// different rates count
     uint32_t SprayPort(const PacketInfo& packet, const Candidates& candidates, uint8_t job);
     /// \return when a packet of \p packet's priority enqueued now on \p port leaves it
     int64_t DrainTime(uint32_t port, const PacketInfo& packet) const;
@@ -478,11 +505,13 @@ class TensorAwareV2 : public TensorPolicy
     /// Forgets \p flowHash on \p port (it moved away).
     void Forget(uint32_t port, uint32_t flowHash);
 
-    /// The fastest candidate's local and path rates (bit/s; 0 when unknown).
+    /// The fastest candidate's local and path rates (bit/s; 0 when unknown), and the slowest
+    /// candidate's path rate.
     struct Fastest
     {
         double local{0};
         double path{0};
+        double slowestPath{0}; ///< the slowest candidate's path rate
     };
 
     Fastest FastestRates(const PacketInfo& packet, const Candidates& candidates) const;
@@ -501,6 +530,15 @@ class TensorAwareV2 : public TensorPolicy
                       const PacketInfo& packet,
                       const Fastest& fastest,
                       bool allBands = false) const;
+    /// \return the bytes queued at \p port in bands 0..priority (every band's with \p allBands)
+    double QueuedBytes(uint32_t port, const PacketInfo& packet, bool allBands) const;
+    /// \return the port a sprayed packet takes under SprayPaths::kRate over paths of different
+    /// rates (and advances its clock); \p penaltyNs is added where the path is reported
+    /// saturated (remoteSprayBytes at the fastest local rate; 0: none)
+    uint32_t RateSharedPort(const PacketInfo& packet,
+                            const Candidates& candidates,
+                            bool allBands,
+                            int64_t penaltyNs);
 
     /// \return true when the RemoteView (set) reports the path behind \p port to \p packet's
     /// leaf saturated: the top level of the metric
@@ -597,6 +635,10 @@ class TensorAwareV2 : public TensorPolicy
     Config m_config;
     std::vector<FlowSlot> m_slots; ///< flowSlots per port
     std::vector<FlowRate> m_rates; ///< kCongestion: tableSize slots, else empty
+    /// SprayPaths::kRate: the weighted round robin's clock (ns) per port and destination leaf
+    /// (kClockLeaves of them); else empty
+    std::vector<int64_t> m_pathClocks;
+    uint32_t m_nPorts{0};
     const RemoteView* m_remote{nullptr};
 };
 

@@ -64,6 +64,11 @@ TalbBalancerRule::All()
          "rdma-sr",
          "with selective-repeat NICs (rdmaRecovery=sr, transport spray) RoCEv2 flows are moved "
          "and sprayed as TCP's, not kept in order for go-back-N (the sr lbProfile)"},
+        {"sr-untagged-entropy",
+         "Fallback=drill",
+         "spray",
+         "untagged (background) packets take the paths their hosts' entropy hashes to (the hosts "
+         "spray them, REPS), not DRILL's least queued port (the spray lbProfile)"},
         {"sr-spray-always",
          "Spray=Contended",
          "rdma-sr",
@@ -93,8 +98,8 @@ TalbBalancerRule::Describe()
     const char* sep = "";
     for (const auto& rule : All())
     {
-        text << sep << rule.name << " (" << rule.transports << "): " << rule.what << "; off: "
-             << rule.off;
+        text << sep << rule.name << " (" << rule.transports << "): " << rule.what
+             << "; off: " << rule.off;
         sep = "; ";
     }
     return text.str();

@@ -10,7 +10,7 @@ namespace ns3
 {
 
 TalbAttributeList::Pairs
-TalbBalancerSpec::TransportProfile(bool rdma, bool selectiveRepeat, bool qpPorts)
+TalbBalancerSpec::TransportProfile(bool rdma, bool selectiveRepeat, bool qpPorts, bool hostsSpray)
 {
     // RoCEv2: TaLB's congestion moves while the ports are shared, with the queue moves that
     // follow a local burst. TCP: sprayed packets count a path the leaf-to-leaf feedback reports
@@ -31,6 +31,14 @@ TalbBalancerSpec::TransportProfile(bool rdma, bool selectiveRepeat, bool qpPorts
     {
         profile.push_back({"RoceGoBackN", "false"});
         profile.push_back({"Spray", "Always"});
+    }
+    // Hosts that spray (REPS) already spread the background's packets over the paths and keep
+    // those that come back unmarked; the DRILL fallback re-spraying them to the least queued
+    // port undid that and cost the background cells up to 17 % (doc/talb-evaluation.rst, the
+    // spray family's ablation): untagged packets follow their hosts' entropy.
+    if (hostsSpray)
+    {
+        profile.push_back({"Fallback", "ecmp"});
     }
     // A queue pair with a source port of its own carries a share of its connection: judged
     // alone it looks slow and is moved, a retransmission window each time, every
@@ -58,7 +66,8 @@ TalbBalancerSpec::ParseList(const TalbScenarioConfig& c,
                    ? TransportProfile(fabric.rdmaHosts,
                                       fabric.rdmaSelectiveRepeat,
                                       fabric.rdmaHosts && c.GetUint("rdmaQpsPerConnection") > 1 &&
-                                          !c.GetBool("rdmaSharedSourcePort"))
+                                          !c.GetBool("rdmaSharedSourcePort"),
+                                      fabric.hostsSpray)
                    : TalbAttributeList::Pairs();
     std::vector<TalbBalancerSpec> balancers;
     for (const auto& name : c.GetNames("lb"))

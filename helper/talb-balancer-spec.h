@@ -26,13 +26,15 @@ struct TalbBalancerSpec
      * \return the settings lbProfile=transport applies under lbAttributes for the hosts'
      * transport (\p rdma: RoCEv2, whose NICs recover by go-back-N unless \p selectiveRepeat,
      * and whose connections are spread over queue pairs with source ports of their own when
-     * \p qpPorts; else TCP). Why these: doc/talb-switch.rst, "Moves by congestion" (RoCEv2)
-     * and "Spreading under contention" (TCP), with the measurements in
-     * doc/talb-evaluation.rst, and doc/talb-transport.rst for selective repeat.
+     * \p qpPorts, and whose hosts spray every packet over paths when \p hostsSpray; else TCP). Why
+     * these: doc/talb-switch.rst, "Moves by congestion" (RoCEv2) and "Spreading under contention"
+     * (TCP), with the measurements in doc/talb-evaluation.rst, and doc/talb-transport.rst for
+     * selective repeat.
      */
     static TalbAttributeList::Pairs TransportProfile(bool rdma,
                                                      bool selectiveRepeat = false,
-                                                     bool qpPorts = false);
+                                                     bool qpPorts = false,
+                                                     bool hostsSpray = false);
 
     /**
      * Reads the BALANCERS parameters of \p config for a fabric like \p fabric (its leaves,

@@ -68,6 +68,7 @@ struct TalbFabricSpec
     /// the RoCEv2 NICs recover by selective repeat, not go-back-N (set from rdmaRecovery and
     /// the scenario's transport)
     bool rdmaSelectiveRepeat{false};
+    bool hostsSpray{false}; //!< the hosts spray every packet over paths (transport spray)
 
     /**
      * Reads the FABRIC and HOSTS parameters of \p config, checking what they cannot check one

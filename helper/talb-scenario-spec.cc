@@ -147,6 +147,7 @@ TalbScenarioSpec::ParseRdma(const TalbScenarioConfig& c,
 {
     // spray sprays every packet of every queue pair: its NICs need selective repeat.
     fabric.rdmaSelectiveRepeat = spray || c.GetString("rdmaRecovery") == "sr";
+    fabric.hostsSpray = spray;
     if (spray && c.IsGiven("rdmaRecovery") && c.GetString("rdmaRecovery") != "sr")
     {
         errors->push_back("rdmaRecovery: transport spray needs sr (selective repeat): go-back-N "

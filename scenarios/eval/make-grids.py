@@ -105,6 +105,7 @@ ABLATION_UNTAGGED = {'tcp': ['untagged-spray'], 'rdma': ['untagged-moves']}
 # 16-host spray part.
 ABLATION_SPRAY = ['sr-reorder', 'sr-spray-always', 'contended-moves', 'queue-moves',
                   'margin-moves']
+ABLATION_SPRAY_UNTAGGED = ['sr-untagged-entropy']
 
 
 def random_links(scale, n):
@@ -286,7 +287,8 @@ def families():
         if name.endswith('16'):
             ablate = copy.deepcopy(c)
             ablate['grid']['lb'] = ['talb']
-            ablate['grid']['lbRulesOff'] = ABLATION_SPRAY
+            ablate['grid']['lbRulesOff'] = ABLATION_SPRAY + (
+                ABLATION_SPRAY_UNTAGGED if source.startswith('background/') else [])
             out[('spray', 'ablate-' + name)] = ablate
     for source, name in QP_PARTS.items():
         base = out[tuple(source.split('/'))]

@@ -84,6 +84,12 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
     for transport in ('tcp', 'rdma'):
         on = {r for r, transports in listed.items() if transport in transports.split(',')}
         assert set(grids.ABLATION[transport]) | set(grids.ABLATION_UNTAGGED[transport]) == on
+    # The spraying transport: its own rules and the selective-repeat ones, and of the RDMA
+    # rules those that act on selective-repeat NICs (not the go-back-N drain rules).
+    on = {r for r, transports in listed.items()
+          if {'spray', 'rdma-sr'} & set(transports.split(','))}
+    assert set(grids.ABLATION_SPRAY) | set(grids.ABLATION_SPRAY_UNTAGGED) == \
+        on | (set(grids.ABLATION['rdma']) - {'safe-moves'})
     for path in GRIDS:
         family, name = os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-5]
         if family in OUTSIDE or name.startswith(('talb', 'ablate-', PAPER)) or not (
@@ -374,7 +380,8 @@ def test_the_spray_family_is_its_rdma_parts_on_the_spraying_transport():
         base_axes, base_fixed, base_seeds = sweep.read_grid(
             os.path.join(EVAL, 'spray', name[len('ablate-'):] + '.json'))
         assert (fixed, seeds) == (base_fixed, base_seeds)
-        assert axes == dict(base_axes, lb=['talb'], lbRulesOff=grids.ABLATION_SPRAY)
+        untagged = grids.ABLATION_SPRAY_UNTAGGED if name == 'ablate-background-spray16' else []
+        assert axes == dict(base_axes, lb=['talb'], lbRulesOff=grids.ABLATION_SPRAY + untagged)
     for source, name in grids.SPRAY_PARTS.items():
         family, part = source.split('/')
         base_axes, base_fixed, base_seeds = sweep.read_grid(os.path.join(EVAL, family,

@@ -178,6 +178,24 @@ def test_selective_repeat_nics_get_talbs_spraying_profile(tmp_path):
     assert loading.load_run(str(outs['sr-off']))[0]['scheme'] == 'talb-no-sr-reorder'
 
 
+def test_on_the_spraying_transport_untagged_packets_keep_their_hosts_entropy(tmp_path):
+    """transport=spray: the profile adds Fallback=ecmp to the selective-repeat one (the hosts'
+    REPS spreads the background; the switch hashes what they chose). lbRulesOff=
+    sr-untagged-entropy is the DRILL fallback before: the profile given by hand with
+    Fallback=drill, byte for byte, and with the background TINY carries not the default."""
+    sr = RDMA_PROFILE + ';RoceGoBackN=false;Spray=Always'
+    outs = run_variants(tmp_path, (('default', []),
+                                   ('off', ['--lbRulesOff=sr-untagged-entropy']),
+                                   ('hand', ['--lbProfile=none',
+                                             '--lbAttributes=' + sr + ';Fallback=drill'])),
+                        '--transport=spray')
+    meta = json.loads((outs['default'] / 'run.json').read_text())
+    assert meta['lb_profile'] == sr + ';Fallback=ecmp'
+    same = lambda a, b: same_flows(outs[a], outs[b])
+    assert same('off', 'hand') and not same('off', 'default')
+    assert loading.load_run(str(outs['off']))[0]['scheme'] == 'talb-no-sr-untagged-entropy'
+
+
 def test_queue_pairs_with_ports_of_their_own_are_judged_per_host_pair(tmp_path):
     """Over RoCEv2 hosts that spread a connection over queue pairs with their own source ports,
     lbProfile=transport adds RateKey=HostPair (a queue pair alone carries a share of its

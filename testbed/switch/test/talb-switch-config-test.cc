@@ -308,6 +308,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
                        "--talb-roce-gobackn=false",
                        "--talb-spray=WithUntagged",
                        "--talb-spray-queue=AtOrAbove",
+                       "--talb-spray-paths=Fastest",
                        "--talb-safe-move-slack-us=200",
                        "--talb-min-move-interval-us=0",
                        "--talb-active-window-us=250",
@@ -328,6 +329,7 @@ TEST(TalbSwitchOptions, TalbIsV2WithTheSimulatorsDefaultsAndEveryV2Option)
     EXPECT_FALSE(p.policy.talb.v2.roceGoBackN);
     EXPECT_EQ(p.policy.talb.v2.spray, lb::TensorAwareV2::Spray::kWithUntagged);
     EXPECT_EQ(p.policy.talb.v2.sprayQueue, lb::TensorAwareV2::SprayQueue::kAtOrAbove);
+    EXPECT_EQ(p.policy.talb.v2.sprayPaths, lb::TensorAwareV2::SprayPaths::kFastest);
     EXPECT_EQ(p.policy.talb.v2.safeSlackNs, 200000);
     EXPECT_EQ(p.policy.talb.v2.minMoveIntervalNs, 0);
     EXPECT_EQ(p.policy.talb.v2.activeWindowNs, 250000);
@@ -377,6 +379,8 @@ TEST(TalbSwitchOptions, BadV2AndHermesValuesNameTheOption)
               "shareddestination");
     EXPECT_EQ(OptionError({"--config=x", "--talb-spray-queue=some"}),
               "--talb-spray-queue: 'some' is not allwhenshared, all or atorabove");
+    EXPECT_EQ(OptionError({"--config=x", "--talb-spray-paths=slowest"}),
+              "--talb-spray-paths: 'slowest' is not rate or fastest");
     EXPECT_EQ(OptionError({"--config=x", "--talb-active-window-mode=adaptive"}),
               "--talb-active-window-mode: 'adaptive' is not fixed or pace");
     EXPECT_EQ(OptionError({"--config=x", "--talb-pace-factor=0.5"}),
@@ -439,9 +443,9 @@ TEST(TalbSwitchOptions, EveryPolicyFlagComesFromItsSettingsTableWithItsDefault)
                 ExpectListedWithDefaults(lb::Hermes::Settings(), d.hermes, usage) +
                 ExpectListedWithDefaults(lb::TensorAwareConfig::Settings(), d.talb, usage);
     // The policies' flags the switch had before the tables: LetFlow 1, DRILL 2, Presto 2,
-    // Hermes 9, TaLB 18 (both versions 5, v2 13); then v2's --talb-roce-gobackn and
-    // --talb-flow-slots.
-    EXPECT_EQ(flags, 34);
+    // Hermes 9, TaLB 18 (both versions 5, v2 13); then v2's --talb-roce-gobackn,
+    // --talb-flow-slots and --talb-spray-paths.
+    EXPECT_EQ(flags, 35);
     // Defaults and ranges as --help shows them, in the flags' units.
     EXPECT_NE(usage.find("(1..10000000; default 500)"), std::string::npos); // flowlet, us
     EXPECT_NE(usage.find("default 10Gbps"), std::string::npos);             // margin rate

@@ -114,7 +114,7 @@ RULE_DEFAULTS = {'Moves': 'Counts', 'QueueMoves': 'false', 'RemoteSprayBytes': '
 # before lbProfile existed (no such parameter) had no profile.
 PROFILE_RULES = {'rdma': {'Moves': 'Contended', 'QueueMoves': 'true'},
                  'spray': {'Moves': 'Contended', 'QueueMoves': 'true'},
-                 'tcp': {'RemoteSprayBytes': '30000'}}
+                 'tcp': {'RemoteSprayBytes': '30000', 'SprayPaths': 'Fastest'}}
 
 
 def _attributes(text):
@@ -142,11 +142,15 @@ def _queue_name(rule):
     return '' if value == RULE_DEFAULTS['SprayQueue'] else 'spray' + value.lower()
 
 
-def _paths_name(rule):
-    """'pathsfastest' for SprayPaths=Fastest, '' for the default (Rate). Runs from before
-    SprayPaths (2026-11-30) sprayed fastest-first: the same choice on paths of one rate."""
-    value = rule['SprayPaths']
-    return '' if value == RULE_DEFAULTS['SprayPaths'] else 'paths' + value.lower()
+def _paths_name(params, shipped):
+    """'pathsfastest' or 'pathsrate' where lbAttributes gives a SprayPaths other than the one the
+    run's transport's profile ships (Rate on the spraying and selective-repeat transports,
+    Fastest over TCP), else ''. Only a value given counts: runs record no SprayPaths of their
+    own, and those from before it (2026-11-30) sprayed fastest-first whatever their profile."""
+    value = _attributes(params.get('lbAttributes')).get('SprayPaths', '')
+    if not value or value.lower() == shipped['SprayPaths'].lower():
+        return ''
+    return 'paths' + value.lower()
 
 
 def _spray_name(rule):
@@ -183,8 +187,8 @@ def scheme_label(scheme, params):
     'talb-congestion', or over RDMA 'talb-counts' and 'talb-contended' without QueueMoves), and
     with a RemoteSprayBytes other than the shipped one (30000 over TCP, 0 over RDMA) '-localspray'
     (0) or '-remotespray<bytes>' after that, and with a SprayQueue other than AllWhenShared
-    '-sprayatorabove' or '-sprayall', and with a SprayPaths other than Rate '-pathsfastest',
-    and with a CongestionDelay other than 0 '-cdelay<value>'
+    '-sprayatorabove' or '-sprayall', and with an lbAttributes SprayPaths other than the
+    transport's profile's '-pathsfastest' or '-pathsrate', and with a CongestionDelay other than 0 '-cdelay<value>'
     (as given, e.g. '-cdelay20us'), and with ReorderMoves '-reorder' ('-reorder-spray' with
     RoceGoBackN=false and Spray=Always, '-reorder-sprayshared' with Spray=SharedDestination),
     so that the variants can be compared with TaLB in one sweep. (Runs from before SprayQueue existed counted AtOrAbove; it differs from the default
@@ -243,9 +247,9 @@ def _switch_label(scheme, params):
     if 'lbProfile' in params or 'RemoteSprayBytes' in _attributes(params.get('lbAttributes')):
         names.append(_spray_name)
     names.append(_queue_name)
-    names.append(_paths_name)
     names.append(_delay_name)
     parts = [name(rule) for name in names if name(rule) != name(shipped)]
+    parts.append(_paths_name(params, shipped))
     parts.append(_reorder_name(_attributes(params.get('lbAttributes'))))
     parts = [part for part in parts if part]
     # Rules of the defaults turned off by name (the ablation): 'no-<rule>[+<rule>...]' last.

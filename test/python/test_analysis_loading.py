@@ -224,10 +224,15 @@ def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_tra
     assert label('talb', dict(tcp, lbAttributes='SprayQueue=AtOrAbove')) == 'talb-sprayatorabove'
     assert label('talb', dict(tcp, lbProfile='none', lbAttributes='SprayQueue=All')) == \
         'talb-localspray-sprayall'
-    # SprayPaths (since 2026-11-30): Rate, the default, is no part of the name.
-    assert label('talb', dict(tcp, lbAttributes='SprayPaths=Rate')) == 'talb'
-    assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='SprayPaths=Fastest')) \
-        == 'talb-pathsfastest'
+    # SprayPaths (since 2026-11-30): named where given other than the transport's profile's
+    # (Fastest over TCP, Rate on the spraying transport).
+    spray = dict(transport='spray', lbProfile='transport')
+    assert label('talb', dict(tcp, lbAttributes='SprayPaths=Fastest')) == 'talb'
+    assert label('talb', dict(tcp, lbAttributes='SprayPaths=Rate')) == 'talb-pathsrate'
+    assert label('talb', dict(spray, lbAttributes='SprayPaths=Rate')) == 'talb'
+    assert label('talb', dict(spray, lbAttributes='SprayPaths=Fastest')) == 'talb-pathsfastest'
+    assert label('talb', spray) == label('talb', dict(tcp, lb_profile='RemoteSprayBytes=30000')) \
+        == 'talb'
     assert label('talb', dict(tcp, lbAttributes='Moves=Contended')) == 'talb-contended'
     assert label('talb', dict(tcp, lbAttributes='Moves=Contended;QueueMoves=true')) == \
         'talb-contended-queue'

@@ -139,7 +139,7 @@ def test_lb_profile_gives_talb_its_settings_per_transport(tmp_path):
     assert meta['parameters']['lbProfile'] == 'transport' and meta['lb_profile'] == RDMA_PROFILE
     assert json.loads((outs['rdma-none'] / 'run.json').read_text())['lb_profile'] == ''
     assert json.loads((outs['tcp'] / 'run.json').read_text())['lb_profile'] == \
-        'RemoteSprayBytes=30000'
+        'RemoteSprayBytes=30000;SprayPaths=Fastest'
     assert json.loads((outs['tcp-none'] / 'run.json').read_text())['lb_profile'] == ''
 
 

@@ -294,9 +294,10 @@ TensorAwareV2::RateSharedPort(const PacketInfo& packet,
         int64_t queued = static_cast<int64_t>(QueuedBytes(p, packet, allBands) * 8e9 / local);
         return clock + queued + (penaltyNs > 0 && Saturated(p, packet) ? penaltyNs : 0);
     });
-    if (port < m_nPorts && next(port) != std::numeric_limits<int64_t>::max())
+    const int64_t clock = port < m_nPorts ? next(port) : std::numeric_limits<int64_t>::max();
+    if (clock != std::numeric_limits<int64_t>::max())
     {
-        m_pathClocks[port * kClockLeaves + leaf] = next(port);
+        m_pathClocks[port * kClockLeaves + leaf] = clock;
     }
     return port;
 }

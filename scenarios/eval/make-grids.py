@@ -75,8 +75,11 @@ SPRAY_FIXED = {'llm': {'ns3::TalbRdmaNic::ReorderThreshold': 64}}
 # scaling and PLB") on the mixed-job RDMA part, beside that part's schemes: four queue pairs per
 # connection, each message split over them (NCCL_IB_QPS_PER_CONNECTION=4,
 # NCCL_IB_SPLIT_DATA_ON_QPS=1), with per-queue-pair source ports or one per connection (the NIC
-# Meta describes), under ECMP, E-ECMP and TaLB switches; and PLB under ECMP.
-QP_PARTS = {'mixed/rdma16': 'mixed-rdma16'}
+# Meta describes), under ECMP, E-ECMP and TaLB switches; and PLB under ECMP. Beside the mixed
+# jobs, the same hosts beside web-search background, and on the llm family's dense job on its
+# one-leaf-per-server fabric: a few large flows per NIC, where ECMP's collisions decide.
+QP_PARTS = {'mixed/rdma16': 'mixed-rdma16', 'background/rdma16': 'background-rdma16',
+            'llm/dense-tor-rdma128': 'dense-tor-rdma128'}
 
 # The mixed-job RDMA part under the other settings clusters run, every scheme (issue: baselines
 # that match their papers): TIMELY instead of DCQCN (family 'timely', its paper's defaults), and

@@ -142,12 +142,13 @@ def _queue_name(rule):
     return '' if value == RULE_DEFAULTS['SprayQueue'] else 'spray' + value.lower()
 
 
-def _paths_name(params, shipped):
-    """'pathsfastest' or 'pathsrate' where lbAttributes gives a SprayPaths other than the one the
-    run's transport's profile ships (Rate on the spraying and selective-repeat transports,
-    Fastest over TCP), else ''. Only a value given counts: runs record no SprayPaths of their
-    own, and those from before it (2026-11-30) sprayed fastest-first whatever their profile."""
-    value = _attributes(params.get('lbAttributes')).get('SprayPaths', '')
+def _paths_name(given, shipped):
+    """'pathsfastest' or 'pathsrate' where the lbAttributes given hold a SprayPaths other than
+    the one the run's transport's profile ships (Rate on the spraying and selective-repeat
+    transports, Fastest over TCP), else ''. Only a value given counts: runs record no SprayPaths
+    of their own, and those from before it (2026-11-30) sprayed fastest-first whatever their
+    profile."""
+    value = given.get('SprayPaths', '')
     if not value or value.lower() == shipped['SprayPaths'].lower():
         return ''
     return 'paths' + value.lower()
@@ -188,8 +189,8 @@ def scheme_label(scheme, params):
     with a RemoteSprayBytes other than the shipped one (30000 over TCP, 0 over RDMA) '-localspray'
     (0) or '-remotespray<bytes>' after that, and with a SprayQueue other than AllWhenShared
     '-sprayatorabove' or '-sprayall', and with an lbAttributes SprayPaths other than the
-    transport's profile's '-pathsfastest' or '-pathsrate', and with a CongestionDelay other than 0 '-cdelay<value>'
-    (as given, e.g. '-cdelay20us'), and with ReorderMoves '-reorder' ('-reorder-spray' with
+    transport's profile's '-pathsfastest' or '-pathsrate', and with a CongestionDelay other
+    than 0 '-cdelay<value>' (as given, e.g. '-cdelay20us'), and with ReorderMoves '-reorder' ('-reorder-spray' with
     RoceGoBackN=false and Spray=Always, '-reorder-sprayshared' with Spray=SharedDestination),
     so that the variants can be compared with TaLB in one sweep. (Runs from before SprayQueue existed counted AtOrAbove; it differs from the default
     only while two jobs share a leaf's uplinks.) Rules of the defaults that lbRulesOff turns off
@@ -224,8 +225,9 @@ def _switch_label(scheme, params):
     if (scheme == 'ecmp' and str(params.get('transport', '')) == 'spray'
             and str(params.get('sprayPolicy', '')) == 'oblivious'):
         return 'ecmp-oblivious'
+    given = _attributes(params.get('lbAttributes'))
     if scheme == 'conweave':
-        pause = _attributes(params.get('lbAttributes')).get('PauseOn', '')
+        pause = given.get('PauseOn', '')
         return 'conweave-notify' if pause.lower() == 'notify' else scheme
     if scheme != 'talb':
         return scheme
@@ -238,19 +240,19 @@ def _switch_label(scheme, params):
             rule.update(_rule_settings(recorded))
         else:
             rule = dict(shipped)
-    version = _attributes(params.get('lbAttributes')).get('Version', '')
+    version = given.get('Version', '')
     if version not in ('', '2'):  # v1 has no move rule
         return '%s-v%s' % (scheme, version)
     rule.update(_rule_settings(params.get('lbAttributes')))
     names = [_rule_name]
     # Runs from before lbProfile existed predate RemoteSprayBytes too: named by the move rule.
-    if 'lbProfile' in params or 'RemoteSprayBytes' in _attributes(params.get('lbAttributes')):
+    if 'lbProfile' in params or 'RemoteSprayBytes' in given:
         names.append(_spray_name)
     names.append(_queue_name)
     names.append(_delay_name)
     parts = [name(rule) for name in names if name(rule) != name(shipped)]
-    parts.append(_paths_name(params, shipped))
-    parts.append(_reorder_name(_attributes(params.get('lbAttributes'))))
+    parts.append(_paths_name(given, shipped))
+    parts.append(_reorder_name(given))
     parts = [part for part in parts if part]
     # Rules of the defaults turned off by name (the ablation): 'no-<rule>[+<rule>...]' last.
     off = [r.strip() for r in str(params.get('lbRulesOff', '') or '').split(',') if r.strip()]

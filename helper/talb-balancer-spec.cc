@@ -9,8 +9,38 @@
 namespace ns3
 {
 
+TalbBalancerSpec::HostTransport
+TalbBalancerSpec::HostTransport::Tcp()
+{
+    return HostTransport();
+}
+
+TalbBalancerSpec::HostTransport
+TalbBalancerSpec::HostTransport::GoBackN()
+{
+    HostTransport hosts;
+    hosts.rdma = true;
+    return hosts;
+}
+
+TalbBalancerSpec::HostTransport
+TalbBalancerSpec::HostTransport::SelectiveRepeat()
+{
+    HostTransport hosts = GoBackN();
+    hosts.selectiveRepeat = true;
+    return hosts;
+}
+
+TalbBalancerSpec::HostTransport
+TalbBalancerSpec::HostTransport::Spray()
+{
+    HostTransport hosts = SelectiveRepeat();
+    hosts.hostsSpray = true;
+    return hosts;
+}
+
 TalbAttributeList::Pairs
-TalbBalancerSpec::TransportProfile(bool rdma, bool selectiveRepeat, bool qpPorts, bool hostsSpray)
+TalbBalancerSpec::TransportProfile(const HostTransport& hosts)
 {
     // RoCEv2: TaLB's congestion moves while the ports are shared, with the queue moves that
     // follow a local burst. TCP: sprayed packets count a path the leaf-to-leaf feedback reports
@@ -19,7 +49,7 @@ TalbBalancerSpec::TransportProfile(bool rdma, bool selectiveRepeat, bool qpPorts
     // delays) they arrive out of order and the senders' loss recovery collapses (2.6x the
     // iteration beside 30 % background with a 2.5 Gb/s link; doc/talb-switch.rst, "Paths of
     // different rates").
-    if (!rdma)
+    if (!hosts.rdma)
     {
         return {{"RemoteSprayBytes", "30000"}, {"SprayPaths", "Fastest"}};
     }
@@ -31,7 +61,7 @@ TalbBalancerSpec::TransportProfile(bool rdma, bool selectiveRepeat, bool qpPorts
     // Selective repeat takes reordered packets without a retransmission window: every tensor
     // packet then goes to the least queued path, as DRILL's do (doc/talb-transport.rst,
     // "TaLB on selective-repeat NICs").
-    if (selectiveRepeat)
+    if (hosts.selectiveRepeat)
     {
         profile.push_back({"RoceGoBackN", "false"});
         profile.push_back({"Spray", "Always"});
@@ -40,14 +70,14 @@ TalbBalancerSpec::TransportProfile(bool rdma, bool selectiveRepeat, bool qpPorts
     // those that come back unmarked; the DRILL fallback re-spraying them to the least queued
     // port undid that: 11.6 % of the iteration at 50 % background and 2:1 (doc/talb-evaluation.rst,
     // the spray family's ablation). Untagged packets follow their hosts' entropy.
-    if (hostsSpray)
+    if (hosts.hostsSpray)
     {
         profile.push_back({"Fallback", "ecmp"});
     }
     // A queue pair with a source port of its own carries a share of its connection: judged
     // alone it looks slow and is moved, a retransmission window each time, every
     // MinMoveInterval (doc/talb-evaluation.rst, family qp).
-    if (qpPorts)
+    if (hosts.qpPorts)
     {
         profile.push_back({"RateKey", "HostPair"});
     }
@@ -66,13 +96,14 @@ TalbBalancerSpec::ParseList(const TalbScenarioConfig& c,
     {
         errors->push_back("lbAttributes: " + err);
     }
-    *profile = c.GetString("lbProfile") == "transport"
-                   ? TransportProfile(fabric.rdmaHosts,
-                                      fabric.rdmaSelectiveRepeat,
-                                      fabric.rdmaHosts && c.GetUint("rdmaQpsPerConnection") > 1 &&
-                                          !c.GetBool("rdmaSharedSourcePort"),
-                                      fabric.hostsSpray)
-                   : TalbAttributeList::Pairs();
+    HostTransport hosts;
+    hosts.rdma = fabric.rdmaHosts;
+    hosts.selectiveRepeat = fabric.rdmaSelectiveRepeat;
+    hosts.qpPorts = fabric.rdmaHosts && c.GetUint("rdmaQpsPerConnection") > 1 &&
+                    !c.GetBool("rdmaSharedSourcePort");
+    hosts.hostsSpray = fabric.hostsSpray;
+    *profile = c.GetString("lbProfile") == "transport" ? TransportProfile(hosts)
+                                                       : TalbAttributeList::Pairs();
     std::vector<TalbBalancerSpec> balancers;
     for (const auto& name : c.GetNames("lb"))
     {

@@ -23,18 +23,29 @@ struct TalbBalancerSpec
     ObjectFactory factory; //!< its TypeId, lbProfile's attributes, then lbAttributes' it has
 
     /**
-     * \return the settings lbProfile=transport applies under lbAttributes for the hosts'
-     * transport (\p rdma: RoCEv2, whose NICs recover by go-back-N unless \p selectiveRepeat,
-     * and whose connections are spread over queue pairs with source ports of their own when
-     * \p qpPorts, and whose hosts spray every packet over paths when \p hostsSpray; else TCP). Why
+     * The hosts' transport as far as lbProfile=transport asks: named fields rather than
+     * positional flags, since each adds settings of its own.
+     */
+    struct HostTransport
+    {
+        bool rdma{false};            //!< RoCEv2 NICs (else TCP)
+        bool selectiveRepeat{false}; //!< the NICs recover by selective repeat (else go-back-N)
+        bool qpPorts{false}; //!< connections spread over queue pairs with source ports of their own
+        bool hostsSpray{false}; //!< the hosts spray every packet over paths (selective repeat)
+
+        static HostTransport Tcp();
+        static HostTransport GoBackN();         //!< RoCEv2, one queue pair a connection
+        static HostTransport SelectiveRepeat(); //!< RoCEv2 with rdmaRecovery=sr
+        static HostTransport Spray();           //!< the spraying transport (REPS hosts)
+    };
+
+    /**
+     * \return the settings lbProfile=transport applies under lbAttributes for \p hosts. Why
      * these: doc/talb-switch.rst, "Moves by congestion" (RoCEv2) and "Spreading under contention"
      * (TCP), with the measurements in doc/talb-evaluation.rst, and doc/talb-transport.rst for
      * selective repeat.
      */
-    static TalbAttributeList::Pairs TransportProfile(bool rdma,
-                                                     bool selectiveRepeat = false,
-                                                     bool qpPorts = false,
-                                                     bool hostsSpray = false);
+    static TalbAttributeList::Pairs TransportProfile(const HostTransport& hosts);
 
     /**
      * Reads the BALANCERS parameters of \p config for a fabric like \p fabric (its leaves,

@@ -276,22 +276,22 @@ DeclareBalancers(TalbScenarioConfig& c)
               "",
               "attributes of the load balancer, Name=Value;... (applied to every lb that has "
               "them), e.g. HighPriorityThreshold=3");
-    c.Declare(
-        "lbProfile",
-        C::CHOICE,
-        "transport",
-        "balancer settings applied before lbAttributes: transport, those measured best for "
-        "the hosts' transport (rdma: TaLB with " +
-            TalbAttributeList::ToText(TalbBalancerSpec::TransportProfile(true)) +
-            "; rdma with rdmaRecovery=sr: TaLB with " +
-            TalbAttributeList::ToText(TalbBalancerSpec::TransportProfile(true, true)) +
-            "; spray: TaLB with " +
-            TalbAttributeList::ToText(TalbBalancerSpec::TransportProfile(true, true, false, true)) +
-            "; rdma with rdmaQpsPerConnection > 1 and rdmaSharedSourcePort=false adds " +
-            "RateKey=HostPair; tcp: TaLB with " +
-            TalbAttributeList::ToText(TalbBalancerSpec::TransportProfile(false)) +
-            "); none, the attribute defaults",
-        "transport,none");
+    using Hosts = TalbBalancerSpec::HostTransport;
+    auto profile = [](const Hosts& hosts) {
+        return TalbAttributeList::ToText(TalbBalancerSpec::TransportProfile(hosts));
+    };
+    c.Declare("lbProfile",
+              C::CHOICE,
+              "transport",
+              "balancer settings applied before lbAttributes: transport, those measured best for "
+              "the hosts' transport (rdma: TaLB with " +
+                  profile(Hosts::GoBackN()) + "; rdma with rdmaRecovery=sr: TaLB with " +
+                  profile(Hosts::SelectiveRepeat()) + "; spray: TaLB with " +
+                  profile(Hosts::Spray()) +
+                  "; rdma with rdmaQpsPerConnection > 1 and rdmaSharedSourcePort=false adds "
+                  "RateKey=HostPair; tcp: TaLB with " +
+                  profile(Hosts::Tcp()) + "); none, the attribute defaults",
+              "transport,none");
     c.Declare("lbRulesOff",
               C::STRING,
               "",

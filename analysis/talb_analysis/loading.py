@@ -190,10 +190,11 @@ def scheme_label(scheme, params):
     (0) or '-remotespray<bytes>' after that, and with a SprayQueue other than AllWhenShared
     '-sprayatorabove' or '-sprayall', and with an lbAttributes SprayPaths other than the
     transport's profile's '-pathsfastest' or '-pathsrate', and with a CongestionDelay other
-    than 0 '-cdelay<value>' (as given, e.g. '-cdelay20us'), and with ReorderMoves '-reorder' ('-reorder-spray' with
-    RoceGoBackN=false and Spray=Always, '-reorder-sprayshared' with Spray=SharedDestination),
-    so that the variants can be compared with TaLB in one sweep. (Runs from before SprayQueue existed counted AtOrAbove; it differs from the default
-    only while two jobs share a leaf's uplinks.) Rules of the defaults that lbRulesOff turns off
+    than 0 '-cdelay<value>' (as given, e.g. '-cdelay20us'), and with ReorderMoves '-reorder'
+    ('-reorder-spray' with RoceGoBackN=false and Spray=Always, '-reorder-sprayshared' with
+    Spray=SharedDestination), so that the variants can be compared with TaLB in one sweep. (Runs
+    from before SprayQueue existed counted AtOrAbove; it differs from the default only while two
+    jobs share a leaf's uplinks.) Rules of the defaults that lbRulesOff turns off
     come last: 'talb-no-spray', 'talb-no-spray+stall-moves'. On the spraying transport, ECMP
     switches under the hosts' oblivious spraying are 'ecmp-oblivious' (under REPS, the
     transport's default, plain 'ecmp'). ConWeave with its paper's pausing rule (lbAttributes

@@ -192,15 +192,24 @@ def llm_parts(out):
 
 # The held-out grid (family heldout): scenarios TaLB's rules were not tuned on, kept apart from
 # the tuning grid above and run with its own seeds. Other job mixes at 16 hosts (three and four
-# jobs of other models and collectives than the mixed family's), and another fabric shape at
-# 100 Gb/s (8 leaves x 4 hosts, 4 spines): 3:1, and 1:1 with two links degraded to 25 Gb/s.
+# jobs of other models and collectives than the mixed family's), the three jobs beside background
+# of another size distribution and load than the background family's (the rules that act only
+# beside untagged traffic), and another fabric shape at 100 Gb/s (8 leaves x 4 hosts, 4 spines):
+# 3:1, and 1:1 with two links degraded to 25 Gb/s.
 HELDOUT_SEEDS = '6-10'
 HELDOUT_MIXES = [
     [('alexnet', 6, 'ring'), ('vgg19', 4, 'ring'), ('resnet50', 6, 'ps')],
     [('resnet50', 5, 'ring'), ('alexnet', 3, 'ring'), ('vgg19', 4, 'ps'), ('resnet50', 4, 'ring')],
 ]
+HELDOUT_BACKGROUND = {'bgCdf': 'datamining', 'bgLoad': 0.2}
 HELDOUT_SHAPE = {'leaves': 8, 'hostsPerLeaf': 4, 'spines': 4, 'hostRate': '100Gbps',
                  'iterations': 2}
+
+
+def has_background(grid):
+    """Whether a part runs untagged background (the untagged rules' ablation acts there only)."""
+    loads = grid['grid'].get('bgLoad', [grid['fixed'].get('bgLoad', 0)])
+    return any(float(v) > 0 for v in loads)
 
 
 def heldout_parts(out):
@@ -210,6 +219,10 @@ def heldout_parts(out):
             g = part('16', tr, {'oversubscription': OVERSUB}, {'jobs': jobs})
             g['seeds'] = HELDOUT_SEEDS
             out[('heldout', 'mix%d-%s16' % (len(mix), tr))] = g
+            if len(mix) == 3:
+                bg = copy.deepcopy(g)
+                bg['fixed'].update(HELDOUT_BACKGROUND)
+                out[('heldout', 'bgmix3-%s16' % tr)] = bg
         for name, axes in (('shape3', {'oversubscription': [3]}),
                            ('degraded', {'oversubscription': [1],
                                          'linkRates': ['0:0=25Gbps;5:2=25Gbps']})):
@@ -267,7 +280,7 @@ def families():
             continue
         transport = grid['fixed']['transport']
         rules = ABLATION[transport] + (ABLATION_UNTAGGED[transport]
-                                       if family == 'background' else [])
+                                       if has_background(grid) else [])
         c = copy.deepcopy(grid)
         c['grid']['lb'] = ['talb']
         c['grid']['lbRulesOff'] = rules

@@ -96,7 +96,8 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
                 name.endswith('16') or family == 'heldout'):
             continue
         axes, fixed, _ = sweep.read_grid(os.path.join(EVAL, family, 'ablate-' + name + '.json'))
-        untagged = grids.ABLATION_UNTAGGED[fixed['transport']] if family == 'background' else []
+        background = family == 'background' or float(fixed.get('bgLoad', 0)) > 0
+        untagged = grids.ABLATION_UNTAGGED[fixed['transport']] if background else []
         assert axes['lb'] == ['talb']
         assert axes['lbRulesOff'] == grids.ABLATION[fixed['transport']] + untagged
 
@@ -132,18 +133,27 @@ def test_the_held_out_grid_is_apart_from_the_tuning_grid():
 
     names = part_names('heldout')
     base = {'%s-%s%s' % (kind, tr, hosts) for kind, hosts in
-            (('mix3', '16'), ('mix4', '16'), ('shape3', '32'), ('degraded', '32'))
+            (('mix3', '16'), ('mix4', '16'), ('bgmix3', '16'), ('shape3', '32'),
+             ('degraded', '32'))
             for tr in ('tcp', 'rdma')}
     assert names == base | {'ablate-' + n for n in base}
     tuning_seeds = set(grid('idle', 'tcp16')[2])
     tuning_jobs = set(grid('mixed', 'tcp16')[1]['jobs'].split(';'))
+    tuning_background = grid('background', 'tcp16')
+    tuning_loads = {float(v) for v in tuning_background[0]['bgLoad']}
     shapes = {(grid(f, n)[1]['leaves'], grid(f, n)[1]['hostsPerLeaf'])
               for f in FAMILIES for n in ('tcp16', 'tcp64') if f != 'failure'}
     for name in base:
         axes, fixed, seeds = grid('heldout', name)
         assert not set(seeds) & tuning_seeds and len(seeds) == 5
         assert not set(fixed['jobs'].split(';')) & tuning_jobs
-        if name.startswith('mix'):
+        if name.startswith('bgmix'):
+            # Background of another size distribution and load than the tuning grid's.
+            assert fixed['bgCdf'] != tuning_background[1]['bgCdf']
+            assert float(fixed['bgLoad']) > 0 and float(fixed['bgLoad']) not in tuning_loads
+            assert fixed['jobs'] == grid('heldout', name[2:])[1]['jobs']
+        elif name.startswith('mix'):
+            assert float(fixed['bgLoad']) == 0
             assert len(fixed['jobs'].split(';')) == int(name[3])
         else:
             assert (fixed['leaves'], fixed['hostsPerLeaf']) not in shapes

@@ -784,14 +784,20 @@ def main(argv=None):
              ','.join(map(str, seeds)), len(done), len(todo), backend.describe(), out),
           flush=True)
     if args.dry_run:
-        for p in points:
-            status = 'done' if p.name in done else 'to run'
-            print('%-6s %s\n       %s' % (status, p.name,
-                                          ' '.join(command(runner, p.params,
-                                                           os.path.join(out, TMP, p.name)))))
-        if args.backend == 'slurm' and todo:
-            print('sbatch: %s' % ' '.join(backend.sbatch_command(
-                os.path.join(out, SLURM_DIR, 'array-STAMP.sh'), len(todo), job_hint='JOB')))
+        try:
+            for p in points:
+                status = 'done' if p.name in done else 'to run'
+                print('%-6s %s\n       %s' % (status, p.name,
+                                              ' '.join(command(runner, p.params,
+                                                               os.path.join(out, TMP, p.name)))))
+            if args.backend == 'slurm' and todo:
+                print('sbatch: %s' % ' '.join(backend.sbatch_command(
+                    os.path.join(out, SLURM_DIR, 'array-STAMP.sh'), len(todo), job_hint='JOB')))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # The reader stopped early (| head): it has what it asked for. Python would
+            # otherwise fail again flushing stdout at exit.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     if todo and not (os.path.isfile(runner) and os.access(runner, os.X_OK)):
         print('talb-sweep: error: --runner %s: not an executable file (build it first, or give '

@@ -175,6 +175,19 @@ def test_dry_run_lists_points_and_runs_nothing(tmp_path):
     assert not log.exists() and not (tmp_path / 'out').exists()
 
 
+def test_dry_run_piped_to_a_reader_that_stops_early_ends_quietly(tmp_path):
+    # scripts/talb-sweep.py --dry-run | head -1: the listing's rest goes nowhere, no traceback.
+    cmd = [sys.executable, SWEEP, '--runner=' + FAKE_RUNNER, '--out=%s' % (tmp_path / 'out'),
+           '--param', 'lb=' + ','.join('s%d' % i for i in range(400)), '--seeds=1-50', '--dry-run']
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()  # the reader is gone before the sweep has written its 20,000 points
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err
+    assert first.startswith(b'sweep: 20000 points')
+    assert err == ''
+
+
 def test_points_run_in_parallel_and_finished_points_are_not_rerun(tmp_path):
     out, log = tmp_path / 'out', tmp_path / 'log'
     env = {'FAKE_LOG': str(log), 'FAKE_SLEEP': '0.4'}

@@ -71,7 +71,11 @@ class TalbDataWarning(UserWarning):
 class Dataset:
     """All runs found under one path: ``runs`` (index run_id), the three tables, the graph
     jobs' collective instances and the packets leaf-spine links lost (each empty when no run
-    has any)."""
+    has any).
+
+    With ``flows_on_disk`` the flows table is left empty and :meth:`flows_of` reads the runs
+    asked for from their folders: a family's flows (millions of rows a run with background
+    traffic) need not fit in memory at once."""
 
     root: str
     runs: pd.DataFrame
@@ -80,16 +84,28 @@ class Dataset:
     iterations: pd.DataFrame
     collectives: pd.DataFrame = None
     link_drops: pd.DataFrame = None
+    flows_on_disk: bool = False
 
     def __post_init__(self):
         for name, attr in (('collectives.csv', 'collectives'), ('link_drops.csv', 'link_drops')):
             if getattr(self, attr) is None:
-                setattr(self, attr, _empty(OPTIONAL_SCHEMAS[name]).assign(run_id=0)[
-                    ['run_id'] + list(OPTIONAL_SCHEMAS[name])])
+                setattr(self, attr, _with_run_id(_empty(OPTIONAL_SCHEMAS[name])))
 
     def parameter_names(self):
         """Names of the run parameters (run.json "parameters"), in first-seen order."""
         return [c for c in self.runs.columns if c not in RUN_COLUMNS]
+
+    def flows_of(self, run_ids):
+        """The flows of the runs ``run_ids`` (in that order), as ``flows`` holds them: read from
+        the run folders when the dataset keeps its flows on disk."""
+        run_ids = list(run_ids)
+        if not self.flows_on_disk:
+            return self.flows[self.flows['run_id'].isin(run_ids)]
+        parts = [_with_run_id(read_flows(self.runs.at[i, 'path'], self.runs.at[i, 'scheme']), i)
+                 for i in run_ids]
+        if not parts:
+            return _with_run_id(_empty(SCHEMAS['flows.csv']))
+        return pd.concat(parts, ignore_index=True)
 
 
 # Per-run figures of run.json: the counters the simulator sums over the fabric, and the CPU time
@@ -444,25 +460,42 @@ def _check_run_columns(table, path, run):
                  'disagrees with run.json (%s=%r):' % (column, run[column]))
 
 
-def load_run(folder):
+def _with_run_id(table, run_id=0):
+    table.insert(0, 'run_id', run_id)
+    return table
+
+
+def _read_run_table(folder, name, run):
+    """One table of a run folder, checked against its run.json (``run``, read_run_json's)."""
+    path = os.path.join(folder, name)
+    if name in OPTIONAL_SCHEMAS and not os.path.isfile(path):
+        return _empty(OPTIONAL_SCHEMAS[name])
+    table = read_table(path, SCHEMAS.get(name) or OPTIONAL_SCHEMAS[name])
+    _check_run_columns(table, path, run)
+    if name == 'flows.csv':
+        bad = ~table['kind'].isin(FLOW_KINDS)
+        if bad.any():
+            _bad(table['kind'], bad, path, 'kind', 'expected one of %s, got' % (FLOW_KINDS,))
+        # Messages between GPUs of one server never enter the fabric: not its FCTs.
+        table = table[table['kind'] != 'nvlink'].reset_index(drop=True)
+    return table
+
+
+def read_flows(folder, label):
+    """flows.csv of one run folder, checked as :func:`load_run` checks it, its scheme column
+    set to ``label`` (the run's scheme as the tables name it)."""
+    table = _read_run_table(folder, 'flows.csv', read_run_json(folder))
+    table['scheme'] = label
+    return table
+
+
+def load_run(folder, flows=True):
     """(run dict, flows, tensors, iterations, collectives, link drops) of one run folder (the
-    last two empty where the folder has no collectives.csv, link_drops.csv)."""
+    last two empty where the folder has no collectives.csv, link_drops.csv; flows empty and
+    not read without ``flows``)."""
     run = read_run_json(folder)
-    tables = []
-    for name in list(SCHEMAS) + list(OPTIONAL_SCHEMAS):
-        path = os.path.join(folder, name)
-        if name in OPTIONAL_SCHEMAS and not os.path.isfile(path):
-            tables.append(_empty(OPTIONAL_SCHEMAS[name]))
-            continue
-        table = read_table(path, SCHEMAS.get(name) or OPTIONAL_SCHEMAS[name])
-        _check_run_columns(table, path, run)
-        if name == 'flows.csv':
-            bad = ~table['kind'].isin(FLOW_KINDS)
-            if bad.any():
-                _bad(table['kind'], bad, path, 'kind', 'expected one of %s, got' % (FLOW_KINDS,))
-            # Messages between GPUs of one server never enter the fabric: not its FCTs.
-            table = table[table['kind'] != 'nvlink'].reset_index(drop=True)
-        tables.append(table)
+    tables = [_read_run_table(folder, name, run) if flows or name != 'flows.csv'
+              else _empty(SCHEMAS[name]) for name in list(SCHEMAS) + list(OPTIONAL_SCHEMAS)]
     # Checked against run.json's own scheme above; labelled (talb-v1) from here on.
     run['scheme'] = scheme_label(run['scheme'], run)
     for table in tables:
@@ -470,27 +503,27 @@ def load_run(folder):
     return (run,) + tuple(tables)
 
 
-def load(path):
-    """Every run at or below ``path`` as one :class:`Dataset`."""
-    rows, flows, tensors, iterations, collectives, drops = [], [], [], [], [], []
+def load(path, flows=True):
+    """Every run at or below ``path`` as one :class:`Dataset`; without ``flows`` the flows stay
+    on disk (:meth:`Dataset.flows_of` reads them run by run)."""
+    rows, flows_, tensors, iterations, collectives, drops = [], [], [], [], [], []
     for run_id, folder in enumerate(find_run_folders(path)):
-        run, f, t, i, c, d = load_run(folder)
+        run, f, t, i, c, d = load_run(folder, flows)
         rows.append(run)
-        for table, out in ((f, flows), (t, tensors), (i, iterations), (c, collectives),
+        for table, out in ((f, flows_), (t, tensors), (i, iterations), (c, collectives),
                            (d, drops)):
-            table.insert(0, 'run_id', run_id)
-            out.append(table)
+            out.append(_with_run_id(table, run_id))
     runs = pd.DataFrame(rows)
     runs.index.name = 'run_id'
     for name in runs.columns:
         if name not in RUN_COLUMNS:
             runs[name] = _numbers_if_all(runs[name])
     order = list(RUN_COLUMNS) + [c for c in runs.columns if c not in RUN_COLUMNS]
-    return Dataset(root=path, runs=runs[order], flows=pd.concat(flows, ignore_index=True),
+    return Dataset(root=path, runs=runs[order], flows=pd.concat(flows_, ignore_index=True),
                    tensors=pd.concat(tensors, ignore_index=True),
                    iterations=pd.concat(iterations, ignore_index=True),
                    collectives=pd.concat(collectives, ignore_index=True),
-                   link_drops=pd.concat(drops, ignore_index=True))
+                   link_drops=pd.concat(drops, ignore_index=True), flows_on_disk=not flows)
 
 
 def _numbers_if_all(values):

@@ -12,8 +12,9 @@ import matplotlib
 matplotlib.use('Agg')
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 
-from .stats import attach, groups  # noqa: E402
+from .stats import groups  # noqa: E402
 
 TITLE_COLUMNS = 70  # a cell's parameters make long titles: wrapped to fit the figure
 CROWDED_TICKS = 4  # more scheme names than this on an axis are slanted so that they do not meet
@@ -57,28 +58,43 @@ def _save(fig, out, name):
     return path
 
 
-def fct_cdf(data, keys, out):
-    """Empirical CDF of flow completion time per scheme, log x axis."""
-    others = [k for k in keys if k != 'scheme']
-    flows = attach(data.flows, data.runs, keys)
-    paths = []
-    for values, part in groups(flows, others):
-        if part.empty:
-            continue
-        fig, ax = plt.subplots(figsize=(7.5, 4))
-        for i, (scheme, f) in enumerate(part.groupby('scheme', sort=True)):
-            fct_us = np.sort(f['fct_ns'].to_numpy() / 1e3)
-            cdf = np.arange(1, fct_us.size + 1) / fct_us.size
-            ax.step(fct_us, cdf, where='post', label=scheme, linestyle=_style(i))
-        ax.set_xscale('log')
-        ax.set_xlabel('flow completion time (us)')
-        ax.set_ylabel('fraction of flows')
-        ax.set_ylim(0, 1.0)
-        ax.grid(True, which='both', alpha=0.3)
-        _legend(ax)
-        _set_title(ax, 'FCT CDF', others, values)
-        paths.append(_save(fig, out, 'fct_cdf%s.png' % _suffix(others, values)))
-    return paths
+class FctCurves:
+    """The empirical CDF of flow completion time per scheme, log x axis: one figure per
+    combination of the non-scheme keys. Called with each cell's flows (``stats.flow_tables``'
+    ``each_cell``) it keeps only their sorted FCTs; :meth:`draw` then draws the figures."""
+
+    def __init__(self, runs, keys):
+        self.keys = list(keys)
+        self.dtypes = runs[self.keys].dtypes.to_dict()
+        self.cells, self.curves = [], []
+
+    def __call__(self, values, flows):
+        self.cells.append(values)
+        self.curves.append(np.sort(flows['fct_ns'].to_numpy() / 1e3))
+
+    def draw(self, out):
+        others = [k for k in self.keys if k != 'scheme']
+        cells = pd.DataFrame(self.cells, columns=self.keys).astype(self.dtypes)
+        cells['curve'] = range(len(cells))
+        paths = []
+        for values, part in groups(cells, others):
+            if part.empty:
+                continue
+            fig, ax = plt.subplots(figsize=(7.5, 4))
+            for i, curve in enumerate(part.sort_values('scheme', kind='stable')['curve']):
+                fct_us = self.curves[curve]
+                cdf = np.arange(1, fct_us.size + 1) / fct_us.size
+                ax.step(fct_us, cdf, where='post', label=cells.at[curve, 'scheme'],
+                        linestyle=_style(i))
+            ax.set_xscale('log')
+            ax.set_xlabel('flow completion time (us)')
+            ax.set_ylabel('fraction of flows')
+            ax.set_ylim(0, 1.0)
+            ax.grid(True, which='both', alpha=0.3)
+            _legend(ax)
+            _set_title(ax, 'FCT CDF', others, values)
+            paths.append(_save(fig, out, 'fct_cdf%s.png' % _suffix(others, values)))
+        return paths
 
 
 def iteration_time(iterations, keys, out, x='bgLoad'):

@@ -81,14 +81,15 @@ def parse_args(argv):
     return args
 
 
-def build(data, keys, baseline, warmup, scheme='talb'):
-    """Every table of the report, by section key."""
-    fct, by_priority, by_size = stats.fct_tables(data, keys)
-    fct = stats.add_fct_reduction(fct, keys, baseline)
+def build(data, keys, baseline, warmup, scheme='talb', each_cell=None):
+    """Every table of the report, by section key (``each_cell``: see stats.flow_tables)."""
+    flows = stats.flow_tables(data, keys, each_cell)
+    fct = stats.add_fct_reduction(flows['fct'], keys, baseline)
+    by_priority, by_size = flows['fct_priority'], flows['fct_size']
     tensor, tensor_detail = stats.tensor_tables(data, keys)
     iteration = stats.iteration_table(data, keys, baseline, warmup)
     runs = runs_table(data).join(stats.run_iteration_times(data, warmup))
-    cells = stats.cell_table(data, keys, iteration, fct)
+    cells = stats.cell_table(data, keys, iteration, fct, flows)
     return {
         'cells': cells,
         'talb_vs_best': _with_transport(
@@ -221,12 +222,15 @@ def main(argv=None):
 
 def _report(args):
     try:
-        data = loading.load(args.path)
+        # A family's flows can outgrow memory (millions a run with background traffic): they
+        # are read a cell at a time.
+        data = loading.load(args.path, flows=False)
         requested = None
         if args.group_by is not None:
             requested = [k.strip() for k in args.group_by.split(',') if k.strip()]
         keys = stats.group_keys(data, requested, loading.read_sweep_axes(args.path))
-        tables = build(data, keys, args.baseline, args.warmup, args.scheme)
+        curves = None if args.no_plots else plots.FctCurves(data.runs, keys)
+        tables = build(data, keys, args.baseline, args.warmup, args.scheme, curves)
     except loading.TalbDataError as e:
         print('talb-report: error: %s' % e, file=sys.stderr)
         return 2
@@ -261,7 +265,7 @@ def _report(args):
         tables[key].to_csv(os.path.join(out, filename), index=key == 'runs',
                            float_format='%.10g')
     if not args.no_plots:
-        written = plots.fct_cdf(data, keys, out)
+        written = curves.draw(out)
         written += plots.iteration_time(tables['iteration'], keys, out, args.plot_x)
         written += plots.priority_tail(tables['fct_priority'], keys, out)
     else:

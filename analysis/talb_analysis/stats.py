@@ -187,15 +187,50 @@ def fct_summary(flows, keys):
     return out.reset_index()
 
 
+FLOW_TABLES = ('fct', 'fct_priority', 'fct_size', 'hiprio_p99', 'bg_p99')
+
+
+def flow_tables(data, keys, each_cell=None):
+    """Every table the report draws from the flows, by name (:data:`FLOW_TABLES`): the three FCT
+    tables (by group, by group and priority, by group and size bin) and the high-priority and
+    background tails of :func:`cell_table`.
+
+    The flows are taken one cell (group of ``keys``) at a time, so that a dataset that keeps
+    its flows on disk never holds more than one cell's; each figure pools the cell's runs, so
+    the tables are those of the whole table at once. ``each_cell(values, flows)``, when given,
+    sees every cell's flows (e.g. to draw them)."""
+    keys = list(keys)
+    parts = {name: [] for name in FLOW_TABLES}
+    for values, runs in groups(data.runs, keys):
+        flows = attach(data.flows_of(runs.index), data.runs, keys)
+        if flows.empty:
+            continue
+        for name, table in _cell_flow_tables(flows, keys).items():
+            if not table.empty:
+                parts[name].append(table)
+        if each_cell is not None:
+            each_cell(values, flows)
+    # The columns of a table no cell has rows for, from an empty table.
+    empty = _cell_flow_tables(attach(data.flows_of([]), data.runs, keys), keys)
+    return {name: pd.concat(tables, ignore_index=name in FLOW_TABLES[:3]) if tables
+            else empty[name] for name, tables in parts.items()}
+
+
+def _cell_flow_tables(flows, keys):
+    tables = {'fct': fct_summary(flows, keys),
+              'fct_priority': fct_summary(flows, keys + ['priority'])}
+    by_size = fct_summary(flows.assign(size_bin=size_bin(flows['size_bytes'])),
+                          keys + ['size_bin'])
+    by_size['size_bin'] = by_size['size_bin'].astype(str)
+    tables['fct_size'] = by_size
+    tables.update(_tails(flows, keys))
+    return tables
+
+
 def fct_tables(data, keys):
     """The three FCT tables: by group, by group and priority, by group and size bin."""
-    flows = attach(data.flows, data.runs, keys)
-    by_group = fct_summary(flows, keys)
-    by_priority = fct_summary(flows, list(keys) + ['priority'])
-    flows = flows.assign(size_bin=size_bin(flows['size_bytes']))
-    by_size = fct_summary(flows, list(keys) + ['size_bin'])
-    by_size['size_bin'] = by_size['size_bin'].astype(str)
-    return by_group, by_priority, by_size
+    tables = flow_tables(data, keys)
+    return tables['fct'], tables['fct_priority'], tables['fct_size']
 
 
 def tensor_tables(data, keys):
@@ -469,19 +504,9 @@ def connection_wait_ns(flows):
     return wait.reindex(flows.index)
 
 
-def cell_table(data, keys, iterations, fct):
-    """One row per scheme and cell (group of ``keys``): the evaluation's figures side by side.
-
-    Mean iteration time with its 95 % CI and the speedup over the baseline (from ``iterations``,
-    :func:`iteration_table`); average and p99 FCT of all flows and the FCT reduction (from ``fct``,
-    :func:`add_fct_reduction`); p99 FCT of the high-priority tensor flows (priority 0-1), the same
-    less each message's wait for earlier messages of its connection (:func:`connection_wait_ns`),
-    and p99 FCT of the background flows; and the run.json counters averaged over the cell's runs:
-    reroutes, TCP retransmitted segments and bytes, RDMA NAKs, go-back-N retransmitted bytes and
-    packets the responders dropped as out of order.
-    """
-    keys = list(keys)
-    flows = attach(data.flows, data.runs, keys)
+def _tails(flows, keys):
+    """p99 FCT of the high-priority tensor flows (and the same less each message's wait for
+    earlier messages of its connection) and of the background flows, indexed by ``keys``."""
     fct_us = flows['fct_ns'] / 1e3
     hi = flows[(flows['kind'] == 'tensor') & flows['priority'].isin(HIGH_PRIORITIES)]
     bg = flows[flows['kind'] == 'background']
@@ -495,6 +520,24 @@ def cell_table(data, keys, iterations, fct):
     bg_p99 = pd.DataFrame(columns=['bg_fct_p99_us'])
     if not bg.empty:
         bg_p99 = _grouped(bg.assign(fct_us=fct_us), keys)['fct_us'].agg(bg_fct_p99_us=_pct(99))
+    return {'hiprio_p99': hi_p99, 'bg_p99': bg_p99}
+
+
+def cell_table(data, keys, iterations, fct, flows=None):
+    """One row per scheme and cell (group of ``keys``): the evaluation's figures side by side.
+
+    Mean iteration time with its 95 % CI and the speedup over the baseline (from ``iterations``,
+    :func:`iteration_table`); average and p99 FCT of all flows and the FCT reduction (from ``fct``,
+    :func:`add_fct_reduction`); p99 FCT of the high-priority tensor flows (priority 0-1), the same
+    less each message's wait for earlier messages of its connection (:func:`connection_wait_ns`),
+    and p99 FCT of the background flows; and the run.json counters averaged over the cell's runs:
+    reroutes, TCP retransmitted segments and bytes, RDMA NAKs, go-back-N retransmitted bytes and
+    packets the responders dropped as out of order. ``flows``: :func:`flow_tables` of the same
+    keys, when already computed.
+    """
+    keys = list(keys)
+    flows = flows or flow_tables(data, keys)
+    hi_p99, bg_p99 = flows['hiprio_p99'], flows['bg_p99']
     counters = data.runs[keys + list(CELL_COUNTERS.values())]
     counters = _grouped(counters, keys)[list(CELL_COUNTERS.values())].mean()
     counters = counters.rename(columns={v: k for k, v in CELL_COUNTERS.items()})

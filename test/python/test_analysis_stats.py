@@ -449,3 +449,33 @@ def test_a_parameter_older_runs_predate_is_not_a_factor(fixture_copy):
     meta = sweep / 'lb=ecmp,load=0.5,seed=1' / 'run.json'
     meta.write_text(meta.read_text().replace('"load": 0.5,', '"load": 0.5, "controlDelay": "5us",'))
     assert stats.group_keys(loading.load(str(sweep))) == ['scheme', 'controlDelay']
+
+
+def test_flows_read_a_cell_at_a_time_give_the_tables_of_all_flows_at_once(monkeypatch):
+    """The report keeps a family's flows on disk (they can outgrow memory) and reads one cell's
+    runs at a time: every flow table must be what the whole table at once gives, and no read
+    may take more than one cell's runs."""
+    keys = ['scheme', 'load']
+    eager = stats.flow_tables(loading.load(SWEEP), keys)
+    lazy_data = loading.load(SWEEP, flows=False)
+    assert lazy_data.flows.empty and lazy_data.flows_on_disk
+    asked = []
+    flows_of = loading.Dataset.flows_of
+    monkeypatch.setattr(loading.Dataset, 'flows_of',
+                        lambda self, ids: asked.append(list(ids)) or flows_of(self, ids))
+    seen = []
+    lazy = stats.flow_tables(lazy_data, keys, lambda values, flows: seen.append(values))
+    for name in stats.FLOW_TABLES:
+        assert eager[name].equals(lazy[name]), name
+    cells = [sorted(part.index) for _, part in stats.groups(lazy_data.runs, keys)]
+    assert [ids for ids in asked if ids] == cells and len(cells) == 2  # two seeds a cell
+    assert seen == [('ecmp', 0.5), ('talb', 0.5)]
+
+
+def test_flows_read_from_disk_are_checked_like_loaded_ones(fixture_copy):
+    run = fixture_copy('single')
+    text = (run / 'flows.csv').read_text()
+    (run / 'flows.csv').write_text(text.replace('3,2,tensor,ecmp,7', '3,2,bulk,ecmp,7'))
+    data = loading.load(str(run), flows=False)  # the flows are not read yet
+    with pytest.raises(loading.TalbDataError, match=r'flows.csv:4: column kind: expected one of'):
+        data.flows_of([0])

@@ -10,7 +10,8 @@ const std::vector<TalbBalancerRule>&
 TalbBalancerRule::All()
 {
     // Over RoCEv2 (go-back-N) TaLB never sprays and its stall rule skips safe-move flows, so
-    // those rules act over TCP only; the move rule's profile is RoCEv2's only. The rdma rules
+    // those rules act over TCP only; the move rule's profile is RoCEv2's only, and TCP's profile
+    // turns the margin moves off. The rdma rules
     // are on over selective-repeat NICs too, but safe-moves and untagged-moves act only where
     // RoCEv2 flows are go-back-N's.
     static const std::vector<TalbBalancerRule> kRules = {
@@ -37,8 +38,8 @@ TalbBalancerRule::All()
          "tcp",
          "untagged (background) packets go per packet as DRILL sends them, not hashed"},
         {"margin-moves",
-         "MoveMargin=1e9;LowMoveMargin=1e9",
-         "tcp,rdma",
+         "MarginMoves=false",
+         "rdma",
          "a mid-tensor flow leaves a port whose queue exceeds an equally shared one's by the "
          "move margin"},
         {"contended-moves",

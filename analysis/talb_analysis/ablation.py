@@ -1,8 +1,11 @@
 """talb-ablation: what each rule of TaLB's defaults buys, over the evaluation's families.
 
 The evaluation runs TaLB with one rule of its defaults off (talb-scenario ``--lbRulesOff``,
-reported as ``talb-no-<rule>``) beside default TaLB (``talb``) on the same cells and seeds. For
-each pair (same family, cell and seed) the rule's gain is ``100 * (iteration without the rule /
+reported as ``talb-no-<rule>``) beside default TaLB (``talb``) on the same cells and seeds. Runs
+made under earlier defaults carry the variant's name before the rule (``talb-marginmoves-no-spray``:
+TCP's profile before it turned the margin moves off) and pair with that variant's runs
+(``talb-marginmoves``); the table's ``defaults`` column names the runs a row compares with. For
+each pair (same family, defaults, cell and seed) the rule's gain is ``100 * (iteration without the rule /
 iteration with it - 1)``: > 0, the rule shortens the iteration. Per family, transport and rule
 the table gives the mean gain over the pairs with its 95 % CI (Student t over the pairs, which
 pools cells and seeds), the least and the largest pair, and a verdict: ``pays`` (the CI is above
@@ -28,26 +31,40 @@ from .loading import TalbDataError
 from .goals import HELDOUT
 from .report import format_table
 
-ABLATED = 'talb-no-'
-COLUMNS = ['family', 'transport', 'rule', 'cells', 'pairs', 'talb_iter_ms', 'rule_gain_pct',
+RULES_OFF = '-no-'  # 'talb-no-spray': TaLB with its spray rule off
+COLUMNS = ['family', 'transport', 'rule', 'defaults', 'cells', 'pairs', 'talb_iter_ms', 'rule_gain_pct',
            'ci95_pct', 'min_pct', 'max_pct', 'verdict', 'moves_with', 'moves_without',
            'sprayed_with', 'sprayed_without']
 # TaLB's decisions a rule can change, from run.json's lb_counters (summed over the switches):
 # moves (a tensor's port changed: mid-tensor, at a boundary, after a stall) and sprayed packets.
 MOVES = ('mid_tensor_moves', 'boundary_moves', 'stall_moves')
-PAIR_COLUMNS = ['family', 'transport', 'rule', 'cell', 'seed', 'with_ms', 'without_ms',
+PAIR_COLUMNS = ['family', 'transport', 'rule', 'defaults', 'cell', 'seed', 'with_ms', 'without_ms',
                 'gain_pct', 'moves_with', 'moves_without', 'sprayed_with', 'sprayed_without']
 # Run parameters that are not the cell: the scheme's own, the output folder.
 NOT_CELL = set(stats.NOT_FACTORS) | set(stats.SCHEME_PARAMS) | set(stats.LABEL_PARAMS)
 
 
+def split_label(label):
+    """(defaults, rule) of a TaLB label: ('talb', 'spray') for 'talb-no-spray',
+    ('talb-marginmoves', 'spray') for 'talb-marginmoves-no-spray', (label, None) without a rule
+    off."""
+    defaults, sep, rule = label.partition(RULES_OFF)
+    return (defaults, rule) if sep and defaults.split('-')[0] == 'talb' else (label, None)
+
+
 def _talb_runs(folder, warmup):
-    """(runs, per-run iteration ms) of TaLB and its ablated variants below ``folder``."""
-    rows, iterations = [], []
+    """(runs, per-run iteration ms) of TaLB's ablated runs and of the defaults they pair with
+    below ``folder``."""
+    found = []
     for path in loading.find_run_folders(folder):
         run = loading.read_run_json(path, keep=('lb_counters',))
         run['scheme'] = loading.scheme_label(run['scheme'], run)
-        if run['scheme'] != 'talb' and not run['scheme'].startswith(ABLATED):
+        found.append((path, run))
+    defaults = {split_label(run['scheme'])[0] for _, run in found
+                if split_label(run['scheme'])[1]} | {'talb'}
+    rows, iterations = [], []
+    for path, run in found:
+        if split_label(run['scheme'])[0] not in defaults:
             continue
         run.update(_decisions(run.pop('lb_counters')))
         table = loading.read_table(os.path.join(path, 'iterations.csv'))
@@ -89,17 +106,18 @@ def pairs(runs, family):
     """One row per ablated run with its default twin: family, transport, rule, cell, seed, the
     two iteration times and the gain (%)."""
     runs = runs.assign(cell=_cell_of(runs))
-    base = runs[runs['scheme'] == 'talb'].set_index(['cell', 'seed'])
+    base = runs.set_index(['scheme', 'cell', 'seed'])
     base = base[~base.index.duplicated()]
     out = []
-    for _, run in runs[runs['scheme'] != 'talb'].iterrows():
-        key = (run['cell'], run['seed'])
-        if key not in base.index or math.isnan(base.at[key, 'iter_ms']) or \
+    for _, run in runs.iterrows():
+        defaults, rule = split_label(run['scheme'])
+        key = (defaults, run['cell'], run['seed'])
+        if rule is None or key not in base.index or math.isnan(base.at[key, 'iter_ms']) or \
                 math.isnan(run['iter_ms']):
             continue
         twin = base.loc[key]
         out.append({'family': family, 'transport': str(run.get('transport', 'tcp')),
-                    'rule': run['scheme'][len(ABLATED):], 'cell': run['cell'],
+                    'rule': rule, 'defaults': defaults, 'cell': run['cell'],
                     'seed': run['seed'], 'with_ms': twin['iter_ms'], 'without_ms': run['iter_ms'],
                     'gain_pct': 100.0 * (run['iter_ms'] / twin['iter_ms'] - 1.0),
                     'moves_with': twin['moves'], 'moves_without': run['moves'],
@@ -123,24 +141,26 @@ def summarise(paired):
     """The table of the module's docstring from :func:`pairs` of every family."""
     rows = []
 
-    def add(family, transport, rule, part):
+    def add(family, transport, rule, defaults, part):
         mean, ci, n = stats.mean_ci(part['gain_pct'])
         rows.append({'family': family, 'transport': transport, 'rule': rule,
-                     'cells': part['cell'].nunique(), 'pairs': n,
+                     'defaults': defaults, 'cells': part['cell'].nunique(), 'pairs': n,
                      'talb_iter_ms': float(part['with_ms'].mean()), 'rule_gain_pct': mean,
                      'ci95_pct': ci, 'min_pct': float(part['gain_pct'].min()),
                      'max_pct': float(part['gain_pct'].max()),
                      'verdict': _verdict(part['gain_pct'], mean, ci),
                      **{c: float(part[c].mean()) for c in COLUMNS[-4:]}})
 
-    for (transport, rule), part in paired.groupby(['transport', 'rule'], sort=True):
+    for (transport, rule, defaults), part in paired.groupby(['transport', 'rule', 'defaults'],
+                                                             sort=True):
         for family, fpart in part.groupby('family', sort=True):
-            add(family, transport, rule, fpart)
+            add(family, transport, rule, defaults, fpart)
         # Cells of different families are told apart by their family; the held-out grid is
         # reported beside the tuning grid, not in it.
         tuning = part[part['family'] != HELDOUT]
         if len(tuning):
-            add('all', transport, rule, tuning.assign(cell=tuning['family'] + '|' + tuning['cell']))
+            add('all', transport, rule, defaults,
+                tuning.assign(cell=tuning['family'] + '|' + tuning['cell']))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -156,18 +176,20 @@ def keep_rows(table, path):
         old = pd.read_csv(path)
     except (OSError, ValueError) as e:
         raise TalbDataError('%s: not an ablation table to keep rows of (%s)' % (path, e))
+    if 'defaults' not in old.columns and 'rule' in old.columns:
+        # A table from before the column: every row compared with default TaLB.
+        old.insert(list(old.columns).index('rule') + 1, 'defaults', 'talb')
     missing = [c for c in COLUMNS if c not in old.columns]
     if missing:
         raise TalbDataError('%s: not an ablation table to keep rows of (no column %s)'
                             % (path, ', '.join(missing)))
-    here = set(zip(table['family'], table['transport'], table['rule']))
-    kept = old[[(f, t, r) not in here for f, t, r in
-                zip(old['family'], old['transport'], old['rule'])]]
+    key = ['family', 'transport', 'rule', 'defaults']
+    here = set(zip(*(table[k] for k in key)))
+    kept = old[[row not in here for row in zip(*(old[k] for k in key))]]
     if kept.empty:
         return table
-    partial = sorted({'%s %s' % (t, r) for f, t, r in zip(kept['family'], kept['transport'],
-                                                          kept['rule'])
-                      if f != 'all' and ('all', t, r) in here})
+    partial = sorted({'%s %s' % (t, r) for f, t, r, d in zip(*(kept[k] for k in key))
+                      if f != 'all' and ('all', t, r, d) in here})
     if partial:
         warnings.warn('%s: the all rows of %s pool only the families in this RESULTS; the '
                       'table keeps other families\' rows from %s'
@@ -175,7 +197,8 @@ def keep_rows(table, path):
     # summarise()'s order: by transport and rule, the families, then their 'all' row.
     merged = pd.concat([table, kept[COLUMNS]], ignore_index=True)
     merged['_all'] = merged['family'] == 'all'
-    merged = merged.sort_values(['transport', 'rule', '_all', 'family'], kind='stable')
+    merged = merged.sort_values(['transport', 'rule', 'defaults', '_all', 'family'],
+                                kind='stable')
     return merged.drop(columns='_all').reset_index(drop=True)
 
 

@@ -122,15 +122,18 @@ RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version', 'lb_profile') + COUNTER
 # matter only under the congestion rules; RemoteSprayBytes is how sprayed packets read the
 # remote feedback, SprayQueue what queue they count).
 RULE_DEFAULTS = {'Moves': 'Counts', 'QueueMoves': 'false', 'RemoteSprayBytes': '0',
-                 'SprayQueue': 'AllWhenShared', 'SprayPaths': 'Rate', 'CongestionDelay': '0'}
+                 'SprayQueue': 'AllWhenShared', 'SprayPaths': 'Rate', 'CongestionDelay': '0',
+                 'MarginMoves': 'true'}
 # The rule talb-scenario's lbProfile=transport (its default) sets, by transport (none: the
 # attribute defaults; test_analysis_loading checks this against the runner's --help). Runs
 # record what their profile set (run.json "lb_profile"); this table stands in for runs made
-# before that record (as the profile is now: the TCP one was empty until 2026-11-27). Runs from
-# before lbProfile existed (no such parameter) had no profile.
+# before that record (as the profile is now: the TCP one was empty until 2026-11-27 and kept
+# the margin moves until 2026-12-01, which the runs since 2026-11-27 record). Runs from before
+# lbProfile existed (no such parameter) had no profile.
 PROFILE_RULES = {'rdma': {'Moves': 'Contended', 'QueueMoves': 'true'},
                  'spray': {'Moves': 'Contended', 'QueueMoves': 'true'},
-                 'tcp': {'RemoteSprayBytes': '30000', 'SprayPaths': 'Fastest'}}
+                 'tcp': {'RemoteSprayBytes': '30000', 'SprayPaths': 'Fastest',
+                         'MarginMoves': 'false'}}
 
 
 def _attributes(text):
@@ -191,6 +194,12 @@ def _reorder_name(attributes):
     return 'reorder-spray' + {'Always': '', 'SharedDestination': 'shared'}.get(spray, spray.lower())
 
 
+def _margin_name(rule):
+    """'marginmoves' for MarginMoves=true (the attribute's default), else 'nomarginmoves'."""
+    on = rule['MarginMoves'].lower() in ('true', '1', 't')  # as ns-3 reads it
+    return 'marginmoves' if on else 'nomarginmoves'
+
+
 def _delay_name(rule):
     """'cdelay20us' for CongestionDelay=20us, '' for 0 (in any unit)."""
     value = rule['CongestionDelay'].lower()
@@ -206,7 +215,10 @@ def scheme_label(scheme, params):
     (0) or '-remotespray<bytes>' after that, and with a SprayQueue other than AllWhenShared
     '-sprayatorabove' or '-sprayall', and with an lbAttributes SprayPaths other than the
     transport's profile's '-pathsfastest' or '-pathsrate', and with a CongestionDelay other
-    than 0 '-cdelay<value>' (as given, e.g. '-cdelay20us'), and with ReorderMoves '-reorder'
+    than 0 '-cdelay<value>' (as given, e.g. '-cdelay20us'), and with MarginMoves other than
+    the profile's (false over TCP since 2026-12-01, true elsewhere) '-marginmoves' (TCP runs
+    from before, which record a profile without it, are 'talb-marginmoves') or
+    '-nomarginmoves', and with ReorderMoves '-reorder'
     ('-reorder-spray' with RoceGoBackN=false and Spray=Always, '-reorder-sprayshared' with
     Spray=SharedDestination), so that the variants can be compared with TaLB in one sweep. (Runs
     from before SprayQueue existed counted AtOrAbove; it differs from the default only while two
@@ -261,18 +273,21 @@ def _switch_label(scheme, params):
     if version not in ('', '2'):  # v1 has no move rule
         return '%s-v%s' % (scheme, version)
     rule.update(_rule_settings(params.get('lbAttributes')))
+    # Rules of the defaults turned off by name (the ablation): 'no-<rule>[+<rule>...]' last.
+    off = [r.strip() for r in str(params.get('lbRulesOff', '') or '').split(',') if r.strip()]
     names = [_rule_name]
-    # Runs from before lbProfile existed predate RemoteSprayBytes too: named by the move rule.
+    # Runs from before lbProfile existed predate RemoteSprayBytes and MarginMoves too: named by
+    # the move rule.
     if 'lbProfile' in params or 'RemoteSprayBytes' in given:
         names.append(_spray_name)
     names.append(_queue_name)
     names.append(_delay_name)
+    if 'lbProfile' in params or 'MarginMoves' in given:
+        names.append(_margin_name)
     parts = [name(rule) for name in names if name(rule) != name(shipped)]
     parts.append(_paths_name(given, shipped))
     parts.append(_reorder_name(given))
     parts = [part for part in parts if part]
-    # Rules of the defaults turned off by name (the ablation): 'no-<rule>[+<rule>...]' last.
-    off = [r.strip() for r in str(params.get('lbRulesOff', '') or '').split(',') if r.strip()]
     if off:
         parts.append('no-' + '+'.join(off))
     return '-'.join([scheme] + parts)

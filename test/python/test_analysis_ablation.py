@@ -19,7 +19,10 @@ def write_run(folder, scheme, seed, iteration_ms, counters=None, **params):
     os.makedirs(folder)
     params = dict({'lb': scheme, 'transport': 'tcp', 'lbProfile': 'transport',
                    'out': str(folder)}, **params)
+    profile = params.pop('lb_profile', None)
     meta = {'scheme': scheme, 'seed': seed, 'parameters': params}
+    if profile is not None:
+        meta['lb_profile'] = profile
     if counters is not None:
         meta['lb_counters'] = counters
     with open(os.path.join(folder, 'run.json'), 'w') as f:
@@ -71,7 +74,7 @@ def test_rules_off_are_labelled_after_the_other_parts():
         'talb-no-spray+stall-moves'
     assert loading.scheme_label('talb', dict(tcp, lbRulesOff='')) == 'talb'
     assert loading.scheme_label('talb', dict(tcp, lbProfile='none', lbRulesOff='spray')) == \
-        'talb-localspray-no-spray'
+        'talb-localspray-marginmoves-no-spray'
     assert loading.scheme_label('ecmp', dict(tcp, lbRulesOff='spray')) == 'ecmp'
 
 
@@ -127,7 +130,31 @@ def test_script_writes_the_table_and_the_pairs(tmp_path):
     assert '| idle | tcp | spray |' in result.stdout
     assert out.read_text().splitlines()[0] == ','.join(ablation.COLUMNS)
     assert len(pairs.read_text().splitlines()) == 1 + 10
-    assert 'idle,tcp,spray,oversubscription=2,2,100,110,' in pairs.read_text()
+    assert 'idle,tcp,spray,talb,oversubscription=2,2,100,110,' in pairs.read_text()
+
+
+def test_runs_under_earlier_defaults_pair_with_those_defaults(tmp_path):
+    """TCP runs recorded under the profile before it turned the margin moves off (2026-12-01)
+    are talb-marginmoves and talb-marginmoves-no-<rule>: they pair with each other, not with
+    today's defaults, and the table names the defaults each row compares with."""
+    root = tmp_path / 'eval'
+    before = 'RemoteSprayBytes=30000;SprayPaths=Fastest'
+    for seed in (1, 2):
+        for profile, default_ms, off_ms in ((before, 100.0, 110.0),
+                                            (before + ';MarginMoves=false', 90.0, 90.0)):
+            tag = 'old' if profile == before else 'new'
+            write_run(root / 'idle' / 'tcp16' / ('%s-%d' % (tag, seed)), 'talb', seed,
+                      default_ms, lb_profile=profile)
+            write_run(root / 'idle' / 'ablate-tcp16' / ('%s-%d' % (tag, seed)), 'talb', seed,
+                      off_ms, lbRulesOff='spray', lb_profile=profile)
+    table = ablation.summarise(ablation.load(str(root)))
+    table = table[table['family'] == 'idle'].set_index('defaults')
+    assert sorted(table.index) == ['talb', 'talb-marginmoves']
+    assert table.at['talb-marginmoves', 'rule_gain_pct'] == pytest.approx(10.0)
+    assert table.at['talb', 'verdict'] == 'no effect' and table.at['talb', 'pairs'] == 2
+    assert ablation.split_label('talb-marginmoves-no-spray+stall-moves') == \
+        ('talb-marginmoves', 'spray+stall-moves')
+    assert ablation.split_label('talb-nomarginmoves') == ('talb-nomarginmoves', None)
 
 
 def test_keep_updates_what_is_here_and_keeps_the_rest(tmp_path):

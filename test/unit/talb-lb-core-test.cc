@@ -1227,6 +1227,30 @@ TEST(TalbLbCoreTensorAwareV2, QueueMovesUseTheClassMargin)
     }
 }
 
+TEST(TalbLbCoreTensorAwareV2, WithoutMarginMovesAQueueExcessDoesNotMoveAFlowMidTensor)
+{
+    // TCP's profile: a queue excess far past the margin does not move a flow mid-tensor (each
+    // such move reorders it); a new flow still starts on the other port.
+    for (bool marginMoves : {true, false})
+    {
+        TensorAwareV2::Config c;
+        c.marginMoves = marginMoves;
+        TalbV2Rig rig(c);
+        uint32_t port = rig.Send(Tensor(10, US, 100, 1, TALB_FLAG_FIRST));
+        for (int64_t t = 11 * US; t < 200 * US; t += 10 * US)
+        {
+            ASSERT_EQ(rig.Send(Tensor(10, t, 100, 1, 0)), port);
+        }
+        rig.Queue(port, 1, 1000000);
+        EXPECT_EQ(rig.Send(Tensor(10, 200 * US, 100, 1, 0)), marginMoves ? 3 - port : port);
+        EXPECT_EQ(rig.talb.GetTableStats().nMidTensorMoves, marginMoves ? 1u : 0u);
+        if (!marginMoves)
+        {
+            EXPECT_EQ(rig.Send(Tensor(11, 210 * US, 200, 1, TALB_FLAG_FIRST)), 3 - port);
+        }
+    }
+}
+
 TEST(TalbLbCoreTensorAwareV2, MarginsAreOneQueueingDelayAtAnyRate)
 {
     // 100000 bytes more on the flow's port: beyond the high class's 15000 at 10 Gb/s, within

@@ -120,6 +120,14 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      kMaxBytes,
      "v2: the same margin for low-priority tensors (larger: their moves matter less to the next "
      "iteration and reorder more bytes)"},
+    {"MarginMoves",
+     "margin-moves",
+     OfV2<K::kBool, &V2::marginMoves>(),
+     0,
+     1,
+     "v2: a mid-tensor flow leaves a port whose queue exceeds an equally shared candidate's by "
+     "{MoveMargin} or {LowMoveMargin} (false: only less shared ports, congestion and stalls "
+     "move it mid-tensor; TCP's lbProfile, where each such move reorders the flow)"},
     {"MoveMarginRate",
      "move-margin-rate",
      OfV2<K::kRateBps, &V2::marginRateBps>(),

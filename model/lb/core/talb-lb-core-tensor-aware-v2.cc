@@ -683,7 +683,7 @@ TensorAwareV2::Better(const PacketInfo& packet,
     {
         return true;
     }
-    if (!f.midTensor)
+    if (!f.midTensor || !m_config.marginMoves)
     {
         return false;
     }

@@ -46,7 +46,8 @@ namespace lb
  * - mid-tensor, whatever the priority, at most once per minMoveIntervalNs, when a port has
  *   strictly lower keys 1-2, or equal ones and key 3 lower by more than the class's margin
  *   (highMoveMarginBytes below highThreshold, lowMoveMarginBytes otherwise, both bytes at
- *   marginRateBps: at 100 Gb/s the default 15000 bytes at 10 Gb/s is 150000);
+ *   marginRateBps: at 100 Gb/s the default 15000 bytes at 10 Gb/s is 150000; not by the
+ *   margins without marginMoves);
  * and only when the move reorders at most maxReorderBytes: the bytes ahead of the flow on c that
  * drain after a packet sent now on the new port (key 3 of c minus that of the new port, at c's
  * rate).
@@ -229,6 +230,8 @@ class TensorAwareV2 : public TensorPolicy
         uint8_t highThreshold{4};          ///< priorities below it are high, 0..8
         double highMoveMarginBytes{15000}; ///< key-3 excess that moves a high tensor, >= 0
         double lowMoveMarginBytes{15000};  ///< key-3 excess that moves a low tensor, >= 0
+        /// false: no mid-tensor move by the margins (TCP's profile: each reorders the flow)
+        bool marginMoves{true};
         /// the rate the margins are bytes of: they scale with the fastest candidate's rate (a
         /// margin is a queueing delay, 12 us by default); 0: bytes at every rate
         uint64_t marginRateBps{10000000000};

@@ -176,9 +176,11 @@ def keep_rows(table, path):
         old = pd.read_csv(path)
     except (OSError, ValueError) as e:
         raise TalbDataError('%s: not an ablation table to keep rows of (%s)' % (path, e))
-    if 'defaults' not in old.columns and 'rule' in old.columns:
-        # A table from before the column: every row compared with default TaLB.
-        old.insert(list(old.columns).index('rule') + 1, 'defaults', 'talb')
+    if 'defaults' not in old.columns and {'rule', 'transport'} <= set(old.columns):
+        # A table from before the column (2026-12-01), when TCP's defaults still had the margin
+        # moves: its TCP rows compared with what is now talb-marginmoves.
+        old.insert(list(old.columns).index('rule') + 1, 'defaults',
+                   ['talb-marginmoves' if t == 'tcp' else 'talb' for t in old['transport']])
     missing = [c for c in COLUMNS if c not in old.columns]
     if missing:
         raise TalbDataError('%s: not an ablation table to keep rows of (no column %s)'

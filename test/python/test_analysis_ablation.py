@@ -203,3 +203,18 @@ def test_nothing_to_pair_is_an_error(tmp_path, make, message):
                             text=True)
     assert result.returncode == 2
     assert message in result.stderr and str(root) in result.stderr
+
+
+def test_kept_rows_of_a_table_from_before_the_defaults_column_name_their_defaults(tmp_path):
+    """A table written before the defaults column (before 2026-12-01) measured TCP's rules
+    against TCP's defaults of the time, margin moves on: kept, its TCP rows say so."""
+    import pandas as pd
+    table = ablation.summarise(ablation.load(str(evaluation(tmp_path))))
+    rdma = dict({c: 0 for c in ablation.COLUMNS}, family='mixed', transport='rdma',
+                rule='queue-moves', defaults='talb', verdict='no effect')
+    earlier = pd.concat([table, pd.DataFrame([rdma])]).drop(columns='defaults')
+    path = tmp_path / 'earlier.csv'
+    earlier.to_csv(path, index=False)
+    kept = ablation.keep_rows(table.iloc[0:0], str(path))
+    assert set(kept['defaults'][kept['transport'] == 'tcp']) == {'talb-marginmoves'}
+    assert list(kept['defaults'][kept['transport'] == 'rdma']) == ['talb']

@@ -229,6 +229,7 @@ SWITCH = {
     'talb-safe-moves': 'sometimes',
     'talb-spray': 'sometimes',
     'talb-roce-gobackn': 'maybe',
+    'talb-margin-moves': 'maybe',
     'talb-spray-queue': 'some',
     'talb-spray-paths': 'slowest',
     'talb-safe-move-slack-us': 'x',

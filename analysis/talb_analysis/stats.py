@@ -211,7 +211,8 @@ def flow_tables(data, keys, each_cell=None):
         if each_cell is not None:
             each_cell(values, flows)
     # The columns of a table no cell has rows for, from an empty table.
-    empty = _cell_flow_tables(attach(data.flows_of([]), data.runs, keys), keys)
+    empty = (_cell_flow_tables(attach(data.flows_of([]), data.runs, keys), keys)
+             if not all(parts.values()) else {})
     return {name: pd.concat(tables, ignore_index=name in FLOW_TABLES[:3]) if tables
             else empty[name] for name, tables in parts.items()}
 

@@ -11,9 +11,8 @@ TalbBalancerRule::All()
 {
     // Over RoCEv2 (go-back-N) TaLB never sprays and its stall rule skips safe-move flows, so
     // those rules act over TCP only; the move rule's profile is RoCEv2's only, and TCP's profile
-    // turns the margin moves off. The rdma rules
-    // are on over selective-repeat NICs too, but safe-moves and untagged-moves act only where
-    // RoCEv2 flows are go-back-N's.
+    // turns the margin moves off. The rdma rules are on over selective-repeat NICs too, but
+    // safe-moves and untagged-moves act only where RoCEv2 flows are go-back-N's.
     static const std::vector<TalbBalancerRule> kRules = {
         {"spray",
          "Spray=Never",

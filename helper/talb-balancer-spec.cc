@@ -49,7 +49,7 @@ TalbBalancerSpec::TransportProfile(const HostTransport& hosts)
     // delays) they arrive out of order and the senders' loss recovery collapses (2.6x the
     // iteration beside 30 % background with a 2.5 Gb/s link; doc/talb-switch.rst, "Paths of
     // different rates"). Nor do TCP flows move mid-tensor by the queue margins: each move
-    // reorders the flow, and the margins cost 9.4 % on the held-out 3:1 fabric while buying
+    // reorders the flow, and the margins cost 9.3 % on the held-out 3:1 fabric while buying
     // nothing beyond noise on the tuning grid (doc/talb-evaluation.rst, "Ablation").
     if (!hosts.rdma)
     {

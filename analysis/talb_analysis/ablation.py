@@ -2,11 +2,12 @@
 
 The evaluation runs TaLB with one rule of its defaults off (talb-scenario ``--lbRulesOff``,
 reported as ``talb-no-<rule>``) beside default TaLB (``talb``) on the same cells and seeds. Runs
-made under earlier defaults carry the variant's name before the rule (``talb-marginmoves-no-spray``:
-TCP's profile before it turned the margin moves off) and pair with that variant's runs
-(``talb-marginmoves``); the table's ``defaults`` column names the runs a row compares with. For
-each pair (same family, defaults, cell and seed) the rule's gain is ``100 * (iteration without the rule /
-iteration with it - 1)``: > 0, the rule shortens the iteration. Per family, transport and rule
+made under earlier defaults carry the variant's name before the rule
+(``talb-marginmoves-no-spray``: TCP's profile before it turned the margin moves off) and pair
+with that variant's runs (``talb-marginmoves``); the table's ``defaults`` column names the runs a
+row compares with. For each pair (same family, defaults, cell and seed) the rule's gain is
+``100 * (iteration without the rule / iteration with it - 1)``: > 0, the rule shortens the
+iteration. Per family, transport and rule
 the table gives the mean gain over the pairs with its 95 % CI (Student t over the pairs, which
 pools cells and seeds), the least and the largest pair, and a verdict: ``pays`` (the CI is above
 0), ``costs`` (below 0), ``no effect`` (every pair identical), else ``within noise``; and the
@@ -31,15 +32,15 @@ from .loading import TalbDataError
 from .goals import HELDOUT
 from .report import format_table
 
-RULES_OFF = '-no-'  # 'talb-no-spray': TaLB with its spray rule off
-COLUMNS = ['family', 'transport', 'rule', 'defaults', 'cells', 'pairs', 'talb_iter_ms', 'rule_gain_pct',
-           'ci95_pct', 'min_pct', 'max_pct', 'verdict', 'moves_with', 'moves_without',
-           'sprayed_with', 'sprayed_without']
+COLUMNS = ['family', 'transport', 'rule', 'defaults', 'cells', 'pairs', 'talb_iter_ms',
+           'rule_gain_pct', 'ci95_pct', 'min_pct', 'max_pct', 'verdict', 'moves_with',
+           'moves_without', 'sprayed_with', 'sprayed_without']
 # TaLB's decisions a rule can change, from run.json's lb_counters (summed over the switches):
 # moves (a tensor's port changed: mid-tensor, at a boundary, after a stall) and sprayed packets.
 MOVES = ('mid_tensor_moves', 'boundary_moves', 'stall_moves')
-PAIR_COLUMNS = ['family', 'transport', 'rule', 'defaults', 'cell', 'seed', 'with_ms', 'without_ms',
-                'gain_pct', 'moves_with', 'moves_without', 'sprayed_with', 'sprayed_without']
+PAIR_COLUMNS = ['family', 'transport', 'rule', 'defaults', 'cell', 'seed', 'with_ms',
+                'without_ms', 'gain_pct', 'moves_with', 'moves_without', 'sprayed_with',
+                'sprayed_without']
 # Run parameters that are not the cell: the scheme's own, the output folder.
 NOT_CELL = set(stats.NOT_FACTORS) | set(stats.SCHEME_PARAMS) | set(stats.LABEL_PARAMS)
 
@@ -48,7 +49,7 @@ def split_label(label):
     """(defaults, rule) of a TaLB label: ('talb', 'spray') for 'talb-no-spray',
     ('talb-marginmoves', 'spray') for 'talb-marginmoves-no-spray', (label, None) without a rule
     off."""
-    defaults, sep, rule = label.partition(RULES_OFF)
+    defaults, sep, rule = label.partition('-' + loading.RULES_OFF)
     return (defaults, rule) if sep and defaults.split('-')[0] == 'talb' else (label, None)
 
 
@@ -59,12 +60,11 @@ def _talb_runs(folder, warmup):
     for path in loading.find_run_folders(folder):
         run = loading.read_run_json(path, keep=('lb_counters',))
         run['scheme'] = loading.scheme_label(run['scheme'], run)
-        found.append((path, run))
-    defaults = {split_label(run['scheme'])[0] for _, run in found
-                if split_label(run['scheme'])[1]} | {'talb'}
+        found.append((path, run, split_label(run['scheme'])))
+    defaults = {base for _, _, (base, rule) in found if rule} | {'talb'}
     rows, iterations = [], []
-    for path, run in found:
-        if split_label(run['scheme'])[0] not in defaults:
+    for path, run, (base, _) in found:
+        if base not in defaults:
             continue
         run.update(_decisions(run.pop('lb_counters')))
         table = loading.read_table(os.path.join(path, 'iterations.csv'))

@@ -194,6 +194,10 @@ def _reorder_name(attributes):
     return 'reorder-spray' + {'Always': '', 'SharedDestination': 'shared'}.get(spray, spray.lower())
 
 
+# What names the rules lbRulesOff turns off, last in a label: 'talb-no-spray+stall-moves'.
+RULES_OFF = 'no-'
+
+
 def _margin_name(rule):
     """'marginmoves' for MarginMoves=true (the attribute's default), else 'nomarginmoves'."""
     on = rule['MarginMoves'].lower() in ('true', '1', 't')  # as ns-3 reads it
@@ -289,7 +293,7 @@ def _switch_label(scheme, params):
     parts.append(_reorder_name(given))
     parts = [part for part in parts if part]
     if off:
-        parts.append('no-' + '+'.join(off))
+        parts.append(RULES_OFF + '+'.join(off))
     return '-'.join([scheme] + parts)
 
 

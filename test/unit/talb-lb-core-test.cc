@@ -1789,8 +1789,8 @@ struct CongestionRig : TalbV2Rig
         return c;
     }
 
-    explicit CongestionRig(const FakeCongestion* remote)
-        : TalbV2Rig(Make(), 3)
+    explicit CongestionRig(const FakeCongestion* remote, const TensorAwareV2::Config& c = Make())
+        : TalbV2Rig(c, 3)
     {
         talb.SetRemote(remote);
     }
@@ -1872,6 +1872,42 @@ TEST(TalbLbCoreTensorAwareV2, UnderMovesCongestionASlowFlowLeavesASaturatedPathA
     EXPECT_EQ(rig.events.reroutes.size(), 1u);
     EXPECT_EQ(rig.Send(GoBackN(Tensor(10, 231 * US, 100, 5, 0))), a);
     EXPECT_EQ(rig.events.reroutes.size(), 2u);
+}
+
+TEST(TalbLbCoreTensorAwareV2, UnderCongestionWaitBelowAnUrgentFlowMovesOnlyOnceItsPortDrained)
+{
+    // The slow flow of the test above (priority 5, go-back-N): with CongestionWaitBelow above
+    // its priority it keeps its saturated path while it sends, and moves once its last packet
+    // has left the port and the slack passed; at or below its priority it moves at once.
+    for (uint8_t waitBelow : {6, 5})
+    {
+        TensorAwareV2::Config c = CongestionRig::Make();
+        c.congestionWaitBelow = waitBelow;
+        c.safeSlackNs = 20 * US;
+        FakeCongestion remote;
+        CongestionRig rig(&remote, c);
+        uint32_t a = rig.Stream(10, US, 121 * US, 10 * US);
+        uint32_t least = a == 3 ? 2 : 3;
+        remote.utilisation[a] = 1.0;
+        remote.utilisation[least] = 0.25;
+        remote.utilisation[6 - a - least] = 0.5;
+        uint32_t port = rig.Send(GoBackN(Tensor(10, 121 * US, 100, 5, 0)));
+        if (waitBelow == 5)
+        {
+            EXPECT_EQ(port, least);
+            EXPECT_EQ(rig.talb.GetTableStats().nCongestionMoves, 1u);
+            continue;
+        }
+        EXPECT_EQ(port, a) << "held: its packets are still queued on its port";
+        EXPECT_EQ(rig.talb.GetTableStats().nUndrainedHeld, 1u);
+        EXPECT_EQ(rig.Send(GoBackN(Tensor(10, 131 * US, 100, 5, 0))), a) << "within the slack";
+        EXPECT_TRUE(rig.events.reroutes.empty());
+        // Silent since 131 us: drained at 132.2 us, the slack passed at 152.2 us.
+        EXPECT_EQ(rig.Send(GoBackN(Tensor(10, 160 * US, 100, 5, 0))), least);
+        EXPECT_EQ(rig.talb.GetTableStats().nCongestionMoves, 1u);
+        ASSERT_EQ(rig.events.reroutes.size(), 1u);
+        EXPECT_EQ(rig.events.reroutes[0], std::make_pair(a, least));
+    }
 }
 
 TEST(TalbLbCoreTensorAwareV2, UnderMovesCongestionFastFlowsAndFullTargetsKeepTheirPort)
@@ -2296,6 +2332,7 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_TRUE(bad([](auto& x) { x.minMoveIntervalNs = -1; }));
     EXPECT_TRUE(bad([](auto& x) { x.activeWindowNs = 0; }));
     EXPECT_TRUE(bad([](auto& x) { x.safeSlackNs = -1; }));
+    EXPECT_TRUE(bad([](auto& x) { x.congestionWaitBelow = TALB_NUM_PRIORITIES + 1; }));
     EXPECT_TRUE(bad([](auto& x) { x.safeMoves = static_cast<TensorAwareV2::SafeMoves>(4); }));
     EXPECT_TRUE(bad([](auto& x) { x.tableSize = 100; }));
     EXPECT_TRUE(bad([](auto& x) { x.probeLimit = 65; }));

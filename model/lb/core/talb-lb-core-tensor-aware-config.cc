@@ -195,6 +195,15 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      "that have no active port; Contended, Congestion while an untagged flow or another job's "
      "tensor flow is active on a candidate port, Counts otherwise (needs RemoteAwareness too)",
      kMoves},
+    {"CongestionWaitBelow",
+     nullptr,
+     OfV2<K::kUnsigned, &V2::congestionWaitBelow>(),
+     0,
+     TALB_NUM_PRIORITIES,
+     "v2, Moves=Congestion or Contended: a safe-move flow (see {SafeMoves}) with priority below "
+     "this takes a congestion move only once its old port has drained and {SafeMoveSlack} "
+     "passed, as a safe move does: between messages, not mid-message (a go-back-N window is "
+     "most of a short urgent message); 0: every congestion move at once"},
     {"SlowRate",
      nullptr,
      OfV2<K::kReal, &V2::slowRate>(),

@@ -12,9 +12,11 @@ namespace lb
 const char*
 TensorAwareV2::Check(const Config& c)
 {
-    if (c.highThreshold > TALB_NUM_PRIORITIES || c.untaggedPriority >= TALB_NUM_PRIORITIES)
+    if (c.highThreshold > TALB_NUM_PRIORITIES || c.untaggedPriority >= TALB_NUM_PRIORITIES ||
+        c.congestionWaitBelow > TALB_NUM_PRIORITIES)
     {
-        return "the high-priority threshold must be in 0..8 and the untagged priority in 0..7";
+        return "the high-priority threshold and the congestion wait must be in 0..8 and the "
+               "untagged priority in 0..7";
     }
     if (!(c.highMoveMarginBytes >= 0) || !(c.lowMoveMarginBytes >= 0) ||
         !(c.maxReorderBytes >= 0) || !(c.remoteSprayBytes >= 0))
@@ -712,6 +714,12 @@ TensorAwareV2::CongestionMove(const PacketInfo& packet,
         now - f.entry->lastMoveNs >= m_config.minMoveIntervalNs)
     {
         target = CongestionTarget(packet, candidates, f.current);
+    }
+    if (target != kNoPort && f.safe && packet.label.priority < m_config.congestionWaitBelow &&
+        now < (f.onCurrent ? f.onCurrent->drainedNs : f.entry->lastSeenNs) + m_config.safeSlackNs)
+    {
+        ++m_stats.nUndrainedHeld;
+        target = kNoPort;
     }
     if (target != kNoPort)
     {

@@ -269,6 +269,11 @@ class TensorAwareV2 : public TensorPolicy
         int64_t congestionDelayNs{0};
         int64_t rateWindowNs{100000}; ///< kCongestion: a flow's rate is over this, >= 1
         bool queueMoves{false};       ///< kCongestion/kContended: queue-margin moves stay
+        /// kCongestion/kContended: a safe-move flow of priority below this takes a congestion
+        /// move only as a safe move does, once its old port has drained and safeSlackNs passed
+        /// (between messages, not mid-message: a go-back-N window is most of a short urgent
+        /// message), 0..8; 0: every congestion move at once
+        uint8_t congestionWaitBelow{0};
         /// with a RemoteView: placements and moves pay the remote congestion (keys 1-2)
         bool remotePlacement{true};
         /// with a RemoteView, while another job's tensor flow is active on a candidate: the

@@ -123,7 +123,7 @@ RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version', 'lb_profile') + COUNTER
 # remote feedback, SprayQueue what queue they count).
 RULE_DEFAULTS = {'Moves': 'Counts', 'QueueMoves': 'false', 'RemoteSprayBytes': '0',
                  'SprayQueue': 'AllWhenShared', 'SprayPaths': 'Rate', 'CongestionDelay': '0',
-                 'MarginMoves': 'true'}
+                 'MarginMoves': 'true', 'CongestionWaitBelow': '0'}
 # The rule talb-scenario's lbProfile=transport (its default) sets, by transport (none: the
 # attribute defaults; test_analysis_loading checks this against the runner's --help). Runs
 # record what their profile set (run.json "lb_profile"); this table stands in for runs made
@@ -210,6 +210,12 @@ def _delay_name(rule):
     return '' if re.fullmatch(r'0*\.?0*[a-z]*', value) else 'cdelay' + value
 
 
+def _wait_name(rule):
+    """'cwait4' for CongestionWaitBelow=4, '' for 0."""
+    value = rule['CongestionWaitBelow']
+    return '' if value in ('', '0') else 'cwait' + value
+
+
 def scheme_label(scheme, params):
     """The scheme's name in the tables: TaLB run with an lbAttributes Version other than the
     default 2 is 'talb-v<N>', and with a move rule other than the one talb-scenario ships for the
@@ -219,7 +225,8 @@ def scheme_label(scheme, params):
     (0) or '-remotespray<bytes>' after that, and with a SprayQueue other than AllWhenShared
     '-sprayatorabove' or '-sprayall', and with an lbAttributes SprayPaths other than the
     transport's profile's '-pathsfastest' or '-pathsrate', and with a CongestionDelay other
-    than 0 '-cdelay<value>' (as given, e.g. '-cdelay20us'), and with MarginMoves other than
+    than 0 '-cdelay<value>' (as given, e.g. '-cdelay20us'), and with a CongestionWaitBelow
+    other than 0 '-cwait<value>' (e.g. '-cwait4'), and with MarginMoves other than
     the profile's (false over TCP since 2026-12-01, true elsewhere) '-marginmoves' (TCP runs
     from before, which record a profile without it, are 'talb-marginmoves') or
     '-nomarginmoves', and with ReorderMoves '-reorder'
@@ -286,6 +293,7 @@ def _switch_label(scheme, params):
         names.append(_spray_name)
     names.append(_queue_name)
     names.append(_delay_name)
+    names.append(_wait_name)
     if 'lbProfile' in params or 'MarginMoves' in given:
         names.append(_margin_name)
     parts = [name(rule) for name in names if name(rule) != name(shipped)]

@@ -259,6 +259,12 @@ def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_tra
         == 'talb'
     assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='CongestionDelay=20us')) \
         == 'talb-cdelay20us'
+    # CongestionWaitBelow (since 2026-12-01): 0 is the default, other values name it, so that a
+    # sweep of it never pools with TaLB's defaults.
+    assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='CongestionWaitBelow=0')) \
+        == 'talb'
+    assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='CongestionWaitBelow=4')) \
+        == 'talb-cwait4'
 
 
 def test_conweave_with_its_papers_pausing_rule_is_a_scheme_of_its_own():

@@ -1878,35 +1878,43 @@ TEST(TalbLbCoreTensorAwareV2, UnderCongestionWaitBelowAnUrgentFlowMovesOnlyOnceI
 {
     // The slow flow of the test above (priority 5, go-back-N): with CongestionWaitBelow above
     // its priority it keeps its saturated path while it sends, and moves once its last packet
-    // has left the port and the slack passed; at or below its priority it moves at once.
+    // has left the port and the slack passed; at or below its priority it moves at once, and so
+    // it does while an untagged flow is active (SafeMoves GoBackNUnlessUntagged, the default).
     for (uint8_t waitBelow : {6, 5})
     {
-        TensorAwareV2::Config c = CongestionRig::Make();
-        c.congestionWaitBelow = waitBelow;
-        c.safeSlackNs = 20 * US;
-        FakeCongestion remote;
-        CongestionRig rig(&remote, c);
-        uint32_t a = rig.Stream(10, US, 121 * US, 10 * US);
-        uint32_t least = a == 3 ? 2 : 3;
-        remote.utilisation[a] = 1.0;
-        remote.utilisation[least] = 0.25;
-        remote.utilisation[6 - a - least] = 0.5;
-        uint32_t port = rig.Send(GoBackN(Tensor(10, 121 * US, 100, 5, 0)));
-        if (waitBelow == 5)
+        for (bool untagged : {false, true})
         {
-            EXPECT_EQ(port, least);
+            TensorAwareV2::Config c = CongestionRig::Make();
+            c.congestionWaitBelow = waitBelow;
+            c.safeSlackNs = 20 * US;
+            FakeCongestion remote;
+            CongestionRig rig(&remote, c);
+            uint32_t a = rig.Stream(10, US, 121 * US, 10 * US);
+            uint32_t least = a == 3 ? 2 : 3;
+            remote.utilisation[a] = 1.0;
+            remote.utilisation[least] = 0.25;
+            remote.utilisation[6 - a - least] = 0.5;
+            if (untagged)
+            {
+                rig.Send(Untagged(40, 120 * US));
+            }
+            uint32_t port = rig.Send(GoBackN(Tensor(10, 121 * US, 100, 5, 0)));
+            if (waitBelow == 5 || untagged)
+            {
+                EXPECT_EQ(port, least);
+                EXPECT_EQ(rig.talb.GetTableStats().nCongestionMoves, 1u);
+                continue;
+            }
+            EXPECT_EQ(port, a) << "held: its packets are still queued on its port";
+            EXPECT_EQ(rig.talb.GetTableStats().nUndrainedHeld, 1u);
+            EXPECT_EQ(rig.Send(GoBackN(Tensor(10, 131 * US, 100, 5, 0))), a) << "within the slack";
+            EXPECT_TRUE(rig.events.reroutes.empty());
+            // Silent since 131 us: drained at 132.2 us, the slack passed at 152.2 us.
+            EXPECT_EQ(rig.Send(GoBackN(Tensor(10, 160 * US, 100, 5, 0))), least);
             EXPECT_EQ(rig.talb.GetTableStats().nCongestionMoves, 1u);
-            continue;
+            ASSERT_EQ(rig.events.reroutes.size(), 1u);
+            EXPECT_EQ(rig.events.reroutes[0], std::make_pair(a, least));
         }
-        EXPECT_EQ(port, a) << "held: its packets are still queued on its port";
-        EXPECT_EQ(rig.talb.GetTableStats().nUndrainedHeld, 1u);
-        EXPECT_EQ(rig.Send(GoBackN(Tensor(10, 131 * US, 100, 5, 0))), a) << "within the slack";
-        EXPECT_TRUE(rig.events.reroutes.empty());
-        // Silent since 131 us: drained at 132.2 us, the slack passed at 152.2 us.
-        EXPECT_EQ(rig.Send(GoBackN(Tensor(10, 160 * US, 100, 5, 0))), least);
-        EXPECT_EQ(rig.talb.GetTableStats().nCongestionMoves, 1u);
-        ASSERT_EQ(rig.events.reroutes.size(), 1u);
-        EXPECT_EQ(rig.events.reroutes[0], std::make_pair(a, least));
     }
 }
 

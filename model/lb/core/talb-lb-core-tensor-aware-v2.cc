@@ -715,8 +715,8 @@ TensorAwareV2::CongestionMove(const PacketInfo& packet,
     {
         target = CongestionTarget(packet, candidates, f.current);
     }
-    if (target != kNoPort && f.safe && packet.label.priority < m_config.congestionWaitBelow &&
-        now < (f.onCurrent ? f.onCurrent->drainedNs : f.entry->lastSeenNs) + m_config.safeSlackNs)
+    if (target != kNoPort && packet.label.priority < m_config.congestionWaitBelow &&
+        MovesOnlyDrained(packet, candidates, f) && !Drained(packet, f))
     {
         ++m_stats.nUndrainedHeld;
         target = kNoPort;
@@ -732,6 +732,26 @@ TensorAwareV2::CongestionMove(const PacketInfo& packet,
 }
 
 bool
+TensorAwareV2::MovesOnlyDrained(const PacketInfo& packet,
+                                const Candidates& candidates,
+                                const Flow& f) const
+{
+    // Background bursts are what the flow counts do not see; while one is active a go-back-N
+    // flow moves as others do rather than wait out the burst.
+    return f.safe && !(m_config.safeMoves == SafeMoves::kGoBackNUnlessUntagged &&
+                       Contended(candidates, packet.nowNs, true, false, f.job));
+}
+
+bool
+TensorAwareV2::Drained(const PacketInfo& packet, const Flow& f) const
+{
+    // The flow's last packet on its port (or, its slot gone, its last packet anywhere) must have
+    // left the port, and the slack passed, before a packet may go elsewhere.
+    int64_t drained = f.onCurrent ? f.onCurrent->drainedNs : f.entry->lastSeenNs;
+    return packet.nowNs >= drained + m_config.safeSlackNs;
+}
+
+bool
 TensorAwareV2::TakesMove(const PacketInfo& packet,
                          const Candidates& candidates,
                          const Flow& f,
@@ -739,15 +759,9 @@ TensorAwareV2::TakesMove(const PacketInfo& packet,
                          const Cost& bestCost,
                          const Cost& currentCost)
 {
-    // Background bursts are what the flow counts do not see; while one is active a go-back-N
-    // flow moves as others do rather than wait out the burst.
-    if (f.safe && !(m_config.safeMoves == SafeMoves::kGoBackNUnlessUntagged &&
-                    Contended(candidates, packet.nowNs, true, false, f.job)))
+    if (MovesOnlyDrained(packet, candidates, f))
     {
-        // The flow's last packet on its port (or, its slot gone, its last packet anywhere) must
-        // have left the port, and the slack passed, before a packet may go elsewhere.
-        int64_t drained = f.onCurrent ? f.onCurrent->drainedNs : f.entry->lastSeenNs;
-        if (packet.nowNs < drained + m_config.safeSlackNs)
+        if (!Drained(packet, f))
         {
             ++m_stats.nUndrainedHeld;
             return false;

@@ -272,7 +272,8 @@ class TensorAwareV2 : public TensorPolicy
         /// kCongestion/kContended: a safe-move flow of priority below this takes a congestion
         /// move only as a safe move does, once its old port has drained and safeSlackNs passed
         /// (between messages, not mid-message: a go-back-N window is most of a short urgent
-        /// message), 0..8; 0: every congestion move at once
+        /// message; under kGoBackNUnlessUntagged at once while untagged traffic is active on a
+        /// candidate), 0..8; 0: every congestion move at once
         uint8_t congestionWaitBelow{0};
         /// with a RemoteView: placements and moves pay the remote congestion (keys 1-2)
         bool remotePlacement{true};
@@ -629,6 +630,13 @@ class TensorAwareV2 : public TensorPolicy
                             const Candidates& candidates,
                             const Flow& f,
                             bool queueMove);
+    /// \return true when \p f moves only once drained: a safe-move flow, unless an untagged
+    /// flow is active on a candidate under kGoBackNUnlessUntagged
+    bool MovesOnlyDrained(const PacketInfo& packet,
+                          const Candidates& candidates,
+                          const Flow& f) const;
+    /// \return true when \p f's old port has drained and safeSlackNs passed since
+    bool Drained(const PacketInfo& packet, const Flow& f) const;
     /// \return true (counted) when a better port may be taken now: the drain rule of safe
     /// moves, else the reordering bound; false counts what held it
     bool TakesMove(const PacketInfo& packet,

@@ -211,9 +211,9 @@ def _delay_name(rule):
 
 
 def _wait_name(rule):
-    """'cwait4' for CongestionWaitBelow=4, '' for 0."""
+    """'cwait4' for CongestionWaitBelow=4, '' for 0 (however written: ns-3 reads '00' as 0)."""
     value = rule['CongestionWaitBelow']
-    return '' if value in ('', '0') else 'cwait' + value
+    return '' if re.fullmatch(r'0*', value) else 'cwait' + value
 
 
 def scheme_label(scheme, params):

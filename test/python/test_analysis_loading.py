@@ -263,6 +263,8 @@ def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_tra
     # sweep of it never pools with TaLB's defaults.
     assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='CongestionWaitBelow=0')) \
         == 'talb'
+    assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='CongestionWaitBelow=00')) \
+        == 'talb'
     assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='CongestionWaitBelow=4')) \
         == 'talb-cwait4'
 

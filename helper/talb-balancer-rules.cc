@@ -10,9 +10,10 @@ const std::vector<TalbBalancerRule>&
 TalbBalancerRule::All()
 {
     // Over RoCEv2 (go-back-N) TaLB never sprays and its stall rule skips safe-move flows, so
-    // those rules act over TCP only; the move rule's profile is RoCEv2's only, and TCP's profile
-    // turns the margin moves off. The rdma rules are on over selective-repeat NICs too, but
-    // safe-moves and untagged-moves act only where RoCEv2 flows are go-back-N's.
+    // those rules act over TCP and selective-repeat NICs only; the move rule's profile is
+    // RoCEv2's only, and TCP's profile turns the margin moves, the shared spray queue and the
+    // stall moves off. The rdma rules are on over selective-repeat NICs too, but safe-moves and
+    // untagged-moves act only where RoCEv2 flows are go-back-N's.
     static const std::vector<TalbBalancerRule> kRules = {
         {"spray",
          "Spray=Never",
@@ -21,7 +22,7 @@ TalbBalancerRule::All()
          "traffic shares them"},
         {"spray-shared-queue",
          "SprayQueue=AtOrAbove",
-         "tcp",
+         "rdma-sr",
          "a sprayed packet counts every band's queued bytes while another job shares the ports"},
         {"remote-spray",
          "RemoteSprayBytes=0",
@@ -30,7 +31,7 @@ TalbBalancerRule::All()
          "lbProfile)"},
         {"stall-moves",
          "StallTimeout=0",
-         "tcp",
+         "rdma-sr",
          "a tensor that resumes after a retransmission timeout leaves its port on ties"},
         {"untagged-spray",
          "Fallback=ecmp",

@@ -50,10 +50,17 @@ TalbBalancerSpec::TransportProfile(const HostTransport& hosts)
     // iteration beside 30 % background with a 2.5 Gb/s link; doc/talb-switch.rst, "Paths of
     // different rates"). Nor do TCP flows move mid-tensor by the queue margins: each move
     // reorders the flow, and the margins cost 9.3 % on the held-out 3:1 fabric while buying
-    // nothing beyond noise on the tuning grid (doc/talb-evaluation.rst, "Ablation").
+    // nothing beyond noise on the tuning grid (doc/talb-evaluation.rst, "Ablation"). Sprayed
+    // packets count the queue at or above their band, and a tensor resuming after a
+    // retransmission timeout keeps its port: every band's queue and the stall moves bought
+    // nothing beyond noise on either grid.
     if (!hosts.rdma)
     {
-        return {{"RemoteSprayBytes", "30000"}, {"SprayPaths", "Fastest"}, {"MarginMoves", "false"}};
+        return {{"RemoteSprayBytes", "30000"},
+                {"SprayPaths", "Fastest"},
+                {"MarginMoves", "false"},
+                {"SprayQueue", "AtOrAbove"},
+                {"StallTimeout", "0"}};
     }
     TalbAttributeList::Pairs profile = {{"Moves", "Contended"},
                                         {"RemoteAwareness", "true"},

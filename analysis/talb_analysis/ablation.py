@@ -164,6 +164,11 @@ def summarise(paired):
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+# Defaults' labels of a table from before the TCP profile turned the shared spray queue and the
+# stall moves off (2026-12-02): what loading.scheme_label names those runs now.
+RENAMED = {('tcp', 'talb-marginmoves'): 'talb-sprayallwhenshared-marginmoves-stallmoves'}
+
+
 def keep_rows(table, path):
     """``table`` with the rows of an earlier table (CSV ``path``) that it lacks: a family's row
     for a rule this RESULTS has no pair of, and the ``all`` rows of the transports and rules it
@@ -178,13 +183,14 @@ def keep_rows(table, path):
         raise TalbDataError('%s: not an ablation table to keep rows of (%s)' % (path, e))
     if 'defaults' not in old.columns and {'rule', 'transport'} <= set(old.columns):
         # A table from before the column (2026-12-01), when TCP's defaults still had the margin
-        # moves: its TCP rows compared with what is now talb-marginmoves.
+        # moves: its TCP rows compared with what was then talb-marginmoves.
         old.insert(list(old.columns).index('rule') + 1, 'defaults',
                    ['talb-marginmoves' if t == 'tcp' else 'talb' for t in old['transport']])
     missing = [c for c in COLUMNS if c not in old.columns]
     if missing:
         raise TalbDataError('%s: not an ablation table to keep rows of (no column %s)'
                             % (path, ', '.join(missing)))
+    old['defaults'] = [RENAMED.get((t, d), d) for t, d in zip(old['transport'], old['defaults'])]
     key = ['family', 'transport', 'rule', 'defaults']
     here = set(zip(*(table[k] for k in key)))
     kept = old[[row not in here for row in zip(*(old[k] for k in key))]]

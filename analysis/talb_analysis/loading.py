@@ -123,17 +123,18 @@ RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version', 'lb_profile') + COUNTER
 # remote feedback, SprayQueue what queue they count).
 RULE_DEFAULTS = {'Moves': 'Counts', 'QueueMoves': 'false', 'RemoteSprayBytes': '0',
                  'SprayQueue': 'AllWhenShared', 'SprayPaths': 'Rate', 'CongestionDelay': '0',
-                 'MarginMoves': 'true', 'CongestionWaitBelow': '0'}
+                 'MarginMoves': 'true', 'CongestionWaitBelow': '0', 'StallTimeout': '2ms'}
 # The rule talb-scenario's lbProfile=transport (its default) sets, by transport (none: the
 # attribute defaults; test_analysis_loading checks this against the runner's --help). Runs
 # record what their profile set (run.json "lb_profile"); this table stands in for runs made
-# before that record (as the profile is now: the TCP one was empty until 2026-11-27 and kept
-# the margin moves until 2026-12-01, which the runs since 2026-11-27 record). Runs from before
-# lbProfile existed (no such parameter) had no profile.
+# before that record (as the profile is now: the TCP one was empty until 2026-11-27, kept the
+# margin moves until 2026-12-01 and the shared spray queue and stall moves until 2026-12-02,
+# which the runs since 2026-11-27 record). Runs from before lbProfile existed (no such
+# parameter) had no profile.
 PROFILE_RULES = {'rdma': {'Moves': 'Contended', 'QueueMoves': 'true'},
                  'spray': {'Moves': 'Contended', 'QueueMoves': 'true'},
                  'tcp': {'RemoteSprayBytes': '30000', 'SprayPaths': 'Fastest',
-                         'MarginMoves': 'false'}}
+                         'MarginMoves': 'false', 'SprayQueue': 'AtOrAbove', 'StallTimeout': '0'}}
 
 
 def _attributes(text):
@@ -156,9 +157,8 @@ def _rule_name(rule):
 
 
 def _queue_name(rule):
-    """'sprayatorabove' for SprayQueue=AtOrAbove, 'sprayall' for All, '' for the default."""
-    value = rule['SprayQueue']
-    return '' if value == RULE_DEFAULTS['SprayQueue'] else 'spray' + value.lower()
+    """'sprayatorabove' for SprayQueue=AtOrAbove, 'sprayall' for All, 'sprayallwhenshared'."""
+    return 'spray' + rule['SprayQueue'].lower()
 
 
 def _paths_name(given, shipped):
@@ -210,6 +210,31 @@ def _delay_name(rule):
     return '' if re.fullmatch(r'0*\.?0*[a-z]*', value) else 'cdelay' + value
 
 
+# ns-3's Time units, in nanoseconds; a bare number is seconds.
+_TIME_UNITS = {'': 1e9, 's': 1e9, 'ms': 1e6, 'us': 1e3, 'ns': 1.0, 'ps': 1e-3, 'fs': 1e-6,
+               'min': 60e9, 'h': 3600e9, 'd': 86400e9}
+
+
+def _time_ns(text):
+    """Nanoseconds of an ns-3 Time text ('2ms', '0', '+2000us'), None if it is not one."""
+    found = re.fullmatch(r'\+?([0-9.]+(?:e[-+]?[0-9]+)?)([a-z]*)', text.strip().lower())
+    if not found or found.group(2) not in _TIME_UNITS:
+        return None
+    return float(found.group(1)) * _TIME_UNITS[found.group(2)]
+
+
+def _stall_name(rule):
+    """'nostallmoves' for StallTimeout 0 (in any unit), 'stallmoves' for the attribute's 2 ms,
+    'stall<value>' for another value (as given, e.g. 'stall5ms')."""
+    value = rule['StallTimeout']
+    ns = _time_ns(value)
+    if ns == 0:
+        return 'nostallmoves'
+    if ns == _time_ns(RULE_DEFAULTS['StallTimeout']):
+        return 'stallmoves'
+    return 'stall' + value.lower()
+
+
 def _wait_name(rule):
     """'cwait4' for CongestionWaitBelow=4, '' for 0 (however written: ns-3 reads '00' as 0)."""
     value = rule['CongestionWaitBelow']
@@ -222,19 +247,23 @@ def scheme_label(scheme, params):
     run's transport (Contended with QueueMoves over RDMA, Counts over TCP) 'talb-<rule>' (e.g.
     'talb-congestion', or over RDMA 'talb-counts' and 'talb-contended' without QueueMoves), and
     with a RemoteSprayBytes other than the shipped one (30000 over TCP, 0 over RDMA) '-localspray'
-    (0) or '-remotespray<bytes>' after that, and with a SprayQueue other than AllWhenShared
-    '-sprayatorabove' or '-sprayall', and with an lbAttributes SprayPaths other than the
+    (0) or '-remotespray<bytes>' after that, and with a SprayQueue other than the shipped one
+    (AtOrAbove over TCP since 2026-12-02, AllWhenShared elsewhere) '-sprayatorabove',
+    '-sprayall' or '-sprayallwhenshared', and with an lbAttributes SprayPaths other than the
     transport's profile's '-pathsfastest' or '-pathsrate', and with a CongestionDelay other
     than 0 '-cdelay<value>' (as given, e.g. '-cdelay20us'), and with a CongestionWaitBelow
     other than 0 '-cwait<value>' (e.g. '-cwait4'), and with MarginMoves other than
     the profile's (false over TCP since 2026-12-01, true elsewhere) '-marginmoves' (TCP runs
     from before, which record a profile without it, are 'talb-marginmoves') or
-    '-nomarginmoves', and with ReorderMoves '-reorder'
+    '-nomarginmoves', and with a StallTimeout other than the profile's (0 over TCP since
+    2026-12-02, 2 ms elsewhere) '-stallmoves' (2 ms), '-stall<value>' or '-nostallmoves' (so
+    TCP's defaults of 2026-12-01 are 'talb-sprayallwhenshared-stallmoves', and those before
+    'talb-sprayallwhenshared-marginmoves-stallmoves'), and with ReorderMoves '-reorder'
     ('-reorder-spray' with RoceGoBackN=false and Spray=Always, '-reorder-sprayshared' with
     Spray=SharedDestination), so that the variants can be compared with TaLB in one sweep. (Runs
-    from before SprayQueue existed counted AtOrAbove; it differs from the default only while two
-    jobs share a leaf's uplinks.) Rules of the defaults that lbRulesOff turns off
-    come last: 'talb-no-spray', 'talb-no-spray+stall-moves'. On the spraying transport, ECMP
+    from before lbProfile, as TCP's before SprayQueue, counted AtOrAbove; it differs from
+    AllWhenShared only while two jobs share a leaf's uplinks.) Rules of the defaults that
+    lbRulesOff turns off come last: 'talb-no-spray', 'talb-no-spray+stall-moves'. On the spraying transport, ECMP
     switches under the hosts' oblivious spraying are 'ecmp-oblivious' (under REPS, the
     transport's default, plain 'ecmp'). ConWeave with its paper's pausing rule (lbAttributes
     PauseOn=Notify; the evaluation's conweave-paper- parts run it with the rest of its
@@ -291,11 +320,15 @@ def _switch_label(scheme, params):
     # the move rule.
     if 'lbProfile' in params or 'RemoteSprayBytes' in given:
         names.append(_spray_name)
-    names.append(_queue_name)
+    # Before lbProfile TCP's spray queue was AtOrAbove, as TCP's profile is now.
+    if 'lbProfile' in params or 'SprayQueue' in given:
+        names.append(_queue_name)
     names.append(_delay_name)
     names.append(_wait_name)
     if 'lbProfile' in params or 'MarginMoves' in given:
         names.append(_margin_name)
+    if 'lbProfile' in params or 'StallTimeout' in given:
+        names.append(_stall_name)
     parts = [name(rule) for name in names if name(rule) != name(shipped)]
     parts.append(_paths_name(given, shipped))
     parts.append(_reorder_name(given))

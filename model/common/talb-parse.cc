@@ -102,6 +102,13 @@ TalbParse::ParseTime(const std::string& text, Time* out)
         double seconds;
     } units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}};
 
+    // Zero needs no unit ("StallTimeout=0" turns a rule off, as ns-3 itself reads it); any
+    // other bare number is refused rather than guessed to be seconds.
+    if (text == "0")
+    {
+        *out = Seconds(0);
+        return true;
+    }
     for (const auto& u : units)
     {
         std::string::size_type n = std::string(u.unit).size();

@@ -44,7 +44,7 @@ class TalbParse
     static bool ParseDouble(const std::string& text, double* out);
     /// Parse 1/true/yes/on or 0/false/no/off.
     static bool ParseBool(const std::string& text, bool* out);
-    /// Parse a non-negative time with its unit: "100ns", "20us", "1.5ms", "3s".
+    /// Parse a non-negative time with its unit: "100ns", "20us", "1.5ms", "3s"; or "0".
     static bool ParseTime(const std::string& text, Time* out);
     /**
      * Parse a positive data rate with its unit: "10Gbps", "2.5GB/s", "100Mb/s". A number

@@ -100,15 +100,16 @@ CONWEAVE_PAPER = ('ExtraReplyDeadline=4us;PathPauseTime=16us;IdleTimeout=300us;'
 # (talb-scenario --lbRulesOff, whose --help lists the rules and the attributes that turn each
 # off) beside every 16-host part, reported as talb-no-<rule>. Rules that act only on untagged
 # traffic run where there is some (the background family). The margin moves are off over TCP
-# since 2026-12-01 (what the ablation found): not a TCP default to turn off.
-ABLATION = {'tcp': ['spray', 'spray-shared-queue', 'remote-spray', 'stall-moves'],
+# since 2026-12-01, the shared spray queue and the stall moves since 2026-12-02 (what the
+# ablation found): not TCP defaults to turn off.
+ABLATION = {'tcp': ['spray', 'remote-spray'],
             'rdma': ['contended-moves', 'queue-moves', 'margin-moves', 'safe-moves']}
 ABLATION_UNTAGGED = {'tcp': ['untagged-spray'], 'rdma': ['untagged-moves']}
-# On the spraying transport (selective repeat): the sr profile's two rules and the RDMA rules
-# that act there (safe-moves and untagged-moves act only on go-back-N flows), beside every
-# 16-host spray part.
+# On the spraying transport (selective repeat): the sr profile's two rules, the RDMA rules
+# that act there (safe-moves and untagged-moves act only on go-back-N flows) and the rules of
+# sprayed flows TCP's profile turns off, beside every 16-host spray part.
 ABLATION_SPRAY = ['sr-reorder', 'sr-spray-always', 'contended-moves', 'queue-moves',
-                  'margin-moves']
+                  'margin-moves', 'spray-shared-queue', 'stall-moves']
 ABLATION_SPRAY_UNTAGGED = ['sr-untagged-entropy']
 
 

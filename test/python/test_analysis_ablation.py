@@ -74,7 +74,7 @@ def test_rules_off_are_labelled_after_the_other_parts():
         'talb-no-spray+stall-moves'
     assert loading.scheme_label('talb', dict(tcp, lbRulesOff='')) == 'talb'
     assert loading.scheme_label('talb', dict(tcp, lbProfile='none', lbRulesOff='spray')) == \
-        'talb-localspray-marginmoves-no-spray'
+        'talb-localspray-sprayallwhenshared-marginmoves-stallmoves-no-spray'
     assert loading.scheme_label('ecmp', dict(tcp, lbRulesOff='spray')) == 'ecmp'
 
 
@@ -135,13 +135,15 @@ def test_script_writes_the_table_and_the_pairs(tmp_path):
 
 def test_runs_under_earlier_defaults_pair_with_those_defaults(tmp_path):
     """TCP runs recorded under the profile before it turned the margin moves off (2026-12-01)
-    are talb-marginmoves and talb-marginmoves-no-<rule>: they pair with each other, not with
-    today's defaults, and the table names the defaults each row compares with."""
+    are talb-sprayallwhenshared-marginmoves-stallmoves and that with -no-<rule>: they pair with
+    each other, not with today's defaults, and the table names the defaults each row compares
+    with."""
     root = tmp_path / 'eval'
     before = 'RemoteSprayBytes=30000;SprayPaths=Fastest'
+    now = before + ';MarginMoves=false;SprayQueue=AtOrAbove;StallTimeout=0'
+    old = 'talb-sprayallwhenshared-marginmoves-stallmoves'
     for seed in (1, 2):
-        for profile, default_ms, off_ms in ((before, 100.0, 110.0),
-                                            (before + ';MarginMoves=false', 90.0, 90.0)):
+        for profile, default_ms, off_ms in ((before, 100.0, 110.0), (now, 90.0, 90.0)):
             tag = 'old' if profile == before else 'new'
             write_run(root / 'idle' / 'tcp16' / ('%s-%d' % (tag, seed)), 'talb', seed,
                       default_ms, lb_profile=profile)
@@ -149,8 +151,8 @@ def test_runs_under_earlier_defaults_pair_with_those_defaults(tmp_path):
                       off_ms, lbRulesOff='spray', lb_profile=profile)
     table = ablation.summarise(ablation.load(str(root)))
     table = table[table['family'] == 'idle'].set_index('defaults')
-    assert sorted(table.index) == ['talb', 'talb-marginmoves']
-    assert table.at['talb-marginmoves', 'rule_gain_pct'] == pytest.approx(10.0)
+    assert sorted(table.index) == ['talb', old]
+    assert table.at[old, 'rule_gain_pct'] == pytest.approx(10.0)
     assert table.at['talb', 'verdict'] == 'no effect' and table.at['talb', 'pairs'] == 2
     assert ablation.split_label('talb-marginmoves-no-spray+stall-moves') == \
         ('talb-marginmoves', 'spray+stall-moves')
@@ -216,5 +218,26 @@ def test_kept_rows_of_a_table_from_before_the_defaults_column_name_their_default
     path = tmp_path / 'earlier.csv'
     earlier.to_csv(path, index=False)
     kept = ablation.keep_rows(table.iloc[0:0], str(path))
-    assert set(kept['defaults'][kept['transport'] == 'tcp']) == {'talb-marginmoves'}
+    assert set(kept['defaults'][kept['transport'] == 'tcp']) == \
+        {'talb-sprayallwhenshared-marginmoves-stallmoves'}
     assert list(kept['defaults'][kept['transport'] == 'rdma']) == ['talb']
+
+
+def test_kept_rows_of_a_table_from_before_the_tcp_profile_of_2026_12_02_are_renamed(tmp_path):
+    """A table written while TCP's defaults kept the shared spray queue and the stall moves names
+    its TCP defaults 'talb-marginmoves'; those runs are now
+    'talb-sprayallwhenshared-marginmoves-stallmoves', and a row recomputed from them replaces the
+    kept one rather than standing beside it."""
+    import pandas as pd
+    table = ablation.summarise(ablation.load(str(evaluation(tmp_path))))
+    earlier = table.copy()
+    earlier['defaults'] = ['talb-marginmoves' if t == 'tcp' else d
+                           for t, d in zip(earlier['transport'], earlier['defaults'])]
+    earlier['rule_gain_pct'] = 99.0
+    path = tmp_path / 'earlier.csv'
+    earlier.to_csv(path, index=False)
+    tcp = table[table['transport'] == 'tcp'].assign(
+        defaults='talb-sprayallwhenshared-marginmoves-stallmoves')
+    kept = ablation.keep_rows(tcp, str(path))
+    assert len(kept) == len(tcp)
+    assert (kept['rule_gain_pct'] != 99.0).all()

@@ -208,36 +208,54 @@ def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_tra
     assert label('talb', dict(rdma, lbAttributes='Moves=Counts;QueueMoves=true')) == 'talb-counts'
     tcp = {'transport': 'tcp', 'lbProfile': 'transport'}
     assert label('talb', tcp) == 'talb'
-    # Over TCP the profile sets RemoteSprayBytes (since 2026-11-27) and turns the margin moves
-    # off (since 2026-12-01): a run whose recorded profile lacks either is a variant.
-    now = 'RemoteSprayBytes=30000;SprayPaths=Fastest;MarginMoves=false'
+    # Over TCP the profile sets RemoteSprayBytes (since 2026-11-27), turns the margin moves off
+    # (since 2026-12-01), the shared spray queue and the stall moves (since 2026-12-02): a run
+    # whose recorded profile lacks one is a variant.
+    now = 'RemoteSprayBytes=30000;SprayPaths=Fastest;MarginMoves=false;SprayQueue=AtOrAbove;' \
+        'StallTimeout=0'
+    first = 'RemoteSprayBytes=30000;SprayPaths=Fastest'
     assert label('talb', dict(tcp, lb_profile=now)) == 'talb'
-    assert label('talb', dict(tcp, lb_profile='RemoteSprayBytes=30000;SprayPaths=Fastest')) == \
-        'talb-marginmoves'
-    assert label('talb', dict(tcp, lb_profile='')) == 'talb-localspray-marginmoves'
-    assert label('talb', dict(tcp, lbProfile='none')) == 'talb-localspray-marginmoves'
+    assert label('talb', dict(tcp, lb_profile=first + ';MarginMoves=false')) == \
+        'talb-sprayallwhenshared-stallmoves'
+    assert label('talb', dict(tcp, lb_profile=first)) == \
+        'talb-sprayallwhenshared-marginmoves-stallmoves'
+    assert label('talb', dict(tcp, lb_profile='')) == \
+        'talb-localspray-sprayallwhenshared-marginmoves-stallmoves'
+    assert label('talb', dict(tcp, lbProfile='none')) == \
+        'talb-localspray-sprayallwhenshared-marginmoves-stallmoves'
     assert label('talb', dict(tcp, lbAttributes='MarginMoves=true')) == 'talb-marginmoves'
+    # StallTimeout: 0 in any unit is off; the attribute's 2 ms however written is 'stallmoves'.
+    assert label('talb', dict(tcp, lbAttributes='StallTimeout=0ms')) == 'talb'
+    assert label('talb', dict(tcp, lbAttributes='StallTimeout=2000us')) == 'talb-stallmoves'
+    assert label('talb', dict(tcp, lbAttributes='StallTimeout=5ms')) == 'talb-stall5ms'
+    assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='StallTimeout=0s')) == \
+        'talb-nostallmoves'
+    assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='StallTimeout=+2ms')) \
+        == 'talb'
     assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='MarginMoves=false')) == \
         'talb-nomarginmoves'
     # The ablation's runs name the defaults they were made under (what they pair with).
     assert label('talb', dict(tcp, lb_profile=now, lbRulesOff='margin-moves')) == \
         'talb-no-margin-moves'
-    assert label('talb', dict(tcp, lb_profile='RemoteSprayBytes=30000;SprayPaths=Fastest',
-                              lbRulesOff='margin-moves')) == 'talb-marginmoves-no-margin-moves'
+    assert label('talb', dict(tcp, lb_profile=first, lbRulesOff='margin-moves')) == \
+        'talb-sprayallwhenshared-marginmoves-stallmoves-no-margin-moves'
     assert label('talb', dict(rdma, lbProfile='transport', lbRulesOff='margin-moves')) == \
         'talb-no-margin-moves'
     assert label('talb', dict(tcp, lbAttributes='RemoteSprayBytes=0')) == 'talb-localspray'
     assert label('talb', dict(tcp, lbAttributes='RemoteSprayBytes=5e4')) == 'talb-remotespray50000'
     assert label('talb', dict(tcp, lbProfile='none', lbAttributes='Moves=Contended')) == \
-        'talb-contended-localspray-marginmoves'
+        'talb-contended-localspray-sprayallwhenshared-marginmoves-stallmoves'
     assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='RemoteSprayBytes=30000')) \
         == 'talb-remotespray30000'
     assert label('talb', dict(tcp, lbAttributes='QueueMoves=true')) == 'talb'
-    # SprayQueue (since 2026-11-27): the default is no part of the name, the others are.
-    assert label('talb', dict(tcp, lbAttributes='SprayQueue=AllWhenShared')) == 'talb'
-    assert label('talb', dict(tcp, lbAttributes='SprayQueue=AtOrAbove')) == 'talb-sprayatorabove'
+    # SprayQueue (since 2026-11-27): the profile's is no part of the name, the others are.
+    assert label('talb', dict(tcp, lbAttributes='SprayQueue=AtOrAbove')) == 'talb'
+    assert label('talb', dict(tcp, lbAttributes='SprayQueue=AllWhenShared')) == \
+        'talb-sprayallwhenshared'
+    assert label('talb', dict(rdma, lbProfile='transport', lbAttributes='SprayQueue=AtOrAbove')) \
+        == 'talb-sprayatorabove'
     assert label('talb', dict(tcp, lbProfile='none', lbAttributes='SprayQueue=All')) == \
-        'talb-localspray-sprayall-marginmoves'
+        'talb-localspray-sprayall-marginmoves-stallmoves'
     # SprayPaths (since 2026-11-30): named where given other than the transport's profile's
     # (Fastest over TCP, Rate on the spraying transport).
     spray = dict(transport='spray', lbProfile='transport')
@@ -312,9 +330,10 @@ def test_a_recorded_profile_labels_the_run_and_must_be_text(fixture_copy):
     meta.write_text(text.replace('"lb": "talb",', '"lb": "talb", "lbProfile": "transport",', 1)
                     .replace('"seed": 2,', '"seed": 2, "lb_profile": "Moves=Congestion",', 1))
     data = loading.load(str(sweep))
-    # (a TCP run: its profile did not set the TCP profile's RemoteSprayBytes and MarginMoves
-    # either)
-    assert 'talb-congestion-localspray-marginmoves' in set(data.runs['scheme'])
+    # (a TCP run: its profile did not set the TCP profile's RemoteSprayBytes, MarginMoves,
+    # SprayQueue and StallTimeout either)
+    assert 'talb-congestion-localspray-sprayallwhenshared-marginmoves-stallmoves' in \
+        set(data.runs['scheme'])
     assert 'lb_profile' not in data.parameter_names()
     meta.write_text(text.replace('"seed": 2,', '"seed": 2, "lb_profile": 7,', 1))
     with pytest.raises(loading.TalbDataError, match='"lb_profile" must be a string'):

@@ -124,16 +124,18 @@ def test_a_failure_detected_late_is_a_blackhole_meanwhile(tmp_path):
 
 def test_lb_profile_gives_talb_its_settings_per_transport(tmp_path):
     """lbProfile=transport (the default) runs TaLB over RDMA exactly as the profile's attributes
-    given by hand, which differs from the attribute defaults; over TCP (RemoteSprayBytes and
-    SprayPaths, which act only while another job shares the uplinks, and no margin moves) as
-    MarginMoves=false given by hand for one job. run.json records what it set."""
+    given by hand, which differs from the attribute defaults; over TCP (RemoteSprayBytes,
+    SprayPaths and SprayQueue, which act only while another job shares the uplinks, no margin
+    moves and no stall moves) as MarginMoves=false;StallTimeout=0 given by hand for one job.
+    run.json records what it set."""
     outs = run_variants(tmp_path, (('rdma', ['--transport=rdma']),
                                    ('rdma-none', ['--transport=rdma', '--lbProfile=none']),
                                    ('rdma-hand', ['--transport=rdma', '--lbProfile=none',
                                                   '--lbAttributes=' + RDMA_PROFILE]),
                                    ('tcp', []), ('tcp-none', ['--lbProfile=none']),
                                    ('tcp-hand', ['--lbProfile=none',
-                                                 '--lbAttributes=MarginMoves=false'])))
+                                                 '--lbAttributes=MarginMoves=false;'
+                                                 'StallTimeout=0'])))
     same = lambda a, b: same_flows(outs[a], outs[b])
     assert same('rdma', 'rdma-hand') and not same('rdma', 'rdma-none')
     assert same('tcp', 'tcp-hand')
@@ -141,7 +143,8 @@ def test_lb_profile_gives_talb_its_settings_per_transport(tmp_path):
     assert meta['parameters']['lbProfile'] == 'transport' and meta['lb_profile'] == RDMA_PROFILE
     assert json.loads((outs['rdma-none'] / 'run.json').read_text())['lb_profile'] == ''
     assert json.loads((outs['tcp'] / 'run.json').read_text())['lb_profile'] == \
-        'RemoteSprayBytes=30000;SprayPaths=Fastest;MarginMoves=false'
+        'RemoteSprayBytes=30000;SprayPaths=Fastest;MarginMoves=false;SprayQueue=AtOrAbove;' \
+        'StallTimeout=0'
     assert json.loads((outs['tcp-none'] / 'run.json').read_text())['lb_profile'] == ''
 
 

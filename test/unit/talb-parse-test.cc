@@ -69,8 +69,12 @@ TEST(TalbParse, ParsesTimesWithTheirUnit)
     EXPECT_EQ(t, ns3::Seconds(2));
     ASSERT_TRUE(TalbParse::ParseTime("3us", &t));
     EXPECT_EQ(t, ns3::MicroSeconds(3));
+    // Zero is zero in any unit; other bare numbers are refused ("5" below).
+    ASSERT_TRUE(TalbParse::ParseTime("0", &t));
+    EXPECT_EQ(t, ns3::Seconds(0));
     // Beyond what ns-3's 64-bit nanoseconds hold (~292 years).
-    for (const char* bad : {"ms", "-1s", "1 hour", "5", "1.5m", "", "1e10s", "1e300ns"})
+    for (const char* bad :
+         {"ms", "-1s", "1 hour", "5", "00", "0.0", "1.5m", "", "1e10s", "1e300ns"})
     {
         EXPECT_FALSE(TalbParse::ParseTime(bad, &t)) << bad;
     }

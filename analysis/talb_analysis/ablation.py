@@ -165,7 +165,7 @@ def summarise(paired):
 
 
 # Defaults' labels of a table from before the TCP profile turned the shared spray queue and the
-# stall moves off (2026-12-02): what loading.scheme_label names those runs now.
+# stall moves off (the end of 2026-12-01): what loading.scheme_label names those runs now.
 RENAMED = {('tcp', 'talb-marginmoves'): 'talb-sprayallwhenshared-marginmoves-stallmoves'}
 
 

@@ -128,8 +128,8 @@ RULE_DEFAULTS = {'Moves': 'Counts', 'QueueMoves': 'false', 'RemoteSprayBytes': '
 # attribute defaults; test_analysis_loading checks this against the runner's --help). Runs
 # record what their profile set (run.json "lb_profile"); this table stands in for runs made
 # before that record (as the profile is now: the TCP one was empty until 2026-11-27, kept the
-# margin moves until 2026-12-01 and the shared spray queue and stall moves until 2026-12-02,
-# which the runs since 2026-11-27 record). Runs from before lbProfile existed (no such
+# margin moves until 2026-12-01 and the shared spray queue and stall moves until the end of
+# that day, which the runs since 2026-11-27 record). Runs from before lbProfile existed (no such
 # parameter) had no profile.
 PROFILE_RULES = {'rdma': {'Moves': 'Contended', 'QueueMoves': 'true'},
                  'spray': {'Moves': 'Contended', 'QueueMoves': 'true'},
@@ -248,16 +248,17 @@ def scheme_label(scheme, params):
     'talb-congestion', or over RDMA 'talb-counts' and 'talb-contended' without QueueMoves), and
     with a RemoteSprayBytes other than the shipped one (30000 over TCP, 0 over RDMA) '-localspray'
     (0) or '-remotespray<bytes>' after that, and with a SprayQueue other than the shipped one
-    (AtOrAbove over TCP since 2026-12-02, AllWhenShared elsewhere) '-sprayatorabove',
+    (AtOrAbove over TCP since the end of 2026-12-01, AllWhenShared elsewhere) '-sprayatorabove',
     '-sprayall' or '-sprayallwhenshared', and with an lbAttributes SprayPaths other than the
     transport's profile's '-pathsfastest' or '-pathsrate', and with a CongestionDelay other
     than 0 '-cdelay<value>' (as given, e.g. '-cdelay20us'), and with a CongestionWaitBelow
     other than 0 '-cwait<value>' (e.g. '-cwait4'), and with MarginMoves other than
     the profile's (false over TCP since 2026-12-01, true elsewhere) '-marginmoves' (TCP runs
     from before, which record a profile without it, are 'talb-marginmoves') or
-    '-nomarginmoves', and with a StallTimeout other than the profile's (0 over TCP since
-    2026-12-02, 2 ms elsewhere) '-stallmoves' (2 ms), '-stall<value>' or '-nostallmoves' (so
-    TCP's defaults of 2026-12-01 are 'talb-sprayallwhenshared-stallmoves', and those before
+    '-nomarginmoves', and with a StallTimeout other than the profile's (0 over TCP since the
+    end of 2026-12-01, 2 ms elsewhere) '-stallmoves' (2 ms), '-stall<value>' or
+    '-nostallmoves' (so TCP's defaults earlier on 2026-12-01 are
+    'talb-sprayallwhenshared-stallmoves', and those before
     'talb-sprayallwhenshared-marginmoves-stallmoves'), and with ReorderMoves '-reorder'
     ('-reorder-spray' with RoceGoBackN=false and Spray=Always, '-reorder-sprayshared' with
     Spray=SharedDestination), so that the variants can be compared with TaLB in one sweep. (Runs

@@ -100,8 +100,8 @@ CONWEAVE_PAPER = ('ExtraReplyDeadline=4us;PathPauseTime=16us;IdleTimeout=300us;'
 # (talb-scenario --lbRulesOff, whose --help lists the rules and the attributes that turn each
 # off) beside every 16-host part, reported as talb-no-<rule>. Rules that act only on untagged
 # traffic run where there is some (the background family). The margin moves are off over TCP
-# since 2026-12-01, the shared spray queue and the stall moves since 2026-12-02 (what the
-# ablation found): not TCP defaults to turn off.
+# since 2026-12-01, the shared spray queue and the stall moves since the end of that day (what
+# the ablation found): not TCP defaults to turn off.
 ABLATION = {'tcp': ['spray', 'remote-spray'],
             'rdma': ['contended-moves', 'queue-moves', 'margin-moves', 'safe-moves']}
 ABLATION_UNTAGGED = {'tcp': ['untagged-spray'], 'rdma': ['untagged-moves']}

@@ -209,8 +209,8 @@ def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_tra
     tcp = {'transport': 'tcp', 'lbProfile': 'transport'}
     assert label('talb', tcp) == 'talb'
     # Over TCP the profile sets RemoteSprayBytes (since 2026-11-27), turns the margin moves off
-    # (since 2026-12-01), the shared spray queue and the stall moves (since 2026-12-02): a run
-    # whose recorded profile lacks one is a variant.
+    # (since 2026-12-01), the shared spray queue and the stall moves (since the end of that day):
+    # a run whose recorded profile lacks one is a variant.
     now = 'RemoteSprayBytes=30000;SprayPaths=Fastest;MarginMoves=false;SprayQueue=AtOrAbove;' \
         'StallTimeout=0'
     first = 'RemoteSprayBytes=30000;SprayPaths=Fastest'

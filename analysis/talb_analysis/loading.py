@@ -264,13 +264,13 @@ def scheme_label(scheme, params):
     Spray=SharedDestination), so that the variants can be compared with TaLB in one sweep. (Runs
     from before lbProfile, as TCP's before SprayQueue, counted AtOrAbove; it differs from
     AllWhenShared only while two jobs share a leaf's uplinks.) Rules of the defaults that
-    lbRulesOff turns off come last: 'talb-no-spray', 'talb-no-spray+stall-moves'. On the spraying transport, ECMP
-    switches under the hosts' oblivious spraying are 'ecmp-oblivious' (under REPS, the
-    transport's default, plain 'ecmp'). ConWeave with its paper's pausing rule (lbAttributes
-    PauseOn=Notify; the evaluation's conweave-paper- parts run it with the rest of its
-    simulator's settings) is 'conweave-notify'. Hosts' own answers to low entropy come last: N queue
-    pairs per connection '-qp<N>' (messages split over them; '-qp<N>-rr' when whole messages
-    go round-robin), one source port for all of them '-shared', PLB '-plb'."""
+    lbRulesOff turns off come last: 'talb-no-spray', 'talb-no-spray+stall-moves'. On the spraying
+    transport, ECMP switches under the hosts' oblivious spraying are 'ecmp-oblivious' (under REPS,
+    the transport's default, plain 'ecmp'). ConWeave with its paper's pausing rule (lbAttributes
+    PauseOn=Notify; the evaluation's conweave-paper- parts run it with the rest of its simulator's
+    settings) is 'conweave-notify'. Hosts' own answers to low entropy come last: N queue pairs per
+    connection '-qp<N>' (messages split over them; '-qp<N>-rr' when whole messages go round-robin),
+    one source port for all of them '-shared', PLB '-plb'."""
     return _switch_label(scheme, params) + _host_label(params)
 
 

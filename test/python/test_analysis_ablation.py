@@ -223,7 +223,7 @@ def test_kept_rows_of_a_table_from_before_the_defaults_column_name_their_default
     assert list(kept['defaults'][kept['transport'] == 'rdma']) == ['talb']
 
 
-def test_kept_rows_of_a_table_from_before_the_tcp_profile_of_2026_12_02_are_renamed(tmp_path):
+def test_kept_rows_named_talb_marginmoves_are_renamed_as_those_runs_are_labelled_now(tmp_path):
     """A table written while TCP's defaults kept the shared spray queue and the stall moves names
     its TCP defaults 'talb-marginmoves'; those runs are now
     'talb-sprayallwhenshared-marginmoves-stallmoves', and a row recomputed from them replaces the

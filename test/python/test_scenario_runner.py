@@ -327,6 +327,23 @@ def test_every_load_balancer_runs_through_the_runner(tmp_path):
                                      weave['released_by_overflow'] + weave['reorder_held_now'])
 
 
+def test_slot_overflows_say_when_flow_slots_are_too_few(runs, tmp_path):
+    """run.json's slot_overflows counts flows that found every slot of their port held by
+    other live flows (the port's flow count saturated): with one slot a port the job and the
+    background overflow it. A run without overflows keeps every decision with more slots
+    (what the slots hold past the first FlowSlots stays empty), so the counter tells whether
+    raising FlowSlots can change a result."""
+    outs = run_variants(tmp_path, [('one', ['--lbAttributes=FlowSlots=1']),
+                                   ('many', ['--lbAttributes=FlowSlots=64'])], '--seed=1')
+    outs['default'] = runs['a']  # TINY, seed 1, FlowSlots 8
+    overflows = {name: json.loads((folder / 'run.json').read_text())['lb_counters']
+                 ['slot_overflows'] for name, folder in outs.items()}
+    assert overflows['one'] > 0
+    assert overflows['default'] == 0 and overflows['many'] == 0
+    assert same_flows(outs['default'], outs['many'])
+    assert not same_flows(outs['one'], outs['many'])
+
+
 def test_every_event_scheduler_gives_the_same_outputs(runs, tmp_path):
     """--eventScheduler changes CPU time only: ns-3's schedulers all serve events by
     (timestamp, uid), so ns-3's default (a std::map) gives the outputs of talb's default."""

@@ -1594,9 +1594,11 @@ TEST(TalbLbCoreTensorAwareV2, AFlowKeepsItsPaceWhenItLosesItsPortSlot)
         rig.Send(Tensor(50 + f, last + 10 * US, 500 + f, 5, TALB_FLAG_FIRST));
     }
     EXPECT_EQ(rig.talb.ActiveFlows(1, last + 10 * US), slots);
+    EXPECT_EQ(rig.talb.GetTableStats().nSlotOverflows, 1u);
     // 150 us on, the new flows have left (100 us windows); flow 10 is back with its 300 us one.
     EXPECT_EQ(rig.Send(Tensor(10, last + 150 * US, 100, 5, 0)), 1u);
     EXPECT_EQ(rig.talb.ActiveFlows(1, last + 150 * US + 290 * US), 1u);
+    EXPECT_EQ(rig.talb.GetTableStats().nSlotOverflows, 1u); // the expired slots were free
 }
 
 TEST(TalbLbCoreTensorAwareV2, FlowSlotsBoundWhatAPortCounts)
@@ -1621,11 +1623,14 @@ TEST(TalbLbCoreTensorAwareV2, FlowSlotsBoundWhatAPortCounts)
             EXPECT_EQ(on[1], 10u);
             EXPECT_EQ(on[2], 10u);
             EXPECT_EQ(rig.talb.ActiveFlows(1, now), 10u);
+            EXPECT_EQ(rig.talb.GetTableStats().nSlotOverflows, 0u);
         }
         else
         {
             EXPECT_EQ(rig.talb.ActiveFlows(1, now), 8u);
             EXPECT_EQ(rig.talb.ActiveFlows(2, now), 8u);
+            // Flows 17-20 each took the slot of a live flow: what tells a user to raise it.
+            EXPECT_EQ(rig.talb.GetTableStats().nSlotOverflows, 4u);
         }
     }
 }

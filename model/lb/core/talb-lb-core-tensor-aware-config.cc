@@ -359,7 +359,8 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      TensorAwareV2::kMaxFlowSlots,
      "v2: tensor flows each port remembers; more active flows than this count as this many, so "
      "a port's flow count saturates (an all-to-all puts more flows than 8 on an uplink); a "
-     "decision scans this many slots per candidate port; fixed at install"},
+     "decision scans this many slots per candidate port (the slot_overflows counter counts "
+     "flows that found every slot of their port held); fixed at install"},
     {"DreInterval",
      nullptr,
      OfV1<K::kTimeNs, &V1::dreIntervalNs>(),

@@ -198,6 +198,11 @@ TensorAwareV2::Touch(uint32_t port, const FlowSlot& seen)
             target = &s;
         }
     }
+    // Every slot held by another live flow: the port's count saturates (FlowSlots too small).
+    if (target->flowHash != seen.flowHash && Held(*target, seen.lastSeenNs))
+    {
+        ++m_stats.nSlotOverflows;
+    }
     *target = seen;
 }
 

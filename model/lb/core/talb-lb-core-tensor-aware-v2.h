@@ -492,7 +492,7 @@ class TensorAwareV2 : public TensorPolicy
     /// what its kind of flow adds: safe and drainedNs, paceNs, untagged, job)
     static FlowSlot Seen(const PacketInfo& packet, uint8_t priority);
     /// Records \p seen on \p port: in its flow's slot, else in the first slot neither active nor
-    /// undrained, else in the least recently seen one.
+    /// undrained, else in the least recently seen one (counted in slot_overflows).
     void Touch(uint32_t port, const FlowSlot& seen);
     /// \return true when an untagged flow (with \p untagged) or a tensor flow of a job other
     /// than \p job (with \p otherJobs) is active on one of \p candidates

@@ -29,6 +29,7 @@ struct TensorTableStats
     uint64_t nUndrainedHeld{0};   ///< v2: moves of safe-move flows held until the old path drains
     uint64_t nStallMoves{0};      ///< v2: tensors that left their port after a stall
     uint64_t nSprayed{0};         ///< v2: tagged packets spread over the ports (Spray)
+    uint64_t nSlotOverflows{0};   ///< v2: a flow took the port slot of another live flow
 
     /**
      * Calls \p f(name, value) for every counter, always in this order. The names (snake_case)
@@ -50,6 +51,7 @@ struct TensorTableStats
         f("sprayed", nSprayed);
         f("fallback", nFallback);
         f("gobackn_fallback", nGoBackNFallback);
+        f("slot_overflows", nSlotOverflows);
     }
 };
 

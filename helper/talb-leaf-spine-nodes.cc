@@ -99,13 +99,21 @@ TalbLeafSpineHelper::HostPlanMask() const
         --prefix;
     }
     prefix = std::min<uint32_t>(prefix, 30);
-    Ipv4Mask planMask(prefix == 0 ? 0 : ~((1u << (32 - prefix)) - 1));
-    Ipv4Address network = m_firstHost.CombineMask(planMask);
-    NS_ABORT_MSG_IF(m_firstHost == network ||
-                        Ipv4Address(last) == network.GetSubnetDirectedBroadcast(planMask),
-                    "FirstHostAddress " << m_firstHost << " with " << nHosts
-                                        << " hosts includes a network or broadcast address");
-    return planMask;
+    // Widen it while a host would be its network or broadcast address (3 hosts from x.x.x.1
+    // end on a /30's broadcast address).
+    for (;; --prefix)
+    {
+        Ipv4Mask planMask(prefix == 0 ? 0 : ~((1u << (32 - prefix)) - 1));
+        Ipv4Address network = m_firstHost.CombineMask(planMask);
+        if (m_firstHost != network &&
+            Ipv4Address(last) != network.GetSubnetDirectedBroadcast(planMask))
+        {
+            return planMask;
+        }
+        NS_ABORT_MSG_IF(prefix == 0,
+                        "FirstHostAddress " << m_firstHost << " with " << nHosts
+                                            << " hosts includes a network or broadcast address");
+    }
 }
 
 void

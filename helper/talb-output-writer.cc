@@ -324,6 +324,9 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info, s
     json << ", ";
     writeClass("best_effort", sw.bestEffort);
     json << ", \"device_drops\": " << sw.deviceDrops
+         << ", \"device_drops_by_hop\": {\"leaf_up\": " << sw.leafUpDrops
+         << ", \"spine_down\": " << sw.spineDownDrops << ", \"leaf_down\": " << sw.leafDownDrops
+         << "}"
          << ", \"link_loss_drops\": " << sw.linkLossDrops
          << ", \"failed_link_drops\": " << sw.failedLinkDrops << "}";
     if (sw.pfc.installed)

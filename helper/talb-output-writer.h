@@ -130,6 +130,9 @@ class TalbOutputWriter : public Object
         ClassCounters training;
         ClassCounters bestEffort;
         uint64_t deviceDrops{0};     //!< packets an egress device refused (TalbSwitch nDropDevice)
+        uint64_t leafUpDrops{0};     //!< ... on a leaf's port towards a spine
+        uint64_t spineDownDrops{0};  //!< ... on a spine's port towards a leaf
+        uint64_t leafDownDrops{0};   //!< ... on a leaf's port towards a host
         uint64_t linkLossDrops{0};   //!< packets lossy links (linkLoss) lost at random
         uint64_t failedLinkDrops{0}; //!< packets sent onto failed links (failLink, flapLink)
         PfcCounters pfc;

@@ -105,6 +105,20 @@ AddSharedBufferCounters(Ptr<TalbSwitch> sw, TalbOutputWriter::SharedBufferCounte
     b->overCommitted += st.peakBytes > buffer->GetSize() ? 1 : 0;
 }
 
+/// Adds \p sw's egress drops per port into the hop they happened at.
+void
+AddHopDrops(const TalbSwitch& sw, SwitchCounters* out)
+{
+    for (uint32_t i = 0; i < sw.GetNPorts(); ++i)
+    {
+        const TalbPortState& port = sw.GetPort(i);
+        uint64_t* hop = !sw.GetInfo().isLeaf ? &out->spineDownDrops
+                        : port.uplink        ? &out->leafUpDrops
+                                             : &out->leafDownDrops;
+        *hop += port.deviceDrops;
+    }
+}
+
 /// Adds the egress drops, shared-buffer counters and PFC state of \p switches (null with stock
 /// routing) into \p out.
 void
@@ -118,6 +132,7 @@ AddPfcCounters(const std::vector<Ptr<TalbSwitch>>& switches, SwitchCounters* out
             continue;
         }
         out->deviceDrops += sw->GetStats().nDropDevice;
+        AddHopDrops(*sw, out);
         AddSharedBufferCounters(sw, &out->sharedBuffer);
         Ptr<TalbPfc> pfc = sw->GetPfc();
         if (!pfc)
@@ -155,6 +170,9 @@ SumFields(SwitchCounters* c)
     TalbOutputWriter::PfcCounters& p = c->pfc;
     fields.insert(fields.end(),
                   {&c->deviceDrops,
+                   &c->leafUpDrops,
+                   &c->spineDownDrops,
+                   &c->leafDownDrops,
                    &c->linkLossDrops,
                    &c->failedLinkDrops,
                    &p.pauseStarts,

@@ -35,9 +35,10 @@ struct TalbPortState
     TalbDre dre;              //!< bytes sent on the port, decayed (CONGA's DRE)
     bool up{true};            //!< false once the link has failed
     bool uplink{false};       //!< leaf port towards a spine
-    uint32_t peer{0};      //!< remote end: spine index (uplink), leaf index (spine port), host id
-    uint64_t txPackets{0}; //!< packets the switch sent on this port
-    uint64_t txBytes{0};   //!< bytes the switch sent on this port
+    uint32_t peer{0};        //!< remote end: spine index (uplink), leaf index (spine port), host id
+    uint64_t txPackets{0};   //!< packets the switch sent on this port
+    uint64_t txBytes{0};     //!< bytes the switch sent on this port
+    uint64_t deviceDrops{0}; //!< packets the egress device refused on this port (queue full)
     /// uplinks: per destination leaf, the slowest link rate (bit/s) on the path through this
     /// port (the fabric's control plane knows it); empty or 0: the port's own rate
     std::vector<uint64_t> pathRateBps;

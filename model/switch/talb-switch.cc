@@ -506,6 +506,7 @@ TalbSwitch::Transmit(Ptr<Packet> p,
         {
             m_pfc->Refused(inPort, out, pfcPriority, pfcSlot, size);
         }
+        ++port.deviceDrops;
         Drop(p, DROP_DEVICE);
         return;
     }

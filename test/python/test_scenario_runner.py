@@ -344,6 +344,29 @@ def test_slot_overflows_say_when_flow_slots_are_too_few(runs, tmp_path):
     assert not same_flows(outs['one'], outs['many'])
 
 
+@pytest.mark.parametrize('fabric, hop', [
+    # 2 hosts of 100 Gbit/s behind 2 uplinks of 25: the leaves' uplinks overflow.
+    (['--leaves=2', '--spines=2', '--hostsPerLeaf=2', '--fabricRate=25Gbps',
+      '--jobs=workers=4,scheduler=fusion', '--bgLoad=0'], 'leaf_up'),
+    # The same behind 2 uplinks of 400, web-search background: the hosts' ports overflow.
+    (['--leaves=2', '--spines=2', '--hostsPerLeaf=2', '--fabricRate=400Gbps',
+      '--jobs=workers=4,scheduler=fusion', '--bgLoad=0.2'], 'leaf_down'),
+    # One host per leaf, one spine: background flows from two leaves meet at the spine's port
+    # towards a third (3 hosts: an address plan that used to abort).
+    (['--leaves=3', '--spines=1', '--hostsPerLeaf=1', '--fabricRate=100Gbps',
+      '--jobs=coll=all_to_all,bytes=4MB,workers=3', '--bgLoad=0.5'], 'spine_down')])
+def test_device_drops_by_hop_say_which_ports_overflowed(tmp_path, fabric, hop):
+    """run.json's device_drops_by_hop splits the egress drops by where their port sits: a
+    leaf's uplink, a spine's downlink, a leaf's port to a host."""
+    result = run('--hostRate=100Gbps', '--queueSize=100KB', '--iterations=1', '--warmup=0',
+                 '--progress=false', '--lb=ecmp', *fabric, '--out=%s' % tmp_path)
+    assert result.returncode == 0, result.stderr
+    switches = json.loads((tmp_path / 'run.json').read_text())['switch_classes']
+    by_hop = switches['device_drops_by_hop']
+    assert sum(by_hop.values()) == switches['device_drops']
+    assert by_hop[hop] > 0 and by_hop[hop] == switches['device_drops'], by_hop
+
+
 def test_every_event_scheduler_gives_the_same_outputs(runs, tmp_path):
     """--eventScheduler changes CPU time only: ns-3's schedulers all serve events by
     (timestamp, uid), so ns-3's default (a std::map) gives the outputs of talb's default."""

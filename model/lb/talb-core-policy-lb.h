@@ -98,6 +98,8 @@ TalbCorePacket(const TalbPacketContext& ctx)
     p.goBackN = ctx.goBackN;
     p.roceDstQp = ctx.roceDstQp;
     p.dstLeafPort = ctx.dstLeafPort;
+    p.tcpSeqEnd = ctx.tcpSeq + ctx.tcpPayload;
+    p.tcpPayload = ctx.tcpPayload;
     return p;
 }
 

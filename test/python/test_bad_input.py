@@ -230,6 +230,7 @@ SWITCH = {
     'talb-spray': 'sometimes',
     'talb-roce-gobackn': 'maybe',
     'talb-margin-moves': 'maybe',
+    'talb-spread-retransmits': 'often',
     'talb-spray-queue': 'some',
     'talb-spray-paths': 'slowest',
     'talb-safe-move-slack-us': 'x',

@@ -367,6 +367,26 @@ def test_device_drops_by_hop_say_which_ports_overflowed(tmp_path, fabric, hop):
     assert by_hop[hop] > 0 and by_hop[hop] == switches['device_drops'], by_hop
 
 
+def test_spread_retransmits_sends_resent_segments_off_the_flows_port(tmp_path):
+    """SpreadRetransmits (off in every profile): on a fabric whose uplinks overflow, TaLB sends
+    the TCP segments that resend bytes to the least queued uplink and counts them; off, it
+    counts none and the run is the default's."""
+    fabric = ['--leaves=2', '--spines=2', '--hostsPerLeaf=2', '--hostRate=100Gbps',
+              '--fabricRate=25Gbps', '--queueSize=100KB', '--jobs=workers=4,scheduler=fusion',
+              '--iterations=1', '--warmup=0', '--bgLoad=0', '--progress=false', '--lb=talb']
+    counters = {}
+    for name, extra in (('default', []), ('off', ['--lbAttributes=SpreadRetransmits=false']),
+                        ('on', ['--lbAttributes=SpreadRetransmits=true'])):
+        result = run(*fabric, *extra, '--out=%s' % (tmp_path / name))
+        assert result.returncode == 0, result.stderr
+        meta = json.loads((tmp_path / name / 'run.json').read_text())
+        assert meta['complete'] and meta['tcp_retransmitted_segments'] > 0
+        counters[name] = meta['lb_counters']['retransmits_spread']
+    assert counters['default'] == 0 and counters['off'] == 0 and counters['on'] > 0
+    assert same_flows(tmp_path / 'default', tmp_path / 'off')
+    assert not same_flows(tmp_path / 'default', tmp_path / 'on')
+
+
 def test_every_event_scheduler_gives_the_same_outputs(runs, tmp_path):
     """--eventScheduler changes CPU time only: ns-3's schedulers all serve events by
     (timestamp, uid), so ns-3's default (a std::map) gives the outputs of talb's default."""

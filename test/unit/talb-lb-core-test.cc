@@ -1601,6 +1601,61 @@ TEST(TalbLbCoreTensorAwareV2, AFlowKeepsItsPaceWhenItLosesItsPortSlot)
     EXPECT_EQ(rig.talb.GetTableStats().nSlotOverflows, 1u); // the expired slots were free
 }
 
+namespace
+{
+/// A TCP data segment of 1000 bytes ending at \p seqEnd of flow 10, tensor 100.
+PacketInfo
+Segment(uint32_t seqEnd, int64_t nowNs)
+{
+    PacketInfo p = Tensor(10, nowNs, 100, 5, 0);
+    p.tcpSeqEnd = seqEnd;
+    p.tcpPayload = 1000;
+    return p;
+}
+} // namespace
+
+TEST(TalbLbCoreTensorAwareV2, SpreadRetransmitsSendsResentBytesToTheLeastQueuedPort)
+{
+    for (bool spread : {false, true})
+    {
+        TensorAwareV2::Config c;
+        c.spreadRetransmits = spread;
+        c.marginMoves = false; // the queue below moves nothing by itself
+        TalbV2Rig rig(c);
+        const uint32_t port = rig.Send(Segment(1000, US));
+        const uint32_t other = port == 1 ? 2 : 1;
+        EXPECT_EQ(rig.Send(Segment(2000, 2 * US)), port);
+        rig.Queue(port, 5, 200000);
+        // Bytes the flow sent before: its two segments again, and part of them.
+        for (uint32_t end : {1000u, 2000u, 1500u})
+        {
+            EXPECT_EQ(rig.Send(Segment(end, 3 * US)), spread ? other : port) << end;
+        }
+        // New bytes stay on the flow's port: a retransmission moves nothing.
+        EXPECT_EQ(rig.Send(Segment(3000, 4 * US)), port);
+        EXPECT_EQ(rig.talb.GetTableStats().nRetransmitsSpread, spread ? 3u : 0u);
+        EXPECT_EQ(rig.talb.GetTableStats().nMidTensorMoves, 0u);
+        // A control segment (no data) is no retransmission.
+        PacketInfo ack = Segment(1000, 5 * US);
+        ack.tcpPayload = 0;
+        EXPECT_EQ(rig.Send(ack), port);
+    }
+}
+
+TEST(TalbLbCoreTensorAwareV2, SpreadRetransmitsReadsSequenceNumbersModulo32Bits)
+{
+    TensorAwareV2::Config c;
+    c.spreadRetransmits = true;
+    c.marginMoves = false;
+    TalbV2Rig rig(c);
+    const uint32_t port = rig.Send(Segment(UINT32_MAX - 500, US));
+    const uint32_t other = port == 1 ? 2 : 1;
+    rig.Queue(port, 5, 200000);
+    EXPECT_EQ(rig.Send(Segment(499, 2 * US)), port);               // past the wrap: new
+    EXPECT_EQ(rig.Send(Segment(UINT32_MAX - 500, 3 * US)), other); // before it: resent
+    EXPECT_EQ(rig.talb.GetTableStats().nRetransmitsSpread, 1u);
+}
+
 TEST(TalbLbCoreTensorAwareV2, FlowSlotsBoundWhatAPortCounts)
 {
     // 20 new flows, all active, over two equal uplinks. With 32 slots each port counts every

@@ -241,6 +241,8 @@ SwitchPipeline::ReadHeaders(const uint8_t* frame,
     {
         h.ports = (uint32_t(view->key.srcPort) << 16) | view->key.dstPort;
         h.pureControl = view->payloadLen == 0;
+        info->tcpPayload = view->payloadLen;
+        info->tcpSeqEnd = view->seq + view->payloadLen;
     }
     else if (ip[9] == kProtoUdp && (Be16(ip + 6) & 0x1FFF) == 0 &&
              len >= l3 + view->ipHeaderLen + 4)

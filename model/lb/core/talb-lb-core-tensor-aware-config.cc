@@ -183,6 +183,15 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      "queued (slower paths carry nothing while a faster one is a candidate; the rule before "
      "2026-11-30); on paths of one rate both are the same choice",
      kSprayPaths},
+    {"SpreadRetransmits",
+     "spread-retransmits",
+     OfV2<K::kBool, &V2::spreadRetransmits>(),
+     0,
+     1,
+     "v2: a TCP segment that resends bytes its tensor flow sent before (sequence not past the "
+     "highest the switch saw) goes to the port with the fewest bytes queued, as a sprayed "
+     "packet does, and the flow keeps its port (a retransmission fills a hole, so it cannot be "
+     "reordered, and one lost again costs a retransmission timeout)"},
     {"Moves",
      nullptr,
      OfV2<K::kEnum, &V2::moves>(),

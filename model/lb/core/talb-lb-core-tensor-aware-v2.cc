@@ -510,6 +510,12 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
     {
         return SelectSprayed(packet, candidates, f);
     }
+    if (m_config.spreadRetransmits && Retransmits(packet, f.entry))
+    {
+        // Not a reroute and not the flow's port: only this segment leaves it.
+        ++m_stats.nRetransmitsSpread;
+        return SprayPort(packet, candidates, f.job);
+    }
     Locate(packet, candidates, &f);
     uint32_t port = f.current;
     bool moved = false;
@@ -540,6 +546,14 @@ TensorAwareV2::SelectUntagged(const PacketInfo& packet, const Candidates& candid
         Touch(port, seen);
     }
     return port;
+}
+
+bool
+TensorAwareV2::Retransmits(const PacketInfo& packet, TensorTable::Entry* e) const
+{
+    // Sequence numbers wrap: "not past the highest" is a non-positive signed distance.
+    return e && packet.tcpPayload > 0 && e->tcpHighEnd != 0 &&
+           static_cast<int32_t>(packet.tcpSeqEnd - e->tcpHighEnd) <= 0;
 }
 
 bool
@@ -809,6 +823,11 @@ TensorAwareV2::Record(const PacketInfo& packet, const Flow& f, uint32_t port, bo
             e->lastMoveNs = now;
         }
         e->paceNs = f.pace;
+        if (packet.tcpPayload > 0 &&
+            (e->tcpHighEnd == 0 || static_cast<int32_t>(packet.tcpSeqEnd - e->tcpHighEnd) > 0))
+        {
+            e->tcpHighEnd = packet.tcpSeqEnd;
+        }
     }
     if (FlowRate* rate = f.rate)
     {

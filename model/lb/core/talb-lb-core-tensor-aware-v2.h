@@ -285,6 +285,9 @@ class TensorAwareV2 : public TensorPolicy
         /// as safeMoves says and are never sprayed; false where the NICs recover by selective
         /// repeat: they are moved and sprayed as TCP's
         bool roceGoBackN{true};
+        /// TCP segments of a placed flow that resend bytes it sent before go to the port with
+        /// the fewest bytes queued (a retransmission fills a hole: it cannot be reordered)
+        bool spreadRetransmits{false};
     };
 
     /// \return nullptr when \p config is usable, else what is wrong with it
@@ -604,6 +607,8 @@ class TensorAwareV2 : public TensorPolicy
 
     /// An unlabelled packet: the fallback's choice; a data flow counts on its port.
     uint32_t SelectUntagged(const PacketInfo& packet, const Candidates& candidates);
+    /// \return true when \p packet is a TCP segment resending bytes its tensor's entry \p e saw
+    bool Retransmits(const PacketInfo& packet, TensorTable::Entry* e) const;
     /// \return true when \p f spreads its packets now (Spray)
     bool Sprays(const PacketInfo& packet, const Candidates& candidates, const Flow& f) const;
     /// A packet of a spreading flow: SprayPort(), not a reroute.

@@ -16,20 +16,21 @@ namespace lb
  */
 struct TensorTableStats
 {
-    uint64_t nInserted{0};        ///< entries created
-    uint64_t nFreedOnLast{0};     ///< entries freed by a LAST packet
-    uint64_t nAgedOut{0};         ///< idle entries reclaimed
-    uint64_t nEvicted{0};         ///< live entries evicted for lack of space
-    uint64_t nMidTensorMoves{0};  ///< tensors moved mid-tensor (v1: high priority only)
-    uint64_t nCongestionMoves{0}; ///< v2: of those, by the congestion rule (slow, saturated)
-    uint64_t nFallback{0};        ///< unlabelled packets handed to the fallback
-    uint64_t nGoBackNFallback{0}; ///< of which go-back-N data, to the go-back-N fallback
-    uint64_t nBoundaryMoves{0};   ///< v2: flows moved at a tensor boundary or after a pause
-    uint64_t nReorderHeld{0};     ///< v2: moves not taken because they could reorder too much
-    uint64_t nUndrainedHeld{0};   ///< v2: moves of safe-move flows held until the old path drains
-    uint64_t nStallMoves{0};      ///< v2: tensors that left their port after a stall
-    uint64_t nSprayed{0};         ///< v2: tagged packets spread over the ports (Spray)
-    uint64_t nSlotOverflows{0};   ///< v2: a flow took the port slot of another live flow
+    uint64_t nInserted{0};          ///< entries created
+    uint64_t nFreedOnLast{0};       ///< entries freed by a LAST packet
+    uint64_t nAgedOut{0};           ///< idle entries reclaimed
+    uint64_t nEvicted{0};           ///< live entries evicted for lack of space
+    uint64_t nMidTensorMoves{0};    ///< tensors moved mid-tensor (v1: high priority only)
+    uint64_t nCongestionMoves{0};   ///< v2: of those, by the congestion rule (slow, saturated)
+    uint64_t nFallback{0};          ///< unlabelled packets handed to the fallback
+    uint64_t nGoBackNFallback{0};   ///< of which go-back-N data, to the go-back-N fallback
+    uint64_t nBoundaryMoves{0};     ///< v2: flows moved at a tensor boundary or after a pause
+    uint64_t nReorderHeld{0};       ///< v2: moves not taken because they could reorder too much
+    uint64_t nUndrainedHeld{0};     ///< v2: moves of safe-move flows held until the old path drains
+    uint64_t nStallMoves{0};        ///< v2: tensors that left their port after a stall
+    uint64_t nSprayed{0};           ///< v2: tagged packets spread over the ports (Spray)
+    uint64_t nSlotOverflows{0};     ///< v2: a flow took the port slot of another live flow
+    uint64_t nRetransmitsSpread{0}; ///< v2: TCP retransmissions sent to the least queued port
 
     /**
      * Calls \p f(name, value) for every counter, always in this order. The names (snake_case)
@@ -52,6 +53,7 @@ struct TensorTableStats
         f("fallback", nFallback);
         f("gobackn_fallback", nGoBackNFallback);
         f("slot_overflows", nSlotOverflows);
+        f("retransmits_spread", nRetransmitsSpread);
     }
 };
 
@@ -72,8 +74,9 @@ class TensorTable
         uint32_t tensorId{0};
         uint32_t port{0};
         int64_t lastSeenNs{0};
-        int64_t lastMoveNs{0}; ///< when the tensor last took a port (v2's move interval)
-        int64_t paceNs{0};     ///< v2's pace windows: the flow's inter-packet gap estimate
+        int64_t lastMoveNs{0};  ///< when the tensor last took a port (v2's move interval)
+        int64_t paceNs{0};      ///< v2's pace windows: the flow's inter-packet gap estimate
+        uint32_t tcpHighEnd{0}; ///< v2: the highest TCP sequence end seen (0: none yet)
         bool valid{false};
     };
 

@@ -80,6 +80,10 @@ struct PacketInfo
     /// the destination host's port under its leaf, 0 .. hostsPerLeaf - 1 (path pinning's
     /// destination slice)
     uint32_t dstLeafPort{0};
+    /// TCP data segments: the sequence number past the segment's last byte, and its data bytes
+    /// (0: a control segment, not TCP, or not read)
+    uint32_t tcpSeqEnd{0};
+    uint32_t tcpPayload{0};
 };
 
 /// Candidate egress ports of a packet: a view into the caller's forwarding table.

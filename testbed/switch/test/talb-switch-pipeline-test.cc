@@ -502,6 +502,35 @@ TEST(TalbSwitchPipeline, TalbV2KeepsATensorWhenAMoveWouldReorderMoreThanItsBound
     EXPECT_EQ(moved.pipeline.Counters().reroutes, 1u);
 }
 
+TEST(TalbSwitchPipeline, TalbV2SendsResentTcpBytesToTheLeastQueuedUplink)
+{
+    // The pipeline reads the TCP sequence numbers the decision core compares: with
+    // --talb-spread-retransmits a segment that resends bytes leaves its tensor's full uplink,
+    // the next new segment does not.
+    auto segment = [](uint32_t seq) {
+        TcpSpec s;
+        s.dst = kH3;
+        s.srcPort = 1;
+        s.seq = seq;
+        s.ipOptions = Option(10, 0, 0);
+        std::vector<uint8_t> bytes(1000, 0xAB);
+        return MakeTcpFrame(s, bytes.data(), 1000);
+    };
+    PolicyOptions spread = Leaf::Named("talb");
+    spread.talb.v2.spreadRetransmits = true;
+    spread.talb.v2.marginMoves = false;
+    Leaf leaf(spread);
+    const int port = leaf.Send(segment(0), kUs);
+    EXPECT_EQ(leaf.Send(segment(1000), 2 * kUs), port);
+    Fill(leaf, static_cast<uint32_t>(port), 30000, 0);
+    EXPECT_NE(leaf.Send(segment(0), 3 * kUs), port);
+    EXPECT_EQ(leaf.Send(segment(2000), 4 * kUs), port);
+    auto* v2 = dynamic_cast<const lb::TensorAwareV2*>(&leaf.pipeline.Policy());
+    ASSERT_NE(v2, nullptr);
+    EXPECT_EQ(v2->GetTableStats().nRetransmitsSpread, 1u);
+    EXPECT_EQ(leaf.pipeline.Counters().reroutes, 0u);
+}
+
 TEST(TalbSwitchPipeline, TalbV2MovesRoceFlowsOnlyOnceTheOldPathDrained)
 {
     // No reordering bound and no slack: a TCP tensor sending every 10 us moves as soon as its

@@ -321,8 +321,7 @@ TalbHermesLb::SenseLoss(const TalbPacketContext& ctx, uint32_t port)
     bool retransmitted = false;
     if (slot.valid && slot.flowHash == ctx.flowHash)
     {
-        // Sequence numbers wrap: "not past the highest" is a non-positive signed distance.
-        retransmitted = static_cast<int32_t>(end - slot.highEnd) <= 0;
+        retransmitted = !talb::lb::SeqAfter(end, slot.highEnd);
         if (!retransmitted)
         {
             slot.highEnd = end;

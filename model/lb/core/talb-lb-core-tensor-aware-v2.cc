@@ -549,11 +549,10 @@ TensorAwareV2::SelectUntagged(const PacketInfo& packet, const Candidates& candid
 }
 
 bool
-TensorAwareV2::Retransmits(const PacketInfo& packet, TensorTable::Entry* e) const
+TensorAwareV2::Retransmits(const PacketInfo& packet, const TensorTable::Entry* e) const
 {
-    // Sequence numbers wrap: "not past the highest" is a non-positive signed distance.
     return e && packet.tcpPayload > 0 && e->tcpHighEnd != 0 &&
-           static_cast<int32_t>(packet.tcpSeqEnd - e->tcpHighEnd) <= 0;
+           !SeqAfter(packet.tcpSeqEnd, e->tcpHighEnd);
 }
 
 bool
@@ -824,7 +823,7 @@ TensorAwareV2::Record(const PacketInfo& packet, const Flow& f, uint32_t port, bo
         }
         e->paceNs = f.pace;
         if (packet.tcpPayload > 0 &&
-            (e->tcpHighEnd == 0 || static_cast<int32_t>(packet.tcpSeqEnd - e->tcpHighEnd) > 0))
+            (e->tcpHighEnd == 0 || SeqAfter(packet.tcpSeqEnd, e->tcpHighEnd)))
         {
             e->tcpHighEnd = packet.tcpSeqEnd;
         }

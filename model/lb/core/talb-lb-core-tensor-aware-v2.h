@@ -608,7 +608,7 @@ class TensorAwareV2 : public TensorPolicy
     /// An unlabelled packet: the fallback's choice; a data flow counts on its port.
     uint32_t SelectUntagged(const PacketInfo& packet, const Candidates& candidates);
     /// \return true when \p packet is a TCP segment resending bytes its tensor's entry \p e saw
-    bool Retransmits(const PacketInfo& packet, TensorTable::Entry* e) const;
+    bool Retransmits(const PacketInfo& packet, const TensorTable::Entry* e) const;
     /// \return true when \p f spreads its packets now (Spray)
     bool Sprays(const PacketInfo& packet, const Candidates& candidates, const Flow& f) const;
     /// A packet of a spreading flow: SprayPort(), not a reroute.

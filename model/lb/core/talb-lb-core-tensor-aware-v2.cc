@@ -822,7 +822,7 @@ TensorAwareV2::Record(const PacketInfo& packet, const Flow& f, uint32_t port, bo
             e->lastMoveNs = now;
         }
         e->paceNs = f.pace;
-        if (packet.tcpPayload > 0 &&
+        if (m_config.spreadRetransmits && packet.tcpPayload > 0 &&
             (e->tcpHighEnd == 0 || SeqAfter(packet.tcpSeqEnd, e->tcpHighEnd)))
         {
             e->tcpHighEnd = packet.tcpSeqEnd;

@@ -113,12 +113,14 @@ Tcp(uint32_t dst,
     uint16_t srcPort,
     uint32_t payload,
     std::vector<uint8_t> option = {},
-    uint8_t tos = 0)
+    uint8_t tos = 0,
+    uint32_t seq = 0)
 {
     TcpSpec s;
     s.src = kH1;
     s.dst = dst;
     s.srcPort = srcPort;
+    s.seq = seq;
     s.ipOptions = option;
     s.tos = tos;
     std::vector<uint8_t> bytes(payload, 0xAB);
@@ -507,15 +509,7 @@ TEST(TalbSwitchPipeline, TalbV2SendsResentTcpBytesToTheLeastQueuedUplink)
     // The pipeline reads the TCP sequence numbers the decision core compares: with
     // --talb-spread-retransmits a segment that resends bytes leaves its tensor's full uplink,
     // the next new segment does not.
-    auto segment = [](uint32_t seq) {
-        TcpSpec s;
-        s.dst = kH3;
-        s.srcPort = 1;
-        s.seq = seq;
-        s.ipOptions = Option(10, 0, 0);
-        std::vector<uint8_t> bytes(1000, 0xAB);
-        return MakeTcpFrame(s, bytes.data(), 1000);
-    };
+    auto segment = [](uint32_t seq) { return Tcp(kH3, 1, 1000, Option(10, 0, 0), 0, seq); };
     PolicyOptions spread = Leaf::Named("talb");
     spread.talb.v2.spreadRetransmits = true;
     spread.talb.v2.marginMoves = false;

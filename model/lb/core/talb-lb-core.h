@@ -29,7 +29,6 @@ namespace lb
 /// "No port": a port id no switch has.
 constexpr uint32_t kNoPort = UINT32_MAX;
 
-/// \return a 32-bit avalanche mix of \p x (MurmurHash3's finaliser)
 /// \return true when TCP sequence number \p a is past \p b (modulo 2^32: sequence numbers
 /// wrap, so "past" is a positive signed distance)
 inline bool
@@ -38,6 +37,7 @@ SeqAfter(uint32_t a, uint32_t b)
     return static_cast<int32_t>(a - b) > 0;
 }
 
+/// \return a 32-bit avalanche mix of \p x (MurmurHash3's finaliser)
 inline uint32_t
 Mix32(uint32_t x)
 {

@@ -17,6 +17,11 @@
 #                      its committed talb_vs_best.csv has (by default that family's doc files
 #                      are kept, with a warning naming the missing cells: a partial results
 #                      folder, e.g. one with only the ablation's parts, never overwrites them)
+#   --merge-doc        update doc/evaluation/FAMILY cell by cell instead: the report is grouped
+#                      by the committed tables' columns, the rows of the cells it has replace or
+#                      join the committed ones, the other rows stay, and the figures it wrote
+#                      replace theirs (analysis/talb-merge-doc.py); for a part rerun, seeds
+#                      added or a new transport, where the family's other raw runs are gone
 #   --dry-run          list what the sweeps would run (talb-sweep.py --dry-run); no reports
 #   --sweep-arg=ARG    pass ARG to every talb-sweep.py call (repeatable), e.g. --sweep-arg=--seeds=1-2
 #                      or --sweep-arg=--backend=slurm (a cluster); points keep their folder names,
@@ -30,6 +35,7 @@ ONLY='*'
 PARALLEL=${TALB_PARALLEL:-$(nproc)}
 REPORT_ONLY=0
 REPLACE_DOC=0
+MERGE_DOC=0
 DRY=0
 SWEEP_ARGS=()
 RESULTS=$TOP/results/eval
@@ -42,6 +48,7 @@ for arg in "$@"; do
       echo "talb-evaluate: --jobs is now --parallel=N (runners at a time)" >&2; exit 2 ;;
     --report-only) REPORT_ONLY=1 ;;
     --replace-doc) REPLACE_DOC=1 ;;
+    --merge-doc) MERGE_DOC=1 ;;
     --dry-run) DRY=1 ;;
     --sweep-arg=*) SWEEP_ARGS+=("${arg#--sweep-arg=}") ;;
     -h|--help) usage; exit 0 ;;
@@ -49,6 +56,7 @@ for arg in "$@"; do
     *) RESULTS=$arg ;;
   esac
 done
+[ "$REPLACE_DOC$MERGE_DOC" = 11 ] && { echo "talb-evaluate: --replace-doc or --merge-doc, not both" >&2; exit 2; }
 [[ "$PARALLEL" =~ ^[1-9][0-9]*$ ]] || { echo "talb-evaluate: --parallel=$PARALLEL is not a positive integer" >&2; exit 2; }
 [ -x "$TOP/build/bin/talb-scenario" ] || { echo "talb-evaluate: build first (cmake --build build)" >&2; exit 2; }
 
@@ -116,11 +124,24 @@ for dir in "$RESULTS"/*/; do
   plotx=lb
   [ "$family" = background ] && plotx=bgLoad
   echo "== report $family"
+  doc=$TOP/doc/evaluation/$family
+  grouping=()
+  if [ "$MERGE_DOC" = 1 ]; then
+    # Cells named as the committed ones, so that the merge can match them.
+    keys=$($PY "$TOP/analysis/talb-merge-doc.py" --group-by "$doc") || { status=1; continue; }
+    [ -n "$keys" ] && grouping=(--group-by="$keys")
+  fi
   # Run from RESULTS, so that report.md names the folders relative to it.
   (cd "$RESULTS" && $PY "$TOP/analysis/talb-report.py" "$family" --out="$family/report" \
-    --plot-x="$plotx" --format=markdown) > "$report/report.md"
-  doc=$TOP/doc/evaluation/$family
+    --plot-x="$plotx" --format=markdown ${grouping[@]+"${grouping[@]}"}) > "$report/report.md" \
+    || { echo "talb-evaluate: the report of $family failed (above); doc/evaluation/$family kept" >&2
+         status=1; continue; }
   sed -n '/TaLB against the best/,/^$/p' "$report/report.md"
+  if [ "$MERGE_DOC" = 1 ]; then
+    mapfile -t names < <(shown "$family")
+    $PY "$TOP/analysis/talb-merge-doc.py" "$doc" "$report" ${names[@]+"${names[@]}"} || status=1
+    continue
+  fi
   gone=$(missing_cells "$doc/talb_vs_best.csv" "$report/talb_vs_best.csv")
   if [ -n "$gone" ] && [ "$REPLACE_DOC" = 0 ]; then
     read -r n all first <<< "$gone"

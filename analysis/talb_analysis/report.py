@@ -99,13 +99,17 @@ def build(data, keys, baseline, warmup, scheme='talb', each_cell=None):
         'collectives': stats.collective_table(data, keys, warmup),
         'link_losses': stats.link_loss_table(data, keys),
         'tensor_detail': tensor_detail, 'runs': runs,
-        'cells_brief': cells[list(keys) + list(BRIEF_COLUMNS)].round(BRIEF_COLUMNS),
+        # With the transport, so that a family's cells over TCP and over RDMA stay apart when
+        # talb-evaluate.sh --merge-doc merges a report of some of its parts into the committed one.
+        'cells_brief': _with_transport(
+            cells[list(keys) + list(BRIEF_COLUMNS)].round(BRIEF_COLUMNS), data.runs),
     }
 
 
 def _with_transport(table, runs):
     """``table`` with a ``transport`` column first where its keys lack one and every run used the
-    same transport: talb-goals.py counts the goals per family and transport."""
+    same transport: talb-goals.py counts the goals per family and transport, and a merge keeps
+    the cells of one transport apart from the other's."""
     if 'transport' in table.columns or 'transport' not in runs.columns:
         return table
     used = runs['transport'].dropna().unique()

@@ -348,6 +348,34 @@ def test_evaluate_keeps_doc_tables_whose_cells_the_new_report_lacks(tree):
     assert pd.read_csv(doc / 'talb_vs_best.csv').empty
 
 
+def test_evaluate_merge_doc_updates_the_cells_the_results_have_and_keeps_the_rest(tree):
+    r = evaluate(tree, '--parallel=2')
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = tree / 'doc' / 'evaluation' / 'idle'
+    before = pd.read_csv(doc / 'cells_brief.csv', dtype=str)
+    assert sorted(set(before['transport'])) == ['rdma', 'tcp']
+    # What a later machine has: the TCP runs of seed 1 only, the RDMA runs gone.
+    part = tree / 'results' / 'eval' / 'idle' / 'tcp16'
+    for run in list(part.glob('*transport=rdma*')) + list(part.glob('*transport=tcp,seed=2')):
+        shutil.rmtree(run)
+    r = evaluate(tree, '--report-only', '--merge-doc')
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert 'talb-merge-doc: idle/cells_brief.csv: 1 cells replaced, 0 added, 1 kept' in r.stdout
+    after = pd.read_csv(doc / 'cells_brief.csv', dtype=str)
+    assert list(after.columns) == list(before.columns)
+    rdma = before['transport'] == 'rdma'
+    assert after[after['transport'] == 'rdma'].reset_index(drop=True).equals(
+        before[rdma].reset_index(drop=True))
+    assert set(after[after['transport'] == 'tcp']['runs']) == {'1'}
+    assert set(before[~rdma]['runs']) == {'2'}
+    assert list(pd.read_csv(doc / 'talb_vs_best.csv')['transport']) == ['tcp']
+    # A results folder whose report names its cells otherwise is refused, the doc kept.
+    committed = {name: (doc / name).read_bytes() for name in os.listdir(doc)}
+    r = evaluate(tree, '--report-only', '--merge-doc', '--replace-doc')
+    assert r.returncode == 2 and '--replace-doc or --merge-doc, not both' in r.stderr
+    assert {name: (doc / name).read_bytes() for name in os.listdir(doc)} == committed
+
+
 def test_the_setting_families_are_the_mixed_rdma_part_under_one_setting():
     """timely and sharedbuf are the mixed-job RDMA part, every scheme, with TIMELY or a shared
     buffer as a one-valued axis."""

@@ -352,10 +352,12 @@ TalbScenarioCounters::SumTcp(const std::vector<Ptr<TalbTransport>>& transports)
         {
             if (auto tcp = DynamicCast<TalbTcpMessageChannel>(transport->GetChannel(i)))
             {
-                c.retransmittedSegments += tcp->GetStats().retransmittedSegments;
-                c.retransmittedBytes += tcp->GetStats().retransmittedBytes;
-                c.timeouts += tcp->GetStats().timeouts;
-                c.plbRepaths += tcp->GetStats().plbRepaths;
+                const TalbTcpMessageChannel::Stats stats = tcp->GetStats();
+                c.retransmittedSegments += stats.retransmittedSegments;
+                c.retransmittedBytes += stats.retransmittedBytes;
+                c.timeouts += stats.timeouts;
+                c.plbRepaths += stats.plbRepaths;
+                c.idleRestarts += stats.idleRestarts;
             }
         }
     }
@@ -400,7 +402,8 @@ TalbScenarioCounters::SumEvents(const TalbScenarioSpec& spec,
                                     r->tcp.timeouts,
                                     r->tcp.plbRepaths,
                                     r->paths.selections,
-                                    r->paths.reroutes};
+                                    r->paths.reroutes,
+                                    r->tcp.idleRestarts};
     const size_t policyAt = events.size();
     for (const auto& named : r->paths.policy)
     {
@@ -421,6 +424,7 @@ TalbScenarioCounters::SumEvents(const TalbScenarioSpec& spec,
     r->tcp.plbRepaths = events[4];
     r->paths.selections = events[5];
     r->paths.reroutes = events[6];
+    r->tcp.idleRestarts = events[7];
 }
 
 } // namespace ns3

@@ -59,6 +59,13 @@ HostConfigDefault(const std::string& name)
     return AttributeDefault(TalbHostConfig::GetTypeId(), name);
 }
 
+/// \return the default of TalbTcpTransport's attribute \p name, as text
+std::string
+TcpAttributeDefault(const std::string& name)
+{
+    return AttributeDefault(TalbTcpTransport::GetTypeId(), name);
+}
+
 /// talb-scenario's spelling of TalbRdmaTransport's default \p name: the enum name with a
 /// lower-case initial; for TrafficClass, "tensor" or the FixedClass number.
 std::string
@@ -334,14 +341,8 @@ RdmaAttributeDefault(const std::string& name)
     return AttributeDefault(TalbRdmaTransport::GetTypeId(), name);
 }
 
-/// \return the default of TalbTcpTransport's attribute \p name, as text
-std::string
-TcpAttributeDefault(const std::string& name)
-{
-    return AttributeDefault(TalbTcpTransport::GetTypeId(), name);
-}
-
-/// The TRANSPORT group's path options: RDMA's queue-pair scaling, and PLB (RDMA and TCP).
+/// The TRANSPORT group's path options: RDMA's queue-pair scaling, PLB (RDMA and TCP), and TCP's
+/// slow start after idle.
 void
 DeclareRdmaPaths(TalbScenarioConfig& c)
 {
@@ -398,6 +399,14 @@ DeclareRdmaPaths(TalbScenarioConfig& c)
               RdmaAttributeDefault("PlbRound"),
               "rdma: PLB's round, about one round-trip time under load and at least the NICs' "
               "CNP interval (50us)");
+    c.Declare("slowStartAfterIdle",
+              C::BOOL,
+              TcpAttributeDefault("SlowStartAfterIdle"),
+              "tcp: a connection that sends again after more than one RTO without sending "
+              "restarts its congestion window (halved per RTO idle, down to the initial window; "
+              "ssthresh raised to 3/4 of the old window), as Linux's "
+              "net.ipv4.tcp_slow_start_after_idle, which is on there; off here, as the "
+              "evaluation's TCP tables were measured (restarts: run.json's tcp_idle_restarts)");
 }
 
 /// The TRANSPORT group.

@@ -103,6 +103,7 @@ TalbScenarioSpec::ParseTraining(const TalbScenarioConfig& c, std::vector<std::st
         {"PlbRounds", c.GetString("plbRounds")},
         {"PlbMarkFraction", c.GetString("plbMarkFraction")},
         {"PlbForceRounds", c.GetString("plbForceRounds")},
+        {"SlowStartAfterIdle", c.GetString("slowStartAfterIdle")},
     };
     const bool tcpPlb = !fabric.rdmaHosts && c.GetBool("plb");
     if (tcpPlb && (fabric.stockRouting || c.GetString("tcp") != "dctcp"))

@@ -1,6 +1,7 @@
 // The hosts' TCP (TalbHostConfig): an ECN window reduction must never leave a connection unable
 // to send. ns-3's PRR can end a CWR episode with cwnd below one segment and nothing in flight;
-// the next message then waits forever (TalbPrrRecovery).
+// the next message then waits forever (TalbPrrRecovery). And slow start after idle as Linux's
+// (TalbTcpIdleRestart), opt-in.
 #include "talb-test-fabric.h"
 
 #include "ns3/core-module.h"
@@ -100,6 +101,105 @@ class TalbDctcpRingCompletesTestCase : public SimulationTestCase
     }
 };
 
+/**
+ * TalbTcpIdleRestart::RestartWindow, Linux's tcp_cwnd_restart: the window halves once per whole
+ * RTO of idle time, no lower than the initial window (10 segments); outside recovery ssthresh
+ * rises to 3/4 of the old window; a window at or below the initial one stays.
+ */
+class TalbIdleRestartWindowTestCase : public TestCase
+{
+  public:
+    TalbIdleRestartWindowTestCase()
+        : TestCase("TalbTcpIdleRestart: the window halves per RTO idle, down to 10 segments")
+    {
+    }
+
+  private:
+    static Ptr<TcpSocketState> Tcb(uint32_t cwndSegments, TcpSocketState::TcpCongState_t state)
+    {
+        Ptr<TcpSocketState> tcb = CreateObject<TcpSocketState>();
+        tcb->m_segmentSize = 8948;
+        tcb->m_initialCWnd = 10;
+        tcb->m_cWnd = cwndSegments * tcb->m_segmentSize;
+        tcb->m_ssThresh = 20 * tcb->m_segmentSize;
+        tcb->m_congState = state;
+        return tcb;
+    }
+
+    void DoRun() override
+    {
+        const Time rto = MilliSeconds(5);
+        // 100 segments, 12 ms idle: two whole RTOs, a quarter of the window.
+        Ptr<TcpSocketState> tcb = Tcb(100, TcpSocketState::CA_OPEN);
+        TalbTcpIdleRestart::RestartWindow(tcb, MilliSeconds(12), rto);
+        NS_TEST_ASSERT_MSG_EQ(tcb->m_cWnd.Get(), (894800u >> 2), "halved twice");
+        NS_TEST_ASSERT_MSG_EQ(tcb->m_cWndInfl.Get(), (894800u >> 2), "inflated window alike");
+        NS_TEST_ASSERT_MSG_EQ(tcb->m_ssThresh.Get(), (447400u + 223700u), "ssthresh 3/4 cwnd");
+        // 100 ms: 894800 -> 447400 -> 223700 -> 111850 -> 55925, floored at 10 segments.
+        tcb = Tcb(100, TcpSocketState::CA_OPEN);
+        TalbTcpIdleRestart::RestartWindow(tcb, MilliSeconds(100), rto);
+        NS_TEST_ASSERT_MSG_EQ(tcb->m_cWnd.Get(), 89480u, "down to the initial window");
+        // 10 ms: the first RTO of idle is free, the second halves (Linux: (delta -= rto) > 0).
+        tcb = Tcb(100, TcpSocketState::CA_OPEN);
+        TalbTcpIdleRestart::RestartWindow(tcb, MilliSeconds(10), rto);
+        NS_TEST_ASSERT_MSG_EQ(tcb->m_cWnd.Get(), (894800u >> 1), "one whole RTO past the first");
+        // Below the initial window nothing shrinks.
+        tcb = Tcb(5, TcpSocketState::CA_OPEN);
+        TalbTcpIdleRestart::RestartWindow(tcb, MilliSeconds(100), rto);
+        NS_TEST_ASSERT_MSG_EQ(tcb->m_cWnd.Get(), (5u * 8948), "a small window stays");
+        NS_TEST_ASSERT_MSG_EQ(tcb->m_ssThresh.Get(), (20u * 8948), "ssthresh above 3/4 stays");
+        // In recovery ssthresh is the recovery's (tcp_current_ssthresh).
+        tcb = Tcb(100, TcpSocketState::CA_RECOVERY);
+        TalbTcpIdleRestart::RestartWindow(tcb, MilliSeconds(12), rto);
+        NS_TEST_ASSERT_MSG_EQ(tcb->m_ssThresh.Get(), (20u * 8948), "recovery's ssthresh kept");
+        NS_TEST_ASSERT_MSG_EQ(tcb->m_cWnd.Get(), (894800u >> 2), "the window restarts anyway");
+    }
+};
+
+/**
+ * slowStartAfterIdle through the runner's own configuration: a two-worker ResNet50 ring, whose
+ * connections idle through each forward pass (tens of ms, several 5 ms RTOs), restarts at least
+ * once per connection and idle gap when asked (run.json's tcp_idle_restarts), never otherwise.
+ */
+class TalbSlowStartAfterIdleTestCase : public SimulationTestCase
+{
+  public:
+    TalbSlowStartAfterIdleTestCase()
+        : SimulationTestCase("slowStartAfterIdle: senders restart after idle, only when asked")
+    {
+    }
+
+  private:
+    TalbScenario::Result Run(bool restart)
+    {
+        std::string dir = CreateTempDirFilename("talb-idle-restart");
+        SystemPath::MakeDirectories(dir);
+        ScenarioParams params = {
+            {"leaves", "2"},
+            {"spines", "1"},
+            {"hostsPerLeaf", "1"},
+            {"jobs", "model=resnet50,workers=2"},
+            {"bgLoad", "0"},
+            {"iterations", "3"},
+            {"warmup", "0"},
+            {"progress", "false"},
+            {"slowStartAfterIdle", restart ? "true" : "false"},
+        };
+        return RunScenario(params, "ecmp", dir);
+    }
+
+    void DoRun() override
+    {
+        TalbScenario::Result off = Run(false);
+        NS_TEST_ASSERT_MSG_EQ(off.iterationsDone, off.iterationsExpected, "both workers finished");
+        NS_TEST_ASSERT_MSG_EQ(off.tcp.idleRestarts, 0, "no restart unless asked");
+        TalbScenario::Result on = Run(true);
+        NS_TEST_ASSERT_MSG_EQ(on.iterationsDone, on.iterationsExpected, "both workers finished");
+        // Two connections (one each way of the ring), two forward passes after the first.
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(on.tcp.idleRestarts, 4, "each idle connection restarted");
+    }
+};
+
 } // namespace
 
 /// The talb-tcp-host suite.
@@ -111,6 +211,8 @@ class TalbTcpHostTestSuite : public TestSuite
     {
         AddTestCase(new TalbPrrRecoveryFloorTestCase(), TestCase::QUICK);
         AddTestCase(new TalbDctcpRingCompletesTestCase(), TestCase::QUICK);
+        AddTestCase(new TalbIdleRestartWindowTestCase(), TestCase::QUICK);
+        AddTestCase(new TalbSlowStartAfterIdleTestCase(), TestCase::QUICK);
     }
 };
 

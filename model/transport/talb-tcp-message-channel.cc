@@ -3,12 +3,14 @@
 #include "ns3/abort.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
+#include "ns3/object-factory.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/talb-flow-label-tag.h"
 #include "ns3/talb-lb-core.h"
 #include "ns3/talb-message-tag.h"
 #include "ns3/talb-socket-read.h"
+#include "ns3/talb-tcp-idle-restart.h"
 #include "ns3/talb-tensor-byte-tag.h"
 #include "ns3/tcp-dctcp.h"
 #include "ns3/tcp-l4-protocol.h"
@@ -57,6 +59,11 @@ TalbTcpMessageChannel::DoDispose()
     }
     m_tx = nullptr;
     m_rx = nullptr;
+    if (m_idleRestart)
+    {
+        m_stats.idleRestarts = m_idleRestart->GetRestarts(); // what GetStats() says from now on
+        m_idleRestart = nullptr;
+    }
     m_queue.clear();
     m_current = nullptr;
     m_inFlight.clear();
@@ -84,21 +91,37 @@ TalbTcpMessageChannel::Open(Ptr<Node> src,
     m_tx->SetConnectCallback(MakeCallback(&TalbTcpMessageChannel::ConnectionSucceeded, this),
                              MakeCallback(&TalbTcpMessageChannel::ConnectionFailed, this));
     m_tx->SetSendCallback(MakeCallback(&TalbTcpMessageChannel::SendSpace, this));
+    // ns-3 keeps the socket's congestion control private: to hear it or wrap it, the channel
+    // installs its own instance of the node's algorithm.
+    TypeIdValue socketType;
+    src->GetObject<TcpL4Protocol>()->GetAttribute("SocketType", socketType);
+    Ptr<TcpCongestionOps> ops;
     if (m_plbEnabled)
     {
-        // The rounds are DCTCP's observation windows; ns-3 keeps the socket's congestion
-        // control private, so the channel installs its own instance to hear them.
-        TypeIdValue socketType;
-        src->GetObject<TcpL4Protocol>()->GetAttribute("SocketType", socketType);
+        // The rounds are DCTCP's observation windows.
         const TypeId dctcp = TcpDctcp::GetTypeId();
         NS_ABORT_MSG_UNLESS(socketType.Get() == dctcp || socketType.Get().IsChildOf(dctcp),
                             "TalbTcpMessageChannel: PLB needs ns3::TcpDctcp, not "
                                 << socketType.Get().GetName());
-        Ptr<TcpDctcp> ops = CreateObject<TcpDctcp>();
-        ops->TraceConnectWithoutContext("CongestionEstimate",
-                                        MakeCallback(&TalbTcpMessageChannel::RoundEnded, this));
-        DynamicCast<TcpSocketBase>(m_tx)->SetCongestionControlAlgorithm(ops);
+        Ptr<TcpDctcp> dctcpOps = CreateObject<TcpDctcp>();
+        dctcpOps->TraceConnectWithoutContext(
+            "CongestionEstimate",
+            MakeCallback(&TalbTcpMessageChannel::RoundEnded, this));
+        ops = dctcpOps;
         TalbFlowLabelTag::SetInUse();
+    }
+    if (m_slowStartAfterIdle)
+    {
+        if (!ops)
+        {
+            ObjectFactory factory(socketType.Get().GetName());
+            ops = factory.Create<TcpCongestionOps>();
+        }
+        m_idleRestart = TalbTcpIdleRestart::Install(DynamicCast<TcpSocketBase>(m_tx), ops);
+    }
+    else if (ops)
+    {
+        DynamicCast<TcpSocketBase>(m_tx)->SetCongestionControlAlgorithm(ops);
     }
     m_tx->TraceConnectWithoutContext("Tx", MakeCallback(&TalbTcpMessageChannel::SegmentSent, this));
     m_tx->TraceConnectWithoutContext("CongState",
@@ -108,10 +131,15 @@ TalbTcpMessageChannel::Open(Ptr<Node> src,
     m_tx->Connect(InetSocketAddress(dstAddr, dstPort));
 }
 
-const TalbTcpMessageChannel::Stats&
+TalbTcpMessageChannel::Stats
 TalbTcpMessageChannel::GetStats() const
 {
-    return m_stats;
+    Stats stats = m_stats;
+    if (m_idleRestart)
+    {
+        stats.idleRestarts = m_idleRestart->GetRestarts();
+    }
+    return stats;
 }
 
 void
@@ -197,6 +225,13 @@ TalbTcpMessageChannel::EnablePlb(const TalbPlb::Config& config)
     NS_ABORT_MSG_IF(m_tx, "TalbTcpMessageChannel::EnablePlb after Open");
     m_plbEnabled = true;
     m_plb = TalbPlb(config);
+}
+
+void
+TalbTcpMessageChannel::EnableSlowStartAfterIdle()
+{
+    NS_ABORT_MSG_IF(m_tx, "TalbTcpMessageChannel::EnableSlowStartAfterIdle after Open");
+    m_slowStartAfterIdle = true;
 }
 
 void

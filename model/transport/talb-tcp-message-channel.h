@@ -19,6 +19,7 @@ namespace ns3
 {
 
 class TcpSocketBase;
+class TalbTcpIdleRestart;
 
 /**
  * \ingroup talb-transport
@@ -39,6 +40,9 @@ class TcpSocketBase;
  * after enough congested ones in a row, gives its segments a new TalbFlowLabelTag: a new path.
  * As Linux's TCP PLB it repaths when the connection is idle (no segment then overtakes
  * another), or at once after PlbForceRounds congested rounds.
+ *
+ * With EnableSlowStartAfterIdle() the sender's congestion control is wrapped in
+ * TalbTcpIdleRestart (Linux's net.ipv4.tcp_slow_start_after_idle).
  */
 class TalbTcpMessageChannel : public TalbMessageChannel
 {
@@ -54,13 +58,16 @@ class TalbTcpMessageChannel : public TalbMessageChannel
         uint64_t retransmittedBytes{0};    //!< their payload bytes
         uint64_t timeouts{0};   //!< RTO episodes (entries into CA_LOSS; backed-off RTOs count once)
         uint64_t plbRepaths{0}; //!< PLB's repaths (new flow labels)
+        uint64_t idleRestarts{0}; //!< windows restarted after idle (EnableSlowStartAfterIdle)
     };
 
-    /// \return the sender's retransmission counters so far
-    const Stats& GetStats() const;
+    /// \return the sender's counters so far
+    Stats GetStats() const;
 
     /// Turn PLB on with \p config (before Open(); the node's TCP must be ns3::TcpDctcp).
     void EnablePlb(const TalbPlb::Config& config);
+    /// Restart the sender's window after idle as Linux does (before Open(); TalbTcpIdleRestart).
+    void EnableSlowStartAfterIdle();
 
     /**
      * Create the sender's TCP socket on \p src bound to \p srcAddr and connect it to
@@ -125,7 +132,9 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     SequenceNumber32 m_highestAcked; //!< the highest acknowledgement (after the SYN's)
     bool m_plbEnabled{false};
     TalbPlb m_plb;
-    uint32_t m_flowLabel{0}; //!< 0 until PLB's first repath
+    bool m_slowStartAfterIdle{false};
+    Ptr<TalbTcpIdleRestart> m_idleRestart; //!< the sender's, with m_slowStartAfterIdle
+    uint32_t m_flowLabel{0};               //!< 0 until PLB's first repath
     Stats m_stats;
     uint32_t m_rxOpId{0};      //!< sender elsewhere: the incoming message's TalbMessageTag
     uint16_t m_rxStep{0};      //!< ...

@@ -39,9 +39,10 @@ class TalbTcpTransport : public TalbTransport
     std::map<uint32_t, Ptr<Socket>> m_listeners;                               //!< by node id
     std::unordered_map<uint64_t, Ptr<TalbTcpMessageChannel>> m_awaitingAccept; //!< by ip:port
     bool m_plb{false};                                                         //!< Plb attribute
-    uint32_t m_plbRounds{3};       //!< PlbRounds attribute
-    uint32_t m_plbForceRounds{12}; //!< PlbForceRounds attribute
-    double m_plbMarkFraction{0.5}; //!< PlbMarkFraction attribute
+    uint32_t m_plbRounds{3};          //!< PlbRounds attribute
+    uint32_t m_plbForceRounds{12};    //!< PlbForceRounds attribute
+    double m_plbMarkFraction{0.5};    //!< PlbMarkFraction attribute
+    bool m_slowStartAfterIdle{false}; //!< SlowStartAfterIdle attribute
 };
 
 } // namespace ns3

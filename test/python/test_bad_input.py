@@ -80,6 +80,7 @@ SCENARIO = {
     'plbForceRounds': '0',
     'plbMarkFraction': '1',
     'plbRound': '0s',
+    'slowStartAfterIdle': 'maybe',
     'jobs': 'model=resnet50,workers=1',
     'model': 'nope',
     'placement': 'diagonal',

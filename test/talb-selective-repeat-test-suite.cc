@@ -419,7 +419,7 @@ class TalbSrReorderThresholdFollowsTheRate : public TestCase
 {
   public:
     TalbSrReorderThresholdFollowsTheRate()
-        : TestCase("TalbSrReorderThresholdFollowsTheRate: 16 at 10-100 Gb/s, 32 at 200, 64 at "
+        : TestCase("TalbSrReorderThresholdFollowsTheRate: 16 at 10-100 Gbps, 32 at 200, 64 at "
                    "400 and 800, half a window too short for that; a given value is kept")
     {
     }

@@ -176,7 +176,8 @@ def main(argv=None):
             if keys is not None:
                 print(','.join(keys))
             return 0
-        names = args.names or sorted(n for n in os.listdir(args.doc) if n.endswith('.csv'))
+        names = args.names or sorted(n for n in (os.listdir(args.doc) if os.path.isdir(args.doc)
+                                                 else []) if n.endswith('.csv'))
         for line in merge_family(args.doc, args.report, names):
             print('talb-merge-doc: %s/%s' % (os.path.basename(os.path.normpath(args.doc)), line))
     except TalbDataError as e:

@@ -142,3 +142,7 @@ def test_script_prints_what_it_did_and_errors_name_the_file(tmp_path):
         new / 'no_such.csv')
     r = subprocess.run([sys.executable, SCRIPT, str(doc)], capture_output=True, text=True)
     assert r.returncode == 2 and 'give REPORT_DIR, or --group-by alone' in r.stderr
+    # A family with nothing committed and no file named: nothing to merge.
+    r = subprocess.run([sys.executable, SCRIPT, str(tmp_path / 'none'), str(new)],
+                       capture_output=True, text=True)
+    assert (r.returncode, r.stdout, r.stderr) == (0, '', '')

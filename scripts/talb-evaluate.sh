@@ -89,32 +89,6 @@ shown() {
     sed -E "s#^.*evaluation/$1/##" | sort -u
 }
 
-# The cells (rows of talb_vs_best.csv, keyed by the columns before talb_iter_ms that both files
-# have) that the committed file $1 has and the new report's $2 lacks:
-# "MISSING OF_ALL FIRST_MISSING", or nothing.
-missing_cells() {
-  $PY - "$1" "$2" <<'PYEOF'
-import csv, sys
-def table(path):
-    try:
-        with open(path, newline='') as f:
-            rows = list(csv.reader(f))
-    except FileNotFoundError:
-        return [], []
-    if not rows or 'talb_iter_ms' not in rows[0]:
-        return [], []
-    return rows[0][:rows[0].index('talb_iter_ms')], [r for r in rows[1:] if r]
-(old_keys, old_rows), (new_keys, new_rows) = table(sys.argv[1]), table(sys.argv[2])
-common = [k for k in old_keys if k in new_keys]
-def cells(keys, rows):
-    return {tuple(r[keys.index(k)] for k in common) for r in rows}
-old, new = cells(old_keys, old_rows), cells(new_keys, new_rows)
-gone = sorted(old - new)
-if gone:
-    print(len(gone), len(old), ','.join(gone[0]))
-PYEOF
-}
-
 for dir in "$RESULTS"/*/; do
   family=$(basename "$dir")
   [ -d "$TOP/scenarios/eval/$family" ] || continue
@@ -142,13 +116,16 @@ for dir in "$RESULTS"/*/; do
     $PY "$TOP/analysis/talb-merge-doc.py" "$doc" "$report" ${names[@]+"${names[@]}"} || status=1
     continue
   fi
-  gone=$(missing_cells "$doc/talb_vs_best.csv" "$report/talb_vs_best.csv")
-  if [ -n "$gone" ] && [ "$REPLACE_DOC" = 0 ]; then
-    read -r n all first <<< "$gone"
-    echo "talb-evaluate: kept doc/evaluation/$family as it is: the report over $RESULTS lacks $n of" \
-      "the $all cells its talb_vs_best.csv has (first: $first); run the parts they come from," \
-      "or pass --replace-doc" >&2
-    continue
+  if [ "$REPLACE_DOC" = 0 ]; then
+    # "MISSING OF_ALL FIRST_MISSING": the committed cells the new report lacks, or nothing.
+    gone=$($PY "$TOP/analysis/talb-merge-doc.py" --missing "$doc" "$report") || { status=1; continue; }
+    if [ -n "$gone" ]; then
+      read -r n all first <<< "$gone"
+      echo "talb-evaluate: kept doc/evaluation/$family as it is: the report over $RESULTS lacks $n" \
+        "of the $all cells its talb_vs_best.csv has (first: $first); run the parts they come" \
+        "from, or pass --replace-doc" >&2
+      continue
+    fi
   fi
   rm -rf "$doc"
   mkdir -p "$doc"

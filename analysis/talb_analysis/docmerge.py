@@ -146,6 +146,24 @@ def group_by(doc):
     return ['transport'] + [k for k in keys if k != 'transport']
 
 
+def missing_cells(doc, report):
+    """The cells ``doc``'s committed talb_vs_best.csv has and ``report``'s lacks (compared by the
+    columns the two name cells by), as tuples, and how many cells the committed table has.
+    Nothing is missing where either table is absent: a first report replaces nothing."""
+    mine, theirs = (os.path.join(d, 'talb_vs_best.csv') for d in (doc, report))
+    if not (os.path.exists(mine) and os.path.exists(theirs)):
+        return [], 0
+    committed, new = read_table(mine), read_table(theirs)
+    old_keys, new_keys = key_columns(committed, mine), key_columns(new, theirs)
+    common = [k for k in old_keys if k in new_keys]
+
+    def cells(table):
+        return {tuple(row) for row in table[common].itertuples(index=False)}
+
+    old = cells(committed)
+    return sorted(old - cells(new)), len(old)
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog='talb-merge-doc.py',
@@ -162,7 +180,13 @@ def parse_args(argv):
     p.add_argument('--group-by', action='store_true',
                    help='print the run parameters to group the report by (its --group-by) so '
                         'that its cells are named as the committed ones, and exit')
+    p.add_argument('--missing', action='store_true',
+                   help='print nothing where REPORT_DIR\'s talb_vs_best.csv has every cell the '
+                        'committed one has; else "N ALL FIRST": how many of the committed ALL '
+                        'cells it lacks, and the first of them (comma-separated); write nothing')
     args = p.parse_args(argv)
+    if args.missing and (args.report is None or args.group_by):
+        p.error('--missing needs REPORT_DIR, and not --group-by')
     if (args.report is None) != args.group_by:
         p.error('give REPORT_DIR, or --group-by alone')
     return args
@@ -175,6 +199,11 @@ def main(argv=None):
             keys = group_by(args.doc)
             if keys is not None:
                 print(','.join(keys))
+            return 0
+        if args.missing:
+            gone, everything = missing_cells(args.doc, args.report)
+            if gone:
+                print(len(gone), everything, ','.join(gone[0]))
             return 0
         names = args.names or sorted(n for n in (os.listdir(args.doc) if os.path.isdir(args.doc)
                                                  else []) if n.endswith('.csv'))

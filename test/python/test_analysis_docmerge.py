@@ -146,3 +146,27 @@ def test_script_prints_what_it_did_and_errors_name_the_file(tmp_path):
     r = subprocess.run([sys.executable, SCRIPT, str(tmp_path / 'none'), str(new)],
                        capture_output=True, text=True)
     assert (r.returncode, r.stdout, r.stderr) == (0, '', '')
+
+
+def test_missing_names_the_committed_cells_a_report_lacks(tmp_path):
+    doc = committed(tmp_path)
+    # The report names its cells by one column more (bgLoad): compared by the common ones.
+    new = report(tmp_path, BRIEF,
+                 'transport,leaves,oversubscription,jobs,bgLoad,talb_iter_ms\n'
+                 'rdma,16,1,%(j)s,0,4.5\n' % {'j': JOBS})
+    gone, everything = docmerge.missing_cells(str(doc), str(new))
+    assert (gone, everything) == ([('rdma', '8', '1', JOBS.strip('"'))], 2)
+    r = subprocess.run([sys.executable, SCRIPT, '--missing', str(doc), str(new)],
+                       capture_output=True, text=True)
+    assert (r.returncode, r.stdout) == (0, '1 2 rdma,8,1,%s\n' % JOBS.strip('"'))
+    # Every cell there, or nothing committed: nothing printed.
+    (new / 'talb_vs_best.csv').write_text(VS_BEST)
+    assert docmerge.missing_cells(str(doc), str(new)) == ([], 2)
+    assert docmerge.missing_cells(str(tmp_path / 'none'), str(new)) == ([], 0)
+    r = subprocess.run([sys.executable, SCRIPT, '--missing', str(doc)], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and '--missing needs REPORT_DIR, and not --group-by' in r.stderr
+    (new / 'talb_vs_best.csv').write_text('a,b\n1,2\n')
+    r = subprocess.run([sys.executable, SCRIPT, '--missing', str(doc), str(new)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and 'talb_vs_best.csv: not a per-cell table' in r.stderr

@@ -58,6 +58,7 @@ TalbTcpIdleRestart::SegmentSent(Ptr<const Packet> segment,
                                 const TcpHeader& /* header */,
                                 Ptr<const TcpSocketBase> /* socket */)
 {
+    // Every data segment, retransmissions too: Linux's __tcp_transmit_skb sets lsndtime so.
     if (segment->GetSize() > 0)
     {
         m_sent = true;

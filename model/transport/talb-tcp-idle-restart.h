@@ -23,10 +23,9 @@ class TcpSocketBase;
  * under a balancer that re-places flows between messages, on another path altogether). Linux
  * (tcp_cwnd_restart) halves the window once per RTO of idle time, no lower than the initial
  * window (or the window, if smaller), and first raises ssthresh to 3/4 of the window, so slow
- * start climbs back to where it was. The idle time runs from the last data segment sent,
- * retransmissions included (the socket's Tx trace: Linux's lsndtime, which
- * __tcp_transmit_skb sets for every data segment) and is compared with the socket's current RTO
- * (its RTO trace: Linux's icsk_rto); ns-3 calls CwndEvent(CA_EVENT_TX_START) before it sends with
+ * start climbs back to where it was. The idle time runs from the last segment sent (the
+ * socket's Tx trace: Linux's lsndtime) and is compared with the socket's current RTO (its RTO
+ * trace: Linux's icsk_rto); ns-3 calls CwndEvent(CA_EVENT_TX_START) before it sends with
  * nothing in flight, where Linux checks too.
  *
  * Everything else is the wrapped algorithm's (NewReno, DCTCP with its ECN handling): every

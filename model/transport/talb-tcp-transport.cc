@@ -53,7 +53,7 @@ TalbTcpTransport::GetTypeId()
                           MakeDoubleAccessor(&TalbTcpTransport::m_plbMarkFraction),
                           MakeDoubleChecker<double>(0, 0.999))
             // Off by default although Linux's default is on: the evaluation's TCP tables were
-            // measured without it (doc/talb-transport.rst, "Slow start after idle").
+            // measured without it (doc/talb.rst, "Host TCP").
             .AddAttribute("SlowStartAfterIdle",
                           "a sender that sends again after more than one RTO without sending "
                           "restarts its congestion window, halved per RTO idle down to the "

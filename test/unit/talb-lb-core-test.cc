@@ -1870,6 +1870,66 @@ struct CongestionRig : TalbV2Rig
 
 } // namespace
 
+TEST(TalbLbCoreTensorAwareV2, CrowdedSpraysWhileTheCandidatesHoldMoreFlowsThanPorts)
+{
+    TensorAwareV2::Config c;
+    c.spray = TensorAwareV2::Spray::kCrowded;
+    TalbV2Rig rig(c);
+    const uint32_t t1 = talb_make_tensor_id(1, 100);
+    const uint32_t t2 = talb_make_tensor_id(1, 200);
+    const uint32_t t3 = talb_make_tensor_id(1, 300);
+    // One job, two flows on two uplinks: each keeps a port of its own whatever the queues.
+    uint32_t a = rig.Send(Tensor(10, US, t1, 5, TALB_FLAG_FIRST));
+    uint32_t b = rig.Send(Tensor(20, US, t2, 5, TALB_FLAG_FIRST));
+    ASSERT_NE(a, b);
+    rig.Queue(a, 5, 8000);
+    EXPECT_EQ(rig.Send(Tensor(10, 2 * US, t1, 5, 0)), a);
+    EXPECT_EQ(rig.talb.GetTableStats().nSprayed, 0u);
+    // A third flow of the same job: more flows than ports, so no placement gives each a port;
+    // every packet takes the least queued port (Contended would keep them whole: one job).
+    rig.Send(Tensor(30, 3 * US, t3, 5, TALB_FLAG_FIRST));
+    rig.Queue(b, 5, 0);
+    EXPECT_EQ(rig.Send(Tensor(10, 4 * US, t1, 5, 0)), b);
+    rig.Queue(b, 5, 9000);
+    EXPECT_EQ(rig.Send(Tensor(10, 5 * US, t1, 5, 0)), a);
+    EXPECT_TRUE(rig.events.reroutes.empty());
+    const uint64_t sprayed = rig.talb.GetTableStats().nSprayed;
+    EXPECT_GE(sprayed, 2u);
+    EXPECT_EQ(rig.talb.GetTableStats().nCrowdSprayed, sprayed); // one job: never contended
+    // Once the crowd has paused longer than the active window, one flow alone keeps a port.
+    rig.Queue(a, 5, 0);
+    rig.Queue(b, 5, 0);
+    uint32_t kept = rig.Send(Tensor(10, 400 * US, t1, 5, 0));
+    rig.Queue(kept, 5, 10000);
+    EXPECT_EQ(rig.Send(Tensor(10, 401 * US, t1, 5, 0)), kept);
+    EXPECT_EQ(rig.talb.GetTableStats().nSprayed, sprayed);
+
+    // Two flows a port allowed: the same three flows keep whole ports.
+    c.crowdFlowsPerPort = 2;
+    TalbV2Rig roomy(c);
+    uint32_t p = roomy.Send(Tensor(10, US, t1, 5, TALB_FLAG_FIRST));
+    roomy.Send(Tensor(20, US, t2, 5, TALB_FLAG_FIRST));
+    roomy.Send(Tensor(30, US, t3, 5, TALB_FLAG_FIRST));
+    roomy.Queue(p, 5, 8000);
+    EXPECT_EQ(roomy.Send(Tensor(10, 2 * US, t1, 5, 0)), p);
+    EXPECT_EQ(roomy.talb.GetTableStats().nSprayed, 0u);
+
+    // CrowdHold: the switch sprays on for the hold after the crowd thinned.
+    c.crowdFlowsPerPort = 1;
+    c.crowdHoldNs = 500 * US;
+    TalbV2Rig held(c);
+    held.Send(Tensor(10, US, t1, 5, TALB_FLAG_FIRST));
+    held.Send(Tensor(20, US, t2, 5, TALB_FLAG_FIRST));
+    held.Send(Tensor(30, US, t3, 5, TALB_FLAG_FIRST));
+    held.Send(Tensor(10, 2 * US, t1, 5, 0)); // a crowd: three flows, two ports
+    const uint64_t before = held.talb.GetTableStats().nCrowdSprayed;
+    EXPECT_GE(before, 1u);
+    held.Send(Tensor(10, 300 * US, t1, 5, 0)); // alone, within the hold
+    EXPECT_EQ(held.talb.GetTableStats().nCrowdSprayed, before + 1);
+    held.Send(Tensor(10, 600 * US, t1, 5, 0)); // past it
+    EXPECT_EQ(held.talb.GetTableStats().nCrowdSprayed, before + 1);
+}
+
 TEST(TalbLbCoreTensorAwareV2, SprayToASharedDestinationFollowsTheRemoteReport)
 {
     // Spray::kSharedDestination: a tensor flow sprays while the remote view reports that its
@@ -2409,7 +2469,11 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_FALSE(bad([](auto& x) { x.flowSlots = TensorAwareV2::kMaxFlowSlots; }));
     EXPECT_TRUE(bad([](auto& x) { x.paceFactor = 0.5; }));
     EXPECT_TRUE(bad([](auto& x) { x.windowMode = static_cast<TensorAwareV2::WindowMode>(2); }));
-    EXPECT_TRUE(bad([](auto& x) { x.spray = static_cast<TensorAwareV2::Spray>(5); }));
+    EXPECT_TRUE(bad([](auto& x) { x.spray = static_cast<TensorAwareV2::Spray>(6); }));
+    EXPECT_TRUE(bad([](auto& x) { x.crowdFlowsPerPort = -1; }));
+    EXPECT_TRUE(bad([](auto& x) { x.crowdFlowsPerPort = 9; })); // above the 8 flow slots
+    EXPECT_FALSE(bad([](auto& x) { x.crowdFlowsPerPort = 8; }));
+    EXPECT_TRUE(bad([](auto& x) { x.crowdHoldNs = -1; }));
     EXPECT_TRUE(bad([](auto& x) { x.sprayQueue = static_cast<TensorAwareV2::SprayQueue>(3); }));
     EXPECT_TRUE(bad([](auto& x) { x.sprayPaths = static_cast<TensorAwareV2::SprayPaths>(2); }));
     EXPECT_TRUE(bad([](auto& x) { x.moves = static_cast<TensorAwareV2::Moves>(3); }));
@@ -2538,8 +2602,8 @@ TEST(TalbLbCoreSettings, RangesAndSpellingsBoundValues)
     const auto& talb = TensorAwareConfig::Settings();
     const Setting<TensorAwareConfig>& spray = *talb.Find("Spray");
     EXPECT_TRUE(InRange(spray, int(TensorAwareV2::Spray::kNever)));
-    EXPECT_FALSE(InRange(spray, 5));
-    EXPECT_EQ(spray.spellings.count, 5u);
+    EXPECT_FALSE(InRange(spray, 6));
+    EXPECT_EQ(spray.spellings.count, 6u);
     const Setting<TensorAwareConfig>& pace = *talb.Find("PaceFactor");
     EXPECT_FALSE(InRange(pace, 0.5));
     EXPECT_TRUE(InRange(pace, 1000));

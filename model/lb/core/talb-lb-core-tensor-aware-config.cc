@@ -54,6 +54,7 @@ constexpr SettingSpelling kSpray[] = {
     {int(TensorAwareV2::Spray::kAlways), "Always", "always"},
     {int(TensorAwareV2::Spray::kNever), "Never", "never"},
     {int(TensorAwareV2::Spray::kSharedDestination), "SharedDestination", "shareddestination"},
+    {int(TensorAwareV2::Spray::kCrowded), "Crowded", "crowded"},
 };
 
 constexpr SettingSpelling kSprayQueue[] = {
@@ -155,9 +156,27 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      "WithUntagged, while an untagged data flow is active on a candidate port (pools the ports' "
      "capacity with background bursts); Contended, while that or a tensor flow of another job "
      "is; Always; SharedDestination, while the flow's destination leaf receives tensor traffic "
-     "of two jobs (the leaf-to-leaf feedback's report: the simulator's RemoteAwareness). Never "
-     "RoCEv2 flows ({RoceGoBackN}) nor flows that {SafeMoves} covers",
+     "of two jobs (the leaf-to-leaf feedback's report: the simulator's RemoteAwareness); "
+     "Crowded, while Contended's test holds or the candidate ports hold more active tensor flows "
+     "than {CrowdFlowsPerPort} x their number (whole flows cannot each have a port: an "
+     "all-to-all). Never RoCEv2 flows ({RoceGoBackN}) nor flows that {SafeMoves} covers",
      kSpray},
+    {"CrowdFlowsPerPort",
+     "crowd-flows-per-port",
+     OfV2<K::kReal, &V2::crowdFlowsPerPort>(),
+     0,
+     TensorAwareV2::kMaxFlowSlots,
+     "v2, Spray=Crowded: the candidate ports are crowded while they hold more active tensor "
+     "flows than this x their number (a sprayed flow counts on each port it is active on, so a "
+     "crowd stays sprayed until its flows pause; at most {FlowSlots})"},
+    {"CrowdHold",
+     "crowd-hold-us",
+     OfV2<K::kTimeNs, &V2::crowdHoldNs>(),
+     0,
+     kMaxTimeNs,
+     "v2, Spray=Crowded: the switch keeps spraying this long after it last saw a crowd, so a "
+     "thinning crowd's flows do not flip between whole and sprayed (each flip reorders a "
+     "flow); 0: only while the crowd is there"},
     {"SprayQueue",
      "spray-queue",
      OfV2<K::kEnum, &V2::sprayQueue>(),

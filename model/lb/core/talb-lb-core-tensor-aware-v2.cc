@@ -31,9 +31,11 @@ TensorAwareV2::Check(const Config& c)
     {
         return "the move interval must be >= 0 and the active window at least 1 ns";
     }
-    if (c.spray > Spray::kSharedDestination)
+    if (c.spray > Spray::kCrowded ||
+        !(c.crowdFlowsPerPort >= 0 && c.crowdFlowsPerPort <= c.flowSlots) || c.crowdHoldNs < 0)
     {
-        return "the spray mode must be known";
+        return "the spray mode must be known, the crowd's flows per port in [0, flow slots] and "
+               "its hold >= 0";
     }
     if (c.sprayQueue > SprayQueue::kAllWhenShared || c.sprayPaths > SprayPaths::kRate)
     {
@@ -81,6 +83,7 @@ TensorAwareV2::Configure(const Config& config, uint32_t nPorts)
         config.sprayPaths == SprayPaths::kRate ? static_cast<size_t>(nPorts) * kClockLeaves : 0,
         0);
     m_stats = TableStats();
+    m_crowdHeldUntilNs = -1;
     return true;
 }
 
@@ -226,6 +229,26 @@ TensorAwareV2::Contended(const Candidates& candidates,
         }
     }
     return false;
+}
+
+bool
+TensorAwareV2::Crowded(const Candidates& candidates, int64_t nowNs)
+{
+    const double limit = m_config.crowdFlowsPerPort * candidates.count;
+    uint32_t flows = 0;
+    for (uint32_t c = 0; c < candidates.count; ++c)
+    {
+        const FlowSlot* slots = Slots(candidates.ports[c]);
+        for (uint32_t i = 0; i < m_config.flowSlots; ++i)
+        {
+            if (!slots[i].untagged && IsActive(slots[i], nowNs) && ++flows > limit)
+            {
+                m_crowdHeldUntilNs = nowNs + m_config.crowdHoldNs;
+                return true;
+            }
+        }
+    }
+    return nowNs < m_crowdHeldUntilNs;
 }
 
 uint32_t
@@ -556,7 +579,7 @@ TensorAwareV2::Retransmits(const PacketInfo& packet, const TensorTable::Entry* e
 }
 
 bool
-TensorAwareV2::Sprays(const PacketInfo& packet, const Candidates& candidates, const Flow& f) const
+TensorAwareV2::Sprays(const PacketInfo& packet, const Candidates& candidates, const Flow& f)
 {
     // Per-packet spreading is for flows that tolerate reordering: neither the safe-move ones nor
     // go-back-N ones (each reordered packet costs a retransmission window), whatever SafeMoves.
@@ -572,6 +595,18 @@ TensorAwareV2::Sprays(const PacketInfo& packet, const Candidates& candidates, co
         return true;
     case Spray::kSharedDestination:
         return m_remote && m_remote->DestinationShared(packet.dstLeaf, packet.nowNs);
+    case Spray::kCrowded:
+        if (Contended(candidates, packet.nowNs, true, true, f.job))
+        {
+            return true;
+        }
+        // Counted apart: a run whose crowd_sprayed stays 0 chose as Spray=Contended would.
+        if (Crowded(candidates, packet.nowNs))
+        {
+            ++m_stats.nCrowdSprayed;
+            return true;
+        }
+        return false;
     default:
         return Contended(candidates,
                          packet.nowNs,

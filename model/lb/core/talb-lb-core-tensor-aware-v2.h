@@ -82,17 +82,22 @@ namespace lb
  * another job (kContended), or always (kAlways), or while the RemoteView reports that the
  * packet's destination leaf receives two jobs' tensor traffic (kSharedDestination: collisions at
  * spine downlinks the leaf does not see; a job alone keeps whole flows) -- a tensor flow does
- * not keep a port: each
+ * not keep a port (kCrowded: also while the candidates hold more active tensor flows than
+ * crowdFlowsPerPort x their number, so that whole flows cannot each have a port -- an
+ * all-to-all's 32 flows a leaf over four uplinks, or eight ring flows over four 2:1 uplinks,
+ * whose slow starts overflow whichever port they share; a sprayed flow counts on every port it
+ * is active on, so a crowd stays sprayed until its flows pause): each
  * packet takes the port with the fewest bytes queued (in time at the port's rate; which bytes,
  * sprayQueue says; over paths of different rates, sprayPaths below), as DRILL does. With N tensor
  * flows on N uplinks and background bursts taking a share of whichever uplink they hit, no
  * placement of whole flows helps (moving a flow puts it beside another, and a ring runs at its
  * slowest flow); spreading pools the uplinks' leftover capacity. Jobs that share a fabric also meet
  * at spine downlinks the leaf cannot see; spread, each flow's halves meet different flows. One job
- * alone on an idle fabric keeps whole-flow placement, which the flow counts get right. Sprayed
- * packets are not reroutes (nSprayed). sprayQueue (kAllWhenShared by default): the bytes at or
- * above the packet's priority (its own wait at the port) or every band's (the load it adds
- * downstream); kAllWhenShared counts every band while another job's tensor flow is active on a
+ * alone on an idle fabric keeps whole-flow placement, which the flow counts get right, unless
+ * it has more flows than ports (kCrowded). Sprayed packets are not reroutes (nSprayed;
+ * nCrowdSprayed of them by the crowd test alone). sprayQueue (kAllWhenShared by default): the
+ * bytes at or above the packet's priority (its own wait at the port) or every band's (the load it
+ * adds downstream); kAllWhenShared counts every band while another job's tensor flow is active on a
  * candidate -- every band's packets share the spine downlinks, so a split by each packet's wait
  * leaves them unbalanced -- and the packet's wait otherwise (with background alone, DWRR serves the
  * training class its share). sprayPaths (kRate by default): over paths of different rates to the
@@ -196,6 +201,9 @@ class TensorAwareV2 : public TensorPolicy
         /// jobs, as the RemoteView reports (the spine downlinks towards it are shared; a job
         /// alone keeps whole-flow placement); needs a RemoteView
         kSharedDestination,
+        /// kContended, and while the candidates hold more active tensor flows than
+        /// crowdFlowsPerPort x their number (whole flows cannot each have a port)
+        kCrowded,
     };
 
     /// The queue a sprayed packet's port choice counts.
@@ -257,6 +265,13 @@ class TensorAwareV2 : public TensorPolicy
         int64_t stallTimeoutNs{2000000};
         Spray spray{Spray::kContended}; ///< flows that spread their packets (not safe-move or
                                         ///< go-back-N ones)
+        /// kCrowded: the candidates are crowded while they hold more active tensor flows than
+        /// this x their number (a flow counts on each port it is active on), in [0, flowSlots]
+        double crowdFlowsPerPort{1};
+        /// kCrowded: the switch keeps spraying this long after it last saw a crowd, >= 0 (a
+        /// thinning crowd does not flip its flows between whole and sprayed, each flip a
+        /// reordering)
+        int64_t crowdHoldNs{0};
         SprayQueue sprayQueue{SprayQueue::kAllWhenShared}; ///< what a sprayed packet counts
         SprayPaths sprayPaths{SprayPaths::kRate};          ///< how it weighs slower paths
         Moves moves{Moves::kCounts};                       ///< what moves an active flow
@@ -504,6 +519,9 @@ class TensorAwareV2 : public TensorPolicy
                    bool untagged,
                    bool otherJobs,
                    uint8_t job) const;
+    /// \return true when \p candidates hold more active tensor flows than crowdFlowsPerPort x
+    /// their number (a flow counts on each port it is active on), or did within crowdHoldNs
+    bool Crowded(const Candidates& candidates, int64_t nowNs);
     /// \return the candidate a spread packet of job \p job takes: the fastest path, then the
     /// fewest bytes queued, as sprayQueue counts them (in time at the port's rate; plus
     /// remoteSprayBytes where the RemoteView reports the path saturated while another job's
@@ -609,8 +627,8 @@ class TensorAwareV2 : public TensorPolicy
     uint32_t SelectUntagged(const PacketInfo& packet, const Candidates& candidates);
     /// \return true when \p packet is a TCP segment resending bytes its tensor's entry \p e saw
     bool Retransmits(const PacketInfo& packet, const TensorTable::Entry* e) const;
-    /// \return true when \p f spreads its packets now (Spray)
-    bool Sprays(const PacketInfo& packet, const Candidates& candidates, const Flow& f) const;
+    /// \return true when \p f spreads its packets now (Spray; counts the crowd's own sprays)
+    bool Sprays(const PacketInfo& packet, const Candidates& candidates, const Flow& f);
     /// A packet of a spreading flow: SprayPort(), not a reroute.
     uint32_t SelectSprayed(const PacketInfo& packet, const Candidates& candidates, const Flow& f);
     /// Fills what \p f says beyond its entry: its current port, pace, window, stall.
@@ -661,6 +679,7 @@ class TensorAwareV2 : public TensorPolicy
     std::vector<int64_t> m_pathClocks;
     uint32_t m_nPorts{0};
     const RemoteView* m_remote{nullptr};
+    int64_t m_crowdHeldUntilNs{-1}; ///< kCrowded: the last crowd seen, plus crowdHoldNs
 };
 
 } // namespace lb

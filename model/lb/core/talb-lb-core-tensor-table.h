@@ -29,6 +29,7 @@ struct TensorTableStats
     uint64_t nUndrainedHeld{0};     ///< v2: moves of safe-move flows held until the old path drains
     uint64_t nStallMoves{0};        ///< v2: tensors that left their port after a stall
     uint64_t nSprayed{0};           ///< v2: tagged packets spread over the ports (Spray)
+    uint64_t nCrowdSprayed{0};      ///< v2: of those, by Spray=Crowded's crowd test alone
     uint64_t nSlotOverflows{0};     ///< v2: a flow took the port slot of another live flow
     uint64_t nRetransmitsSpread{0}; ///< v2: TCP retransmissions sent to the least queued port
 
@@ -50,6 +51,7 @@ struct TensorTableStats
         f("undrained_held", nUndrainedHeld);
         f("stall_moves", nStallMoves);
         f("sprayed", nSprayed);
+        f("crowd_sprayed", nCrowdSprayed);
         f("fallback", nFallback);
         f("gobackn_fallback", nGoBackNFallback);
         f("slot_overflows", nSlotOverflows);

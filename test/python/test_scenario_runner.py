@@ -387,6 +387,37 @@ def test_spread_retransmits_sends_resent_segments_off_the_flows_port(tmp_path):
     assert not same_flows(tmp_path / 'default', tmp_path / 'on')
 
 
+def test_spray_crowded_sprays_one_jobs_crowd_and_leaves_its_ring_whole(tmp_path):
+    """Spray=Crowded: one job's all-to-all puts 16 flows a leaf on 2 uplinks, which the default
+    (Contended: one job keeps whole flows) never sprays and Crowded does, counting them as
+    crowd_sprayed; with room for every flow (CrowdFlowsPerPort=8, the 8 flow slots of a port)
+    or a ring's one flow a leaf it sprays nothing and the run is the default's."""
+    fabric = ['--leaves=2', '--spines=2', '--hostsPerLeaf=4', '--hostRate=100Gbps',
+              '--fabricRate=100Gbps', '--iterations=1', '--warmup=0', '--bgLoad=0',
+              '--progress=false', '--lb=talb']
+    jobs = {'a2a': '--jobs=coll=all_to_all,bytes=2MB,workers=8',
+            'ring': '--jobs=workers=4,scheduler=fusion'}
+    variants = (('default', []), ('crowded', ['--lbAttributes=Spray=Crowded']),
+                ('roomy', ['--lbAttributes=Spray=Crowded;CrowdFlowsPerPort=8']))
+    counters = {}
+    for job, job_arg in jobs.items():
+        for name, extra in variants:
+            out = tmp_path / job / name
+            result = run(*fabric, job_arg, *extra, '--out=%s' % out)
+            assert result.returncode == 0, result.stderr
+            meta = json.loads((out / 'run.json').read_text())
+            assert meta['complete']
+            counters[job, name] = (meta['lb_counters']['sprayed'],
+                                   meta['lb_counters']['crowd_sprayed'])
+    assert counters['a2a', 'default'] == (0, 0)
+    sprayed, crowd = counters['a2a', 'crowded']
+    assert crowd > 0 and crowd == sprayed  # one job: never contended, every spray the crowd's
+    assert not same_flows(tmp_path / 'a2a' / 'default', tmp_path / 'a2a' / 'crowded')
+    for job, name in (('a2a', 'roomy'), ('ring', 'crowded'), ('ring', 'roomy')):
+        assert counters[job, name] == (0, 0), (job, name)
+        assert same_flows(tmp_path / job / 'default', tmp_path / job / name), (job, name)
+
+
 def test_every_event_scheduler_gives_the_same_outputs(runs, tmp_path):
     """--eventScheduler changes CPU time only: ns-3's schedulers all serve events by
     (timestamp, uid), so ns-3's default (a std::map) gives the outputs of talb's default."""

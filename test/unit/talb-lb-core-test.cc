@@ -1913,21 +1913,6 @@ TEST(TalbLbCoreTensorAwareV2, CrowdedSpraysWhileTheCandidatesHoldMoreFlowsThanPo
     roomy.Queue(p, 5, 8000);
     EXPECT_EQ(roomy.Send(Tensor(10, 2 * US, t1, 5, 0)), p);
     EXPECT_EQ(roomy.talb.GetTableStats().nSprayed, 0u);
-
-    // CrowdHold: the switch sprays on for the hold after the crowd thinned.
-    c.crowdFlowsPerPort = 1;
-    c.crowdHoldNs = 500 * US;
-    TalbV2Rig held(c);
-    held.Send(Tensor(10, US, t1, 5, TALB_FLAG_FIRST));
-    held.Send(Tensor(20, US, t2, 5, TALB_FLAG_FIRST));
-    held.Send(Tensor(30, US, t3, 5, TALB_FLAG_FIRST));
-    held.Send(Tensor(10, 2 * US, t1, 5, 0)); // a crowd: three flows, two ports
-    const uint64_t before = held.talb.GetTableStats().nCrowdSprayed;
-    EXPECT_GE(before, 1u);
-    held.Send(Tensor(10, 300 * US, t1, 5, 0)); // alone, within the hold
-    EXPECT_EQ(held.talb.GetTableStats().nCrowdSprayed, before + 1);
-    held.Send(Tensor(10, 600 * US, t1, 5, 0)); // past it
-    EXPECT_EQ(held.talb.GetTableStats().nCrowdSprayed, before + 1);
 }
 
 TEST(TalbLbCoreTensorAwareV2, SprayToASharedDestinationFollowsTheRemoteReport)
@@ -2473,7 +2458,6 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_TRUE(bad([](auto& x) { x.crowdFlowsPerPort = -1; }));
     EXPECT_TRUE(bad([](auto& x) { x.crowdFlowsPerPort = 9; })); // above the 8 flow slots
     EXPECT_FALSE(bad([](auto& x) { x.crowdFlowsPerPort = 8; }));
-    EXPECT_TRUE(bad([](auto& x) { x.crowdHoldNs = -1; }));
     EXPECT_TRUE(bad([](auto& x) { x.sprayQueue = static_cast<TensorAwareV2::SprayQueue>(3); }));
     EXPECT_TRUE(bad([](auto& x) { x.sprayPaths = static_cast<TensorAwareV2::SprayPaths>(2); }));
     EXPECT_TRUE(bad([](auto& x) { x.moves = static_cast<TensorAwareV2::Moves>(3); }));

@@ -169,14 +169,6 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      "v2, Spray=Crowded: the candidate ports are crowded while they hold more active tensor "
      "flows than this x their number (a sprayed flow counts on each port it is active on, so a "
      "crowd stays sprayed until its flows pause; at most {FlowSlots})"},
-    {"CrowdHold",
-     "crowd-hold-us",
-     OfV2<K::kTimeNs, &V2::crowdHoldNs>(),
-     0,
-     kMaxTimeNs,
-     "v2, Spray=Crowded: the switch keeps spraying this long after it last saw a crowd, so a "
-     "thinning crowd's flows do not flip between whole and sprayed (each flip reorders a "
-     "flow); 0: only while the crowd is there"},
     {"SprayQueue",
      "spray-queue",
      OfV2<K::kEnum, &V2::sprayQueue>(),

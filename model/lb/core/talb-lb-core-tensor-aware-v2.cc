@@ -32,10 +32,9 @@ TensorAwareV2::Check(const Config& c)
         return "the move interval must be >= 0 and the active window at least 1 ns";
     }
     if (c.spray > Spray::kCrowded ||
-        !(c.crowdFlowsPerPort >= 0 && c.crowdFlowsPerPort <= c.flowSlots) || c.crowdHoldNs < 0)
+        !(c.crowdFlowsPerPort >= 0 && c.crowdFlowsPerPort <= c.flowSlots))
     {
-        return "the spray mode must be known, the crowd's flows per port in [0, flow slots] and "
-               "its hold >= 0";
+        return "the spray mode must be known and the crowd's flows per port in [0, flow slots]";
     }
     if (c.sprayQueue > SprayQueue::kAllWhenShared || c.sprayPaths > SprayPaths::kRate)
     {
@@ -83,7 +82,6 @@ TensorAwareV2::Configure(const Config& config, uint32_t nPorts)
         config.sprayPaths == SprayPaths::kRate ? static_cast<size_t>(nPorts) * kClockLeaves : 0,
         0);
     m_stats = TableStats();
-    m_crowdHeldUntilNs = -1;
     return true;
 }
 
@@ -232,7 +230,7 @@ TensorAwareV2::Contended(const Candidates& candidates,
 }
 
 bool
-TensorAwareV2::Crowded(const Candidates& candidates, int64_t nowNs)
+TensorAwareV2::Crowded(const Candidates& candidates, int64_t nowNs) const
 {
     const double limit = m_config.crowdFlowsPerPort * candidates.count;
     uint32_t flows = 0;
@@ -243,12 +241,11 @@ TensorAwareV2::Crowded(const Candidates& candidates, int64_t nowNs)
         {
             if (!slots[i].untagged && IsActive(slots[i], nowNs) && ++flows > limit)
             {
-                m_crowdHeldUntilNs = nowNs + m_config.crowdHoldNs;
                 return true;
             }
         }
     }
-    return nowNs < m_crowdHeldUntilNs;
+    return false;
 }
 
 uint32_t

@@ -268,10 +268,6 @@ class TensorAwareV2 : public TensorPolicy
         /// kCrowded: the candidates are crowded while they hold more active tensor flows than
         /// this x their number (a flow counts on each port it is active on), in [0, flowSlots]
         double crowdFlowsPerPort{1};
-        /// kCrowded: the switch keeps spraying this long after it last saw a crowd, >= 0 (a
-        /// thinning crowd does not flip its flows between whole and sprayed, each flip a
-        /// reordering)
-        int64_t crowdHoldNs{0};
         SprayQueue sprayQueue{SprayQueue::kAllWhenShared}; ///< what a sprayed packet counts
         SprayPaths sprayPaths{SprayPaths::kRate};          ///< how it weighs slower paths
         Moves moves{Moves::kCounts};                       ///< what moves an active flow
@@ -520,8 +516,8 @@ class TensorAwareV2 : public TensorPolicy
                    bool otherJobs,
                    uint8_t job) const;
     /// \return true when \p candidates hold more active tensor flows than crowdFlowsPerPort x
-    /// their number (a flow counts on each port it is active on), or did within crowdHoldNs
-    bool Crowded(const Candidates& candidates, int64_t nowNs);
+    /// their number (a flow counts on each port it is active on)
+    bool Crowded(const Candidates& candidates, int64_t nowNs) const;
     /// \return the candidate a spread packet of job \p job takes: the fastest path, then the
     /// fewest bytes queued, as sprayQueue counts them (in time at the port's rate; plus
     /// remoteSprayBytes where the RemoteView reports the path saturated while another job's
@@ -679,7 +675,6 @@ class TensorAwareV2 : public TensorPolicy
     std::vector<int64_t> m_pathClocks;
     uint32_t m_nPorts{0};
     const RemoteView* m_remote{nullptr};
-    int64_t m_crowdHeldUntilNs{-1}; ///< kCrowded: the last crowd seen, plus crowdHoldNs
 };
 
 } // namespace lb

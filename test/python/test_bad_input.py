@@ -224,6 +224,7 @@ SWITCH = {
     'talb-table-size': '1000',
     'talb-probe-limit': '65',
     'talb-flow-slots': '0',
+    'talb-crowd-flows-per-port': '-1',
     'talb-low-move-margin': '-1',
     'talb-move-margin-rate': '-1Gbps',
     'talb-max-reorder': 'x',

@@ -229,23 +229,28 @@ TensorAwareV2::Contended(const Candidates& candidates,
     return false;
 }
 
-bool
-TensorAwareV2::Crowded(const Candidates& candidates, int64_t nowNs) const
+TensorAwareV2::Crowd
+TensorAwareV2::CrowdOf(const Candidates& candidates, int64_t nowNs, uint8_t job) const
 {
-    const double limit = m_config.crowdFlowsPerPort * candidates.count;
     uint32_t flows = 0;
     for (uint32_t c = 0; c < candidates.count; ++c)
     {
         const FlowSlot* slots = Slots(candidates.ports[c]);
         for (uint32_t i = 0; i < m_config.flowSlots; ++i)
         {
-            if (!slots[i].untagged && IsActive(slots[i], nowNs) && ++flows > limit)
+            const FlowSlot& s = slots[i];
+            if (!IsActive(s, nowNs))
             {
-                return true;
+                continue;
             }
+            if (s.untagged || s.job != job)
+            {
+                return Crowd::kContended;
+            }
+            ++flows;
         }
     }
-    return false;
+    return flows > m_config.crowdFlowsPerPort * candidates.count ? Crowd::kCrowded : Crowd::kNone;
 }
 
 uint32_t
@@ -593,17 +598,17 @@ TensorAwareV2::Sprays(const PacketInfo& packet, const Candidates& candidates, co
     case Spray::kSharedDestination:
         return m_remote && m_remote->DestinationShared(packet.dstLeaf, packet.nowNs);
     case Spray::kCrowded:
-        if (Contended(candidates, packet.nowNs, true, true, f.job))
+        switch (CrowdOf(candidates, packet.nowNs, f.job))
         {
+        case Crowd::kContended:
             return true;
-        }
-        // Counted apart: a run whose crowd_sprayed stays 0 chose as Spray=Contended would.
-        if (Crowded(candidates, packet.nowNs))
-        {
+        case Crowd::kCrowded:
+            // Counted apart: a run whose crowd_sprayed stays 0 chose as Spray=Contended would.
             ++m_stats.nCrowdSprayed;
             return true;
+        default:
+            return false;
         }
-        return false;
     default:
         return Contended(candidates,
                          packet.nowNs,

@@ -515,9 +515,16 @@ class TensorAwareV2 : public TensorPolicy
                    bool untagged,
                    bool otherJobs,
                    uint8_t job) const;
-    /// \return true when \p candidates hold more active tensor flows than crowdFlowsPerPort x
-    /// their number (a flow counts on each port it is active on)
-    bool Crowded(const Candidates& candidates, int64_t nowNs) const;
+    /// What Spray=Crowded sees on the candidates' slots.
+    enum class Crowd : uint8_t
+    {
+        kNone,     ///< only \p job's tensor flows, no more than crowdFlowsPerPort a port
+        kCrowded,  ///< only \p job's, more than crowdFlowsPerPort x the candidates
+        kContended ///< an untagged flow or another job's is active (Contended(.., true, true))
+    };
+    /// \return what \p candidates hold for a flow of \p job, in one scan of their slots (a flow
+    /// counts on each port it is active on)
+    Crowd CrowdOf(const Candidates& candidates, int64_t nowNs, uint8_t job) const;
     /// \return the candidate a spread packet of job \p job takes: the fastest path, then the
     /// fewest bytes queued, as sprayQueue counts them (in time at the port's rate; plus
     /// remoteSprayBytes where the RemoteView reports the path saturated while another job's

@@ -192,6 +192,10 @@ Main(const TalbScenarioSpec& spec)
                 << " packets between ranks)";
         }
         log << "\n";
+        for (const auto& w : TalbScenarioReport::RunWarnings(r))
+        {
+            log << "talb-scenario: warning: " << w << "\n";
+        }
     }
     TalbScenarioReport::PrintTable(results, table);
     int status = 0;

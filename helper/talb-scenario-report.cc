@@ -770,6 +770,25 @@ TalbScenarioReport::Warnings(const TalbScenarioSpec& spec)
     return warnings;
 }
 
+std::vector<std::string>
+TalbScenarioReport::RunWarnings(const TalbScenarioResult& r)
+{
+    std::vector<std::string> warnings;
+    for (const auto& [name, value] : r.paths.policy)
+    {
+        if (name == "slot_overflows" && value > 0)
+        {
+            warnings.push_back(
+                r.scheme + ": " + std::to_string(value) +
+                " times a flow found every flow slot of its port held by other live flows "
+                "(run.json's slot_overflows): the ports' flow counts saturated at FlowSlots, "
+                "so more slots can change this run's decisions; try "
+                "--lbAttributes=FlowSlots=32 (at most 64; doc/talb-switch.rst)");
+        }
+    }
+    return warnings;
+}
+
 bool
 TalbScenarioReport::CutByStopTime(const TalbScenarioSpec& spec, const TalbScenarioResult& r)
 {

@@ -215,6 +215,13 @@ class TalbScenarioReport
     static std::vector<std::string> Warnings(const TalbScenarioSpec& spec);
 
     /**
+     * \return what \p r's own counters say about the balancer's set-up, said after it ran:
+     * TaLB flows that found every flow slot of their port held by other live flows (the
+     * port's flow count saturated, so a larger FlowSlots could change the decisions)
+     */
+    static std::vector<std::string> RunWarnings(const TalbScenarioResult& r);
+
+    /**
      * \return whether \p r's jobs did not finish because the run reached stopTime (the safety
      * limit), not a shorter duration the user asked for: the run failed to do what it was asked
      */

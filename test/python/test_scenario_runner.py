@@ -31,14 +31,16 @@ def run(*args):
     return subprocess.run([RUNNER, *args], capture_output=True, text=True, timeout=600)
 
 
-def run_variants(tmp_path, variants, *common):
+def run_variants(tmp_path, variants, *common, stderr=None):
     """Runs TINY with ``common`` and each variant's arguments into tmp_path/NAME (each must
-    succeed); returns {NAME: folder}."""
+    succeed); returns {NAME: folder}, and puts each run's stderr in ``stderr`` when given."""
     outs = {}
     for name, args in variants:
         outs[name] = tmp_path / name
         result = run(*TINY, *common, *args, '--out=%s' % outs[name])
         assert result.returncode == 0, result.stderr
+        if stderr is not None:
+            stderr[name] = result.stderr
     return outs
 
 
@@ -332,9 +334,11 @@ def test_slot_overflows_say_when_flow_slots_are_too_few(runs, tmp_path):
     other live flows (the port's flow count saturated): with one slot a port the job and the
     background overflow it. A run without overflows keeps every decision with more slots
     (what the slots hold past the first FlowSlots stays empty), so the counter tells whether
-    raising FlowSlots can change a result."""
+    raising FlowSlots can change a result; the runner says so after such a run."""
+    stderr = {}
     outs = run_variants(tmp_path, [('one', ['--lbAttributes=FlowSlots=1']),
-                                   ('many', ['--lbAttributes=FlowSlots=64'])], '--seed=1')
+                                   ('many', ['--lbAttributes=FlowSlots=64'])], '--seed=1',
+                        stderr=stderr)
     outs['default'] = runs['a']  # TINY, seed 1, FlowSlots 8
     overflows = {name: json.loads((folder / 'run.json').read_text())['lb_counters']
                  ['slot_overflows'] for name, folder in outs.items()}
@@ -342,6 +346,10 @@ def test_slot_overflows_say_when_flow_slots_are_too_few(runs, tmp_path):
     assert overflows['default'] == 0 and overflows['many'] == 0
     assert same_flows(outs['default'], outs['many'])
     assert not same_flows(outs['one'], outs['many'])
+    warning = ('talb-scenario: warning: talb: %d times a flow found every flow slot of its port'
+               % overflows['one'])
+    assert warning in stderr['one'] and '--lbAttributes=FlowSlots=32' in stderr['one']
+    assert 'flow slot' not in stderr['many']
 
 
 @pytest.mark.parametrize('fabric, hop', [

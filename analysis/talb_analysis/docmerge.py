@@ -5,8 +5,12 @@ cells_brief.csv) is summarised from its own runs only, so the cells a report of 
 parts has can replace those rows of the committed tables while the other rows stay as committed:
 a rerun part, added seeds or a new transport need not rerun the whole family. Figures are named by
 their cell: a report's figure replaces the committed one, the others stay.
+
+A scheme run beside the committed ones (with ECMP, which must reproduce its committed rows) is
+added instead (:func:`add_schemes`): its rows join the committed cells, whose other rows stay.
 """
 import argparse
+import math
 import os
 import shutil
 import sys
@@ -51,21 +55,7 @@ def merge(committed, new, committed_path, transport=None):
     Returns the merged table and the cells (tuples of the cell columns) replaced, added and
     kept."""
     keys = key_columns(new, 'the new report\'s ' + os.path.basename(committed_path))
-    old_keys = key_columns(committed, committed_path)
-    if 'transport' in keys and 'transport' not in old_keys:
-        if transport is None:
-            raise TalbDataError('%s: has no transport column and its family\'s talb_vs_best.csv '
-                                'names no single transport to take it from'
-                                % committed_path)
-        committed = committed.copy()
-        committed.insert(0, 'transport', transport)
-        old_keys = ['transport'] + old_keys
-    if sorted(keys) != sorted(old_keys):
-        raise TalbDataError(
-            '%s: its rows are named by %s, the new report\'s by %s: a merge needs the same '
-            '(talb-evaluate.sh --merge-doc groups the report by the committed columns; or '
-            'replace the table: --replace-doc)'
-            % (committed_path, ', '.join(old_keys), ', '.join(keys)))
+    committed = _with_transport(committed, keys, committed_path, transport)
     cell = [k for k in keys if k != 'scheme']
 
     def cells(table):
@@ -93,6 +83,26 @@ def _single_transport(doc):
         return None
     used = table['transport'].unique()
     return used[0] if len(used) == 1 else None
+
+
+def _with_transport(committed, keys, path, transport):
+    """``committed`` and its row-naming columns, with the ``transport`` column that ``keys`` (the
+    new report's) has and it lacks taken from the family's one transport (see :func:`merge`)."""
+    old_keys = key_columns(committed, path)
+    if 'transport' in keys and 'transport' not in old_keys:
+        if transport is None:
+            raise TalbDataError('%s: has no transport column and its family\'s talb_vs_best.csv '
+                                'names no single transport to take it from' % path)
+        committed = committed.copy()
+        committed.insert(0, 'transport', transport)
+        old_keys = ['transport'] + old_keys
+    if sorted(keys) != sorted(old_keys):
+        raise TalbDataError(
+            '%s: its rows are named by %s, the new report\'s by %s: a merge needs the same '
+            '(talb-evaluate.sh --merge-doc groups the report by the committed columns; or '
+            'replace the table: --replace-doc)'
+            % (path, ', '.join(old_keys), ', '.join(keys)))
+    return committed
 
 
 def merge_family(doc, report, names):
@@ -132,6 +142,209 @@ def merge_family(doc, report, names):
         else:
             what.to_csv(os.path.join(doc, name), index=False)
     return lines
+
+
+def _number(text):
+    """A committed value as a float (NaN where the table left it empty)."""
+    return float(text) if text not in ('', 'nan', 'NaN') else math.nan
+
+
+def _text(value):
+    return '%.10g' % value  # as talb-report.py writes its tables
+
+
+def _lower(value, scheme, best, best_scheme):
+    """Whether (``value``, ``scheme``) comes before the committed best: the lower value, on a tie
+    the scheme first by name (the row a report's ``idxmin`` finds first)."""
+    if math.isnan(value):
+        return False
+    if best_scheme == '' or math.isnan(best):
+        return True
+    return (value, scheme) < (best, best_scheme)
+
+
+def add_rivals(row, rivals, talb='talb'):
+    """``row`` (a committed talb_vs_best.csv row, as text) with ``rivals`` (the added schemes'
+    full rows of a report's cells.csv, as floats) among the other schemes: where one of them
+    is the new best of a column, that column's best, gap and verdict are rewritten as
+    talb-report.py would write them; the other values keep their committed text. Schemes named
+    ``talb`` or ``talb-*`` are never rivals. Returns the columns changed."""
+    changed = set()
+
+    def put(column, value):
+        if column in row and row[column] != value:
+            row[column] = value
+            changed.add(column)
+
+    rivals = [r for r in rivals if not str(r['scheme']).startswith(talb)]
+    mine = _number(row['talb_iter_ms'])
+    for r in sorted(rivals, key=lambda r: str(r['scheme'])):
+        if _lower(r['iter_ms_mean'], r['scheme'], _number(row['best_iter_ms']),
+                  row['best_scheme']):
+            put('best_scheme', r['scheme'])
+            put('best_iter_ms', _text(r['iter_ms_mean']))
+            put('iter_gap_pct', _text(100.0 * (mine / r['iter_ms_mean'] - 1.0)))
+        hiprio = _number(row.get('talb_hiprio_p99_us', ''))
+        if not math.isnan(hiprio) and _lower(r.get('hiprio_fct_p99_us', math.nan), r['scheme'],
+                                             _number(row['best_hiprio_p99_us']),
+                                             row['best_hiprio_scheme']):
+            put('best_hiprio_scheme', r['scheme'])
+            put('best_hiprio_p99_us', _text(r['hiprio_fct_p99_us']))
+            put('hiprio_best', str(bool(hiprio <= r['hiprio_fct_p99_us'])))
+        own = _number(row.get('talb_hiprio_own_p99_us', ''))
+        theirs = r.get('hiprio_own_p99_us', math.nan)
+        best_own = _number(row.get('best_hiprio_own_p99_us', ''))
+        if (not math.isnan(own) and not math.isnan(r.get('hiprio_fct_p99_us', math.nan))
+                and not math.isnan(theirs) and (math.isnan(best_own) or theirs < best_own)):
+            put('best_hiprio_own_p99_us', _text(theirs))
+            put('hiprio_own_best', str(bool(own <= theirs)))
+        jct = _number(row.get('talb_jct_ms', ''))
+        if 'best_jct_ms' in row and not math.isnan(jct) and _lower(
+                r.get('jct_ms_mean', math.nan), r['scheme'], _number(row['best_jct_ms']),
+                row['best_jct_scheme']):
+            put('best_jct_scheme', r['scheme'])
+            put('best_jct_ms', _text(r['jct_ms_mean']))
+            put('jct_gap_pct', _text(100.0 * (jct / r['jct_ms_mean'] - 1.0)))
+    if changed & {'iter_gap_pct', 'hiprio_best'} and 'loses' in row:
+        put('loses', str(bool(_number(row['iter_gap_pct']) > 2.0 or row['hiprio_best'] == 'False')))
+    return changed
+
+
+def _cell_rows(table, cell):
+    return {tuple(r[c] for c in cell): r for r in table.to_dict('records')}
+
+
+def add_schemes(doc, report, names, baseline='ecmp', talb='talb'):
+    """Update ``doc`` (a family's committed folder) from ``report``, a report of schemes run
+    beside the committed ones in cells the family has (a baseline of its paper's settings, a
+    new balancer): their rows join cells_brief.csv, and talb_vs_best.csv takes them among the
+    other schemes (:func:`add_rivals`) from the report's cells.csv. Every scheme the report has
+    that the committed cell has too must reproduce its committed row, and each cell needs the
+    ``baseline``'s (it measures the added rows' speedup and FCT reduction); TaLB itself cannot be
+    added (its rows define the cell: merge the cell whole). Figures stay as committed (the
+    report's would show the added schemes alone). Returns one line per file; raises
+    TalbDataError naming what is wrong (nothing is written then)."""
+    full_path = os.path.join(report, 'cells.csv')
+    if not os.path.exists(full_path):
+        raise TalbDataError('%s: the report did not write it' % full_path)
+    full = read_table(full_path)
+    transport = _single_transport(doc)
+    cell = [k for k in key_columns(full, full_path) if k != 'scheme']
+    reported = _cell_rows(full, cell + ['scheme'])
+    for key, row in reported.items():
+        if row['scheme'] == talb:
+            raise TalbDataError('%s: has TaLB\'s row of cell %s: a rerun of TaLB changes the '
+                                'cell, so merge it whole (--merge-doc)'
+                                % (full_path, ','.join(key[:-1])))
+    by_cell = {}
+    for key in reported:
+        by_cell.setdefault(key[:-1], set()).add(key[-1])
+    for key, schemes in sorted(by_cell.items()):
+        if baseline not in schemes:
+            raise TalbDataError('%s: cell %s has no %s row: run %s beside the added schemes (its '
+                                'rows measure their speedup and FCT reduction, and must reproduce '
+                                'the committed ones)' % (full_path, ','.join(key), baseline,
+                                                         baseline))
+    written, lines, added = {}, [], None
+    for name in sorted(names, key=lambda n: n != 'cells_brief.csv'):
+        mine = os.path.join(doc, name)
+        if not name.endswith('.csv'):
+            lines.append('%s: kept (a report of added schemes draws them alone)' % name)
+            continue
+        if not os.path.exists(mine):
+            raise TalbDataError('%s: nothing committed to add schemes to' % mine)
+        committed = _with_transport(read_table(mine), cell + (['scheme'] if name ==
+                                    'cells_brief.csv' else []), mine, transport)
+        if name == 'cells_brief.csv':
+            merged, added = _add_brief_rows(committed, report, cell, by_cell, mine)
+            written[name] = merged
+            lines.append('%s: %d rows added (%s), %d cells' % (
+                name, len(added), ', '.join(sorted({s for _, s in added})),
+                len({c for c, _ in added})))
+        elif name == 'talb_vs_best.csv':
+            rows = committed.to_dict('records')
+            changed = cells = 0
+            for row in rows:
+                key = tuple(row[c] for c in cell)
+                if key not in by_cell:
+                    continue
+                cells += 1
+                _check_baseline(row, reported[key + (baseline,)], baseline, key, mine)
+                schemes = by_cell[key] if added is None else {s for c, s in added if c == key}
+                rivals = [_floats(reported[key + (s,)]) for s in sorted(schemes)]
+                changed += bool(add_rivals(row, rivals, talb) & {'best_scheme',
+                                                                   'best_hiprio_scheme'})
+            # A cell of cells_brief.csv without a TaLB row has no row here; without
+            # cells_brief.csv to say so, a cell missing here may be a new one.
+            missing = set(by_cell) - {tuple(r[c] for c in cell) for r in rows}
+            if missing and added is None:
+                raise TalbDataError('%s: has no cell %s: a new cell needs every scheme (merge '
+                                    'it whole: --merge-doc)'
+                                    % (mine, ','.join(sorted(missing)[0])))
+            written[name] = pd.DataFrame(rows, columns=committed.columns)
+            lines.append('%s: %d cells, a new best in %d' % (name, cells, changed))
+        else:
+            raise TalbDataError('%s: adding schemes updates cells_brief.csv and talb_vs_best.csv '
+                                'only' % mine)
+    os.makedirs(doc, exist_ok=True)
+    for name, table in written.items():
+        table.to_csv(os.path.join(doc, name), index=False)
+    return lines
+
+
+def _floats(row):
+    out = dict(row)
+    for column, value in row.items():
+        if column != 'scheme':
+            try:
+                out[column] = float(value) if value != '' else math.nan
+            except ValueError:
+                pass
+    return out
+
+
+def _check_baseline(row, base, baseline, key, path):
+    """The rerun baseline reproduces the committed cell: its mean iteration time is TaLB's times
+    TaLB's committed speedup over it."""
+    expected = _number(row['talb_iter_ms']) * _number(row['talb_speedup'])
+    got = float(base['iter_ms_mean'])
+    if not abs(got - expected) <= 1e-8 * abs(expected):
+        raise TalbDataError('%s: the report\'s %s takes %.10g ms in cell %s, the committed one '
+                            '%.10g: not the same runs (another build or seeds), so the added '
+                            'schemes cannot join the committed ones'
+                            % (path, baseline, got, ','.join(key), expected))
+
+
+def _add_brief_rows(committed, report, cell, by_cell, path):
+    """cells_brief.csv with the report's rows of the schemes its cells lack; the rows of the
+    schemes they have must equal the committed ones."""
+    brief = read_table(os.path.join(report, 'cells_brief.csv'))
+    keys = cell + ['scheme']
+    old = _cell_rows(committed, keys)
+    old_cells = {k[:-1] for k in old}
+    added, new_rows = [], []
+    for row in brief.to_dict('records'):
+        key = tuple(row[c] for c in keys)
+        if key[:-1] not in old_cells:
+            raise TalbDataError('%s: has no cell %s: a new cell needs every scheme (merge it '
+                                'whole: --merge-doc)' % (path, ','.join(key[:-1])))
+        if key in old:
+            differ = [c for c in committed.columns if c in row and row[c] != old[key][c]]
+            if differ:
+                raise TalbDataError(
+                    '%s: %s in cell %s: the report\'s %s is %s, the committed %s: a rerun, not '
+                    'an addition (merge the cell whole: --merge-doc)'
+                    % (path, key[-1], ','.join(key[:-1]), differ[0], row[differ[0]],
+                       old[key][differ[0]]))
+            continue
+        added.append((key[:-1], key[-1]))
+        new_rows.append(row)
+    merged = pd.concat([committed, pd.DataFrame(new_rows, columns=brief.columns)],
+                       ignore_index=True).reindex(columns=committed.columns).fillna('')
+    # Sorted as merge() sorts: by the report's row-naming columns in its order.
+    order = sorted(range(len(merged)), key=lambda i: [
+        _natural(merged.at[i, k]) for k in key_columns(brief, 'the report\'s cells_brief.csv')])
+    return merged.iloc[order].reset_index(drop=True), added
 
 
 def group_by(doc):
@@ -177,6 +390,12 @@ def parse_args(argv):
                    help='the new report (talb-report.py --out); not with --group-by')
     p.add_argument('names', nargs='*', metavar='NAME',
                    help='the files to update (default: every CSV of the committed folder)')
+    p.add_argument('--add-schemes', action='store_true',
+                   help='the report holds schemes run beside the committed ones in cells the '
+                        'family has, with ecmp rerun beside them (its rows must reproduce the '
+                        'committed ones): add their rows to cells_brief.csv and take them among '
+                        'the other schemes of talb_vs_best.csv; the committed rows and figures '
+                        'stay. Refused for TaLB\'s own rows and for new cells (merge those whole)')
     p.add_argument('--group-by', action='store_true',
                    help='print the run parameters to group the report by (its --group-by) so '
                         'that its cells are named as the committed ones, and exit')
@@ -185,6 +404,8 @@ def parse_args(argv):
                         'committed one has; else "N ALL FIRST": how many of the committed ALL '
                         'cells it lacks, and the first of them (comma-separated); write nothing')
     args = p.parse_args(argv)
+    if args.add_schemes and (args.report is None or args.missing):
+        p.error('--add-schemes needs REPORT_DIR, and not --missing')
     if args.missing and (args.report is None or args.group_by):
         p.error('--missing needs REPORT_DIR, and not --group-by')
     if (args.report is None) != args.group_by:
@@ -207,7 +428,8 @@ def main(argv=None):
             return 0
         names = args.names or sorted(n for n in (os.listdir(args.doc) if os.path.isdir(args.doc)
                                                  else []) if n.endswith('.csv'))
-        for line in merge_family(args.doc, args.report, names):
+        merged = add_schemes if args.add_schemes else merge_family
+        for line in merged(args.doc, args.report, names):
             print('talb-merge-doc: %s/%s' % (os.path.basename(os.path.normpath(args.doc)), line))
     except TalbDataError as e:
         print('talb-merge-doc: error: %s' % e, file=sys.stderr)

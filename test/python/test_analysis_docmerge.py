@@ -170,3 +170,99 @@ def test_missing_names_the_committed_cells_a_report_lacks(tmp_path):
     r = subprocess.run([sys.executable, SCRIPT, '--missing', str(doc), str(new)],
                        capture_output=True, text=True)
     assert r.returncode == 2 and 'talb_vs_best.csv: not a per-cell table' in r.stderr
+
+
+# A committed family of one cell, TaLB 10 % ahead of ECMP and of the best other scheme, CONGA.
+ADD_BRIEF = ('transport,scheme,leaves,runs,iter_ms_mean\n'
+             'rdma,conga,8,5,9.5\n'
+             'rdma,ecmp,8,5,11\n'
+             'rdma,talb,8,5,9\n')
+ADD_VS = ('transport,leaves,talb_iter_ms,talb_speedup,best_scheme,best_iter_ms,iter_gap_pct,'
+          'talb_hiprio_p99_us,best_hiprio_scheme,best_hiprio_p99_us,hiprio_best,'
+          'talb_hiprio_own_p99_us,best_hiprio_own_p99_us,hiprio_own_best,loses,talb_jct_ms,'
+          'best_jct_scheme,best_jct_ms,jct_gap_pct\n'
+          'rdma,8,9,1.222222222,conga,9.5,-5.263157895,40,conga,50,True,30,35,True,False,27,'
+          'conga,28.5,-5.263157895\n')
+CELLS = ('scheme,transport,leaves,runs,iter_ms_mean,hiprio_fct_p99_us,hiprio_own_p99_us,'
+         'jct_ms_mean\n')
+
+
+def added(tmp_path, cells, brief):
+    doc = tmp_path / 'doc' / 'llm'
+    doc.mkdir(parents=True)
+    (doc / 'cells_brief.csv').write_text(ADD_BRIEF)
+    (doc / 'talb_vs_best.csv').write_text(ADD_VS)
+    (doc / 'iteration.png').write_text('committed figure')
+    out = tmp_path / 'report'
+    out.mkdir()
+    (out / 'cells.csv').write_text(CELLS + cells)
+    (out / 'cells_brief.csv').write_text('transport,scheme,leaves,runs,iter_ms_mean\n' + brief)
+    (out / 'iteration.png').write_text('the added schemes alone')
+    return doc, out
+
+
+def test_an_added_scheme_that_is_best_rewrites_the_columns_it_leads_and_keeps_the_others(tmp_path):
+    # conweave: faster than TaLB (a loss now), a higher priority tail, a lower own tail.
+    doc, out = added(tmp_path, 'conweave,rdma,8,5,8.5,55,20,29\necmp,rdma,8,5,11,60,50,33\n',
+                     'rdma,conweave,8,5,8.5\nrdma,ecmp,8,5,11\n')
+    lines = docmerge.add_schemes(str(doc), str(out), ['cells_brief.csv', 'talb_vs_best.csv',
+                                                      'iteration.png'])
+    assert lines == ['cells_brief.csv: 1 rows added (conweave), 1 cells',
+                     'talb_vs_best.csv: 1 cells, a new best in 1',
+                     'iteration.png: kept (a report of added schemes draws them alone)']
+    assert (doc / 'cells_brief.csv').read_text() == (
+        'transport,scheme,leaves,runs,iter_ms_mean\n'
+        'rdma,conga,8,5,9.5\nrdma,conweave,8,5,8.5\nrdma,ecmp,8,5,11\nrdma,talb,8,5,9\n')
+    row = pd.read_csv(doc / 'talb_vs_best.csv', dtype=str).iloc[0]
+    assert (row['best_scheme'], row['best_iter_ms'], row['iter_gap_pct']) == (
+        'conweave', '8.5', '5.882352941')
+    assert (row['best_hiprio_scheme'], row['hiprio_best']) == ('conga', 'True')
+    assert (row['best_hiprio_own_p99_us'], row['hiprio_own_best']) == ('20', 'False')
+    assert (row['best_jct_scheme'], row['jct_gap_pct']) == ('conga', '-5.263157895')
+    assert row['loses'] == 'True'
+    assert (doc / 'iteration.png').read_text() == 'committed figure'
+
+
+def test_an_added_scheme_behind_the_best_leaves_talb_vs_best_as_committed(tmp_path):
+    doc, out = added(tmp_path, 'hermes,rdma,8,5,10,60,40,30\necmp,rdma,8,5,11,60,50,33\n',
+                     'rdma,hermes,8,5,10\nrdma,ecmp,8,5,11\n')
+    docmerge.add_schemes(str(doc), str(out), ['cells_brief.csv', 'talb_vs_best.csv'])
+    assert (doc / 'talb_vs_best.csv').read_text() == ADD_VS
+
+
+@pytest.mark.parametrize('cells, brief, error', [
+    ('talb,rdma,8,5,8,40,30,27\necmp,rdma,8,5,11,60,50,33\n', 'rdma,talb,8,5,8\n',
+     r"cells.csv: has TaLB's row of cell rdma,8: a rerun of TaLB changes the cell"),
+    ('hermes,rdma,8,5,10,60,40,30\n', 'rdma,hermes,8,5,10\n',
+     r'cell rdma,8 has no ecmp row: run ecmp beside the added schemes'),
+    ('hermes,rdma,8,5,10,60,40,30\necmp,rdma,8,5,12,60,50,33\n',
+     'rdma,hermes,8,5,10\nrdma,ecmp,8,5,12\n',
+     r"cells_brief.csv: ecmp in cell rdma,8: the report's iter_ms_mean is 12, the committed 11: "
+     r'a rerun, not an addition'),
+    ('hermes,rdma,8,5,10,60,40,30\necmp,rdma,8,5,11.2,60,50,33\n',
+     'rdma,hermes,8,5,10\nrdma,ecmp,8,5,11\n',
+     r"talb_vs_best.csv: the report's ecmp takes 11.2 ms in cell rdma,8, the committed one 11: "
+     r'not the same runs'),
+    ('hermes,rdma,16,5,10,60,40,30\necmp,rdma,16,5,11,60,50,33\n',
+     'rdma,hermes,16,5,10\nrdma,ecmp,16,5,11\n',
+     r'cells_brief.csv: has no cell rdma,16: a new cell needs every scheme'),
+])
+def test_what_is_not_an_addition_is_refused_and_nothing_is_written(tmp_path, cells, brief, error):
+    doc, out = added(tmp_path, cells, brief)
+    with pytest.raises(TalbDataError, match=error):
+        docmerge.add_schemes(str(doc), str(out), ['cells_brief.csv', 'talb_vs_best.csv'])
+    assert (doc / 'cells_brief.csv').read_text() == ADD_BRIEF
+    assert (doc / 'talb_vs_best.csv').read_text() == ADD_VS
+
+
+def test_script_adds_schemes_and_names_its_options(tmp_path):
+    doc, out = added(tmp_path, 'hermes,rdma,8,5,10,60,40,30\necmp,rdma,8,5,11,60,50,33\n',
+                     'rdma,hermes,8,5,10\nrdma,ecmp,8,5,11\n')
+    r = subprocess.run([sys.executable, SCRIPT, '--add-schemes', str(doc), str(out)],
+                       capture_output=True, text=True)
+    assert (r.returncode, r.stderr) == (0, '')
+    assert r.stdout == ('talb-merge-doc: llm/cells_brief.csv: 1 rows added (hermes), 1 cells\n'
+                        'talb-merge-doc: llm/talb_vs_best.csv: 1 cells, a new best in 0\n')
+    r = subprocess.run([sys.executable, SCRIPT, '--add-schemes', str(doc)], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and '--add-schemes needs REPORT_DIR' in r.stderr

@@ -372,8 +372,54 @@ def test_evaluate_merge_doc_updates_the_cells_the_results_have_and_keeps_the_res
     # A results folder whose report names its cells otherwise is refused, the doc kept.
     committed = {name: (doc / name).read_bytes() for name in os.listdir(doc)}
     r = evaluate(tree, '--report-only', '--merge-doc', '--replace-doc')
-    assert r.returncode == 2 and '--replace-doc or --merge-doc, not both' in r.stderr
+    assert r.returncode == 2
+    assert '--replace-doc or --merge-doc (--add-schemes), not both' in r.stderr
     assert {name: (doc / name).read_bytes() for name in os.listdir(doc)} == committed
+
+
+def test_evaluate_add_schemes_joins_a_scheme_run_beside_ecmp_to_the_committed_cells(tree):
+    grid = tree / 'scenarios' / 'eval' / 'idle' / 'tcp16.json'
+    r = evaluate(tree, '--parallel=2')
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = tree / 'doc' / 'evaluation' / 'idle'
+    committed = {name: (doc / name).read_bytes() for name in os.listdir(doc)}
+    # What the doc would hold with DRILL beside ECMP and TaLB, measured whole: the reference.
+    whole = json.loads(grid.read_text())
+    whole['grid']['lb'].append('drill')
+    grid.write_text(json.dumps(whole))
+    r = evaluate(tree, '--parallel=2', '--replace-doc')
+    assert r.returncode == 0, r.stdout + r.stderr
+    reference = {name: (doc / name).read_bytes() for name in ('cells_brief.csv',
+                                                               'talb_vs_best.csv')}
+    vs = pd.read_csv(doc / 'talb_vs_best.csv')
+    assert set(vs['best_scheme']) == {'drill'} and vs['loses'].all()
+    # The committed tables again, and only DRILL and ECMP's runs in the results folder.
+    for name, text in committed.items():
+        (doc / name).write_bytes(text)
+    part = tree / 'results' / 'eval' / 'idle' / 'tcp16'
+    for run in part.glob('lb=talb,*'):
+        shutil.rmtree(run)
+    r = evaluate(tree, '--report-only', '--add-schemes')
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert 'talb-merge-doc: idle/cells_brief.csv: 2 rows added (drill), 2 cells' in r.stdout
+    # The RDMA cell has no TaLB row (its TaLB is a variant here): no talb_vs_best.csv row.
+    assert 'talb-merge-doc: idle/talb_vs_best.csv: 1 cells, a new best in 1' in r.stdout
+    assert 'iteration_time_transport=tcp.png: kept' in r.stdout
+    assert {name: (doc / name).read_bytes() for name in reference} == reference
+    assert (doc / 'iteration_time_transport=tcp.png').read_bytes() == committed[
+        'iteration_time_transport=tcp.png']
+    # Added twice: the rows are there already and equal, nothing changes.
+    r = evaluate(tree, '--report-only', '--add-schemes')
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert 'idle/cells_brief.csv: 0 rows added (), 0 cells' in r.stdout
+    assert {name: (doc / name).read_bytes() for name in reference} == reference
+    # ECMP's runs gone: the added rows could not be measured against it; nothing written.
+    for run in part.glob('lb=ecmp,*'):
+        shutil.rmtree(run)
+    r = evaluate(tree, '--report-only', '--add-schemes')
+    assert r.returncode == 1
+    assert 'has no ecmp row: run ecmp beside the added schemes' in r.stderr
+    assert {name: (doc / name).read_bytes() for name in reference} == reference
 
 
 def test_the_setting_families_are_the_mixed_rdma_part_under_one_setting():

@@ -27,6 +27,10 @@
 #                      the same cells and seeds, whose rows must reproduce the committed ones;
 #                      their rows join cells_brief.csv, talb_vs_best.csv takes them among the
 #                      other schemes, the rest stays (analysis/talb-merge-doc.py --add-schemes)
+#   --rerun-talb       --merge-doc for TaLB rerun (a default changed) with ecmp beside it, in
+#                      the same cells and seeds: TaLB's rows are replaced, its gaps and verdicts
+#                      recomputed against the committed best other scheme; ecmp's rows must
+#                      reproduce the committed ones (analysis/talb-merge-doc.py --rerun-talb)
 #   --dry-run          list what the sweeps would run (talb-sweep.py --dry-run); no reports
 #   --sweep-arg=ARG    pass ARG to every talb-sweep.py call (repeatable), e.g. --sweep-arg=--seeds=1-2
 #                      or --sweep-arg=--backend=slurm (a cluster); points keep their folder names,
@@ -41,7 +45,7 @@ PARALLEL=${TALB_PARALLEL:-$(nproc)}
 REPORT_ONLY=0
 REPLACE_DOC=0
 MERGE_DOC=0
-ADD_SCHEMES=()
+MERGE_HOW=()
 DRY=0
 SWEEP_ARGS=()
 RESULTS=$TOP/results/eval
@@ -55,7 +59,8 @@ for arg in "$@"; do
     --report-only) REPORT_ONLY=1 ;;
     --replace-doc) REPLACE_DOC=1 ;;
     --merge-doc) MERGE_DOC=1 ;;
-    --add-schemes) MERGE_DOC=1; ADD_SCHEMES=(--add-schemes) ;;
+    --add-schemes) MERGE_DOC=1; MERGE_HOW=(--add-schemes) ;;
+    --rerun-talb) MERGE_DOC=1; MERGE_HOW=(--rerun-talb) ;;
     --dry-run) DRY=1 ;;
     --sweep-arg=*) SWEEP_ARGS+=("${arg#--sweep-arg=}") ;;
     -h|--help) usage; exit 0 ;;
@@ -63,7 +68,7 @@ for arg in "$@"; do
     *) RESULTS=$arg ;;
   esac
 done
-[ "$REPLACE_DOC$MERGE_DOC" = 11 ] && { echo "talb-evaluate: --replace-doc or --merge-doc (--add-schemes), not both" >&2; exit 2; }
+[ "$REPLACE_DOC$MERGE_DOC" = 11 ] && { echo "talb-evaluate: --replace-doc or --merge-doc (--add-schemes, --rerun-talb), not both" >&2; exit 2; }
 [[ "$PARALLEL" =~ ^[1-9][0-9]*$ ]] || { echo "talb-evaluate: --parallel=$PARALLEL is not a positive integer" >&2; exit 2; }
 [ -x "$TOP/build/bin/talb-scenario" ] || { echo "talb-evaluate: build first (cmake --build build)" >&2; exit 2; }
 
@@ -120,7 +125,7 @@ for dir in "$RESULTS"/*/; do
   sed -n '/TaLB against the best/,/^$/p' "$report/report.md"
   if [ "$MERGE_DOC" = 1 ]; then
     mapfile -t names < <(shown "$family")
-    $PY "$TOP/analysis/talb-merge-doc.py" ${ADD_SCHEMES[@]+"${ADD_SCHEMES[@]}"} "$doc" "$report" \
+    $PY "$TOP/analysis/talb-merge-doc.py" ${MERGE_HOW[@]+"${MERGE_HOW[@]}"} "$doc" "$report" \
       ${names[@]+"${names[@]}"} || status=1
     continue
   fi

@@ -292,6 +292,145 @@ def add_schemes(doc, report, names, baseline='ecmp', talb='talb'):
     return lines
 
 
+def rerun_talb(doc, report, names, baseline='ecmp', talb='talb'):
+    """Update ``doc`` from ``report``, a report of TaLB (and its ``talb-*`` variants) rerun with
+    ``baseline`` beside it in cells the family has -- a TaLB default changed, say -- without
+    rerunning the cells' other schemes: TaLB's rows of cells_brief.csv are replaced (variants
+    replaced or added); in talb_vs_best.csv TaLB's columns come from the report's (measured
+    against the rerun ``baseline``) and its gaps and verdicts are recomputed against the
+    committed best of the other schemes, which stay. The ``baseline`` must reproduce its
+    committed rows; other schemes are refused. Figures stay as committed. Returns one line per
+    file; raises TalbDataError naming what is wrong (nothing is written then)."""
+    full_path = os.path.join(report, 'cells.csv')
+    vs_path = os.path.join(report, 'talb_vs_best.csv')
+    for path in (full_path, vs_path):
+        if not os.path.exists(path):
+            raise TalbDataError('%s: the report did not write it' % path)
+    full = read_table(full_path)
+    transport = _single_transport(doc)
+    cell = [k for k in key_columns(full, full_path) if k != 'scheme']
+    by_cell = {}
+    for key in _cell_rows(full, cell + ['scheme']):
+        if key[-1] != baseline and not key[-1].startswith(talb):
+            raise TalbDataError('%s: has %s in cell %s: a TaLB rerun holds TaLB, its variants '
+                                'and %s only (add other schemes with --add-schemes)'
+                                % (full_path, key[-1], ','.join(key[:-1]), baseline))
+        by_cell.setdefault(key[:-1], set()).add(key[-1])
+    for key, schemes in sorted(by_cell.items()):
+        if baseline not in schemes:
+            raise TalbDataError('%s: cell %s has no %s row: run %s beside TaLB (it measures '
+                                'TaLB\'s speedup and FCT reduction, and must reproduce the '
+                                'committed rows)' % (full_path, ','.join(key), baseline, baseline))
+    ours = _cell_rows(read_table(vs_path), cell)
+    written, lines = {}, []
+    for name in sorted(names, key=lambda n: n != 'cells_brief.csv'):
+        mine = os.path.join(doc, name)
+        if not name.endswith('.csv'):
+            lines.append('%s: kept (a report of TaLB and %s draws them alone)' % (name, baseline))
+            continue
+        if not os.path.exists(mine):
+            raise TalbDataError('%s: nothing committed to rerun TaLB in' % mine)
+        committed = _with_transport(read_table(mine), cell + (['scheme'] if name ==
+                                    'cells_brief.csv' else []), mine, transport)
+        if name == 'cells_brief.csv':
+            merged, replaced = _replace_brief_rows(committed, report, cell, baseline, mine)
+            written[name] = merged
+            lines.append('%s: %d rows replaced or added (%s), %d cells' % (
+                name, len(replaced), ', '.join(sorted({s for _, s in replaced})),
+                len({c for c, _ in replaced})))
+        elif name == 'talb_vs_best.csv':
+            rows = committed.to_dict('records')
+            committed_cells = {tuple(r[c] for c in cell) for r in rows}
+            for key in sorted(set(ours) - committed_cells):
+                raise TalbDataError('%s: has no cell %s: TaLB\'s first row in a cell needs every '
+                                    'scheme (merge it whole: --merge-doc)' % (mine, ','.join(key)))
+            verdicts, reported = 0, _cell_rows(full, cell + ['scheme'])
+            for row in rows:
+                key = tuple(row[c] for c in cell)
+                if key not in ours:
+                    continue
+                _check_baseline(row, reported[key + (baseline,)], baseline, key, mine)
+                before = row.get('loses')
+                take_talb(row, ours[key], mine, key)
+                verdicts += row.get('loses') != before
+            written[name] = pd.DataFrame(rows, columns=committed.columns)
+            lines.append('%s: %d cells, the verdict changed in %d' % (name, len(ours), verdicts))
+        else:
+            raise TalbDataError('%s: a TaLB rerun updates cells_brief.csv and talb_vs_best.csv '
+                                'only' % mine)
+    os.makedirs(doc, exist_ok=True)
+    for name, table in written.items():
+        table.to_csv(os.path.join(doc, name), index=False)
+    return lines
+
+
+# A talb_vs_best.csv row's columns: TaLB's own, and those compared with the best other scheme's.
+TALB_COLUMNS = ('talb_iter_ms', 'talb_speedup', 'talb_fct_reduction_pct', 'talb_hiprio_p99_us',
+                'talb_hiprio_own_p99_us', 'talb_jct_ms')
+
+
+def take_talb(row, new, path, key):
+    """``row`` (committed talb_vs_best.csv text) with TaLB's columns from ``new`` (the rerun's
+    row, measured against the baseline only) and its gaps and verdicts against the committed
+    best other scheme recomputed, as talb-report.py computes them."""
+    for column in TALB_COLUMNS:
+        if column in row:
+            row[column] = new[column]
+    mine = _number(row['talb_iter_ms'])
+    row['iter_gap_pct'] = _text(100.0 * (mine / _number(row['best_iter_ms']) - 1.0))
+    hiprio = _number(row.get('talb_hiprio_p99_us', ''))
+    if 'hiprio_best' in row and not math.isnan(hiprio):
+        best = _number(row['best_hiprio_p99_us'])
+        if math.isnan(best) and row['best_hiprio_scheme'] == '':
+            raise TalbDataError('%s: cell %s has no other scheme\'s priority 0-1 p99 to compare '
+                                'TaLB\'s with (merge it whole: --merge-doc)'
+                                % (path, ','.join(key)))
+        row['hiprio_best'] = str(bool(hiprio <= best))
+    own = _number(row.get('talb_hiprio_own_p99_us', ''))
+    best_own = _number(row.get('best_hiprio_own_p99_us', ''))
+    if 'hiprio_own_best' in row and not math.isnan(own) and not math.isnan(best_own):
+        row['hiprio_own_best'] = str(bool(own <= best_own))
+    if 'loses' in row:
+        row['loses'] = str(bool(_number(row['iter_gap_pct']) > 2.0 or
+                                row.get('hiprio_best') == 'False'))
+    jct = _number(row.get('talb_jct_ms', ''))
+    if 'jct_gap_pct' in row and not math.isnan(jct) and row['best_jct_ms'] != '':
+        row['jct_gap_pct'] = _text(100.0 * (jct / _number(row['best_jct_ms']) - 1.0))
+
+
+def _replace_brief_rows(committed, report, cell, baseline, path):
+    """cells_brief.csv with the report's TaLB rows in place of the committed ones; its baseline
+    rows must equal the committed ones."""
+    brief = read_table(os.path.join(report, 'cells_brief.csv'))
+    keys = cell + ['scheme']
+    old = _cell_rows(committed, keys)
+    old_cells = {k[:-1] for k in old}
+    replaced, new_rows, gone = [], [], set()
+    for row in brief.to_dict('records'):
+        key = tuple(row[c] for c in keys)
+        if key[:-1] not in old_cells:
+            raise TalbDataError('%s: has no cell %s: a new cell needs every scheme (merge it '
+                                'whole: --merge-doc)' % (path, ','.join(key[:-1])))
+        if key[-1] == baseline:
+            differ = [c for c in committed.columns if c in row and row[c] != old[key][c]]
+            if differ:
+                raise TalbDataError(
+                    '%s: %s in cell %s: the report\'s %s is %s, the committed %s: not the same '
+                    'runs (another build or seeds)'
+                    % (path, baseline, ','.join(key[:-1]), differ[0], row[differ[0]],
+                       old[key][differ[0]]))
+            continue
+        replaced.append((key[:-1], key[-1]))
+        new_rows.append(row)
+        gone.add(key)
+    kept = committed[[tuple(r) not in gone for r in committed[keys].itertuples(index=False)]]
+    merged = pd.concat([kept, pd.DataFrame(new_rows, columns=brief.columns)],
+                       ignore_index=True).reindex(columns=committed.columns).fillna('')
+    order = sorted(range(len(merged)), key=lambda i: [
+        _natural(merged.at[i, k]) for k in key_columns(brief, 'the report\'s cells_brief.csv')])
+    return merged.iloc[order].reset_index(drop=True), replaced
+
+
 def _floats(row):
     out = dict(row)
     for column, value in row.items():
@@ -396,6 +535,11 @@ def parse_args(argv):
                         'committed ones): add their rows to cells_brief.csv and take them among '
                         'the other schemes of talb_vs_best.csv; the committed rows and figures '
                         'stay. Refused for TaLB\'s own rows and for new cells (merge those whole)')
+    p.add_argument('--rerun-talb', action='store_true',
+                   help='the report holds TaLB (and talb-* variants) rerun with ecmp beside it in '
+                        'cells the family has: replace TaLB\'s rows, recompute its gaps and '
+                        'verdicts against the committed best of the other schemes; ecmp must '
+                        'reproduce its committed rows')
     p.add_argument('--group-by', action='store_true',
                    help='print the run parameters to group the report by (its --group-by) so '
                         'that its cells are named as the committed ones, and exit')
@@ -404,8 +548,11 @@ def parse_args(argv):
                         'committed one has; else "N ALL FIRST": how many of the committed ALL '
                         'cells it lacks, and the first of them (comma-separated); write nothing')
     args = p.parse_args(argv)
-    if args.add_schemes and (args.report is None or args.missing):
-        p.error('--add-schemes needs REPORT_DIR, and not --missing')
+    if args.add_schemes and args.rerun_talb:
+        p.error('--add-schemes or --rerun-talb, not both')
+    for flag in ('add_schemes', 'rerun_talb'):
+        if getattr(args, flag) and (args.report is None or args.missing):
+            p.error('--%s needs REPORT_DIR, and not --missing' % flag.replace('_', '-'))
     if args.missing and (args.report is None or args.group_by):
         p.error('--missing needs REPORT_DIR, and not --group-by')
     if (args.report is None) != args.group_by:
@@ -428,7 +575,8 @@ def main(argv=None):
             return 0
         names = args.names or sorted(n for n in (os.listdir(args.doc) if os.path.isdir(args.doc)
                                                  else []) if n.endswith('.csv'))
-        merged = add_schemes if args.add_schemes else merge_family
+        merged = (add_schemes if args.add_schemes else rerun_talb if args.rerun_talb
+                  else merge_family)
         for line in merged(args.doc, args.report, names):
             print('talb-merge-doc: %s/%s' % (os.path.basename(os.path.normpath(args.doc)), line))
     except TalbDataError as e:

@@ -6,7 +6,8 @@ parameter; scheme = lb, default ecmp) and small flows/tensors/iterations CSVs wh
 from lb, load and seed. The environment steers it:
   FAKE_FAIL=k=v[,k=v...]  exit 3 with a message on stderr when every k=v matches the options;
   FAKE_SLEEP=seconds      sleep before writing the outputs;
-  FAKE_LOG=file           append "start|end <pid> <time> <options>" lines (start and end).
+  FAKE_LOG=file           append "start|end <pid> <time> <options>" lines (start and end);
+  FAKE_TALB_SPEED=factor  talb's iteration time against ECMP's (default 0.5).
 """
 import json
 import os
@@ -48,7 +49,8 @@ def main(argv):
     os.makedirs(out, exist_ok=True)
     # Iteration time grows with load; talb halves it, drill a little more; seeds add a little
     # noise.
-    speed = {'talb': 0.5, 'drill': 0.45}.get(scheme, 1.0)
+    speed = {'talb': float(os.environ.get('FAKE_TALB_SPEED', '0.5')),
+             'drill': 0.45}.get(scheme, 1.0)
     iter_ns = int(10e6 * (1 + load) * speed + seed * 100e3)
     fct_ns = iter_ns // 100
     with open(os.path.join(out, 'flows.csv'), 'w') as f:

@@ -266,3 +266,58 @@ def test_script_adds_schemes_and_names_its_options(tmp_path):
     r = subprocess.run([sys.executable, SCRIPT, '--add-schemes', str(doc)], capture_output=True,
                        text=True)
     assert r.returncode == 2 and '--add-schemes needs REPORT_DIR' in r.stderr
+
+
+RERUN_VS = ('transport,leaves,talb_iter_ms,talb_speedup,best_scheme,best_iter_ms,iter_gap_pct,'
+            'talb_hiprio_p99_us,best_hiprio_scheme,best_hiprio_p99_us,hiprio_best,'
+            'talb_hiprio_own_p99_us,best_hiprio_own_p99_us,hiprio_own_best,loses,talb_jct_ms,'
+            'best_jct_scheme,best_jct_ms,jct_gap_pct\n')
+
+
+def rerun(tmp_path, cells, brief, vs):
+    doc, out = added(tmp_path, cells, brief)
+    (out / 'talb_vs_best.csv').write_text(RERUN_VS + vs)
+    return doc, out
+
+
+def test_a_talb_rerun_takes_its_columns_and_compares_them_with_the_committed_best(tmp_path):
+    # TaLB now 10 ms (behind CONGA's 9.5), a lower tail than CONGA's, a higher own tail.
+    doc, out = rerun(tmp_path, 'talb,rdma,8,5,10,45,36,30\necmp,rdma,8,5,11,60,50,33\n',
+                     'rdma,talb,8,5,10\nrdma,ecmp,8,5,11\n',
+                     'rdma,8,10,1.1,ecmp,11,-9.090909091,45,ecmp,60,True,36,50,True,False,30,'
+                     'ecmp,33,-9.090909091\n')
+    lines = docmerge.rerun_talb(str(doc), str(out), ['talb_vs_best.csv', 'cells_brief.csv',
+                                                     'iteration.png'])
+    assert lines == ['cells_brief.csv: 1 rows replaced or added (talb), 1 cells',
+                     'talb_vs_best.csv: 1 cells, the verdict changed in 1',
+                     'iteration.png: kept (a report of TaLB and ecmp draws them alone)']
+    assert (doc / 'cells_brief.csv').read_text() == ADD_BRIEF.replace('talb,8,5,9', 'talb,8,5,10')
+    assert (doc / 'talb_vs_best.csv').read_text() == RERUN_VS + (
+        'rdma,8,10,1.1,conga,9.5,5.263157895,45,conga,50,True,36,35,False,True,30,conga,28.5,'
+        '5.263157895\n')
+    assert (doc / 'iteration.png').read_text() == 'committed figure'
+
+
+@pytest.mark.parametrize('cells, brief, error', [
+    ('talb,rdma,8,5,10,45,36,30\nconga,rdma,8,5,9,60,50,33\necmp,rdma,8,5,11,60,50,33\n',
+     'rdma,talb,8,5,10\n', r'cells.csv: has conga in cell rdma,8: a TaLB rerun holds TaLB'),
+    ('talb,rdma,8,5,10,45,36,30\n', 'rdma,talb,8,5,10\n',
+     r'cell rdma,8 has no ecmp row: run ecmp beside TaLB'),
+    ('talb,rdma,8,5,10,45,36,30\necmp,rdma,8,5,11.5,60,50,33\n',
+     'rdma,talb,8,5,10\nrdma,ecmp,8,5,11.5\n',
+     r"cells_brief.csv: ecmp in cell rdma,8: the report's iter_ms_mean is 11.5, the committed 11"),
+    ('talb,rdma,16,5,10,45,36,30\necmp,rdma,16,5,11,60,50,33\n',
+     'rdma,talb,16,5,10\nrdma,ecmp,16,5,11\n',
+     r'cells_brief.csv: has no cell rdma,16: a new cell needs every scheme'),
+])
+def test_what_is_not_a_talb_rerun_is_refused_and_nothing_is_written(tmp_path, cells, brief,
+                                                                    error):
+    doc, out = rerun(tmp_path, cells, brief, 'rdma,8,10,1.1,ecmp,11,-9.09,45,ecmp,60,True,36,50,'
+                     'True,False,30,ecmp,33,-9.09\n')
+    with pytest.raises(TalbDataError, match=error):
+        docmerge.rerun_talb(str(doc), str(out), ['cells_brief.csv', 'talb_vs_best.csv'])
+    assert (doc / 'cells_brief.csv').read_text() == ADD_BRIEF
+    assert (doc / 'talb_vs_best.csv').read_text() == ADD_VS
+    r = subprocess.run([sys.executable, SCRIPT, '--rerun-talb', '--add-schemes', str(doc),
+                        str(out)], capture_output=True, text=True)
+    assert r.returncode == 2 and '--add-schemes or --rerun-talb, not both' in r.stderr

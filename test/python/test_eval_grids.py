@@ -275,9 +275,10 @@ def tree(tmp_path):
     return top
 
 
-def evaluate(top, *args):
+def evaluate(top, *args, **env):
     return subprocess.run(['bash', str(top / 'scripts' / 'talb-evaluate.sh')] + list(args),
-                          capture_output=True, text=True, timeout=300, cwd=str(top))
+                          capture_output=True, text=True, timeout=300, cwd=str(top),
+                          env=dict(os.environ, **env))
 
 
 def test_evaluate_keeps_every_report_with_the_results_and_commits_only_what_pages_show(tree):
@@ -373,7 +374,7 @@ def test_evaluate_merge_doc_updates_the_cells_the_results_have_and_keeps_the_res
     committed = {name: (doc / name).read_bytes() for name in os.listdir(doc)}
     r = evaluate(tree, '--report-only', '--merge-doc', '--replace-doc')
     assert r.returncode == 2
-    assert '--replace-doc or --merge-doc (--add-schemes), not both' in r.stderr
+    assert '--replace-doc or --merge-doc (--add-schemes, --rerun-talb), not both' in r.stderr
     assert {name: (doc / name).read_bytes() for name in os.listdir(doc)} == committed
 
 
@@ -420,6 +421,48 @@ def test_evaluate_add_schemes_joins_a_scheme_run_beside_ecmp_to_the_committed_ce
     assert r.returncode == 1
     assert 'has no ecmp row: run ecmp beside the added schemes' in r.stderr
     assert {name: (doc / name).read_bytes() for name in reference} == reference
+
+
+def test_evaluate_rerun_talb_replaces_its_rows_as_a_whole_rerun_would(tree):
+    grid = tree / 'scenarios' / 'eval' / 'idle' / 'tcp16.json'
+    three = json.loads(grid.read_text())
+    three['grid']['lb'].append('drill')
+    grid.write_text(json.dumps(three))
+    r = evaluate(tree, '--parallel=2')
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = tree / 'doc' / 'evaluation' / 'idle'
+    committed = {name: (doc / name).read_bytes() for name in os.listdir(doc)}
+    assert set(pd.read_csv(doc / 'talb_vs_best.csv')['loses']) == {True}  # DRILL is faster
+    # A TaLB default changed (here: the fake's TaLB faster than DRILL), every scheme rerun.
+    part = tree / 'results' / 'eval' / 'idle' / 'tcp16'
+    for run in part.glob('lb=talb,*'):
+        shutil.rmtree(run)
+    r = evaluate(tree, '--parallel=2', '--replace-doc', FAKE_TALB_SPEED='0.4')
+    assert r.returncode == 0, r.stdout + r.stderr
+    reference = {name: (doc / name).read_bytes() for name in ('cells_brief.csv',
+                                                               'talb_vs_best.csv')}
+    assert set(pd.read_csv(doc / 'talb_vs_best.csv')['loses']) == {False}
+    # The same from the committed tables and TaLB's and ECMP's runs only.
+    for name, text in committed.items():
+        (doc / name).write_bytes(text)
+    for run in part.glob('lb=drill,*'):
+        shutil.rmtree(run)
+    r = evaluate(tree, '--report-only', '--rerun-talb')
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert 'idle/cells_brief.csv: 2 rows replaced or added (talb, talb-counts), 2 cells' in r.stdout
+    assert 'idle/talb_vs_best.csv: 1 cells, the verdict changed in 1' in r.stdout
+    assert {name: (doc / name).read_bytes() for name in reference} == reference
+    assert (doc / 'iteration_time_transport=tcp.png').read_bytes() == committed[
+        'iteration_time_transport=tcp.png']
+    # Another scheme in the results folder is refused, nothing written.
+    r = evaluate(tree, '--parallel=2')
+    assert r.returncode == 0, r.stdout + r.stderr
+    for name, text in committed.items():
+        (doc / name).write_bytes(text)
+    r = evaluate(tree, '--report-only', '--rerun-talb')
+    assert r.returncode == 1
+    assert 'has drill in cell' in r.stderr and 'add other schemes with --add-schemes' in r.stderr
+    assert {name: (doc / name).read_bytes() for name in committed} == committed
 
 
 def test_the_setting_families_are_the_mixed_rdma_part_under_one_setting():

@@ -186,8 +186,8 @@ def add_rivals(row, rivals, talb='talb'):
             put('iter_gap_pct', _text(100.0 * (mine / r['iter_ms_mean'] - 1.0)))
         hiprio = _number(row.get('talb_hiprio_p99_us', ''))
         if not math.isnan(hiprio) and _lower(r.get('hiprio_fct_p99_us', math.nan), r['scheme'],
-                                             _number(row['best_hiprio_p99_us']),
-                                             row['best_hiprio_scheme']):
+                                             _number(row.get('best_hiprio_p99_us', '')),
+                                             row.get('best_hiprio_scheme', '')):
             put('best_hiprio_scheme', r['scheme'])
             put('best_hiprio_p99_us', _text(r['hiprio_fct_p99_us']))
             put('hiprio_best', str(bool(hiprio <= r['hiprio_fct_p99_us'])))
@@ -199,9 +199,9 @@ def add_rivals(row, rivals, talb='talb'):
             put('best_hiprio_own_p99_us', _text(theirs))
             put('hiprio_own_best', str(bool(own <= theirs)))
         jct = _number(row.get('talb_jct_ms', ''))
-        if 'best_jct_ms' in row and not math.isnan(jct) and _lower(
-                r.get('jct_ms_mean', math.nan), r['scheme'], _number(row['best_jct_ms']),
-                row['best_jct_scheme']):
+        if not math.isnan(jct) and _lower(
+                r.get('jct_ms_mean', math.nan), r['scheme'], _number(row.get('best_jct_ms', '')),
+                row.get('best_jct_scheme', '')):
             put('best_jct_scheme', r['scheme'])
             put('best_jct_ms', _text(r['jct_ms_mean']))
             put('jct_gap_pct', _text(100.0 * (jct / r['jct_ms_mean'] - 1.0)))

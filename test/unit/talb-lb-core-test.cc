@@ -2095,6 +2095,44 @@ TEST(TalbLbCoreTensorAwareV2, UnderACongestionDelayASaturatedPathMustAlsoQueue)
     EXPECT_NE(TensorAwareV2::Check(c), nullptr);
 }
 
+TEST(TalbLbCoreTensorAwareV2, UnderCongestionPickLeastSharedASlowFlowAvoidsAnotherFlowsPath)
+{
+    // Flows 10 and 11 on two of three uplinks; flow 10's path saturates, the other two report
+    // 0.25 (flow 11's) and 0.5, both under CongestionTarget. LeastCongested moves flow 10 onto
+    // flow 11's path; LeastShared onto the one no flow holds, as flows that leave a path
+    // together then spread instead of meeting on the least utilised one.
+    for (auto pick : {TensorAwareV2::CongestionPick::kLeastCongested,
+                      TensorAwareV2::CongestionPick::kLeastShared})
+    {
+        FakeCongestion remote;
+        TensorAwareV2::Config c = CongestionRig::Make();
+        c.congestionPick = pick;
+        CongestionRig rig(&remote, c);
+        auto both = [&rig](int64_t from, int64_t to, uint32_t* a, uint32_t* b) {
+            for (int64_t t = from; t < to; t += 10 * US)
+            {
+                *a = rig.Send(GoBackN(Tensor(10, t, 100, 5, t == US ? TALB_FLAG_FIRST : 0)));
+                *b = rig.Send(
+                    GoBackN(Tensor(11, t + 5 * US, 110, 5, t == US ? TALB_FLAG_FIRST : 0)));
+            }
+        };
+        uint32_t a = 0;
+        uint32_t b = 0;
+        both(US, 121 * US, &a, &b);
+        ASSERT_NE(a, b);
+        const uint32_t free = 6 - a - b; // uplinks 1-3
+        remote.utilisation[a] = 1.0;
+        remote.utilisation[b] = 0.25;
+        remote.utilisation[free] = 0.5;
+        uint32_t a2 = 0;
+        uint32_t b2 = 0;
+        both(121 * US, 401 * US, &a2, &b2);
+        EXPECT_EQ(b2, b);
+        EXPECT_EQ(a2, pick == TensorAwareV2::CongestionPick::kLeastShared ? free : b);
+        EXPECT_EQ(rig.talb.GetTableStats().nCongestionMoves, 1u);
+    }
+}
+
 TEST(TalbLbCoreTensorAwareV2, UnderRateKeyHostPairQueuePairsOfAFastConnectionStay)
 {
     // One connection spread over four queue pairs with their own source ports (flows 10-13,

@@ -79,6 +79,11 @@ constexpr SettingSpelling kRateKey[] = {
     {int(TensorAwareV2::RateKey::kHostPair), "HostPair", "host-pair"},
 };
 
+constexpr SettingSpelling kCongestionPick[] = {
+    {int(TensorAwareV2::CongestionPick::kLeastCongested), "LeastCongested", "least-congested"},
+    {int(TensorAwareV2::CongestionPick::kLeastShared), "LeastShared", "least-shared"},
+};
+
 constexpr SettingSpelling kSafeMoves[] = {
     {int(TensorAwareV2::SafeMoves::kGoBackNUnlessUntagged),
      "GoBackNUnlessUntagged",
@@ -248,6 +253,17 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      1,
      "v2, Moves=Congestion: a slow flow moves to the least congested other path only if the "
      "feedback reports it at most this utilisation (0..1)"},
+    {"CongestionPick",
+     nullptr,
+     OfV2<K::kEnum, &V2::congestionPick>(),
+     0,
+     0,
+     "v2, Moves=Congestion: which of the paths the feedback reports at most {CongestionTarget} "
+     "a slow flow moves to: LeastCongested, the least utilised (flows judged slow together all "
+     "take it: the feedback lags the moves); LeastShared, the one with the fewest active flows "
+     "at or above the flow's priority, then of all, then the least utilised (the flow counts "
+     "see each move at once, so flows that leave together spread)",
+     kCongestionPick},
     {"CongestionDelay",
      nullptr,
      OfV2<K::kTimeNs, &V2::congestionDelayNs>(),

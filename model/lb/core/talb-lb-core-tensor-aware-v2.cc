@@ -383,25 +383,34 @@ TensorAwareV2::RateOf(uint32_t key, int64_t nowNs)
 uint32_t
 TensorAwareV2::CongestionTarget(const PacketInfo& packet,
                                 const Candidates& candidates,
-                                uint32_t current) const
+                                uint32_t current,
+                                const Fastest& fastest) const
 {
     if (!Congested(current, packet))
     {
         return kNoPort;
     }
+    const bool byShare = m_config.congestionPick == CongestionPick::kLeastShared;
     uint32_t target = kNoPort;
-    double least = 2.0;
+    std::tuple<double, double, double> least{2.0, 2.0, 2.0};
     for (uint32_t c = 0; c < candidates.count; ++c)
     {
         uint32_t port = candidates.ports[c];
-        double u = port == current ? 2.0 : m_remote->Congestion(port, packet.dstLeaf, packet.nowNs);
-        if (u < least)
+        double u = m_remote->Congestion(port, packet.dstLeaf, packet.nowNs);
+        if (port == current || u > m_config.congestionTarget)
         {
-            least = u;
+            continue;
+        }
+        // The local counts only: the remote view is the third key already.
+        Cost cost = byShare ? PortCost(port, packet, fastest, false) : Cost{};
+        auto key = std::make_tuple(cost.share, cost.crowd, u);
+        if (target == kNoPort || key < least)
+        {
+            least = key;
             target = port;
         }
     }
-    return least <= m_config.congestionTarget ? target : kNoPort;
+    return target;
 }
 
 bool
@@ -713,7 +722,7 @@ TensorAwareV2::Reconsider(const PacketInfo& packet,
     {
         // Only congestion moves the flow off its port, and with queueMoves a local burst.
         better = m_config.queueMoves && byQueue;
-        uint32_t target = CongestionMove(packet, candidates, f, better);
+        uint32_t target = CongestionMove(packet, candidates, f, fastest, better);
         if (target != kNoPort)
         {
             *moved = true;
@@ -758,6 +767,7 @@ uint32_t
 TensorAwareV2::CongestionMove(const PacketInfo& packet,
                               const Candidates& candidates,
                               const Flow& f,
+                              const Fastest& fastest,
                               bool queueMove)
 {
     const int64_t now = packet.nowNs;
@@ -768,7 +778,7 @@ TensorAwareV2::CongestionMove(const PacketInfo& packet,
     if (!queueMove && m_remote && f.midTensor && slow &&
         now - f.entry->lastMoveNs >= m_config.minMoveIntervalNs)
     {
-        target = CongestionTarget(packet, candidates, f.current);
+        target = CongestionTarget(packet, candidates, f.current, fastest);
     }
     if (target != kNoPort && packet.label.priority < m_config.congestionWaitBelow &&
         MovesOnlyDrained(packet, candidates, f) && !Drained(packet, f))

@@ -173,6 +173,18 @@ class TensorAwareV2 : public TensorPolicy
         kHostPair,
     };
 
+    /// Which path, of those the RemoteView reports at most congestionTarget, a slow flow
+    /// moves to.
+    enum class CongestionPick : uint8_t
+    {
+        /// the least utilised: flows judged slow together all take it (the feedback lags the
+        /// moves by a round trip or more)
+        kLeastCongested,
+        /// the fewest active flows at or above the flow's priority, then of all, then the least
+        /// utilised: the flow counts see each move at once, so flows leaving together spread
+        kLeastShared,
+    };
+
     /// How long a flow counts on its port after its last packet there.
     enum class WindowMode : uint8_t
     {
@@ -274,6 +286,8 @@ class TensorAwareV2 : public TensorPolicy
         double slowRate{0.3};            ///< kCongestion: slow below this x port rate, (0, 1]
         RateKey rateKey{RateKey::kFlow}; ///< kCongestion: whose rate slowRate judges
         double congestionTarget{0.75};   ///< kCongestion: a target reports at most this, [0, 1)
+        /// kCongestion: which of the paths at most congestionTarget a slow flow takes
+        CongestionPick congestionPick{CongestionPick::kLeastCongested};
         /// kCongestion: a saturated path counts as congested only when its queueing delay (the
         /// reported one or the port's queue now, the larger) is at least this, >= 0; 0: the
         /// utilisation alone decides
@@ -375,11 +389,14 @@ class TensorAwareV2 : public TensorPolicy
                    : packet.flowHash;
     }
 
+    struct Fastest;
+
     /// \return the candidate other than \p current a slow flow moves to, or kNoPort: \p current's
-    /// path reported saturated and the least congested other one at most congestionTarget
+    /// path reported saturated and another at most congestionTarget (congestionPick chooses)
     uint32_t CongestionTarget(const PacketInfo& packet,
                               const Candidates& candidates,
-                              uint32_t current) const;
+                              uint32_t current,
+                              const Fastest& fastest) const;
 
     /// A tensor flow recently seen on a port.
     struct FlowSlot
@@ -655,6 +672,7 @@ class TensorAwareV2 : public TensorPolicy
     uint32_t CongestionMove(const PacketInfo& packet,
                             const Candidates& candidates,
                             const Flow& f,
+                            const Fastest& fastest,
                             bool queueMove);
     /// \return true when \p f moves only once drained: a safe-move flow, unless an untagged
     /// flow is active on a candidate under kGoBackNUnlessUntagged

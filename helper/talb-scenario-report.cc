@@ -782,8 +782,9 @@ TalbScenarioReport::RunWarnings(const TalbScenarioResult& r)
                 r.scheme + ": " + std::to_string(value) +
                 " times a flow found every flow slot of its port held by other live flows "
                 "(run.json's slot_overflows): the ports' flow counts saturated at FlowSlots, "
-                "so more slots can change this run's decisions; try "
-                "--lbAttributes=FlowSlots=32 (at most 64; doc/talb-switch.rst)");
+                "so more slots can change this run's decisions: try "
+                "--lbAttributes=FlowSlots=32 (at most 64), which sped up all-to-all jobs and "
+                "slowed heavy untagged background (doc/talb-switch.rst)");
         }
     }
     return warnings;

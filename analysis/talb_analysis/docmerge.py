@@ -214,6 +214,57 @@ def _cell_rows(table, cell):
     return {tuple(r[c] for c in cell): r for r in table.to_dict('records')}
 
 
+def _schemes_report(doc, report, baseline, refuse, beside):
+    """What :func:`add_schemes` and :func:`rerun_talb` read first: ``report``'s cells.csv, its
+    cells' row-naming columns, its rows by (cell..., scheme), the schemes of each cell, and
+    ``doc``'s one transport. ``refuse(scheme)`` names why a scheme may not be in the report (or
+    None); each cell needs the ``baseline`` (run beside ``beside``)."""
+    full_path = os.path.join(report, 'cells.csv')
+    if not os.path.exists(full_path):
+        raise TalbDataError('%s: the report did not write it' % full_path)
+    full = read_table(full_path)
+    cell = [k for k in key_columns(full, full_path) if k != 'scheme']
+    reported = _cell_rows(full, cell + ['scheme'])
+    by_cell = {}
+    for key in reported:
+        why = refuse(key[-1])
+        if why:
+            raise TalbDataError('%s: has %s in cell %s: %s'
+                                % (full_path, key[-1], ','.join(key[:-1]), why))
+        by_cell.setdefault(key[:-1], set()).add(key[-1])
+    for key, schemes in sorted(by_cell.items()):
+        if baseline not in schemes:
+            raise TalbDataError('%s: cell %s has no %s row: run %s beside %s (it measures their '
+                                'speedup and FCT reduction, and must reproduce the committed rows)'
+                                % (full_path, ','.join(key), baseline, baseline, beside))
+    return cell, reported, by_cell, _single_transport(doc)
+
+
+def _update_tables(doc, names, cell, transport, update, figures):
+    """Each of ``names`` in ``doc`` updated by ``update[name](committed table, path)``
+    (cells_brief.csv first), which returns the new table and what it did; figures kept
+    (``figures`` says why). Writes nothing unless every table could be updated."""
+    written, lines = {}, []
+    for name in sorted(names, key=lambda n: n != 'cells_brief.csv'):
+        mine = os.path.join(doc, name)
+        if not name.endswith('.csv'):
+            lines.append('%s: kept (%s)' % (name, figures))
+            continue
+        if name not in update:
+            raise TalbDataError('%s: only cells_brief.csv and talb_vs_best.csv can be updated '
+                                'this way' % mine)
+        if not os.path.exists(mine):
+            raise TalbDataError('%s: nothing committed to update' % mine)
+        keys = cell + (['scheme'] if name == 'cells_brief.csv' else [])
+        written[name], what = update[name](
+            _with_transport(read_table(mine), keys, mine, transport), mine)
+        lines.append('%s: %s' % (name, what))
+    os.makedirs(doc, exist_ok=True)
+    for name, table in written.items():
+        table.to_csv(os.path.join(doc, name), index=False)
+    return lines
+
+
 def add_schemes(doc, report, names, baseline='ecmp', talb='talb'):
     """Update ``doc`` (a family's committed folder) from ``report``, a report of schemes run
     beside the committed ones in cells the family has (a baseline of its paper's settings, a
@@ -224,72 +275,43 @@ def add_schemes(doc, report, names, baseline='ecmp', talb='talb'):
     added (its rows define the cell: merge the cell whole). Figures stay as committed (the
     report's would show the added schemes alone). Returns one line per file; raises
     TalbDataError naming what is wrong (nothing is written then)."""
-    full_path = os.path.join(report, 'cells.csv')
-    if not os.path.exists(full_path):
-        raise TalbDataError('%s: the report did not write it' % full_path)
-    full = read_table(full_path)
-    transport = _single_transport(doc)
-    cell = [k for k in key_columns(full, full_path) if k != 'scheme']
-    reported = _cell_rows(full, cell + ['scheme'])
-    for key, row in reported.items():
-        if row['scheme'] == talb:
-            raise TalbDataError('%s: has TaLB\'s row of cell %s: a rerun of TaLB changes the '
-                                'cell, so merge it whole (--merge-doc)'
-                                % (full_path, ','.join(key[:-1])))
-    by_cell = {}
-    for key in reported:
-        by_cell.setdefault(key[:-1], set()).add(key[-1])
-    for key, schemes in sorted(by_cell.items()):
-        if baseline not in schemes:
-            raise TalbDataError('%s: cell %s has no %s row: run %s beside the added schemes (its '
-                                'rows measure their speedup and FCT reduction, and must reproduce '
-                                'the committed ones)' % (full_path, ','.join(key), baseline,
-                                                         baseline))
-    written, lines, added = {}, [], None
-    for name in sorted(names, key=lambda n: n != 'cells_brief.csv'):
-        mine = os.path.join(doc, name)
-        if not name.endswith('.csv'):
-            lines.append('%s: kept (a report of added schemes draws them alone)' % name)
-            continue
-        if not os.path.exists(mine):
-            raise TalbDataError('%s: nothing committed to add schemes to' % mine)
-        committed = _with_transport(read_table(mine), cell + (['scheme'] if name ==
-                                    'cells_brief.csv' else []), mine, transport)
-        if name == 'cells_brief.csv':
-            merged, added = _add_brief_rows(committed, report, cell, by_cell, mine)
-            written[name] = merged
-            lines.append('%s: %d rows added (%s), %d cells' % (
-                name, len(added), ', '.join(sorted({s for _, s in added})),
-                len({c for c, _ in added})))
-        elif name == 'talb_vs_best.csv':
-            rows = committed.to_dict('records')
-            changed = cells = 0
-            for row in rows:
-                key = tuple(row[c] for c in cell)
-                if key not in by_cell:
-                    continue
-                cells += 1
-                _check_baseline(row, reported[key + (baseline,)], baseline, key, mine)
-                schemes = by_cell[key] if added is None else {s for c, s in added if c == key}
-                rivals = [_floats(reported[key + (s,)]) for s in sorted(schemes)]
-                changed += bool(add_rivals(row, rivals, talb) & {'best_scheme',
-                                                                   'best_hiprio_scheme'})
-            # A cell of cells_brief.csv without a TaLB row has no row here; without
-            # cells_brief.csv to say so, a cell missing here may be a new one.
-            missing = set(by_cell) - {tuple(r[c] for c in cell) for r in rows}
-            if missing and added is None:
-                raise TalbDataError('%s: has no cell %s: a new cell needs every scheme (merge '
-                                    'it whole: --merge-doc)'
-                                    % (mine, ','.join(sorted(missing)[0])))
-            written[name] = pd.DataFrame(rows, columns=committed.columns)
-            lines.append('%s: %d cells, a new best in %d' % (name, cells, changed))
-        else:
-            raise TalbDataError('%s: adding schemes updates cells_brief.csv and talb_vs_best.csv '
-                                'only' % mine)
-    os.makedirs(doc, exist_ok=True)
-    for name, table in written.items():
-        table.to_csv(os.path.join(doc, name), index=False)
-    return lines
+    cell, reported, by_cell, transport = _schemes_report(
+        doc, report, baseline, lambda scheme: (
+            "a rerun of TaLB changes the cell, so merge it whole (--merge-doc)"
+            if scheme == talb else None), 'the added schemes')
+    added = None  # (cell, scheme) pairs cells_brief.csv lacked, once it is read
+
+    def brief(committed, path):
+        nonlocal added
+        merged, added = _brief_rows(committed, report, cell, path, lambda scheme: False,
+                                    'a rerun, not an addition (merge the cell whole: --merge-doc)')
+        return merged, '%d rows added (%s), %d cells' % (
+            len(added), ', '.join(sorted({s for _, s in added})), len({c for c, _ in added}))
+
+    def vs_best(committed, path):
+        rows = committed.to_dict('records')
+        changed = cells = 0
+        for row in rows:
+            key = tuple(row[c] for c in cell)
+            if key not in by_cell:
+                continue
+            cells += 1
+            _check_baseline(row, reported[key + (baseline,)], baseline, key, path)
+            schemes = by_cell[key] if added is None else {s for c, s in added if c == key}
+            rivals = [_floats(reported[key + (s,)]) for s in sorted(schemes)]
+            changed += bool(add_rivals(row, rivals, talb) & {'best_scheme', 'best_hiprio_scheme'})
+        # A cell of cells_brief.csv without a TaLB row has no row here; without
+        # cells_brief.csv to say so, a cell missing here may be a new one.
+        missing = set(by_cell) - {tuple(r[c] for c in cell) for r in rows}
+        if missing and added is None:
+            raise TalbDataError('%s: has no cell %s: a new cell needs every scheme (merge it '
+                                'whole: --merge-doc)' % (path, ','.join(sorted(missing)[0])))
+        return (pd.DataFrame(rows, columns=committed.columns),
+                '%d cells, a new best in %d' % (cells, changed))
+
+    return _update_tables(doc, names, cell, transport,
+                          {'cells_brief.csv': brief, 'talb_vs_best.csv': vs_best},
+                          'a report of added schemes draws them alone')
 
 
 def rerun_talb(doc, report, names, baseline='ecmp', talb='talb'):
@@ -301,67 +323,44 @@ def rerun_talb(doc, report, names, baseline='ecmp', talb='talb'):
     committed best of the other schemes, which stay. The ``baseline`` must reproduce its
     committed rows; other schemes are refused. Figures stay as committed. Returns one line per
     file; raises TalbDataError naming what is wrong (nothing is written then)."""
-    full_path = os.path.join(report, 'cells.csv')
     vs_path = os.path.join(report, 'talb_vs_best.csv')
-    for path in (full_path, vs_path):
-        if not os.path.exists(path):
-            raise TalbDataError('%s: the report did not write it' % path)
-    full = read_table(full_path)
-    transport = _single_transport(doc)
-    cell = [k for k in key_columns(full, full_path) if k != 'scheme']
-    by_cell = {}
-    for key in _cell_rows(full, cell + ['scheme']):
-        if key[-1] != baseline and not key[-1].startswith(talb):
-            raise TalbDataError('%s: has %s in cell %s: a TaLB rerun holds TaLB, its variants '
-                                'and %s only (add other schemes with --add-schemes)'
-                                % (full_path, key[-1], ','.join(key[:-1]), baseline))
-        by_cell.setdefault(key[:-1], set()).add(key[-1])
-    for key, schemes in sorted(by_cell.items()):
-        if baseline not in schemes:
-            raise TalbDataError('%s: cell %s has no %s row: run %s beside TaLB (it measures '
-                                'TaLB\'s speedup and FCT reduction, and must reproduce the '
-                                'committed rows)' % (full_path, ','.join(key), baseline, baseline))
+    cell, reported, _, transport = _schemes_report(
+        doc, report, baseline, lambda scheme: (
+            'a TaLB rerun holds TaLB, its variants and %s only (add other schemes with '
+            '--add-schemes)' % baseline
+            if scheme != baseline and not scheme.startswith(talb) else None), 'TaLB')
+    if not os.path.exists(vs_path):
+        raise TalbDataError('%s: the report did not write it' % vs_path)
     ours = _cell_rows(read_table(vs_path), cell)
-    written, lines = {}, []
-    for name in sorted(names, key=lambda n: n != 'cells_brief.csv'):
-        mine = os.path.join(doc, name)
-        if not name.endswith('.csv'):
-            lines.append('%s: kept (a report of TaLB and %s draws them alone)' % (name, baseline))
-            continue
-        if not os.path.exists(mine):
-            raise TalbDataError('%s: nothing committed to rerun TaLB in' % mine)
-        committed = _with_transport(read_table(mine), cell + (['scheme'] if name ==
-                                    'cells_brief.csv' else []), mine, transport)
-        if name == 'cells_brief.csv':
-            merged, replaced = _replace_brief_rows(committed, report, cell, baseline, mine)
-            written[name] = merged
-            lines.append('%s: %d rows replaced or added (%s), %d cells' % (
-                name, len(replaced), ', '.join(sorted({s for _, s in replaced})),
-                len({c for c, _ in replaced})))
-        elif name == 'talb_vs_best.csv':
-            rows = committed.to_dict('records')
-            committed_cells = {tuple(r[c] for c in cell) for r in rows}
-            for key in sorted(set(ours) - committed_cells):
-                raise TalbDataError('%s: has no cell %s: TaLB\'s first row in a cell needs every '
-                                    'scheme (merge it whole: --merge-doc)' % (mine, ','.join(key)))
-            verdicts, reported = 0, _cell_rows(full, cell + ['scheme'])
-            for row in rows:
-                key = tuple(row[c] for c in cell)
-                if key not in ours:
-                    continue
-                _check_baseline(row, reported[key + (baseline,)], baseline, key, mine)
-                before = row.get('loses')
-                take_talb(row, ours[key], mine, key)
-                verdicts += row.get('loses') != before
-            written[name] = pd.DataFrame(rows, columns=committed.columns)
-            lines.append('%s: %d cells, the verdict changed in %d' % (name, len(ours), verdicts))
-        else:
-            raise TalbDataError('%s: a TaLB rerun updates cells_brief.csv and talb_vs_best.csv '
-                                'only' % mine)
-    os.makedirs(doc, exist_ok=True)
-    for name, table in written.items():
-        table.to_csv(os.path.join(doc, name), index=False)
-    return lines
+
+    def brief(committed, path):
+        merged, replaced = _brief_rows(committed, report, cell, path,
+                                       lambda scheme: scheme != baseline,
+                                       'not the same runs (another build or seeds)')
+        return merged, '%d rows replaced or added (%s), %d cells' % (
+            len(replaced), ', '.join(sorted({s for _, s in replaced})),
+            len({c for c, _ in replaced}))
+
+    def vs_best(committed, path):
+        rows = committed.to_dict('records')
+        for key in sorted(set(ours) - {tuple(r[c] for c in cell) for r in rows}):
+            raise TalbDataError('%s: has no cell %s: TaLB\'s first row in a cell needs every '
+                                'scheme (merge it whole: --merge-doc)' % (path, ','.join(key)))
+        verdicts = 0
+        for row in rows:
+            key = tuple(row[c] for c in cell)
+            if key not in ours:
+                continue
+            _check_baseline(row, reported[key + (baseline,)], baseline, key, path)
+            before = row.get('loses')
+            take_talb(row, ours[key], path, key)
+            verdicts += row.get('loses') != before
+        return (pd.DataFrame(rows, columns=committed.columns),
+                '%d cells, the verdict changed in %d' % (len(ours), verdicts))
+
+    return _update_tables(doc, names, cell, transport,
+                          {'cells_brief.csv': brief, 'talb_vs_best.csv': vs_best},
+                          'a report of TaLB and %s draws them alone' % baseline)
 
 
 # A talb_vs_best.csv row's columns: TaLB's own, and those compared with the best other scheme's.
@@ -398,39 +397,6 @@ def take_talb(row, new, path, key):
         row['jct_gap_pct'] = _text(100.0 * (jct / _number(row['best_jct_ms']) - 1.0))
 
 
-def _replace_brief_rows(committed, report, cell, baseline, path):
-    """cells_brief.csv with the report's TaLB rows in place of the committed ones; its baseline
-    rows must equal the committed ones."""
-    brief = read_table(os.path.join(report, 'cells_brief.csv'))
-    keys = cell + ['scheme']
-    old = _cell_rows(committed, keys)
-    old_cells = {k[:-1] for k in old}
-    replaced, new_rows, gone = [], [], set()
-    for row in brief.to_dict('records'):
-        key = tuple(row[c] for c in keys)
-        if key[:-1] not in old_cells:
-            raise TalbDataError('%s: has no cell %s: a new cell needs every scheme (merge it '
-                                'whole: --merge-doc)' % (path, ','.join(key[:-1])))
-        if key[-1] == baseline:
-            differ = [c for c in committed.columns if c in row and row[c] != old[key][c]]
-            if differ:
-                raise TalbDataError(
-                    '%s: %s in cell %s: the report\'s %s is %s, the committed %s: not the same '
-                    'runs (another build or seeds)'
-                    % (path, baseline, ','.join(key[:-1]), differ[0], row[differ[0]],
-                       old[key][differ[0]]))
-            continue
-        replaced.append((key[:-1], key[-1]))
-        new_rows.append(row)
-        gone.add(key)
-    kept = committed[[tuple(r) not in gone for r in committed[keys].itertuples(index=False)]]
-    merged = pd.concat([kept, pd.DataFrame(new_rows, columns=brief.columns)],
-                       ignore_index=True).reindex(columns=committed.columns).fillna('')
-    order = sorted(range(len(merged)), key=lambda i: [
-        _natural(merged.at[i, k]) for k in key_columns(brief, 'the report\'s cells_brief.csv')])
-    return merged.iloc[order].reset_index(drop=True), replaced
-
-
 def _floats(row):
     out = dict(row)
     for column, value in row.items():
@@ -454,14 +420,17 @@ def _check_baseline(row, base, baseline, key, path):
                             % (path, baseline, got, ','.join(key), expected))
 
 
-def _add_brief_rows(committed, report, cell, by_cell, path):
-    """cells_brief.csv with the report's rows of the schemes its cells lack; the rows of the
-    schemes they have must equal the committed ones."""
+def _brief_rows(committed, report, cell, path, replaceable, hint):
+    """cells_brief.csv with the report's rows: a scheme the committed cell lacks joins it, one it
+    has stays where the report's row equals the committed one and is replaced where it differs
+    and ``replaceable(scheme)``; any other difference is an error (``hint`` says what to do), as
+    is a cell the committed table lacks. Returns the table, sorted as :func:`merge` sorts, and
+    the (cell, scheme) rows taken."""
     brief = read_table(os.path.join(report, 'cells_brief.csv'))
     keys = cell + ['scheme']
     old = _cell_rows(committed, keys)
     old_cells = {k[:-1] for k in old}
-    added, new_rows = [], []
+    taken, new_rows = [], []
     for row in brief.to_dict('records'):
         key = tuple(row[c] for c in keys)
         if key[:-1] not in old_cells:
@@ -469,21 +438,22 @@ def _add_brief_rows(committed, report, cell, by_cell, path):
                                 'whole: --merge-doc)' % (path, ','.join(key[:-1])))
         if key in old:
             differ = [c for c in committed.columns if c in row and row[c] != old[key][c]]
-            if differ:
+            if not differ:
+                continue
+            if not replaceable(key[-1]):
                 raise TalbDataError(
-                    '%s: %s in cell %s: the report\'s %s is %s, the committed %s: a rerun, not '
-                    'an addition (merge the cell whole: --merge-doc)'
+                    '%s: %s in cell %s: the report\'s %s is %s, the committed %s: %s'
                     % (path, key[-1], ','.join(key[:-1]), differ[0], row[differ[0]],
-                       old[key][differ[0]]))
-            continue
-        added.append((key[:-1], key[-1]))
+                       old[key][differ[0]], hint))
+        taken.append(key)
         new_rows.append(row)
-    merged = pd.concat([committed, pd.DataFrame(new_rows, columns=brief.columns)],
+    gone = set(taken)
+    kept = committed[[tuple(r) not in gone for r in committed[keys].itertuples(index=False)]]
+    merged = pd.concat([kept, pd.DataFrame(new_rows, columns=brief.columns)],
                        ignore_index=True).reindex(columns=committed.columns).fillna('')
-    # Sorted as merge() sorts: by the report's row-naming columns in its order.
     order = sorted(range(len(merged)), key=lambda i: [
         _natural(merged.at[i, k]) for k in key_columns(brief, 'the report\'s cells_brief.csv')])
-    return merged.iloc[order].reset_index(drop=True), added
+    return merged.iloc[order].reset_index(drop=True), [(k[:-1], k[-1]) for k in taken]
 
 
 def group_by(doc):

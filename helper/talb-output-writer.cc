@@ -295,6 +295,7 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info, s
          << ", \"tcp_timeouts\": " << info.tcp.timeouts
          << ", \"tcp_plb_repaths\": " << info.tcp.plbRepaths
          << ", \"tcp_idle_restarts\": " << info.tcp.idleRestarts
+         << ", \"tcp_reordering_raises\": " << info.tcp.reorderingRaises
          << ", \"path_selections\": " << info.paths.selections
          << ", \"reroutes\": " << info.paths.reroutes << ", \"lb_counters\": {";
     for (size_t i = 0; i < info.paths.policy.size(); ++i)

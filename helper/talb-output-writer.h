@@ -72,6 +72,7 @@ class TalbOutputWriter : public Object
         uint64_t timeouts{0};              //!< RTO episodes (backed-off RTOs count once)
         uint64_t plbRepaths{0};            //!< PLB's repaths (new flow labels)
         uint64_t idleRestarts{0};          //!< windows restarted after idle (slowStartAfterIdle)
+        uint64_t reorderingRaises{0};      //!< duplicate-ACK threshold raises (adaptiveReordering)
     };
 
     /// Path selections and reroutes summed over the switches' load balancers.

@@ -358,6 +358,7 @@ TalbScenarioCounters::SumTcp(const std::vector<Ptr<TalbTransport>>& transports)
                 c.timeouts += stats.timeouts;
                 c.plbRepaths += stats.plbRepaths;
                 c.idleRestarts += stats.idleRestarts;
+                c.reorderingRaises += stats.reorderingRaises;
             }
         }
     }
@@ -403,7 +404,8 @@ TalbScenarioCounters::SumEvents(const TalbScenarioSpec& spec,
                                     r->tcp.plbRepaths,
                                     r->paths.selections,
                                     r->paths.reroutes,
-                                    r->tcp.idleRestarts};
+                                    r->tcp.idleRestarts,
+                                    r->tcp.reorderingRaises};
     const size_t policyAt = events.size();
     for (const auto& named : r->paths.policy)
     {
@@ -425,6 +427,7 @@ TalbScenarioCounters::SumEvents(const TalbScenarioSpec& spec,
     r->paths.selections = events[5];
     r->paths.reroutes = events[6];
     r->tcp.idleRestarts = events[7];
+    r->tcp.reorderingRaises = events[8];
 }
 
 } // namespace ns3

@@ -407,6 +407,21 @@ DeclareRdmaPaths(TalbScenarioConfig& c)
               "ssthresh raised to 3/4 of the old window), as Linux's "
               "net.ipv4.tcp_slow_start_after_idle, which is on there; off here, as the "
               "evaluation's TCP tables were measured (restarts: run.json's tcp_idle_restarts)");
+    c.Declare("adaptiveReordering",
+              C::BOOL,
+              TcpAttributeDefault("AdaptiveReordering"),
+              "tcp: a sender's duplicate-ACK threshold (ns-3's fixed 3) rises to the reordering "
+              "it has seen, up to maxReordering segments, as Linux's tp->reordering: a segment "
+              "never retransmitted that arrives below the highest SACKed one, or a retransmitted "
+              "one acknowledged sooner than the minimum RTT, raises it; a timeout with SACKed "
+              "segments waiting resets it (raises: run.json's tcp_reordering_raises). Off here, "
+              "as the evaluation's TCP tables were measured");
+    c.Declare("maxReordering",
+              C::UINT,
+              TcpAttributeDefault("MaxReordering"),
+              "tcp, adaptiveReordering: the highest duplicate-ACK threshold in segments (Linux's "
+              "net.ipv4.tcp_max_reordering); at least ns3::TcpSocketBase::ReTxThreshold",
+              C::Between(1, 1u << 20));
 }
 
 /// The TRANSPORT group.

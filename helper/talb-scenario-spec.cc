@@ -104,7 +104,24 @@ TalbScenarioSpec::ParseTraining(const TalbScenarioConfig& c, std::vector<std::st
         {"PlbMarkFraction", c.GetString("plbMarkFraction")},
         {"PlbForceRounds", c.GetString("plbForceRounds")},
         {"SlowStartAfterIdle", c.GetString("slowStartAfterIdle")},
+        {"AdaptiveReordering", c.GetString("adaptiveReordering")},
+        {"MaxReordering", c.GetString("maxReordering")},
     };
+    if (c.GetBool("adaptiveReordering"))
+    {
+        TypeId::AttributeInformation retx;
+        NS_ABORT_UNLESS(TypeId::LookupByName("ns3::TcpSocketBase")
+                            .LookupAttributeByName("ReTxThreshold", &retx));
+        UintegerValue initial;
+        initial.DeserializeFromString(retx.initialValue->SerializeToString(retx.checker),
+                                      retx.checker);
+        if (c.GetUint("maxReordering") < initial.Get())
+        {
+            errors->push_back("maxReordering: " + c.GetString("maxReordering") +
+                              " is below ns3::TcpSocketBase::ReTxThreshold " +
+                              std::to_string(initial.Get()) + ", where the threshold starts");
+        }
+    }
     const bool tcpPlb = !fabric.rdmaHosts && c.GetBool("plb");
     if (tcpPlb && (fabric.stockRouting || c.GetString("tcp") != "dctcp"))
     {

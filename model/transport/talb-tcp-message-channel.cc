@@ -11,6 +11,7 @@
 #include "ns3/talb-message-tag.h"
 #include "ns3/talb-socket-read.h"
 #include "ns3/talb-tcp-idle-restart.h"
+#include "ns3/talb-tcp-reordering.h"
 #include "ns3/talb-tensor-byte-tag.h"
 #include "ns3/tcp-dctcp.h"
 #include "ns3/tcp-l4-protocol.h"
@@ -63,6 +64,12 @@ TalbTcpMessageChannel::DoDispose()
     {
         m_stats.idleRestarts = m_idleRestart->GetRestarts(); // what GetStats() says from now on
         m_idleRestart = nullptr;
+    }
+    if (m_reordering)
+    {
+        m_stats.reorderingRaises = m_reordering->GetRaises();
+        m_stats.maxReordering = m_reordering->GetMaxThreshold();
+        m_reordering = nullptr;
     }
     m_queue.clear();
     m_current = nullptr;
@@ -123,6 +130,11 @@ TalbTcpMessageChannel::Open(Ptr<Node> src,
     {
         DynamicCast<TcpSocketBase>(m_tx)->SetCongestionControlAlgorithm(ops);
     }
+    if (m_maxReordering > 0)
+    {
+        m_reordering =
+            TalbTcpReordering::Install(DynamicCast<TcpSocketBase>(m_tx), m_maxReordering);
+    }
     m_tx->TraceConnectWithoutContext("Tx", MakeCallback(&TalbTcpMessageChannel::SegmentSent, this));
     m_tx->TraceConnectWithoutContext("CongState",
                                      MakeCallback(&TalbTcpMessageChannel::CongStateChanged, this));
@@ -138,6 +150,11 @@ TalbTcpMessageChannel::GetStats() const
     if (m_idleRestart)
     {
         stats.idleRestarts = m_idleRestart->GetRestarts();
+    }
+    if (m_reordering)
+    {
+        stats.reorderingRaises = m_reordering->GetRaises();
+        stats.maxReordering = m_reordering->GetMaxThreshold();
     }
     return stats;
 }
@@ -232,6 +249,14 @@ TalbTcpMessageChannel::EnableSlowStartAfterIdle()
 {
     NS_ABORT_MSG_IF(m_tx, "TalbTcpMessageChannel::EnableSlowStartAfterIdle after Open");
     m_slowStartAfterIdle = true;
+}
+
+void
+TalbTcpMessageChannel::EnableAdaptiveReordering(uint32_t maxReordering)
+{
+    NS_ABORT_MSG_IF(m_tx, "TalbTcpMessageChannel::EnableAdaptiveReordering after Open");
+    NS_ABORT_MSG_IF(maxReordering == 0, "TalbTcpMessageChannel: maximum reordering 0");
+    m_maxReordering = maxReordering;
 }
 
 void

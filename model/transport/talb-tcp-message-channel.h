@@ -20,6 +20,7 @@ namespace ns3
 
 class TcpSocketBase;
 class TalbTcpIdleRestart;
+class TalbTcpReordering;
 
 /**
  * \ingroup talb-transport
@@ -42,7 +43,9 @@ class TalbTcpIdleRestart;
  * another), or at once after PlbForceRounds congested rounds.
  *
  * With EnableSlowStartAfterIdle() the sender's congestion control is wrapped in
- * TalbTcpIdleRestart (Linux's net.ipv4.tcp_slow_start_after_idle).
+ * TalbTcpIdleRestart (Linux's net.ipv4.tcp_slow_start_after_idle). With
+ * EnableAdaptiveReordering() the sender's duplicate-ACK threshold follows the reordering it sees
+ * (TalbTcpReordering, Linux's tp->reordering).
  */
 class TalbTcpMessageChannel : public TalbMessageChannel
 {
@@ -58,7 +61,9 @@ class TalbTcpMessageChannel : public TalbMessageChannel
         uint64_t retransmittedBytes{0};    //!< their payload bytes
         uint64_t timeouts{0};   //!< RTO episodes (entries into CA_LOSS; backed-off RTOs count once)
         uint64_t plbRepaths{0}; //!< PLB's repaths (new flow labels)
-        uint64_t idleRestarts{0}; //!< windows restarted after idle (EnableSlowStartAfterIdle)
+        uint64_t idleRestarts{0};     //!< windows restarted after idle (EnableSlowStartAfterIdle)
+        uint64_t reorderingRaises{0}; //!< duplicate-ACK threshold raises (adaptive reordering)
+        uint32_t maxReordering{0};    //!< the highest threshold reached (adaptive reordering)
     };
 
     /// \return the sender's counters so far
@@ -68,6 +73,11 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     void EnablePlb(const TalbPlb::Config& config);
     /// Restart the sender's window after idle as Linux does (before Open(); TalbTcpIdleRestart).
     void EnableSlowStartAfterIdle();
+    /**
+     * Let the sender's duplicate-ACK threshold rise with the reordering it sees, up to
+     * \p maxReordering segments (before Open(); TalbTcpReordering).
+     */
+    void EnableAdaptiveReordering(uint32_t maxReordering);
 
     /**
      * Create the sender's TCP socket on \p src bound to \p srcAddr and connect it to
@@ -134,6 +144,8 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     TalbPlb m_plb;
     bool m_slowStartAfterIdle{false};
     Ptr<TalbTcpIdleRestart> m_idleRestart; //!< the sender's, with m_slowStartAfterIdle
+    uint32_t m_maxReordering{0};           //!< 0: the socket's fixed threshold
+    Ptr<TalbTcpReordering> m_reordering;   //!< the sender's, with m_maxReordering
     uint32_t m_flowLabel{0};               //!< 0 until PLB's first repath
     Stats m_stats;
     uint32_t m_rxOpId{0};      //!< sender elsewhere: the incoming message's TalbMessageTag

@@ -43,6 +43,8 @@ class TalbTcpTransport : public TalbTransport
     uint32_t m_plbForceRounds{12};    //!< PlbForceRounds attribute
     double m_plbMarkFraction{0.5};    //!< PlbMarkFraction attribute
     bool m_slowStartAfterIdle{false}; //!< SlowStartAfterIdle attribute
+    bool m_adaptiveReordering{false}; //!< AdaptiveReordering attribute
+    uint32_t m_maxReordering{300};    //!< MaxReordering attribute
 };
 
 } // namespace ns3

@@ -81,6 +81,8 @@ SCENARIO = {
     'plbMarkFraction': '1',
     'plbRound': '0s',
     'slowStartAfterIdle': 'maybe',
+    'adaptiveReordering': 'maybe',
+    'maxReordering': '0',
     'jobs': 'model=resnet50,workers=1',
     'model': 'nope',
     'placement': 'diagonal',

@@ -68,7 +68,6 @@ TalbTcpMessageChannel::DoDispose()
     if (m_reordering)
     {
         m_stats.reorderingRaises = m_reordering->GetRaises();
-        m_stats.maxReordering = m_reordering->GetMaxThreshold();
         m_reordering = nullptr;
     }
     m_queue.clear();
@@ -154,7 +153,6 @@ TalbTcpMessageChannel::GetStats() const
     if (m_reordering)
     {
         stats.reorderingRaises = m_reordering->GetRaises();
-        stats.maxReordering = m_reordering->GetMaxThreshold();
     }
     return stats;
 }

@@ -63,7 +63,6 @@ class TalbTcpMessageChannel : public TalbMessageChannel
         uint64_t plbRepaths{0}; //!< PLB's repaths (new flow labels)
         uint64_t idleRestarts{0};     //!< windows restarted after idle (EnableSlowStartAfterIdle)
         uint64_t reorderingRaises{0}; //!< duplicate-ACK threshold raises (adaptive reordering)
-        uint32_t maxReordering{0};    //!< the highest threshold reached (adaptive reordering)
     };
 
     /// \return the sender's counters so far

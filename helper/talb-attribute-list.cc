@@ -1,5 +1,6 @@
 #include "talb-attribute-list.h"
 
+#include "ns3/abort.h"
 #include "ns3/string.h"
 #include "ns3/talb-parse.h"
 
@@ -75,6 +76,15 @@ TalbAttributeList::ToText(const Pairs& pairs)
         text += (text.empty() ? "" : ";") + kv.first + "=" + kv.second;
     }
     return text;
+}
+
+std::string
+TalbAttributeList::DefaultOf(TypeId tid, const std::string& name)
+{
+    TypeId::AttributeInformation info;
+    NS_ABORT_MSG_UNLESS(tid.LookupAttributeByName(name, &info),
+                        tid.GetName() << " has no attribute " << name);
+    return info.initialValue->SerializeToString(info.checker);
 }
 
 bool

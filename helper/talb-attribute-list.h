@@ -32,6 +32,13 @@ class TalbAttributeList
     static std::string ToText(const Pairs& pairs);
 
     /**
+     * \return the current default of \p tid's attribute \p name (Config::SetDefault and
+     * --ns3::Type::Name options included), as its checker writes it; aborts when \p tid has no
+     * such attribute (a programming error, not an input)
+     */
+    static std::string DefaultOf(TypeId tid, const std::string& name);
+
+    /**
      * Checks \p value for attribute \p name of \p tid without building the object.
      * \return false when \p tid has no such attribute; else \p error is empty or says what is
      * wrong

@@ -43,27 +43,18 @@ JoinNames(const std::vector<std::string>& names)
     return text;
 }
 
-/// \return the default of \p tid's attribute \p name, as its checker writes it
-std::string
-AttributeDefault(TypeId tid, const std::string& name)
-{
-    TypeId::AttributeInformation info;
-    NS_ABORT_UNLESS(tid.LookupAttributeByName(name, &info));
-    return info.initialValue->SerializeToString(info.checker);
-}
-
 /// \return the default of TalbHostConfig's attribute \p name, as text
 std::string
 HostConfigDefault(const std::string& name)
 {
-    return AttributeDefault(TalbHostConfig::GetTypeId(), name);
+    return TalbAttributeList::DefaultOf(TalbHostConfig::GetTypeId(), name);
 }
 
 /// \return the default of TalbTcpTransport's attribute \p name, as text
 std::string
 TcpAttributeDefault(const std::string& name)
 {
-    return AttributeDefault(TalbTcpTransport::GetTypeId(), name);
+    return TalbAttributeList::DefaultOf(TalbTcpTransport::GetTypeId(), name);
 }
 
 /// talb-scenario's spelling of TalbRdmaTransport's default \p name: the enum name with a
@@ -72,7 +63,7 @@ std::string
 RdmaTransportDefault(const std::string& name)
 {
     auto initial = [](const std::string& attribute) {
-        return AttributeDefault(TalbRdmaTransport::GetTypeId(), attribute);
+        return TalbAttributeList::DefaultOf(TalbRdmaTransport::GetTypeId(), attribute);
     };
     if (name == "TrafficClass" && initial(name) == "Fixed")
     {
@@ -338,7 +329,7 @@ DeclareHosts(TalbScenarioConfig& c)
 std::string
 RdmaAttributeDefault(const std::string& name)
 {
-    return AttributeDefault(TalbRdmaTransport::GetTypeId(), name);
+    return TalbAttributeList::DefaultOf(TalbRdmaTransport::GetTypeId(), name);
 }
 
 /// The TRANSPORT group's path options: RDMA's queue-pair scaling, PLB (RDMA and TCP), and TCP's

@@ -1,5 +1,6 @@
 #include "talb-scenario-spec.h"
 
+#include "talb-attribute-list.h"
 #include "talb-background-traffic-helper.h"
 #include "talb-leaf-spine-helper.h"
 #include "talb-training-job-helper.h"
@@ -109,17 +110,14 @@ TalbScenarioSpec::ParseTraining(const TalbScenarioConfig& c, std::vector<std::st
     };
     if (c.GetBool("adaptiveReordering"))
     {
-        TypeId::AttributeInformation retx;
-        NS_ABORT_UNLESS(TypeId::LookupByName("ns3::TcpSocketBase")
-                            .LookupAttributeByName("ReTxThreshold", &retx));
-        UintegerValue initial;
-        initial.DeserializeFromString(retx.initialValue->SerializeToString(retx.checker),
-                                      retx.checker);
-        if (c.GetUint("maxReordering") < initial.Get())
+        const uint64_t initial =
+            std::stoull(TalbAttributeList::DefaultOf(TypeId::LookupByName("ns3::TcpSocketBase"),
+                                                     "ReTxThreshold"));
+        if (c.GetUint("maxReordering") < initial)
         {
             errors->push_back("maxReordering: " + c.GetString("maxReordering") +
                               " is below ns3::TcpSocketBase::ReTxThreshold " +
-                              std::to_string(initial.Get()) + ", where the threshold starts");
+                              std::to_string(initial) + ", where the threshold starts");
         }
     }
     const bool tcpPlb = !fabric.rdmaHosts && c.GetBool("plb");

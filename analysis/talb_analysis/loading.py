@@ -173,6 +173,18 @@ def _paths_name(given, shipped):
     return 'paths' + value.lower()
 
 
+def _spray_mode_name(given, transport):
+    """'spray<mode>' (e.g. 'sprayalways') where the lbAttributes given hold a Spray mode other
+    than the one the run's transport's profile ships (Always on the selective-repeat spraying
+    transport, else the attribute default Contended), else ''. Only a value given counts (runs
+    record no Spray of their own); with ReorderMoves the reorder name carries the mode."""
+    value = given.get('Spray', '')
+    shipped = 'always' if transport == 'spray' else 'contended'
+    if not value or value.lower() == shipped or _reorder_name(given):
+        return ''
+    return 'spray' + value.lower()
+
+
 def _spray_name(rule):
     """'localspray' for RemoteSprayBytes 0, else 'remotespray<bytes>'."""
     try:
@@ -255,7 +267,8 @@ def scheme_label(scheme, params):
     other than 0 '-cwait<value>' (e.g. '-cwait4'), and with MarginMoves other than
     the profile's (false over TCP since 2026-12-01, true elsewhere) '-marginmoves' (TCP runs
     from before, which record a profile without it, are 'talb-marginmoves') or
-    '-nomarginmoves', and with a StallTimeout other than the profile's (0 over TCP since the
+    '-nomarginmoves', and with a Spray mode other than the transport's profile's
+    ('-sprayalways', '-spraycrowded', ...), and with a StallTimeout other than the profile's (0 over TCP since the
     end of 2026-12-01, 2 ms elsewhere) '-stallmoves' (2 ms), '-stall<value>' or
     '-nostallmoves' (so TCP's defaults earlier on 2026-12-01 are
     'talb-sprayallwhenshared-stallmoves', and those before
@@ -332,6 +345,7 @@ def _switch_label(scheme, params):
         names.append(_stall_name)
     parts = [name(rule) for name in names if name(rule) != name(shipped)]
     parts.append(_paths_name(given, shipped))
+    parts.append(_spray_mode_name(given, transport))
     parts.append(_reorder_name(given))
     parts = [part for part in parts if part]
     if off:

@@ -264,6 +264,14 @@ def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_tra
     assert label('talb', dict(spray, lbAttributes='SprayPaths=Rate')) == 'talb'
     assert label('talb', dict(spray, lbAttributes='SprayPaths=Fastest')) == 'talb-pathsfastest'
     assert label('talb', spray) == label('talb', dict(tcp, lb_profile=now)) == 'talb'
+    # Spray (2026-12-04): named where given other than the transport's profile's (Always on the
+    # spraying transport, Contended elsewhere), so that Spray=Always never pools with TaLB.
+    assert label('talb', dict(tcp, lbAttributes='Spray=Always')) == 'talb-sprayalways'
+    assert label('talb', dict(tcp, lbAttributes='Spray=Contended')) == 'talb'
+    assert label('talb', dict(spray, lbAttributes='Spray=Always')) == 'talb'
+    assert label('talb', dict(spray, lbAttributes='Spray=Never')) == 'talb-spraynever'
+    assert label('talb', dict(tcp, lbAttributes='Spray=Crowded', lbRulesOff='spray')) == \
+        'talb-spraycrowded-no-spray'
     assert label('talb', dict(tcp, lbAttributes='Moves=Contended')) == 'talb-contended'
     assert label('talb', dict(tcp, lbAttributes='Moves=Contended;QueueMoves=true')) == \
         'talb-contended-queue'

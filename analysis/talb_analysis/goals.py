@@ -66,7 +66,8 @@ OUTSIDE_TUNING = {HELDOUT: 'held-out grid', 'hpcc': 'RDMA parts under HPCC',
                   'spray': 'RDMA parts on the spraying transport',
                   'qp': 'mixed RDMA part with queue-pair scaling and PLB',
                   'timely': 'mixed RDMA part under TIMELY',
-                  'sharedbuf': 'mixed RDMA part over shared-buffer switches'}
+                  'sharedbuf': 'mixed RDMA part over shared-buffer switches',
+                  'linuxtcp': "TCP parts on hosts with Linux's reordering threshold"}
 
 
 def _hiprio_is(column, value):

@@ -89,6 +89,19 @@ QP_PARTS = {'mixed/rdma16': 'mixed-rdma16', 'background/rdma16': 'background-rdm
 SETTING_FAMILIES = {'timely': {'rdmaCc': ['timely']}, 'sharedbuf': {'sharedBuffer': ['4MB']}}
 SETTING_PARTS = {'mixed/rdma16': 'mixed-rdma16'}
 
+# TCP hosts with Linux's adaptive reordering threshold (family 'linuxtcp', doc/talb.rst,
+# "Host TCP"): every 16-host TCP part of the tuning grid with one job, the mixed jobs, held-out
+# mix4, and the llm family's dense and MoE jobs on the one-leaf-per-server fabric, every TCP
+# scheme; beside each, TaLB spraying every tensor flow (Spray=Always, reported as
+# talb-sprayalways): on these hosts sprayed packets' reordering raises the threshold instead of
+# costing recoveries, which decides whether TCP's profile should spray with one job too.
+LINUX_TCP = {'adaptiveReordering': ['true']}
+LINUX_TCP_PARTS = {'idle/tcp16': 'idle-tcp16', 'asymmetric/tcp16': 'asymmetric-tcp16',
+                   'failure/fail-tcp16': 'fail-tcp16', 'failure/flap-tcp16': 'flap-tcp16',
+                   'mixed/tcp16': 'mixed-tcp16', 'heldout/mix4-tcp16': 'mix4-tcp16',
+                   'llm/dense-tor-tcp128': 'dense-tor-tcp128',
+                   'llm/moe-tor-tcp128': 'moe-tor-tcp128'}
+
 # ConWeave with its paper's rules and its simulator's settings (NOTIFY pauses a path, the first
 # of two random draws not paused, control packets charged to no port; doc/talb-baselines.rst,
 # "ConWeave's gain reproduced"), reported as conweave-notify, beside every part that runs
@@ -323,6 +336,13 @@ def families():
             c = copy.deepcopy(out[tuple(source.split('/'))])
             c['grid'].update(setting)
             out[(family, name)] = c
+    for source, name in LINUX_TCP_PARTS.items():
+        c = copy.deepcopy(out[tuple(source.split('/'))])
+        c['grid'].update(copy.deepcopy(LINUX_TCP))
+        out[('linuxtcp', name)] = c
+        always = copy.deepcopy(c)
+        always['grid'].update(lb=['talb'], lbAttributes=['Spray=Always'])
+        out[('linuxtcp', name + '-sprayalways')] = always
     for (family, name), grid in list(out.items()):
         if 'conweave' in grid['grid'].get('lb', []):
             c = copy.deepcopy(grid)

@@ -25,7 +25,7 @@ GRIDS = sorted(glob.glob(os.path.join(EVAL, '*', '*.json')))
 RUNNER = os.environ.get('TALB_SCENARIO', os.path.join(ROOT, 'build', 'bin', 'talb-scenario'))
 FAMILIES = {'idle', 'background', 'asymmetric', 'failure', 'mixed', 'incast'}
 # Families beside the tuning grid's, built from its parts (no ablation of their own).
-OUTSIDE = {'llm', 'hpcc', 'spray', 'qp', 'timely', 'sharedbuf'}
+OUTSIDE = {'llm', 'hpcc', 'spray', 'qp', 'timely', 'sharedbuf', 'linuxtcp'}
 LLM_PARTS = {'%s-%s-%s128' % (jobs, fabric, transport) for jobs in ('dense', 'moe', 'two', 'bg')
              for fabric in ('rail', 'tor') for transport in ('rdma', 'tcp')}
 # TaLB's move variants: grid prefix -> (the axis that makes it, the start of its one value)
@@ -35,6 +35,8 @@ VARIANT_LABELS = {'talbc-': 'talb-congestion', 'talbx-': 'talb-contended', 'talb
 MOVES_VARIANTS = {'talbc-': ('lbAttributes', 'Moves=Congestion;QueueMoves=false;'),
                   'talbx-': ('lbAttributes', 'Moves=Contended;QueueMoves=false;'),
                   'talbn-': ('lbProfile', 'none')}
+# The linuxtcp family's TaLB beside each part, spraying every tensor flow.
+SPRAY_ALWAYS = '-sprayalways'
 # ConWeave with its paper's settings beside every part that runs ConWeave (reported as
 # conweave-notify).
 PAPER = 'conweave-paper-'
@@ -62,6 +64,8 @@ def test_talb_runs_of_a_grid_are_labelled_by_its_variant(path):
     axes, fixed, _ = sweep.read_grid(path)
     params = dict(fixed, lbProfile='transport')  # the runner's default
     expected = VARIANT_LABELS.get(os.path.basename(path)[:len('talbc-')], 'talb')
+    if path.endswith(SPRAY_ALWAYS + '.json'):  # linuxtcp: TaLB spraying every tensor flow
+        expected = 'talb' + SPRAY_ALWAYS
     for values in itertools.product(*axes.values()):
         point = dict(zip(axes, values))
         if point['lb'] == 'talb':
@@ -122,6 +126,20 @@ def test_the_llm_family_runs_each_job_set_on_both_fabrics_and_transports_at_128_
         assert fixed['railOptimized'] == ('true' if '-rail-' in name else 'false')
         assert [int(v) for v in axes['oversubscription']] == [1, 2]
         assert (float(fixed['bgLoad']) == 0.3) == name.startswith('bg-')
+
+
+def test_the_linuxtcp_family_is_its_source_parts_on_hosts_with_linux_reordering():
+    """Each linuxtcp part is a TCP part of another family, every scheme, with the one-valued
+    axis adaptiveReordering=true added: the same points, on other hosts."""
+    grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
+    assert part_names('linuxtcp') == set(grids.LINUX_TCP_PARTS.values()) | {
+        n + SPRAY_ALWAYS for n in grids.LINUX_TCP_PARTS.values()}
+    for source, name in grids.LINUX_TCP_PARTS.items():
+        axes, fixed, seeds = sweep.read_grid(os.path.join(EVAL, 'linuxtcp', name + '.json'))
+        s_axes, s_fixed, s_seeds = sweep.read_grid(os.path.join(EVAL, source + '.json'))
+        assert fixed['transport'] == 'tcp' and axes['adaptiveReordering'] == ['true']
+        assert (dict(axes), fixed, seeds) == (dict(s_axes, adaptiveReordering=['true']),
+                                              s_fixed, s_seeds)
 
 
 def test_the_held_out_grid_is_apart_from_the_tuning_grid():
@@ -217,6 +235,13 @@ def test_grid_reads_and_names_only_runner_parameters(path, runner_options):
         same = {k: v for k, v in axes.items() if k not in ('lb', axis)}
         assert (same, fixed, seeds) == ({k: v for k, v in s_axes.items() if k != 'lb'},
                                          s_fixed, s_seeds)
+        return
+    if path.endswith(SPRAY_ALWAYS + '.json'):  # linuxtcp: TaLB spraying beside its part
+        s_axes, s_fixed, s_seeds = sweep.read_grid(path[:-len(SPRAY_ALWAYS + '.json')] + '.json')
+        assert schemes == ['talb'] and axes['lbAttributes'] == ['Spray=Always']
+        assert ({k: v for k, v in axes.items() if k not in ('lb', 'lbAttributes')},
+                fixed, seeds) == ({k: v for k, v in s_axes.items() if k != 'lb'},
+                                  s_fixed, s_seeds)
         return
     if os.path.basename(path).endswith('-oblivious.json'):  # spray: ECMP under oblivious hosts
         assert schemes == ['ecmp'] and axes['sprayPolicy'] == ['oblivious']

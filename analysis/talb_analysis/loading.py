@@ -268,9 +268,9 @@ def scheme_label(scheme, params):
     the profile's (false over TCP since 2026-12-01, true elsewhere) '-marginmoves' (TCP runs
     from before, which record a profile without it, are 'talb-marginmoves') or
     '-nomarginmoves', and with a Spray mode other than the transport's profile's
-    ('-sprayalways', '-spraycrowded', ...), and with a StallTimeout other than the profile's (0 over TCP since the
-    end of 2026-12-01, 2 ms elsewhere) '-stallmoves' (2 ms), '-stall<value>' or
-    '-nostallmoves' (so TCP's defaults earlier on 2026-12-01 are
+    ('-sprayalways', '-spraycrowded', ...), and with a StallTimeout other than the profile's
+    (0 over TCP since the end of 2026-12-01, 2 ms elsewhere) '-stallmoves' (2 ms),
+    '-stall<value>' or '-nostallmoves' (so TCP's defaults earlier on 2026-12-01 are
     'talb-sprayallwhenshared-stallmoves', and those before
     'talb-sprayallwhenshared-marginmoves-stallmoves'), and with ReorderMoves '-reorder'
     ('-reorder-spray' with RoceGoBackN=false and Spray=Always, '-reorder-sprayshared' with

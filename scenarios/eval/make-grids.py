@@ -90,9 +90,9 @@ SETTING_FAMILIES = {'timely': {'rdmaCc': ['timely']}, 'sharedbuf': {'sharedBuffe
 SETTING_PARTS = {'mixed/rdma16': 'mixed-rdma16'}
 
 # TCP hosts with Linux's adaptive reordering threshold (family 'linuxtcp', doc/talb.rst,
-# "Host TCP"): every 16-host TCP part of the tuning grid with one job, the mixed jobs, held-out
-# mix4, and the llm family's dense and MoE jobs on the one-leaf-per-server fabric, every TCP
-# scheme; beside each, TaLB spraying every tensor flow (Spray=Always, reported as
+# "Host TCP"): the 16-host TCP parts of the idle, asymmetric and failure families, the mixed
+# jobs, held-out mix4, and the llm family's dense and MoE jobs on the one-leaf-per-server
+# fabric, every TCP scheme; beside each, TaLB spraying every tensor flow (Spray=Always, reported as
 # talb-sprayalways): on these hosts sprayed packets' reordering raises the threshold instead of
 # costing recoveries, which decides whether TCP's profile should spray with one job too.
 LINUX_TCP = {'adaptiveReordering': ['true']}

@@ -15,6 +15,8 @@ decisions the rule can change, per run with and without it (run.json's ``lb_coun
 mid-tensor, at a boundary or after a stall; sprayed packets), so that a rule's effect, or its
 absence, can be traced to what TaLB did. An ``all`` row per transport and rule pools the
 families of the tuning grid (the held-out family, ``heldout``, has its own rows and is not in it).
+Each row names the parts its pairs come from (``parts``: FAMILY/SWEEP-FOLDER of the runs with the
+rule off), so that an earlier table's row of other parts can be pooled with it (``--keep``).
 
 Only run.json and iterations.csv are read, and only of TaLB's runs, so that a whole evaluation
 folder loads in seconds.
@@ -34,11 +36,11 @@ from .report import format_table
 
 COLUMNS = ['family', 'transport', 'rule', 'defaults', 'cells', 'pairs', 'talb_iter_ms',
            'rule_gain_pct', 'ci95_pct', 'min_pct', 'max_pct', 'verdict', 'moves_with',
-           'moves_without', 'sprayed_with', 'sprayed_without']
+           'moves_without', 'sprayed_with', 'sprayed_without', 'parts']
 # TaLB's decisions a rule can change, from run.json's lb_counters (summed over the switches):
 # moves (a tensor's port changed: mid-tensor, at a boundary, after a stall) and sprayed packets.
 MOVES = ('mid_tensor_moves', 'boundary_moves', 'stall_moves')
-PAIR_COLUMNS = ['family', 'transport', 'rule', 'defaults', 'cell', 'seed', 'with_ms',
+PAIR_COLUMNS = ['family', 'part', 'transport', 'rule', 'defaults', 'cell', 'seed', 'with_ms',
                 'without_ms', 'gain_pct', 'moves_with', 'moves_without', 'sprayed_with',
                 'sprayed_without']
 # Run parameters that are not the cell: the scheme's own, the output folder.
@@ -60,6 +62,9 @@ def _talb_runs(folder, warmup):
     for path in loading.find_run_folders(folder):
         run = loading.read_run_json(path, keep=('lb_counters',))
         run['scheme'] = loading.scheme_label(run['scheme'], run)
+        # The part: the sweep folder below the family's that holds the run ('.' for none).
+        below = os.path.relpath(path, folder).split(os.sep)
+        run['part'] = below[0] if len(below) > 1 else '.'
         found.append((path, run, split_label(run['scheme'])))
     defaults = {base for _, _, (base, rule) in found if rule} | {'talb'}
     rows, iterations = [], []
@@ -94,7 +99,7 @@ def _cell_of(runs):
     """Each run's cell as text, name=value of the parameters that vary between the family's runs
     (other than the scheme's, the seed and the output; the others are the same for every run)."""
     names = [c for c in runs.columns if c not in loading.RUN_COLUMNS and c not in NOT_CELL
-             and c not in ('iter_ms', 'moves', 'sprayed')
+             and c not in ('iter_ms', 'moves', 'sprayed', 'part')
              and runs[c].astype(str).nunique() > 1]
     if not names:
         return pd.Series('', index=runs.index)
@@ -116,7 +121,7 @@ def pairs(runs, family):
                 math.isnan(run['iter_ms']):
             continue
         twin = base.loc[key]
-        out.append({'family': family, 'transport': str(run.get('transport', 'tcp')),
+        out.append({'family': family, 'part': run['part'], 'transport': str(run.get('transport', 'tcp')),
                     'rule': rule, 'defaults': defaults, 'cell': run['cell'],
                     'seed': run['seed'], 'with_ms': twin['iter_ms'], 'without_ms': run['iter_ms'],
                     'gain_pct': 100.0 * (run['iter_ms'] / twin['iter_ms'] - 1.0),
@@ -125,8 +130,8 @@ def pairs(runs, family):
     return pd.DataFrame(out, columns=PAIR_COLUMNS)
 
 
-def _verdict(gains, mean, ci):
-    if (gains == 0).all():
+def _verdict(all_zero, mean, ci):
+    if all_zero:
         return 'no effect'
     if math.isnan(ci):
         return 'one pair'
@@ -148,8 +153,9 @@ def summarise(paired):
                      'talb_iter_ms': float(part['with_ms'].mean()), 'rule_gain_pct': mean,
                      'ci95_pct': ci, 'min_pct': float(part['gain_pct'].min()),
                      'max_pct': float(part['gain_pct'].max()),
-                     'verdict': _verdict(part['gain_pct'], mean, ci),
-                     **{c: float(part[c].mean()) for c in COLUMNS[-4:]}})
+                     'verdict': _verdict((part['gain_pct'] == 0).all(), mean, ci),
+                     **{c: float(part[c].mean()) for c in DECISIONS},
+                     'parts': ';'.join(sorted(set(part['family'] + '/' + part['part'])))})
 
     for (transport, rule, defaults), part in paired.groupby(['transport', 'rule', 'defaults'],
                                                              sort=True):
@@ -164,6 +170,48 @@ def summarise(paired):
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+DECISIONS = ('moves_with', 'moves_without', 'sprayed_with', 'sprayed_without')
+
+
+def _parts(row):
+    """The set of parts a table row names (empty where the table predates the column)."""
+    parts = row.get('parts')
+    return set(parts.split(';')) if isinstance(parts, str) and parts else set()
+
+
+def pool_rows(a, b):
+    """One row of two rows of the same family, transport, rule and defaults measured on other
+    parts: the pairs of both, as :func:`summarise` would give them from all of those pairs (the
+    mean, the CI from each row's spread, the extremes, counts and per-run decisions weighted by
+    pairs), to the precision of the figures given."""
+    n1, n2 = int(a['pairs']), int(b['pairs'])
+    n = n1 + n2
+    mean = (n1 * a['rule_gain_pct'] + n2 * b['rule_gain_pct']) / n
+
+    def squares(row, k):  # the sum of squared deviations from the row's own mean
+        if k < 2 or not row['ci95_pct'] == row['ci95_pct']:
+            return 0.0
+        return (row['ci95_pct'] * math.sqrt(k) / stats.t_critical(k - 1)) ** 2 * (k - 1)
+
+    spread = squares(a, n1) + squares(b, n2) + \
+        n1 * n2 / n * (a['rule_gain_pct'] - b['rule_gain_pct']) ** 2
+    ci = stats.t_critical(n - 1) * math.sqrt(spread / (n - 1)) / math.sqrt(n)
+
+    def weighted(column):
+        known = [(row[column], k) for row, k in ((a, n1), (b, n2)) if row[column] == row[column]]
+        return sum(v * k for v, k in known) / sum(k for _, k in known) if known else math.nan
+
+    pooled = dict(a)
+    pooled.update(cells=int(a['cells']) + int(b['cells']), pairs=n, rule_gain_pct=mean,
+                  ci95_pct=ci, min_pct=min(a['min_pct'], b['min_pct']),
+                  max_pct=max(a['max_pct'], b['max_pct']),
+                  verdict=_verdict(a['verdict'] == b['verdict'] == 'no effect', mean, ci),
+                  talb_iter_ms=weighted('talb_iter_ms'),
+                  parts=';'.join(sorted(_parts(a) | _parts(b))),
+                  **{c: weighted(c) for c in DECISIONS})
+    return pooled
+
+
 # Defaults' labels of a table from before the TCP profile turned the shared spray queue and the
 # stall moves off (the end of 2026-12-01): what loading.scheme_label names those runs now.
 RENAMED = {('tcp', 'talb-marginmoves'): 'talb-sprayallwhenshared-marginmoves-stallmoves'}
@@ -172,9 +220,11 @@ RENAMED = {('tcp', 'talb-marginmoves'): 'talb-sprayallwhenshared-marginmoves-sta
 def keep_rows(table, path):
     """``table`` with the rows of an earlier table (CSV ``path``) that it lacks: a family's row
     for a rule this RESULTS has no pair of, and the ``all`` rows of the transports and rules it
-    has none of (a results folder with some families only does not drop the others' rows). An
-    ``all`` row recomputed here pools only the families here: a warning names those that also
-    have kept rows."""
+    has none of (a results folder with some families only does not drop the others' rows). A
+    row of both is pooled (:func:`pool_rows`) where the earlier one names its parts and none of
+    them is here (a held-out part run after the others were cleared away adds to their row);
+    else the row here replaces it. An ``all`` row recomputed here, not pooled, pools only the
+    families here: a warning names those that also have kept rows."""
     if not os.path.exists(path):
         return table
     try:
@@ -186,18 +236,36 @@ def keep_rows(table, path):
         # moves: its TCP rows compared with what was then talb-marginmoves.
         old.insert(list(old.columns).index('rule') + 1, 'defaults',
                    ['talb-marginmoves' if t == 'tcp' else 'talb' for t in old['transport']])
+    if 'parts' not in old.columns:  # a table from before the column (2026-12-04)
+        old['parts'] = ''
     missing = [c for c in COLUMNS if c not in old.columns]
     if missing:
         raise TalbDataError('%s: not an ablation table to keep rows of (no column %s)'
                             % (path, ', '.join(missing)))
     old['defaults'] = [RENAMED.get((t, d), d) for t, d in zip(old['transport'], old['defaults'])]
     key = ['family', 'transport', 'rule', 'defaults']
+    earlier = {tuple(row[k] for k in key): row for _, row in old.iterrows()}
+    rows, pooled = [], set()
+    for _, row in table.iterrows():
+        was = earlier.get(tuple(row[k] for k in key))
+        if was is not None and _parts(was) and not _parts(was) & _parts(row):
+            row = pd.Series(pool_rows(row, was))
+            pooled.add(tuple(row[k] for k in key))
+        elif was is not None and _parts(was) - _parts(row):
+            warnings.warn('%s: %s %s %s: replaced by the row of this RESULTS, which has some of '
+                          'its parts but not %s (their pairs are no longer in the table: rerun '
+                          'with every part of the row)'
+                          % (path, row['family'], row['transport'], row['rule'],
+                             ', '.join(sorted(_parts(was) - _parts(row)))),
+                          loading.TalbDataWarning)
+        rows.append(row)
+    table = pd.DataFrame(rows, columns=COLUMNS).reset_index(drop=True)
     here = set(zip(*(table[k] for k in key)))
     kept = old[[row not in here for row in zip(*(old[k] for k in key))]]
     if kept.empty:
         return table
     partial = sorted({'%s %s' % (t, r) for f, t, r, d in zip(*(kept[k] for k in key))
-                      if f != 'all' and ('all', t, r, d) in here})
+                      if f != 'all' and ('all', t, r, d) in here - pooled})
     if partial:
         warnings.warn('%s: the all rows of %s pool only the families in this RESULTS; the '
                       'table keeps other families\' rows from %s'
@@ -248,7 +316,9 @@ def parse_args(argv):
     p.add_argument('--keep', metavar='FILE',
                    help='an earlier --out table: its rows of a family and rule (and the all '
                    'rows of a transport and rule) this RESULTS has no pair of are kept, so '
-                   'that a results folder with some families or rules only updates their rows')
+                   'that a results folder with some families or rules only updates their rows; '
+                   'a row of both is pooled with the one here where its parts column names '
+                   'parts none of which is here, else replaced')
     p.add_argument('--pairs-out', help='write every pair (cell, seed, both iteration times) '
                    'here as CSV')
     p.add_argument('--warmup', type=int, default=1,

@@ -130,7 +130,7 @@ def test_script_writes_the_table_and_the_pairs(tmp_path):
     assert '| idle | tcp | spray |' in result.stdout
     assert out.read_text().splitlines()[0] == ','.join(ablation.COLUMNS)
     assert len(pairs.read_text().splitlines()) == 1 + 10
-    assert 'idle,tcp,spray,talb,oversubscription=2,2,100,110,' in pairs.read_text()
+    assert 'idle,ablate-tcp16,tcp,spray,talb,oversubscription=2,2,100,110,' in pairs.read_text()
 
 
 def test_runs_under_earlier_defaults_pair_with_those_defaults(tmp_path):
@@ -241,3 +241,46 @@ def test_kept_rows_named_talb_marginmoves_are_renamed_as_those_runs_are_labelled
     kept = ablation.keep_rows(tcp, str(path))
     assert len(kept) == len(tcp)
     assert (kept['rule_gain_pct'] != 99.0).all()
+
+
+def test_keep_pools_a_row_of_other_parts_as_if_all_pairs_were_here(tmp_path):
+    """A held-out part run after an earlier part's runs were cleared away: --keep pools its pairs
+    with the earlier row (parts named apart) and gives what one table of both parts' pairs
+    gives, to the CSV's four digits; the row names both parts."""
+    import pandas as pd
+    both, first, second = (tmp_path / name for name in ('both', 'first', 'second'))
+    gains = {'mix3': (10.0, 25.0, 3.0), 'mix4': (-4.0, 6.0)}
+    for part, part_gains in gains.items():
+        for seed, gain in enumerate(part_gains, start=6):
+            for root in (both, first if part == 'mix3' else second):
+                heldout = root / 'heldout'
+                write_run(heldout / (part + '-tcp16') / str(seed), 'talb', seed, 100.0 + seed,
+                          counters={'sprayed': 100 * seed}, jobs=part)
+                write_run(heldout / ('ablate-%s-tcp16' % part) / str(seed), 'talb', seed,
+                          (100.0 + seed) * (1 + gain / 100), counters={'sprayed': seed},
+                          lbRulesOff='spray', jobs=part)
+    whole = row(ablation.summarise(ablation.load(str(both))), 'heldout', 'spray')
+    earlier = tmp_path / 'earlier.csv'
+    assert subprocess.run(['/usr/bin/python3', SCRIPT, str(first), '--out=%s' % earlier],
+                          capture_output=True).returncode == 0
+    assert row(pd.read_csv(earlier), 'heldout', 'spray')['parts'] == 'heldout/ablate-mix3-tcp16'
+    out = tmp_path / 'pooled.csv'
+    result = subprocess.run(['/usr/bin/python3', SCRIPT, str(second), '--out=%s' % out,
+                             '--keep=%s' % earlier], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    pooled = row(pd.read_csv(out), 'heldout', 'spray')
+    for column in ('cells', 'pairs', 'talb_iter_ms', 'rule_gain_pct', 'ci95_pct', 'min_pct',
+                   'max_pct', 'sprayed_with', 'sprayed_without'):
+        assert pooled[column] == pytest.approx(whole[column], rel=1e-3), column
+    assert pooled['verdict'] == whole['verdict'] == 'within noise'
+    assert pooled['parts'] == whole['parts'] == \
+        'heldout/ablate-mix3-tcp16;heldout/ablate-mix4-tcp16'
+    # The same part again replaces the row rather than counting its pairs twice, and says
+    # which part's pairs that drops.
+    again = tmp_path / 'again.csv'
+    result = subprocess.run(['/usr/bin/python3', SCRIPT, str(second), '--out=%s' % again,
+                             '--keep=%s' % out], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert row(pd.read_csv(again), 'heldout', 'spray')['pairs'] == 2
+    assert 'heldout tcp spray: replaced' in result.stderr
+    assert 'heldout/ablate-mix3-tcp16' in result.stderr

@@ -335,6 +335,30 @@ TEST(TalbLbCoreLetFlow, CollidingFlowsEvictEachOther)
     EXPECT_EQ(random.draws, 3u);
 }
 
+TEST(TalbLbCoreLetFlow, LeastQueuedStartsAFlowletOnTheEmptiestPortAndKeepsItThere)
+{
+    Leaf leaf(4);
+    leaf.state[1].queueBytes = 9000;
+    leaf.state[2].queueBytes = 1500;
+    leaf.state[3].queueBytes = 6000;
+    leaf.state[4].queueBytes = 1500;
+    ScriptRandom random({0}); // the tie of uplinks 2 and 4: 0 takes the later one
+    Recorder events;
+    LetFlow letflow;
+    ASSERT_TRUE(letflow.Configure({50 * US, 64, LetFlow::Pick::kLeastQueued}));
+    letflow.Bind(&leaf.table, &random, &events);
+    EXPECT_EQ(letflow.Select(Untagged(9, 0), leaf.All()), 4u);
+    EXPECT_EQ(random.draws, 1u); // drawn on the tie only
+    // Within the flowlet the port stays, however full it gets.
+    leaf.state[4].queueBytes = 90000;
+    EXPECT_EQ(letflow.Select(Untagged(9, 40 * US), leaf.All()), 4u);
+    // After a gap the new flowlet takes the emptiest port, with no draw: no tie.
+    EXPECT_EQ(letflow.Select(Untagged(9, 100 * US), leaf.All()), 2u);
+    EXPECT_EQ(random.draws, 1u);
+    ASSERT_EQ(events.reroutes.size(), 1u);
+    EXPECT_EQ(events.reroutes[0], std::make_pair(4u, 2u));
+}
+
 TEST(TalbLbCoreLetFlow, CheckRejectsBadConfigurations)
 {
     EXPECT_EQ(LetFlow::Check({500 * US, 4096}), nullptr);

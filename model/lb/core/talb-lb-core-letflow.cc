@@ -5,6 +5,14 @@ namespace talb
 namespace lb
 {
 
+namespace
+{
+constexpr SettingSpelling kPick[] = {
+    {int(LetFlow::Pick::kRandom), "Random", "random"},
+    {int(LetFlow::Pick::kLeastQueued), "LeastQueued", "least-queued"},
+};
+} // namespace
+
 const SettingTable<LetFlow::Config>&
 LetFlow::Settings()
 {
@@ -22,6 +30,15 @@ LetFlow::Settings()
          1,
          1u << 24,
          "Flowlet table slots (a power of two)"},
+        {"FlowletPick",
+         "pick",
+         EnumField<&Config::pick>(),
+         0,
+         0,
+         "Where a new flowlet goes: Random, a uniformly random candidate (LetFlow); LeastQueued, "
+         "the candidate with the fewest bytes queued at this switch, ties at random (load-aware, "
+         "and still no reordering within a flowlet)",
+         kPick},
     };
     static const SettingTable<Config> kTable("flowlet", kRows);
     return kTable;
@@ -74,7 +91,10 @@ LetFlow::DoSelect(const PacketInfo& packet, const Candidates& candidates)
         e.lastSeenNs = packet.nowNs;
         return e.port;
     }
-    uint32_t port = candidates.ports[Draw(0, candidates.count - 1)];
+    const uint32_t port =
+        m_config.pick == Pick::kLeastQueued
+            ? PickLeast(candidates, [this](uint32_t p) { return Ports().QueueBytes(p); })
+            : candidates.ports[Draw(0, candidates.count - 1)];
     if (e.valid && e.flowHash == packet.flowHash && e.port != port)
     {
         NotifyRerouted(packet, e.port, port);

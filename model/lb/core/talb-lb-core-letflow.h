@@ -13,15 +13,25 @@ namespace lb
 /**
  * \ingroup talb-lb
  * LetFlow: a flow keeps its port while its packets are closer than the flowlet timeout; after a
- * longer gap the next packet starts a new flowlet on a uniformly random candidate (one draw).
+ * longer gap the next packet starts a new flowlet on a uniformly random candidate (one draw), or,
+ * with Pick::kLeastQueued, on the candidate with the fewest queued bytes (ties at random): a
+ * load-aware placement that still never reorders within a flowlet.
  */
 class LetFlow : public Policy
 {
   public:
+    /// Where a new flowlet goes.
+    enum class Pick : uint8_t
+    {
+        kRandom,      ///< a uniformly random candidate (LetFlow)
+        kLeastQueued, ///< the candidate with the fewest bytes queued at this switch
+    };
+
     struct Config
     {
         int64_t timeoutNs{500000}; ///< gap that starts a new flowlet, >= 1
         uint32_t tableSize{4096};  ///< flowlet slots, a power of two
+        Pick pick{Pick::kRandom};  ///< where a new flowlet goes
     };
 
     /// \return nullptr when \p config is usable, else what is wrong with it

@@ -123,6 +123,11 @@ TalbAttributeList::Check(TypeId tid,
     {
         *error += DoubleRange(info.checker->GetUnderlyingTypeInformation());
     }
+    if (!ok && type == "ns3::EnumValue")
+    {
+        // ns-3's enum checkers write the names as "Random|LeastQueued".
+        *error += " (one of " + info.checker->GetUnderlyingTypeInformation() + ")";
+    }
     return true;
 }
 

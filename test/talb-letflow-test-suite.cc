@@ -74,6 +74,41 @@ class TalbLetFlowFailedPortTestCase : public TestCase
     }
 };
 
+/// FlowletPick=LeastQueued, set as TaLB's go-back-N fallback gets it (the attribute's default):
+/// no new flowlet starts on the loaded port, and a flowlet stays where it started.
+class TalbLetFlowLeastQueuedTestCase : public TestCase
+{
+  public:
+    TalbLetFlowLeastQueuedTestCase()
+        : TestCase("TalbLetFlowLeastQueued: new flowlets avoid a loaded port, flowlets stay whole")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::TalbLetFlowLb::FlowletPick", StringValue("LeastQueued"));
+        FakeSwitch sw(3);
+        Ptr<TalbLoadBalancer> lb = sw.Make("letflow");
+        Config::Reset();
+        sw.Fill(sw.uplinks[0], 60000);
+        TalbPacketContext c = Ctx(1, Seconds(1));
+        uint32_t onLoaded = 0;
+        for (int flow = 0; flow < 200; ++flow)
+        {
+            c.flowHash = flow;
+            onLoaded += lb->SelectPath(c, sw.Candidates()) == sw.uplinks[0];
+        }
+        NS_TEST_EXPECT_MSG_EQ(onLoaded, 0u, "a new flowlet started on the loaded port");
+        // Within its flowlet a flow keeps its port even once that port is the loaded one.
+        c.flowHash = 7;
+        uint32_t port = lb->SelectPath(c, sw.Candidates());
+        sw.Fill(port, 60000);
+        c.now += MicroSeconds(1);
+        NS_TEST_EXPECT_MSG_EQ(lb->SelectPath(c, sw.Candidates()), port, "moved within a flowlet");
+    }
+};
+
 /// On a fabric, one connection's bursts 400 us apart change uplink only across the gaps.
 class TalbLetFlowFabricFlowletsTestCase : public SimulationTestCase
 {
@@ -147,6 +182,7 @@ class TalbLetFlowTestSuite : public TestSuite
     {
         AddTestCase(new TalbLetFlowGapTestCase, TestCase::QUICK);
         AddTestCase(new TalbLetFlowFailedPortTestCase, TestCase::QUICK);
+        AddTestCase(new TalbLetFlowLeastQueuedTestCase, TestCase::QUICK);
         AddTestCase(new TalbLetFlowFabricFlowletsTestCase, TestCase::QUICK);
     }
 };

@@ -218,6 +218,7 @@ SWITCH = {
     'seed': 'x',
     'switch-id': 'x',
     'flowlet-timeout-us': '0',
+    'flowlet-pick': 'sideways',
     'drill-samples': '0',
     'drill-memory': '9',
     'talb-high-threshold': '9',
@@ -423,7 +424,8 @@ def test_an_ns3_attribute_out_of_range_is_refused_with_its_range(program, tmp_pa
     for arg, expected in (
             ('--ns3::TalbHpcc::TargetUtilization=2', "(a real number from 0.01 to 1)"),
             ('--ns3::TalbHpcc::TargetUtilization=abc', "(a real number from 0.01 to 1)"),
-            ('--ns3::TalbTensorAwareLb::FlowSlots=65', '(uint32_t 1:64)')):
+            ('--ns3::TalbTensorAwareLb::FlowSlots=65', '(uint32_t 1:64)'),
+            ('--ns3::TalbLetFlowLb::FlowletPick=Sideways', '(one of Random|LeastQueued)')):
         r = run(program, [arg], {}, str(tmp_path))
         assert r.returncode == 2, (arg, r.stdout[-2000:])
         assert '%s: error: %s:' % (program, arg.split('=')[0]) in r.stdout, r.stdout[-2000:]

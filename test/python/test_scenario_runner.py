@@ -273,6 +273,8 @@ def test_queue_pairs_with_ports_of_their_own_are_judged_per_host_pair(tmp_path):
     (['--lbAttributes=MoveMargin=-1'],
      "MoveMargin='-1' is not a valid value for ns3::TalbTensorAwareLb (a real number from 0 to"),
     (['--lbAttributes=GoBackNFallback=bogus'], "GoBackNFallback='bogus' is not a valid value"),
+    (['--lb=letflow', '--lbAttributes=FlowletPick=Herd'],
+     "FlowletPick='Herd' is not a valid value for ns3::TalbLetFlowLb (one of Random|LeastQueued)"),
     # Values each attribute accepts but the balancer cannot use: refused before building it.
     (['--lb=ecmp,talb', '--lbAttributes=Fallback=talb'],
      "lbAttributes: lb talb: Fallback 'talb' cannot choose for another balancer"),

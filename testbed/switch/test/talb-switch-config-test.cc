@@ -184,6 +184,7 @@ TEST(TalbSwitchOptions, DefaultsAndEveryOption)
                        "--seed=9",
                        "--switch-id=3",
                        "--flowlet-timeout-us=50",
+                       "--flowlet-pick=least-queued",
                        "--drill-samples=3",
                        "--drill-memory=2",
                        "--talb-high-threshold=2",
@@ -210,6 +211,7 @@ TEST(TalbSwitchOptions, DefaultsAndEveryOption)
     EXPECT_EQ(p.policy.seed, 9u);
     EXPECT_EQ(p.policy.switchId, 3u);
     EXPECT_EQ(p.policy.letflow.timeoutNs, 50000);
+    EXPECT_EQ(p.policy.letflow.pick, lb::LetFlow::Pick::kLeastQueued);
     EXPECT_EQ(p.policy.drill.samples, 3u);
     EXPECT_EQ(p.policy.drill.memory, 2u);
     EXPECT_EQ(p.policy.talb.v2.highThreshold, 2);
@@ -445,8 +447,8 @@ TEST(TalbSwitchOptions, EveryPolicyFlagComesFromItsSettingsTableWithItsDefault)
     // The policies' flags the switch had before the tables: LetFlow 1, DRILL 2, Presto 2,
     // Hermes 9, TaLB 18 (both versions 5, v2 13); then v2's --talb-roce-gobackn,
     // --talb-flow-slots, --talb-spray-paths, --talb-margin-moves, --talb-spread-retransmits and
-    // --talb-crowd-flows-per-port.
-    EXPECT_EQ(flags, 38);
+    // --talb-crowd-flows-per-port; LetFlow's --flowlet-pick.
+    EXPECT_EQ(flags, 39);
     // Defaults and ranges as --help shows them, in the flags' units.
     EXPECT_NE(usage.find("(1..10000000; default 500)"), std::string::npos); // flowlet, us
     EXPECT_NE(usage.find("default 10Gbps"), std::string::npos);             // margin rate

@@ -34,15 +34,15 @@ from .loading import TalbDataError
 from .goals import HELDOUT
 from .report import format_table
 
+# A row's mean decisions per run, with the rule and without it.
+DECISIONS = ('moves_with', 'moves_without', 'sprayed_with', 'sprayed_without')
 COLUMNS = ['family', 'transport', 'rule', 'defaults', 'cells', 'pairs', 'talb_iter_ms',
-           'rule_gain_pct', 'ci95_pct', 'min_pct', 'max_pct', 'verdict', 'moves_with',
-           'moves_without', 'sprayed_with', 'sprayed_without', 'parts']
+           'rule_gain_pct', 'ci95_pct', 'min_pct', 'max_pct', 'verdict', *DECISIONS, 'parts']
 # TaLB's decisions a rule can change, from run.json's lb_counters (summed over the switches):
 # moves (a tensor's port changed: mid-tensor, at a boundary, after a stall) and sprayed packets.
 MOVES = ('mid_tensor_moves', 'boundary_moves', 'stall_moves')
 PAIR_COLUMNS = ['family', 'part', 'transport', 'rule', 'defaults', 'cell', 'seed', 'with_ms',
-                'without_ms', 'gain_pct', 'moves_with', 'moves_without', 'sprayed_with',
-                'sprayed_without']
+                'without_ms', 'gain_pct', *DECISIONS]
 # Run parameters that are not the cell: the scheme's own, the output folder.
 NOT_CELL = set(stats.NOT_FACTORS) | set(stats.SCHEME_PARAMS) | set(stats.LABEL_PARAMS)
 
@@ -121,8 +121,9 @@ def pairs(runs, family):
                 math.isnan(run['iter_ms']):
             continue
         twin = base.loc[key]
-        out.append({'family': family, 'part': run['part'], 'transport': str(run.get('transport', 'tcp')),
-                    'rule': rule, 'defaults': defaults, 'cell': run['cell'],
+        out.append({'family': family, 'part': run['part'],
+                    'transport': str(run.get('transport', 'tcp')), 'rule': rule,
+                    'defaults': defaults, 'cell': run['cell'],
                     'seed': run['seed'], 'with_ms': twin['iter_ms'], 'without_ms': run['iter_ms'],
                     'gain_pct': 100.0 * (run['iter_ms'] / twin['iter_ms'] - 1.0),
                     'moves_with': twin['moves'], 'moves_without': run['moves'],
@@ -168,9 +169,6 @@ def summarise(paired):
             add('all', transport, rule, defaults,
                 tuning.assign(cell=tuning['family'] + '|' + tuning['cell']))
     return pd.DataFrame(rows, columns=COLUMNS)
-
-
-DECISIONS = ('moves_with', 'moves_without', 'sprayed_with', 'sprayed_without')
 
 
 def _parts(row):

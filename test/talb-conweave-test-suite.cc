@@ -484,6 +484,117 @@ class TalbTensorAwareReorderMoves : public talbtest::SimulationTestCase
     }
 };
 
+/**
+ * talb-scenario --transport=rdma --leaves=4 --hostsPerLeaf=4 --spines=2 --hostRate=10Gbps
+ * --oversubscription=2 --bgLoad=0.3 and one ResNet50 ring (two iterations): with
+ * GoBackNFallback=conweave the untagged RoCEv2 background is placed by ConWeave's own protocol
+ * (RTT probes, moves at late replies, each move held at the destination leaf until the old path's
+ * TAIL), TaLB's tensor flows by TaLB, untagged by the protocol (ReorderMoves off). With the default
+ * fallback (letflow) the protocol does not run.
+ */
+class TalbTensorAwareConWeaveFallback : public talbtest::SimulationTestCase
+{
+  public:
+    TalbTensorAwareConWeaveFallback()
+        : talbtest::SimulationTestCase("TalbTensorAwareConWeaveFallback: GoBackNFallback=conweave "
+                                       "reroutes the untagged RoCEv2 background per epoch, its "
+                                       "moves held until the old path's tail")
+    {
+    }
+
+  private:
+    static ScenarioParams Params(const std::string& lbAttributes)
+    {
+        return {{"transport", "rdma"},
+                {"leaves", "4"},
+                {"hostsPerLeaf", "4"},
+                {"spines", "2"},
+                {"hostRate", "10Gbps"},
+                {"oversubscription", "2"},
+                {"bgLoad", "0.3"},
+                {"iterations", "2"},
+                {"jobs", "model=resnet50,workers=8,scheduler=fusion,collective=ring"},
+                {"lb", "talb"},
+                {"lbAttributes", lbAttributes},
+                {"seed", "1"},
+                {"progress", "false"}};
+    }
+
+    void DoRun() override
+    {
+        TalbScenario::Result plain =
+            RunScenario(Params(""), "talb", CreateTempDirFilename("talb-letflow-fallback"));
+        NS_TEST_ASSERT_MSG_EQ(plain.Finished(), true, "the job finished");
+        NS_TEST_EXPECT_MSG_EQ(PolicyCounter(plain, "untagged_rtt_requests"),
+                              0u,
+                              "ConWeave ran without the option");
+
+        TalbScenario::Result cw = RunScenario(Params("GoBackNFallback=conweave"),
+                                              "talb",
+                                              CreateTempDirFilename("talb-conweave-fallback"));
+        NS_TEST_ASSERT_MSG_EQ(cw.Finished(), true, "the job finished");
+        NS_TEST_EXPECT_MSG_GT(PolicyCounter(cw, "untagged_rtt_requests"), 1000u, "epochs probed");
+        NS_TEST_EXPECT_MSG_GT(PolicyCounter(cw, "untagged_late_replies"), 0u, "late replies");
+        NS_TEST_EXPECT_MSG_GT(PolicyCounter(cw, "untagged_reroutes"), 100u, "background moved");
+        NS_TEST_EXPECT_MSG_GT(PolicyCounter(cw, "move_released_by_tail"),
+                              0u,
+                              "reorder queues held packets until the TAIL");
+        NS_TEST_EXPECT_MSG_EQ(PolicyCounter(cw, "move_reorder_held"),
+                              PolicyCounter(cw, "move_released_by_tail") +
+                                  PolicyCounter(cw, "move_released_by_timeout") +
+                                  PolicyCounter(cw, "move_released_by_overflow"),
+                              "held = released at the end");
+        NS_TEST_EXPECT_MSG_EQ(PolicyCounter(cw, "hidden_moves") +
+                                  PolicyCounter(cw, "unhidden_moves"),
+                              0u,
+                              "tensor flows tagged without ReorderMoves");
+        NS_TEST_EXPECT_MSG_GT(PolicyCounter(cw, "congestion_moves"), 100u, "TaLB moved flows");
+    }
+};
+
+/// A GoBackNFallback=conweave whose ns3::TalbConWeaveLb attributes do not fit is refused with
+/// ConWeave's reason, named as the fallback's.
+class TalbTensorAwareConWeaveFallbackConfig : public TestCase
+{
+  public:
+    TalbTensorAwareConWeaveFallbackConfig()
+        : TestCase("TalbTensorAwareConWeaveFallbackConfig: ConWeave's attributes checked as the "
+                   "fallback's")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        TalbSwitchInfo leaf;
+        leaf.nLeaves = 2;
+        leaf.nSpines = 2;
+        Config::SetDefault("ns3::TalbConWeaveLb::PathSamples", UintegerValue(2));
+        for (bool random : {true, false})
+        {
+            Config::SetDefault("ns3::TalbConWeaveLb::RandomPathChoice", BooleanValue(random));
+            Ptr<TalbTensorAwareLb> lb = CreateObject<TalbTensorAwareLb>();
+            lb->SetAttribute("GoBackNFallback", StringValue("conweave"));
+            lb->SetTransmitCallback(MakeCallback(+[](Ptr<Packet>, uint32_t, uint32_t, bool) {}));
+            std::string error = lb->CheckConfiguration(leaf);
+            if (random)
+            {
+                NS_TEST_EXPECT_MSG_EQ(error, "", "GoBackNFallback=conweave refused");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_NE(
+                    error.find("GoBackNFallback: the ns3::TalbConWeaveLb attributes: PathSamples 2 "
+                               "needs RandomPathChoice=true"),
+                    std::string::npos,
+                    "refusal names the attribute: " << error);
+            }
+            lb->Dispose();
+        }
+        Config::Reset();
+    }
+};
+
 /// ReorderMoves runs on v2's decisions only: with Version=1 the configuration is refused with
 /// the reason.
 class TalbTensorAwareReorderMovesNeedV2 : public TestCase
@@ -569,6 +680,8 @@ class TalbConWeaveTestSuite : public TestSuite
         AddTestCase(new TalbConWeavePathSamplesNeedRandom, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareReorderMoves, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareReorderMovesNeedV2, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareConWeaveFallback, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareConWeaveFallbackConfig, TestCase::QUICK);
     }
 };
 

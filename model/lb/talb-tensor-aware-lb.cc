@@ -57,8 +57,11 @@ TalbTensorAwareLb::GetTypeId()
             .AddAttribute("GoBackNFallback",
                           "Policy for untagged RoCEv2 data packets (128 B or more; go-back-N "
                           "flows, which a reordering costs a retransmission window): ecmp, "
-                          "letflow, rps or drill, drawing from this selector's random stream; "
-                          "empty: the Fallback policy (as before this attribute)",
+                          "letflow, rps, drill or presto, drawing from this selector's random "
+                          "stream; conweave: ConWeave's whole protocol (an RTT probe per epoch, "
+                          "a move at a late reply, hidden by the destination leaf's reorder "
+                          "queues; ns3::TalbConWeaveLb's attributes); empty: the Fallback "
+                          "policy (as before this attribute)",
                           StringValue("letflow"),
                           MakeStringAccessor(&TalbTensorAwareLb::m_goBackNName),
                           MakeRegistryNameChecker(TalbLoadBalancer::GetRegistry(), true))
@@ -120,7 +123,7 @@ TalbTensorAwareLb::DoDispose()
 {
     for (Ptr<TalbLoadBalancer>* fallback : {&m_fallback, &m_goBackNFallback})
     {
-        if (*fallback)
+        if (*fallback && *fallback != m_reorder)
         {
             (*fallback)->Dispose();
         }
@@ -230,7 +233,14 @@ TalbTensorAwareLb::CheckConfig()
         return false;
     }
     m_goBackNFallback = nullptr;
-    if (!m_goBackNName.empty())
+    // ConWeave cannot choose for another balancer (it has per-packet hooks); here it need not:
+    // the reorder protocol's instance below is ConWeave, and this balancer runs its hooks.
+    TypeId goBackNType;
+    std::string unknown; // MakeFallback() below reports it
+    const bool untaggedConWeave = !m_goBackNName.empty() &&
+                                  GetRegistry().Lookup(m_goBackNName, &goBackNType, &unknown) &&
+                                  goBackNType == TalbConWeaveLb::GetTypeId();
+    if (!m_goBackNName.empty() && !untaggedConWeave)
     {
         m_goBackNFallback = MakeFallback("GoBackNFallback", m_goBackNName);
         if (!m_goBackNFallback)
@@ -243,25 +253,30 @@ TalbTensorAwareLb::CheckConfig()
             m_goBackNFallback = nullptr;
             return ConfigError("GoBackNFallback '" + m_goBackNName +
                                "' keeps its own random state (it runs no decision-core policy); "
-                               "use ecmp, letflow, rps, drill or presto");
+                               "use ecmp, letflow, rps, drill, presto or conweave");
         }
         core->ShareCoreRng(*this);
     }
     m_reorder = nullptr;
-    if (m_reorderMoves)
+    if (m_reorderMoves && m_version != 2)
     {
-        if (m_version != 2)
-        {
-            return ConfigError("ReorderMoves needs Version=2");
-        }
+        return ConfigError("ReorderMoves needs Version=2");
+    }
+    if (m_reorderMoves || untaggedConWeave)
+    {
         Ptr<TalbConWeaveLb> reorder = CreateObject<TalbConWeaveLb>();
         reorder->SetTransmitCallback(GetTransmitCallback());
         std::string error = reorder->CheckConfiguration(GetSwitchInfo());
         if (!error.empty())
         {
-            return ConfigError("ReorderMoves: the ns3::TalbConWeaveLb attributes: " + error);
+            return ConfigError(std::string(m_reorderMoves ? "ReorderMoves" : "GoBackNFallback") +
+                               ": the ns3::TalbConWeaveLb attributes: " + error);
         }
         m_reorder = reorder;
+    }
+    if (untaggedConWeave)
+    {
+        m_goBackNFallback = m_reorder; // attached and disposed as m_reorder
     }
     return true;
 }
@@ -318,7 +333,7 @@ TalbTensorAwareLb::InitializeParams()
     core.SetFallback(&m_fallbackPolicy, m_goBackNFallback ? &m_goBackNPolicy : nullptr);
     BindCore(core);
     m_fallback->Attach(GetSwitchInfo(), GetPortTable());
-    if (m_goBackNFallback)
+    if (m_goBackNFallback && m_goBackNFallback != m_reorder)
     {
         m_goBackNFallback->Attach(GetSwitchInfo(), GetPortTable());
     }
@@ -375,6 +390,15 @@ TalbTensorAwareLb::GetPolicyCounters() const
                          {"move_reorder_timeouts", c.timeouts},
                          {"move_tx_table_evictions", c.txEvictions},
                          {"move_rx_table_evictions", c.rxEvictions}});
+        if (m_goBackNFallback == m_reorder)
+        {
+            // ConWeave's own epochs and moves of the untagged flows.
+            counters.insert(counters.end(),
+                            {{"untagged_rtt_requests", c.rttRequests},
+                             {"untagged_late_replies", c.lateReplies},
+                             {"untagged_reroutes", c.reroutes},
+                             {"untagged_notifies", c.notifies}});
+        }
     }
     return counters;
 }
@@ -386,8 +410,11 @@ TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& ca
                                             : CoreSelect(m_v2, ctx, candidates);
     // RoCEv2 data (tensor flows, and untagged flows that the go-back-N fallback moves between
     // flowlets); not the acknowledgements, which the fallback sprays and which tolerate order.
-    if (m_reorder && ctx.goBackN &&
-        (ctx.hasLabel || ctx.size >= talb::lb::TensorPolicy::kUntaggedMinBytes))
+    // Untagged data that ConWeave itself placed (GoBackNFallback=conweave) is tagged already.
+    const bool untaggedData =
+        !ctx.hasLabel && ctx.size >= talb::lb::TensorPolicy::kUntaggedMinBytes;
+    if (m_reorderMoves && ctx.goBackN && (ctx.hasLabel || untaggedData) &&
+        !(untaggedData && m_goBackNFallback == m_reorder))
     {
         // Without RoceGoBackN the core moves and sprays RoCEv2 tensor flows as reorder-tolerant
         // ones; the reorder protocol then takes only the moves it can hide, one per epoch, and

@@ -55,6 +55,10 @@ namespace ns3
  * as reorder-tolerant ones and the protocol takes only the moves it can hide, one per epoch (the
  * packet stays on the flow's path otherwise), for untagged flows' flowlet moves too. Every switch
  * must run it.
+ * GoBackNFallback=conweave (opt-in): the same owned TalbConWeaveLb places the untagged RoCEv2
+ * data packets with its whole protocol (an RTT probe per epoch, a move at a late reply or a
+ * NOTIFY, hidden by the destination's reorder queue), as the conweave balancer places every flow;
+ * tensor flows stay this selector's (hidden too with ReorderMoves).
  */
 class TalbTensorAwareLb : public TalbCorePolicyLb
 {
@@ -159,9 +163,11 @@ class TalbTensorAwareLb : public TalbCorePolicyLb
     TalbPathFeedback m_feedback;  //!< leaf-to-leaf congestion (RemoteAwareness)
     Remote m_remote;              //!< m_feedback as v2 sees it
     Ptr<TalbLoadBalancer> m_fallback;
-    Ptr<TalbLoadBalancer> m_goBackNFallback; //!< null: m_fallback chooses for go-back-N data
-    bool m_reorderMoves{false};              //!< ReorderMoves attribute
-    Ptr<TalbConWeaveLb> m_reorder;           //!< the reorder protocol (ReorderMoves), else null
+    /// null: m_fallback chooses for go-back-N data; m_reorder with GoBackNFallback=conweave
+    Ptr<TalbLoadBalancer> m_goBackNFallback;
+    bool m_reorderMoves{false}; //!< ReorderMoves attribute
+    /// the reorder protocol (ReorderMoves, GoBackNFallback=conweave), else null
+    Ptr<TalbConWeaveLb> m_reorder;
     /// per TalbConWeaveLb::ChosenPath: how often the reorder protocol did it (ReorderMoves)
     uint64_t m_chosenPaths[TalbConWeaveLb::KEPT_PATH + 1]{};
     TracedCallback<uint32_t, uint32_t> m_evictTrace;

@@ -280,6 +280,11 @@ def test_queue_pairs_with_ports_of_their_own_are_judged_per_host_pair(tmp_path):
      "lbAttributes: lb talb: Fallback 'talb' cannot choose for another balancer"),
     (['--lb=talb', '--lbAttributes=GoBackNFallback=hermes'],
      "lb talb: GoBackNFallback 'hermes' cannot choose for another balancer"),
+    # ConWeave as the go-back-N fallback is checked with its own attributes.
+    (['--lb=talb', '--lbAttributes=GoBackNFallback=conweave',
+      '--ns3::TalbConWeaveLb::PathSamples=2'],
+     'lb talb: GoBackNFallback: the ns3::TalbConWeaveLb attributes: PathSamples 2 needs '
+     'RandomPathChoice=true'),
     (['--lbAttributes=Colour=red'], "no load balancer of lb has an attribute 'Colour'"),
     # Over RDMA the profile sets TaLB's move rule first: a clash names it.
     (['--transport=rdma', '--bgLoad=0', '--lb=talb', '--lbAttributes=RemoteAwareness=false'],

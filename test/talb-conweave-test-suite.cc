@@ -157,6 +157,15 @@ PolicyCounter(const TalbScenario::Result& r, const std::string& name)
     return 0;
 }
 
+/// \return the packets TaLB's reorder queues released (by the TAIL, a timeout or overflow)
+uint64_t
+MoveReleases(const TalbScenario::Result& r)
+{
+    return PolicyCounter(r, "move_released_by_tail") +
+           PolicyCounter(r, "move_released_by_timeout") +
+           PolicyCounter(r, "move_released_by_overflow");
+}
+
 } // namespace
 
 /// A flow that starts on the congested (slow) path moves to the fast one, once, and its
@@ -442,9 +451,7 @@ class TalbTensorAwareReorderMoves : public talbtest::SimulationTestCase
                               0u,
                               "reorder queues held packets until the TAIL");
         NS_TEST_EXPECT_MSG_EQ(PolicyCounter(hidden, "move_reorder_held"),
-                              PolicyCounter(hidden, "move_released_by_tail") +
-                                  PolicyCounter(hidden, "move_released_by_timeout") +
-                                  PolicyCounter(hidden, "move_released_by_overflow"),
+                              MoveReleases(hidden),
                               "held = released at the end");
         NS_TEST_EXPECT_MSG_LT(hidden.rdma.naks * 10, plain.rdma.naks, "NAKs with ReorderMoves");
 
@@ -540,9 +547,7 @@ class TalbTensorAwareConWeaveFallback : public talbtest::SimulationTestCase
                               0u,
                               "reorder queues held packets until the TAIL");
         NS_TEST_EXPECT_MSG_EQ(PolicyCounter(cw, "move_reorder_held"),
-                              PolicyCounter(cw, "move_released_by_tail") +
-                                  PolicyCounter(cw, "move_released_by_timeout") +
-                                  PolicyCounter(cw, "move_released_by_overflow"),
+                              MoveReleases(cw),
                               "held = released at the end");
         NS_TEST_EXPECT_MSG_EQ(PolicyCounter(cw, "hidden_moves") +
                                   PolicyCounter(cw, "unhidden_moves"),

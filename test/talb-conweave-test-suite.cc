@@ -496,8 +496,8 @@ class TalbTensorAwareReorderMoves : public talbtest::SimulationTestCase
  * --oversubscription=2 --bgLoad=0.3 and one ResNet50 ring (two iterations): with
  * GoBackNFallback=conweave the untagged RoCEv2 background is placed by ConWeave's own protocol
  * (RTT probes, moves at late replies, each move held at the destination leaf until the old path's
- * TAIL), TaLB's tensor flows by TaLB, untagged by the protocol (ReorderMoves off). With the default
- * fallback (letflow) the protocol does not run.
+ * TAIL), TaLB's tensor flows by TaLB and, with ReorderMoves off, not tagged by the protocol. With
+ * the default fallback (letflow) the protocol does not run.
  */
 class TalbTensorAwareConWeaveFallback : public talbtest::SimulationTestCase
 {

@@ -413,8 +413,8 @@ TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& ca
     // Untagged data that ConWeave itself placed (GoBackNFallback=conweave) is tagged already.
     const bool untaggedData =
         !ctx.hasLabel && ctx.size >= talb::lb::TensorPolicy::kUntaggedMinBytes;
-    if (m_reorderMoves && ctx.goBackN && (ctx.hasLabel || untaggedData) &&
-        !(untaggedData && m_goBackNFallback == m_reorder))
+    if (m_reorderMoves && ctx.goBackN &&
+        (ctx.hasLabel || (untaggedData && m_goBackNFallback != m_reorder)))
     {
         // Without RoceGoBackN the core moves and sprays RoCEv2 tensor flows as reorder-tolerant
         // ones; the reorder protocol then takes only the moves it can hide, one per epoch, and

@@ -157,15 +157,6 @@ PolicyCounter(const TalbScenario::Result& r, const std::string& name)
     return 0;
 }
 
-/// \return the packets TaLB's reorder queues released (by the TAIL, a timeout or overflow)
-uint64_t
-MoveReleases(const TalbScenario::Result& r)
-{
-    return PolicyCounter(r, "move_released_by_tail") +
-           PolicyCounter(r, "move_released_by_timeout") +
-           PolicyCounter(r, "move_released_by_overflow");
-}
-
 } // namespace
 
 /// A flow that starts on the congested (slow) path moves to the fast one, once, and its
@@ -382,6 +373,26 @@ class TalbConWeaveNotifyChargeHeld : public talbtest::SimulationTestCase
     }
 };
 
+/// A runner case of the reorder queues TaLB owns (ReorderMoves, GoBackNFallback=conweave).
+class TalbReorderQueuesTestCase : public talbtest::SimulationTestCase
+{
+  protected:
+    using talbtest::SimulationTestCase::SimulationTestCase;
+
+    /// The destination leaves held moved flows' packets until a TAIL and released them all.
+    void ExpectHeldUntilTail(const TalbScenario::Result& r)
+    {
+        NS_TEST_EXPECT_MSG_GT(PolicyCounter(r, "move_released_by_tail"),
+                              0u,
+                              "reorder queues held packets until the TAIL");
+        NS_TEST_EXPECT_MSG_EQ(PolicyCounter(r, "move_reorder_held"),
+                              PolicyCounter(r, "move_released_by_tail") +
+                                  PolicyCounter(r, "move_released_by_timeout") +
+                                  PolicyCounter(r, "move_released_by_overflow"),
+                              "held = released at the end");
+    }
+};
+
 /**
  * talb-scenario --transport=rdma --leaves=4 --hostsPerLeaf=4 --spines=2 --hostRate=10Gbps
  * --oversubscription=2 --placement=spread --sharedBuffer=4MB --bgLoad=0 and three jobs sharing
@@ -394,14 +405,14 @@ class TalbConWeaveNotifyChargeHeld : public talbtest::SimulationTestCase
  * flow changes path only when the move can be hidden (once per epoch): the jobs are faster than
  * with TaLB's defaults; one job alone sprays nothing.
  */
-class TalbTensorAwareReorderMoves : public talbtest::SimulationTestCase
+class TalbTensorAwareReorderMoves : public TalbReorderQueuesTestCase
 {
   public:
     TalbTensorAwareReorderMoves()
-        : talbtest::SimulationTestCase("TalbTensorAwareReorderMoves: TaLB's moves of RoCEv2 "
-                                       "flows, hidden by ConWeave's destination reorder queues, "
-                                       "leave receivers under a tenth of the NAKs; sprayed at "
-                                       "epoch pace, the jobs are faster")
+        : TalbReorderQueuesTestCase("TalbTensorAwareReorderMoves: TaLB's moves of RoCEv2 "
+                                    "flows, hidden by ConWeave's destination reorder queues, "
+                                    "leave receivers under a tenth of the NAKs; sprayed at "
+                                    "epoch pace, the jobs are faster")
     {
     }
 
@@ -447,12 +458,7 @@ class TalbTensorAwareReorderMoves : public talbtest::SimulationTestCase
         NS_TEST_ASSERT_MSG_EQ(hidden.Finished(), true, "the jobs finished");
         NS_TEST_EXPECT_MSG_GT(PolicyCounter(hidden, "congestion_moves"), 100u, "TaLB moved flows");
         NS_TEST_EXPECT_MSG_GT(PolicyCounter(hidden, "hidden_moves"), 0u, "moves hidden");
-        NS_TEST_EXPECT_MSG_GT(PolicyCounter(hidden, "move_released_by_tail"),
-                              0u,
-                              "reorder queues held packets until the TAIL");
-        NS_TEST_EXPECT_MSG_EQ(PolicyCounter(hidden, "move_reorder_held"),
-                              MoveReleases(hidden),
-                              "held = released at the end");
+        ExpectHeldUntilTail(hidden);
         NS_TEST_EXPECT_MSG_LT(hidden.rdma.naks * 10, plain.rdma.naks, "NAKs with ReorderMoves");
 
         // Without RoceGoBackN the flows are sprayed as reorder-tolerant ones (here while their
@@ -499,13 +505,13 @@ class TalbTensorAwareReorderMoves : public talbtest::SimulationTestCase
  * TAIL), TaLB's tensor flows by TaLB and, with ReorderMoves off, not tagged by the protocol. With
  * the default fallback (letflow) the protocol does not run.
  */
-class TalbTensorAwareConWeaveFallback : public talbtest::SimulationTestCase
+class TalbTensorAwareConWeaveFallback : public TalbReorderQueuesTestCase
 {
   public:
     TalbTensorAwareConWeaveFallback()
-        : talbtest::SimulationTestCase("TalbTensorAwareConWeaveFallback: GoBackNFallback=conweave "
-                                       "reroutes the untagged RoCEv2 background per epoch, its "
-                                       "moves held until the old path's tail")
+        : TalbReorderQueuesTestCase("TalbTensorAwareConWeaveFallback: GoBackNFallback=conweave "
+                                    "reroutes the untagged RoCEv2 background per epoch, its "
+                                    "moves held until the old path's tail")
     {
     }
 
@@ -543,12 +549,7 @@ class TalbTensorAwareConWeaveFallback : public talbtest::SimulationTestCase
         NS_TEST_EXPECT_MSG_GT(PolicyCounter(cw, "untagged_rtt_requests"), 1000u, "epochs probed");
         NS_TEST_EXPECT_MSG_GT(PolicyCounter(cw, "untagged_late_replies"), 0u, "late replies");
         NS_TEST_EXPECT_MSG_GT(PolicyCounter(cw, "untagged_reroutes"), 100u, "background moved");
-        NS_TEST_EXPECT_MSG_GT(PolicyCounter(cw, "move_released_by_tail"),
-                              0u,
-                              "reorder queues held packets until the TAIL");
-        NS_TEST_EXPECT_MSG_EQ(PolicyCounter(cw, "move_reorder_held"),
-                              MoveReleases(cw),
-                              "held = released at the end");
+        ExpectHeldUntilTail(cw);
         NS_TEST_EXPECT_MSG_EQ(PolicyCounter(cw, "hidden_moves") +
                                   PolicyCounter(cw, "unhidden_moves"),
                               0u,

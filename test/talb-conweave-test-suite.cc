@@ -15,6 +15,8 @@
 #include "ns3/talb-module.h"
 #include "ns3/test.h"
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 using namespace ns3;
@@ -558,6 +560,101 @@ class TalbTensorAwareConWeaveFallback : public TalbReorderQueuesTestCase
     }
 };
 
+/**
+ * The same 4x4 fabric, ring and 30 % background with RttMoves: with Always, ConWeave's protocol
+ * moves TaLB's tensor flows (RTT probes, moves at late replies, held at the destination leaf
+ * until the old path's TAIL) and TaLB's counts follow each move (counted as its reroutes); with
+ * WithUntagged it does so beside the background (measured here: 14 NAKs against 4,717 with the
+ * background alone given to ConWeave), and on the idle fabric it never runs: the run is
+ * ReorderMoves', file for file (TaLB's own moves, hidden).
+ */
+class TalbTensorAwareRttMoves : public TalbReorderQueuesTestCase
+{
+  public:
+    TalbTensorAwareRttMoves()
+        : TalbReorderQueuesTestCase("TalbTensorAwareRttMoves: ConWeave's protocol moves TaLB's "
+                                    "RoCEv2 tensor flows (WithUntagged: only beside untagged "
+                                    "data); TaLB's counts follow")
+    {
+    }
+
+  private:
+    static ScenarioParams Params(const std::string& lbAttributes, const std::string& bgLoad)
+    {
+        return {{"transport", "rdma"},
+                {"leaves", "4"},
+                {"hostsPerLeaf", "4"},
+                {"spines", "2"},
+                {"hostRate", "10Gbps"},
+                {"oversubscription", "2"},
+                {"bgLoad", bgLoad},
+                {"iterations", "2"},
+                {"jobs", "model=resnet50,workers=8,scheduler=fusion,collective=ring"},
+                {"lb", "talb"},
+                {"lbAttributes", lbAttributes},
+                {"seed", "1"},
+                {"progress", "false"}};
+    }
+
+    static std::string Slurp(const std::string& path)
+    {
+        std::ifstream in(path, std::ios::binary);
+        std::ostringstream text;
+        text << in.rdbuf();
+        return text.str();
+    }
+
+    void DoRun() override
+    {
+        // Always, the background left to TaLB's default fallback (letflow): every move of a
+        // tensor flow by ConWeave is one of TaLB's reroutes.
+        TalbScenario::Result always = RunScenario(Params("RttMoves=Always", "0.3"),
+                                                  "talb",
+                                                  CreateTempDirFilename("talb-rtt-always"));
+        NS_TEST_ASSERT_MSG_EQ(always.Finished(), true, "the job finished");
+        NS_TEST_EXPECT_MSG_GT(PolicyCounter(always, "rtt_requests"), 1000u, "epochs probed");
+        NS_TEST_EXPECT_MSG_GT(PolicyCounter(always, "rtt_reroutes"), 100u, "tensor flows moved");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(always.paths.reroutes,
+                                    PolicyCounter(always, "rtt_reroutes"),
+                                    "TaLB's counts followed ConWeave's moves");
+        ExpectHeldUntilTail(always);
+
+        // WithUntagged beside the background, which ConWeave places too: the tensor flows are
+        // probed as well, and their moves, hidden now, no longer cost NAKs.
+        TalbScenario::Result fallback = RunScenario(Params("GoBackNFallback=conweave", "0.3"),
+                                                    "talb",
+                                                    CreateTempDirFilename("talb-rtt-fallback"));
+        NS_TEST_ASSERT_MSG_EQ(fallback.Finished(), true, "the job finished");
+        TalbScenario::Result beside =
+            RunScenario(Params("RttMoves=WithUntagged;GoBackNFallback=conweave", "0.3"),
+                        "talb",
+                        CreateTempDirFilename("talb-rtt-untagged"));
+        NS_TEST_ASSERT_MSG_EQ(beside.Finished(), true, "the job finished");
+        NS_TEST_EXPECT_MSG_GT(PolicyCounter(beside, "rtt_requests"),
+                              PolicyCounter(fallback, "untagged_rtt_requests") * 3 / 2,
+                              "tensor flows probed beside the background");
+        NS_TEST_EXPECT_MSG_GT(fallback.rdma.naks, 1000u, "TaLB's own moves cost NAKs");
+        NS_TEST_EXPECT_MSG_LT(beside.rdma.naks * 10, fallback.rdma.naks, "NAKs with RttMoves");
+        ExpectHeldUntilTail(beside);
+
+        const std::string idle = CreateTempDirFilename("talb-rtt-idle");
+        TalbScenario::Result untagged =
+            RunScenario(Params("RttMoves=WithUntagged", "0"), "talb", idle);
+        NS_TEST_ASSERT_MSG_EQ(untagged.Finished(), true, "the job finished");
+        NS_TEST_EXPECT_MSG_EQ(PolicyCounter(untagged, "rtt_requests"), 0u, "probed while idle");
+        const std::string hidden = CreateTempDirFilename("talb-rtt-reorder-moves");
+        RunScenario(Params("ReorderMoves=true", "0"), "talb", hidden);
+        for (const char* file : {"/flows.csv", "/iterations.csv"})
+        {
+            std::string a = Slurp(idle + file);
+            NS_TEST_EXPECT_MSG_EQ(a.empty(), false, file << " written");
+            NS_TEST_EXPECT_MSG_EQ((a == Slurp(hidden + file)),
+                                  true,
+                                  file << ": WithUntagged on an idle fabric is ReorderMoves");
+        }
+    }
+};
+
 /// A GoBackNFallback=conweave whose ns3::TalbConWeaveLb attributes do not fit is refused with
 /// ConWeave's reason, named as the fallback's.
 class TalbTensorAwareConWeaveFallbackConfig : public TestCase
@@ -688,6 +785,7 @@ class TalbConWeaveTestSuite : public TestSuite
         AddTestCase(new TalbTensorAwareReorderMovesNeedV2, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareConWeaveFallback, TestCase::QUICK);
         AddTestCase(new TalbTensorAwareConWeaveFallbackConfig, TestCase::QUICK);
+        AddTestCase(new TalbTensorAwareRttMoves, TestCase::QUICK);
     }
 };
 

@@ -206,6 +206,28 @@ def _reorder_name(attributes):
     return 'reorder-spray' + {'Always': '', 'SharedDestination': 'shared'}.get(spray, spray.lower())
 
 
+def _rtt_name(attributes):
+    """'rttmoves' for RttMoves=WithUntagged, 'rttmovesalways' for Always, '' for Never or none."""
+    value = attributes.get('RttMoves', '').lower()
+    return {'withuntagged': 'rttmoves', 'always': 'rttmovesalways'}.get(value, '')
+
+
+def _fallback_name(attributes):
+    """'gbn<balancer>' (e.g. 'gbnconweave') for a GoBackNFallback other than letflow, the RDMA
+    profile's; '' otherwise."""
+    value = attributes.get('GoBackNFallback', '').lower()
+    return '' if value in ('', 'letflow') else 'gbn' + value
+
+
+def _slots_name(attributes):
+    """'slots<N>' for a FlowSlots other than the attribute's 8 (as ns-3 reads it), else ''."""
+    value = attributes.get('FlowSlots', '')
+    try:
+        return '' if not value or int(value) == 8 else 'slots%d' % int(value)
+    except ValueError:
+        return 'slots' + value
+
+
 # What names the rules lbRulesOff turns off, last in a label: 'talb-no-spray+stall-moves'.
 RULES_OFF = 'no-'
 
@@ -274,7 +296,9 @@ def scheme_label(scheme, params):
     'talb-sprayallwhenshared-stallmoves', and those before
     'talb-sprayallwhenshared-marginmoves-stallmoves'), and with ReorderMoves '-reorder'
     ('-reorder-spray' with RoceGoBackN=false and Spray=Always, '-reorder-sprayshared' with
-    Spray=SharedDestination), so that the variants can be compared with TaLB in one sweep. (Runs
+    Spray=SharedDestination), with RttMoves '-rttmoves' (WithUntagged) or '-rttmovesalways', with
+    a GoBackNFallback other than letflow '-gbn<balancer>' (e.g. '-gbnconweave'), with a FlowSlots
+    other than 8 '-slots<N>', so that the variants can be compared with TaLB in one sweep. (Runs
     from before lbProfile, as TCP's before SprayQueue, counted AtOrAbove; it differs from
     AllWhenShared only while two jobs share a leaf's uplinks.) Rules of the defaults that
     lbRulesOff turns off come last: 'talb-no-spray', 'talb-no-spray+stall-moves'. On the spraying
@@ -347,6 +371,9 @@ def _switch_label(scheme, params):
     parts.append(_paths_name(given, shipped))
     parts.append(_spray_mode_name(given, transport))
     parts.append(_reorder_name(given))
+    parts.append(_rtt_name(given))
+    parts.append(_fallback_name(given))
+    parts.append(_slots_name(given))
     parts = [part for part in parts if part]
     if off:
         parts.append(RULES_OFF + '+'.join(off))

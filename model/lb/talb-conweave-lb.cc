@@ -443,8 +443,41 @@ TalbConWeaveLb::TxLookup(uint32_t flowHash, const Time& now)
 uint32_t
 TalbConWeaveLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {
+    return SelectPlaced(ctx, candidates, UINT32_MAX);
+}
+
+bool
+TalbConWeaveLb::IsSourceLeaf(const TalbPacketContext& ctx) const
+{
     const TalbSwitchInfo& info = GetSwitchInfo();
-    if (!info.isLeaf || ctx.srcLeaf != info.index || ctx.dstLeaf == info.index)
+    return info.isLeaf && ctx.srcLeaf == info.index && ctx.dstLeaf != info.index;
+}
+
+bool
+TalbConWeaveLb::Tracks(const TalbPacketContext& ctx, const TalbCandidates& candidates) const
+{
+    uint32_t slot = FindSlot(
+        m_tx,
+        ctx.flowHash,
+        false,
+        [](const TxEntry&) { return false; },
+        [](const TxEntry& x) { return x.lastTx; });
+    if (slot == UINT32_MAX)
+    {
+        return false;
+    }
+    const TxEntry& e = m_tx[slot];
+    return e.port != UINT32_MAX && ctx.now - e.lastTx <= m_idleTimeout &&
+           candidates.Contains(e.port);
+}
+
+uint32_t
+TalbConWeaveLb::SelectPlaced(TalbPacketContext& ctx,
+                             const TalbCandidates& candidates,
+                             uint32_t placed)
+{
+    const TalbSwitchInfo& info = GetSwitchInfo();
+    if (!IsSourceLeaf(ctx))
     {
         // Spines have one path per leaf; elsewhere: the flow's hash.
         return candidates.ports[TalbMix32(ctx.flowHash ^ info.switchId) % candidates.count];
@@ -454,7 +487,8 @@ TalbConWeaveLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candi
     if (e.port == UINT32_MAX || !candidates.Contains(e.port))
     {
         uint32_t old = e.port;
-        uint32_t port = PickPath(candidates, ctx.dstLeaf, UINT32_MAX);
+        uint32_t port =
+            placed != UINT32_MAX ? placed : PickPath(candidates, ctx.dstLeaf, UINT32_MAX);
         if (port == UINT32_MAX)
         {
             port = PickPath(candidates, UINT32_MAX, UINT32_MAX); // every path paused

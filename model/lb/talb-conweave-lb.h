@@ -127,6 +127,24 @@ class TalbConWeaveLb : public TalbLoadBalancer
                              uint32_t& port,
                              bool onlyHidden);
 
+    /**
+     * ConWeave's own path for the flow of \p ctx (its epochs, RTT probes and moves, as
+     * DoSelectPath()), except that a flow it does not track yet, or whose path left the
+     * candidates, starts on \p placed, another balancer's choice (TalbTensorAwareLb's RttMoves:
+     * TaLB places each new flow, ConWeave moves it); UINT32_MAX: ConWeave picks, as its own.
+     * \return the port the packet leaves on
+     */
+    uint32_t SelectPlaced(TalbPacketContext& ctx,
+                          const TalbCandidates& candidates,
+                          uint32_t placed);
+
+    /// \return whether this switch is the source leaf of \p ctx's packet to another leaf: a
+    /// packet ConWeave tags and may move
+    bool IsSourceLeaf(const TalbPacketContext& ctx) const;
+
+    /// \return whether ConWeave holds the flow of \p ctx, not idle, on one of \p candidates
+    bool Tracks(const TalbPacketContext& ctx, const TalbCandidates& candidates) const;
+
     /// What pauses a path (PauseOn).
     enum PauseOn
     {

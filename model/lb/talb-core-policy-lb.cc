@@ -75,6 +75,17 @@ TalbCorePolicyLb::CoreSelect(talb::lb::Policy& policy,
     return port;
 }
 
+void
+TalbCorePolicyLb::CoreFollow(talb::lb::Policy& policy,
+                             TalbPacketContext& ctx,
+                             const TalbCandidates& candidates,
+                             uint32_t port)
+{
+    m_current = &ctx;
+    policy.Follow(TalbCorePacket(ctx), TalbCoreCandidates(candidates), port);
+    m_current = nullptr;
+}
+
 TalbPacketContext&
 TalbCorePolicyLb::CurrentPacket() const
 {

@@ -54,6 +54,12 @@ class TalbCorePolicyLb : public TalbLoadBalancer, private talb::lb::Events
                         TalbPacketContext& ctx,
                         const TalbCandidates& candidates);
 
+    /// \p policy follows \p port, chosen for \p ctx elsewhere (talb::lb::Policy::Follow())
+    void CoreFollow(talb::lb::Policy& policy,
+                    TalbPacketContext& ctx,
+                    const TalbCandidates& candidates,
+                    uint32_t port);
+
     /// \return the packet CoreSelect() is deciding for (valid during the call)
     TalbPacketContext& CurrentPacket() const;
 

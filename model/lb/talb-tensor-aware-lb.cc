@@ -3,6 +3,7 @@
 #include "talb-core-attributes.h"
 
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 #include "ns3/string.h"
@@ -95,6 +96,23 @@ TalbTensorAwareLb::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&TalbTensorAwareLb::m_reorderMoves),
                           MakeBooleanChecker())
+            .AddAttribute("RttMoves",
+                          "v2: who moves a RoCEv2 tensor flow once placed. Never: this "
+                          "selector's rules; Always: ConWeave's protocol (an RTT probe per "
+                          "epoch, a late reply moves the flow to a path not paused, hidden by "
+                          "the destination leaf's reorder queue; the ns3::TalbConWeaveLb "
+                          "attributes configure it; every switch must run it); WithUntagged: "
+                          "ConWeave's while untagged data is active on a candidate port, this "
+                          "selector's otherwise (hidden as with ReorderMoves). Each new flow or "
+                          "flowlet is placed by this selector; fixed at install",
+                          EnumValue(RTT_NEVER),
+                          MakeEnumAccessor(&TalbTensorAwareLb::m_rttMoves),
+                          MakeEnumChecker(RTT_NEVER,
+                                          "Never",
+                                          RTT_ALWAYS,
+                                          "Always",
+                                          RTT_WITH_UNTAGGED,
+                                          "WithUntagged"))
             .AddTraceSource("TableEvict",
                             "A live tensor entry was evicted for lack of space",
                             MakeTraceSourceAccessor(&TalbTensorAwareLb::m_evictTrace),
@@ -258,18 +276,21 @@ TalbTensorAwareLb::CheckConfig()
         core->ShareCoreRng(*this);
     }
     m_reorder = nullptr;
-    if (m_reorderMoves && m_version != 2)
+    if ((m_reorderMoves || m_rttMoves != RTT_NEVER) && m_version != 2)
     {
-        return ConfigError("ReorderMoves needs Version=2");
+        return ConfigError(std::string(m_reorderMoves ? "ReorderMoves" : "RttMoves") +
+                           " needs Version=2");
     }
-    if (m_reorderMoves || untaggedConWeave)
+    if (m_reorderMoves || m_rttMoves != RTT_NEVER || untaggedConWeave)
     {
         Ptr<TalbConWeaveLb> reorder = CreateObject<TalbConWeaveLb>();
         reorder->SetTransmitCallback(GetTransmitCallback());
         std::string error = reorder->CheckConfiguration(GetSwitchInfo());
         if (!error.empty())
         {
-            return ConfigError(std::string(m_reorderMoves ? "ReorderMoves" : "GoBackNFallback") +
+            return ConfigError(std::string(m_reorderMoves            ? "ReorderMoves"
+                                           : m_rttMoves != RTT_NEVER ? "RttMoves"
+                                                                     : "GoBackNFallback") +
                                ": the ns3::TalbConWeaveLb attributes: " + error);
         }
         m_reorder = reorder;
@@ -390,7 +411,17 @@ TalbTensorAwareLb::GetPolicyCounters() const
                          {"move_reorder_timeouts", c.timeouts},
                          {"move_tx_table_evictions", c.txEvictions},
                          {"move_rx_table_evictions", c.rxEvictions}});
-        if (m_goBackNFallback == m_reorder)
+        if (m_rttMoves != RTT_NEVER)
+        {
+            // ConWeave's epochs and moves of the tensor flows (and, with
+            // GoBackNFallback=conweave, of the untagged ones too).
+            counters.insert(counters.end(),
+                            {{"rtt_requests", c.rttRequests},
+                             {"rtt_late_replies", c.lateReplies},
+                             {"rtt_reroutes", c.reroutes},
+                             {"rtt_notifies", c.notifies}});
+        }
+        else if (m_goBackNFallback == m_reorder)
         {
             // ConWeave's own epochs and moves of the untagged flows.
             counters.insert(counters.end(),
@@ -406,6 +437,10 @@ TalbTensorAwareLb::GetPolicyCounters() const
 uint32_t
 TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates)
 {
+    if (m_rttMoves != RTT_NEVER && ctx.goBackN && ctx.hasLabel && m_reorder->IsSourceLeaf(ctx))
+    {
+        return SelectRttMoved(ctx, candidates);
+    }
     uint32_t port = m_installedVersion == 1 ? CoreSelect(m_v1, ctx, candidates)
                                             : CoreSelect(m_v2, ctx, candidates);
     // RoCEv2 data (tensor flows, and untagged flows that the go-back-N fallback moves between
@@ -422,6 +457,28 @@ TalbTensorAwareLb::DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& ca
         bool onlyHidden = !m_config.v2.roceGoBackN;
         ++m_chosenPaths[m_reorder->TagChosenPath(ctx, candidates, port, onlyHidden)];
     }
+    return port;
+}
+
+uint32_t
+TalbTensorAwareLb::SelectRttMoved(TalbPacketContext& ctx, const TalbCandidates& candidates)
+{
+    // A late RTT reply tells of congestion this selector cannot count (the untagged flows'
+    // bursts); with WithUntagged, ConWeave moves only while such flows share the candidates.
+    const bool conweave = m_rttMoves == RTT_ALWAYS ||
+                          m_v2.UntaggedActive(TalbCoreCandidates(candidates), TalbCoreNs(ctx.now));
+    if (conweave && m_reorder->Tracks(ctx, candidates))
+    {
+        uint32_t port = m_reorder->SelectPlaced(ctx, candidates, UINT32_MAX);
+        CoreFollow(m_v2, ctx, candidates, port);
+        return port;
+    }
+    uint32_t port = CoreSelect(m_v2, ctx, candidates);
+    if (conweave)
+    {
+        return m_reorder->SelectPlaced(ctx, candidates, port); // a new flow starts on port
+    }
+    ++m_chosenPaths[m_reorder->TagChosenPath(ctx, candidates, port, false)];
     return port;
 }
 

@@ -59,6 +59,11 @@ namespace ns3
  * data packets with its whole protocol (an RTT probe per epoch, a move at a late reply or a
  * NOTIFY, hidden by the destination's reorder queue), as the conweave balancer places every flow;
  * tensor flows stay this selector's (hidden too with ReorderMoves).
+ * RttMoves (Never by default): once this selector has placed a RoCEv2 tensor flow, the same
+ * TalbConWeaveLb moves it with its whole protocol (Always), or does so only while untagged data
+ * is active on a candidate port (WithUntagged; otherwise this selector's moves, hidden as with
+ * ReorderMoves); the core follows each such move (talb::lb::Policy::Follow), so its flow counts
+ * stay where the flows are.
  */
 class TalbTensorAwareLb : public TalbCorePolicyLb
 {
@@ -92,11 +97,21 @@ class TalbTensorAwareLb : public TalbCorePolicyLb
      */
     typedef void (*TableEvictTracedCallback)(uint32_t flowHash, uint32_t tensorId);
 
+    /// Who moves a RoCEv2 tensor flow once it is placed (RttMoves).
+    enum RttMoves
+    {
+        RTT_NEVER,        //!< this selector's rules alone
+        RTT_ALWAYS,       //!< ConWeave's RTT protocol, hidden by its reorder queue
+        RTT_WITH_UNTAGGED //!< ConWeave's while untagged data is active on a candidate port
+    };
+
   protected:
     void DoDispose() override;
 
   private:
     uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
+    /// DoSelectPath() for RoCEv2 tensor data this source leaf sends, with RttMoves
+    uint32_t SelectRttMoved(TalbPacketContext& ctx, const TalbCandidates& candidates);
     void DoPacketIn(TalbPacketContext& ctx) override;
     void DoPacketOut(TalbPacketContext& ctx, uint32_t port) override;
     bool CheckConfig() override;
@@ -165,7 +180,8 @@ class TalbTensorAwareLb : public TalbCorePolicyLb
     Ptr<TalbLoadBalancer> m_fallback;
     /// null: m_fallback chooses for go-back-N data; m_reorder with GoBackNFallback=conweave
     Ptr<TalbLoadBalancer> m_goBackNFallback;
-    bool m_reorderMoves{false}; //!< ReorderMoves attribute
+    bool m_reorderMoves{false};     //!< ReorderMoves attribute
+    RttMoves m_rttMoves{RTT_NEVER}; //!< RttMoves attribute
     /// the reorder protocol (ReorderMoves, GoBackNFallback=conweave), else null
     Ptr<TalbConWeaveLb> m_reorder;
     /// per TalbConWeaveLb::ChosenPath: how often the reorder protocol did it (ReorderMoves)

@@ -320,6 +320,21 @@ def test_talb_with_its_moves_hidden_is_named_for_it():
         'talb-cdelay40us-reorder-spray'
 
 
+def test_talb_with_conweave_moves_fallback_or_slots_is_named_for_them():
+    label = loading.scheme_label
+    rdma = {'transport': 'rdma', 'lbProfile': 'transport'}
+    assert label('talb', dict(rdma, lbAttributes='RttMoves=WithUntagged')) == 'talb-rttmoves'
+    assert label('talb', dict(rdma, lbAttributes='RttMoves=Always')) == 'talb-rttmovesalways'
+    assert label('talb', dict(rdma, lbAttributes='RttMoves=Never')) == 'talb'
+    both = 'GoBackNFallback=conweave;RttMoves=WithUntagged'
+    assert label('talb', dict(rdma, lbAttributes=both)) == 'talb-rttmoves-gbnconweave'
+    assert label('talb', dict(rdma, lbAttributes='GoBackNFallback=letflow')) == 'talb'
+    assert label('talb', dict(rdma, lbAttributes='FlowSlots=32')) == 'talb-slots32'
+    assert label('talb', dict(rdma, lbAttributes='FlowSlots=8')) == 'talb'
+    assert label('talb', dict(rdma, lbAttributes='ReorderMoves=true;FlowSlots=32')) == \
+        'talb-reorder-slots32'
+
+
 def test_what_a_run_records_of_its_profile_names_its_rule():
     label = loading.scheme_label
     rdma = {'transport': 'rdma', 'lbProfile': 'transport'}

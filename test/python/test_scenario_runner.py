@@ -285,6 +285,11 @@ def test_queue_pairs_with_ports_of_their_own_are_judged_per_host_pair(tmp_path):
       '--ns3::TalbConWeaveLb::PathSamples=2'],
      'lb talb: GoBackNFallback: the ns3::TalbConWeaveLb attributes: PathSamples 2 needs '
      'RandomPathChoice=true'),
+    (['--lb=talb', '--lbAttributes=RttMoves=Sometimes'],
+     "RttMoves='Sometimes' is not a valid value for ns3::TalbTensorAwareLb (one of "
+     "Never|Always|WithUntagged)"),
+    (['--lb=talb', '--lbAttributes=RttMoves=Always;Version=1'],
+     'lb talb: RttMoves needs Version=2'),
     (['--lbAttributes=Colour=red'], "no load balancer of lb has an attribute 'Colour'"),
     # Over RDMA the profile sets TaLB's move rule first: a clash names it.
     (['--transport=rdma', '--bgLoad=0', '--lb=talb', '--lbAttributes=RemoteAwareness=false'],

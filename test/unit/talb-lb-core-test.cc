@@ -1400,6 +1400,47 @@ TEST(TalbLbCoreTensorAwareV2, ATensorWhosePortFailedMovesAndLastFreesItsEntry)
     EXPECT_EQ(rig.talb.LiveEntries(3 * US), 0u);
 }
 
+TEST(TalbLbCoreTensorAwareV2, AFollowedMoveCarriesTheFlowsEntryAndCount)
+{
+    // Another protocol (ConWeave under TaLB's RttMoves) moves flow 10 from its port to the
+    // other uplink: the policy's entry and flow counts go with it, counted as a reroute, so
+    // the flow's next packet stays there and a new tensor avoids the port it now shares.
+    TalbV2Rig rig;
+    uint32_t a = rig.Send(GoBackN(Tensor(10, US, 100, 5, TALB_FLAG_FIRST)));
+    uint32_t other = a == 1 ? 2 : 1;
+    rig.talb.Follow(GoBackN(Tensor(10, 2 * US, 100, 5, 0)), rig.leaf.All(), other);
+    ASSERT_EQ(rig.events.reroutes.size(), 1u);
+    EXPECT_EQ(rig.events.reroutes[0], std::make_pair(a, other));
+    EXPECT_EQ(rig.talb.ActiveFlows(a, 2 * US), 0u);
+    EXPECT_EQ(rig.talb.ActiveFlows(other, 2 * US), 1u);
+    EXPECT_EQ(rig.Send(GoBackN(Tensor(10, 3 * US, 100, 5, 0))), other);
+    EXPECT_EQ(rig.Send(GoBackN(Tensor(20, 3 * US, 200, 5, TALB_FLAG_FIRST))), a);
+    // Following the port the flow is on is no move; untagged packets and a single candidate
+    // leave the policy as it was.
+    rig.talb.Follow(GoBackN(Tensor(10, 4 * US, 100, 5, 0)), rig.leaf.All(), other);
+    rig.talb.Follow(Untagged(30, 4 * US), rig.leaf.All(), a);
+    std::vector<uint32_t> one{a};
+    rig.talb.Follow(GoBackN(Tensor(10, 4 * US, 100, 5, 0)), Candidates{one.data(), 1}, a);
+    EXPECT_EQ(rig.events.reroutes.size(), 1u);
+    EXPECT_EQ(rig.talb.ActiveFlows(a, 4 * US), 1u);
+    EXPECT_EQ(rig.talb.ActiveFlows(other, 4 * US), 1u);
+}
+
+TEST(TalbLbCoreTensorAwareV2, UntaggedActiveSeesOnlyLiveUntaggedFlowsOnTheCandidates)
+{
+    TalbV2Rig rig(TensorAwareV2::Config(), 3);
+    rig.Send(Tensor(10, US, 100, 5, TALB_FLAG_FIRST), {1, 2});
+    std::vector<uint32_t> low{1, 2};
+    std::vector<uint32_t> third{3};
+    EXPECT_FALSE(rig.talb.UntaggedActive(Candidates{low.data(), 2}, US));
+    uint32_t port = rig.Send(Untagged(30, 2 * US), {1, 2});
+    std::vector<uint32_t> mine{port};
+    EXPECT_TRUE(rig.talb.UntaggedActive(Candidates{low.data(), 2}, 2 * US));
+    EXPECT_TRUE(rig.talb.UntaggedActive(Candidates{mine.data(), 1}, 2 * US));
+    EXPECT_FALSE(rig.talb.UntaggedActive(Candidates{third.data(), 1}, 2 * US));
+    EXPECT_FALSE(rig.talb.UntaggedActive(Candidates{low.data(), 2}, 100000 * US)) << "aged out";
+}
+
 TEST(TalbLbCoreTensorAwareV2, UnlabelledPacketsGoToTheFallbackAndTheirFlowsCount)
 {
     TensorAwareV2::Config c;

@@ -566,6 +566,21 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
     return port;
 }
 
+void
+TensorAwareV2::DoFollow(const PacketInfo& packet, const Candidates& candidates, uint32_t port)
+{
+    if (!packet.hasLabel)
+    {
+        return; // an untagged flow's slot is refreshed only where the fallback chose
+    }
+    Flow f;
+    f.entry = m_table.Lookup(packet.flowHash, packet.label.tensor_id, packet.nowNs, &f.slot);
+    f.safe = SafeMovesFor(packet);
+    f.job = static_cast<uint8_t>(talb_job_of(packet.label.tensor_id));
+    Locate(packet, candidates, &f);
+    Record(packet, f, port, f.failed || (f.current != kNoPort && f.current != port));
+}
+
 uint32_t
 TensorAwareV2::SelectUntagged(const PacketInfo& packet, const Candidates& candidates)
 {

@@ -318,6 +318,12 @@ class TensorAwareV2 : public TensorPolicy
     /// \return nullptr when \p config is usable, else what is wrong with it
     static const char* Check(const Config& config);
 
+    /// \return whether an untagged data flow is active on one of \p candidates at \p nowNs
+    bool UntaggedActive(const Candidates& candidates, int64_t nowNs) const
+    {
+        return Contended(candidates, nowNs, true, false, 0);
+    }
+
     /**
      * Sizes the tensor table and the per-port flow slots (the only allocations).
      * \param nPorts the switch's port count (port ids are below it)
@@ -356,6 +362,8 @@ class TensorAwareV2 : public TensorPolicy
 
   private:
     uint32_t DoSelect(const PacketInfo& packet, const Candidates& candidates) override;
+    /// A tagged flow's entry and slots move with it (counted a reroute, not a decision's move).
+    void DoFollow(const PacketInfo& packet, const Candidates& candidates, uint32_t port) override;
 
     /// kCongestion: a flow's rate, measured over windows of rateWindowNs.
     struct FlowRate

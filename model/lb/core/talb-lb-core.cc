@@ -47,5 +47,22 @@ Policy::Select(const PacketInfo& packet, const Candidates& candidates)
     return port;
 }
 
+void
+Policy::Follow(const PacketInfo& packet, const Candidates& candidates, uint32_t port)
+{
+    assert(candidates.Contains(port) && "a followed port outside the candidates");
+    if (candidates.count >= 2)
+    {
+        DoFollow(packet, candidates, port);
+    }
+}
+
+void
+Policy::DoFollow(const PacketInfo& /* packet */,
+                 const Candidates& /* candidates */,
+                 uint32_t /* port */)
+{
+}
+
 } // namespace lb
 } // namespace talb

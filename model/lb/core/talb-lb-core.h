@@ -253,6 +253,13 @@ class Policy
      */
     uint32_t Select(const PacketInfo& packet, const Candidates& candidates);
 
+    /**
+     * \p packet leaves on \p port, which something other than the policy chose for it (a
+     * protocol that moves flows itself, as ConWeave's under TaLB's RttMoves): the policy's
+     * state follows, as if it had chosen \p port. Nothing with a single candidate, as Select().
+     */
+    void Follow(const PacketInfo& packet, const Candidates& candidates, uint32_t port);
+
   protected:
     /// \return the bound port view
     const PortView& Ports() const
@@ -300,6 +307,9 @@ class Policy
      * \return a port id contained in \p candidates
      */
     virtual uint32_t DoSelect(const PacketInfo& packet, const Candidates& candidates) = 0;
+
+    /// Follow() with at least two candidates; default: nothing (a policy without flow state).
+    virtual void DoFollow(const PacketInfo& packet, const Candidates& candidates, uint32_t port);
 
     const PortView* m_ports;
     Random* m_random;

@@ -381,6 +381,36 @@ class TalbReorderQueuesTestCase : public talbtest::SimulationTestCase
   protected:
     using talbtest::SimulationTestCase::SimulationTestCase;
 
+    /**
+     * RDMA on 4x4 leaves, 2 spines, 10 Gb/s, 2:1, seed 1, TaLB with \p lbAttributes, and the
+     * workload of \p workload (jobs, background, iterations, placement, ...).
+     */
+    static ScenarioParams FourLeaves(const std::string& lbAttributes, ScenarioParams workload)
+    {
+        ScenarioParams params{{"transport", "rdma"},
+                              {"leaves", "4"},
+                              {"hostsPerLeaf", "4"},
+                              {"spines", "2"},
+                              {"hostRate", "10Gbps"},
+                              {"oversubscription", "2"},
+                              {"lb", "talb"},
+                              {"lbAttributes", lbAttributes},
+                              {"seed", "1"},
+                              {"progress", "false"}};
+        params.insert(params.end(), workload.begin(), workload.end());
+        return params;
+    }
+
+    /// One ResNet50 ring next to web-search background at \p bgLoad, two iterations.
+    static ScenarioParams RingBesideBackground(const std::string& lbAttributes,
+                                               const std::string& bgLoad)
+    {
+        return FourLeaves(lbAttributes,
+                          {{"bgLoad", bgLoad},
+                           {"iterations", "2"},
+                           {"jobs", "model=resnet50,workers=8,scheduler=fusion,collective=ring"}});
+    }
+
     /// The destination leaves held moved flows' packets until a TAIL and released them all.
     void ExpectHeldUntilTail(const TalbScenario::Result& r)
     {
@@ -421,24 +451,15 @@ class TalbTensorAwareReorderMoves : public TalbReorderQueuesTestCase
   private:
     static ScenarioParams Params(const std::string& lbAttributes)
     {
-        return {{"transport", "rdma"},
-                {"leaves", "4"},
-                {"hostsPerLeaf", "4"},
-                {"spines", "2"},
-                {"hostRate", "10Gbps"},
-                {"oversubscription", "2"},
-                {"placement", "spread"},
-                {"sharedBuffer", "4MB"},
-                {"bgLoad", "0"},
-                {"iterations", "2"},
-                {"jobs",
-                 "model=resnet50,workers=6,scheduler=fusion,collective=ring;"
-                 "model=alexnet,workers=4,scheduler=fusion,collective=ring;"
-                 "model=resnet50,workers=4,scheduler=fusion,collective=ps"},
-                {"lb", "talb"},
-                {"lbAttributes", lbAttributes},
-                {"seed", "1"},
-                {"progress", "false"}};
+        return FourLeaves(lbAttributes,
+                          {{"placement", "spread"},
+                           {"sharedBuffer", "4MB"},
+                           {"bgLoad", "0"},
+                           {"iterations", "2"},
+                           {"jobs",
+                            "model=resnet50,workers=6,scheduler=fusion,collective=ring;"
+                            "model=alexnet,workers=4,scheduler=fusion,collective=ring;"
+                            "model=resnet50,workers=4,scheduler=fusion,collective=ps"}});
     }
 
     void DoRun() override
@@ -520,19 +541,7 @@ class TalbTensorAwareConWeaveFallback : public TalbReorderQueuesTestCase
   private:
     static ScenarioParams Params(const std::string& lbAttributes)
     {
-        return {{"transport", "rdma"},
-                {"leaves", "4"},
-                {"hostsPerLeaf", "4"},
-                {"spines", "2"},
-                {"hostRate", "10Gbps"},
-                {"oversubscription", "2"},
-                {"bgLoad", "0.3"},
-                {"iterations", "2"},
-                {"jobs", "model=resnet50,workers=8,scheduler=fusion,collective=ring"},
-                {"lb", "talb"},
-                {"lbAttributes", lbAttributes},
-                {"seed", "1"},
-                {"progress", "false"}};
+        return RingBesideBackground(lbAttributes, "0.3");
     }
 
     void DoRun() override
@@ -579,23 +588,6 @@ class TalbTensorAwareRttMoves : public TalbReorderQueuesTestCase
     }
 
   private:
-    static ScenarioParams Params(const std::string& lbAttributes, const std::string& bgLoad)
-    {
-        return {{"transport", "rdma"},
-                {"leaves", "4"},
-                {"hostsPerLeaf", "4"},
-                {"spines", "2"},
-                {"hostRate", "10Gbps"},
-                {"oversubscription", "2"},
-                {"bgLoad", bgLoad},
-                {"iterations", "2"},
-                {"jobs", "model=resnet50,workers=8,scheduler=fusion,collective=ring"},
-                {"lb", "talb"},
-                {"lbAttributes", lbAttributes},
-                {"seed", "1"},
-                {"progress", "false"}};
-    }
-
     static std::string Slurp(const std::string& path)
     {
         std::ifstream in(path, std::ios::binary);
@@ -608,7 +600,7 @@ class TalbTensorAwareRttMoves : public TalbReorderQueuesTestCase
     {
         // Always, the background left to TaLB's default fallback (letflow): every move of a
         // tensor flow by ConWeave is one of TaLB's reroutes.
-        TalbScenario::Result always = RunScenario(Params("RttMoves=Always", "0.3"),
+        TalbScenario::Result always = RunScenario(RingBesideBackground("RttMoves=Always", "0.3"),
                                                   "talb",
                                                   CreateTempDirFilename("talb-rtt-always"));
         NS_TEST_ASSERT_MSG_EQ(always.Finished(), true, "the job finished");
@@ -621,14 +613,15 @@ class TalbTensorAwareRttMoves : public TalbReorderQueuesTestCase
 
         // WithUntagged beside the background, which ConWeave places too: the tensor flows are
         // probed as well, and their moves, hidden now, no longer cost NAKs.
-        TalbScenario::Result fallback = RunScenario(Params("GoBackNFallback=conweave", "0.3"),
-                                                    "talb",
-                                                    CreateTempDirFilename("talb-rtt-fallback"));
-        NS_TEST_ASSERT_MSG_EQ(fallback.Finished(), true, "the job finished");
-        TalbScenario::Result beside =
-            RunScenario(Params("RttMoves=WithUntagged;GoBackNFallback=conweave", "0.3"),
+        TalbScenario::Result fallback =
+            RunScenario(RingBesideBackground("GoBackNFallback=conweave", "0.3"),
                         "talb",
-                        CreateTempDirFilename("talb-rtt-untagged"));
+                        CreateTempDirFilename("talb-rtt-fallback"));
+        NS_TEST_ASSERT_MSG_EQ(fallback.Finished(), true, "the job finished");
+        TalbScenario::Result beside = RunScenario(
+            RingBesideBackground("RttMoves=WithUntagged;GoBackNFallback=conweave", "0.3"),
+            "talb",
+            CreateTempDirFilename("talb-rtt-untagged"));
         NS_TEST_ASSERT_MSG_EQ(beside.Finished(), true, "the job finished");
         NS_TEST_EXPECT_MSG_GT(PolicyCounter(beside, "rtt_requests"),
                               PolicyCounter(fallback, "untagged_rtt_requests") * 3 / 2,
@@ -639,11 +632,11 @@ class TalbTensorAwareRttMoves : public TalbReorderQueuesTestCase
 
         const std::string idle = CreateTempDirFilename("talb-rtt-idle");
         TalbScenario::Result untagged =
-            RunScenario(Params("RttMoves=WithUntagged", "0"), "talb", idle);
+            RunScenario(RingBesideBackground("RttMoves=WithUntagged", "0"), "talb", idle);
         NS_TEST_ASSERT_MSG_EQ(untagged.Finished(), true, "the job finished");
         NS_TEST_EXPECT_MSG_EQ(PolicyCounter(untagged, "rtt_requests"), 0u, "probed while idle");
         const std::string hidden = CreateTempDirFilename("talb-rtt-reorder-moves");
-        RunScenario(Params("ReorderMoves=true", "0"), "talb", hidden);
+        RunScenario(RingBesideBackground("ReorderMoves=true", "0"), "talb", hidden);
         for (const char* file : {"/flows.csv", "/iterations.csv"})
         {
             std::string a = Slurp(idle + file);

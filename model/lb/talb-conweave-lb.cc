@@ -412,6 +412,17 @@ TalbConWeaveLb::FindSlot(const std::vector<Entry>& table,
     return free != UINT32_MAX ? free : oldest;
 }
 
+uint32_t
+TalbConWeaveLb::FindTx(uint32_t flowHash) const
+{
+    return FindSlot(
+        m_tx,
+        flowHash,
+        false,
+        [](const TxEntry&) { return false; },
+        [](const TxEntry& x) { return x.lastTx; });
+}
+
 TalbConWeaveLb::TxEntry&
 TalbConWeaveLb::TxLookup(uint32_t flowHash, const Time& now)
 {
@@ -456,12 +467,7 @@ TalbConWeaveLb::IsSourceLeaf(const TalbPacketContext& ctx) const
 bool
 TalbConWeaveLb::Tracks(const TalbPacketContext& ctx, const TalbCandidates& candidates) const
 {
-    uint32_t slot = FindSlot(
-        m_tx,
-        ctx.flowHash,
-        false,
-        [](const TxEntry&) { return false; },
-        [](const TxEntry& x) { return x.lastTx; });
+    uint32_t slot = FindTx(ctx.flowHash);
     if (slot == UINT32_MAX)
     {
         return false;
@@ -657,12 +663,7 @@ TalbConWeaveLb::ReceiveControl(const TalbConWeaveTag::Fields& f, uint32_t fromLe
         }
         return;
     }
-    uint32_t slot = FindSlot(
-        m_tx,
-        f.flowHash,
-        false,
-        [](const TxEntry&) { return false; },
-        [](const TxEntry& x) { return x.lastTx; });
+    uint32_t slot = FindTx(f.flowHash);
     if (slot == UINT32_MAX || m_tx[slot].epoch != f.epoch)
     {
         return; // a stale answer

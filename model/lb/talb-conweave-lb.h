@@ -228,6 +228,8 @@ class TalbConWeaveLb : public TalbLoadBalancer
                       bool insert,
                       IsIdle isIdle,
                       LastUse lastUse) const;
+    /// \return the source leaf slot that holds \p flowHash, or UINT32_MAX (nothing inserted)
+    uint32_t FindTx(uint32_t flowHash) const;
     TxEntry& TxLookup(uint32_t flowHash, const Time& now);
     /// Move \p e onto \p port (UINT32_MAX: none), keeping the per-port flow counts.
     void Place(TxEntry& e, uint32_t port);

@@ -529,6 +529,16 @@ TensorAwareV2::Best(const PacketInfo& packet,
     return best;
 }
 
+TensorAwareV2::Flow
+TensorAwareV2::FlowOf(const PacketInfo& packet)
+{
+    Flow f;
+    f.entry = m_table.Lookup(packet.flowHash, packet.label.tensor_id, packet.nowNs, &f.slot);
+    f.safe = SafeMovesFor(packet);
+    f.job = static_cast<uint8_t>(talb_job_of(packet.label.tensor_id));
+    return f;
+}
+
 uint32_t
 TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
 {
@@ -536,10 +546,7 @@ TensorAwareV2::DoSelect(const PacketInfo& packet, const Candidates& candidates)
     {
         return SelectUntagged(packet, candidates);
     }
-    Flow f;
-    f.entry = m_table.Lookup(packet.flowHash, packet.label.tensor_id, packet.nowNs, &f.slot);
-    f.safe = SafeMovesFor(packet);
-    f.job = static_cast<uint8_t>(talb_job_of(packet.label.tensor_id));
+    Flow f = FlowOf(packet);
     if (Sprays(packet, candidates, f))
     {
         return SelectSprayed(packet, candidates, f);
@@ -573,10 +580,7 @@ TensorAwareV2::DoFollow(const PacketInfo& packet, const Candidates& candidates, 
     {
         return; // an untagged flow's slot is refreshed only where the fallback chose
     }
-    Flow f;
-    f.entry = m_table.Lookup(packet.flowHash, packet.label.tensor_id, packet.nowNs, &f.slot);
-    f.safe = SafeMovesFor(packet);
-    f.job = static_cast<uint8_t>(talb_job_of(packet.label.tensor_id));
+    Flow f = FlowOf(packet);
     Locate(packet, candidates, &f);
     Record(packet, f, port, f.failed || (f.current != kNoPort && f.current != port));
 }

@@ -659,6 +659,8 @@ class TensorAwareV2 : public TensorPolicy
     bool Sprays(const PacketInfo& packet, const Candidates& candidates, const Flow& f);
     /// A packet of a spreading flow: SprayPort(), not a reroute.
     uint32_t SelectSprayed(const PacketInfo& packet, const Candidates& candidates, const Flow& f);
+    /// \return what the table and config say of tagged \p packet's flow (entry, safe, job)
+    Flow FlowOf(const PacketInfo& packet);
     /// Fills what \p f says beyond its entry: its current port, pace, window, stall.
     void Locate(const PacketInfo& packet, const Candidates& candidates, Flow* f);
     /// \return the port of a flow without one: the least cost

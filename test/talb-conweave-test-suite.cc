@@ -611,6 +611,22 @@ class TalbTensorAwareRttMoves : public TalbReorderQueuesTestCase
                                     "TaLB's counts followed ConWeave's moves");
         ExpectHeldUntilTail(always);
 
+        // The same late replies, TaLB choosing where each moved flow goes: the moves still
+        // happen, are followed and hidden, and land elsewhere than ConWeave's draws.
+        TalbScenario::Result targeted =
+            RunScenario(RingBesideBackground("RttMoves=Always;RttMoveTarget=Talb", "0.3"),
+                        "talb",
+                        CreateTempDirFilename("talb-rtt-talb-target"));
+        NS_TEST_ASSERT_MSG_EQ(targeted.Finished(), true, "the job finished");
+        NS_TEST_EXPECT_MSG_GT(PolicyCounter(targeted, "rtt_reroutes"), 100u, "flows moved");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(targeted.paths.reroutes,
+                                    PolicyCounter(targeted, "rtt_reroutes"),
+                                    "TaLB's counts followed the moves it chose");
+        NS_TEST_EXPECT_MSG_NE(PolicyCounter(targeted, "rtt_reroutes"),
+                              PolicyCounter(always, "rtt_reroutes"),
+                              "the targets changed the run");
+        ExpectHeldUntilTail(targeted);
+
         // WithUntagged beside the background, which ConWeave places too: the tensor flows are
         // probed as well, and their moves, hidden now, no longer cost NAKs.
         TalbScenario::Result fallback =

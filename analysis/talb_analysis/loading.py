@@ -207,9 +207,12 @@ def _reorder_name(attributes):
 
 
 def _rtt_name(attributes):
-    """'rttmoves' for RttMoves=WithUntagged, 'rttmovesalways' for Always, '' for Never or none."""
+    """'rttmoves' for RttMoves=WithUntagged, 'rttmovesalways' for Always, '' for Never or none;
+    'rttmovestalb' / 'rttmovesalwaystalb' when TaLB chooses the target (RttMoveTarget=Talb)."""
     value = attributes.get('RttMoves', '').lower()
-    return {'withuntagged': 'rttmoves', 'always': 'rttmovesalways'}.get(value, '')
+    name = {'withuntagged': 'rttmoves', 'always': 'rttmovesalways'}.get(value, '')
+    target = attributes.get('RttMoveTarget', '').lower()
+    return name + 'talb' if name and target == 'talb' else name
 
 
 def _fallback_name(attributes):
@@ -296,7 +299,8 @@ def scheme_label(scheme, params):
     'talb-sprayallwhenshared-stallmoves', and those before
     'talb-sprayallwhenshared-marginmoves-stallmoves'), and with ReorderMoves '-reorder'
     ('-reorder-spray' with RoceGoBackN=false and Spray=Always, '-reorder-sprayshared' with
-    Spray=SharedDestination), with RttMoves '-rttmoves' (WithUntagged) or '-rttmovesalways', with
+    Spray=SharedDestination), with RttMoves '-rttmoves' (WithUntagged) or '-rttmovesalways' (and
+    'talb' after either with RttMoveTarget=Talb: '-rttmovestalb'), with
     a GoBackNFallback other than letflow '-gbn<balancer>' (e.g. '-gbnconweave'), with a FlowSlots
     other than 8 '-slots<N>', so that the variants can be compared with TaLB in one sweep. (Runs
     from before lbProfile, as TCP's before SprayQueue, counted AtOrAbove; it differs from

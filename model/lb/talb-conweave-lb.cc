@@ -261,6 +261,7 @@ TalbConWeaveLb::InitializeParams()
     }
     m_tx.assign(m_tableSize, TxEntry());
     m_portFlows.assign(GetNPorts(), 0);
+    m_targets.assign(GetNPorts(), 0);
     m_rx.resize(m_tableSize);
     m_minRtt.assign(info.nLeaves, Time(0));
     m_pausedUntil.assign(info.nLeaves * info.nSpines, Time(0));
@@ -330,6 +331,31 @@ TalbConWeaveLb::PickPath(const TalbCandidates& candidates, uint32_t dstLeaf, uin
         }
     }
     return best;
+}
+
+uint32_t
+TalbConWeaveLb::AskTarget(TalbPacketContext& ctx,
+                          const TalbCandidates& candidates,
+                          uint32_t exclude,
+                          const TargetCallback& target)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < candidates.count; ++i)
+    {
+        uint32_t port = candidates.ports[i];
+        if (port != exclude && !Paused(port, ctx.dstLeaf, ctx.now))
+        {
+            m_targets[n++] = port;
+        }
+    }
+    if (n == 0)
+    {
+        return UINT32_MAX;
+    }
+    TalbCandidates open{m_targets.data(), n};
+    uint32_t port = target(ctx, open);
+    NS_ASSERT_MSG(open.Contains(port), "a move target outside the paths offered");
+    return port;
 }
 
 void
@@ -480,7 +506,8 @@ TalbConWeaveLb::Tracks(const TalbPacketContext& ctx, const TalbCandidates& candi
 uint32_t
 TalbConWeaveLb::SelectPlaced(TalbPacketContext& ctx,
                              const TalbCandidates& candidates,
-                             uint32_t placed)
+                             uint32_t placed,
+                             const TargetCallback& target)
 {
     const TalbSwitchInfo& info = GetSwitchInfo();
     if (!IsSourceLeaf(ctx))
@@ -531,11 +558,20 @@ TalbConWeaveLb::SelectPlaced(TalbPacketContext& ctx,
             // Better: a path that is not paused and, with this flow moved there, carries no
             // more of this leaf's flows than the current one does now (flows that meet
             // congestion together must not all jump onto the same path).
-            uint32_t better = PickPath(candidates, ctx.dstLeaf, e.port);
-            if (!m_randomChoice && better != UINT32_MAX &&
-                m_portFlows[better] + 1 > m_portFlows[e.port])
+            uint32_t better = UINT32_MAX;
+            if (!target.IsNull())
             {
-                better = UINT32_MAX;
+                // The other balancer knows the flows it placed; the late reply only says when.
+                better = AskTarget(ctx, candidates, e.port, target);
+            }
+            else
+            {
+                better = PickPath(candidates, ctx.dstLeaf, e.port);
+                if (!m_randomChoice && better != UINT32_MAX &&
+                    m_portFlows[better] + 1 > m_portFlows[e.port])
+                {
+                    better = UINT32_MAX;
+                }
             }
             if (better != UINT32_MAX)
             {

@@ -128,15 +128,26 @@ class TalbConWeaveLb : public TalbLoadBalancer
                              bool onlyHidden);
 
     /**
+     * Where another balancer moves a flow that a late RTT reply sends off its path: called with
+     * the candidates that are neither the flow's path nor paused (at least one); returns one of
+     * them.
+     */
+    typedef Callback<uint32_t, TalbPacketContext&, const TalbCandidates&> TargetCallback;
+
+    /**
      * ConWeave's own path for the flow of \p ctx (its epochs, RTT probes and moves, as
      * DoSelectPath()), except that a flow it does not track yet, or whose path left the
      * candidates, starts on \p placed, another balancer's choice (TalbTensorAwareLb's RttMoves:
      * TaLB places each new flow, ConWeave moves it); UINT32_MAX: ConWeave picks, as its own.
+     * When a late reply moves the flow, \p target (when not null) chooses where among the paths
+     * that are not paused (RttMoveTarget=Talb), instead of ConWeave's own pick and its
+     * flow-count guard.
      * \return the port the packet leaves on
      */
     uint32_t SelectPlaced(TalbPacketContext& ctx,
                           const TalbCandidates& candidates,
-                          uint32_t placed);
+                          uint32_t placed,
+                          const TargetCallback& target = TargetCallback());
 
     /// \return whether this switch is the source leaf of \p ctx's packet to another leaf: a
     /// packet ConWeave tags and may move
@@ -238,6 +249,12 @@ class TalbConWeaveLb : public TalbLoadBalancer
     RxEntry& RxLookup(uint32_t flowHash, const Time& now);
     /// \return the least-queued candidate that is neither \p exclude nor paused, or UINT32_MAX
     uint32_t PickPath(const TalbCandidates& candidates, uint32_t dstLeaf, uint32_t exclude);
+    /// \return \p target's choice among the candidates neither \p exclude nor paused, or
+    /// UINT32_MAX when there is none
+    uint32_t AskTarget(TalbPacketContext& ctx,
+                       const TalbCandidates& candidates,
+                       uint32_t exclude,
+                       const TargetCallback& target);
     bool Paused(uint32_t port, uint32_t dstLeaf, const Time& now) const;
 
     /// Source leaf: an RTT_REPLY or CLEAR for one of its flows, or a NOTIFY for a path.
@@ -289,6 +306,7 @@ class TalbConWeaveLb : public TalbLoadBalancer
     std::vector<Time> m_pausedUntil;   //!< [leaf * nSpines + spine]
     std::vector<uint32_t> m_uplinkOf;  //!< spine -> uplink port (UINT32_MAX: none)
     std::vector<uint32_t> m_portFlows; //!< per port: flows of this leaf placed on it
+    std::vector<uint32_t> m_targets;   //!< AskTarget()'s candidates (sized once, per port)
     uint32_t m_activeFlows{0};         //!< flows counted in m_portFlows
     EventId m_sweep;
     Counters m_counters;

@@ -86,6 +86,17 @@ TalbCorePolicyLb::CoreFollow(talb::lb::Policy& policy,
     m_current = nullptr;
 }
 
+uint32_t
+TalbCorePolicyLb::CoreTarget(talb::lb::Policy& policy,
+                             TalbPacketContext& ctx,
+                             const TalbCandidates& candidates)
+{
+    m_current = &ctx;
+    uint32_t port = policy.Target(TalbCorePacket(ctx), TalbCoreCandidates(candidates));
+    m_current = nullptr;
+    return port;
+}
+
 TalbPacketContext&
 TalbCorePolicyLb::CurrentPacket() const
 {

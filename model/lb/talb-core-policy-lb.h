@@ -60,6 +60,12 @@ class TalbCorePolicyLb : public TalbLoadBalancer, private talb::lb::Events
                     const TalbCandidates& candidates,
                     uint32_t port);
 
+    /// \return where \p policy would move the flow of \p ctx among \p candidates
+    /// (talb::lb::Policy::Target())
+    uint32_t CoreTarget(talb::lb::Policy& policy,
+                        TalbPacketContext& ctx,
+                        const TalbCandidates& candidates);
+
     /// \return the packet CoreSelect() is deciding for (valid during the call)
     TalbPacketContext& CurrentPacket() const;
 

@@ -113,6 +113,16 @@ TalbTensorAwareLb::GetTypeId()
                                           "Always",
                                           RTT_WITH_UNTAGGED,
                                           "WithUntagged"))
+            .AddAttribute("RttMoveTarget",
+                          "v2, with RttMoves: where a late RTT reply moves a tensor flow. "
+                          "ConWeave: ConWeave's own pick among the paths not paused (its "
+                          "attributes: random draws or the fewest of its flows); Talb: this "
+                          "selector's placement among them, as if the flow were new (its flow "
+                          "shares, priorities and remote congestion); ConWeave still decides "
+                          "when; fixed at install",
+                          EnumValue(RTT_TARGET_CONWEAVE),
+                          MakeEnumAccessor(&TalbTensorAwareLb::m_rttMoveTarget),
+                          MakeEnumChecker(RTT_TARGET_CONWEAVE, "ConWeave", RTT_TARGET_TALB, "Talb"))
             .AddTraceSource("TableEvict",
                             "A live tensor entry was evicted for lack of space",
                             MakeTraceSourceAccessor(&TalbTensorAwareLb::m_evictTrace),
@@ -152,6 +162,7 @@ TalbTensorAwareLb::DoDispose()
         m_reorder->Dispose();
         m_reorder = nullptr;
     }
+    m_rttTarget = TalbConWeaveLb::TargetCallback();
     TalbCorePolicyLb::DoDispose();
 }
 
@@ -276,6 +287,16 @@ TalbTensorAwareLb::CheckConfig()
         core->ShareCoreRng(*this);
     }
     m_reorder = nullptr;
+    m_rttTarget = TalbConWeaveLb::TargetCallback();
+    if (m_rttMoveTarget != RTT_TARGET_CONWEAVE)
+    {
+        if (m_rttMoves == RTT_NEVER)
+        {
+            return ConfigError("RttMoveTarget=Talb needs RttMoves=Always or WithUntagged "
+                               "(without RttMoves no late reply moves a tensor flow)");
+        }
+        m_rttTarget = MakeCallback(&TalbTensorAwareLb::RttTarget, this);
+    }
     if ((m_reorderMoves || m_rttMoves != RTT_NEVER) && m_version != 2)
     {
         return ConfigError(std::string(m_reorderMoves ? "ReorderMoves" : "RttMoves") +
@@ -469,7 +490,7 @@ TalbTensorAwareLb::SelectRttMoved(TalbPacketContext& ctx, const TalbCandidates& 
                           m_v2.UntaggedActive(TalbCoreCandidates(candidates), TalbCoreNs(ctx.now));
     if (conweave && m_reorder->Tracks(ctx, candidates))
     {
-        uint32_t port = m_reorder->SelectPlaced(ctx, candidates, UINT32_MAX);
+        uint32_t port = m_reorder->SelectPlaced(ctx, candidates, UINT32_MAX, m_rttTarget);
         CoreFollow(m_v2, ctx, candidates, port);
         return port;
     }
@@ -480,6 +501,12 @@ TalbTensorAwareLb::SelectRttMoved(TalbPacketContext& ctx, const TalbCandidates& 
     }
     ++m_chosenPaths[m_reorder->TagChosenPath(ctx, candidates, port, false)];
     return port;
+}
+
+uint32_t
+TalbTensorAwareLb::RttTarget(TalbPacketContext& ctx, const TalbCandidates& candidates)
+{
+    return CoreTarget(m_v2, ctx, candidates);
 }
 
 TalbLoadBalancer::HoldVerdict

@@ -105,6 +105,13 @@ class TalbTensorAwareLb : public TalbCorePolicyLb
         RTT_WITH_UNTAGGED //!< ConWeave's while untagged data is active on a candidate port
     };
 
+    /// Where a late RTT reply moves a tensor flow (RttMoveTarget).
+    enum RttMoveTarget
+    {
+        RTT_TARGET_CONWEAVE, //!< ConWeave's pick among the paths not paused
+        RTT_TARGET_TALB      //!< this selector's placement among them
+    };
+
   protected:
     void DoDispose() override;
 
@@ -112,6 +119,8 @@ class TalbTensorAwareLb : public TalbCorePolicyLb
     uint32_t DoSelectPath(TalbPacketContext& ctx, const TalbCandidates& candidates) override;
     /// DoSelectPath() for RoCEv2 tensor data this source leaf sends, with RttMoves
     uint32_t SelectRttMoved(TalbPacketContext& ctx, const TalbCandidates& candidates);
+    /// Where a late RTT reply moves the flow of \p ctx (RttMoveTarget=Talb): the core's target
+    uint32_t RttTarget(TalbPacketContext& ctx, const TalbCandidates& candidates);
     void DoPacketIn(TalbPacketContext& ctx) override;
     void DoPacketOut(TalbPacketContext& ctx, uint32_t port) override;
     bool CheckConfig() override;
@@ -180,8 +189,11 @@ class TalbTensorAwareLb : public TalbCorePolicyLb
     Ptr<TalbLoadBalancer> m_fallback;
     /// null: m_fallback chooses for go-back-N data; m_reorder with GoBackNFallback=conweave
     Ptr<TalbLoadBalancer> m_goBackNFallback;
-    bool m_reorderMoves{false};     //!< ReorderMoves attribute
-    RttMoves m_rttMoves{RTT_NEVER}; //!< RttMoves attribute
+    bool m_reorderMoves{false};                         //!< ReorderMoves attribute
+    RttMoves m_rttMoves{RTT_NEVER};                     //!< RttMoves attribute
+    RttMoveTarget m_rttMoveTarget{RTT_TARGET_CONWEAVE}; //!< RttMoveTarget attribute
+    /// RttTarget() with RttMoveTarget=Talb, else null (ConWeave picks)
+    TalbConWeaveLb::TargetCallback m_rttTarget;
     /// the reorder protocol (ReorderMoves, GoBackNFallback=conweave), else null
     Ptr<TalbConWeaveLb> m_reorder;
     /// per TalbConWeaveLb::ChosenPath: how often the reorder protocol did it (ReorderMoves)

@@ -290,6 +290,11 @@ def test_queue_pairs_with_ports_of_their_own_are_judged_per_host_pair(tmp_path):
      "Never|Always|WithUntagged)"),
     (['--lb=talb', '--lbAttributes=RttMoves=Always;Version=1'],
      'lb talb: RttMoves needs Version=2'),
+    (['--lb=talb', '--lbAttributes=RttMoveTarget=Talb'],
+     'lb talb: RttMoveTarget=Talb needs RttMoves=Always or WithUntagged'),
+    (['--lb=talb', '--lbAttributes=RttMoves=Always;RttMoveTarget=Best'],
+     "RttMoveTarget='Best' is not a valid value for ns3::TalbTensorAwareLb (one of "
+     "ConWeave|Talb)"),
     (['--lbAttributes=Colour=red'], "no load balancer of lb has an attribute 'Colour'"),
     # Over RDMA the profile sets TaLB's move rule first: a clash names it.
     (['--transport=rdma', '--bgLoad=0', '--lb=talb', '--lbAttributes=RemoteAwareness=false'],

@@ -1426,6 +1426,36 @@ TEST(TalbLbCoreTensorAwareV2, AFollowedMoveCarriesTheFlowsEntryAndCount)
     EXPECT_EQ(rig.talb.ActiveFlows(other, 4 * US), 1u);
 }
 
+TEST(TalbLbCoreTensorAwareV2, AMoveTargetIsWhereANewFlowWouldGoAndChangesNothing)
+{
+    // A late RTT reply (ConWeave under TaLB's RttMoveTarget=Talb) asks where flow 10 goes among
+    // the paths other than its own: the one no tensor flow uses, as a new flow's placement
+    // would choose. Nothing moves until Follow() says so.
+    TalbV2Rig rig(TensorAwareV2::Config(), 3);
+    uint32_t a = rig.Send(GoBackN(Tensor(10, US, 100, 5, TALB_FLAG_FIRST)));
+    uint32_t b = rig.Send(GoBackN(Tensor(20, US, 200, 5, TALB_FLAG_FIRST)));
+    ASSERT_NE(a, b);
+    uint32_t unused = 6 - a - b; // ports 1-3
+    std::vector<uint32_t> others;
+    for (uint32_t port : rig.leaf.uplinks)
+    {
+        if (port != a)
+        {
+            others.push_back(port);
+        }
+    }
+    PacketInfo next = GoBackN(Tensor(10, 2 * US, 100, 5, 0));
+    EXPECT_EQ(rig.talb.Target(next, Candidates{others.data(), 2}), unused);
+    EXPECT_TRUE(rig.events.reroutes.empty());
+    EXPECT_EQ(rig.talb.ActiveFlows(a, 2 * US), 1u);
+    EXPECT_EQ(rig.talb.ActiveFlows(b, 2 * US), 1u);
+    EXPECT_EQ(rig.talb.ActiveFlows(unused, 2 * US), 0u);
+    EXPECT_EQ(rig.Send(GoBackN(Tensor(10, 3 * US, 100, 5, 0))), a) << "it stays until told";
+    // With the unused path out (paused), the other flow's path is the only answer.
+    std::vector<uint32_t> one{b};
+    EXPECT_EQ(rig.talb.Target(next, Candidates{one.data(), 1}), b);
+}
+
 TEST(TalbLbCoreTensorAwareV2, UntaggedActiveSeesOnlyLiveUntaggedFlowsOnTheCandidates)
 {
     TalbV2Rig rig(TensorAwareV2::Config(), 3);
@@ -1485,6 +1515,22 @@ class FixedPort : public Policy
 };
 
 } // namespace
+
+TEST(TalbLbCorePolicy, AMoveTargetWithoutCostsOfItsOwnIsDrawn)
+{
+    // A policy that keeps no costs (here one that always answers port 1) answers Target() with
+    // a uniform draw among the offered paths, the first without a random source.
+    Leaf leaf(3);
+    ScriptRandom random({2});
+    FixedPort drawn(1);
+    drawn.Bind(&leaf.table, &random, nullptr);
+    EXPECT_EQ(drawn.Target(Untagged(30, US), leaf.All()), 3u);
+    EXPECT_EQ(random.draws, 1u);
+    FixedPort undrawn(1);
+    undrawn.Bind(&leaf.table, nullptr, nullptr);
+    std::vector<uint32_t> offered{2, 3};
+    EXPECT_EQ(undrawn.Target(Untagged(30, US), Candidates{offered.data(), 2}), 2u);
+}
 
 TEST(TalbLbCoreTensorAwareV2, GoBackNDataHasAFallbackOfItsOwn)
 {

@@ -586,6 +586,12 @@ TensorAwareV2::DoFollow(const PacketInfo& packet, const Candidates& candidates, 
 }
 
 uint32_t
+TensorAwareV2::DoTarget(const PacketInfo& packet, const Candidates& candidates)
+{
+    return Place(packet, candidates);
+}
+
+uint32_t
 TensorAwareV2::SelectUntagged(const PacketInfo& packet, const Candidates& candidates)
 {
     uint32_t port = SelectFallback(packet, candidates, GoBackN(packet));

@@ -364,6 +364,9 @@ class TensorAwareV2 : public TensorPolicy
     uint32_t DoSelect(const PacketInfo& packet, const Candidates& candidates) override;
     /// A tagged flow's entry and slots move with it (counted a reroute, not a decision's move).
     void DoFollow(const PacketInfo& packet, const Candidates& candidates, uint32_t port) override;
+    /// The port Place() would give the flow if it were new: the least cost, its last port
+    /// (where its own load still shows in the remote metric) not charged.
+    uint32_t DoTarget(const PacketInfo& packet, const Candidates& candidates) override;
 
     /// kCongestion: a flow's rate, measured over windows of rateWindowNs.
     struct FlowRate

@@ -64,5 +64,24 @@ Policy::DoFollow(const PacketInfo& /* packet */,
 {
 }
 
+uint32_t
+Policy::Target(const PacketInfo& packet, const Candidates& candidates)
+{
+    assert(candidates.count >= 1 && "Target without candidates");
+    if (candidates.count == 1)
+    {
+        return candidates.ports[0];
+    }
+    uint32_t port = DoTarget(packet, candidates);
+    assert(candidates.Contains(port) && "a policy's target outside its candidates");
+    return port;
+}
+
+uint32_t
+Policy::DoTarget(const PacketInfo& /* packet */, const Candidates& candidates)
+{
+    return candidates.ports[m_random ? Draw(0, candidates.count - 1) : 0];
+}
+
 } // namespace lb
 } // namespace talb

@@ -260,6 +260,16 @@ class Policy
      */
     void Follow(const PacketInfo& packet, const Candidates& candidates, uint32_t port);
 
+    /**
+     * Where the policy would send \p packet's flow if it had to leave its path now, among
+     * \p candidates (count >= 1; the caller has left out the path it leaves and any it must
+     * avoid): a protocol that decides when a flow moves asks the policy where (ConWeave's late
+     * RTT reply under TaLB's RttMoveTarget=Talb). The policy's state does not change; Follow()
+     * tells it the move. O(candidates).
+     * \return a port id contained in \p candidates
+     */
+    uint32_t Target(const PacketInfo& packet, const Candidates& candidates);
+
   protected:
     /// \return the bound port view
     const PortView& Ports() const
@@ -310,6 +320,10 @@ class Policy
 
     /// Follow() with at least two candidates; default: nothing (a policy without flow state).
     virtual void DoFollow(const PacketInfo& packet, const Candidates& candidates, uint32_t port);
+
+    /// Target() with at least two candidates; default: one drawn uniformly (the first without
+    /// a random source): a policy that keeps no costs of its own has no better answer.
+    virtual uint32_t DoTarget(const PacketInfo& packet, const Candidates& candidates);
 
     const PortView* m_ports;
     Random* m_random;

@@ -555,9 +555,6 @@ TalbConWeaveLb::SelectPlaced(TalbPacketContext& ctx,
             {
                 m_pausedUntil[ctx.dstLeaf * info.nSpines + cur.peer] = now + m_pathPauseTime;
             }
-            // Better: a path that is not paused and, with this flow moved there, carries no
-            // more of this leaf's flows than the current one does now (flows that meet
-            // congestion together must not all jump onto the same path).
             uint32_t better = UINT32_MAX;
             if (!target.IsNull())
             {
@@ -566,6 +563,9 @@ TalbConWeaveLb::SelectPlaced(TalbPacketContext& ctx,
             }
             else
             {
+                // Better: a path that is not paused and, with this flow moved there, carries no
+                // more of this leaf's flows than the current one does now (flows that meet
+                // congestion together must not all jump onto the same path).
                 better = PickPath(candidates, ctx.dstLeaf, e.port);
                 if (!m_randomChoice && better != UINT32_MAX &&
                     m_portFlows[better] + 1 > m_portFlows[e.port])

@@ -385,13 +385,21 @@ def _switch_label(scheme, params):
 
 
 def find_run_folders(path):
-    """Run folders at or below ``path``, sorted; hidden folders are not searched."""
+    """Run folders at or below ``path``, sorted; hidden folders are not searched. Symbolic links
+    to folders are followed (users gather runs from several sweeps by linking them), each real
+    folder once, so a link cycle or two links to one sweep do not count its runs twice."""
     if not os.path.isdir(path):
         raise TalbDataError('%s: not a folder' % path)
     if os.path.isfile(os.path.join(path, RUN_JSON)):
         return [path]
     found = []
-    for top, dirs, files in os.walk(path):
+    seen = set()
+    for top, dirs, files in os.walk(path, followlinks=True):
+        real = os.path.realpath(top)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
         if RUN_JSON in files:
             found.append(top)
             dirs[:] = []  # a run folder is a leaf

@@ -41,6 +41,16 @@ def test_hidden_folders_are_not_searched(fixture_copy):
     assert len(loading.load(str(sweep)).runs) == 3
 
 
+def test_linked_sweeps_are_followed_once(fixture_copy, tmp_path):
+    sweep = fixture_copy('sweep')
+    gathered = tmp_path / 'gathered'
+    gathered.mkdir()
+    (gathered / 'from-a').symlink_to(sweep, target_is_directory=True)
+    (gathered / 'again').symlink_to(sweep, target_is_directory=True)
+    (gathered / 'loop').symlink_to(gathered, target_is_directory=True)
+    assert len(loading.load(str(gathered)).runs) == 4
+
+
 def test_folder_without_runs_is_an_error(tmp_path):
     with pytest.raises(TalbDataError, match='no run folder'):
         loading.load(str(tmp_path))

@@ -1801,6 +1801,30 @@ TEST(TalbLbCoreTensorAwareV2, FlowSlotsBoundWhatAPortCounts)
     }
 }
 
+TEST(TalbLbCoreTensorAwareV2, LastEndsWindowTakesAFinishedFlowOutOfItsPortsCount)
+{
+    // Flows 10 and 20 take one uplink each; flow 10's message ends (LAST) at 3 us, and its port
+    // has the longer queue. A new flow at 4 us: by default flow 10 still counts there for its
+    // active window, the counts tie and the shorter queue wins; with LastEndsWindow its port
+    // is the less shared one.
+    for (bool lastEnds : {false, true})
+    {
+        TensorAwareV2::Config c;
+        c.lastEndsWindow = lastEnds;
+        TalbV2Rig rig(c);
+        const uint32_t a = rig.Send(Tensor(10, US, 100, 5, TALB_FLAG_FIRST));
+        const uint32_t b = rig.Send(Tensor(20, US, 200, 5, TALB_FLAG_FIRST));
+        ASSERT_NE(a, b);
+        EXPECT_EQ(rig.Send(Tensor(10, 3 * US, 100, 5, TALB_FLAG_LAST)), a);
+        rig.Queue(a, 5, 60000);
+        EXPECT_EQ(rig.talb.ActiveFlows(a, 4 * US), lastEnds ? 0u : 1u);
+        EXPECT_EQ(rig.Send(Tensor(30, 4 * US, 300, 5, TALB_FLAG_FIRST)), lastEnds ? a : b);
+        // The flow's next message counts again: flows 10, 20 and 30 are active.
+        rig.Send(Tensor(10, 5 * US, 101, 5, TALB_FLAG_FIRST));
+        EXPECT_EQ(rig.talb.ActiveFlows(a, 5 * US) + rig.talb.ActiveFlows(b, 5 * US), 3u);
+    }
+}
+
 TEST(TalbLbCoreTensorAwareV2, SprayWithUntaggedSpreadsTensorsOnlyWhileUntaggedFlowsAreActive)
 {
     TensorAwareV2::Config c;

@@ -335,6 +335,14 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      kMaxTimeNs,
      "v2: a tensor flow counts on a port while it sent there within this window (Pace mode: the "
      "shortest window); a flow silent longer is re-placed like a new tensor"},
+    {"LastEndsWindow",
+     "last-ends-window",
+     OfV2<K::kBool, &V2::lastEndsWindow>(),
+     0,
+     1,
+     "v2: a flow stops counting on its port once its tensor's LAST packet passes there (false: "
+     "for {ActiveWindow} after it, as after a pause; finished all-to-all messages then fill the "
+     "port's {FlowSlots} and simultaneous new flows are placed by the queue alone)"},
     {"ActiveWindowMode",
      "active-window-mode",
      OfV2<K::kEnum, &V2::windowMode>(),

@@ -169,12 +169,14 @@ TensorAwareV2::SlotOf(uint32_t port, uint32_t flowHash) const
 }
 
 TensorAwareV2::FlowSlot
-TensorAwareV2::Seen(const PacketInfo& packet, uint8_t priority)
+TensorAwareV2::Seen(const PacketInfo& packet, uint8_t priority) const
 {
     FlowSlot seen;
     seen.flowHash = packet.flowHash;
     seen.priority = priority;
     seen.lastSeenNs = packet.nowNs;
+    seen.ended = m_config.lastEndsWindow && packet.hasLabel &&
+                 (packet.label.flags & TALB_FLAG_LAST) != 0;
     seen.valid = true;
     return seen;
 }

@@ -76,7 +76,11 @@ namespace lb
  * only in the slot, it was lost when a port held more flows than slots, the evicted flows came
  * back with the shortest window, and the most loaded port looked the least shared. A flow that
  * stops leaves its port's count at most maxActiveWindowNs after its last packet. Untagged flows
- * keep activeWindowNs (the fallback sprays them: their gaps on a port are no pace).
+ * keep activeWindowNs (the fallback sprays them: their gaps on a port are no pace). With
+ * lastEndsWindow a flow stops counting on a port as soon as its tensor's LAST packet passes
+ * there: an all-to-all's finished messages then leave the counts at once instead of filling the
+ * slots for a window, after which placement falls back to the instantaneous queues and
+ * simultaneous flow starts herd onto whichever port is momentarily the emptiest.
  * Spray (spray; kContended by default; never safe-move flows): while the candidates are contended
  * -- an untagged data flow is active on one of them (kWithUntagged), or that or a tensor flow of
  * another job (kContended), or always (kAlways), or while the RemoteView reports that the
@@ -259,6 +263,9 @@ class TensorAwareV2 : public TensorPolicy
         double maxReorderBytes{1e9};
         int64_t minMoveIntervalNs{100000}; ///< a tensor moves at most once per interval, >= 0
         int64_t activeWindowNs{100000};    ///< a flow silent longer is no longer on its port
+        /// a flow stops counting on a port once its tensor's LAST packet passes there (false:
+        /// for its active window after it, as after a pause)
+        bool lastEndsWindow{false};
         WindowMode windowMode{WindowMode::kFixed}; ///< fixed window, or one per flow's pace
         double paceFactor{2};                      ///< kPace: window / pace, >= 1
         int64_t maxActiveWindowNs{1000000};        ///< kPace: the longest window, >= activeWindowNs
@@ -419,6 +426,7 @@ class TensorAwareV2 : public TensorPolicy
         int64_t drainedNs{0}; ///< safe-move flows: when its last packet leaves the port
         bool safe{false};     ///< a safe-move flow's slot (drainedNs is set)
         bool untagged{false}; ///< an untagged flow's slot
+        bool ended{false};    ///< lastEndsWindow: its tensor's LAST passed (no longer active)
         uint8_t job{0};       ///< a tensor flow's job (talb_job_of its tensor id)
         bool valid{false};
     };
@@ -473,7 +481,7 @@ class TensorAwareV2 : public TensorPolicy
 
     bool IsActive(const FlowSlot& s, int64_t nowNs) const
     {
-        return s.valid && nowNs - s.lastSeenNs <= Window(s);
+        return s.valid && !s.ended && nowNs - s.lastSeenNs <= Window(s);
     }
 
     FlowSlot* Slots(uint32_t port)
@@ -530,9 +538,10 @@ class TensorAwareV2 : public TensorPolicy
     uint32_t LastPort(uint32_t flowHash, const Candidates& candidates) const;
     /// \return the slot of \p flowHash on \p port, or null
     const FlowSlot* SlotOf(uint32_t port, uint32_t flowHash) const;
-    /// \return \p packet's flow as a port's slot records it: \p priority, seen now (a caller sets
-    /// what its kind of flow adds: safe and drainedNs, paceNs, untagged, job)
-    static FlowSlot Seen(const PacketInfo& packet, uint8_t priority);
+    /// \return \p packet's flow as a port's slot records it: \p priority, seen now, ended at its
+    /// tensor's LAST under lastEndsWindow (a caller sets what its kind of flow adds: safe and
+    /// drainedNs, paceNs, untagged, job)
+    FlowSlot Seen(const PacketInfo& packet, uint8_t priority) const;
     /// Records \p seen on \p port: in its flow's slot, else in the first slot neither active nor
     /// undrained, else in the least recently seen one (counted in slot_overflows).
     void Touch(uint32_t port, const FlowSlot& seen);

@@ -175,8 +175,8 @@ TensorAwareV2::Seen(const PacketInfo& packet, uint8_t priority) const
     seen.flowHash = packet.flowHash;
     seen.priority = priority;
     seen.lastSeenNs = packet.nowNs;
-    seen.ended = m_config.lastEndsWindow && packet.hasLabel &&
-                 (packet.label.flags & TALB_FLAG_LAST) != 0;
+    seen.ended =
+        m_config.lastEndsWindow && packet.hasLabel && (packet.label.flags & TALB_FLAG_LAST) != 0;
     seen.valid = true;
     return seen;
 }

@@ -78,9 +78,9 @@ namespace lb
  * stops leaves its port's count at most maxActiveWindowNs after its last packet. Untagged flows
  * keep activeWindowNs (the fallback sprays them: their gaps on a port are no pace). With
  * lastEndsWindow a flow stops counting on a port as soon as its tensor's LAST packet passes
- * there: an all-to-all's finished messages then leave the counts at once instead of filling the
- * slots for a window, after which placement falls back to the instantaneous queues and
- * simultaneous flow starts herd onto whichever port is momentarily the emptiest.
+ * there. Without it an all-to-all's finished messages fill the slots for a window, the counts
+ * tie at the cap, and simultaneous flow starts are placed by the instantaneous queue alone,
+ * herding onto whichever port is momentarily the emptiest.
  * Spray (spray; kContended by default; never safe-move flows): while the candidates are contended
  * -- an untagged data flow is active on one of them (kWithUntagged), or that or a tensor flow of
  * another job (kContended), or always (kAlways), or while the RemoteView reports that the

@@ -231,6 +231,11 @@ def _slots_name(attributes):
         return 'slots' + value
 
 
+def _last_ends_name(attributes):
+    """'lastends' with LastEndsWindow true (however ns-3 reads a bool), else ''."""
+    return 'lastends' if attributes.get('LastEndsWindow', '').lower() in ('true', '1', 't') else ''
+
+
 # What names the rules lbRulesOff turns off, last in a label: 'talb-no-spray+stall-moves'.
 RULES_OFF = 'no-'
 
@@ -302,7 +307,8 @@ def scheme_label(scheme, params):
     Spray=SharedDestination), with RttMoves '-rttmoves' (WithUntagged) or '-rttmovesalways' (and
     'talb' after either with RttMoveTarget=Talb: '-rttmovestalb'), with
     a GoBackNFallback other than letflow '-gbn<balancer>' (e.g. '-gbnconweave'), with a FlowSlots
-    other than 8 '-slots<N>', so that the variants can be compared with TaLB in one sweep. (Runs
+    other than 8 '-slots<N>', with LastEndsWindow '-lastends', so that the variants can be
+    compared with TaLB in one sweep. (Runs
     from before lbProfile, as TCP's before SprayQueue, counted AtOrAbove; it differs from
     AllWhenShared only while two jobs share a leaf's uplinks.) Rules of the defaults that
     lbRulesOff turns off come last: 'talb-no-spray', 'talb-no-spray+stall-moves'. On the spraying
@@ -378,6 +384,7 @@ def _switch_label(scheme, params):
     parts.append(_rtt_name(given))
     parts.append(_fallback_name(given))
     parts.append(_slots_name(given))
+    parts.append(_last_ends_name(given))
     parts = [part for part in parts if part]
     if off:
         parts.append(RULES_OFF + '+'.join(off))

@@ -330,7 +330,7 @@ def test_talb_with_its_moves_hidden_is_named_for_it():
         'talb-cdelay40us-reorder-spray'
 
 
-def test_talb_with_conweave_moves_fallback_or_slots_is_named_for_them():
+def test_talb_with_conweave_moves_fallback_slots_or_last_ends_is_named_for_them():
     label = loading.scheme_label
     rdma = {'transport': 'rdma', 'lbProfile': 'transport'}
     assert label('talb', dict(rdma, lbAttributes='RttMoves=WithUntagged')) == 'talb-rttmoves'
@@ -347,6 +347,10 @@ def test_talb_with_conweave_moves_fallback_or_slots_is_named_for_them():
     assert label('talb', dict(rdma, lbAttributes='FlowSlots=8')) == 'talb'
     assert label('talb', dict(rdma, lbAttributes='ReorderMoves=true;FlowSlots=32')) == \
         'talb-reorder-slots32'
+    assert label('talb', dict(rdma, lbAttributes='LastEndsWindow=true')) == 'talb-lastends'
+    assert label('talb', dict(rdma, lbAttributes='LastEndsWindow=1;FlowSlots=32')) == \
+        'talb-slots32-lastends'
+    assert label('talb', dict(rdma, lbAttributes='LastEndsWindow=false')) == 'talb'
 
 
 def test_what_a_run_records_of_its_profile_names_its_rule():

@@ -143,6 +143,11 @@ def _attributes(text):
     return {name.strip(): value.strip() for name, _, value in pairs if name.strip()}
 
 
+def _true(value):
+    """True for an attribute value ns-3's BooleanValue reads as true ('true', '1', 't')."""
+    return value.lower() in ('true', '1', 't')
+
+
 def _rule_settings(text):
     """The move rule's attributes that an lbAttributes text sets (empty values set nothing)."""
     return {k: v for k, v in _attributes(text).items() if k in RULE_DEFAULTS and v}
@@ -151,7 +156,7 @@ def _rule_settings(text):
 def _rule_name(rule):
     """'contended-queue' for Moves=Contended with QueueMoves=true, 'counts' for Moves=Counts."""
     name = rule['Moves'].lower()
-    if name != 'counts' and rule['QueueMoves'].lower() in ('true', '1', 't'):  # as ns-3 reads it
+    if name != 'counts' and _true(rule['QueueMoves']):
         name += '-queue'
     return name
 
@@ -198,7 +203,7 @@ def _reorder_name(attributes):
     """'reorder' for ReorderMoves=true; 'reorder-spray' when RoCEv2 flows are also sprayed
     (RoceGoBackN=false, Spray=Always), 'reorder-sprayshared' with Spray=SharedDestination,
     'reorder-spray<mode>' for another Spray mode; '' without ReorderMoves."""
-    if attributes.get('ReorderMoves', '').lower() not in ('true', '1', 't'):
+    if not _true(attributes.get('ReorderMoves', '')):
         return ''
     if attributes.get('RoceGoBackN', '').lower() not in ('false', '0', 'f'):
         return 'reorder'
@@ -232,8 +237,8 @@ def _slots_name(attributes):
 
 
 def _last_ends_name(attributes):
-    """'lastends' with LastEndsWindow true (however ns-3 reads a bool), else ''."""
-    return 'lastends' if attributes.get('LastEndsWindow', '').lower() in ('true', '1', 't') else ''
+    """'lastends' with LastEndsWindow true, else ''."""
+    return 'lastends' if _true(attributes.get('LastEndsWindow', '')) else ''
 
 
 # What names the rules lbRulesOff turns off, last in a label: 'talb-no-spray+stall-moves'.
@@ -242,8 +247,7 @@ RULES_OFF = 'no-'
 
 def _margin_name(rule):
     """'marginmoves' for MarginMoves=true (the attribute's default), else 'nomarginmoves'."""
-    on = rule['MarginMoves'].lower() in ('true', '1', 't')  # as ns-3 reads it
-    return 'marginmoves' if on else 'nomarginmoves'
+    return 'marginmoves' if _true(rule['MarginMoves']) else 'nomarginmoves'
 
 
 def _delay_name(rule):

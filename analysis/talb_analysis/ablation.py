@@ -14,9 +14,17 @@ pools cells and seeds), the least and the largest pair, and a verdict: ``pays`` 
 decisions the rule can change, per run with and without it (run.json's ``lb_counters``: moves,
 mid-tensor, at a boundary or after a stall; sprayed packets), so that a rule's effect, or its
 absence, can be traced to what TaLB did. An ``all`` row per transport and rule pools the
-families of the tuning grid (the held-out family, ``heldout``, has its own rows and is not in it).
+families of the tuning grid (the held-out families, ``heldout`` and ``llmheldout``, have their own
+rows and are not in it).
 Each row names the parts its pairs come from (``parts``: FAMILY/SWEEP-FOLDER of the runs with the
 rule off), so that an earlier table's row of other parts can be pooled with it (``--keep``).
+
+The other way round, a candidate for the defaults: TaLB with one rule more than its defaults
+(an lbAttributes setting named in :data:`CANDIDATES`, e.g. ``LastEndsWindow=true``, reported as
+``talb-lastends``) pairs with default TaLB of the same cell and seed as a rule ``+<name>``
+(``+lastends``), with the same sign: the gain is the iteration of default TaLB over the
+candidate's, minus 1, so > 0 the rule shortens the iteration; ``talb_iter_ms`` and the
+``*_with`` columns are then the candidate's, the ``parts`` its runs'.
 
 Only run.json and iterations.csv are read, and only of TaLB's runs, so that a whole evaluation
 folder loads in seconds.
@@ -31,9 +39,12 @@ import pandas as pd
 
 from . import loading, stats
 from .loading import TalbDataError
-from .goals import HELDOUT
+from .goals import HELDOUT_FAMILIES
 from .report import format_table
 
+# TaLB variants that add one rule to the defaults, each a candidate for a default: the suffix of
+# their label (loading.scheme_label) -> the rule's name in the table ('+': on over the defaults).
+CANDIDATES = {'lastends': '+lastends'}
 # A row's mean decisions per run, with the rule and without it.
 DECISIONS = ('moves_with', 'moves_without', 'sprayed_with', 'sprayed_without')
 COLUMNS = ['family', 'transport', 'rule', 'defaults', 'cells', 'pairs', 'talb_iter_ms',
@@ -49,10 +60,19 @@ NOT_CELL = set(stats.NOT_FACTORS) | set(stats.SCHEME_PARAMS) | set(stats.LABEL_P
 
 def split_label(label):
     """(defaults, rule) of a TaLB label: ('talb', 'spray') for 'talb-no-spray',
-    ('talb-marginmoves', 'spray') for 'talb-marginmoves-no-spray', (label, None) without a rule
-    off."""
+    ('talb-marginmoves', 'spray') for 'talb-marginmoves-no-spray', ('talb', '+lastends') for a
+    candidate, 'talb-lastends', (label, None) without a rule off or added."""
     defaults, sep, rule = label.partition('-' + loading.RULES_OFF)
-    return (defaults, rule) if sep and defaults.split('-')[0] == 'talb' else (label, None)
+    if sep and defaults.split('-')[0] == 'talb':
+        return defaults, rule
+    scheme, _, variant = label.partition('-')
+    if scheme == 'talb' and variant in CANDIDATES:
+        return 'talb', CANDIDATES[variant]
+    return label, None
+
+
+def _is_candidate(rule):
+    return rule.startswith('+')
 
 
 def _talb_runs(folder, warmup):
@@ -108,8 +128,8 @@ def _cell_of(runs):
 
 
 def pairs(runs, family):
-    """One row per ablated run with its default twin: family, transport, rule, cell, seed, the
-    two iteration times and the gain (%)."""
+    """One row per ablated (or candidate) run with its default twin: family, transport, rule,
+    cell, seed, the two iteration times and the gain (%)."""
     runs = runs.assign(cell=_cell_of(runs))
     base = runs.set_index(['scheme', 'cell', 'seed'])
     base = base[~base.index.duplicated()]
@@ -121,13 +141,14 @@ def pairs(runs, family):
                 math.isnan(run['iter_ms']):
             continue
         twin = base.loc[key]
+        on, off = (run, twin) if _is_candidate(rule) else (twin, run)
         out.append({'family': family, 'part': run['part'],
                     'transport': str(run.get('transport', 'tcp')), 'rule': rule,
                     'defaults': defaults, 'cell': run['cell'],
-                    'seed': run['seed'], 'with_ms': twin['iter_ms'], 'without_ms': run['iter_ms'],
-                    'gain_pct': 100.0 * (run['iter_ms'] / twin['iter_ms'] - 1.0),
-                    'moves_with': twin['moves'], 'moves_without': run['moves'],
-                    'sprayed_with': twin['sprayed'], 'sprayed_without': run['sprayed']})
+                    'seed': run['seed'], 'with_ms': on['iter_ms'], 'without_ms': off['iter_ms'],
+                    'gain_pct': 100.0 * (off['iter_ms'] / on['iter_ms'] - 1.0),
+                    'moves_with': on['moves'], 'moves_without': off['moves'],
+                    'sprayed_with': on['sprayed'], 'sprayed_without': off['sprayed']})
     return pd.DataFrame(out, columns=PAIR_COLUMNS)
 
 
@@ -162,9 +183,9 @@ def summarise(paired):
                                                              sort=True):
         for family, fpart in part.groupby('family', sort=True):
             add(family, transport, rule, defaults, fpart)
-        # Cells of different families are told apart by their family; the held-out grid is
+        # Cells of different families are told apart by their family; the held-out grids are
         # reported beside the tuning grid, not in it.
-        tuning = part[part['family'] != HELDOUT]
+        tuning = part[~part['family'].isin(HELDOUT_FAMILIES)]
         if len(tuning):
             add('all', transport, rule, defaults,
                 tuning.assign(cell=tuning['family'] + '|' + tuning['cell']))
@@ -296,8 +317,9 @@ def load(root, warmup=1):
             found.append(pairs(runs, family))
     paired = pd.concat(found, ignore_index=True) if found else pd.DataFrame()
     if paired.empty:
-        raise TalbDataError('%s: no TaLB run with a rule off (lbRulesOff) has a default TaLB '
-                            'run of the same cell and seed beside it' % root)
+        raise TalbDataError('%s: no TaLB run with a rule off (lbRulesOff) or a candidate rule '
+                            'on (%s) has a default TaLB run of the same cell and seed beside it'
+                            % (root, ', '.join('talb-' + c for c in sorted(CANDIDATES))))
     return paired
 
 
@@ -307,7 +329,10 @@ def parse_args(argv):
         description='What each rule of TaLB\'s defaults buys: TaLB with the rule off '
                     '(talb-scenario --lbRulesOff, run as talb-no-<rule>) against default TaLB on '
                     'the same cells and seeds, per family, transport and rule (gain: iteration '
-                    'time without the rule over with it, minus 1, in %%; > 0: the rule pays).')
+                    'time without the rule over with it, minus 1, in %%; > 0: the rule pays); '
+                    'and what a candidate rule would buy, TaLB with it on (%s) against default '
+                    'TaLB, as rule +<name>.' % ', '.join(
+                        'talb-%s' % c for c in sorted(CANDIDATES)))
     p.add_argument('root', nargs='?', default='results/eval', metavar='RESULTS',
                    help='the evaluation\'s results, one folder per family (default: results/eval)')
     p.add_argument('--out', help='write the table here as CSV (default: print only)')

@@ -58,16 +58,20 @@ def load(root):
         parts.append(table)
     return pd.concat(parts, ignore_index=True)
 
-# The held-out grid's family (scenarios/eval/README.md): reported beside the others, not in 'all'.
+# The held-out grids' families (scenarios/eval/README.md): reported beside the others, not in
+# 'all': CNN jobs, and an MoE job.
 HELDOUT = 'heldout'
+HELDOUT_FAMILIES = (HELDOUT, 'llmheldout')
 # Families outside the tuning grid, each counted in its own rows and not in 'all': the held-out
-# grid, and the tuning grid's RDMA parts under HPCC instead of DCQCN.
+# grids (CNN jobs, and an MoE job), and the tuning grid's parts under other settings (HPCC
+# instead of DCQCN, ...).
 OUTSIDE_TUNING = {HELDOUT: 'held-out grid', 'hpcc': 'RDMA parts under HPCC',
                   'spray': 'RDMA parts on the spraying transport',
                   'qp': 'mixed RDMA part with queue-pair scaling and PLB',
                   'timely': 'mixed RDMA part under TIMELY',
                   'sharedbuf': 'mixed RDMA part over shared-buffer switches',
-                  'linuxtcp': "TCP parts on hosts with Linux's reordering threshold"}
+                  'linuxtcp': "TCP parts on hosts with Linux's reordering threshold",
+                  HELDOUT_FAMILIES[1]: 'held-out LLM grid'}
 
 
 def _hiprio_is(column, value):

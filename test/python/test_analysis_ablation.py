@@ -110,6 +110,36 @@ def test_the_held_out_family_has_its_own_rows_and_is_not_in_all(tmp_path):
     assert row(table, 'all', 'spray')['pairs'] == 6
 
 
+def test_a_candidate_rule_pairs_with_default_talb_with_the_same_sign(tmp_path):
+    """TaLB with a rule more than its defaults (talb-lastends) is the rule +lastends: its gain is
+    default TaLB's iteration over the candidate's, minus 1, so > 0 the rule pays; the held-out
+    LLM family has its own rows, not in all."""
+    root = tmp_path / 'eval'
+    rdma = dict(transport='rdma', oversubscription=2)
+    for family, seeds in (('llm', (1, 2)), ('llmheldout', (6, 7))):
+        for seed in seeds:
+            write_run(root / family / 'moe-rdma128' / ('s%d' % seed), 'talb', seed, 110.0,
+                      counters={'mid_tensor_moves': 4}, **rdma)
+            write_run(root / family / 'lastends-moe-rdma128' / ('s%d' % seed), 'talb', seed,
+                      100.0 if family == 'llm' else 110.0 + seed,
+                      counters={'mid_tensor_moves': 2},
+                      lbAttributes='LastEndsWindow=true', **rdma)
+    # Not a candidate alone: a variant with the rule is not paired with default TaLB.
+    write_run(root / 'llm' / 'slots-moe-rdma128' / 's1', 'talb', 1, 50.0,
+              lbAttributes='LastEndsWindow=true;FlowSlots=32', **rdma)
+    paired = ablation.load(str(root))
+    assert set(paired['rule']) == {'+lastends'} and len(paired) == 4
+    table = ablation.summarise(paired)
+    llm = row(table, 'llm', '+lastends')
+    assert llm['rule_gain_pct'] == pytest.approx(10.0)
+    assert (llm['talb_iter_ms'], llm['verdict'], llm['defaults']) == (100.0, 'pays', 'talb')
+    assert (llm['moves_with'], llm['moves_without']) == (2.0, 4.0)
+    assert llm['parts'] == 'llm/lastends-moe-rdma128'
+    assert row(table, 'llmheldout', '+lastends')['verdict'] == 'costs'
+    assert row(table, 'all', '+lastends')['pairs'] == 2
+    assert ablation.split_label('talb-slots32-lastends') == ('talb-slots32-lastends', None)
+
+
 def test_a_rule_that_costs_is_called_so(tmp_path):
     root = tmp_path / 'eval'
     for seed, ms in ((1, 90.0), (2, 91.0), (3, 89.0)):
@@ -196,7 +226,8 @@ def test_keep_updates_what_is_here_and_keeps_the_rest(tmp_path):
 @pytest.mark.parametrize('make,message', [
     (lambda root: None, 'not a folder'),
     (lambda root: write_run(root / 'idle' / 'x', 'talb', 1, 100.0),
-     'no TaLB run with a rule off (lbRulesOff) has a default TaLB run'),
+     'no TaLB run with a rule off (lbRulesOff) or a candidate rule on (talb-lastends) has a '
+     'default TaLB run'),
 ])
 def test_nothing_to_pair_is_an_error(tmp_path, make, message):
     root = tmp_path / 'eval'

@@ -175,6 +175,10 @@ LLM_FIXED = {'spines': 4, 'gpusPerServer': 8, 'hostRate': '400Gbps', 'iterations
              'warmup': 1}
 LLM_DIMS = 'layers=4,hidden=2048,ffn=7168,heads=16,kvHeads=8,seq=1024,vocab=16384'
 MOE_DIMS = 'layers=2,hidden=2048,ffn=7168,moeFfn=7168,heads=16,kvHeads=8,seq=1024,vocab=16384'
+# TaLB with LastEndsWindow (a finished message leaves its port's flow count; reported as
+# talb-lastends), beside the llm family's RDMA parts and the held-out MoE job: the candidate for
+# the RDMA profile's default (doc/talb-evaluation.rst, "A finished message leaves the count").
+LAST_ENDS = {'lb': ['talb'], 'lbAttributes': ['LastEndsWindow=true']}
 
 
 def llm_jobs():
@@ -189,7 +193,8 @@ def llm_jobs():
 def llm_parts(out):
     """Per job set, fabric and transport a part (a job set in a folder name would be too long
     for the file system): dense, moe and two at 1:1 and 2:1, and bg, (d) the dense job next to
-    web-search background at 30 % of the host rate."""
+    web-search background at 30 % of the host rate; beside each RDMA part TaLB with
+    LastEndsWindow (lastends-<part>), the candidate for the RDMA profile's default."""
     jobs = llm_jobs()
     for name, fabric in LLM_FABRICS.items():
         for tr in ('rdma', 'tcp'):
@@ -201,8 +206,13 @@ def llm_parts(out):
                 f = dict(fixed, jobs=jobs['dense' if jobset == 'bg' else jobset])
                 if jobset == 'bg':
                     f.update(bgCdf='websearch', bgLoad=0.3)
-                out[('llm', '%s-%s-%s128' % (jobset, name, tr))] = {
-                    'grid': copy.deepcopy(grid), 'fixed': f, 'seeds': SEEDS}
+                part_name = '%s-%s-%s128' % (jobset, name, tr)
+                out[('llm', part_name)] = {'grid': copy.deepcopy(grid), 'fixed': f,
+                                           'seeds': SEEDS}
+                if tr == 'rdma':
+                    le = copy.deepcopy(out[('llm', part_name)])
+                    le['grid'].update(copy.deepcopy(LAST_ENDS))
+                    out[('llm', 'lastends-' + part_name)] = le
 
 
 # The held-out grid (family heldout): scenarios TaLB's rules were not tuned on, kept apart from
@@ -219,6 +229,27 @@ HELDOUT_MIXES = [
 HELDOUT_BACKGROUND = {'bgCdf': 'datamining', 'bgLoad': 0.2}
 HELDOUT_SHAPE = {'leaves': 8, 'hostsPerLeaf': 4, 'spines': 4, 'hostRate': '100Gbps',
                  'iterations': 2}
+
+
+# The held-out LLM grid (family llmheldout): an MoE job the llm family's cells were not looked at
+# for -- 16 experts (top-2) over expert-parallel groups of 16 ranks instead of 8 experts over 8,
+# with expert popularity Zipf-skewed (exponent 1: the all-to-all's destinations uneven, where the
+# llm family's routing is uniform) -- on the rail fabric at 1:1 and 2:1, seeds 6-10, every RDMA
+# scheme; beside it TaLB with LastEndsWindow (reported as talb-lastends), the rule the llm
+# family's MoE cells proposed for the RDMA profile, checked here before it becomes a default.
+LLM_HELDOUT_MOE = ('model=mixtral-8x7b,tp=2,pp=1,dp=64,ep=16,experts=16,topK=2,routingSkew=1,' +
+                   MOE_DIMS)
+
+
+def llm_heldout_parts(out):
+    fixed = dict(LLM_FIXED, **LLM_FABRICS['rail'])
+    fixed.update({'transport': 'rdma', 'bgLoad': 0, 'progress': 'false', 'jobs': LLM_HELDOUT_MOE})
+    g = {'grid': {'lb': RDMA_SCHEMES, 'oversubscription': OVERSUB}, 'fixed': fixed,
+         'seeds': HELDOUT_SEEDS}
+    out[('llmheldout', 'moe16-rail-rdma128')] = g
+    le = copy.deepcopy(g)
+    le['grid'].update(copy.deepcopy(LAST_ENDS))
+    out[('llmheldout', 'lastends-moe16-rail-rdma128')] = le
 
 
 def has_background(grid):
@@ -277,6 +308,7 @@ def families():
         out[('idle', 'talbv1-tcp' + scale)] = v1
     llm_parts(out)
     heldout_parts(out)
+    llm_heldout_parts(out)
     # TaLB's move variants (reported as talb-congestion, talb-contended, talb-counts) next to
     # the 16-host parts: a part matches by its name's ending or as family/name.
     for (family, name), grid in list(out.items()):

@@ -25,7 +25,7 @@ GRIDS = sorted(glob.glob(os.path.join(EVAL, '*', '*.json')))
 RUNNER = os.environ.get('TALB_SCENARIO', os.path.join(ROOT, 'build', 'bin', 'talb-scenario'))
 FAMILIES = {'idle', 'background', 'asymmetric', 'failure', 'mixed', 'incast'}
 # Families beside the tuning grid's, built from its parts (no ablation of their own).
-OUTSIDE = {'llm', 'hpcc', 'spray', 'qp', 'timely', 'sharedbuf', 'linuxtcp'}
+OUTSIDE = {'llm', 'hpcc', 'spray', 'qp', 'timely', 'sharedbuf', 'linuxtcp', 'llmheldout'}
 LLM_PARTS = {'%s-%s-%s128' % (jobs, fabric, transport) for jobs in ('dense', 'moe', 'two', 'bg')
              for fabric in ('rail', 'tor') for transport in ('rdma', 'tcp')}
 # TaLB's move variants: grid prefix -> (the axis that makes it, the start of its one value)
@@ -37,6 +37,8 @@ MOVES_VARIANTS = {'talbc-': ('lbAttributes', 'Moves=Congestion;QueueMoves=false;
                   'talbn-': ('lbProfile', 'none')}
 # The linuxtcp family's TaLB beside each part, spraying every tensor flow.
 SPRAY_ALWAYS = '-sprayalways'
+# TaLB with LastEndsWindow beside the held-out MoE job (reported as talb-lastends).
+LAST_ENDS = 'lastends-'
 # ConWeave with its paper's settings beside every part that runs ConWeave (reported as
 # conweave-notify).
 PAPER = 'conweave-paper-'
@@ -66,6 +68,8 @@ def test_talb_runs_of_a_grid_are_labelled_by_its_variant(path):
     expected = VARIANT_LABELS.get(os.path.basename(path)[:len('talbc-')], 'talb')
     if path.endswith(SPRAY_ALWAYS + '.json'):  # linuxtcp: TaLB spraying every tensor flow
         expected = 'talb' + SPRAY_ALWAYS
+    if os.path.basename(path).startswith(LAST_ENDS):  # a finished message leaves the count
+        expected = 'talb-lastends'
     for values in itertools.product(*axes.values()):
         point = dict(zip(axes, values))
         if point['lb'] == 'talb':
@@ -118,14 +122,14 @@ def test_every_family_has_both_transports_and_both_scales():
 
 def test_the_llm_family_runs_each_job_set_on_both_fabrics_and_transports_at_128_gpus():
     parts = part_names('llm')
-    assert parts == LLM_PARTS
+    assert parts == LLM_PARTS | {LAST_ENDS + n for n in LLM_PARTS if n.endswith('rdma128')}
     for name in parts:
         axes, fixed, _ = sweep.read_grid(os.path.join(EVAL, 'llm', name + '.json'))
         assert int(fixed['leaves']) * int(fixed['hostsPerLeaf']) == 128
         assert int(fixed['gpusPerServer']) == 8
         assert fixed['railOptimized'] == ('true' if '-rail-' in name else 'false')
         assert [int(v) for v in axes['oversubscription']] == [1, 2]
-        assert (float(fixed['bgLoad']) == 0.3) == name.startswith('bg-')
+        assert (float(fixed['bgLoad']) == 0.3) == name.startswith(('bg-', LAST_ENDS + 'bg-'))
 
 
 def test_the_linuxtcp_family_is_its_source_parts_on_hosts_with_linux_reordering():
@@ -175,6 +179,26 @@ def test_the_held_out_grid_is_apart_from_the_tuning_grid():
             assert len(fixed['jobs'].split(';')) == int(name[3])
         else:
             assert (fixed['leaves'], fixed['hostsPerLeaf']) not in shapes
+
+
+def test_the_held_out_llm_grid_is_an_moe_job_the_llm_family_does_not_run():
+    """Its MoE job has other experts, expert-parallel groups and routing than the llm family's,
+    on the llm family's rail fabric, with the held-out seeds (TaLB with LastEndsWindow beside it:
+    test_grid_reads_and_names_only_runner_parameters)."""
+    def grid(family, name):
+        return sweep.read_grid(os.path.join(EVAL, family, name + '.json'))
+
+    assert part_names('llmheldout') == {'moe16-rail-rdma128', 'lastends-moe16-rail-rdma128'}
+    axes, fixed, seeds = grid('llmheldout', 'moe16-rail-rdma128')
+    tuning_axes, tuning_fixed, tuning_seeds = grid('llm', 'moe-rail-rdma128')
+    assert not set(seeds) & set(tuning_seeds) and len(seeds) == 5
+    assert dict(axes) == dict(tuning_axes)
+    assert {k: v for k, v in fixed.items() if k != 'jobs'} == \
+        {k: v for k, v in tuning_fixed.items() if k != 'jobs'}
+    llm_jobs = {j for n in part_names('llm') for j in grid('llm', n)[1]['jobs'].split(';')}
+    assert fixed['jobs'] not in llm_jobs
+    job = dict(kv.split('=') for kv in fixed['jobs'].split(','))
+    assert (job['ep'], job['experts'], float(job['routingSkew'])) == ('16', '16', 1.0)
 
 
 @pytest.fixture(scope='module')
@@ -239,6 +263,14 @@ def test_grid_reads_and_names_only_runner_parameters(path, runner_options):
     if path.endswith(SPRAY_ALWAYS + '.json'):  # linuxtcp: TaLB spraying beside its part
         s_axes, s_fixed, s_seeds = sweep.read_grid(path[:-len(SPRAY_ALWAYS + '.json')] + '.json')
         assert schemes == ['talb'] and axes['lbAttributes'] == ['Spray=Always']
+        assert ({k: v for k, v in axes.items() if k not in ('lb', 'lbAttributes')},
+                fixed, seeds) == ({k: v for k, v in s_axes.items() if k != 'lb'},
+                                  s_fixed, s_seeds)
+        return
+    if os.path.basename(path).startswith(LAST_ENDS):  # TaLB with LastEndsWindow beside its part
+        sibling = os.path.join(os.path.dirname(path), os.path.basename(path)[len(LAST_ENDS):])
+        s_axes, s_fixed, s_seeds = sweep.read_grid(sibling)
+        assert schemes == ['talb'] and axes['lbAttributes'] == ['LastEndsWindow=true']
         assert ({k: v for k, v in axes.items() if k not in ('lb', 'lbAttributes')},
                 fixed, seeds) == ({k: v for k, v in s_axes.items() if k != 'lb'},
                                   s_fixed, s_seeds)

@@ -222,6 +222,16 @@ def is_attribute(name):
     return bool(m) and ('--%s=' % name) in attributes_of(m.group(1))
 
 
+def assert_talb_beside(sibling, grid, attributes):
+    """``grid`` (axes, fixed, seeds) is TaLB alone with the lbAttributes ``attributes`` on the
+    points of the part ``sibling``."""
+    axes, fixed, seeds = grid
+    s_axes, s_fixed, s_seeds = sweep.read_grid(sibling)
+    assert axes['lb'] == ['talb'] and axes['lbAttributes'] == [attributes]
+    assert ({k: v for k, v in axes.items() if k not in ('lb', 'lbAttributes')}, fixed, seeds) == \
+        ({k: v for k, v in s_axes.items() if k != 'lb'}, s_fixed, s_seeds)
+
+
 @pytest.mark.parametrize('path', GRIDS, ids=lambda p: os.path.relpath(p, EVAL))
 def test_grid_reads_and_names_only_runner_parameters(path, runner_options):
     axes, fixed, seeds = sweep.read_grid(path)
@@ -261,19 +271,12 @@ def test_grid_reads_and_names_only_runner_parameters(path, runner_options):
                                          s_fixed, s_seeds)
         return
     if path.endswith(SPRAY_ALWAYS + '.json'):  # linuxtcp: TaLB spraying beside its part
-        s_axes, s_fixed, s_seeds = sweep.read_grid(path[:-len(SPRAY_ALWAYS + '.json')] + '.json')
-        assert schemes == ['talb'] and axes['lbAttributes'] == ['Spray=Always']
-        assert ({k: v for k, v in axes.items() if k not in ('lb', 'lbAttributes')},
-                fixed, seeds) == ({k: v for k, v in s_axes.items() if k != 'lb'},
-                                  s_fixed, s_seeds)
+        assert_talb_beside(path[:-len(SPRAY_ALWAYS + '.json')] + '.json', (axes, fixed, seeds),
+                           'Spray=Always')
         return
     if os.path.basename(path).startswith(LAST_ENDS):  # TaLB with LastEndsWindow beside its part
         sibling = os.path.join(os.path.dirname(path), os.path.basename(path)[len(LAST_ENDS):])
-        s_axes, s_fixed, s_seeds = sweep.read_grid(sibling)
-        assert schemes == ['talb'] and axes['lbAttributes'] == ['LastEndsWindow=true']
-        assert ({k: v for k, v in axes.items() if k not in ('lb', 'lbAttributes')},
-                fixed, seeds) == ({k: v for k, v in s_axes.items() if k != 'lb'},
-                                  s_fixed, s_seeds)
+        assert_talb_beside(sibling, (axes, fixed, seeds), 'LastEndsWindow=true')
         return
     if os.path.basename(path).endswith('-oblivious.json'):  # spray: ECMP under oblivious hosts
         assert schemes == ['ecmp'] and axes['sprayPolicy'] == ['oblivious']

@@ -75,6 +75,15 @@ TalbBalancerSpec::TransportProfile(const HostTransport& hosts)
         profile.push_back({"RoceGoBackN", "false"});
         profile.push_back({"Spray", "Always"});
     }
+    // Go-back-N flows are placed whole: a message that has ended no longer counts on its port,
+    // or the short data-parallel ring steps and all-to-all messages of LLM jobs fill the flow
+    // slots and simultaneous new flows are placed by the queue alone (+20 % on the held-out
+    // MoE job, level on the CNN families; doc/talb-evaluation.rst, "A finished message leaves
+    // the count"). Spraying transports place packets, not flows: unmeasured there.
+    else
+    {
+        profile.push_back({"LastEndsWindow", "true"});
+    }
     // Hosts that spray (REPS) already spread the background's packets over the paths and keep
     // those that come back unmarked; the DRILL fallback re-spraying them to the least queued
     // port undid that: 11.6 % of the iteration at 50 % background and 2:1 (doc/talb-evaluation.rst,

@@ -5,9 +5,8 @@
 # and report.md), copies from there into doc/evaluation/FAMILY/ only the files the doc pages show
 # (the evaluation/FAMILY/... files that doc/*.rst includes as csv-tables or shows as figures),
 # and runs talb-goals.py over doc/evaluation (goals.csv, goals_misses.csv: the goals counted) and,
-# where the ablation's parts (FAMILY/ablate-*) or a candidate rule's (FAMILY/lastends-*) have run,
-# talb-ablation.py over RESULTS (doc/evaluation/ablation.csv: what each rule of TaLB's defaults
-# buys, and what each candidate rule would).
+# where the ablation's parts (FAMILY/ablate-*) have run, talb-ablation.py over RESULTS
+# (doc/evaluation/ablation.csv: what each rule of TaLB's defaults buys).
 #
 # usage: scripts/talb-evaluate.sh [options] [RESULTS]      (default RESULTS: results/eval)
 #   --only=GLOB        run only the grid files whose FAMILY/PART matches GLOB (e.g. 'idle/*',
@@ -154,8 +153,8 @@ for dir in "$RESULTS"/*/; do
 done
 echo "== goals (every family's talb_vs_best.csv)"
 $PY "$TOP/analysis/talb-goals.py" "$TOP/doc/evaluation" || status=$?
-if compgen -G "$RESULTS/*/ablate-*" > /dev/null || compgen -G "$RESULTS/*/lastends-*" > /dev/null; then
-  echo "== ablation (TaLB with each rule of its defaults off, and with each candidate rule on, against default TaLB)"
+if compgen -G "$RESULTS/*/ablate-*" > /dev/null; then
+  echo "== ablation (TaLB with each rule of its defaults off against default TaLB)"
   # --keep: the families RESULTS lacks keep their committed rows.
   $PY "$TOP/analysis/talb-ablation.py" "$RESULTS" --out="$TOP/doc/evaluation/ablation.csv" \
     --keep="$TOP/doc/evaluation/ablation.csv" --pairs-out="$RESULTS/ablation_pairs.csv" \

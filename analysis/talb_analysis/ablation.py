@@ -44,6 +44,8 @@ from .report import format_table
 
 # TaLB variants that add one rule to the defaults, each a candidate for a default: the suffix of
 # their label (loading.scheme_label) -> the rule's name in the table ('+': on over the defaults).
+# LastEndsWindow is one over TCP and the spraying transports; the go-back-N profile has it since
+# 2026-12-06 (there its ablation is the rule last-ends).
 CANDIDATES = {'lastends': '+lastends'}
 # A row's mean decisions per run, with the rule and without it.
 DECISIONS = ('moves_with', 'moves_without', 'sprayed_with', 'sprayed_without')

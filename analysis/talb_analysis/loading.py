@@ -123,15 +123,18 @@ RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version', 'lb_profile') + COUNTER
 # remote feedback, SprayQueue what queue they count).
 RULE_DEFAULTS = {'Moves': 'Counts', 'QueueMoves': 'false', 'RemoteSprayBytes': '0',
                  'SprayQueue': 'AllWhenShared', 'SprayPaths': 'Rate', 'CongestionDelay': '0',
-                 'MarginMoves': 'true', 'CongestionWaitBelow': '0', 'StallTimeout': '2ms'}
+                 'MarginMoves': 'true', 'CongestionWaitBelow': '0', 'StallTimeout': '2ms',
+                 'LastEndsWindow': 'false'}
 # The rule talb-scenario's lbProfile=transport (its default) sets, by transport (none: the
 # attribute defaults; test_analysis_loading checks this against the runner's --help). Runs
 # record what their profile set (run.json "lb_profile"); this table stands in for runs made
 # before that record (as the profile is now: the TCP one was empty until 2026-11-27, kept the
 # margin moves until 2026-12-01 and the shared spray queue and stall moves until the end of
-# that day, which the runs since 2026-11-27 record). Runs from before lbProfile existed (no such
-# parameter) had no profile.
-PROFILE_RULES = {'rdma': {'Moves': 'Contended', 'QueueMoves': 'true'},
+# that day, which the runs since 2026-11-27 record; the go-back-N one gained LastEndsWindow on
+# 2026-12-06, selective repeat's, 'rdma-sr', did not). Runs from before lbProfile existed (no
+# such parameter) had no profile.
+PROFILE_RULES = {'rdma': {'Moves': 'Contended', 'QueueMoves': 'true', 'LastEndsWindow': 'true'},
+                 'rdma-sr': {'Moves': 'Contended', 'QueueMoves': 'true'},
                  'spray': {'Moves': 'Contended', 'QueueMoves': 'true'},
                  'tcp': {'RemoteSprayBytes': '30000', 'SprayPaths': 'Fastest',
                          'MarginMoves': 'false', 'SprayQueue': 'AtOrAbove', 'StallTimeout': '0'}}
@@ -236,9 +239,9 @@ def _slots_name(attributes):
         return 'slots' + value
 
 
-def _last_ends_name(attributes):
-    """'lastends' with LastEndsWindow true, else ''."""
-    return 'lastends' if _true(attributes.get('LastEndsWindow', '')) else ''
+def _last_ends_name(rule):
+    """'lastends' with LastEndsWindow true, else 'nolastends'."""
+    return 'lastends' if _true(rule['LastEndsWindow']) else 'nolastends'
 
 
 # What names the rules lbRulesOff turns off, last in a label: 'talb-no-spray+stall-moves'.
@@ -311,8 +314,11 @@ def scheme_label(scheme, params):
     Spray=SharedDestination), with RttMoves '-rttmoves' (WithUntagged) or '-rttmovesalways' (and
     'talb' after either with RttMoveTarget=Talb: '-rttmovestalb'), with
     a GoBackNFallback other than letflow '-gbn<balancer>' (e.g. '-gbnconweave'), with a FlowSlots
-    other than 8 '-slots<N>', with LastEndsWindow '-lastends', so that the variants can be
-    compared with TaLB in one sweep. (Runs
+    other than 8 '-slots<N>', with a LastEndsWindow other than the profile's (true over
+    go-back-N RDMA since 2026-12-06, false with selective repeat, spraying and over TCP)
+    '-lastends' or '-nolastends' (go-back-N runs from before, which record a profile without it,
+    are 'talb-nolastends', and lbProfile=none there 'talb-counts-nolastends'), so that the
+    variants can be compared with TaLB in one sweep. (Runs
     from before lbProfile, as TCP's before SprayQueue, counted AtOrAbove; it differs from
     AllWhenShared only while two jobs share a leaf's uplinks.) Rules of the defaults that
     lbRulesOff turns off come last: 'talb-no-spray', 'talb-no-spray+stall-moves'. On the spraying
@@ -353,7 +359,10 @@ def _switch_label(scheme, params):
     if scheme != 'talb':
         return scheme
     transport = str(params.get('transport', '') or 'tcp')
-    shipped = dict(RULE_DEFAULTS, **PROFILE_RULES.get(transport, {}))
+    profile = transport
+    if transport == 'rdma' and str(params.get('rdmaRecovery', '')) == 'sr':
+        profile = 'rdma-sr'
+    shipped = dict(RULE_DEFAULTS, **PROFILE_RULES.get(profile, {}))
     rule = dict(RULE_DEFAULTS)
     if params.get('lbProfile', 'none') == 'transport':
         recorded = params.get('lb_profile')
@@ -381,6 +390,7 @@ def _switch_label(scheme, params):
         names.append(_margin_name)
     if 'lbProfile' in params or 'StallTimeout' in given:
         names.append(_stall_name)
+    last_ends = 'lbProfile' in params or 'LastEndsWindow' in given
     parts = [name(rule) for name in names if name(rule) != name(shipped)]
     parts.append(_paths_name(given, shipped))
     parts.append(_spray_mode_name(given, transport))
@@ -388,7 +398,10 @@ def _switch_label(scheme, params):
     parts.append(_rtt_name(given))
     parts.append(_fallback_name(given))
     parts.append(_slots_name(given))
-    parts.append(_last_ends_name(given))
+    # Named after the others (it was an lbAttributes variant before the go-back-N profile took
+    # it): 'talb-slots32-lastends'.
+    if last_ends and _last_ends_name(rule) != _last_ends_name(shipped):
+        parts.append(_last_ends_name(rule))
     parts = [part for part in parts if part]
     if off:
         parts.append(RULES_OFF + '+'.join(off))

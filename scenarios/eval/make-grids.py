@@ -114,9 +114,13 @@ CONWEAVE_PAPER = ('ExtraReplyDeadline=4us;PathPauseTime=16us;IdleTimeout=300us;'
 # off) beside every 16-host part, reported as talb-no-<rule>. Rules that act only on untagged
 # traffic run where there is some (the background family). The margin moves are off over TCP
 # since 2026-12-01, the shared spray queue and the stall moves since the end of that day (what
-# the ablation found): not TCP defaults to turn off.
+# the ablation found): not TCP defaults to turn off. The go-back-N profile's last-ends since
+# 2026-12-06.
 ABLATION = {'tcp': ['spray', 'remote-spray'],
-            'rdma': ['contended-moves', 'queue-moves', 'margin-moves', 'safe-moves']}
+            'rdma': ['contended-moves', 'queue-moves', 'margin-moves', 'safe-moves', 'last-ends']}
+# The llm family's ablation: the rule its MoE cells found (its other rules were tuned on the CNN
+# families and are ablated there), beside each RDMA part.
+ABLATION_LLM = ['last-ends']
 ABLATION_UNTAGGED = {'tcp': ['untagged-spray'], 'rdma': ['untagged-moves']}
 # On the spraying transport (selective repeat): the sr profile's two rules, the RDMA rules
 # that act there (safe-moves and untagged-moves act only on go-back-N flows) and the rules of
@@ -175,10 +179,6 @@ LLM_FIXED = {'spines': 4, 'gpusPerServer': 8, 'hostRate': '400Gbps', 'iterations
              'warmup': 1}
 LLM_DIMS = 'layers=4,hidden=2048,ffn=7168,heads=16,kvHeads=8,seq=1024,vocab=16384'
 MOE_DIMS = 'layers=2,hidden=2048,ffn=7168,moeFfn=7168,heads=16,kvHeads=8,seq=1024,vocab=16384'
-# TaLB with LastEndsWindow (a finished message leaves its port's flow count; reported as
-# talb-lastends), beside the llm family's RDMA parts and the held-out MoE job: the candidate for
-# the RDMA profile's default (doc/talb-evaluation.rst, "A finished message leaves the count").
-LAST_ENDS = {'lb': ['talb'], 'lbAttributes': ['LastEndsWindow=true']}
 
 
 def llm_jobs():
@@ -193,8 +193,7 @@ def llm_jobs():
 def llm_parts(out):
     """Per job set, fabric and transport a part (a job set in a folder name would be too long
     for the file system): dense, moe and two at 1:1 and 2:1, and bg, (d) the dense job next to
-    web-search background at 30 % of the host rate; beside each RDMA part TaLB with
-    LastEndsWindow (lastends-<part>), the candidate for the RDMA profile's default."""
+    web-search background at 30 % of the host rate."""
     jobs = llm_jobs()
     for name, fabric in LLM_FABRICS.items():
         for tr in ('rdma', 'tcp'):
@@ -209,10 +208,6 @@ def llm_parts(out):
                 part_name = '%s-%s-%s128' % (jobset, name, tr)
                 out[('llm', part_name)] = {'grid': copy.deepcopy(grid), 'fixed': f,
                                            'seeds': SEEDS}
-                if tr == 'rdma':
-                    le = copy.deepcopy(out[('llm', part_name)])
-                    le['grid'].update(copy.deepcopy(LAST_ENDS))
-                    out[('llm', 'lastends-' + part_name)] = le
 
 
 # The held-out grid (family heldout): scenarios TaLB's rules were not tuned on, kept apart from
@@ -235,8 +230,8 @@ HELDOUT_SHAPE = {'leaves': 8, 'hostsPerLeaf': 4, 'spines': 4, 'hostRate': '100Gb
 # for -- 16 experts (top-2) over expert-parallel groups of 16 ranks instead of 8 experts over 8,
 # with expert popularity Zipf-skewed (exponent 1: the all-to-all's destinations uneven, where the
 # llm family's routing is uniform) -- on the rail fabric at 1:1 and 2:1, seeds 6-10, every RDMA
-# scheme; beside it TaLB with LastEndsWindow (reported as talb-lastends), the rule the llm
-# family's MoE cells proposed for the RDMA profile, checked here before it becomes a default.
+# scheme (and, as every held-out part, its ablation: among the rules last-ends, which the llm
+# family's MoE cells proposed for the RDMA profile and this job checked before it became one).
 LLM_HELDOUT_MOE = ('model=mixtral-8x7b,tp=2,pp=1,dp=64,ep=16,experts=16,topK=2,routingSkew=1,' +
                    MOE_DIMS)
 
@@ -244,12 +239,9 @@ LLM_HELDOUT_MOE = ('model=mixtral-8x7b,tp=2,pp=1,dp=64,ep=16,experts=16,topK=2,r
 def llm_heldout_parts(out):
     fixed = dict(LLM_FIXED, **LLM_FABRICS['rail'])
     fixed.update({'transport': 'rdma', 'bgLoad': 0, 'progress': 'false', 'jobs': LLM_HELDOUT_MOE})
-    g = {'grid': {'lb': RDMA_SCHEMES, 'oversubscription': OVERSUB}, 'fixed': fixed,
-         'seeds': HELDOUT_SEEDS}
-    out[('llmheldout', 'moe16-rail-rdma128')] = g
-    le = copy.deepcopy(g)
-    le['grid'].update(copy.deepcopy(LAST_ENDS))
-    out[('llmheldout', 'lastends-moe16-rail-rdma128')] = le
+    out[('llmheldout', 'moe16-rail-rdma128')] = {
+        'grid': {'lb': RDMA_SCHEMES, 'oversubscription': OVERSUB}, 'fixed': fixed,
+        'seeds': HELDOUT_SEEDS}
 
 
 def has_background(grid):
@@ -322,12 +314,17 @@ def families():
                 c['grid'].update(copy.deepcopy(axes))
                 out[(family, prefix + name)] = c
     for (family, name), grid in list(out.items()):
-        if family == 'llm' or name.startswith('talb') or not (
-                name.endswith('16') or family == 'heldout'):
-            continue
         transport = grid['fixed']['transport']
-        rules = ABLATION[transport] + (ABLATION_UNTAGGED[transport]
-                                       if has_background(grid) else [])
+        if family == 'llm':
+            if transport != 'rdma':
+                continue
+            rules = list(ABLATION_LLM)
+        elif name.startswith('talb') or not (name.endswith('16') or
+                                             family in ('heldout', 'llmheldout')):
+            continue
+        else:
+            rules = ABLATION[transport] + (ABLATION_UNTAGGED[transport]
+                                           if has_background(grid) else [])
         c = copy.deepcopy(grid)
         c['grid']['lb'] = ['talb']
         c['grid']['lbRulesOff'] = rules

@@ -111,11 +111,12 @@ def test_the_held_out_family_has_its_own_rows_and_is_not_in_all(tmp_path):
 
 
 def test_a_candidate_rule_pairs_with_default_talb_with_the_same_sign(tmp_path):
-    """TaLB with a rule more than its defaults (talb-lastends) is the rule +lastends: its gain is
-    default TaLB's iteration over the candidate's, minus 1, so > 0 the rule pays; the held-out
-    LLM family has its own rows, not in all."""
+    """TaLB with a rule more than its defaults (talb-lastends over TCP, whose profile lacks
+    LastEndsWindow) is the rule +lastends: its gain is default TaLB's iteration over the
+    candidate's, minus 1, so > 0 the rule pays; the held-out LLM family has its own rows, not in
+    all. Over go-back-N RDMA the rule is a default (since 2026-12-06): its ablation is last-ends."""
     root = tmp_path / 'eval'
-    rdma = dict(transport='rdma', oversubscription=2)
+    rdma = dict(transport='tcp', oversubscription=2)
     for family, seeds in (('llm', (1, 2)), ('llmheldout', (6, 7))):
         for seed in seeds:
             write_run(root / family / 'moe-rdma128' / ('s%d' % seed), 'talb', seed, 110.0,
@@ -138,6 +139,7 @@ def test_a_candidate_rule_pairs_with_default_talb_with_the_same_sign(tmp_path):
     assert row(table, 'llmheldout', '+lastends')['verdict'] == 'costs'
     assert row(table, 'all', '+lastends')['pairs'] == 2
     assert ablation.split_label('talb-slots32-lastends') == ('talb-slots32-lastends', None)
+    assert ablation.split_label('talb-no-last-ends') == ('talb', 'last-ends')
 
 
 def test_a_rule_that_costs_is_called_so(tmp_path):

@@ -202,7 +202,8 @@ def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_tra
     label = loading.scheme_label
     rdma = {'transport': 'rdma'}
     assert label('talb', dict(rdma, lbProfile='transport')) == 'talb'
-    assert label('talb', dict(rdma, lbProfile='none')) == 'talb-counts'
+    # The attribute defaults lack the go-back-N profile's LastEndsWindow (since 2026-12-06).
+    assert label('talb', dict(rdma, lbProfile='none')) == 'talb-counts-nolastends'
     assert label('talb', rdma) == 'talb-counts'  # before lbProfile: no profile
     by_hand = 'Moves=Contended;RemoteAwareness=true;QueueMoves=true'
     assert label('talb', dict(rdma, lbAttributes=by_hand)) == 'talb'
@@ -347,10 +348,19 @@ def test_talb_with_conweave_moves_fallback_slots_or_last_ends_is_named_for_them(
     assert label('talb', dict(rdma, lbAttributes='FlowSlots=8')) == 'talb'
     assert label('talb', dict(rdma, lbAttributes='ReorderMoves=true;FlowSlots=32')) == \
         'talb-reorder-slots32'
-    assert label('talb', dict(rdma, lbAttributes='LastEndsWindow=true')) == 'talb-lastends'
-    assert label('talb', dict(rdma, lbAttributes='LastEndsWindow=1;FlowSlots=32')) == \
-        'talb-slots32-lastends'
-    assert label('talb', dict(rdma, lbAttributes='LastEndsWindow=false')) == 'talb'
+    # LastEndsWindow: the go-back-N profile's since 2026-12-06; named where it differs from
+    # the transport's profile.
+    assert label('talb', dict(rdma, lbAttributes='LastEndsWindow=true')) == 'talb'
+    assert label('talb', dict(rdma, lbAttributes='LastEndsWindow=0')) == 'talb-nolastends'
+    assert label('talb', dict(rdma, lbRulesOff='last-ends')) == 'talb-no-last-ends'
+    assert label('talb', dict(rdma, lbAttributes='FlowSlots=32;LastEndsWindow=false')) == \
+        'talb-slots32-nolastends'
+    for other in ({'transport': 'spray'}, {'transport': 'rdma', 'rdmaRecovery': 'sr'},
+                  {'transport': 'tcp'}):
+        given = dict(other, lbProfile='transport')
+        assert label('talb', dict(given, lbAttributes='LastEndsWindow=1;FlowSlots=32')) == \
+            'talb-slots32-lastends'
+        assert label('talb', dict(given, lbAttributes='LastEndsWindow=false')) == 'talb'
 
 
 def test_what_a_run_records_of_its_profile_names_its_rule():
@@ -358,9 +368,11 @@ def test_what_a_run_records_of_its_profile_names_its_rule():
     rdma = {'transport': 'rdma', 'lbProfile': 'transport'}
     # A run of a runner whose profile was Contended without queue moves.
     earlier = 'Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms'
-    assert label('talb', dict(rdma, lb_profile=earlier)) == 'talb-contended'
-    assert label('talb', dict(rdma, lb_profile=earlier + ';QueueMoves=true')) == 'talb'
-    assert label('talb', dict(rdma, lb_profile='')) == 'talb-counts'
+    assert label('talb', dict(rdma, lb_profile=earlier)) == 'talb-contended-nolastends'
+    queue = earlier + ';MinMoveInterval=200us;QueueMoves=true'
+    assert label('talb', dict(rdma, lb_profile=queue)) == 'talb-nolastends'  # until 2026-12-05
+    assert label('talb', dict(rdma, lb_profile=queue + ';LastEndsWindow=true')) == 'talb'
+    assert label('talb', dict(rdma, lb_profile='')) == 'talb-counts-nolastends'
     assert label('talb', dict(rdma, lb_profile=None)) == 'talb'  # before the record
 
 

@@ -24,21 +24,20 @@ EVAL = os.path.join(ROOT, 'scenarios', 'eval')
 GRIDS = sorted(glob.glob(os.path.join(EVAL, '*', '*.json')))
 RUNNER = os.environ.get('TALB_SCENARIO', os.path.join(ROOT, 'build', 'bin', 'talb-scenario'))
 FAMILIES = {'idle', 'background', 'asymmetric', 'failure', 'mixed', 'incast'}
-# Families beside the tuning grid's, built from its parts (no ablation of their own).
+# Families beside the tuning grid's (their ablation, where they have one, is their own).
 OUTSIDE = {'llm', 'hpcc', 'spray', 'qp', 'timely', 'sharedbuf', 'linuxtcp', 'llmheldout'}
 LLM_PARTS = {'%s-%s-%s128' % (jobs, fabric, transport) for jobs in ('dense', 'moe', 'two', 'bg')
              for fabric in ('rail', 'tor') for transport in ('rdma', 'tcp')}
 # TaLB's move variants: grid prefix -> (the axis that makes it, the start of its one value)
-# The label each variant's runs get in the report (its TaLB's move rule).
-VARIANT_LABELS = {'talbc-': 'talb-congestion', 'talbx-': 'talb-contended', 'talbn-': 'talb-counts',
-                  'talbv1': 'talb-v1'}
+# The label each variant's runs get in the report (its TaLB's move rule; the attribute defaults
+# also lack the go-back-N profile's LastEndsWindow).
+VARIANT_LABELS = {'talbc-': 'talb-congestion', 'talbx-': 'talb-contended',
+                  'talbn-': 'talb-counts-nolastends', 'talbv1': 'talb-v1'}
 MOVES_VARIANTS = {'talbc-': ('lbAttributes', 'Moves=Congestion;QueueMoves=false;'),
                   'talbx-': ('lbAttributes', 'Moves=Contended;QueueMoves=false;'),
                   'talbn-': ('lbProfile', 'none')}
 # The linuxtcp family's TaLB beside each part, spraying every tensor flow.
 SPRAY_ALWAYS = '-sprayalways'
-# TaLB with LastEndsWindow beside the held-out MoE job (reported as talb-lastends).
-LAST_ENDS = 'lastends-'
 # ConWeave with its paper's settings beside every part that runs ConWeave (reported as
 # conweave-notify).
 PAPER = 'conweave-paper-'
@@ -68,8 +67,6 @@ def test_talb_runs_of_a_grid_are_labelled_by_its_variant(path):
     expected = VARIANT_LABELS.get(os.path.basename(path)[:len('talbc-')], 'talb')
     if path.endswith(SPRAY_ALWAYS + '.json'):  # linuxtcp: TaLB spraying every tensor flow
         expected = 'talb' + SPRAY_ALWAYS
-    if os.path.basename(path).startswith(LAST_ENDS):  # a finished message leaves the count
-        expected = 'talb-lastends'
     for values in itertools.product(*axes.values()):
         point = dict(zip(axes, values))
         if point['lb'] == 'talb':
@@ -93,11 +90,12 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
         on = {r for r, transports in listed.items() if transport in transports.split(',')}
         assert set(grids.ABLATION[transport]) | set(grids.ABLATION_UNTAGGED[transport]) == on
     # The spraying transport: its own rules and the selective-repeat ones, and of the RDMA
-    # rules those that act on selective-repeat NICs (not the go-back-N drain rules).
+    # rules those that act on selective-repeat NICs (not the go-back-N drain rule, nor
+    # last-ends, which only the go-back-N profile has).
     on = {r for r, transports in listed.items()
           if {'spray', 'rdma-sr'} & set(transports.split(','))}
     assert set(grids.ABLATION_SPRAY) | set(grids.ABLATION_SPRAY_UNTAGGED) == \
-        on | (set(grids.ABLATION['rdma']) - {'safe-moves'})
+        on | (set(grids.ABLATION['rdma']) - {'safe-moves', 'last-ends'})
     for path in GRIDS:
         family, name = os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-5]
         if family in OUTSIDE or name.startswith(('talb', 'ablate-', PAPER)) or not (
@@ -108,6 +106,15 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
         untagged = grids.ABLATION_UNTAGGED[fixed['transport']] if background else []
         assert axes['lb'] == ['talb']
         assert axes['lbRulesOff'] == grids.ABLATION[fixed['transport']] + untagged
+    # The LLM families: the held-out MoE job every RDMA rule, the llm family's RDMA parts the
+    # rule its MoE cells found.
+    axes, _, _ = sweep.read_grid(os.path.join(EVAL, 'llmheldout', 'ablate-moe16-rail-rdma128.json'))
+    assert axes['lbRulesOff'] == grids.ABLATION['rdma']
+    for name in part_names('llm'):
+        if name.startswith('ablate-'):
+            axes, _, _ = sweep.read_grid(os.path.join(EVAL, 'llm', name + '.json'))
+            assert axes['lb'] == ['talb'] and axes['lbRulesOff'] == grids.ABLATION_LLM
+            assert grids.ABLATION_LLM == ['last-ends'] and name.endswith('rdma128')
 
 
 def test_every_family_has_both_transports_and_both_scales():
@@ -122,14 +129,14 @@ def test_every_family_has_both_transports_and_both_scales():
 
 def test_the_llm_family_runs_each_job_set_on_both_fabrics_and_transports_at_128_gpus():
     parts = part_names('llm')
-    assert parts == LLM_PARTS | {LAST_ENDS + n for n in LLM_PARTS if n.endswith('rdma128')}
+    assert parts == LLM_PARTS | {'ablate-' + n for n in LLM_PARTS if n.endswith('rdma128')}
     for name in parts:
         axes, fixed, _ = sweep.read_grid(os.path.join(EVAL, 'llm', name + '.json'))
         assert int(fixed['leaves']) * int(fixed['hostsPerLeaf']) == 128
         assert int(fixed['gpusPerServer']) == 8
         assert fixed['railOptimized'] == ('true' if '-rail-' in name else 'false')
         assert [int(v) for v in axes['oversubscription']] == [1, 2]
-        assert (float(fixed['bgLoad']) == 0.3) == name.startswith(('bg-', LAST_ENDS + 'bg-'))
+        assert (float(fixed['bgLoad']) == 0.3) == name.startswith(('bg-', 'ablate-bg-'))
 
 
 def test_the_linuxtcp_family_is_its_source_parts_on_hosts_with_linux_reordering():
@@ -183,12 +190,12 @@ def test_the_held_out_grid_is_apart_from_the_tuning_grid():
 
 def test_the_held_out_llm_grid_is_an_moe_job_the_llm_family_does_not_run():
     """Its MoE job has other experts, expert-parallel groups and routing than the llm family's,
-    on the llm family's rail fabric, with the held-out seeds (TaLB with LastEndsWindow beside it:
-    test_grid_reads_and_names_only_runner_parameters)."""
+    on the llm family's rail fabric, with the held-out seeds (its ablation beside it:
+    test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_host_part)."""
     def grid(family, name):
         return sweep.read_grid(os.path.join(EVAL, family, name + '.json'))
 
-    assert part_names('llmheldout') == {'moe16-rail-rdma128', 'lastends-moe16-rail-rdma128'}
+    assert part_names('llmheldout') == {'moe16-rail-rdma128', 'ablate-moe16-rail-rdma128'}
     axes, fixed, seeds = grid('llmheldout', 'moe16-rail-rdma128')
     tuning_axes, tuning_fixed, tuning_seeds = grid('llm', 'moe-rail-rdma128')
     assert not set(seeds) & set(tuning_seeds) and len(seeds) == 5
@@ -273,10 +280,6 @@ def test_grid_reads_and_names_only_runner_parameters(path, runner_options):
     if path.endswith(SPRAY_ALWAYS + '.json'):  # linuxtcp: TaLB spraying beside its part
         assert_talb_beside(path[:-len(SPRAY_ALWAYS + '.json')] + '.json', (axes, fixed, seeds),
                            'Spray=Always')
-        return
-    if os.path.basename(path).startswith(LAST_ENDS):  # TaLB with LastEndsWindow beside its part
-        sibling = os.path.join(os.path.dirname(path), os.path.basename(path)[len(LAST_ENDS):])
-        assert_talb_beside(sibling, (axes, fixed, seeds), 'LastEndsWindow=true')
         return
     if os.path.basename(path).endswith('-oblivious.json'):  # spray: ECMP under oblivious hosts
         assert schemes == ['ecmp'] and axes['sprayPolicy'] == ['oblivious']

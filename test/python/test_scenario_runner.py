@@ -22,9 +22,12 @@ TINY = ['--leaves=2', '--spines=2', '--hostsPerLeaf=2', '--hostRate=100Gbps',
         '--fabricRate=100Gbps', '--jobs=workers=4,scheduler=fusion', '--iterations=1',
         '--bgLoad=0.2', '--progress=false', '--lb=talb']
 OUTPUTS = ('flows.csv', 'tensors.csv', 'iterations.csv')
-# What lbProfile=transport gives TaLB over go-back-N RoCEv2 NICs (its --help says the same).
-RDMA_PROFILE = ('Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us;'
-                'QueueMoves=true')
+# What lbProfile=transport gives TaLB over RoCEv2 NICs (its --help says the same): the move
+# rule, and over go-back-N NICs the rule that a finished message leaves its port's count.
+RDMA_RULE = ('Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us;'
+             'QueueMoves=true')
+RDMA_PROFILE = RDMA_RULE + ';LastEndsWindow=true'
+SR_PROFILE = RDMA_RULE + ';RoceGoBackN=false;Spray=Always'
 
 
 def run(*args):
@@ -150,18 +153,20 @@ def test_lb_profile_gives_talb_its_settings_per_transport(tmp_path):
     assert json.loads((outs['tcp-none'] / 'run.json').read_text())['lb_profile'] == ''
 
 
-def test_a_rule_turned_off_by_name_is_its_attributes(tmp_path):
-    """lbRulesOff=queue-moves runs TaLB over RDMA as QueueMoves=false given by hand (what --help
-    says turns it off), which the background traffic makes differ from the default; run.json
-    records the rule, and the report labels the run talb-no-queue-moves."""
-    outs = run_variants(tmp_path, (('default', []), ('off', ['--lbRulesOff=queue-moves']),
-                                   ('hand', ['--lbAttributes=QueueMoves=false'])),
+@pytest.mark.parametrize('rule,attributes', [('queue-moves', 'QueueMoves=false'),
+                                              ('last-ends', 'LastEndsWindow=false')])
+def test_a_rule_turned_off_by_name_is_its_attributes(tmp_path, rule, attributes):
+    """lbRulesOff=RULE runs TaLB over RDMA as the attributes given by hand that --help says turn
+    it off, which the background traffic makes differ from the default; run.json records the
+    rule, and the report labels the run talb-no-RULE."""
+    outs = run_variants(tmp_path, (('default', []), ('off', ['--lbRulesOff=' + rule]),
+                                   ('hand', ['--lbAttributes=' + attributes])),
                         '--transport=rdma', '--bgLoad=0.5')
     same = lambda a, b: same_flows(outs[a], outs[b])
     assert same('off', 'hand') and not same('off', 'default')
     meta = json.loads((outs['off'] / 'run.json').read_text())
-    assert meta['parameters']['lbRulesOff'] == 'queue-moves'
-    assert loading.load_run(str(outs['off']))[0]['scheme'] == 'talb-no-queue-moves'
+    assert meta['parameters']['lbRulesOff'] == rule
+    assert loading.load_run(str(outs['off']))[0]['scheme'] == 'talb-no-' + rule
 
 
 def test_selective_repeat_nics_get_talbs_spraying_profile(tmp_path):
@@ -172,12 +177,12 @@ def test_selective_repeat_nics_get_talbs_spraying_profile(tmp_path):
     outs = run_variants(tmp_path, (('sr', ['--rdmaRecovery=sr']),
                                    ('sr-off', ['--rdmaRecovery=sr', '--lbRulesOff=sr-reorder']),
                                    ('sr-hand', ['--rdmaRecovery=sr', '--lbProfile=none',
-                                                '--lbAttributes=' + RDMA_PROFILE]),
+                                                '--lbAttributes=' + RDMA_RULE]),
                                    ('gbn', [])),
                         '--transport=rdma')
     meta = {n: json.loads((o / 'run.json').read_text()) for n, o in outs.items()}
     sprayed = {n: m['lb_counters']['sprayed'] for n, m in meta.items()}
-    assert meta['sr']['lb_profile'] == RDMA_PROFILE + ';RoceGoBackN=false;Spray=Always'
+    assert meta['sr']['lb_profile'] == SR_PROFILE
     assert meta['gbn']['lb_profile'] == RDMA_PROFILE
     assert sprayed['sr'] > 0 and sprayed['sr-off'] == sprayed['gbn'] == 0
     same = lambda a, b: same_flows(outs[a], outs[b])
@@ -190,7 +195,7 @@ def test_on_the_spraying_transport_untagged_packets_keep_their_hosts_entropy(tmp
     REPS spreads the background; the switch hashes what they chose). lbRulesOff=
     sr-untagged-entropy is the DRILL fallback before: the profile given by hand with
     Fallback=drill, byte for byte, and with the background TINY carries not the default."""
-    sr = RDMA_PROFILE + ';RoceGoBackN=false;Spray=Always'
+    sr = SR_PROFILE
     outs = run_variants(tmp_path, (('default', []),
                                    ('off', ['--lbRulesOff=sr-untagged-entropy']),
                                    ('hand', ['--lbProfile=none',

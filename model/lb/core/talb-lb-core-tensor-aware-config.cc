@@ -342,7 +342,8 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      1,
      "v2: a flow stops counting on its port once its tensor's LAST packet passes there (false: "
      "for {ActiveWindow} after it, as after a pause; finished all-to-all messages then fill the "
-     "port's {FlowSlots} and simultaneous new flows are placed by the queue alone)"},
+     "port's {FlowSlots} and simultaneous new flows are placed by the queue alone; RoCEv2's "
+     "lbProfile over go-back-N NICs sets it)"},
     {"ActiveWindowMode",
      "active-window-mode",
      OfV2<K::kEnum, &V2::windowMode>(),

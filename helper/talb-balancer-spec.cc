@@ -78,8 +78,9 @@ TalbBalancerSpec::TransportProfile(const HostTransport& hosts)
     // Go-back-N flows are placed whole: a message that has ended no longer counts on its port,
     // or the short data-parallel ring steps and all-to-all messages of LLM jobs fill the flow
     // slots and simultaneous new flows are placed by the queue alone (+20 % on the held-out
-    // MoE job, level on the CNN families; doc/talb-evaluation.rst, "A finished message leaves
-    // the count"). Spraying transports place packets, not flows: unmeasured there.
+    // MoE job; the CNN families -0.3 % pooled, within noise, at most -5 % on a flapping link;
+    // doc/talb-evaluation.rst, "A finished message leaves the count"). Spraying transports place
+    // packets, not flows: unmeasured there.
     else
     {
         profile.push_back({"LastEndsWindow", "true"});

@@ -116,18 +116,18 @@ def test_a_candidate_rule_pairs_with_default_talb_with_the_same_sign(tmp_path):
     candidate's, minus 1, so > 0 the rule pays; the held-out LLM family has its own rows, not in
     all. Over go-back-N RDMA the rule is a default (since 2026-12-06): its ablation is last-ends."""
     root = tmp_path / 'eval'
-    rdma = dict(transport='tcp', oversubscription=2)
+    tcp = dict(transport='tcp', oversubscription=2)
     for family, seeds in (('llm', (1, 2)), ('llmheldout', (6, 7))):
         for seed in seeds:
-            write_run(root / family / 'moe-rdma128' / ('s%d' % seed), 'talb', seed, 110.0,
-                      counters={'mid_tensor_moves': 4}, **rdma)
-            write_run(root / family / 'lastends-moe-rdma128' / ('s%d' % seed), 'talb', seed,
+            write_run(root / family / 'moe-tcp128' / ('s%d' % seed), 'talb', seed, 110.0,
+                      counters={'mid_tensor_moves': 4}, **tcp)
+            write_run(root / family / 'lastends-moe-tcp128' / ('s%d' % seed), 'talb', seed,
                       100.0 if family == 'llm' else 110.0 + seed,
                       counters={'mid_tensor_moves': 2},
-                      lbAttributes='LastEndsWindow=true', **rdma)
+                      lbAttributes='LastEndsWindow=true', **tcp)
     # Not a candidate alone: a variant with the rule is not paired with default TaLB.
-    write_run(root / 'llm' / 'slots-moe-rdma128' / 's1', 'talb', 1, 50.0,
-              lbAttributes='LastEndsWindow=true;FlowSlots=32', **rdma)
+    write_run(root / 'llm' / 'slots-moe-tcp128' / 's1', 'talb', 1, 50.0,
+              lbAttributes='LastEndsWindow=true;FlowSlots=32', **tcp)
     paired = ablation.load(str(root))
     assert set(paired['rule']) == {'+lastends'} and len(paired) == 4
     table = ablation.summarise(paired)
@@ -135,7 +135,7 @@ def test_a_candidate_rule_pairs_with_default_talb_with_the_same_sign(tmp_path):
     assert llm['rule_gain_pct'] == pytest.approx(10.0)
     assert (llm['talb_iter_ms'], llm['verdict'], llm['defaults']) == (100.0, 'pays', 'talb')
     assert (llm['moves_with'], llm['moves_without']) == (2.0, 4.0)
-    assert llm['parts'] == 'llm/lastends-moe-rdma128'
+    assert llm['parts'] == 'llm/lastends-moe-tcp128'
     assert row(table, 'llmheldout', '+lastends')['verdict'] == 'costs'
     assert row(table, 'all', '+lastends')['pairs'] == 2
     assert ablation.split_label('talb-slots32-lastends') == ('talb-slots32-lastends', None)

@@ -13,8 +13,8 @@ TalbBalancerRule::All()
     // those rules act over TCP and selective-repeat NICs only; the move rule's profile is
     // RoCEv2's only, and TCP's profile turns the margin moves, the shared spray queue and the
     // stall moves off. The rdma rules are on over selective-repeat NICs too, but safe-moves and
-    // untagged-moves act only where RoCEv2 flows are go-back-N's, and last-ends is in the
-    // go-back-N profile only.
+    // untagged-moves act only where RoCEv2 flows are go-back-N's, and last-ends and ended-tie
+    // are in the go-back-N profile only.
     static const std::vector<TalbBalancerRule> kRules = {
         {"spray",
          "Spray=Never",
@@ -66,6 +66,12 @@ TalbBalancerRule::All()
          "rdma",
          "a go-back-N flow stops counting on its port once its message's LAST packet passes "
          "there, not an active window later (RoCEv2's lbProfile; not with selective repeat)"},
+        {"ended-tie",
+         "EndedTie=Queue",
+         "rdma",
+         "a go-back-N flow whose message ended keeps its port for its next message where the "
+         "flow counts tie, unless another flow's message ended there (RoCEv2's lbProfile; not "
+         "with selective repeat)"},
         {"sr-reorder",
          "RoceGoBackN=true",
          "rdma-sr",

@@ -124,16 +124,17 @@ RUN_COLUMNS = ('path', 'scheme', 'seed', 'talb_version', 'lb_profile') + COUNTER
 RULE_DEFAULTS = {'Moves': 'Counts', 'QueueMoves': 'false', 'RemoteSprayBytes': '0',
                  'SprayQueue': 'AllWhenShared', 'SprayPaths': 'Rate', 'CongestionDelay': '0',
                  'MarginMoves': 'true', 'CongestionWaitBelow': '0', 'StallTimeout': '2ms',
-                 'LastEndsWindow': 'false'}
+                 'LastEndsWindow': 'false', 'EndedTie': 'Queue'}
 # The rule talb-scenario's lbProfile=transport (its default) sets, by transport (none: the
 # attribute defaults; test_analysis_loading checks this against the runner's --help). Runs
 # record what their profile set (run.json "lb_profile"); this table stands in for runs made
 # before that record (as the profile is now: the TCP one was empty until 2026-11-27, kept the
 # margin moves until 2026-12-01 and the shared spray queue and stall moves until the end of
 # that day, which the runs since 2026-11-27 record; the go-back-N one gained LastEndsWindow on
-# 2026-12-06, selective repeat's, 'rdma-sr', did not). Runs from before lbProfile existed (no
-# such parameter) had no profile.
-PROFILE_RULES = {'rdma': {'Moves': 'Contended', 'QueueMoves': 'true', 'LastEndsWindow': 'true'},
+# 2026-12-06 and EndedTie=Keep later that day, selective repeat's, 'rdma-sr', neither). Runs
+# from before lbProfile existed (no such parameter) had no profile.
+PROFILE_RULES = {'rdma': {'Moves': 'Contended', 'QueueMoves': 'true', 'LastEndsWindow': 'true',
+                          'EndedTie': 'Keep'},
                  'rdma-sr': {'Moves': 'Contended', 'QueueMoves': 'true'},
                  'spray': {'Moves': 'Contended', 'QueueMoves': 'true'},
                  'tcp': {'RemoteSprayBytes': '30000', 'SprayPaths': 'Fastest',
@@ -244,6 +245,17 @@ def _last_ends_name(rule):
     return 'lastends' if _true(rule['LastEndsWindow']) else 'nolastends'
 
 
+def _ended_tie_name(rule, shipped):
+    """'ended<tie>' (e.g. 'endedqueue') for an EndedTie other than the shipped rule's where a
+    LastEndsWindow makes it act (the attribute's Queue where the profile has no LastEndsWindow),
+    else ''."""
+    if not _true(rule['LastEndsWindow']):
+        return ''
+    tie = rule['EndedTie'].lower()
+    reference = shipped['EndedTie'].lower() if _true(shipped['LastEndsWindow']) else 'queue'
+    return '' if tie == reference else 'ended' + tie
+
+
 # What names the rules lbRulesOff turns off, last in a label: 'talb-no-spray+stall-moves'.
 RULES_OFF = 'no-'
 
@@ -317,7 +329,10 @@ def scheme_label(scheme, params):
     other than 8 '-slots<N>', with a LastEndsWindow other than the profile's (true over
     go-back-N RDMA since 2026-12-06, false with selective repeat, spraying and over TCP)
     '-lastends' or '-nolastends' (go-back-N runs from before, which record a profile without it,
-    are 'talb-nolastends', and lbProfile=none there 'talb-counts-nolastends'), so that the
+    are 'talb-nolastends', and lbProfile=none there 'talb-counts-nolastends'), with a LastEndsWindow
+    whose EndedTie differs from the profile's (Keep over go-back-N RDMA since 2026-12-06, later;
+    Queue, the attribute's, elsewhere) '-ended<tie>' ('-endedqueue': go-back-N runs of 2026-12-06
+    before it, 'talb-lastends-endedkeep' over TCP), so that the
     variants can be compared with TaLB in one sweep. (Runs
     from before lbProfile, as TCP's before SprayQueue, counted AtOrAbove; it differs from
     AllWhenShared only while two jobs share a leaf's uplinks.) Rules of the defaults that
@@ -402,6 +417,8 @@ def _switch_label(scheme, params):
     # it): 'talb-slots32-lastends'.
     if last_ends and _last_ends_name(rule) != _last_ends_name(shipped):
         parts.append(_last_ends_name(rule))
+    if last_ends:
+        parts.append(_ended_tie_name(rule, shipped))
     parts = [part for part in parts if part]
     if off:
         parts.append(RULES_OFF + '+'.join(off))

@@ -114,13 +114,14 @@ CONWEAVE_PAPER = ('ExtraReplyDeadline=4us;PathPauseTime=16us;IdleTimeout=300us;'
 # off) beside every 16-host part, reported as talb-no-<rule>. Rules that act only on untagged
 # traffic run where there is some (the background family). The margin moves are off over TCP
 # since 2026-12-01, the shared spray queue and the stall moves since the end of that day (what
-# the ablation found): not TCP defaults to turn off. The go-back-N profile's last-ends since
-# 2026-12-06.
+# the ablation found): not TCP defaults to turn off. The go-back-N profile's last-ends and
+# ended-tie since 2026-12-06.
 ABLATION = {'tcp': ['spray', 'remote-spray'],
-            'rdma': ['contended-moves', 'queue-moves', 'margin-moves', 'safe-moves', 'last-ends']}
-# The llm family's ablation: the rule its MoE cells found (its other rules were tuned on the CNN
-# families and are ablated there), beside each RDMA part.
-ABLATION_LLM = ['last-ends']
+            'rdma': ['contended-moves', 'queue-moves', 'margin-moves', 'safe-moves', 'last-ends',
+                     'ended-tie']}
+# The llm family's ablation: the rules of finished messages (its MoE cells found the first; the
+# other rules were tuned on the CNN families and are ablated there), beside each RDMA part.
+ABLATION_LLM = ['last-ends', 'ended-tie']
 ABLATION_UNTAGGED = {'tcp': ['untagged-spray'], 'rdma': ['untagged-moves']}
 # On the spraying transport (selective repeat): the sr profile's two rules, the RDMA rules
 # that act there (safe-moves and untagged-moves act only on go-back-N flows) and the rules of

@@ -361,6 +361,17 @@ def test_talb_with_conweave_moves_fallback_slots_or_last_ends_is_named_for_them(
         assert label('talb', dict(given, lbAttributes='LastEndsWindow=1;FlowSlots=32')) == \
             'talb-slots32-lastends'
         assert label('talb', dict(given, lbAttributes='LastEndsWindow=false')) == 'talb'
+        # EndedTie acts with LastEndsWindow only: named beside it, against the attribute's Queue.
+        assert label('talb', dict(given, lbAttributes='LastEndsWindow=1;EndedTie=Keep')) == \
+            'talb-lastends-endedkeep'
+        assert label('talb', dict(given, lbAttributes='EndedTie=Keep')) == 'talb'
+    # EndedTie: Keep in the go-back-N profile since 2026-12-06 (later that day).
+    assert label('talb', dict(rdma, lbAttributes='EndedTie=Keep')) == 'talb'
+    assert label('talb', dict(rdma, lbAttributes='EndedTie=Queue')) == 'talb-endedqueue'
+    assert label('talb', dict(rdma, lbAttributes='EndedTie=Spread')) == 'talb-endedspread'
+    assert label('talb', dict(rdma, lbRulesOff='ended-tie')) == 'talb-no-ended-tie'
+    assert label('talb', dict(rdma, lbAttributes='LastEndsWindow=false;EndedTie=Queue')) == \
+        'talb-nolastends'
 
 
 def test_what_a_run_records_of_its_profile_names_its_rule():
@@ -371,7 +382,9 @@ def test_what_a_run_records_of_its_profile_names_its_rule():
     assert label('talb', dict(rdma, lb_profile=earlier)) == 'talb-contended-nolastends'
     queue = earlier + ';MinMoveInterval=200us;QueueMoves=true'
     assert label('talb', dict(rdma, lb_profile=queue)) == 'talb-nolastends'  # until 2026-12-05
-    assert label('talb', dict(rdma, lb_profile=queue + ';LastEndsWindow=true')) == 'talb'
+    last_ends = queue + ';LastEndsWindow=true'
+    assert label('talb', dict(rdma, lb_profile=last_ends)) == 'talb-endedqueue'  # 12-06, early
+    assert label('talb', dict(rdma, lb_profile=last_ends + ';EndedTie=Keep')) == 'talb'
     assert label('talb', dict(rdma, lb_profile='')) == 'talb-counts-nolastends'
     assert label('talb', dict(rdma, lb_profile=None)) == 'talb'  # before the record
 

@@ -243,6 +243,7 @@ SWITCH = {
     'talb-min-move-interval-us': '99999999',
     'talb-active-window-us': '0',
     'talb-last-ends-window': 'sometimes',
+    'talb-ended-tie': 'random',
     'talb-active-window-mode': 'adaptive',
     'talb-pace-factor': '0.5',
     'talb-max-active-window-us': '0',

@@ -91,11 +91,11 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
         assert set(grids.ABLATION[transport]) | set(grids.ABLATION_UNTAGGED[transport]) == on
     # The spraying transport: its own rules and the selective-repeat ones, and of the RDMA
     # rules those that act on selective-repeat NICs (not the go-back-N drain rule, nor
-    # last-ends, which only the go-back-N profile has).
+    # last-ends and ended-tie, which only the go-back-N profile has).
     on = {r for r, transports in listed.items()
           if {'spray', 'rdma-sr'} & set(transports.split(','))}
     assert set(grids.ABLATION_SPRAY) | set(grids.ABLATION_SPRAY_UNTAGGED) == \
-        on | (set(grids.ABLATION['rdma']) - {'safe-moves', 'last-ends'})
+        on | (set(grids.ABLATION['rdma']) - {'safe-moves', 'last-ends', 'ended-tie'})
     for path in GRIDS:
         family, name = os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-5]
         if family in OUTSIDE or name.startswith(('talb', 'ablate-', PAPER)) or not (
@@ -114,7 +114,7 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
         if name.startswith('ablate-'):
             axes, _, _ = sweep.read_grid(os.path.join(EVAL, 'llm', name + '.json'))
             assert axes['lb'] == ['talb'] and axes['lbRulesOff'] == grids.ABLATION_LLM
-            assert grids.ABLATION_LLM == ['last-ends'] and name.endswith('rdma128')
+            assert grids.ABLATION_LLM == ['last-ends', 'ended-tie'] and name.endswith('rdma128')
 
 
 def test_every_family_has_both_transports_and_both_scales():

@@ -23,10 +23,11 @@ TINY = ['--leaves=2', '--spines=2', '--hostsPerLeaf=2', '--hostRate=100Gbps',
         '--bgLoad=0.2', '--progress=false', '--lb=talb']
 OUTPUTS = ('flows.csv', 'tensors.csv', 'iterations.csv')
 # What lbProfile=transport gives TaLB over RoCEv2 NICs (its --help says the same): the move
-# rule, and over go-back-N NICs the rule that a finished message leaves its port's count.
+# rule, and over go-back-N NICs the rules that a finished message leaves its port's count and
+# that the flow's next message keeps the port where the counts tie.
 RDMA_RULE = ('Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInterval=200us;'
              'QueueMoves=true')
-RDMA_PROFILE = RDMA_RULE + ';LastEndsWindow=true'
+RDMA_PROFILE = RDMA_RULE + ';LastEndsWindow=true;EndedTie=Keep'
 SR_PROFILE = RDMA_RULE + ';RoceGoBackN=false;Spray=Always'
 
 
@@ -154,7 +155,8 @@ def test_lb_profile_gives_talb_its_settings_per_transport(tmp_path):
 
 
 @pytest.mark.parametrize('rule,attributes', [('queue-moves', 'QueueMoves=false'),
-                                              ('last-ends', 'LastEndsWindow=false')])
+                                              ('last-ends', 'LastEndsWindow=false'),
+                                              ('ended-tie', 'EndedTie=Queue')])
 def test_a_rule_turned_off_by_name_is_its_attributes(tmp_path, rule, attributes):
     """lbRulesOff=RULE runs TaLB over RDMA as the attributes given by hand that --help says turn
     it off, which the background traffic makes differ from the default; run.json records the

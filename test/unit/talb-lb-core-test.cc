@@ -1825,6 +1825,77 @@ TEST(TalbLbCoreTensorAwareV2, LastEndsWindowTakesAFinishedFlowOutOfItsPortsCount
     }
 }
 
+TEST(TalbLbCoreTensorAwareV2, EndedTieBreaksTiedCountsAtAFlowsNextTensor)
+{
+    using Tie = TensorAwareV2::EndedTie;
+    // Flows 10 and 20 take one uplink each and both messages end (LAST): neither counts. Flow
+    // 10's port has the longer queue. Its next tensor: by the queue it takes flow 20's port,
+    // where flow 20's next tensor then meets it; Keep and Spread leave it where it was.
+    for (Tie tie : {Tie::kQueue, Tie::kKeep, Tie::kSpread})
+    {
+        TensorAwareV2::Config c;
+        c.lastEndsWindow = true;
+        c.endedTie = tie;
+        TalbV2Rig rig(c);
+        const uint32_t a = rig.Send(Tensor(10, US, 100, 5, TALB_FLAG_FIRST));
+        const uint32_t b = rig.Send(Tensor(20, US, 200, 5, TALB_FLAG_FIRST));
+        ASSERT_NE(a, b);
+        rig.Send(Tensor(10, 3 * US, 100, 5, TALB_FLAG_LAST));
+        rig.Send(Tensor(20, 3 * US, 200, 5, TALB_FLAG_LAST));
+        rig.Queue(a, 5, 60000);
+        EXPECT_EQ(rig.Send(Tensor(10, 4 * US, 101, 5, TALB_FLAG_FIRST)), tie == Tie::kQueue ? b : a);
+        EXPECT_TRUE(rig.events.reroutes.empty());
+    }
+    // Both flows' tensors ended on one port (flow 20's packets went there by another rule, as
+    // while the other uplink was down) and the other port has the longer queue: Keep would hold
+    // them together no longer: Spread and Keep part them.
+    for (Tie tie : {Tie::kQueue, Tie::kKeep, Tie::kSpread})
+    {
+        TensorAwareV2::Config c;
+        c.lastEndsWindow = true;
+        c.endedTie = tie;
+        TalbV2Rig rig(c);
+        const uint32_t a = rig.Send(Tensor(10, US, 100, 5, TALB_FLAG_FIRST));
+        const uint32_t b = a == 1 ? 2 : 1;
+        rig.talb.Follow(Tensor(20, US, 200, 5, TALB_FLAG_FIRST), rig.leaf.All(), a);
+        rig.Send(Tensor(10, 3 * US, 100, 5, TALB_FLAG_LAST));
+        rig.talb.Follow(Tensor(20, 3 * US, 200, 5, TALB_FLAG_LAST), rig.leaf.All(), a);
+        rig.Queue(b, 5, 60000);
+        EXPECT_EQ(rig.Send(Tensor(10, 4 * US, 101, 5, TALB_FLAG_FIRST)), tie == Tie::kQueue ? a : b);
+    }
+    // No other flow's tensor ended: Spread goes by the queue, Keep stays.
+    for (Tie tie : {Tie::kQueue, Tie::kKeep, Tie::kSpread})
+    {
+        TensorAwareV2::Config c;
+        c.lastEndsWindow = true;
+        c.endedTie = tie;
+        TalbV2Rig rig(c);
+        const uint32_t a = rig.Send(Tensor(10, US, 100, 5, TALB_FLAG_FIRST));
+        rig.Send(Tensor(10, 3 * US, 100, 5, TALB_FLAG_LAST));
+        rig.Queue(a, 5, 60000);
+        EXPECT_EQ(rig.Send(Tensor(10, 4 * US, 101, 5, TALB_FLAG_FIRST)) == a, tie == Tie::kKeep);
+    }
+    // The counts still come first: flow 30 joins the old port, and the next tensor goes to the
+    // other one however long its queue. Without LastEndsWindow the flow never left its port's
+    // count and keeps it (the counts tie there).
+    for (bool lastEnds : {false, true})
+    {
+        TensorAwareV2::Config c;
+        c.lastEndsWindow = lastEnds;
+        c.endedTie = Tie::kKeep;
+        TalbV2Rig rig(c);
+        const uint32_t a = rig.Send(Tensor(10, US, 100, 5, TALB_FLAG_FIRST));
+        const uint32_t b = rig.Send(Tensor(20, US, 200, 5, TALB_FLAG_FIRST));
+        rig.Send(Tensor(10, 3 * US, 100, 5, TALB_FLAG_LAST));
+        rig.Send(Tensor(20, 3 * US, 200, 5, TALB_FLAG_LAST));
+        const uint32_t with30 = rig.Send(Tensor(30, 3 * US, 300, 5, 0));
+        const uint32_t other = with30 == a ? b : a;
+        rig.Queue(other, 5, 60000);
+        const uint32_t flow = with30 == a ? 10 : 20;
+        EXPECT_EQ(rig.Send(Tensor(flow, 4 * US, 101, 5, TALB_FLAG_FIRST)), lastEnds ? other : with30);
+    }
+}
+
 TEST(TalbLbCoreTensorAwareV2, SprayWithUntaggedSpreadsTensorsOnlyWhileUntaggedFlowsAreActive)
 {
     TensorAwareV2::Config c;

@@ -93,6 +93,12 @@ constexpr SettingSpelling kSafeMoves[] = {
     {int(TensorAwareV2::SafeMoves::kNever), "Never", "never"},
 };
 
+constexpr SettingSpelling kEndedTie[] = {
+    {int(TensorAwareV2::EndedTie::kQueue), "Queue", "queue"},
+    {int(TensorAwareV2::EndedTie::kSpread), "Spread", "spread"},
+    {int(TensorAwareV2::EndedTie::kKeep), "Keep", "keep"},
+};
+
 constexpr SettingSpelling kWindowMode[] = {
     {int(TensorAwareV2::WindowMode::kFixed), "Fixed", "fixed"},
     {int(TensorAwareV2::WindowMode::kPace), "Pace", "pace"},
@@ -344,6 +350,18 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      "for {ActiveWindow} after it, as after a pause; finished all-to-all messages then fill the "
      "port's {FlowSlots} and simultaneous new flows are placed by the queue alone; RoCEv2's "
      "lbProfile over go-back-N NICs sets it)"},
+    {"EndedTie",
+     "ended-tie",
+     OfV2<K::kEnum, &V2::endedTie>(),
+     0,
+     0,
+     "v2, with {LastEndsWindow}: what breaks a tie of the ports' flow counts when a flow whose "
+     "tensor ended is placed for its next one (between tensors flows count nowhere, and two "
+     "flows' next tensors can land on one port): Queue: the shorter queue, as any placement; "
+     "Spread: the port where fewer other flows' tensors ended within their active windows; "
+     "Keep: that, then the port the flow's own tensor ended on (RoCEv2's lbProfile over "
+     "go-back-N NICs sets Keep)",
+     kEndedTie},
     {"ActiveWindowMode",
      "active-window-mode",
      OfV2<K::kEnum, &V2::windowMode>(),

@@ -51,6 +51,10 @@ TensorAwareV2::Check(const Config& c)
     {
         return "the safe-move slack must be >= 0 and the safe-move mode known";
     }
+    if (c.endedTie > EndedTie::kKeep)
+    {
+        return "the ended tie rule must be known";
+    }
     if (c.windowMode > WindowMode::kPace || !(c.paceFactor >= 1) ||
         (c.windowMode == WindowMode::kPace && c.maxActiveWindowNs < c.activeWindowNs))
     {
@@ -152,6 +156,25 @@ TensorAwareV2::LastPort(uint32_t flowHash, const Candidates& candidates) const
         }
     }
     return kNoPort;
+}
+
+uint32_t
+TensorAwareV2::LatestPort(uint32_t flowHash,
+                          const Candidates& candidates,
+                          const FlowSlot** slot) const
+{
+    uint32_t port = kNoPort;
+    *slot = nullptr;
+    for (uint32_t c = 0; c < candidates.count; ++c)
+    {
+        const FlowSlot* s = SlotOf(candidates.ports[c], flowHash);
+        if (s && (!*slot || s->lastSeenNs > (*slot)->lastSeenNs))
+        {
+            *slot = s;
+            port = candidates.ports[c];
+        }
+    }
+    return port;
 }
 
 const TensorAwareV2::FlowSlot*
@@ -475,23 +498,34 @@ TensorAwareV2::Cost
 TensorAwareV2::PortCost(uint32_t port,
                         const PacketInfo& packet,
                         const Fastest& fastest,
-                        bool remote) const
+                        bool remote,
+                        bool ended) const
 {
     // Slower paths and ports cost proportionally more (1 on a symmetric fabric).
     double rPath = PathRatio(port, packet, fastest);
     uint32_t atOrAbove = 0;
     uint32_t all = 0;
+    uint32_t endedHere = 0;
     const FlowSlot* slots = Slots(port);
     for (uint32_t i = 0; i < m_config.flowSlots; ++i)
     {
         const FlowSlot& s = slots[i];
-        if (s.flowHash != packet.flowHash && IsActive(s, packet.nowNs))
+        if (s.flowHash == packet.flowHash)
+        {
+            continue;
+        }
+        if (IsActive(s, packet.nowNs))
         {
             ++all;
             atOrAbove += s.priority <= packet.label.priority ? 1 : 0;
         }
+        else if (ended && s.valid && s.ended && packet.nowNs - s.lastSeenNs <= Window(s))
+        {
+            ++endedHere;
+        }
     }
     Cost cost;
+    cost.ended = endedHere;
     cost.share = rPath * (1 + atOrAbove);
     cost.crowd = rPath * (1 + all);
     if (remote && m_remote && m_config.remotePlacement)
@@ -516,18 +550,21 @@ TensorAwareV2::Best(const PacketInfo& packet,
                     Cost* bestCost,
                     Cost* currentCost,
                     uint32_t avoid,
-                    uint32_t uncharged)
+                    uint32_t uncharged,
+                    uint32_t prefer,
+                    bool ended)
 {
     // Costs are computed once per candidate (PickLeast asks each key once, in candidate order).
     uint32_t best = PickLeast(candidates, [&](uint32_t port) {
-        Cost c = PortCost(port, packet, fastest, port != uncharged);
+        Cost c = PortCost(port, packet, fastest, port != uncharged, ended);
         if (port == current)
         {
             *currentCost = c;
         }
-        return std::make_tuple(c.share, c.crowd, port == avoid, c.drainBytes);
+        return std::make_tuple(c.share, c.crowd, port == avoid, c.ended, port != prefer, c.drainBytes);
     });
-    *bestCost = best == current ? *currentCost : PortCost(best, packet, fastest, best != uncharged);
+    *bestCost =
+        best == current ? *currentCost : PortCost(best, packet, fastest, best != uncharged, ended);
     return best;
 }
 
@@ -711,7 +748,15 @@ TensorAwareV2::Place(const PacketInfo& packet, const Candidates& candidates)
     Cost unused;
     // The flow's last port, where it paused, is not charged: its remote metric still holds the
     // flow's own load (the DRE and the feedback lag by hundreds of microseconds).
-    uint32_t last = m_remote ? LastPort(packet.flowHash, candidates) : kNoPort;
+    // With an ended tie rule, the port of the flow's latest slot: it may keep older ones on
+    // ports it left (LastPort, the first found, then charges the port it just left, which its
+    // own load saturates, and sends it back onto a port another flow holds).
+    const bool ended = m_config.lastEndsWindow && m_config.endedTie != EndedTie::kQueue;
+    const FlowSlot* latestSlot = nullptr;
+    uint32_t latest = ended ? LatestPort(packet.flowHash, candidates, &latestSlot) : kNoPort;
+    uint32_t last = m_remote ? (ended ? latest : LastPort(packet.flowHash, candidates)) : kNoPort;
+    uint32_t prefer =
+        m_config.endedTie == EndedTie::kKeep && latestSlot && latestSlot->ended ? latest : kNoPort;
     return Best(packet,
                 candidates,
                 kNoPort,
@@ -719,7 +764,9 @@ TensorAwareV2::Place(const PacketInfo& packet, const Candidates& candidates)
                 &bestCost,
                 &unused,
                 kNoPort,
-                last);
+                m_remote ? last : kNoPort,
+                prefer,
+                ended);
 }
 
 uint32_t

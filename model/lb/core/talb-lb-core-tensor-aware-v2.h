@@ -80,7 +80,14 @@ namespace lb
  * lastEndsWindow a flow stops counting on a port as soon as its tensor's LAST packet passes
  * there. Without it an all-to-all's finished messages fill the slots for a window, the counts
  * tie at the cap, and simultaneous flow starts are placed by the instantaneous queue alone,
- * herding onto whichever port is momentarily the emptiest.
+ * herding onto whichever port is momentarily the emptiest. But between its tensors a flow then
+ * counts nowhere: a go-back-N flow that drained is placed afresh at its next tensor, on counts that
+ * miss every other flow between tensors too, and two flows of a ring swap onto one port (a flapping
+ * uplink at 2:1: one leaf's two flows shared a spine for half an iteration). endedTie: what then
+ * breaks a tie of the flow counts -- the queue (kQueue, as before), the port where fewer other
+ * flows' tensors ended within their windows (kSpread: their next tensors are due there), or that
+ * and then the port the flow's own tensor ended on (kKeep; the port alone held two flows together
+ * that a failed uplink had put on one port).
  * Spray (spray; kContended by default; never safe-move flows): while the candidates are contended
  * -- an untagged data flow is active on one of them (kWithUntagged), or that or a tensor flow of
  * another job (kContended), or always (kAlways), or while the RemoteView reports that the
@@ -190,6 +197,15 @@ class TensorAwareV2 : public TensorPolicy
     };
 
     /// How long a flow counts on its port after its last packet there.
+    /// What breaks a tie of the flow counts when a flow whose tensor ended (lastEndsWindow)
+    /// is placed for its next tensor.
+    enum class EndedTie : uint8_t
+    {
+        kQueue,  ///< the shorter queue, as for any placement
+        kSpread, ///< the port where fewer other flows' tensors ended within their windows
+        kKeep,   ///< that, then the port the flow's own tensor ended on
+    };
+
     enum class WindowMode : uint8_t
     {
         kFixed, ///< activeWindowNs for every flow
@@ -266,6 +282,8 @@ class TensorAwareV2 : public TensorPolicy
         /// a flow stops counting on a port once its tensor's LAST packet passes there (false:
         /// for its active window after it, as after a pause)
         bool lastEndsWindow{false};
+        /// with lastEndsWindow: what breaks a tie of the flow counts at a flow's next tensor
+        EndedTie endedTie{EndedTie::kQueue};
         WindowMode windowMode{WindowMode::kFixed}; ///< fixed window, or one per flow's pace
         double paceFactor{2};                      ///< kPace: window / pace, >= 1
         int64_t maxActiveWindowNs{1000000};        ///< kPace: the longest window, >= activeWindowNs
@@ -436,6 +454,7 @@ class TensorAwareV2 : public TensorPolicy
     {
         double share{0};      ///< key 1
         double crowd{0};      ///< key 2
+        double ended{0};      ///< EndedTie::kSpread: other flows whose tensor ended here lately
         double drainBytes{0}; ///< key 3
 
         bool SharesLess(const Cost& o) const
@@ -536,6 +555,10 @@ class TensorAwareV2 : public TensorPolicy
     /// \return the candidate where \p flowHash has a slot, active or not (its last port), or
     /// kNoPort
     uint32_t LastPort(uint32_t flowHash, const Candidates& candidates) const;
+    /// \return the candidate of \p flowHash's most recent slot, or kNoPort; \p slot gets it
+    uint32_t LatestPort(uint32_t flowHash,
+                        const Candidates& candidates,
+                        const FlowSlot** slot) const;
     /// \return the slot of \p flowHash on \p port, or null
     const FlowSlot* SlotOf(uint32_t port, uint32_t flowHash) const;
     /// \return \p packet's flow as a port's slot records it: \p priority, seen now, ended at its
@@ -631,13 +654,16 @@ class TensorAwareV2 : public TensorPolicy
     }
 
     /// \param remote charge the port its path's remote congestion (when a RemoteView is set)
+    /// \param ended count the other flows whose tensor ended on the port within their window
     Cost PortCost(uint32_t port,
                   const PacketInfo& packet,
                   const Fastest& fastest,
-                  bool remote) const;
+                  bool remote,
+                  bool ended = false) const;
     /// \return the candidate with the least cost (ties at random; \p avoid loses ties on keys
-    /// 1-2; every port but \p uncharged pays its remote congestion); \p currentCost gets the cost
-    /// of \p current when it is a candidate
+    /// 1-2; then, with \p ended, fewer other flows' ended tensors and \p prefer win; every port but
+    /// \p uncharged pays its remote congestion); \p currentCost gets the cost of \p current
+    /// when it is a candidate
     uint32_t Best(const PacketInfo& packet,
                   const Candidates& candidates,
                   uint32_t current,
@@ -645,7 +671,9 @@ class TensorAwareV2 : public TensorPolicy
                   Cost* bestCost,
                   Cost* currentCost,
                   uint32_t avoid,
-                  uint32_t uncharged);
+                  uint32_t uncharged,
+                  uint32_t prefer = kNoPort,
+                  bool ended = false);
 
     /// What DoSelect() knows of a tagged packet's flow before it decides.
     struct Flow

@@ -1843,7 +1843,8 @@ TEST(TalbLbCoreTensorAwareV2, EndedTieBreaksTiedCountsAtAFlowsNextTensor)
         rig.Send(Tensor(10, 3 * US, 100, 5, TALB_FLAG_LAST));
         rig.Send(Tensor(20, 3 * US, 200, 5, TALB_FLAG_LAST));
         rig.Queue(a, 5, 60000);
-        EXPECT_EQ(rig.Send(Tensor(10, 4 * US, 101, 5, TALB_FLAG_FIRST)), tie == Tie::kQueue ? b : a);
+        EXPECT_EQ(rig.Send(Tensor(10, 4 * US, 101, 5, TALB_FLAG_FIRST)),
+                  tie == Tie::kQueue ? b : a);
         EXPECT_TRUE(rig.events.reroutes.empty());
     }
     // Both flows' tensors ended on one port (flow 20's packets went there by another rule, as
@@ -1861,7 +1862,8 @@ TEST(TalbLbCoreTensorAwareV2, EndedTieBreaksTiedCountsAtAFlowsNextTensor)
         rig.Send(Tensor(10, 3 * US, 100, 5, TALB_FLAG_LAST));
         rig.talb.Follow(Tensor(20, 3 * US, 200, 5, TALB_FLAG_LAST), rig.leaf.All(), a);
         rig.Queue(b, 5, 60000);
-        EXPECT_EQ(rig.Send(Tensor(10, 4 * US, 101, 5, TALB_FLAG_FIRST)), tie == Tie::kQueue ? a : b);
+        EXPECT_EQ(rig.Send(Tensor(10, 4 * US, 101, 5, TALB_FLAG_FIRST)),
+                  tie == Tie::kQueue ? a : b);
     }
     // No other flow's tensor ended: Spread goes by the queue, Keep stays.
     for (Tie tie : {Tie::kQueue, Tie::kKeep, Tie::kSpread})
@@ -1892,7 +1894,8 @@ TEST(TalbLbCoreTensorAwareV2, EndedTieBreaksTiedCountsAtAFlowsNextTensor)
         const uint32_t other = with30 == a ? b : a;
         rig.Queue(other, 5, 60000);
         const uint32_t flow = with30 == a ? 10 : 20;
-        EXPECT_EQ(rig.Send(Tensor(flow, 4 * US, 101, 5, TALB_FLAG_FIRST)), lastEnds ? other : with30);
+        EXPECT_EQ(rig.Send(Tensor(flow, 4 * US, 101, 5, TALB_FLAG_FIRST)),
+                  lastEnds ? other : with30);
     }
 }
 

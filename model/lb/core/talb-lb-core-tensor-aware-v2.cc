@@ -561,7 +561,12 @@ TensorAwareV2::Best(const PacketInfo& packet,
         {
             *currentCost = c;
         }
-        return std::make_tuple(c.share, c.crowd, port == avoid, c.ended, port != prefer, c.drainBytes);
+        return std::make_tuple(c.share,
+                               c.crowd,
+                               port == avoid,
+                               c.ended,
+                               port != prefer,
+                               c.drainBytes);
     });
     *bestCost =
         best == current ? *currentCost : PortCost(best, packet, fastest, best != uncharged, ended);
@@ -764,7 +769,7 @@ TensorAwareV2::Place(const PacketInfo& packet, const Candidates& candidates)
                 &bestCost,
                 &unused,
                 kNoPort,
-                m_remote ? last : kNoPort,
+                last,
                 prefer,
                 ended);
 }

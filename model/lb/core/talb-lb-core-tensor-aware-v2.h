@@ -196,7 +196,6 @@ class TensorAwareV2 : public TensorPolicy
         kLeastShared,
     };
 
-    /// How long a flow counts on its port after its last packet there.
     /// What breaks a tie of the flow counts when a flow whose tensor ended (lastEndsWindow)
     /// is placed for its next tensor.
     enum class EndedTie : uint8_t
@@ -206,6 +205,7 @@ class TensorAwareV2 : public TensorPolicy
         kKeep,   ///< that, then the port the flow's own tensor ended on
     };
 
+    /// How long a flow counts on its port after its last packet there.
     enum class WindowMode : uint8_t
     {
         kFixed, ///< activeWindowNs for every flow

@@ -447,8 +447,9 @@ TEST(TalbSwitchOptions, EveryPolicyFlagComesFromItsSettingsTableWithItsDefault)
     // The policies' flags the switch had before the tables: LetFlow 1, DRILL 2, Presto 2,
     // Hermes 9, TaLB 18 (both versions 5, v2 13); then v2's --talb-roce-gobackn,
     // --talb-flow-slots, --talb-spray-paths, --talb-margin-moves, --talb-spread-retransmits and
-    // --talb-crowd-flows-per-port and --talb-last-ends-window; LetFlow's --flowlet-pick.
-    EXPECT_EQ(flags, 40);
+    // --talb-crowd-flows-per-port, --talb-last-ends-window and --talb-ended-tie; LetFlow's
+    // --flowlet-pick.
+    EXPECT_EQ(flags, 41);
     // Defaults and ranges as --help shows them, in the flags' units.
     EXPECT_NE(usage.find("(1..10000000; default 500)"), std::string::npos); // flowlet, us
     EXPECT_NE(usage.find("default 10Gbps"), std::string::npos);             // margin rate

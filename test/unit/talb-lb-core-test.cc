@@ -1825,6 +1825,15 @@ TEST(TalbLbCoreTensorAwareV2, LastEndsWindowTakesAFinishedFlowOutOfItsPortsCount
     }
 }
 
+TensorAwareV2::Config
+EndedTieConfig(bool lastEnds, TensorAwareV2::EndedTie tie)
+{
+    TensorAwareV2::Config c;
+    c.lastEndsWindow = lastEnds;
+    c.endedTie = tie;
+    return c;
+}
+
 TEST(TalbLbCoreTensorAwareV2, EndedTieBreaksTiedCountsAtAFlowsNextTensor)
 {
     using Tie = TensorAwareV2::EndedTie;
@@ -1833,10 +1842,7 @@ TEST(TalbLbCoreTensorAwareV2, EndedTieBreaksTiedCountsAtAFlowsNextTensor)
     // where flow 20's next tensor then meets it; Keep and Spread leave it where it was.
     for (Tie tie : {Tie::kQueue, Tie::kKeep, Tie::kSpread})
     {
-        TensorAwareV2::Config c;
-        c.lastEndsWindow = true;
-        c.endedTie = tie;
-        TalbV2Rig rig(c);
+        TalbV2Rig rig(EndedTieConfig(true, tie));
         const uint32_t a = rig.Send(Tensor(10, US, 100, 5, TALB_FLAG_FIRST));
         const uint32_t b = rig.Send(Tensor(20, US, 200, 5, TALB_FLAG_FIRST));
         ASSERT_NE(a, b);
@@ -1848,14 +1854,11 @@ TEST(TalbLbCoreTensorAwareV2, EndedTieBreaksTiedCountsAtAFlowsNextTensor)
         EXPECT_TRUE(rig.events.reroutes.empty());
     }
     // Both flows' tensors ended on one port (flow 20's packets went there by another rule, as
-    // while the other uplink was down) and the other port has the longer queue: Keep would hold
-    // them together no longer: Spread and Keep part them.
+    // while the other uplink was down) and the other port has the longer queue: Spread and Keep
+    // part them (the own port alone as the tie-break held them together).
     for (Tie tie : {Tie::kQueue, Tie::kKeep, Tie::kSpread})
     {
-        TensorAwareV2::Config c;
-        c.lastEndsWindow = true;
-        c.endedTie = tie;
-        TalbV2Rig rig(c);
+        TalbV2Rig rig(EndedTieConfig(true, tie));
         const uint32_t a = rig.Send(Tensor(10, US, 100, 5, TALB_FLAG_FIRST));
         const uint32_t b = a == 1 ? 2 : 1;
         rig.talb.Follow(Tensor(20, US, 200, 5, TALB_FLAG_FIRST), rig.leaf.All(), a);
@@ -1868,10 +1871,7 @@ TEST(TalbLbCoreTensorAwareV2, EndedTieBreaksTiedCountsAtAFlowsNextTensor)
     // No other flow's tensor ended: Spread goes by the queue, Keep stays.
     for (Tie tie : {Tie::kQueue, Tie::kKeep, Tie::kSpread})
     {
-        TensorAwareV2::Config c;
-        c.lastEndsWindow = true;
-        c.endedTie = tie;
-        TalbV2Rig rig(c);
+        TalbV2Rig rig(EndedTieConfig(true, tie));
         const uint32_t a = rig.Send(Tensor(10, US, 100, 5, TALB_FLAG_FIRST));
         rig.Send(Tensor(10, 3 * US, 100, 5, TALB_FLAG_LAST));
         rig.Queue(a, 5, 60000);
@@ -1882,10 +1882,7 @@ TEST(TalbLbCoreTensorAwareV2, EndedTieBreaksTiedCountsAtAFlowsNextTensor)
     // count and keeps it (the counts tie there).
     for (bool lastEnds : {false, true})
     {
-        TensorAwareV2::Config c;
-        c.lastEndsWindow = lastEnds;
-        c.endedTie = Tie::kKeep;
-        TalbV2Rig rig(c);
+        TalbV2Rig rig(EndedTieConfig(lastEnds, Tie::kKeep));
         const uint32_t a = rig.Send(Tensor(10, US, 100, 5, TALB_FLAG_FIRST));
         const uint32_t b = rig.Send(Tensor(20, US, 200, 5, TALB_FLAG_FIRST));
         rig.Send(Tensor(10, 3 * US, 100, 5, TALB_FLAG_LAST));

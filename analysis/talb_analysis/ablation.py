@@ -9,8 +9,9 @@ row compares with. For each pair (same family, defaults, cell and seed) the rule
 ``100 * (iteration without the rule / iteration with it - 1)``: > 0, the rule shortens the
 iteration. Per family, transport and rule
 the table gives the mean gain over the pairs with its 95 % CI (Student t over the pairs, which
-pools cells and seeds), the least and the largest pair, and a verdict: ``pays`` (the CI is above
-0), ``costs`` (below 0), ``no effect`` (every pair identical), else ``within noise``; and the
+pools cells and seeds), the least and the largest pair, and a verdict: ``no effect`` (every pair
+identical), ``level`` (the CI within 0.05 % of 0, the goals table's tie), ``pays`` (the CI is above
+0), ``costs`` (below 0), else ``within noise``; and the
 decisions the rule can change, per run with and without it (run.json's ``lb_counters``: moves,
 mid-tensor, at a boundary or after a stall; sprayed packets), so that a rule's effect, or its
 absence, can be traced to what TaLB did. An ``all`` row per transport and rule pools the
@@ -154,11 +155,19 @@ def pairs(runs, family):
     return pd.DataFrame(out, columns=PAIR_COLUMNS)
 
 
+# A gain whose whole CI lies within this many % of 0 is 'level': the rule changes decisions but
+# not the iteration by what the goals table counts as a tie (goals.py's --tie); without it a rule
+# that moves the iteration by nanoseconds in every seed was reported as paying.
+LEVEL_PCT = 0.05
+
+
 def _verdict(all_zero, mean, ci):
     if all_zero:
         return 'no effect'
     if math.isnan(ci):
         return 'one pair'
+    if abs(mean) + ci < LEVEL_PCT:
+        return 'level'
     if mean - ci > 0:
         return 'pays'
     if mean + ci < 0:

@@ -101,6 +101,21 @@ def test_pairs_by_family_cell_and_seed(tmp_path):
     assert set(table['transport']) == {'tcp'}
 
 
+def test_a_rule_that_moves_the_iteration_by_nanoseconds_is_level_not_paying(tmp_path):
+    """Every seed 1-4 us longer without the rule (of 500 ms): the CI is above 0, but the whole
+    interval is within the goals table's 0.05 % tie, so the verdict is level; 0.1 ms a seed,
+    0.02 %, stays level, and 1 ms a seed, 0.2 %, pays."""
+    for extra_ms, verdict in ((0.001, 'level'), (0.1, 'level'), (1.0, 'pays')):
+        root = tmp_path / str(extra_ms) / 'eval'
+        for seed in (1, 2, 3, 4):
+            write_run(root / 'idle' / 'rdma16' / ('s%d' % seed), 'talb', seed, 500.0)
+            write_run(root / 'idle' / 'ablate-rdma16' / ('s%d' % seed), 'talb', seed,
+                      500.0 + extra_ms * (1 + seed / 4), lbRulesOff='spray')
+        spray = row(ablation.summarise(ablation.load(str(root))), 'idle', 'spray')
+        assert spray['rule_gain_pct'] - spray['ci95_pct'] > 0
+        assert spray['verdict'] == verdict, (extra_ms, spray)
+
+
 def test_the_held_out_family_has_its_own_rows_and_is_not_in_all(tmp_path):
     root = evaluation(tmp_path)
     write_run(root / 'heldout' / 'mix3-tcp16' / 's6', 'talb', 6, 100.0)

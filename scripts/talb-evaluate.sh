@@ -10,7 +10,9 @@
 #
 # usage: scripts/talb-evaluate.sh [options] [RESULTS]      (default RESULTS: results/eval)
 #   --only=GLOB        run only the grid files whose FAMILY/PART matches GLOB (e.g. 'idle/*',
-#                      '*/*16', 'failure/flap-*'); reports still cover everything in RESULTS
+#                      '*/*16', 'failure/flap-*'), and report and merge only the families
+#                      with a part it matches, each over all of its parts in RESULTS (the
+#                      ablation still reads every family in RESULTS)
 #   --parallel=N       runners at a time (default: TALB_PARALLEL, else nproc)
 #   --report-only      run nothing, only regenerate the reports
 #   --replace-doc      replace doc/evaluation/FAMILY even where the new report lacks cells that
@@ -75,12 +77,14 @@ done
 start=$(date +%s)
 matched=0
 status=0
+declare -A in_scope  # the families with a grid file --only matches: the only ones reported
 for grid in "$TOP"/scenarios/eval/*/*.json; do
   family=$(basename "$(dirname "$grid")")
   part=$(basename "$grid" .json)
   # shellcheck disable=SC2053  # ONLY is a glob on purpose
   [[ "$family/$part" == $ONLY ]] || continue
   matched=$((matched + 1))
+  in_scope[$family]=1
   [ "$REPORT_ONLY" = 1 ] && continue
   echo "== $family/$part"
   extra=()
@@ -104,6 +108,9 @@ shown() {
 for dir in "$RESULTS"/*/; do
   family=$(basename "$dir")
   [ -d "$TOP/scenarios/eval/$family" ] || continue
+  # A folder holding other families' partial runs must not rewrite (or merge into) their docs.
+  [ -n "${in_scope[$family]:-}" ] ||
+    { echo "== report $family: left as it is (none of its parts matches --only=$ONLY)"; continue; }
   report=$RESULTS/$family/report
   rm -rf "$report"  # plots are named by cell: none left stale
   mkdir -p "$report"

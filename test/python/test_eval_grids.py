@@ -441,6 +441,33 @@ def test_evaluate_merge_doc_updates_the_cells_the_results_have_and_keeps_the_res
     assert {name: (doc / name).read_bytes() for name in os.listdir(doc)} == committed
 
 
+def test_evaluate_only_reports_and_merges_only_the_families_it_matches(tree):
+    grid = tree / 'scenarios' / 'eval' / 'idle' / 'tcp16.json'
+    other = tree / 'scenarios' / 'eval' / 'failure' / 'tcp16.json'
+    other.parent.mkdir()
+    shutil.copy(grid, other)
+    r = evaluate(tree, '--parallel=2')
+    assert r.returncode == 0, r.stdout + r.stderr
+    results = tree / 'results' / 'eval'
+    reported = (results / 'failure' / 'report' / 'report.md').read_text()
+    assert reported.startswith('8 runs under failure; ')
+    # The failure family's folder keeps part of its runs (as one a rerun of idle shares would):
+    # a merge of idle alone must neither report nor merge it.
+    for run in (results / 'failure' / 'tcp16').glob('*transport=rdma*'):
+        shutil.rmtree(run)
+    r = evaluate(tree, '--report-only', '--merge-doc', '--only=idle/*')
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert '== report idle' in r.stdout
+    assert ('== report failure: left as it is (none of its parts matches --only=idle/*)'
+            in r.stdout)
+    assert (results / 'failure' / 'report' / 'report.md').read_text() == reported
+    r = evaluate(tree, '--report-only', '--only=failure/*')
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert '== report idle: left as it is' in r.stdout
+    assert (results / 'failure' / 'report' / 'report.md').read_text().startswith(
+        '4 runs under failure; ')
+
+
 def test_evaluate_add_schemes_joins_a_scheme_run_beside_ecmp_to_the_committed_cells(tree):
     grid = tree / 'scenarios' / 'eval' / 'idle' / 'tcp16.json'
     r = evaluate(tree, '--parallel=2')

@@ -111,7 +111,7 @@ CONWEAVE_PAPER = ('ExtraReplyDeadline=4us;PathPauseTime=16us;IdleTimeout=300us;'
 
 # The ablation (issue: each rule earning its place): TaLB with one rule of its defaults off
 # (talb-scenario --lbRulesOff, whose --help lists the rules and the attributes that turn each
-# off) beside every 16-host part, reported as talb-no-<rule>. Rules that act only on untagged
+# off) beside every 16- and 64-host part, reported as talb-no-<rule>. Rules that act only on untagged
 # traffic run where there is some (the background family). The margin moves are off over TCP
 # since 2026-12-01, the shared spray queue and the stall moves since the end of that day (what
 # the ablation found): not TCP defaults to turn off. The go-back-N profile's last-ends and
@@ -320,7 +320,7 @@ def families():
             if transport != 'rdma':
                 continue
             rules = list(ABLATION_LLM)
-        elif name.startswith('talb') or not (name.endswith('16') or
+        elif name.startswith('talb') or not (name.endswith(('16', '64')) or
                                              family in ('heldout', 'llmheldout')):
             continue
         else:

@@ -78,10 +78,11 @@ def test_talb_runs_of_a_grid_are_labelled_by_its_variant(path):
             assert loading.scheme_label('talb', dict(params, **point)) == expected
 
 
-def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_host_part():
+def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_and_64_host_part():
     """Each rule the runner's --help lists as on for a transport is ablated in that transport's
     parts (the untagged ones where there is untagged traffic, the background family), and each
-    part of 16 hosts but the variants (TaLB's rules; the hpcc family) has its ablation."""
+    part of 16 and of 64 hosts but the variants (TaLB's rules; the hpcc family) has its
+    ablation."""
     text = subprocess.run([RUNNER, '--help'], capture_output=True, text=True, check=True).stdout
     help_line = ' '.join(re.search(r'--lbRulesOff:(.*?)\n\s+--', text, re.S).group(1).split())
     listed = dict(re.findall(r'([a-z-]+) \(([a-z,-]+)\): ', help_line))
@@ -99,7 +100,7 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_h
     for path in GRIDS:
         family, name = os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-5]
         if family in OUTSIDE or name.startswith(('talb', 'ablate-', PAPER)) or not (
-                name.endswith('16') or family == 'heldout'):
+                name.endswith(('16', '64')) or family == 'heldout'):
             continue
         axes, fixed, _ = sweep.read_grid(os.path.join(EVAL, family, 'ablate-' + name + '.json'))
         background = family == 'background' or float(fixed.get('bgLoad', 0)) > 0

@@ -114,8 +114,8 @@ CONWEAVE_PAPER = ('ExtraReplyDeadline=4us;PathPauseTime=16us;IdleTimeout=300us;'
 # off) beside every 16- and 64-host part, reported as talb-no-<rule>. Rules that act only on
 # untagged traffic run where there is some (the background family). The margin moves are off
 # over TCP since 2026-12-01, the shared spray queue and the stall moves since the end of that
-# day (what the ablation found): not TCP defaults to turn off. The go-back-N profile's last-ends and
-# ended-tie since 2026-12-06.
+# day (what the ablation found): not TCP defaults to turn off. The go-back-N profile's last-ends
+# and ended-tie since 2026-12-06.
 ABLATION = {'tcp': ['spray', 'remote-spray'],
             'rdma': ['contended-moves', 'queue-moves', 'margin-moves', 'safe-moves', 'last-ends',
                      'ended-tie']}
@@ -320,7 +320,7 @@ def families():
             if transport != 'rdma':
                 continue
             rules = list(ABLATION_LLM)
-        elif name.startswith('talb') or not (name.endswith(('16', '64')) or
+        elif name.startswith('talb') or not (name.endswith(tuple(SCALES)) or
                                              family in ('heldout', 'llmheldout')):
             continue
         else:

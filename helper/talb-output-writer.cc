@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <exception>
 #include <fstream>
 #include <set>
@@ -41,6 +42,22 @@ OpenWriters()
 {
     static std::set<TalbOutputWriter*> writers;
     return writers;
+}
+
+/// The file name of the shared object whose malloc this process uses ("libc.so.6",
+/// "libtcmalloc_minimal.so.4"; cmake/talb-allocator.cmake chooses it): CPU times compare only
+/// between runs of one allocator.
+std::string
+AllocatorName()
+{
+    Dl_info info;
+    void* (*allocate)(std::size_t) = &std::malloc;
+    if (dladdr(reinterpret_cast<void*>(allocate), &info) == 0 || info.dli_fname == nullptr)
+    {
+        return "unknown";
+    }
+    std::string path = info.dli_fname;
+    return path.substr(path.find_last_of('/') + 1);
 }
 
 std::terminate_handler g_previousTerminate = nullptr;
@@ -281,7 +298,8 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info, s
          << "\", \"complete\": " << (info.complete ? "true" : "false")
          << ", \"sim_seconds\": " << info.simSeconds << ", \"wall_seconds\": " << info.wallSeconds
          << ", \"run_wall_seconds\": " << info.runWallSeconds
-         << ", \"run_cpu_seconds\": " << info.runCpuSeconds << ", \"events\": " << info.events
+         << ", \"run_cpu_seconds\": " << info.runCpuSeconds << ", \"allocator\": \""
+         << AllocatorName() << "\", \"events\": " << info.events
          << ", \"packet_hops\": " << info.packetHops
          << ", \"delivered_packets\": " << info.deliveredPackets
          << ", \"rdma_retransmitted_packets\": " << info.rdma.retransmittedPackets

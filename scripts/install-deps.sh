@@ -16,6 +16,8 @@ PACKAGES=(
   libns3-dev ns3 libgsl-dev libsqlite3-dev libxml2-dev
   # Chakra execution traces: protoc compiles their schema at build time; zlib reads .et.gz
   protobuf-compiler libprotobuf-dev zlib1g-dev
+  # the simulation programs' malloc (cmake/talb-allocator.cmake: TCP runs 0.75-0.8x the CPU time)
+  libtcmalloc-minimal4
   # tests and benchmarks; clang's libFuzzer for the fuzz targets (test/fuzz)
   googletest libgtest-dev libbenchmark-dev clang-14 libclang-rt-14-dev
   # bench/talb-scale.sh measures peak RSS with GNU time

@@ -91,6 +91,19 @@ def test_run_json_counts_path_selections_reroutes_and_retransmissions(runs):
     assert meta['rdma_naks'] == 0  # a TCP run
 
 
+def test_run_json_names_the_allocator_the_build_linked(runs):
+    """The build links the simulation programs with tcmalloc where it is installed
+    (cmake/talb-allocator.cmake): run.json says which malloc served the run, and it is the one
+    the build chose (a linker that drops the library as unneeded would show here)."""
+    allocator = json.loads((runs['a'] / 'run.json').read_text())['allocator']
+    expected = os.environ.get('TALB_ALLOCATOR_IN_USE')
+    if expected is None:
+        pytest.skip('TALB_ALLOCATOR_IN_USE unset: run under ctest to know what the build chose')
+    assert {'tcmalloc': 'libtcmalloc' in allocator,
+            'glibc': allocator.startswith('libc.so'),
+            'asan': 'libasan' in allocator}[expected], (expected, allocator)
+
+
 def test_a_flapping_link_changes_the_run_and_the_job_completes(tmp_path):
     """--flapLink reaches the fabric (the link's behaviour is tested in the talb-switch suite:
     TalbSwitchLinkFlap): the job still completes, and its flows differ from the steady run's."""

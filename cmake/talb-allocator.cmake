@@ -42,6 +42,7 @@ if(talb_allocator_library)
   message(STATUS "talb: simulation programs allocate with ${talb_allocator_library}")
 elseif(TALB_SANITIZE)
   set(talb_allocator_in_use asan)
+  message(STATUS "talb: simulation programs allocate with AddressSanitizer's malloc")
 else()
   set(talb_allocator_in_use glibc)
   message(STATUS "talb: simulation programs allocate with glibc's malloc "

@@ -49,8 +49,8 @@ else()
                  "(TCP runs take about 1.25x the CPU time they take with libtcmalloc-minimal4)")
 endif()
 
-# Links \p target with the chosen allocator. Nothing in the program calls it by name, so it is
-# linked as needed or not (a toolchain that defaults to --as-needed would drop it).
+# Links \p target with the chosen allocator. Nothing in the program names it, so a toolchain that
+# links only what is named (--as-needed) would drop it: the flags around it keep it.
 function(talb_use_allocator target)
   if(talb_allocator_library)
     target_link_libraries(${target} PRIVATE -Wl,--push-state,--no-as-needed

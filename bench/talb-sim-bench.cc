@@ -20,6 +20,7 @@
 #include "ns3/simulator.h"
 #include "ns3/system-path.h"
 #include "ns3/talb-event-scheduler.h"
+#include "ns3/talb-output-writer.h"
 #include "ns3/talb-parse.h"
 #include "ns3/talb-scenario-parameters.h"
 #include "ns3/talb-scenario.h"
@@ -497,7 +498,8 @@ Bench::Run()
 {
     const char* preload = std::getenv("LD_PRELOAD");
     std::cout << "talb-sim-bench " << Today() << ", " << std::thread::hardware_concurrency()
-              << " cores, ns-3 core library " << Ns3CoreLibrary() << ", LD_PRELOAD "
+              << " cores, ns-3 core library " << Ns3CoreLibrary() << ", allocator "
+              << TalbOutputWriter::AllocatorName() << ", LD_PRELOAD "
               << (preload && *preload ? preload : "(none)") << "\n";
     std::ofstream csvOut;
     if (!m_csv.empty())

@@ -44,22 +44,6 @@ OpenWriters()
     return writers;
 }
 
-/// The file name of the shared object whose malloc this process uses ("libc.so.6",
-/// "libtcmalloc_minimal.so.4"; cmake/talb-allocator.cmake chooses it): CPU times compare only
-/// between runs of one allocator.
-std::string
-AllocatorName()
-{
-    Dl_info info;
-    void* (*allocate)(std::size_t) = &std::malloc;
-    if (dladdr(reinterpret_cast<void*>(allocate), &info) == 0 || info.dli_fname == nullptr)
-    {
-        return "unknown";
-    }
-    std::string path = info.dli_fname;
-    return path.substr(path.find_last_of('/') + 1);
-}
-
 std::terminate_handler g_previousTerminate = nullptr;
 bool g_terminateInstalled = false;
 
@@ -278,6 +262,19 @@ TalbOutputWriter::RowAdded(CsvFile& f)
     }
     FlushRows();
     m_nextFlush = now + std::chrono::nanoseconds(m_flushInterval.GetNanoSeconds());
+}
+
+std::string
+TalbOutputWriter::AllocatorName()
+{
+    Dl_info info;
+    void* (*allocate)(std::size_t) = &std::malloc;
+    if (dladdr(reinterpret_cast<void*>(allocate), &info) == 0 || info.dli_fname == nullptr)
+    {
+        return "unknown";
+    }
+    std::string path = info.dli_fname;
+    return path.substr(path.find_last_of('/') + 1);
 }
 
 bool

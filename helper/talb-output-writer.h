@@ -171,6 +171,11 @@ class TalbOutputWriter : public Object
     /// folder was removed while the run went on); the previous run.json, if any, stays
     static bool WriteRunJson(const std::string& folder, const RunInfo& info, std::string* error);
 
+    /// The file name of the shared object whose malloc this process uses ("libc.so.6",
+    /// "libtcmalloc_minimal.so.4"; cmake/talb-allocator.cmake chooses it), as run.json's
+    /// "allocator" records it: CPU times compare only between runs of one allocator.
+    static std::string AllocatorName();
+
     /**
      * Merge the CSVs of \p parts (folders written by Open(), e.g. one per rank of a
      * distributed run) into \p folder: one header, then every part's rows in order. The parts

@@ -285,7 +285,12 @@ ParseOptions(const TalbScenarioConfig& config, Options* o)
     std::vector<std::string> errors;
     o->fabric.Parse(config, &errors);
     TalbAttributeList::Pairs profile;
-    o->balancers = TalbBalancerSpec::ParseList(config, o->fabric, &profile, &errors);
+    o->balancers =
+        TalbBalancerSpec::ParseList(config,
+                                    o->fabric,
+                                    &profile,
+                                    &errors,
+                                    TalbBalancerSpec::Jobs()); // tensor flows, no LLM job
     o->flows = config.GetUint("flows");
     o->flowSize = config.GetUint("flowSize");
     o->tensors = config.GetUint("tensors");

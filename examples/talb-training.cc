@@ -253,7 +253,11 @@ ParseOptions(const TalbScenarioConfig& config, Options* o)
     o->transport = config.GetString("transport");
     o->fabric.rdmaHosts =
         TalbTransport::GetRegistry().Get(o->transport) == TalbRdmaTransport::GetTypeId();
-    o->balancers = TalbBalancerSpec::ParseList(config, o->fabric, &o->lbProfile, &errors);
+    o->balancers = TalbBalancerSpec::ParseList(config,
+                                               o->fabric,
+                                               &o->lbProfile,
+                                               &errors,
+                                               TalbBalancerSpec::Jobs()); // CNN jobs only
     o->workers = config.GetUint("workers");
     o->placement = config.GetString("placement");
     o->iterations = config.GetUint("iterations");

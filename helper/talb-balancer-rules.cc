@@ -1,5 +1,6 @@
 #include "talb-balancer-rules.h"
 
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -14,7 +15,8 @@ TalbBalancerRule::All()
     // RoCEv2's only, and TCP's profile turns the margin moves, the shared spray queue and the
     // stall moves off. The rdma rules are on over selective-repeat NICs too, but safe-moves and
     // untagged-moves act only where RoCEv2 flows are go-back-N's, and last-ends and ended-tie
-    // are in the go-back-N profile only.
+    // are in the go-back-N profile only. llm-spray acts over TCP where a job is an LLM job
+    // ('tcp-llm'), which the CNN parts' ablation leaves out.
     static const std::vector<TalbBalancerRule> kRules = {
         {"spray",
          "Spray=Never",
@@ -25,6 +27,12 @@ TalbBalancerRule::All()
          "SprayQueue=AtOrAbove",
          "rdma-sr",
          "a sprayed packet counts every band's queued bytes while another job shares the ports"},
+        {"llm-spray",
+         "Spray=Contended",
+         "tcp-llm",
+         "with an LLM job (the generator's, an AICB workload or a Chakra trace) every tensor "
+         "packet goes to the least queued port, not only while another job's or untagged "
+         "traffic shares the ports (TCP's lbProfile)"},
         {"remote-spray",
          "RemoteSprayBytes=0",
          "tcp",
@@ -128,6 +136,7 @@ TalbBalancerRule::Parse(const std::string& text,
         return;
     }
     std::set<std::string> seen;
+    std::map<std::string, std::string> setBy; // attribute -> the rule that sets it
     std::istringstream items(text);
     std::string name;
     while (std::getline(items, name, ','))
@@ -148,11 +157,24 @@ TalbBalancerRule::Parse(const std::string& text,
         }
         else
         {
-            std::string err = TalbAttributeList::Parse(rule->off, off);
+            TalbAttributeList::Pairs attributes;
+            std::string err = TalbAttributeList::Parse(rule->off, &attributes);
             if (!err.empty()) // the table above is ours: a bad entry is a bug
             {
                 errors->push_back("lbRulesOff: rule '" + name + "': " + err);
             }
+            // Two rules that set one attribute (spray and llm-spray both set Spray): the later
+            // would silently undo the earlier.
+            for (const auto& kv : attributes)
+            {
+                auto [other, isNew] = setBy.emplace(kv.first, name);
+                if (!isNew)
+                {
+                    errors->push_back("lbRulesOff: rules '" + other->second + "' and '" + name +
+                                      "' both set " + kv.first + ": name one of them");
+                }
+            }
+            off->insert(off->end(), attributes.begin(), attributes.end());
         }
     }
     if (text.back() == ',')

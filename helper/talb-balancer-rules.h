@@ -19,8 +19,9 @@ struct TalbBalancerRule
 {
     const char* name;       //!< as lbRulesOff names it
     const char* off;        //!< the attributes that turn it off, Name=Value;...
-    /// where the defaults have it on: "tcp", "rdma" (go-back-N NICs), "rdma-sr" (selective
-    /// repeat: rdmaRecovery=sr or transport spray), or several, comma-separated
+    /// where the defaults have it on: "tcp", "tcp-llm" (TCP where a job is an LLM job), "rdma"
+    /// (go-back-N NICs), "rdma-sr" (selective repeat: rdmaRecovery=sr or transport spray), or
+    /// several, comma-separated
     const char* transports;
     const char* what;       //!< what the rule does, for --help
 

@@ -40,7 +40,7 @@ TalbBalancerSpec::HostTransport::Spray()
 }
 
 TalbAttributeList::Pairs
-TalbBalancerSpec::TransportProfile(const HostTransport& hosts)
+TalbBalancerSpec::TransportProfile(const HostTransport& hosts, const Jobs& jobs)
 {
     // RoCEv2: TaLB's congestion moves while the ports are shared, with the queue moves that
     // follow a local burst. TCP: sprayed packets count a path the leaf-to-leaf feedback reports
@@ -56,11 +56,22 @@ TalbBalancerSpec::TransportProfile(const HostTransport& hosts)
     // nothing beyond noise on either grid.
     if (!hosts.rdma)
     {
-        return {{"RemoteSprayBytes", "30000"},
-                {"SprayPaths", "Fastest"},
-                {"MarginMoves", "false"},
-                {"SprayQueue", "AtOrAbove"},
-                {"StallTimeout", "0"}};
+        TalbAttributeList::Pairs tcp = {{"RemoteSprayBytes", "30000"},
+                                        {"SprayPaths", "Fastest"},
+                                        {"MarginMoves", "false"},
+                                        {"SprayQueue", "AtOrAbove"},
+                                        {"StallTimeout", "0"}};
+        // An LLM job alone on the fabric still overflows the uplinks with whole flows: an
+        // expert all-to-all starts 32 flows a leaf at once, and data-parallel rings carry a few
+        // large flows per NIC. Spraying every tensor packet took the MoE job at 2:1 from 46.3 to
+        // 23.2 ms (DRILL 26.1) and the dense one from 21.1 to 18.0; the CNN rings, which it
+        // costs up to 2.4 %, keep spraying only while shared (doc/talb-evaluation.rst, "LLM
+        // jobs over TCP spray every tensor packet").
+        if (jobs.llm)
+        {
+            tcp.push_back({"Spray", "Always"});
+        }
+        return tcp;
     }
     TalbAttributeList::Pairs profile = {{"Moves", "Contended"},
                                         {"RemoteAwareness", "true"},
@@ -111,7 +122,8 @@ std::vector<TalbBalancerSpec>
 TalbBalancerSpec::ParseList(const TalbScenarioConfig& c,
                             const TalbFabricSpec& fabric,
                             TalbAttributeList::Pairs* profile,
-                            std::vector<std::string>* errors)
+                            std::vector<std::string>* errors,
+                            const Jobs& jobs)
 {
     TalbAttributeList::Pairs attributes;
     std::string err = TalbAttributeList::Parse(c.GetString("lbAttributes"), &attributes);
@@ -125,7 +137,7 @@ TalbBalancerSpec::ParseList(const TalbScenarioConfig& c,
     hosts.qpPorts = fabric.rdmaHosts && c.GetUint("rdmaQpsPerConnection") > 1 &&
                     !c.GetBool("rdmaSharedSourcePort");
     hosts.hostsSpray = fabric.hostsSpray;
-    *profile = c.GetString("lbProfile") == "transport" ? TransportProfile(hosts)
+    *profile = c.GetString("lbProfile") == "transport" ? TransportProfile(hosts, jobs)
                                                        : TalbAttributeList::Pairs();
     std::vector<TalbBalancerSpec> balancers;
     for (const auto& name : c.GetNames("lb"))

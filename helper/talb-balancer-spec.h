@@ -39,13 +39,20 @@ struct TalbBalancerSpec
         static HostTransport Spray();           //!< the spraying transport (REPS hosts)
     };
 
+    /// The jobs as far as lbProfile=transport asks.
+    struct Jobs
+    {
+        /// a job is an LLM job: the generator's, an AICB workload or a Chakra trace
+        bool llm{false};
+    };
+
     /**
-     * \return the settings lbProfile=transport applies under lbAttributes for \p hosts. Why
-     * these: doc/talb-switch.rst, "Moves by congestion" (RoCEv2) and "Spreading under contention"
-     * (TCP), with the measurements in doc/talb-evaluation.rst, and doc/talb-transport.rst for
-     * selective repeat.
+     * \return the settings lbProfile=transport applies under lbAttributes for \p hosts carrying
+     * \p jobs. Why these: doc/talb-switch.rst, "Moves by congestion" (RoCEv2) and "Spreading
+     * under contention" (TCP), with the measurements in doc/talb-evaluation.rst, and
+     * doc/talb-transport.rst for selective repeat.
      */
-    static TalbAttributeList::Pairs TransportProfile(const HostTransport& hosts);
+    static TalbAttributeList::Pairs TransportProfile(const HostTransport& hosts, const Jobs& jobs);
 
     /**
      * Reads the BALANCERS parameters of \p config for a fabric like \p fabric (its leaves,
@@ -54,11 +61,13 @@ struct TalbBalancerSpec
      * belong to one of them. Each balancer is then asked whether its settings go together on a
      * leaf, as its switches will ask. Each problem is one message appended to \p errors.
      * \param profile set to what lbProfile applies
+     * \param jobs what lbProfile=transport asks of the jobs the balancers will carry
      */
     static std::vector<TalbBalancerSpec> ParseList(const TalbScenarioConfig& config,
                                                    const TalbFabricSpec& fabric,
                                                    TalbAttributeList::Pairs* profile,
-                                                   std::vector<std::string>* errors);
+                                                   std::vector<std::string>* errors,
+                                                   const Jobs& jobs);
 };
 
 } // namespace ns3

@@ -276,7 +276,16 @@ DeclareBalancers(TalbScenarioConfig& c)
               "them), e.g. HighPriorityThreshold=3");
     using Hosts = TalbBalancerSpec::HostTransport;
     auto profile = [](const Hosts& hosts) {
-        return TalbAttributeList::ToText(TalbBalancerSpec::TransportProfile(hosts));
+        return TalbAttributeList::ToText(
+            TalbBalancerSpec::TransportProfile(hosts, TalbBalancerSpec::Jobs()));
+    };
+    // What an LLM job adds to the TCP profile.
+    auto llmAdds = [] {
+        TalbBalancerSpec::Jobs llm;
+        llm.llm = true;
+        auto with = TalbBalancerSpec::TransportProfile(Hosts::Tcp(), llm);
+        auto without = TalbBalancerSpec::TransportProfile(Hosts::Tcp(), TalbBalancerSpec::Jobs());
+        return TalbAttributeList::ToText({with.begin() + without.size(), with.end()});
     };
     c.Declare("lbProfile",
               C::CHOICE,
@@ -288,7 +297,9 @@ DeclareBalancers(TalbScenarioConfig& c)
                   profile(Hosts::Spray()) +
                   "; rdma with rdmaQpsPerConnection > 1 and rdmaSharedSourcePort=false adds "
                   "RateKey=HostPair; tcp: TaLB with " +
-                  profile(Hosts::Tcp()) + "); none, the attribute defaults",
+                  profile(Hosts::Tcp()) + ", adding " + llmAdds() +
+                  " where a job is an LLM job: the generator's, an AICB workload or a Chakra "
+                  "trace); none, the attribute defaults",
               "transport,none");
     c.Declare("lbRulesOff",
               C::STRING,

@@ -40,8 +40,19 @@ TalbScenarioSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* e
         fabric.rdmaHosts = RunsOnRdmaNics(transport);
         ParseRdma(c, transport == TalbSprayTransport::GetTypeId(), errors);
     }
-    balancers = TalbBalancerSpec::ParseList(c, fabric, &lbProfileAttributes, errors);
-    ParseTraining(c, errors);
+    // The jobs first (lbProfile asks whether one is an LLM job), their errors after the
+    // balancers' as before.
+    std::vector<std::string> trainingErrors;
+    ParseTraining(c, &trainingErrors);
+    TalbBalancerSpec::Jobs kinds;
+    for (const auto& job : jobs)
+    {
+        kinds.llm = kinds.llm || job.graph.kind == TalbGraphJobSpec::LLM ||
+                    job.graph.kind == TalbGraphJobSpec::WORKLOAD ||
+                    job.graph.kind == TalbGraphJobSpec::TRACE;
+    }
+    balancers = TalbBalancerSpec::ParseList(c, fabric, &lbProfileAttributes, errors, kinds);
+    errors->insert(errors->end(), trainingErrors.begin(), trainingErrors.end());
     ParseRun(c, errors);
     return errors->empty();
 }

@@ -182,13 +182,17 @@ def _paths_name(given, shipped):
     return 'paths' + value.lower()
 
 
-def _spray_mode_name(given, transport):
+def _spray_mode_name(given, transport, recorded=''):
     """'spray<mode>' (e.g. 'sprayalways') where the lbAttributes given hold a Spray mode other
-    than the one the run's transport's profile ships (Always on the selective-repeat spraying
-    transport, else the attribute default Contended), else ''. Only a value given counts (runs
-    record no Spray of their own); with ReorderMoves the reorder name carries the mode."""
+    than the one the run's profile ships: the Spray its recorded profile holds (``recorded``:
+    Always over TCP with an LLM job since 2026-12-07, and with selective repeat), else Always on
+    the selective-repeat spraying transport and the attribute default Contended elsewhere; else
+    ''. Only a value given counts, so TCP runs of LLM jobs from before 2026-12-07 (a profile
+    without Spray, spraying only while shared) read as the defaults of their day, 'talb'; with
+    ReorderMoves the reorder name carries the mode."""
     value = given.get('Spray', '')
-    shipped = 'always' if transport == 'spray' else 'contended'
+    shipped = (_attributes(recorded).get('Spray', '').lower()
+               or ('always' if transport == 'spray' else 'contended'))
     if not value or value.lower() == shipped or _reorder_name(given):
         return ''
     return 'spray' + value.lower()
@@ -379,12 +383,13 @@ def _switch_label(scheme, params):
         profile = 'rdma-sr'
     shipped = dict(RULE_DEFAULTS, **PROFILE_RULES.get(profile, {}))
     rule = dict(RULE_DEFAULTS)
+    recorded = ''
     if params.get('lbProfile', 'none') == 'transport':
         recorded = params.get('lb_profile')
         if isinstance(recorded, str):
             rule.update(_rule_settings(recorded))
         else:
-            rule = dict(shipped)
+            rule, recorded = dict(shipped), ''
     version = given.get('Version', '')
     if version not in ('', '2'):  # v1 has no move rule
         return '%s-v%s' % (scheme, version)
@@ -408,7 +413,7 @@ def _switch_label(scheme, params):
     last_ends = 'lbProfile' in params or 'LastEndsWindow' in given
     parts = [name(rule) for name in names if name(rule) != name(shipped)]
     parts.append(_paths_name(given, shipped))
-    parts.append(_spray_mode_name(given, transport))
+    parts.append(_spray_mode_name(given, transport, recorded))
     parts.append(_reorder_name(given))
     parts.append(_rtt_name(given))
     parts.append(_fallback_name(given))

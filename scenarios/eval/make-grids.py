@@ -122,6 +122,9 @@ ABLATION = {'tcp': ['spray', 'remote-spray'],
 # The llm family's ablation: the rules of finished messages (its MoE cells found the first; the
 # other rules were tuned on the CNN families and are ablated there), beside each RDMA part.
 ABLATION_LLM = ['last-ends', 'ended-tie']
+# Over TCP, the rule that an LLM job's tensor packets are all sprayed (since 2026-12-07), beside
+# each TCP part of the LLM families (the rules of the CNN families stay ablated there).
+ABLATION_LLM_TCP = ['llm-spray']
 ABLATION_UNTAGGED = {'tcp': ['untagged-spray'], 'rdma': ['untagged-moves']}
 # On the spraying transport (selective repeat): the sr profile's two rules, the RDMA rules
 # that act there (safe-moves and untagged-moves act only on go-back-N flows) and the rules of
@@ -238,11 +241,15 @@ LLM_HELDOUT_MOE = ('model=mixtral-8x7b,tp=2,pp=1,dp=64,ep=16,experts=16,topK=2,r
 
 
 def llm_heldout_parts(out):
-    fixed = dict(LLM_FIXED, **LLM_FABRICS['rail'])
-    fixed.update({'transport': 'rdma', 'bgLoad': 0, 'progress': 'false', 'jobs': LLM_HELDOUT_MOE})
-    out[('llmheldout', 'moe16-rail-rdma128')] = {
-        'grid': {'lb': RDMA_SCHEMES, 'oversubscription': OVERSUB}, 'fixed': fixed,
-        'seeds': HELDOUT_SEEDS}
+    """The job over RDMA, and over TCP (added 2026-12-07: the TCP profile's llm-spray rule was
+    found on the llm family's TCP cells and is checked here)."""
+    for tr, schemes in (('rdma', RDMA_SCHEMES), ('tcp', TCP_SCHEMES)):
+        fixed = dict(LLM_FIXED, **LLM_FABRICS['rail'])
+        fixed.update({'transport': tr, 'bgLoad': 0, 'progress': 'false',
+                      'jobs': LLM_HELDOUT_MOE})
+        out[('llmheldout', 'moe16-rail-%s128' % tr)] = {
+            'grid': {'lb': schemes, 'oversubscription': OVERSUB}, 'fixed': fixed,
+            'seeds': HELDOUT_SEEDS}
 
 
 def has_background(grid):
@@ -316,9 +323,9 @@ def families():
                 out[(family, prefix + name)] = c
     for (family, name), grid in list(out.items()):
         transport = grid['fixed']['transport']
-        if family == 'llm':
-            if transport != 'rdma':
-                continue
+        if family in ('llm', 'llmheldout') and transport == 'tcp':
+            rules = list(ABLATION_LLM_TCP)
+        elif family == 'llm':
             rules = list(ABLATION_LLM)
         elif name.startswith('talb') or not (name.endswith(tuple(SCALES)) or
                                              family in ('heldout', 'llmheldout')):
@@ -370,9 +377,15 @@ def families():
         c = copy.deepcopy(out[tuple(source.split('/'))])
         c['grid'].update(copy.deepcopy(LINUX_TCP))
         out[('linuxtcp', name)] = c
-        always = copy.deepcopy(c)
-        always['grid'].update(lb=['talb'], lbAttributes=['Spray=Always'])
-        out[('linuxtcp', name + '-sprayalways')] = always
+        # TaLB spraying every tensor packet beside the part; for the LLM jobs that is TaLB's
+        # default since 2026-12-07, so there the rule before runs beside it.
+        beside = copy.deepcopy(c)
+        if source.startswith('llm/'):
+            beside['grid'].update(lb=['talb'], lbRulesOff=list(ABLATION_LLM_TCP))
+            out[('linuxtcp', name + '-nollmspray')] = beside
+        else:
+            beside['grid'].update(lb=['talb'], lbAttributes=['Spray=Always'])
+            out[('linuxtcp', name + '-sprayalways')] = beside
     for (family, name), grid in list(out.items()):
         if 'conweave' in grid['grid'].get('lb', []):
             c = copy.deepcopy(grid)

@@ -64,6 +64,9 @@ def test_workload_collectives_within_their_bounds_with_exact_bytes(tmp_path, wor
     r = run(*IDLE, '--transport=' + transport, '--iterations=2',
             '--jobs=workload=' + workload, '--out=%s' % tmp_path)
     assert r.returncode == 0, r.stderr
+    # A workload is an LLM job: over TCP TaLB's profile sprays its every tensor packet.
+    profile = json.loads((tmp_path / 'run.json').read_text())['lb_profile']
+    assert profile.endswith(';Spray=Always') == (transport == 'tcp'), profile
     done = rows(tmp_path, 'collectives.csv')
     by_group = defaultdict(int)
     for row in done:

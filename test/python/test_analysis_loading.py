@@ -283,6 +283,15 @@ def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_tra
     assert label('talb', dict(spray, lbAttributes='Spray=Never')) == 'talb-spraynever'
     assert label('talb', dict(tcp, lbAttributes='Spray=Crowded', lbRulesOff='spray')) == \
         'talb-spraycrowded-no-spray'
+    # Over TCP with an LLM job the profile sprays always (2026-12-07) and records it: there
+    # Always is TaLB and Contended the variant; the rule turned off by name is named so.
+    llm = dict(tcp, lb_profile=now + ';Spray=Always')
+    assert label('talb', llm) == 'talb'
+    assert label('talb', dict(llm, lbAttributes='Spray=Always')) == 'talb'
+    assert label('talb', dict(llm, lbAttributes='Spray=Contended')) == 'talb-spraycontended'
+    assert label('talb', dict(llm, lbRulesOff='llm-spray')) == 'talb-no-llm-spray'
+    assert label('talb', dict(llm, lbProfile='none')) == \
+        'talb-localspray-sprayallwhenshared-marginmoves-stallmoves'
     assert label('talb', dict(tcp, lbAttributes='Moves=Contended')) == 'talb-contended'
     assert label('talb', dict(tcp, lbAttributes='Moves=Contended;QueueMoves=true')) == \
         'talb-contended-queue'

@@ -127,7 +127,10 @@ def test_written_microbenchmark_within_its_bound(tmp_path, n, kind, comm_type, t
     # Per rank: an all-gather's output buffer is comm_size x n; the others' is comm_size.
     assert int(done[0]['bytes']) == n * (size * n if comm_type == ALL_GATHER else size)
     check_bound(done[0], n, transport, slack)
-    assert json.loads((tmp_path / 'out' / 'run.json').read_text())['complete']
+    meta = json.loads((tmp_path / 'out' / 'run.json').read_text())
+    assert meta['complete']
+    # A trace is an LLM job: over TCP TaLB's profile sprays its every tensor packet.
+    assert meta['lb_profile'].endswith(';Spray=Always') == (transport == 'tcp')
 
 
 @pytest.mark.parametrize('kind', ['all_reduce', 'all_gather', 'reduce_scatter', 'all_to_all'])

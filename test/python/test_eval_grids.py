@@ -36,8 +36,10 @@ VARIANT_LABELS = {'talbc-': 'talb-congestion', 'talbx-': 'talb-contended',
 MOVES_VARIANTS = {'talbc-': ('lbAttributes', 'Moves=Congestion;QueueMoves=false;'),
                   'talbx-': ('lbAttributes', 'Moves=Contended;QueueMoves=false;'),
                   'talbn-': ('lbProfile', 'none')}
-# The linuxtcp family's TaLB beside each part, spraying every tensor flow.
+# The linuxtcp family's TaLB beside each part, spraying every tensor flow; beside the LLM parts,
+# where that is TaLB's default (since 2026-12-07), the rule before it.
 SPRAY_ALWAYS = '-sprayalways'
+NO_LLM_SPRAY = '-nollmspray'
 # ConWeave with its paper's settings beside every part that runs ConWeave (reported as
 # conweave-notify).
 PAPER = 'conweave-paper-'
@@ -90,6 +92,9 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_a
     for transport in ('tcp', 'rdma'):
         on = {r for r, transports in listed.items() if transport in transports.split(',')}
         assert set(grids.ABLATION[transport]) | set(grids.ABLATION_UNTAGGED[transport]) == on
+    # TCP's rule for LLM jobs: ablated beside the LLM families' TCP parts.
+    assert set(grids.ABLATION_LLM_TCP) == {r for r, transports in listed.items()
+                                           if 'tcp-llm' in transports.split(',')}
     # The spraying transport: its own rules and the selective-repeat ones, and of the RDMA
     # rules those that act on selective-repeat NICs (not the go-back-N drain rule, nor
     # last-ends and ended-tie, which only the go-back-N profile has).
@@ -111,11 +116,18 @@ def test_the_ablation_turns_off_every_rule_the_defaults_have_on_beside_each_16_a
     # rule its MoE cells found.
     axes, _, _ = sweep.read_grid(os.path.join(EVAL, 'llmheldout', 'ablate-moe16-rail-rdma128.json'))
     assert axes['lbRulesOff'] == grids.ABLATION['rdma']
+    axes, _, _ = sweep.read_grid(os.path.join(EVAL, 'llmheldout', 'ablate-moe16-rail-tcp128.json'))
+    assert axes['lbRulesOff'] == grids.ABLATION_LLM_TCP
+    assert grids.ABLATION_LLM == ['last-ends', 'ended-tie']
+    assert grids.ABLATION_LLM_TCP == ['llm-spray']
+    ablated = set()
     for name in part_names('llm'):
         if name.startswith('ablate-'):
             axes, _, _ = sweep.read_grid(os.path.join(EVAL, 'llm', name + '.json'))
-            assert axes['lb'] == ['talb'] and axes['lbRulesOff'] == grids.ABLATION_LLM
-            assert grids.ABLATION_LLM == ['last-ends', 'ended-tie'] and name.endswith('rdma128')
+            assert axes['lb'] == ['talb'] and axes['lbRulesOff'] == (
+                grids.ABLATION_LLM if name.endswith('rdma128') else grids.ABLATION_LLM_TCP)
+            ablated.add(name[len('ablate-'):])
+    assert ablated == LLM_PARTS
 
 
 def test_every_family_has_both_transports_and_both_scales():
@@ -130,7 +142,7 @@ def test_every_family_has_both_transports_and_both_scales():
 
 def test_the_llm_family_runs_each_job_set_on_both_fabrics_and_transports_at_128_gpus():
     parts = part_names('llm')
-    assert parts == LLM_PARTS | {'ablate-' + n for n in LLM_PARTS if n.endswith('rdma128')}
+    assert parts == LLM_PARTS | {'ablate-' + n for n in LLM_PARTS}  # RDMA's rules; TCP's llm-spray
     for name in parts:
         axes, fixed, _ = sweep.read_grid(os.path.join(EVAL, 'llm', name + '.json'))
         assert int(fixed['leaves']) * int(fixed['hostsPerLeaf']) == 128
@@ -145,7 +157,8 @@ def test_the_linuxtcp_family_is_its_source_parts_on_hosts_with_linux_reordering(
     axis adaptiveReordering=true added: the same points, on other hosts."""
     grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
     assert part_names('linuxtcp') == set(grids.LINUX_TCP_PARTS.values()) | {
-        n + SPRAY_ALWAYS for n in grids.LINUX_TCP_PARTS.values()}
+        n + (NO_LLM_SPRAY if s.startswith('llm/') else SPRAY_ALWAYS)
+        for s, n in grids.LINUX_TCP_PARTS.items()}
     for source, name in grids.LINUX_TCP_PARTS.items():
         axes, fixed, seeds = sweep.read_grid(os.path.join(EVAL, 'linuxtcp', name + '.json'))
         s_axes, s_fixed, s_seeds = sweep.read_grid(os.path.join(EVAL, source + '.json'))
@@ -196,17 +209,19 @@ def test_the_held_out_llm_grid_is_an_moe_job_the_llm_family_does_not_run():
     def grid(family, name):
         return sweep.read_grid(os.path.join(EVAL, family, name + '.json'))
 
-    assert part_names('llmheldout') == {'moe16-rail-rdma128', 'ablate-moe16-rail-rdma128'}
-    axes, fixed, seeds = grid('llmheldout', 'moe16-rail-rdma128')
-    tuning_axes, tuning_fixed, tuning_seeds = grid('llm', 'moe-rail-rdma128')
-    assert not set(seeds) & set(tuning_seeds) and len(seeds) == 5
-    assert dict(axes) == dict(tuning_axes)
-    assert {k: v for k, v in fixed.items() if k != 'jobs'} == \
-        {k: v for k, v in tuning_fixed.items() if k != 'jobs'}
+    assert part_names('llmheldout') == {'moe16-rail-%s128' % t for t in ('rdma', 'tcp')} | {
+        'ablate-moe16-rail-%s128' % t for t in ('rdma', 'tcp')}
     llm_jobs = {j for n in part_names('llm') for j in grid('llm', n)[1]['jobs'].split(';')}
-    assert fixed['jobs'] not in llm_jobs
-    job = dict(kv.split('=') for kv in fixed['jobs'].split(','))
-    assert (job['ep'], job['experts'], float(job['routingSkew'])) == ('16', '16', 1.0)
+    for transport in ('rdma', 'tcp'):
+        axes, fixed, seeds = grid('llmheldout', 'moe16-rail-%s128' % transport)
+        tuning_axes, tuning_fixed, tuning_seeds = grid('llm', 'moe-rail-%s128' % transport)
+        assert not set(seeds) & set(tuning_seeds) and len(seeds) == 5
+        assert dict(axes) == dict(tuning_axes)
+        assert {k: v for k, v in fixed.items() if k != 'jobs'} == \
+            {k: v for k, v in tuning_fixed.items() if k != 'jobs'}
+        assert fixed['jobs'] not in llm_jobs
+        job = dict(kv.split('=') for kv in fixed['jobs'].split(','))
+        assert (job['ep'], job['experts'], float(job['routingSkew'])) == ('16', '16', 1.0)
 
 
 @pytest.fixture(scope='module')
@@ -281,6 +296,12 @@ def test_grid_reads_and_names_only_runner_parameters(path, runner_options):
     if path.endswith(SPRAY_ALWAYS + '.json'):  # linuxtcp: TaLB spraying beside its part
         assert_talb_beside(path[:-len(SPRAY_ALWAYS + '.json')] + '.json', (axes, fixed, seeds),
                            'Spray=Always')
+        return
+    if path.endswith(NO_LLM_SPRAY + '.json'):  # linuxtcp: TaLB's rule before, beside an LLM part
+        s_axes, s_fixed, s_seeds = sweep.read_grid(path[:-len(NO_LLM_SPRAY + '.json')] + '.json')
+        assert axes['lb'] == ['talb'] and axes['lbRulesOff'] == ['llm-spray']
+        assert ({k: v for k, v in axes.items() if k not in ('lb', 'lbRulesOff')}, fixed, seeds) \
+            == ({k: v for k, v in s_axes.items() if k != 'lb'}, s_fixed, s_seeds)
         return
     if os.path.basename(path).endswith('-oblivious.json'):  # spray: ECMP under oblivious hosts
         assert schemes == ['ecmp'] and axes['sprayPolicy'] == ['oblivious']

@@ -29,6 +29,9 @@ RDMA_RULE = ('Moves=Contended;RemoteAwareness=true;ActiveWindow=1ms;MinMoveInter
              'QueueMoves=true')
 RDMA_PROFILE = RDMA_RULE + ';LastEndsWindow=true;EndedTie=Keep'
 SR_PROFILE = RDMA_RULE + ';RoceGoBackN=false;Spray=Always'
+# Over TCP: the leaf-to-leaf feedback for sprayed packets, no margin or stall moves.
+TCP_PROFILE = ('RemoteSprayBytes=30000;SprayPaths=Fastest;MarginMoves=false;SprayQueue=AtOrAbove;'
+               'StallTimeout=0')
 
 
 def run(*args):
@@ -161,10 +164,37 @@ def test_lb_profile_gives_talb_its_settings_per_transport(tmp_path):
     meta = json.loads((outs['rdma'] / 'run.json').read_text())
     assert meta['parameters']['lbProfile'] == 'transport' and meta['lb_profile'] == RDMA_PROFILE
     assert json.loads((outs['rdma-none'] / 'run.json').read_text())['lb_profile'] == ''
-    assert json.loads((outs['tcp'] / 'run.json').read_text())['lb_profile'] == \
-        'RemoteSprayBytes=30000;SprayPaths=Fastest;MarginMoves=false;SprayQueue=AtOrAbove;' \
-        'StallTimeout=0'
+    assert json.loads((outs['tcp'] / 'run.json').read_text())['lb_profile'] == TCP_PROFILE
     assert json.loads((outs['tcp-none'] / 'run.json').read_text())['lb_profile'] == ''
+
+
+# A small Llama-like job of 8 ranks (tp 2, pp 2, dp 2) over two leaves.
+SMALL_LLM = ('model=llama3-8b,tp=2,pp=2,dp=2,layers=2,hidden=512,ffn=1024,heads=8,kvHeads=4,'
+             'seq=256,vocab=2048,microBatch=1')
+
+
+def test_llm_jobs_over_tcp_spray_every_tensor_packet(tmp_path):
+    """Over TCP, lbProfile=transport adds Spray=Always where a job is an LLM job: alone on the
+    fabric TaLB sprays its tensor packets (a CNN job alone it does not), byte for byte as the
+    profile given by hand; lbRulesOff=llm-spray is the rule before (nothing sprayed), and the
+    report labels the runs talb and talb-no-llm-spray."""
+    llm = ['--jobs=' + SMALL_LLM, '--bgLoad=0', '--warmup=0']
+    outs = run_variants(tmp_path, (('llm', llm),
+                                   ('llm-off', llm + ['--lbRulesOff=llm-spray']),
+                                   ('llm-hand', llm + ['--lbProfile=none', '--lbAttributes=' +
+                                                       TCP_PROFILE + ';Spray=Always']),
+                                   ('cnn', ['--bgLoad=0'])),
+                        '--transport=tcp', '--hostsPerLeaf=4')
+    meta = {n: json.loads((o / 'run.json').read_text()) for n, o in outs.items()}
+    sprayed = {n: m['lb_counters']['sprayed'] for n, m in meta.items()}
+    assert meta['llm']['lb_profile'] == meta['llm-off']['lb_profile'] == \
+        TCP_PROFILE + ';Spray=Always'
+    assert meta['cnn']['lb_profile'] == TCP_PROFILE
+    assert sprayed['llm'] > 0 and sprayed['llm-off'] == sprayed['cnn'] == 0, sprayed
+    assert same_flows(outs['llm'], outs['llm-hand']) and not same_flows(outs['llm'],
+                                                                          outs['llm-off'])
+    assert loading.load_run(str(outs['llm']))[0]['scheme'] == 'talb'
+    assert loading.load_run(str(outs['llm-off']))[0]['scheme'] == 'talb-no-llm-spray'
 
 
 @pytest.mark.parametrize('rule,attributes', [('queue-moves', 'QueueMoves=false'),
@@ -246,6 +276,8 @@ def test_queue_pairs_with_ports_of_their_own_are_judged_per_host_pair(tmp_path):
     (['--lb=ecmp,bogus'], "unknown load balancer 'bogus'"),
     (['--lbRulesOff=spray,bogus'], "lbRulesOff: unknown rule 'bogus' (rules: spray, "),
     (['--lbRulesOff=spray,spray'], "lbRulesOff: rule 'spray' is named twice"),
+    (['--lbRulesOff=spray,llm-spray'],
+     "lbRulesOff: rules 'spray' and 'llm-spray' both set Spray: name one of them"),
     (['--lb=ecmp', '--lbRulesOff=spray'],
      "lbRulesOff: no load balancer of lb has the attribute 'Spray' (the rules are TaLB's"),
     (['--lbRulesOff=stall-moves', '--lbAttributes=StallTimeout=5ms'],

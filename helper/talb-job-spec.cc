@@ -132,6 +132,13 @@ TalbJobSpec::IsGraphJob() const
     return graph.kind != TalbGraphJobSpec::NONE;
 }
 
+bool
+TalbJobSpec::IsLlmJob() const
+{
+    return graph.kind == TalbGraphJobSpec::LLM || graph.kind == TalbGraphJobSpec::WORKLOAD ||
+           graph.kind == TalbGraphJobSpec::TRACE;
+}
+
 void
 TalbJobSpec::Check(const std::string& where, std::vector<std::string>* errors)
 {

@@ -49,6 +49,10 @@ struct TalbJobSpec
     /// \return whether Check() found a graph job (LLM or benchmark)
     bool IsGraphJob() const;
 
+    /// \return whether Check() found an LLM job: the generator's, a workload file's or a
+    /// Chakra trace's (not a collective benchmark)
+    bool IsLlmJob() const;
+
     /**
      * Parses the "jobs" text into \p jobs. Keys left out keep the values \p defaults has; names
      * and attributes are checked by Check().

@@ -47,9 +47,7 @@ TalbScenarioSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* e
     TalbBalancerSpec::Jobs kinds;
     for (const auto& job : jobs)
     {
-        kinds.llm = kinds.llm || job.graph.kind == TalbGraphJobSpec::LLM ||
-                    job.graph.kind == TalbGraphJobSpec::WORKLOAD ||
-                    job.graph.kind == TalbGraphJobSpec::TRACE;
+        kinds.llm = kinds.llm || job.IsLlmJob();
     }
     balancers = TalbBalancerSpec::ParseList(c, fabric, &lbProfileAttributes, errors, kinds);
     errors->insert(errors->end(), trainingErrors.begin(), trainingErrors.end());

@@ -2580,6 +2580,39 @@ TEST(TalbLbCoreTensorAwareV2, SprayQueueCountsEveryBandWhileAnotherJobShares)
     EXPECT_EQ(TensorAwareV2::Config().sprayQueue, Q::kAllWhenShared);
 }
 
+TEST(TalbLbCoreTensorAwareV2, SprayQueueAtOrAboveThenAllBreaksTiesByEveryBand)
+{
+    using Q = TensorAwareV2::SprayQueue;
+    // Sprayed priority 2 packets; uplink 1 holds 20000 bytes of priority 6, uplink 2 holds
+    // \p bytes2 of priority \p band2 (and nothing else). Returns how many of 200 go to uplink 1.
+    auto onFirst = [](Q queue, uint8_t band2, uint64_t bytes2) {
+        TensorAwareV2::Config c;
+        c.spray = TensorAwareV2::Spray::kAlways;
+        c.sprayQueue = queue;
+        TalbV2Rig rig(c);
+        rig.Queue(1, 6, 20000);
+        rig.Queue(2, band2, bytes2);
+        uint32_t n = 0;
+        for (int k = 0; k < 200; ++k)
+        {
+            n += rig.Send(Tensor(10, US + k * US, 100, 2, k == 0 ? TALB_FLAG_FIRST : 0)) == 1u;
+        }
+        EXPECT_EQ(rig.talb.GetTableStats().nSprayed, 200u);
+        return n;
+    };
+    // Nothing at or above priority 2 on either uplink: AtOrAbove draws between them, blind to
+    // the 20000 bytes that fill uplink 1's buffer; AtOrAboveThenAll takes the emptier uplink.
+    uint32_t drawn = onFirst(Q::kAtOrAbove, 6, 8000);
+    EXPECT_GT(drawn, 60u);
+    EXPECT_LT(drawn, 140u);
+    EXPECT_EQ(onFirst(Q::kAtOrAboveThenAll, 6, 8000), 0u);
+    EXPECT_EQ(onFirst(Q::kAll, 6, 8000), 0u);
+    // Bytes the packet waits behind decide first: 5000 bytes of priority 2 on uplink 2.
+    EXPECT_EQ(onFirst(Q::kAtOrAbove, 2, 5000), 200u);
+    EXPECT_EQ(onFirst(Q::kAtOrAboveThenAll, 2, 5000), 200u);
+    EXPECT_EQ(onFirst(Q::kAll, 2, 5000), 0u);
+}
+
 TEST(TalbLbCoreTensorAwareV2, SprayPathsRateSharesThePathsByTheirRates)
 {
     using P = TensorAwareV2::SprayPaths;
@@ -2702,7 +2735,7 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_TRUE(bad([](auto& x) { x.crowdFlowsPerPort = -1; }));
     EXPECT_TRUE(bad([](auto& x) { x.crowdFlowsPerPort = 9; })); // above the 8 flow slots
     EXPECT_FALSE(bad([](auto& x) { x.crowdFlowsPerPort = 8; }));
-    EXPECT_TRUE(bad([](auto& x) { x.sprayQueue = static_cast<TensorAwareV2::SprayQueue>(3); }));
+    EXPECT_TRUE(bad([](auto& x) { x.sprayQueue = static_cast<TensorAwareV2::SprayQueue>(4); }));
     EXPECT_TRUE(bad([](auto& x) { x.sprayPaths = static_cast<TensorAwareV2::SprayPaths>(2); }));
     EXPECT_TRUE(bad([](auto& x) { x.moves = static_cast<TensorAwareV2::Moves>(3); }));
     EXPECT_TRUE(bad([](auto& x) { x.slowRate = 0; }));

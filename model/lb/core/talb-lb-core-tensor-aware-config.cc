@@ -61,6 +61,7 @@ constexpr SettingSpelling kSprayQueue[] = {
     {int(TensorAwareV2::SprayQueue::kAllWhenShared), "AllWhenShared", "allwhenshared"},
     {int(TensorAwareV2::SprayQueue::kAll), "All", "all"},
     {int(TensorAwareV2::SprayQueue::kAtOrAbove), "AtOrAbove", "atorabove"},
+    {int(TensorAwareV2::SprayQueue::kAtOrAboveThenAll), "AtOrAboveThenAll", "atorabovethenall"},
 };
 
 constexpr SettingSpelling kSprayPaths[] = {
@@ -189,7 +190,9 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      "queued at or above its priority (its wait at this port); All, every band's bytes (the "
      "load it adds to the path, as DRILL counts); AllWhenShared, All while another job's tensor "
      "flow is active on a candidate port (their packets share the spine downlinks whatever "
-     "their band), else AtOrAbove",
+     "their band), else AtOrAbove; AtOrAboveThenAll, AtOrAbove with ties broken by every "
+     "band's bytes (a port's buffer is shared by its bands: where lower bands fill it an "
+     "urgent packet is dropped as any)",
      kSprayQueue},
     {"SprayPaths",
      "spray-paths",

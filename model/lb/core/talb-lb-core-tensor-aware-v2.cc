@@ -36,7 +36,7 @@ TensorAwareV2::Check(const Config& c)
     {
         return "the spray mode must be known and the crowd's flows per port in [0, flow slots]";
     }
-    if (c.sprayQueue > SprayQueue::kAllWhenShared || c.sprayPaths > SprayPaths::kRate)
+    if (c.sprayQueue > SprayQueue::kAtOrAboveThenAll || c.sprayPaths > SprayPaths::kRate)
     {
         return "the spray queue and the spray paths rule must be known";
     }
@@ -291,6 +291,7 @@ TensorAwareV2::SprayPort(const PacketInfo& packet, const Candidates& candidates,
     // class its share; doc/talb-switch.rst, "SprayQueue", has the measurement).
     const bool allBands = m_config.sprayQueue == SprayQueue::kAll ||
                           (m_config.sprayQueue == SprayQueue::kAllWhenShared && shared);
+    const bool allOnTies = !allBands && m_config.sprayQueue == SprayQueue::kAtOrAboveThenAll;
     // Another job's flows collide with this one at spine downlinks the leaf does not see; a
     // background burst is local and short, and the queue here is the better guide to it. A
     // penalty, not a veto: the report lags and counts the leaf's own packets (doc/talb-switch.rst,
@@ -301,7 +302,7 @@ TensorAwareV2::SprayPort(const PacketInfo& packet, const Candidates& candidates,
         const int64_t penaltyNs = penalty > 0 && fastest.local > 0
                                       ? static_cast<int64_t>(penalty * 8e9 / fastest.local)
                                       : 0;
-        return RateSharedPort(packet, candidates, allBands, penaltyNs);
+        return RateSharedPort(packet, candidates, allBands, allOnTies, penaltyNs);
     }
     return PickLeast(candidates, [&](uint32_t port) {
         double bytes = DrainBytes(port, packet, fastest, allBands);
@@ -309,7 +310,9 @@ TensorAwareV2::SprayPort(const PacketInfo& packet, const Candidates& candidates,
         {
             bytes += penalty;
         }
-        return std::make_pair(PathRatio(port, packet, fastest), bytes);
+        return std::make_tuple(PathRatio(port, packet, fastest),
+                               bytes,
+                               allOnTies ? DrainBytes(port, packet, fastest, true) : 0.0);
     });
 }
 
@@ -317,6 +320,7 @@ uint32_t
 TensorAwareV2::RateSharedPort(const PacketInfo& packet,
                               const Candidates& candidates,
                               bool allBands,
+                              bool allOnTies,
                               int64_t penaltyNs)
 {
     // Weighted round robin by path rate: each (port, destination leaf) clock advances by the
@@ -346,10 +350,12 @@ TensorAwareV2::RateSharedPort(const PacketInfo& packet,
         double local = static_cast<double>(Ports().RateBps(p));
         if (clock == std::numeric_limits<int64_t>::max() || local <= 0)
         {
-            return std::numeric_limits<int64_t>::max();
+            return std::make_pair(std::numeric_limits<int64_t>::max(), uint64_t{0});
         }
         int64_t queued = static_cast<int64_t>(QueuedBytes(p, packet, allBands) * 8e9 / local);
-        return clock + queued + (penaltyNs > 0 && Saturated(p, packet) ? penaltyNs : 0);
+        return std::make_pair(clock + queued +
+                                  (penaltyNs > 0 && Saturated(p, packet) ? penaltyNs : 0),
+                              allOnTies ? Ports().QueueBytes(p) : uint64_t{0});
     });
     const int64_t clock = port < m_nPorts ? next(port) : std::numeric_limits<int64_t>::max();
     if (clock != std::numeric_limits<int64_t>::max())

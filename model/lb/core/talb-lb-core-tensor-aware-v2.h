@@ -246,6 +246,10 @@ class TensorAwareV2 : public TensorPolicy
         /// kAll while another job's tensor flow is active on a candidate (their packets share
         /// the spine downlinks downstream, whatever their band), else kAtOrAbove
         kAllWhenShared,
+        /// kAtOrAbove, ties broken by every band's bytes: a port's buffer is shared by its
+        /// bands, so an urgent packet that would pass the lower bands is dropped all the same
+        /// where they fill it, and with no urgent bytes queued every port ties
+        kAtOrAboveThenAll,
     };
 
     /// How a sprayed packet weighs paths of different rates (asymmetric links).
@@ -627,10 +631,12 @@ class TensorAwareV2 : public TensorPolicy
     double QueuedBytes(uint32_t port, const PacketInfo& packet, bool allBands) const;
     /// \return the port a sprayed packet takes under SprayPaths::kRate over paths of different
     /// rates (and advances its clock); \p penaltyNs is added where the path is reported
-    /// saturated (remoteSprayBytes at the fastest local rate; 0: none)
+    /// saturated (remoteSprayBytes at the fastest local rate; 0: none); \p allOnTies breaks
+    /// ties by every band's bytes (SprayQueue::kAtOrAboveThenAll)
     uint32_t RateSharedPort(const PacketInfo& packet,
                             const Candidates& candidates,
                             bool allBands,
+                            bool allOnTies,
                             int64_t penaltyNs);
 
     /// \return true when the RemoteView (set) reports the path behind \p port to \p packet's

@@ -343,7 +343,18 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info, s
     json << ", \"device_drops\": " << sw.deviceDrops
          << ", \"device_drops_by_hop\": {\"leaf_up\": " << sw.leafUpDrops
          << ", \"spine_down\": " << sw.spineDownDrops << ", \"leaf_down\": " << sw.leafDownDrops
-         << "}"
+         << "}, \"device_drops_by_priority\": {";
+    const char* hopNames[] = {"leaf_up", "spine_down", "leaf_down"};
+    for (uint32_t hop = 0; hop < sw.hopDropsByPriority.size(); ++hop)
+    {
+        json << (hop ? "}, \"" : "\"") << hopNames[hop] << "\": {";
+        for (uint32_t k = 0; k < TALB_NUM_PRIORITIES; ++k)
+        {
+            json << (k ? ", \"" : "\"") << k << "\": " << sw.hopDropsByPriority[hop][k];
+        }
+        json << ", \"untagged\": " << sw.hopDropsByPriority[hop][TALB_NUM_PRIORITIES];
+    }
+    json << "}}"
          << ", \"link_loss_drops\": " << sw.linkLossDrops
          << ", \"failed_link_drops\": " << sw.failedLinkDrops << "}";
     if (sw.pfc.installed)

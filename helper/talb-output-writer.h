@@ -12,6 +12,7 @@
 #include "ns3/talb-path-recorder.h"
 #include "ns3/talb-training-job.h"
 #include "ns3/talb-training-records.h"
+#include "ns3/talb-wire.h"
 
 #include <array>
 #include <chrono>
@@ -131,10 +132,13 @@ class TalbOutputWriter : public Object
     {
         ClassCounters training;
         ClassCounters bestEffort;
-        uint64_t deviceDrops{0};     //!< packets an egress device refused (TalbSwitch nDropDevice)
-        uint64_t leafUpDrops{0};     //!< ... on a leaf's port towards a spine
-        uint64_t spineDownDrops{0};  //!< ... on a spine's port towards a leaf
-        uint64_t leafDownDrops{0};   //!< ... on a leaf's port towards a host
+        uint64_t deviceDrops{0};    //!< packets an egress device refused (TalbSwitch nDropDevice)
+        uint64_t leafUpDrops{0};    //!< ... on a leaf's port towards a spine
+        uint64_t spineDownDrops{0}; //!< ... on a spine's port towards a leaf
+        uint64_t leafDownDrops{0};  //!< ... on a leaf's port towards a host
+        /// The drops of each hop (leaf up, spine down, leaf down) by the packet's TaLB
+        /// priority; the last: packets with no label
+        std::array<std::array<uint64_t, TALB_NUM_PRIORITIES + 1>, 3> hopDropsByPriority{};
         uint64_t linkLossDrops{0};   //!< packets lossy links (linkLoss) lost at random
         uint64_t failedLinkDrops{0}; //!< packets sent onto failed links (failLink, flapLink)
         PfcCounters pfc;

@@ -109,13 +109,17 @@ AddSharedBufferCounters(Ptr<TalbSwitch> sw, TalbOutputWriter::SharedBufferCounte
 void
 AddHopDrops(const TalbSwitch& sw, SwitchCounters* out)
 {
+    // hopDropsByPriority's order
+    uint64_t* const hopDrops[] = {&out->leafUpDrops, &out->spineDownDrops, &out->leafDownDrops};
     for (uint32_t i = 0; i < sw.GetNPorts(); ++i)
     {
         const TalbPortState& port = sw.GetPort(i);
-        uint64_t* hop = !sw.GetInfo().isLeaf ? &out->spineDownDrops
-                        : port.uplink        ? &out->leafUpDrops
-                                             : &out->leafDownDrops;
-        *hop += port.deviceDrops;
+        const uint32_t hop = !sw.GetInfo().isLeaf ? 1 : port.uplink ? 0 : 2;
+        *hopDrops[hop] += port.deviceDrops;
+        for (uint32_t k = 0; k < port.deviceDropsByPriority.size(); ++k)
+        {
+            out->hopDropsByPriority[hop][k] += port.deviceDropsByPriority[k];
+        }
     }
 }
 
@@ -185,6 +189,13 @@ SumFields(SwitchCounters* c)
     TalbOutputWriter::SharedBufferCounters& b = c->sharedBuffer;
     fields.insert(fields.end(),
                   {&b.thresholdDrops, &b.fullDrops, &b.droppedBytes, &b.overCommitted});
+    for (auto& hop : c->hopDropsByPriority)
+    {
+        for (uint64_t& drops : hop)
+        {
+            fields.push_back(&drops);
+        }
+    }
     return fields;
 }
 

@@ -16,6 +16,7 @@
 #include "ns3/talb-wire.h"
 #include "ns3/traced-callback.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct TalbPortState
     uint64_t txPackets{0};   //!< packets the switch sent on this port
     uint64_t txBytes{0};     //!< bytes the switch sent on this port
     uint64_t deviceDrops{0}; //!< packets the egress device refused on this port (queue full)
+    /// deviceDrops by the packet's TaLB priority; the last: packets with no label (background,
+    /// acknowledgements)
+    std::array<uint64_t, TALB_NUM_PRIORITIES + 1> deviceDropsByPriority{};
     /// uplinks: per destination leaf, the slowest link rate (bit/s) on the path through this
     /// port (the fabric's control plane knows it); empty or 0: the port's own rate
     std::vector<uint64_t> pathRateBps;

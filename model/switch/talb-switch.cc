@@ -507,6 +507,12 @@ TalbSwitch::Transmit(Ptr<Packet> p,
             m_pfc->Refused(inPort, out, pfcPriority, pfcSlot, size);
         }
         ++port.deviceDrops;
+        // Which traffic a full port costs (an urgent packet is refused as any other): read
+        // only on a drop.
+        const TalbPriorityQueue::PacketInfo refused = info ? *info : TalbPriorityQueue::Read(p);
+        ++port.deviceDropsByPriority[refused.tagged && refused.label.priority < TALB_NUM_PRIORITIES
+                                         ? refused.label.priority
+                                         : TALB_NUM_PRIORITIES];
         Drop(p, DROP_DEVICE);
         return;
     }

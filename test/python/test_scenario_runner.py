@@ -434,7 +434,8 @@ def test_slot_overflows_say_when_flow_slots_are_too_few(runs, tmp_path):
       '--jobs=coll=all_to_all,bytes=4MB,workers=3', '--bgLoad=0.5'], 'spine_down')])
 def test_device_drops_by_hop_say_which_ports_overflowed(tmp_path, fabric, hop):
     """run.json's device_drops_by_hop splits the egress drops by where their port sits: a
-    leaf's uplink, a spine's downlink, a leaf's port to a host."""
+    leaf's uplink, a spine's downlink, a leaf's port to a host; device_drops_by_priority splits
+    each hop's by the packets' TaLB priority (untagged: no label)."""
     result = run('--hostRate=100Gbps', '--queueSize=100KB', '--iterations=1', '--warmup=0',
                  '--progress=false', '--lb=ecmp', *fabric, '--out=%s' % tmp_path)
     assert result.returncode == 0, result.stderr
@@ -442,6 +443,16 @@ def test_device_drops_by_hop_say_which_ports_overflowed(tmp_path, fabric, hop):
     by_hop = switches['device_drops_by_hop']
     assert sum(by_hop.values()) == switches['device_drops']
     assert by_hop[hop] > 0 and by_hop[hop] == switches['device_drops'], by_hop
+    by_priority = switches['device_drops_by_priority']
+    assert sorted(by_priority) == sorted(by_hop)
+    for name, drops in by_priority.items():
+        assert list(drops) == [str(k) for k in range(8)] + ['untagged']
+        assert sum(drops.values()) == by_hop[name], (name, drops)
+    tagged = sum(v for k, v in by_priority[hop].items() if k != 'untagged')
+    if '--bgLoad=0' in fabric:  # the training job's packets alone overflow the uplinks
+        assert tagged > 0 and tagged >= by_priority[hop]['untagged'], by_priority[hop]
+    else:  # the background overflows the ports: its packets carry no label
+        assert by_priority[hop]['untagged'] > 0, by_priority[hop]
 
 
 def test_spread_retransmits_sends_resent_segments_off_the_flows_port(tmp_path):

@@ -340,11 +340,15 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info, s
     writeClass("training", sw.training);
     json << ", ";
     writeClass("best_effort", sw.bestEffort);
-    json << ", \"device_drops\": " << sw.deviceDrops
-         << ", \"device_drops_by_hop\": {\"leaf_up\": " << sw.leafUpDrops
-         << ", \"spine_down\": " << sw.spineDownDrops << ", \"leaf_down\": " << sw.leafDownDrops
-         << "}, \"device_drops_by_priority\": {";
+    // hopDropsByPriority's order
     const char* hopNames[] = {"leaf_up", "spine_down", "leaf_down"};
+    const uint64_t hopDrops[] = {sw.leafUpDrops, sw.spineDownDrops, sw.leafDownDrops};
+    json << ", \"device_drops\": " << sw.deviceDrops << ", \"device_drops_by_hop\": {";
+    for (uint32_t hop = 0; hop < sw.hopDropsByPriority.size(); ++hop)
+    {
+        json << (hop ? ", \"" : "\"") << hopNames[hop] << "\": " << hopDrops[hop];
+    }
+    json << "}, \"device_drops_by_priority\": {";
     for (uint32_t hop = 0; hop < sw.hopDropsByPriority.size(); ++hop)
     {
         json << (hop ? "}, \"" : "\"") << hopNames[hop] << "\": {";

@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <exception>
 #include <fstream>
+#include <numeric>
 #include <set>
 #include <unistd.h>
 
@@ -342,11 +343,12 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info, s
     writeClass("best_effort", sw.bestEffort);
     // hopDropsByPriority's order
     const char* hopNames[] = {"leaf_up", "spine_down", "leaf_down"};
-    const uint64_t hopDrops[] = {sw.leafUpDrops, sw.spineDownDrops, sw.leafDownDrops};
     json << ", \"device_drops\": " << sw.deviceDrops << ", \"device_drops_by_hop\": {";
     for (uint32_t hop = 0; hop < sw.hopDropsByPriority.size(); ++hop)
     {
-        json << (hop ? ", \"" : "\"") << hopNames[hop] << "\": " << hopDrops[hop];
+        const auto& drops = sw.hopDropsByPriority[hop];
+        json << (hop ? ", \"" : "\"") << hopNames[hop]
+             << "\": " << std::accumulate(drops.begin(), drops.end(), uint64_t{0});
     }
     json << "}, \"device_drops_by_priority\": {";
     for (uint32_t hop = 0; hop < sw.hopDropsByPriority.size(); ++hop)

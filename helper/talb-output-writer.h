@@ -132,12 +132,9 @@ class TalbOutputWriter : public Object
     {
         ClassCounters training;
         ClassCounters bestEffort;
-        uint64_t deviceDrops{0};    //!< packets an egress device refused (TalbSwitch nDropDevice)
-        uint64_t leafUpDrops{0};    //!< ... on a leaf's port towards a spine
-        uint64_t spineDownDrops{0}; //!< ... on a spine's port towards a leaf
-        uint64_t leafDownDrops{0};  //!< ... on a leaf's port towards a host
-        /// The drops of each hop (leaf up, spine down, leaf down) by the packet's TaLB
-        /// priority; the last: packets with no label
+        uint64_t deviceDrops{0}; //!< packets an egress device refused (TalbSwitch nDropDevice)
+        /// ... by where the port sits (a leaf's towards a spine, a spine's towards a leaf, a
+        /// leaf's towards a host) and by the packet's TaLB priority; the last: no label
         std::array<std::array<uint64_t, TALB_NUM_PRIORITIES + 1>, 3> hopDropsByPriority{};
         uint64_t linkLossDrops{0};   //!< packets lossy links (linkLoss) lost at random
         uint64_t failedLinkDrops{0}; //!< packets sent onto failed links (failLink, flapLink)

@@ -109,13 +109,10 @@ AddSharedBufferCounters(Ptr<TalbSwitch> sw, TalbOutputWriter::SharedBufferCounte
 void
 AddHopDrops(const TalbSwitch& sw, SwitchCounters* out)
 {
-    // hopDropsByPriority's order
-    uint64_t* const hopDrops[] = {&out->leafUpDrops, &out->spineDownDrops, &out->leafDownDrops};
     for (uint32_t i = 0; i < sw.GetNPorts(); ++i)
     {
         const TalbPortState& port = sw.GetPort(i);
         const uint32_t hop = !sw.GetInfo().isLeaf ? 1 : port.uplink ? 0 : 2;
-        *hopDrops[hop] += port.deviceDrops;
         for (uint32_t k = 0; k < port.deviceDropsByPriority.size(); ++k)
         {
             out->hopDropsByPriority[hop][k] += port.deviceDropsByPriority[k];
@@ -174,9 +171,6 @@ SumFields(SwitchCounters* c)
     TalbOutputWriter::PfcCounters& p = c->pfc;
     fields.insert(fields.end(),
                   {&c->deviceDrops,
-                   &c->leafUpDrops,
-                   &c->spineDownDrops,
-                   &c->leafDownDrops,
                    &c->linkLossDrops,
                    &c->failedLinkDrops,
                    &p.pauseStarts,

@@ -1,6 +1,7 @@
 #include "talb-attribute-list.h"
 
 #include "ns3/abort.h"
+#include "ns3/nstime.h"
 #include "ns3/string.h"
 #include "ns3/talb-parse.h"
 
@@ -11,6 +12,22 @@ namespace ns3
 
 namespace
 {
+
+/// \return \p t in the largest unit that keeps it whole, "5ms" where ns-3 writes "+5e+06ns"
+std::string
+CompactTime(Time t)
+{
+    const int64_t ns = t.GetNanoSeconds();
+    for (const auto& [unit, perUnit] :
+         {std::pair<const char*, int64_t>{"s", 1000000000}, {"ms", 1000000}, {"us", 1000}})
+    {
+        if (ns != 0 && ns % perUnit == 0)
+        {
+            return std::to_string(ns / perUnit) + unit;
+        }
+    }
+    return std::to_string(ns) + "ns";
+}
 
 /// \return " (a real number from 0 to 1)" and the like, from a double checker's
 /// underlying-type text ("double 0:1"; open ends are +-max double)
@@ -84,6 +101,10 @@ TalbAttributeList::DefaultOf(TypeId tid, const std::string& name)
     TypeId::AttributeInformation info;
     NS_ABORT_MSG_UNLESS(tid.LookupAttributeByName(name, &info),
                         tid.GetName() << " has no attribute " << name);
+    if (const auto* time = dynamic_cast<const TimeValue*>(PeekPointer(info.initialValue)))
+    {
+        return CompactTime(time->Get());
+    }
     return info.initialValue->SerializeToString(info.checker);
 }
 

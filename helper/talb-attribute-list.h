@@ -33,8 +33,9 @@ class TalbAttributeList
 
     /**
      * \return the current default of \p tid's attribute \p name (Config::SetDefault and
-     * --ns3::Type::Name options included), as its checker writes it; aborts when \p tid has no
-     * such attribute (a programming error, not an input)
+     * --ns3::Type::Name options included), as its checker writes it, a time in its largest
+     * whole unit (5ms); aborts when \p tid has no such attribute (a programming error, not an
+     * input)
      */
     static std::string DefaultOf(TypeId tid, const std::string& name);
 

@@ -138,12 +138,18 @@ TalbFabricSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* err
         bestEffortBuffer = size.GetValue();
     }
     stockRouting = c.GetBool("stockRouting");
+    pushOut = c.GetBool("pushOut");
     QueueSize shared(sharedBuffer);
     if (shared.GetValue() > 0 &&
         (shared.GetUnit() != QueueSizeUnit::BYTES || shared.GetValue() > UINT32_MAX))
     {
         errors->push_back("sharedBuffer: '" + sharedBuffer +
                           "' is not a byte size below 4 GB (e.g. 16MB; 0B: none)");
+    }
+    if (shared.GetValue() > 0 && pushOut)
+    {
+        errors->push_back("pushOut: ports of a sharedBuffer are refused by its thresholds, "
+                          "not their own size; drop one of the two");
     }
     if (shared.GetValue() > 0 && stockRouting)
     {
@@ -190,6 +196,15 @@ TalbFabricSpec::Parse(const TalbScenarioConfig& c, std::vector<std::string>* err
     tcpVariant = c.GetString("tcp") == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno";
     sndBuf = static_cast<uint32_t>(c.GetUint("sndBuf"));
     rcvBuf = static_cast<uint32_t>(c.GetUint("rcvBuf"));
+    minRto = c.GetTime("minRto");
+    TimeValue delAck; // Apply refuses a minimum RTO at or below it
+    CreateObject<TalbHostConfig>()->GetAttribute("DelAckTimeout", delAck);
+    if (minRto <= delAck.Get() || minRto > Seconds(1))
+    {
+        errors->push_back("minRto: " + c.GetString("minRto") + " must lie above the hosts' " +
+                          "delayed-ACK timeout (" + std::to_string(delAck.Get().GetMicroSeconds()) +
+                          "us) and at most 1s");
+    }
     hostQdisc = c.GetString("hostQdisc");
 }
 
@@ -200,6 +215,7 @@ TalbFabricSpec::ConfigureDefaults() const
     Ptr<TalbHostConfig> host = CreateObject<TalbHostConfig>();
     host->SetAttribute("SndBufSize", UintegerValue(sndBuf));
     host->SetAttribute("RcvBufSize", UintegerValue(rcvBuf));
+    host->SetAttribute("MinRto", TimeValue(minRto));
     host->Apply(mtu);
     Config::SetDefault("ns3::TalbPriorityQueue::UntaggedBand", UintegerValue(untaggedBand));
     Config::SetDefault("ns3::TalbPriorityQueue::Scheduling",
@@ -280,14 +296,18 @@ TalbFabricSpec::Build(const ObjectFactory& lb, uint32_t ranks) const
         }
     }
     // Switch ports only: hosts do not drop their own packets (see hostQueueSize).
-    for (uint32_t i = 0; bestEffortBuffer > 0 && i < leaves + spines; ++i)
+    for (uint32_t i = 0; (bestEffortBuffer > 0 || pushOut) && i < leaves + spines; ++i)
     {
         Ptr<Node> node = i < leaves ? fabric->GetLeafNode(i) : fabric->GetSpineNode(i - leaves);
         for (uint32_t d = 0; d < node->GetNDevices(); ++d)
         {
             if (Ptr<TalbPriorityQueue> q = TalbLeafSpineHelper::GetPortQueue(node->GetDevice(d)))
             {
-                q->SetAttribute("BestEffortMaxBytes", UintegerValue(bestEffortBuffer));
+                if (bestEffortBuffer > 0)
+                {
+                    q->SetAttribute("BestEffortMaxBytes", UintegerValue(bestEffortBuffer));
+                }
+                q->SetAttribute("PushOut", BooleanValue(pushOut));
             }
         }
     }

@@ -46,6 +46,7 @@ struct TalbFabricSpec
     uint32_t strictBands{1};                    //!< dwrrBands: bands served strictly first
     std::string bandWeights{"1,1,1,1,1,1,1,1"}; //!< dwrrBands: DWRR weight per band
     uint32_t bestEffortBuffer{0}; //!< bytes best effort may hold per switch port (0: all)
+    bool pushOut{false};          //!< switch ports push out lower bands (PushOut)
     std::string ecnThreshold;     //!< empty: the helper's default
     std::vector<TalbLeafSpineHelper::LinkRate> linkRates;
     std::string topologyFile;                //!< empty: the fabric came from parameters
@@ -63,6 +64,7 @@ struct TalbFabricSpec
     std::string tcpVariant; //!< TypeId name of the hosts' TCP congestion control
     uint32_t sndBuf{0};     //!< hosts' TCP send buffer, bytes (TalbHostConfig)
     uint32_t rcvBuf{0};     //!< hosts' TCP receive buffer, bytes (TalbHostConfig)
+    Time minRto;            //!< hosts' minimum TCP retransmission timeout (TalbHostConfig)
     std::string hostQdisc;  //!< hosts' NIC queueing, fifo or fq (TalbHostConfig Qdisc)
     bool rdmaHosts{false};  //!< RoCEv2 NICs and PFC switches (set from the scenario's transport)
     /// the RoCEv2 NICs recover by selective repeat, not go-back-N (set from rdmaRecovery and

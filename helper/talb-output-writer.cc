@@ -332,7 +332,7 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info, s
              << ", \"dequeued_bytes\": " << c.dequeuedBytes
              << ", \"dropped_packets\": " << c.droppedPackets
              << ", \"dropped_bytes\": " << c.droppedBytes << ", \"cap_drops\": " << c.capDrops
-             << ", \"marked_packets\": " << c.markedPackets
+             << ", \"pushed_out\": " << c.pushedOut << ", \"marked_packets\": " << c.markedPackets
              << ", \"peak_port_bytes\": " << c.peakBytes << ", \"other_class_bytes_at_drop\": "
              << (c.droppedPackets ? double(c.otherBytesAtDrops) / c.droppedPackets : 0.0) << "}";
     };

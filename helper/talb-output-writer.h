@@ -95,7 +95,8 @@ class TalbOutputWriter : public Object
         uint64_t dequeuedBytes{0};
         uint64_t droppedPackets{0}; //!< refused by a port's shared buffer or class cap
         uint64_t droppedBytes{0};
-        uint64_t capDrops{0}; //!< ... of which by the best-effort cap
+        uint64_t capDrops{0};  //!< ... of which by the best-effort cap
+        uint64_t pushedOut{0}; //!< ... of which queued packets pushed out (PushOut)
         uint64_t markedPackets{0};
         uint64_t peakBytes{0};
         uint64_t otherBytesAtDrops{0}; //!< summed: the other class's bytes at each drop

@@ -50,6 +50,7 @@ AddClassCounters(const std::vector<Ptr<Node>>& nodes, SwitchCounters* out)
                 c.droppedPackets += st.droppedPackets;
                 c.droppedBytes += st.droppedBytes;
                 c.capDrops += st.capDrops;
+                c.pushedOut += st.pushedOut;
                 c.markedPackets += st.markedPackets;
                 c.otherBytesAtDrops += st.otherBytesAtDrops;
                 c.peakBytes = std::max<uint64_t>(c.peakBytes, st.peakBytes);
@@ -165,6 +166,7 @@ SumFields(SwitchCounters* c)
                        &k->droppedPackets,
                        &k->droppedBytes,
                        &k->capDrops,
+                       &k->pushedOut,
                        &k->markedPackets,
                        &k->otherBytesAtDrops});
     }

@@ -220,6 +220,14 @@ DeclarePorts(TalbScenarioConfig& c)
               C::SIZE,
               "",
               "ECN marking threshold per port, e.g. 200KB (empty: helper default)");
+    c.Declare("pushOut",
+              C::BOOL,
+              "false",
+              "a packet that finds its switch port full drops the oldest queued packets of "
+              "lower bands instead, the lowest band first, where they make room (pFabric's "
+              "drop rule by band; counted in device_drops_by_priority under the dropped "
+              "packets' priorities). Lossy ports only: transport tcp, no sharedBuffer; false: "
+              "drop-tail");
 }
 
 /// FABRIC: asymmetric, failing and flapping links; stock routing.
@@ -327,6 +335,13 @@ DeclareHosts(TalbScenarioConfig& c)
               HostConfigDefault("RcvBufSize"),
               "TCP receive buffer of the hosts in bytes (default: Linux's tcp_rmem maximum)",
               C::Between(65536, 1e9));
+    c.Declare("minRto",
+              C::TIME,
+              HostConfigDefault("MinRto"),
+              "tcp: the hosts' minimum retransmission timeout (Linux: rto_min, a route's "
+              "option; data centres set milliseconds or less). The RTO is the larger of this and "
+              "srtt + 4 rttvar, so in a fabric of microsecond RTTs a lost retransmission or tail "
+              "costs about this much. Above the hosts' delayed-ACK timeout, at most 1s");
     c.Declare("hostQdisc",
               C::CHOICE,
               HostConfigDefault("Qdisc"),

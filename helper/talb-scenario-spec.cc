@@ -150,6 +150,16 @@ TalbScenarioSpec::ParseTraining(const TalbScenarioConfig& c, std::vector<std::st
         errors->push_back("pathsCsv: stockRouting's switches have no talb load balancer whose "
                           "decisions it could record");
     }
+    if (fabric.rdmaHosts && fabric.pushOut)
+    {
+        errors->push_back("pushOut: RoCEv2 fabrics hold their packets back by PFC, and a "
+                          "pushed-out packet would never be released to it: transport tcp only");
+    }
+    if (fabric.stockRouting && fabric.pushOut)
+    {
+        errors->push_back("pushOut: stockRouting's switches are ns-3 routers without talb's "
+                          "port queues; drop one of the two");
+    }
     if (fabric.rdmaHosts && fabric.stockRouting)
     {
         errors->push_back("stockRouting needs IP on the switches: it works with transport tcp");

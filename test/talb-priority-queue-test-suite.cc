@@ -1,6 +1,6 @@
 // TalbPriorityQueue: strict-priority bands, classification, ECN marking, per-class counters and
-// the best-effort cap, and a fabric run where a high-priority tensor overtakes queued
-// low-priority traffic.
+// the best-effort cap, push-out of lower bands, and a fabric run where a high-priority tensor
+// overtakes queued low-priority traffic.
 #include "talb-test-fabric.h"
 #include "talb-test-frames.h"
 
@@ -453,6 +453,98 @@ class TalbPriorityQueueClassCountersTestCase : public TestCase
     bool m_dwrr;
 };
 
+/// DropAfterDequeue sink: the tensor ids of the packets pushed out.
+static void
+RecordPushedOut(std::vector<uint32_t>* ids, Ptr<const Packet> p)
+{
+    TalbTag tag;
+    ids->push_back(p->PeekPacketTag(tag) ? tag.GetTensorId() : UINT32_MAX);
+}
+
+/// PushOut: an arrival that finds the port full drops the oldest packets of the lowest band below
+/// its own where they make room; never its own band or above, never when they cannot make room,
+/// never the best-effort class under Dwrr; off, the port is drop-tail.
+class TalbPriorityQueuePushOutTestCase : public TestCase
+{
+  public:
+    TalbPriorityQueuePushOutTestCase()
+        : TestCase("TalbPriorityQueuePushOut: lowest band's oldest first, only where it makes "
+                   "room, counted and traced")
+    {
+    }
+
+  private:
+    Ptr<TalbPriorityQueue> Make(const std::string& max, bool pushOut, std::vector<uint32_t>* ids)
+    {
+        Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+        q->SetMaxSize(QueueSize(max));
+        q->SetAttribute("PushOut", BooleanValue(pushOut));
+        q->TraceConnectWithoutContext("DropAfterDequeue", MakeBoundCallback(&RecordPushedOut, ids));
+        return q;
+    }
+
+    void DoRun() override
+    {
+        std::vector<uint32_t> ids;
+        Ptr<TalbPriorityQueue> q = Make("4p", true, &ids);
+        const uint8_t fill[] = {5, 5, 3, 1}; // ids 0-3: the port is full
+        for (uint32_t k = 0; k < 4; ++k)
+        {
+            NS_TEST_ASSERT_MSG_EQ(q->Enqueue(TensorFrame(1000, fill[k], k)), true, "fill " << k);
+        }
+        NS_TEST_EXPECT_MSG_EQ(q->Enqueue(TensorFrame(1000, 0, 4)), true, "pushes out id 0");
+        NS_TEST_EXPECT_MSG_EQ(q->Enqueue(TensorFrame(1000, 0, 5)), true, "pushes out id 1");
+        NS_TEST_EXPECT_MSG_EQ(q->Enqueue(TensorFrame(1000, 3, 6)), false, "nothing below band 3");
+        NS_TEST_EXPECT_MSG_EQ(q->Enqueue(TensorFrame(1000, 6, 7)), false, "nothing below band 6");
+        NS_TEST_EXPECT_MSG_EQ(q->Enqueue(TensorFrame(1000, 0, 8)), true, "pushes out id 2");
+        NS_TEST_EXPECT_MSG_EQ(ids.size(), 3u, "three pushed out");
+        for (uint32_t k = 0; k < ids.size(); ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ(ids[k], k, "the lowest band's oldest first");
+        }
+        const auto& tr = q->GetClassStats(TalbPriorityQueue::TRAINING_CLASS);
+        NS_TEST_EXPECT_MSG_EQ(tr.pushedOut, 3u, "pushed out");
+        NS_TEST_EXPECT_MSG_EQ(tr.droppedPackets, 5u, "three pushed out, two refused");
+        NS_TEST_EXPECT_MSG_EQ(q->GetBandPackets(5) + q->GetBandPackets(3), 0u, "lower bands gone");
+        const uint32_t order[] = {4, 5, 8, 3};
+        for (uint32_t want : order)
+        {
+            TalbTag tag;
+            Ptr<Packet> p = q->Dequeue();
+            NS_TEST_ASSERT_MSG_EQ(bool(p) && p->PeekPacketTag(tag), true, "dequeue");
+            NS_TEST_EXPECT_MSG_EQ(tag.GetTensorId(), want, "band order after push-outs");
+        }
+        NS_TEST_EXPECT_MSG_EQ(q->GetNBytes(), 0u, "bytes accounted");
+
+        // Bytes: an arrival the lower bands cannot make room for is refused, and they stay.
+        ids.clear();
+        const uint32_t frame = TensorFrame(1000, 0, 0)->GetSize();
+        q = Make(std::to_string(3 * frame) + "B", true, &ids);
+        q->Enqueue(TensorFrame(1000, 1, 0));
+        q->Enqueue(TensorFrame(1000, 1, 1));
+        q->Enqueue(TensorFrame(1000, 5, 2));
+        NS_TEST_EXPECT_MSG_EQ(q->Enqueue(TensorFrame(2000, 1, 3)), false, "no room below band 1");
+        NS_TEST_EXPECT_MSG_EQ(q->GetBandPackets(5), 1u, "band 5 kept its packet");
+        NS_TEST_EXPECT_MSG_EQ(q->Enqueue(TensorFrame(1000, 0, 4)), true, "room below band 0");
+        NS_TEST_EXPECT_MSG_EQ((ids == std::vector<uint32_t>{2}), true, "band 5's packet went");
+
+        // Off: drop-tail.
+        ids.clear();
+        q = Make("2p", false, &ids);
+        q->Enqueue(TensorFrame(1000, 5, 0));
+        q->Enqueue(TensorFrame(1000, 5, 1));
+        NS_TEST_EXPECT_MSG_EQ(q->Enqueue(TensorFrame(1000, 0, 2)), false, "off: refused");
+        NS_TEST_EXPECT_MSG_EQ(ids.empty(), true, "off: nothing pushed out");
+
+        // Dwrr: the best-effort class shares the port by weight and is never pushed out.
+        q = Make("2p", true, &ids);
+        q->Enqueue(Frame(1000, 0));
+        q->Enqueue(Frame(1000, 0));
+        NS_TEST_EXPECT_MSG_EQ(q->Enqueue(TensorFrame(1000, 0, 3)), false, "best effort stays");
+        NS_TEST_EXPECT_MSG_EQ(ids.empty(), true, "Dwrr: nothing pushed out");
+    }
+};
+
 /// Fabric: two low-priority senders overload a host port; a high-priority tensor started later
 /// finishes far sooner than the same tensor sent at low priority.
 class TalbPriorityQueueOvertakeTestCase : public talbtest::SimulationTestCase
@@ -634,6 +726,7 @@ class TalbPriorityQueueTestSuite : public TestSuite
         AddTestCase(new TalbPriorityQueueDwrrIdleTestCase, TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueDwrrBandsTestCase, TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueStrictUntaggedTestCase, TestCase::QUICK);
+        AddTestCase(new TalbPriorityQueuePushOutTestCase, TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueClassCountersTestCase(true), TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueClassCountersTestCase(false), TestCase::QUICK);
     }

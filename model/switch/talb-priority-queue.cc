@@ -47,6 +47,16 @@ TalbPriorityQueue::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&TalbPriorityQueue::m_bestEffortMaxBytes),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("PushOut",
+                          "A packet of a band that finds the port full (MaxSize) drops the "
+                          "oldest queued packets of lower bands instead, the lowest band first, "
+                          "where they make room (pFabric's drop rule, by band): an urgent packet "
+                          "is not lost to a buffer that less urgent ones filled. Only for lossy "
+                          "ports without a shared buffer (no PFC: a pushed-out packet is never "
+                          "released to it); false: drop-tail",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TalbPriorityQueue::m_pushOut),
+                          MakeBooleanChecker())
             .AddAttribute("FlowQueueing",
                           "Share each band (and the best-effort class) among its flows "
                           "(5-tuples) by deficit round robin, as Linux's fq qdisc shares a "
@@ -211,6 +221,7 @@ TalbPriorityQueue::TalbPriorityQueue()
       m_nMarked(0),
       m_bestEffortMaxBytes(0),
       m_classBytes{},
+      m_pushOut(false),
       m_flowQueueing(false),
       m_maxFlows(1024),
       m_flowsReady(false)
@@ -504,6 +515,10 @@ TalbPriorityQueue::Enqueue(Ptr<Packet> item, const PacketInfo& info)
         DropBeforeEnqueue(item);
         return false;
     }
+    if (m_pushOut && slot < TALB_NUM_PRIORITIES && WouldOverflow(1, size))
+    {
+        PushOut(slot, size);
+    }
     if (m_shared && !((m_losslessBands >> BandOfSlot(slot)) & 1) &&
         !m_shared->AdmitLossy(GetNBytes(), size))
     {
@@ -682,8 +697,6 @@ Ptr<Packet>
 TalbPriorityQueue::TakeHead(uint8_t slot, bool remove)
 {
     auto pos = Front(slot);
-    auto next = std::next(pos);
-    bool slotHead = pos == m_head[slot];
     if (m_scheduling == DWRR)
     {
         bool bestEffort = slot == BEST_EFFORT;
@@ -705,6 +718,15 @@ TalbPriorityQueue::TakeHead(uint8_t slot, bool remove)
     {
         m_bandDrr.Charge(slot, (*pos)->GetSize());
     }
+    return Detach(slot, remove);
+}
+
+Ptr<Packet>
+TalbPriorityQueue::Detach(uint8_t slot, bool remove)
+{
+    auto pos = Front(slot);
+    auto next = std::next(pos);
+    bool slotHead = pos == m_head[slot];
     uint8_t cls = ClassOf(*pos, slot);
     Ptr<Packet> item = remove ? DoRemove(pos) : DoDequeue(pos);
     NS_ASSERT(m_bandPackets[slot] > 0 && m_bandBytes[slot] >= item->GetSize());
@@ -749,6 +771,38 @@ TalbPriorityQueue::TakeHead(uint8_t slot, bool remove)
         m_deficit[slot == BEST_EFFORT] = 0;
     }
     return item;
+}
+
+void
+TalbPriorityQueue::PushOut(uint8_t slot, uint32_t size)
+{
+    const QueueSize max = GetMaxSize();
+    const bool bytes = max.GetUnit() == QueueSizeUnit::BYTES;
+    auto fits = [&](uint64_t queued, uint32_t packets) {
+        return bytes ? queued + size <= max.GetValue() : packets + 1 <= max.GetValue();
+    };
+    uint64_t lowerBytes = 0;
+    uint32_t lowerPackets = 0;
+    for (uint8_t b = slot + 1; b < TALB_NUM_PRIORITIES; ++b)
+    {
+        lowerBytes += m_bandBytes[b];
+        lowerPackets += m_bandPackets[b];
+    }
+    // Where even every lower packet would not make room the arrival is refused anyway: they stay.
+    if (!fits(GetNBytes() - lowerBytes, GetNPackets() - lowerPackets))
+    {
+        NS_LOG_LOGIC("band " << +slot << ": " << lowerBytes << " bytes below, no room");
+        return;
+    }
+    NS_LOG_LOGIC("band " << +slot << " pushes out of " << lowerBytes << " bytes below");
+    for (uint8_t b = TALB_NUM_PRIORITIES - 1; b > slot && !fits(GetNBytes(), GetNPackets()); --b)
+    {
+        while (m_bandPackets[b] > 0 && !fits(GetNBytes(), GetNPackets()))
+        {
+            ++m_classStats[ClassOf(*Front(b), b)].pushedOut;
+            Detach(b, true); // DoRemove traces it dropped (Queue's DropAfterDequeue)
+        }
+    }
 }
 
 void

@@ -229,9 +229,10 @@ class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
         uint64_t enqueuedBytes{0};
         uint64_t dequeuedPackets{0};
         uint64_t dequeuedBytes{0};
-        uint64_t droppedPackets{0}; //!< refused by the shared buffer (MaxSize) or the class cap
+        uint64_t droppedPackets{0}; //!< refused (shared buffer, MaxSize, class cap) or pushed out
         uint64_t droppedBytes{0};
         uint64_t capDrops{0};      //!< ... of which by BestEffortMaxBytes
+        uint64_t pushedOut{0};     //!< queued packets dropped for a higher band's (PushOut)
         uint64_t markedPackets{0}; //!< marked CE
         uint32_t peakBytes{0};     //!< most bytes the class held
         /// Sum over this class's drops of the other class's bytes queued at that moment
@@ -290,6 +291,12 @@ class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
     Iterator Front(uint8_t slot) const;
     /// Remove the head of slot \p slot (dequeued, or removed when \p remove), charging DWRR.
     Ptr<Packet> TakeHead(uint8_t slot, bool remove);
+    /// Unlink the head of slot \p slot and count it dequeued (or dropped when \p remove); no
+    /// scheduling charge
+    Ptr<Packet> Detach(uint8_t slot, bool remove);
+    /// PushOut: drop the oldest packets of the bands below \p slot, lowest band first, until a
+    /// packet of \p size bytes fits in MaxSize; drops none when they cannot make room
+    void PushOut(uint8_t slot, uint32_t size);
     /// Dequeue (or remove) what Pick() chooses; \p band and \p slot receive its band and slot
     Ptr<Packet> TakeNext(uint8_t pausedMask, uint8_t* band, uint8_t* slot, bool remove);
 
@@ -326,6 +333,7 @@ class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
     std::array<ClassStats, NUM_CLASSES> m_classStats; //!< per TrafficClass
     std::array<uint32_t, NUM_CLASSES> m_classBytes;   //!< bytes queued per TrafficClass
     TracedCallback<Ptr<const Packet>, uint8_t, uint32_t, uint32_t> m_classDropTrace;
+    bool m_pushOut;         //!< PushOut attribute
     bool m_flowQueueing;    //!< FlowQueueing attribute
     uint32_t m_maxFlows;    //!< MaxFlows attribute
     bool m_flowsReady;      //!< m_flows sized (on the first packet, after the attributes)

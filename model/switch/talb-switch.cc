@@ -140,6 +140,10 @@ TalbSwitch::Install(Ptr<Node> node, const TalbSwitchInfo& info)
                                 << i << " of node " << node->GetId()
                                 << " is neither a PointToPointNetDevice nor a TalbPfcNetDevice "
                                    "with a queue");
+        // A port queue drops a packet it holds only to push it out for a more urgent one
+        // (TalbPriorityQueue's PushOut): counted as a refused packet is.
+        port.queue->TraceConnectWithoutContext("DropAfterDequeue",
+                                               MakeCallback(&TalbSwitch::PushedOut, this, i));
         port.device = dev;
         DataRateValue rate;
         dev->GetAttribute("DataRate", rate);
@@ -302,6 +306,28 @@ Ipv4Address
 TalbSwitch::GetHostAddress(uint32_t host) const
 {
     return Ipv4Address(m_firstHost + host);
+}
+
+void
+TalbSwitch::DeviceDrop(uint32_t out,
+                       Ptr<const Packet> packet,
+                       const TalbPriorityQueue::PacketInfo* info)
+{
+    TalbPortState& port = m_ports[out];
+    ++port.deviceDrops;
+    // Which traffic a full port costs (an urgent packet is refused as any other without
+    // PushOut): read only on a drop.
+    const TalbPriorityQueue::PacketInfo lost = info ? *info : TalbPriorityQueue::Read(packet);
+    ++port.deviceDropsByPriority[lost.tagged && lost.label.priority < TALB_NUM_PRIORITIES
+                                     ? lost.label.priority
+                                     : TALB_NUM_PRIORITIES];
+    Drop(packet, DROP_DEVICE);
+}
+
+void
+TalbSwitch::PushedOut(uint32_t out, Ptr<const Packet> packet)
+{
+    DeviceDrop(out, packet, nullptr);
 }
 
 void
@@ -506,14 +532,7 @@ TalbSwitch::Transmit(Ptr<Packet> p,
         {
             m_pfc->Refused(inPort, out, pfcPriority, pfcSlot, size);
         }
-        ++port.deviceDrops;
-        // Which traffic a full port costs (an urgent packet is refused as any other): read
-        // only on a drop.
-        const TalbPriorityQueue::PacketInfo refused = info ? *info : TalbPriorityQueue::Read(p);
-        ++port.deviceDropsByPriority[refused.tagged && refused.label.priority < TALB_NUM_PRIORITIES
-                                         ? refused.label.priority
-                                         : TALB_NUM_PRIORITIES];
-        Drop(p, DROP_DEVICE);
+        DeviceDrop(out, p, info);
         return;
     }
     ++port.txPackets;

@@ -158,6 +158,13 @@ class TalbSwitch : public Object
     /// Route and send \p packet, received on \p inPort (owned: modified and forwarded as is).
     void Forward(uint32_t inPort, Ptr<Packet> packet);
     void Drop(Ptr<const Packet> packet, DropReason reason);
+    /// Count \p packet lost at port \p out's queue (refused, or pushed out: PushOut) by its
+    /// priority, and drop it
+    void DeviceDrop(uint32_t out,
+                    Ptr<const Packet> packet,
+                    const TalbPriorityQueue::PacketInfo* info);
+    /// Port \p out's queue dropped the queued \p packet for a more urgent one (PushOut)
+    void PushedOut(uint32_t out, Ptr<const Packet> packet);
     /// Charge \p packet to \p inPort (PFC; unless \p charged already) and send it on \p out;
     /// \p info: what Forward read of it, or null (a packet the load balancer sends: read here
     /// when needed).

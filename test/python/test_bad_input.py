@@ -51,6 +51,7 @@ SCENARIO = {
     'bestEffortWeight': '-1',
     'bestEffortBuffer': '100p',
     'ecnThreshold': 'x',
+    'pushOut': 'maybe',
     'linkRates': '0:0=fast',
     'failLink': '0:0',
     'failDetect': '-1ms',
@@ -64,6 +65,7 @@ SCENARIO = {
     'tcp': 'cubic',
     'sndBuf': '0',
     'rcvBuf': 'x',
+    'minRto': '20us',
     'hostQdisc': 'fq_codel',
     'transport': 'nope',
     'rdmaQueuePairs': 'many',
@@ -114,10 +116,11 @@ FABRIC = ['leaves', 'spines', 'hostsPerLeaf', 'hostRate', 'fabricRate', 'oversub
           'nvlinkLatency', 'queueSize', 'sharedBuffer', 'bufferAlpha', 'pfcAlpha',
           'hostQueueSize', 'portScheduling', 'bandScheduling', 'strictBands', 'bandWeights',
           'trainingWeight',
-          'bestEffortWeight', 'untaggedBand', 'bestEffortBuffer', 'ecnThreshold', 'linkRates',
+          'bestEffortWeight', 'untaggedBand', 'bestEffortBuffer', 'ecnThreshold', 'pushOut',
+          'linkRates',
           'failLink', 'failDetect', 'flapLink', 'linkLoss', 'stockRouting']
 BALANCERS = ['lb', 'lbAttributes', 'lbProfile', 'lbRulesOff']
-HOSTS = ['tcp', 'sndBuf', 'rcvBuf', 'hostQdisc']
+HOSTS = ['tcp', 'sndBuf', 'rcvBuf', 'minRto', 'hostQdisc']
 
 
 def shared(names, own):
@@ -131,7 +134,7 @@ def shared(names, own):
 SIM_BENCH = shared(
     ['config', 'linkDelay', 'mtu', 'queueSize', 'hostQueueSize', 'portScheduling',
      'bandScheduling', 'strictBands', 'bandWeights', 'trainingWeight', 'bestEffortWeight', 'untaggedBand', 'bestEffortBuffer', 'ecnThreshold',
-     'lbAttributes', 'lbProfile', 'lbRulesOff'] + HOSTS +
+     'pushOut', 'lbAttributes', 'lbProfile', 'lbRulesOff'] + HOSTS +
     ['rdmaQueuePairs', 'rdmaTrafficClass', 'bgLoad', 'bgCdf', 'seed', 'out', 'eventScheduler'],
     {
         'fabrics': '4x4',

@@ -307,7 +307,10 @@ TalbFabricSpec::Build(const ObjectFactory& lb, uint32_t ranks) const
                 {
                     q->SetAttribute("BestEffortMaxBytes", UintegerValue(bestEffortBuffer));
                 }
-                q->SetAttribute("PushOut", BooleanValue(pushOut));
+                if (pushOut)
+                {
+                    q->SetAttribute("PushOut", BooleanValue(true));
+                }
             }
         }
     }

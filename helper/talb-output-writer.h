@@ -93,7 +93,7 @@ class TalbOutputWriter : public Object
         uint64_t enqueuedBytes{0};
         uint64_t dequeuedPackets{0};
         uint64_t dequeuedBytes{0};
-        uint64_t droppedPackets{0}; //!< refused by a port's shared buffer or class cap
+        uint64_t droppedPackets{0}; //!< refused (buffer, class cap) or pushed out
         uint64_t droppedBytes{0};
         uint64_t capDrops{0};  //!< ... of which by the best-effort cap
         uint64_t pushedOut{0}; //!< ... of which queued packets pushed out (PushOut)

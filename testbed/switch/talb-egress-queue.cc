@@ -15,6 +15,10 @@ EgressQueue::Check(const EgressConfig& c)
     {
         return "packets per band must be a power of two in 1..2^20";
     }
+    if (c.pushOut && c.release == nullptr)
+    {
+        return "push-out needs a release function for the packets it evicts";
+    }
     lb::BandDrr drr;
     if (const char* error = drr.Configure(c.strictBands, c.bandWeights, c.quantumBytes))
     {
@@ -49,7 +53,13 @@ EgressQueue::Init(const EgressConfig& config)
 EnqueueResult
 EgressQueue::Enqueue(void* item, uint32_t bytes, uint8_t band, bool ecnCapable)
 {
-    Band& b = m_bands[band & TALB_PRIO_MASK];
+    band &= TALB_PRIO_MASK;
+    Band& b = m_bands[band];
+    if (m_config.pushOut && m_bytes + bytes > m_config.bufferBytes &&
+        b.tail - b.head < m_config.bandPackets)
+    {
+        PushOut(band, bytes);
+    }
     if (m_bytes + bytes > m_config.bufferBytes || b.tail - b.head == m_config.bandPackets)
     {
         ++m_counters.dropped;
@@ -61,7 +71,7 @@ EgressQueue::Enqueue(void* item, uint32_t bytes, uint8_t band, bool ecnCapable)
     b.bytes += bytes;
     m_bytes += bytes;
     ++m_packets;
-    m_nonEmpty |= 1u << (band & TALB_PRIO_MASK);
+    m_nonEmpty |= 1u << band;
     ++m_counters.enqueued;
     if (mark)
     {
@@ -69,6 +79,44 @@ EgressQueue::Enqueue(void* item, uint32_t bytes, uint8_t band, bool ecnCapable)
         return EnqueueResult::kMarked;
     }
     return EnqueueResult::kQueued;
+}
+
+void
+EgressQueue::PushOut(uint8_t band, uint32_t bytes)
+{
+    auto spared = [this](uint8_t lower) {
+        return m_config.dwrrBands && lower == m_config.bestEffortBand;
+    };
+    uint64_t lowerBytes = 0;
+    for (uint8_t lower = band + 1; lower < TALB_NUM_PRIORITIES; ++lower)
+    {
+        lowerBytes += spared(lower) ? 0 : m_bands[lower].bytes;
+    }
+    // Where even every lower packet would not make room the arrival is refused anyway: they stay.
+    if (m_bytes - lowerBytes + bytes > m_config.bufferBytes)
+    {
+        return;
+    }
+    for (uint8_t lower = TALB_NUM_PRIORITIES - 1; lower > band; --lower)
+    {
+        Band& victim = m_bands[lower];
+        while (!spared(lower) && victim.head != victim.tail &&
+               m_bytes + bytes > m_config.bufferBytes)
+        {
+            // The oldest first, as pFabric drops; no DWRR charge: nothing was served.
+            Item it = victim.ring[victim.head++ & m_mask];
+            victim.bytes -= it.bytes;
+            m_bytes -= it.bytes;
+            --m_packets;
+            if (victim.head == victim.tail)
+            {
+                m_nonEmpty &= ~(1u << lower);
+                m_drr.Forfeit(lower);
+            }
+            ++m_counters.pushedOut;
+            m_config.release(it.item);
+        }
+    }
 }
 
 uint32_t

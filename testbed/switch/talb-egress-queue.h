@@ -1,7 +1,7 @@
 /*
  * One switch port's egress queue, without DPDK: eight strict-priority bands sharing one
- * buffer (drop-tail), ECN marking on arrival, and the scheduler that picks the next band.
- * Items are opaque pointers (mbufs in talb-switch) with their size in bytes.
+ * buffer (drop-tail, or push-out by band), ECN marking on arrival, and the scheduler that picks
+ * the next band. Items are opaque pointers (mbufs in talb-switch) with their size in bytes.
  *
  * Marking follows the simulator's TalbPriorityQueue: an ECN-capable packet is marked CE when
  * the port's occupancy at its arrival is at least the threshold. Band 0 is served first.
@@ -10,6 +10,11 @@
  * default), or with dwrrBands the decision core's lb::BandDrr, the rule the simulator's
  * BandScheduling=Dwrr runs: bands below strictBands first, the others by deficit round robin
  * with their weights. Dequeue() charges the band it served.
+ *
+ * Push-out follows TalbPriorityQueue's PushOut too: an arrival that finds the buffer full drops
+ * the oldest queued packets of lower bands instead, the lowest band first, only where removing
+ * every one of them would make room; never its own band or above, and under dwrr never the
+ * untagged band (the simulator's best-effort class). Evicted items go to EgressConfig::release.
  */
 #ifndef TALB_EGRESS_QUEUE_H
 #define TALB_EGRESS_QUEUE_H
@@ -33,6 +38,11 @@ struct EgressConfig
     uint8_t strictBands = 1;            ///< dwrrBands: bands served strictly first, 0..8
     uint32_t bandWeights[TALB_NUM_PRIORITIES] = {1, 1, 1, 1, 1, 1, 1, 1}; ///< 1..1000
     uint32_t quantumBytes = 9218; ///< DWRR bytes per unit of weight (the largest frame)
+    bool pushOut = false;         ///< a full buffer drops lower bands' packets, not the arrival
+    /// dwrrBands: the band of untagged traffic, which push-out never evicts (8: none)
+    uint8_t bestEffortBand = TALB_NUM_PRIORITIES;
+    /// pushOut: frees a pushed-out item (the queue owned it); required with pushOut
+    void (*release)(void* item) = nullptr;
 };
 
 /// What Enqueue() did with a packet.
@@ -44,13 +54,14 @@ enum class EnqueueResult
 };
 
 /**
- * Counter identity (asserted by the tests): enqueued = dequeued + Packets(); every packet
- * offered is enqueued or dropped; marked counts enqueued packets told to be marked.
+ * Counter identity (asserted by the tests): enqueued = dequeued + pushedOut + Packets(); every
+ * packet offered is enqueued or dropped; marked counts enqueued packets told to be marked.
  */
 struct EgressCounters
 {
     uint64_t enqueued = 0;
-    uint64_t dropped = 0;
+    uint64_t dropped = 0;   ///< refused on arrival
+    uint64_t pushedOut = 0; ///< enqueued, then evicted for a more urgent arrival (pushOut)
     uint64_t marked = 0;
     uint64_t dequeued = 0;
     uint64_t dequeuedBytes = 0;
@@ -126,6 +137,9 @@ class EgressQueue
         uint32_t tail{0};
         uint64_t bytes{0};
     };
+
+    /// pushOut: evicts lower bands' oldest packets where that makes room for \p bytes in \p band
+    void PushOut(uint8_t band, uint32_t bytes);
 
     /// The scheduler: the band to serve next; the queue is not empty. Changes nothing.
     uint8_t NextBand() const

@@ -48,6 +48,8 @@ SwitchFinalStats(const SwitchLcore* ctx)
         s.portQueueBytes[p] = port.queue.Bytes() + port.heldBytes;
         s.portMarked[p] = port.queue.Counters().marked;
         s.portDrops[p] = port.queue.Counters().dropped;
+        s.portPushedOut[p] = port.queue.Counters().pushedOut;
+        s.pushedOut += s.portPushedOut[p];
     }
     return s;
 }

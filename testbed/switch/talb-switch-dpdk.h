@@ -29,12 +29,13 @@ constexpr uint32_t kSwitchBandPackets = 256; ///< egress capacity per band: boun
 /**
  * Everything the forwarding lcore counts, as the main lcore sees it. All uint64_t, so that it
  * can be published word by word. Identity once the lcore has stopped:
- *   rx = tx + pipeline.notIpv4 + pipeline.noRoute + pipeline.queueDrops + discarded
+ *   rx = tx + pipeline.notIpv4 + pipeline.noRoute + pipeline.queueDrops + pushedOut + discarded
  */
 struct SwitchStats
 {
     uint64_t rx = 0;
     uint64_t tx = 0;
+    uint64_t pushedOut = 0; ///< queued, then evicted by --push-out for a more urgent packet
     uint64_t discarded = 0; ///< still queued when the switch stopped, freed
     PipelineCounters pipeline;
     uint64_t portTx[kMaxSwitchPorts] = {};
@@ -42,6 +43,7 @@ struct SwitchStats
     uint64_t portQueueBytes[kMaxSwitchPorts] = {};
     uint64_t portMarked[kMaxSwitchPorts] = {};
     uint64_t portDrops[kMaxSwitchPorts] = {};
+    uint64_t portPushedOut[kMaxSwitchPorts] = {};
 };
 
 static_assert(sizeof(SwitchStats) % sizeof(uint64_t) == 0, "SwitchStats is words only");

@@ -217,6 +217,11 @@ ParseArgument(const std::string& arg,
             o->pipeline.egress.ecn = false;
             return true;
         }
+        if (name == "--push-out")
+        {
+            o->pipeline.egress.pushOut = true;
+            return true;
+        }
         // Every policy flag refuses an empty value: this only asks whether it is one.
         bool ok = true;
         bool known = option != options.end() || ParsePolicyFlag(name, "", &o->policy, &ok, error);
@@ -232,6 +237,11 @@ ParseArgument(const std::string& arg,
     if (ParsePolicyFlag(name, value, &o->policy, &ok, error))
     {
         return ok;
+    }
+    if (name == "--no-ecn" || name == "--push-out")
+    {
+        *error = name + ": takes no value ('" + arg + "')";
+        return false;
     }
     *error = "unknown argument '" + arg + "'";
     return false;
@@ -283,6 +293,10 @@ SwitchUsage(const std::string& prog)
        << "  --no-ecn                 never mark\n"
        << "  --buffer=B               egress buffer in bytes for ports without buffer=\n"
        << "                           (default " << d.pipeline.egress.bufferBytes << ")\n"
+       << "  --push-out               a packet that finds its port's buffer full drops the\n"
+       << "                           oldest packets of lower bands instead, the lowest band\n"
+       << "                           first, where that makes room (the simulator's --pushOut;\n"
+       << "                           with dwrr never the untagged band 7); default drop-tail\n"
        << "  --band-scheduling=S      between the eight bands: strict (the most urgent\n"
        << "                           first, the default) or dwrr (the bands from\n"
        << "                           --strict-bands on share by DWRR, as the simulator's\n"
@@ -304,9 +318,10 @@ SwitchUsage(const std::string& prog)
        << "  --help                   this text\n"
        << "SIGINT/SIGTERM stop it; it prints final counters, last line:\n"
        << "  talb-switch final: rx=.. tx=.. queued=.. labelled=.. unlabelled=.. malformed=..\n"
-       << "                     not_ipv4=.. no_route=.. queue_drops=.. discarded=.. marked=..\n"
-       << "                     selections=.. reroutes=.. evictions=.. missed=..\n"
-       << "  (rx = tx + not_ipv4 + no_route + queue_drops + discarded)\n";
+       << "                     not_ipv4=.. no_route=.. queue_drops=.. pushed_out=..\n"
+       << "                     discarded=.. marked=.. selections=.. reroutes=.. evictions=..\n"
+       << "                     missed=..\n"
+       << "  (rx = tx + not_ipv4 + no_route + queue_drops + pushed_out + discarded)\n";
     return os.str();
 }
 

@@ -73,6 +73,7 @@ SwitchPipeline::Init(const SwitchConfig& config,
     {
         const PortSpec& spec = config.ports[i];
         EgressConfig egress = pipeline.egress;
+        egress.bestEffortBand = m_config.untaggedBand;
         if (spec.ecnBytes >= 0)
         {
             egress.ecnThresholdBytes = static_cast<uint64_t>(spec.ecnBytes);

@@ -43,7 +43,7 @@ PrintStats(const talb::SwitchStats& s,
                 c.labelled,
                 c.unlabelled,
                 c.malformed,
-                c.notIpv4 + c.noRoute + c.queueDrops,
+                c.notIpv4 + c.noRoute + c.queueDrops + s.pushedOut,
                 c.marked,
                 c.reroutes,
                 static_cast<double>(s.rx - prevRx) / interval);
@@ -66,13 +66,15 @@ PrintFinal(const talb::SwitchStats& s,
     const talb::PipelineCounters& c = s.pipeline;
     for (uint32_t p = 0; p < config.ports.size(); ++p)
     {
-        std::printf("talb-switch: port %u (%s): tx=%lu bytes=%lu marked=%lu queue_drops=%lu\n",
+        std::printf("talb-switch: port %u (%s): tx=%lu bytes=%lu marked=%lu queue_drops=%lu "
+                    "pushed_out=%lu\n",
                     p,
                     config.ports[p].device.c_str(),
                     s.portTx[p],
                     s.portTxBytes[p],
                     s.portMarked[p],
-                    s.portDrops[p]);
+                    s.portDrops[p],
+                    s.portPushedOut[p]);
     }
     std::string table = pipeline.PolicyReport(nowNs);
     if (!table.empty())
@@ -80,8 +82,8 @@ PrintFinal(const talb::SwitchStats& s,
         std::printf("talb-switch: %s %s\n", policy.c_str(), table.c_str());
     }
     std::printf("talb-switch final: rx=%lu tx=%lu queued=%lu labelled=%lu unlabelled=%lu "
-                "malformed=%lu not_ipv4=%lu no_route=%lu queue_drops=%lu discarded=%lu marked=%lu "
-                "selections=%lu reroutes=%lu evictions=%lu missed=%lu\n",
+                "malformed=%lu not_ipv4=%lu no_route=%lu queue_drops=%lu pushed_out=%lu "
+                "discarded=%lu marked=%lu selections=%lu reroutes=%lu evictions=%lu missed=%lu\n",
                 s.rx,
                 s.tx,
                 c.queued,
@@ -91,6 +93,7 @@ PrintFinal(const talb::SwitchStats& s,
                 c.notIpv4,
                 c.noRoute,
                 c.queueDrops,
+                s.pushedOut,
                 s.discarded,
                 c.marked,
                 c.selections,
@@ -247,6 +250,7 @@ main(int argc, char** argv)
     }
 
     options.pipeline.egress.bandPackets = talb::kSwitchBandPackets;
+    options.pipeline.egress.release = [](void* m) { rte_pktmbuf_free(static_cast<rte_mbuf*>(m)); };
     unsigned mbufs = 0;
     rte_mempool* pool = CreatePool(nPorts, options.mtu, &mbufs);
     if (pool == nullptr)

@@ -25,6 +25,8 @@ expect() { # expect RC PATTERN ARGS...: exit status RC and PATTERN in the output
 printf 'port 0 net_null0\nroute 10.0.0.0/24 0,1\n' >"$dir/bad.conf"
 printf 'port 0 net_nothing0\nroute 10.0.0.0/24 0\n' >"$dir/nodev.conf"
 expect 0 "--idle-sleep-us" --help
+expect 0 "--push-out" --help
+expect 2 "--push-out: takes no value ('--push-out=yes')" --config=x --push-out=yes
 expect 2 "--config is required"
 expect 2 "unknown argument '--bogus'" --config=x --bogus
 expect 2 "--lb: 'conga' is not one of" --config=x --lb=conga

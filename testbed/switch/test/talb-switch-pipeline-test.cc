@@ -378,6 +378,47 @@ TEST(TalbSwitchPipeline, AFullQueueDropsAndTheCountersAddUp)
     leaf.CheckIdentities();
 }
 
+namespace
+{
+uint32_t g_pushedOut = 0; ///< frames push-out released (the Leaf's `held` owns them)
+} // namespace
+
+TEST(TalbSwitchPipeline, PushOutQueuesAnUrgentFrameWhereUntaggedOnesFilledThePort)
+{
+    EgressConfig e;
+    e.bufferBytes = 4096;
+    e.pushOut = true;
+    e.release = [](void*) { ++g_pushedOut; };
+    g_pushedOut = 0;
+    Leaf leaf("ecmp", LabelSource::kOption, e);
+    for (int i = 0; i < 3; ++i)
+    {
+        ASSERT_EQ(leaf.Send(Tcp(kH2, 1, 1000)), 1); // untagged: band 7
+    }
+    EXPECT_EQ(leaf.Send(Tcp(kH2, 1, 1000)), -1); // its own band: refused
+    TestFrame urgent = Tcp(kH2, 2, 1000, Option(9, 0, 0));
+    EXPECT_EQ(leaf.Send(urgent), 1); // the oldest untagged frame makes room
+    EXPECT_EQ(g_pushedOut, 1u);
+    EXPECT_EQ(leaf.ports[1].queue.Counters().pushedOut, 1u);
+    EXPECT_EQ(leaf.pipeline.Counters().queueDrops, 1u);
+    std::vector<TestFrame*> out = leaf.Drain(1);
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[0]->len, urgent.len);
+    leaf.CheckIdentities();
+
+    // Under DWRR the untagged band is the simulator's best-effort class: never pushed out.
+    e.dwrrBands = true;
+    g_pushedOut = 0;
+    Leaf dwrr("ecmp", LabelSource::kOption, e);
+    for (int i = 0; i < 3; ++i)
+    {
+        ASSERT_EQ(dwrr.Send(Tcp(kH2, 1, 1000)), 1);
+    }
+    EXPECT_EQ(dwrr.Send(urgent), -1);
+    EXPECT_EQ(g_pushedOut, 0u);
+    dwrr.CheckIdentities();
+}
+
 TEST(TalbSwitchPipeline, PinFollowsTheDestinationHostsPortWhateverTheFlow)
 {
     // Remote hosts .3-.6 hang from ports 0-3 of their leaf: hosts on ports 0 and 2 are reached

@@ -127,6 +127,81 @@ TEST(TalbEgressQueue, DropTailOnTheSharedBufferAndOnAFullBand)
     EXPECT_NE(EgressQueue::Check(EgressConfig{4000, 0, true, 3}), nullptr);
 }
 
+namespace
+{
+
+/// What push-out released, in order (EgressConfig::release is a plain function).
+std::vector<void*> g_released;
+
+void
+Release(void* item)
+{
+    g_released.push_back(item);
+}
+
+} // namespace
+
+TEST(TalbEgressQueue, PushOutEvictsLowerBandsOldestFirstWhereThatMakesRoom)
+{
+    EgressConfig c;
+    c.bufferBytes = 6000;
+    c.bandPackets = 8;
+    c.pushOut = true;
+    EXPECT_NE(EgressQueue::Check(c), nullptr); // no release function
+    c.release = &Release;
+    g_released.clear();
+    EgressQueue q;
+    ASSERT_TRUE(q.Init(c));
+    EXPECT_EQ(q.Enqueue(Item(1), 1500, 5, false), EnqueueResult::kQueued);
+    EXPECT_EQ(q.Enqueue(Item(2), 1500, 7, false), EnqueueResult::kQueued);
+    EXPECT_EQ(q.Enqueue(Item(3), 1500, 5, false), EnqueueResult::kQueued);
+    EXPECT_EQ(q.Enqueue(Item(4), 1500, 2, false), EnqueueResult::kQueued); // full: 6000
+    // Band 1 takes the lowest band's packet first (band 7), then the oldest of band 5.
+    EXPECT_EQ(q.Enqueue(Item(5), 3000, 1, false), EnqueueResult::kQueued);
+    EXPECT_EQ(g_released, (std::vector<void*>{Item(2), Item(1)}));
+    EXPECT_EQ(q.Bytes(), 6000u);
+    // Band 5 cannot push out its own band or above: refused, nothing evicted.
+    EXPECT_EQ(q.Enqueue(Item(6), 1500, 5, false), EnqueueResult::kDropped);
+    // Band 2 could evict only band 5's 1500 bytes, which leave no room for 3000: all stay.
+    EXPECT_EQ(q.Enqueue(Item(7), 3000, 2, false), EnqueueResult::kDropped);
+    EXPECT_EQ(g_released.size(), 2u);
+    EXPECT_EQ(q.Counters().pushedOut, 2u);
+    EXPECT_EQ(q.Counters().dropped, 2u);
+    uint32_t bytes;
+    EXPECT_EQ(q.Dequeue(&bytes), Item(5));
+    EXPECT_EQ(q.Dequeue(&bytes), Item(4));
+    EXPECT_EQ(q.Dequeue(&bytes), Item(3));
+    EXPECT_TRUE(q.Empty());
+    EXPECT_EQ(q.Counters().enqueued, q.Counters().dequeued + q.Counters().pushedOut + q.Packets());
+}
+
+TEST(TalbEgressQueue, PushOutUnderDwrrSparesTheUntaggedBandAndOffDropsTail)
+{
+    EgressConfig c;
+    c.bufferBytes = 3000;
+    c.bandPackets = 8;
+    c.pushOut = true;
+    c.release = &Release;
+    c.dwrrBands = true;
+    c.bestEffortBand = 7;
+    g_released.clear();
+    EgressQueue q;
+    ASSERT_TRUE(q.Init(c));
+    EXPECT_EQ(q.Enqueue(Item(1), 1500, 7, false), EnqueueResult::kQueued);
+    EXPECT_EQ(q.Enqueue(Item(2), 1500, 6, false), EnqueueResult::kQueued);
+    EXPECT_EQ(q.Enqueue(Item(3), 1500, 0, false), EnqueueResult::kQueued); // evicts band 6's
+    EXPECT_EQ(g_released, (std::vector<void*>{Item(2)}));
+    EXPECT_EQ(q.Enqueue(Item(4), 1500, 0, false), EnqueueResult::kDropped); // band 7 is spared
+    EXPECT_EQ(q.BandPackets(7), 1u);
+    c.pushOut = false; // drop-tail: nothing evicted
+    ASSERT_TRUE(q.Init(c));
+    g_released.clear();
+    EXPECT_EQ(q.Enqueue(Item(1), 1500, 6, false), EnqueueResult::kQueued);
+    EXPECT_EQ(q.Enqueue(Item(2), 1500, 6, false), EnqueueResult::kQueued);
+    EXPECT_EQ(q.Enqueue(Item(3), 1500, 0, false), EnqueueResult::kDropped);
+    EXPECT_TRUE(g_released.empty());
+}
+
 TEST(TalbEgressQueue, EcnMarksCapablePacketsFromTheThresholdOn)
 {
     EgressConfig c;

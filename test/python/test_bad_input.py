@@ -263,6 +263,7 @@ SWITCH = {
     'hermes-rate-window-us': '0',
     'ecn-threshold': 'x',
     'no-ecn': ['--no-ecn=1'],
+    'push-out': ['--push-out=1'],
     'buffer': 'x',
     'band-scheduling': 'wrr',
     'strict-bands': '9',

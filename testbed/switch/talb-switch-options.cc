@@ -295,7 +295,7 @@ SwitchUsage(const std::string& prog)
        << "                           (default " << d.pipeline.egress.bufferBytes << ")\n"
        << "  --push-out               a packet that finds its port's buffer full drops the\n"
        << "                           oldest packets of lower bands instead, the lowest band\n"
-       << "                           first, where that makes room (the simulator's --pushOut;\n"
+       << "                           first, where that makes room (as the simulator's pushOut;\n"
        << "                           with dwrr never the untagged band 7); default drop-tail\n"
        << "  --band-scheduling=S      between the eight bands: strict (the most urgent\n"
        << "                           first, the default) or dwrr (the bands from\n"

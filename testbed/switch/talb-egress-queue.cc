@@ -104,19 +104,26 @@ EgressQueue::PushOut(uint8_t band, uint32_t bytes)
                m_bytes + bytes > m_config.bufferBytes)
         {
             // The oldest first, as pFabric drops; no DWRR charge: nothing was served.
-            Item it = victim.ring[victim.head++ & m_mask];
-            victim.bytes -= it.bytes;
-            m_bytes -= it.bytes;
-            --m_packets;
-            if (victim.head == victim.tail)
-            {
-                m_nonEmpty &= ~(1u << lower);
-                m_drr.Forfeit(lower);
-            }
             ++m_counters.pushedOut;
-            m_config.release(it.item);
+            m_config.release(RemoveHead(lower).item);
         }
     }
+}
+
+EgressQueue::Item
+EgressQueue::RemoveHead(uint8_t band)
+{
+    Band& b = m_bands[band];
+    Item it = b.ring[b.head++ & m_mask];
+    b.bytes -= it.bytes;
+    m_bytes -= it.bytes;
+    --m_packets;
+    if (b.head == b.tail)
+    {
+        m_nonEmpty &= ~(1u << band);
+        m_drr.Forfeit(band);
+    }
+    return it;
 }
 
 uint32_t
@@ -138,20 +145,12 @@ EgressQueue::Dequeue(uint32_t* bytes)
         return nullptr;
     }
     uint8_t band = NextBand();
-    Band& b = m_bands[band];
-    Item it = b.ring[b.head++ & m_mask];
     if (m_config.dwrrBands && m_drr.IsDrrBand(band))
     {
-        m_drr.Charge(band, it.bytes);
+        // Charged before RemoveHead(), whose emptying of the band forfeits what is left.
+        m_drr.Charge(band, m_bands[band].ring[m_bands[band].head & m_mask].bytes);
     }
-    b.bytes -= it.bytes;
-    m_bytes -= it.bytes;
-    --m_packets;
-    if (b.head == b.tail)
-    {
-        m_nonEmpty &= ~(1u << band);
-        m_drr.Forfeit(band);
-    }
+    Item it = RemoveHead(band);
     ++m_counters.dequeued;
     m_counters.dequeuedBytes += it.bytes;
     *bytes = it.bytes;

@@ -141,6 +141,9 @@ class EgressQueue
     /// pushOut: evicts lower bands' oldest packets where that makes room for \p bytes in \p band
     void PushOut(uint8_t band, uint32_t bytes);
 
+    /// Takes the oldest packet of non-empty \p band off the queue (no counters, no DWRR charge)
+    Item RemoveHead(uint8_t band);
+
     /// The scheduler: the band to serve next; the queue is not empty. Changes nothing.
     uint8_t NextBand() const
     {

@@ -99,9 +99,12 @@ EgressQueue::PushOut(uint8_t band, uint32_t bytes)
     }
     for (uint8_t lower = TALB_NUM_PRIORITIES - 1; lower > band; --lower)
     {
+        if (spared(lower))
+        {
+            continue;
+        }
         Band& victim = m_bands[lower];
-        while (!spared(lower) && victim.head != victim.tail &&
-               m_bytes + bytes > m_config.bufferBytes)
+        while (victim.head != victim.tail && m_bytes + bytes > m_config.bufferBytes)
         {
             // The oldest first, as pFabric drops; no DWRR charge: nothing was served.
             ++m_counters.pushedOut;

@@ -191,6 +191,32 @@ ValueOptions(SwitchOptions* o, std::string* error)
     };
 }
 
+/// An option that takes no value, and what it sets.
+struct Flag
+{
+    const char* name;
+    void (*set)(SwitchOptions* o);
+};
+
+const Flag kFlags[] = {
+    {"--no-ecn", [](SwitchOptions* o) { o->pipeline.egress.ecn = false; }},
+    {"--push-out", [](SwitchOptions* o) { o->pipeline.egress.pushOut = true; }},
+};
+
+/// \return the option of kFlags named \p name, or nullptr
+const Flag*
+FindFlag(const std::string& name)
+{
+    for (const Flag& flag : kFlags)
+    {
+        if (name == flag.name)
+        {
+            return &flag;
+        }
+    }
+    return nullptr;
+}
+
 /**
  * Parses one argument, --name=value or a --flag.
  * \return false with *error naming it when it is unknown or its value is refused
@@ -212,14 +238,9 @@ ParseArgument(const std::string& arg,
             o->help = true;
             return true;
         }
-        if (name == "--no-ecn")
+        if (const Flag* flag = FindFlag(name))
         {
-            o->pipeline.egress.ecn = false;
-            return true;
-        }
-        if (name == "--push-out")
-        {
-            o->pipeline.egress.pushOut = true;
+            flag->set(o);
             return true;
         }
         // Every policy flag refuses an empty value: this only asks whether it is one.
@@ -238,7 +259,7 @@ ParseArgument(const std::string& arg,
     {
         return ok;
     }
-    if (name == "--no-ecn" || name == "--push-out")
+    if (FindFlag(name))
     {
         *error = name + ": takes no value ('" + arg + "')";
         return false;

@@ -312,6 +312,9 @@ TalbOutputWriter::WriteRunJson(const std::string& folder, const RunInfo& info, s
          << ", \"tcp_plb_repaths\": " << info.tcp.plbRepaths
          << ", \"tcp_idle_restarts\": " << info.tcp.idleRestarts
          << ", \"tcp_reordering_raises\": " << info.tcp.reorderingRaises
+         << ", \"tcp_loss_probes\": " << info.tcp.lossProbes
+         << ", \"tcp_probe_losses\": " << info.tcp.probeLosses
+         << ", \"tcp_rack_losses\": " << info.tcp.rackLosses
          << ", \"path_selections\": " << info.paths.selections
          << ", \"reroutes\": " << info.paths.reroutes << ", \"lb_counters\": {";
     for (size_t i = 0; i < info.paths.policy.size(); ++i)

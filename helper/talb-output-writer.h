@@ -74,6 +74,9 @@ class TalbOutputWriter : public Object
         uint64_t plbRepaths{0};            //!< PLB's repaths (new flow labels)
         uint64_t idleRestarts{0};          //!< windows restarted after idle (slowStartAfterIdle)
         uint64_t reorderingRaises{0};      //!< duplicate-ACK threshold raises (adaptiveReordering)
+        uint64_t lossProbes{0};            //!< tail loss probes sent (rackTlp)
+        uint64_t probeLosses{0};           //!< losses their ACKs revealed
+        uint64_t rackLosses{0};            //!< first unacknowledged segments RACK found lost
     };
 
     /// Path selections and reroutes summed over the switches' load balancers.

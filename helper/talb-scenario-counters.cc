@@ -366,6 +366,9 @@ TalbScenarioCounters::SumTcp(const std::vector<Ptr<TalbTransport>>& transports)
                 c.plbRepaths += stats.plbRepaths;
                 c.idleRestarts += stats.idleRestarts;
                 c.reorderingRaises += stats.reorderingRaises;
+                c.lossProbes += stats.lossProbes;
+                c.probeLosses += stats.probeLosses;
+                c.rackLosses += stats.rackLosses;
             }
         }
     }
@@ -412,7 +415,10 @@ TalbScenarioCounters::SumEvents(const TalbScenarioSpec& spec,
                                     r->paths.selections,
                                     r->paths.reroutes,
                                     r->tcp.idleRestarts,
-                                    r->tcp.reorderingRaises};
+                                    r->tcp.reorderingRaises,
+                                    r->tcp.lossProbes,
+                                    r->tcp.probeLosses,
+                                    r->tcp.rackLosses};
     const size_t policyAt = events.size();
     for (const auto& named : r->paths.policy)
     {
@@ -435,6 +441,9 @@ TalbScenarioCounters::SumEvents(const TalbScenarioSpec& spec,
     r->paths.reroutes = events[6];
     r->tcp.idleRestarts = events[7];
     r->tcp.reorderingRaises = events[8];
+    r->tcp.lossProbes = events[9];
+    r->tcp.probeLosses = events[10];
+    r->tcp.rackLosses = events[11];
 }
 
 } // namespace ns3

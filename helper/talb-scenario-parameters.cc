@@ -439,6 +439,22 @@ DeclareRdmaPaths(TalbScenarioConfig& c)
               "tcp, adaptiveReordering: the highest duplicate-ACK threshold in segments (Linux's "
               "net.ipv4.tcp_max_reordering); at least ns3::TcpSocketBase::ReTxThreshold",
               C::Between(1, 1u << 20));
+    c.Declare("rackTlp",
+              C::BOOL,
+              TcpAttributeDefault("RackTlp"),
+              "tcp: senders detect losses as Linux's RACK-TLP: with data in flight and no ACK "
+              "for 2 SRTT + tlpDelay a sender sends a tail loss probe (a new segment, else its "
+              "highest one again) whose ACK starts fast recovery for what was sent before it, "
+              "and the first unacknowledged segment, or its retransmission, is lost once a "
+              "segment sent later has arrived. Without it a lost tail or a lost retransmission "
+              "waits for the RTO (minRto) and restarts from one segment (run.json's "
+              "tcp_loss_probes, tcp_probe_losses, tcp_rack_losses). Off here, as the "
+              "evaluation's TCP tables were measured");
+    c.Declare("tlpDelay",
+              C::TIME,
+              TcpAttributeDefault("TlpDelay"),
+              "tcp, rackTlp: the probe timeout beyond twice the smoothed RTT (Linux's "
+              "TCP_TIMEOUT_MIN_US, 2ms); with one segment in flight the minimum RTO instead");
 }
 
 /// The TRANSPORT group.

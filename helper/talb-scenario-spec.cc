@@ -116,6 +116,8 @@ TalbScenarioSpec::ParseTraining(const TalbScenarioConfig& c, std::vector<std::st
         {"SlowStartAfterIdle", c.GetString("slowStartAfterIdle")},
         {"AdaptiveReordering", c.GetString("adaptiveReordering")},
         {"MaxReordering", c.GetString("maxReordering")},
+        {"RackTlp", c.GetString("rackTlp")},
+        {"TlpDelay", c.GetString("tlpDelay")},
     };
     if (c.GetBool("adaptiveReordering"))
     {

@@ -11,6 +11,7 @@
 #include "ns3/talb-message-tag.h"
 #include "ns3/talb-socket-read.h"
 #include "ns3/talb-tcp-idle-restart.h"
+#include "ns3/talb-tcp-rack-tlp-socket.h"
 #include "ns3/talb-tcp-reordering.h"
 #include "ns3/talb-tensor-byte-tag.h"
 #include "ns3/tcp-dctcp.h"
@@ -70,6 +71,11 @@ TalbTcpMessageChannel::DoDispose()
         m_stats.reorderingRaises = m_reordering->GetRaises();
         m_reordering = nullptr;
     }
+    if (m_rack)
+    {
+        m_stats = GetStats(); // what GetStats() says from now on
+        m_rack = nullptr;
+    }
     m_queue.clear();
     m_current = nullptr;
     m_inFlight.clear();
@@ -88,7 +94,16 @@ TalbTcpMessageChannel::Open(Ptr<Node> src,
     m_srcAddr = srcAddr;
     m_dstAddr = dstAddr;
     m_dstPort = dstPort;
-    m_tx = Socket::CreateSocket(src, TcpSocketFactory::GetTypeId());
+    if (m_rackTlp)
+    {
+        m_rack = TalbTcpRackTlpSocket::Create(src);
+        m_rack->SetAttribute("TlpDelay", TimeValue(m_tlpDelay));
+        m_tx = m_rack;
+    }
+    else
+    {
+        m_tx = Socket::CreateSocket(src, TcpSocketFactory::GetTypeId());
+    }
     NS_ABORT_MSG_IF(m_tx->Bind(InetSocketAddress(srcAddr, 0)) != 0,
                     "TalbTcpMessageChannel: cannot bind a TCP socket to " << srcAddr);
     Address local;
@@ -153,6 +168,12 @@ TalbTcpMessageChannel::GetStats() const
     if (m_reordering)
     {
         stats.reorderingRaises = m_reordering->GetRaises();
+    }
+    if (m_rack)
+    {
+        stats.lossProbes = m_rack->GetProbes();
+        stats.probeLosses = m_rack->GetProbeLosses();
+        stats.rackLosses = m_rack->GetRackLosses();
     }
     return stats;
 }
@@ -255,6 +276,14 @@ TalbTcpMessageChannel::EnableAdaptiveReordering(uint32_t maxReordering)
     NS_ABORT_MSG_IF(m_tx, "TalbTcpMessageChannel::EnableAdaptiveReordering after Open");
     NS_ABORT_MSG_IF(maxReordering == 0, "TalbTcpMessageChannel: maximum reordering 0");
     m_maxReordering = maxReordering;
+}
+
+void
+TalbTcpMessageChannel::EnableRackTlp(Time tlpDelay)
+{
+    NS_ABORT_MSG_IF(m_tx, "TalbTcpMessageChannel::EnableRackTlp after Open");
+    m_rackTlp = true;
+    m_tlpDelay = tlpDelay;
 }
 
 void

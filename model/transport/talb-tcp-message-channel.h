@@ -5,6 +5,7 @@
 
 #include "ns3/ipv4-address.h"
 #include "ns3/node.h"
+#include "ns3/nstime.h"
 #include "ns3/packet.h"
 #include "ns3/sequence-number.h"
 #include "ns3/socket.h"
@@ -20,6 +21,7 @@ namespace ns3
 
 class TcpSocketBase;
 class TalbTcpIdleRestart;
+class TalbTcpRackTlpSocket;
 class TalbTcpReordering;
 
 /**
@@ -45,7 +47,8 @@ class TalbTcpReordering;
  * With EnableSlowStartAfterIdle() the sender's congestion control is wrapped in
  * TalbTcpIdleRestart (Linux's net.ipv4.tcp_slow_start_after_idle). With
  * EnableAdaptiveReordering() the sender's duplicate-ACK threshold follows the reordering it sees
- * (TalbTcpReordering, Linux's tp->reordering).
+ * (TalbTcpReordering, Linux's tp->reordering). With EnableRackTlp() the sender is a
+ * TalbTcpRackTlpSocket (Linux's RACK-TLP loss detection).
  */
 class TalbTcpMessageChannel : public TalbMessageChannel
 {
@@ -63,6 +66,9 @@ class TalbTcpMessageChannel : public TalbMessageChannel
         uint64_t plbRepaths{0}; //!< PLB's repaths (new flow labels)
         uint64_t idleRestarts{0};     //!< windows restarted after idle (EnableSlowStartAfterIdle)
         uint64_t reorderingRaises{0}; //!< duplicate-ACK threshold raises (adaptive reordering)
+        uint64_t lossProbes{0};       //!< tail loss probes sent (EnableRackTlp)
+        uint64_t probeLosses{0};      //!< losses their ACKs revealed
+        uint64_t rackLosses{0};       //!< first unacknowledged segments RACK found lost
     };
 
     /// \return the sender's counters so far
@@ -77,6 +83,11 @@ class TalbTcpMessageChannel : public TalbMessageChannel
      * \p maxReordering segments (before Open(); TalbTcpReordering).
      */
     void EnableAdaptiveReordering(uint32_t maxReordering);
+    /**
+     * Make the sender detect losses as Linux's RACK-TLP, probing for a lost tail after 2 SRTT +
+     * \p tlpDelay without an ACK (before Open(); TalbTcpRackTlpSocket).
+     */
+    void EnableRackTlp(Time tlpDelay);
 
     /**
      * Create the sender's TCP socket on \p src bound to \p srcAddr and connect it to
@@ -145,7 +156,10 @@ class TalbTcpMessageChannel : public TalbMessageChannel
     Ptr<TalbTcpIdleRestart> m_idleRestart; //!< the sender's, with m_slowStartAfterIdle
     uint32_t m_maxReordering{0};           //!< 0: the socket's fixed threshold
     Ptr<TalbTcpReordering> m_reordering;   //!< the sender's, with m_maxReordering
-    uint32_t m_flowLabel{0};               //!< 0 until PLB's first repath
+    bool m_rackTlp{false};
+    Time m_tlpDelay;                  //!< with m_rackTlp
+    Ptr<TalbTcpRackTlpSocket> m_rack; //!< m_tx, with m_rackTlp
+    uint32_t m_flowLabel{0};          //!< 0 until PLB's first repath
     Stats m_stats;
     uint32_t m_rxOpId{0};      //!< sender elsewhere: the incoming message's TalbMessageTag
     uint16_t m_rxStep{0};      //!< ...

@@ -4,6 +4,7 @@
 #include "talb-tcp-message-channel.h"
 #include "talb-transport.h"
 
+#include "ns3/nstime.h"
 #include "ns3/socket.h"
 
 #include <map>
@@ -45,6 +46,8 @@ class TalbTcpTransport : public TalbTransport
     bool m_slowStartAfterIdle{false}; //!< SlowStartAfterIdle attribute
     bool m_adaptiveReordering{false}; //!< AdaptiveReordering attribute
     uint32_t m_maxReordering{300};    //!< MaxReordering attribute
+    bool m_rackTlp{false};            //!< RackTlp attribute
+    Time m_tlpDelay;                  //!< TlpDelay attribute
 };
 
 } // namespace ns3

@@ -85,6 +85,8 @@ SCENARIO = {
     'slowStartAfterIdle': 'maybe',
     'adaptiveReordering': 'maybe',
     'maxReordering': '0',
+    'rackTlp': 'maybe',
+    'tlpDelay': '2',
     'jobs': 'model=resnet50,workers=1',
     'model': 'nope',
     'placement': 'diagonal',

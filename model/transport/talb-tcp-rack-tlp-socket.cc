@@ -280,6 +280,7 @@ TalbTcpRackTlpSocket::RecoverBelowHighestSacked()
     NS_LOG_LOGIC("the highest segment is SACKed and the rest outstanding for a PTO: recovery");
     ++m_probeLosses;
     m_txBuffer->SetSentListLost(false); // what is not SACKed is lost
+    RecoveryStarted();
     EnterRecovery(0);
     SendPendingData(m_connected);
 }
@@ -389,7 +390,7 @@ TalbTcpRackTlpSocket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader
     if (stateBefore != TcpSocketState::CA_RECOVERY &&
         m_tcb->m_congState == TcpSocketState::CA_RECOVERY)
     {
-        RecoveryStarted();
+        RecoveryStarted(); // by ns-3's rule, or the probe's ACK
     }
     if (m_delivery->latest > m_rackDelivered)
     {
@@ -475,6 +476,7 @@ TalbTcpRackTlpSocket::RackHead()
     m_txBuffer->MarkHeadAsLost(); // clears a retransmission's flag: it goes again
     if (state != TcpSocketState::CA_RECOVERY && state != TcpSocketState::CA_LOSS)
     {
+        RecoveryStarted();
         EnterRecovery(0);
         SendPendingData(m_connected);
         return;

@@ -17,14 +17,15 @@ class TalbTcpDeliveryTimes;
 
 /**
  * \ingroup talb-transport
- * \brief An ns-3 TCP sender with Linux's RACK-TLP (RFC 8985) where ns-3's loss detection falls
- * short: the tail loss probe, and RACK's time-based verdict on a lost retransmission.
+ * \brief An ns-3 TCP sender with Linux's RACK-TLP loss detection (RFC 8985): the tail loss
+ * probe, and RACK's time-based verdict on the first unacknowledged segment.
  *
  * ns-3's TCP detects a loss only from duplicate ACKs (three, or three segments SACKed above a
  * hole; more with TalbTcpReordering): when the last segments of a message are lost nothing
- * follows them to be SACKed, and a retransmission that is lost again is never detected. Either
- * way the sender waits for its retransmission timeout (at least MinRto, 5 ms here, a thousand
- * round trips of a data-centre fabric) and restarts from one segment. Linux detects both.
+ * follows them to be SACKed, a hole waits for as many SACKs as the threshold, and a
+ * retransmission that is lost again is never detected. Then the sender waits for its
+ * retransmission timeout (at least MinRto, 5 ms here, a thousand round trips of a data-centre
+ * fabric) and restarts from one segment. Linux detects all three by time.
  *
  * **Tail loss probe** (RFC 8985 section 7; Linux's tcp_schedule_loss_probe). When no ACK has
  * come for PTO = 2 SRTT + TlpDelay (Linux's TCP_TIMEOUT_MIN_US, 2 ms; with one segment in
@@ -42,18 +43,22 @@ class TalbTcpDeliveryTimes;
  * probe per episode. A PTO that would fire at or after the retransmission timer is not armed
  * (Linux fires the probe then instead of the timeout).
  *
- * **RACK on a lost retransmission** (RFC 8985 section 6). Each ACK notes the latest
- * transmission time among the segments it newly SACKs (a retransmission SACKed sooner than the
- * minimum RTT after it was sent is ambiguous and skipped). When the first unacknowledged
- * segment was retransmitted and a segment sent no earlier than that retransmission has been
- * SACKed (at a tie in time, a burst, the SACKed one, higher, went after), and that segment's RTT
- * plus a reordering window (min RTT / 4, at most SRTT) have passed since the retransmission, the
- * retransmission is lost and the segment is sent again (ns-3 never resends a retransmitted
- * segment before the timeout); until then a reordering timer waits. Linux applies the rule to
- * every outstanding segment; here the others follow as each becomes the first unacknowledged
- * one. Not applied to first transmissions: Linux widens the window on DSACKs, which ns-3's
- * receiver never sends, and with a fixed min RTT / 4 sprayed segments are found lost by the
- * thousand (doc/talb.rst, "Host TCP"); there ns-3's duplicate-ACK rule and the probe stay.
+ * **RACK** (RFC 8985 section 6). Each ACK notes the latest transmission time among the
+ * segments it newly SACKs (a retransmission SACKed sooner than the minimum RTT after it was sent
+ * is ambiguous and skipped). The first unacknowledged segment is lost once a segment sent no
+ * earlier than its latest transmission has been SACKed (at a tie in time, a burst, the SACKed
+ * one, higher, went after) and that segment's RTT plus a reordering window have passed since;
+ * until then a reordering timer waits. Never retransmitted, it is marked lost and fast recovery
+ * starts, however high the duplicate-ACK threshold has risen; retransmitted, its retransmission
+ * is lost and it is sent again (ns-3 never resends a retransmitted segment before the timeout).
+ * The window is min RTT / 4 times a step count, at most SRTT. Linux widens it by a step (once
+ * per round trip, up to 256) on each DSACK, which says a retransmission was spurious, and
+ * narrows it after 16 recoveries without one; ns-3's receiver sends no DSACK, so a retransmission
+ * of the first unacknowledged segment acknowledged sooner than the minimum RTT after it was sent
+ * (the original arrived) counts as one. Without the widening, sprayed segments were found lost
+ * by the thousand (doc/talb.rst, "Host TCP"). Linux applies the rule to every outstanding
+ * segment; here the others follow as each becomes the first unacknowledged one.
+ * RackFirstTransmissions false limits it to retransmissions.
  *
  * SRTT and the minimum RTT are the socket's own, from the ACKs of segments sent once, each timed
  * when sent (Linux's microsecond RTT): ns-3's estimate comes from TCP timestamps in milliseconds

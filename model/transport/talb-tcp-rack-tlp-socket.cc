@@ -16,6 +16,7 @@
 #include "ns3/tcp-tx-buffer.h"
 #include "ns3/tcp-tx-item.h"
 #include "ns3/type-id.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 
@@ -76,6 +77,12 @@ TalbTcpRackTlpSocket::GetTypeId()
                           TimeValue(MilliSeconds(2)),
                           MakeTimeAccessor(&TalbTcpRackTlpSocket::m_tlpDelay),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("MaxReorderingSteps",
+                          "the widest reordering window in steps of min RTT / 4 (Linux: 256); 1 "
+                          "keeps it at min RTT / 4",
+                          UintegerValue(256),
+                          MakeUintegerAccessor(&TalbTcpRackTlpSocket::m_maxReoSteps),
+                          MakeUintegerChecker<uint32_t>(1, 65535))
             .AddAttribute("RackFirstTransmissions",
                           "RACK judges first transmissions too, as Linux; false: only "
                           "retransmissions (holes wait for the duplicate-ACK rule or the probe)",
@@ -100,7 +107,8 @@ TalbTcpRackTlpSocket::TalbTcpRackTlpSocket()
 TalbTcpRackTlpSocket::TalbTcpRackTlpSocket(const TalbTcpRackTlpSocket& sock)
     : TcpSocketBase(sock),
       m_tlpDelay(sock.m_tlpDelay),
-      m_rackFirst(sock.m_rackFirst)
+      m_rackFirst(sock.m_rackFirst),
+      m_maxReoSteps(sock.m_maxReoSteps)
 {
     NS_LOG_FUNCTION(this);
     HearDeliveries();
@@ -420,7 +428,7 @@ TalbTcpRackTlpSocket::WidenOnSpurious(SequenceNumber32 ack)
     // late. Linux learns this from a DSACK and widens the window once per round trip (up to 256
     // steps of min RTT / 4), keeping it for the next 16 recoveries.
     m_reoPersist = 16;
-    if (Simulator::Now() - m_lastWidened >= m_srtt && m_reoSteps < 256)
+    if (Simulator::Now() - m_lastWidened >= m_srtt && m_reoSteps < m_maxReoSteps)
     {
         ++m_reoSteps;
         m_lastWidened = Simulator::Now();

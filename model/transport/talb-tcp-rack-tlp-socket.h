@@ -126,8 +126,9 @@ class TalbTcpRackTlpSocket : public TcpSocketBase
         bool again;
     };
 
-    Time m_tlpDelay;        //!< TlpDelay attribute
-    bool m_rackFirst{true}; //!< RackFirstTransmissions attribute
+    Time m_tlpDelay;             //!< TlpDelay attribute
+    bool m_rackFirst{true};      //!< RackFirstTransmissions attribute
+    uint32_t m_maxReoSteps{256}; //!< MaxReorderingSteps attribute
     Ptr<TalbTcpDeliveryTimes> m_delivery;
     EventId m_probeEvent;             //!< the timer, at or before m_probeAt
     Time m_probeAt;                   //!< the current deadline (zero: none)

@@ -489,24 +489,18 @@ class TalbRackTlpTestCase : public SimulationTestCase
 };
 
 /**
- * adaptiveReordering through the runner's own configuration: DRILL sprays a two-ring job's
- * packets over a 2:1 fabric, overtaking segments by more than three; with the adaptive threshold
- * the senders raise it (run.json's tcp_reordering_raises) and retransmit fewer segments; without
- * it the threshold never moves.
+ * The sprayed ring the opt-in host options are measured on, through the runner's own
+ * configuration: DRILL sprays a six-worker ResNet50 ring over a 2:1 fabric of two leaves, two
+ * iterations, with the runner's boolean parameter \p option on or off.
  */
-class TalbAdaptiveReorderingTestCase : public SimulationTestCase
+class SprayedRingTestCase : public SimulationTestCase
 {
-  public:
-    TalbAdaptiveReorderingTestCase()
-        : SimulationTestCase(
-              "adaptiveReordering: sprayed senders raise the threshold, only when asked")
-    {
-    }
+  protected:
+    using SimulationTestCase::SimulationTestCase;
 
-  private:
-    TalbScenario::Result Run(bool adaptive)
+    TalbScenario::Result RunSprayedRing(const std::string& option, bool on)
     {
-        std::string dir = CreateTempDirFilename("talb-reordering");
+        std::string dir = CreateTempDirFilename("talb-" + option);
         SystemPath::MakeDirectories(dir);
         ScenarioParams params = {
             {"leaves", "2"},
@@ -519,17 +513,34 @@ class TalbAdaptiveReorderingTestCase : public SimulationTestCase
             {"warmup", "0"},
             {"progress", "false"},
             {"lb", "drill"},
-            {"adaptiveReordering", adaptive ? "true" : "false"},
+            {option, on ? "true" : "false"},
         };
         return RunScenario(params, "drill", dir);
     }
+};
 
+/**
+ * adaptiveReordering through the runner's own configuration: DRILL sprays a two-ring job's
+ * packets over a 2:1 fabric, overtaking segments by more than three; with the adaptive threshold
+ * the senders raise it (run.json's tcp_reordering_raises) and retransmit fewer segments; without
+ * it the threshold never moves.
+ */
+class TalbAdaptiveReorderingTestCase : public SprayedRingTestCase
+{
+  public:
+    TalbAdaptiveReorderingTestCase()
+        : SprayedRingTestCase(
+              "adaptiveReordering: sprayed senders raise the threshold, only when asked")
+    {
+    }
+
+  private:
     void DoRun() override
     {
-        TalbScenario::Result fixed = Run(false);
+        TalbScenario::Result fixed = RunSprayedRing("adaptiveReordering", false);
         NS_TEST_ASSERT_MSG_EQ(fixed.iterationsDone, fixed.iterationsExpected, "fixed: finished");
         NS_TEST_ASSERT_MSG_EQ(fixed.tcp.reorderingRaises, 0, "no raise unless asked");
-        TalbScenario::Result adaptive = Run(true);
+        TalbScenario::Result adaptive = RunSprayedRing("adaptiveReordering", true);
         NS_TEST_ASSERT_MSG_EQ(adaptive.iterationsDone, adaptive.iterationsExpected, "finished");
         NS_TEST_ASSERT_MSG_GT(adaptive.tcp.reorderingRaises, 0, "the senders saw reordering");
         // 1,974 against 2,430 when written: of the rest, 1,648 went out with at least the
@@ -549,44 +560,24 @@ class TalbAdaptiveReorderingTestCase : public SimulationTestCase
  * more retransmissions than without it (with the window fixed at min RTT / 4 they sent three
  * times as many); without it no probe or RACK verdict is counted.
  */
-class TalbRackTlpRunnerTestCase : public SimulationTestCase
+class TalbRackTlpRunnerTestCase : public SprayedRingTestCase
 {
   public:
     TalbRackTlpRunnerTestCase()
-        : SimulationTestCase("rackTlp: sprayed senders adapt RACK's window, only when asked")
+        : SprayedRingTestCase("rackTlp: sprayed senders adapt RACK's window, only when asked")
     {
     }
 
   private:
-    TalbScenario::Result Run(bool rack)
-    {
-        std::string dir = CreateTempDirFilename("talb-rack-tlp");
-        SystemPath::MakeDirectories(dir);
-        ScenarioParams params = {
-            {"leaves", "2"},
-            {"spines", "2"},
-            {"hostsPerLeaf", "3"},
-            {"oversubscription", "2"},
-            {"jobs", "model=resnet50,workers=6,collective=ring"},
-            {"bgLoad", "0"},
-            {"iterations", "2"},
-            {"warmup", "0"},
-            {"progress", "false"},
-            {"lb", "drill"},
-            {"rackTlp", rack ? "true" : "false"},
-        };
-        return RunScenario(params, "drill", dir);
-    }
-
     void DoRun() override
     {
-        TalbScenario::Result off = Run(false);
+        TalbScenario::Result off = RunSprayedRing("rackTlp", false);
         NS_TEST_ASSERT_MSG_EQ(off.iterationsDone, off.iterationsExpected, "off: finished");
         NS_TEST_EXPECT_MSG_EQ(off.tcp.lossProbes + off.tcp.probeLosses + off.tcp.rackLosses,
                               0,
                               "nothing counted unless asked");
         NS_TEST_EXPECT_MSG_GT(off.tcp.timeouts, 0, "without RACK-TLP some losses wait an RTO");
-        TalbScenario::Result on = Run(true);
+        TalbScenario::Result on = RunSprayedRing("rackTlp", true);
         NS_TEST_ASSERT_MSG_EQ(on.iterationsDone, on.iterationsExpected, "on: finished");
         NS_TEST_EXPECT_MSG_GT(on.tcp.rackLosses, 0, "RACK found losses by time");
         NS_TEST_EXPECT_MSG_EQ(on.tcp.timeouts, 0, "none waited for the RTO");

@@ -62,6 +62,14 @@ class TalbTcpDeliveryTimes : public TcpRateLinux
 
 NS_OBJECT_ENSURE_REGISTERED(TalbTcpDeliveryTimes);
 
+/// \return whether \p state is fast recovery or the loss state after a timeout (the others:
+/// open, disorder, an ECN window reduction)
+static bool
+InLossRecovery(TcpSocketState::TcpCongState_t state)
+{
+    return state == TcpSocketState::CA_RECOVERY || state == TcpSocketState::CA_LOSS;
+}
+
 TypeId
 TalbTcpRackTlpSocket::GetTypeId()
 {
@@ -199,9 +207,7 @@ TalbTcpRackTlpSocket::MayProbe() const
 {
     const TcpSocketState::TcpCongState_t state = m_tcb->m_congState;
     return m_sackEnabled && !m_probeOut && (m_state == ESTABLISHED || m_state == CLOSE_WAIT) &&
-           (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER ||
-            state == TcpSocketState::CA_CWR) &&
-           m_txBuffer->HeadSequence() < m_tcb->m_highTxMark;
+           !InLossRecovery(state) && m_txBuffer->HeadSequence() < m_tcb->m_highTxMark;
 }
 
 void
@@ -362,9 +368,7 @@ TalbTcpRackTlpSocket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader
     }
     const TcpSocketState::TcpCongState_t stateBefore = m_tcb->m_congState;
     WidenOnSpurious(ack);
-    const bool recoverable = stateBefore == TcpSocketState::CA_OPEN ||
-                             stateBefore == TcpSocketState::CA_DISORDER ||
-                             stateBefore == TcpSocketState::CA_CWR;
+    const bool recoverable = !InLossRecovery(stateBefore);
     // RACK: what was sent before the delivered probe and is still neither SACKed nor
     // acknowledged is lost. The scoreboard marks it so for this ACK.
     const bool revealsHoles = probeDelivered && recoverable && ack < m_probeStart;
@@ -407,7 +411,7 @@ TalbTcpRackTlpSocket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader
     }
     RackHead();
     const TcpSocketState::TcpCongState_t state = m_tcb->m_congState;
-    if (probeDelivered || state == TcpSocketState::CA_RECOVERY || state == TcpSocketState::CA_LOSS)
+    if (probeDelivered || InLossRecovery(state))
     {
         m_probeOut = false;
     }
@@ -482,7 +486,7 @@ TalbTcpRackTlpSocket::RackHead()
                           << ", a segment sent at " << m_rackDelivered << " arrived: lost");
     ++m_rackLosses;
     m_txBuffer->MarkHeadAsLost(); // clears a retransmission's flag: it goes again
-    if (state != TcpSocketState::CA_RECOVERY && state != TcpSocketState::CA_LOSS)
+    if (!InLossRecovery(state))
     {
         RecoveryStarted();
         EnterRecovery(0);

@@ -71,6 +71,7 @@ OUTSIDE_TUNING = {HELDOUT: 'held-out grid', 'hpcc': 'RDMA parts under HPCC',
                   'timely': 'mixed RDMA part under TIMELY',
                   'sharedbuf': 'mixed RDMA part over shared-buffer switches',
                   'linuxtcp': "TCP parts on hosts with Linux's reordering threshold",
+                  'racktcp': 'LLM TCP parts on hosts with RACK-TLP',
                   HELDOUT_FAMILIES[1]: 'held-out LLM grid'}
 
 

@@ -102,6 +102,15 @@ LINUX_TCP_PARTS = {'idle/tcp16': 'idle-tcp16', 'asymmetric/tcp16': 'asymmetric-t
                    'llm/dense-tor-tcp128': 'dense-tor-tcp128',
                    'llm/moe-tor-tcp128': 'moe-tor-tcp128'}
 
+# TCP hosts that detect loss by time (family 'racktcp', doc/talb.rst, "Host TCP", --rackTlp):
+# the llm family's TCP parts, every TCP scheme. With ns-3's loss detection every retransmission
+# lost again waits out a 5 ms timeout, which decided the llm family's TCP tables
+# (doc/talb-evaluation.rst, "Hosts with RACK-TLP"). Beside each part TaLB's rule before
+# llm-spray, as in linuxtcp: whether spraying every tensor packet still pays on these hosts.
+RACK_TCP = {'rackTlp': ['true']}
+RACK_TCP_PARTS = {'llm/%s-%s-tcp128' % (jobs, fabric): '%s-%s-tcp128' % (jobs, fabric)
+                  for jobs in ('dense', 'moe', 'two', 'bg') for fabric in ('tor', 'rail')}
+
 # ConWeave with its paper's rules and its simulator's settings (NOTIFY pauses a path, the first
 # of two random draws not paused, control packets charged to no port; doc/talb-baselines.rst,
 # "ConWeave's gain reproduced"), reported as conweave-notify, beside every part that runs
@@ -386,6 +395,13 @@ def families():
         else:
             beside['grid'].update(lb=['talb'], lbAttributes=['Spray=Always'])
             out[('linuxtcp', name + '-sprayalways')] = beside
+    for source, name in RACK_TCP_PARTS.items():
+        c = copy.deepcopy(out[tuple(source.split('/'))])
+        c['grid'].update(copy.deepcopy(RACK_TCP))
+        out[('racktcp', name)] = c
+        beside = copy.deepcopy(c)
+        beside['grid'].update(lb=['talb'], lbRulesOff=list(ABLATION_LLM_TCP))
+        out[('racktcp', name + '-nollmspray')] = beside
     for (family, name), grid in list(out.items()):
         if 'conweave' in grid['grid'].get('lb', []):
             c = copy.deepcopy(grid)

@@ -25,7 +25,8 @@ GRIDS = sorted(glob.glob(os.path.join(EVAL, '*', '*.json')))
 RUNNER = os.environ.get('TALB_SCENARIO', os.path.join(ROOT, 'build', 'bin', 'talb-scenario'))
 FAMILIES = {'idle', 'background', 'asymmetric', 'failure', 'mixed', 'incast'}
 # Families beside the tuning grid's (their ablation, where they have one, is their own).
-OUTSIDE = {'llm', 'hpcc', 'spray', 'qp', 'timely', 'sharedbuf', 'linuxtcp', 'llmheldout'}
+OUTSIDE = {'llm', 'hpcc', 'spray', 'qp', 'timely', 'sharedbuf', 'linuxtcp', 'racktcp',
+           'llmheldout'}
 LLM_PARTS = {'%s-%s-%s128' % (jobs, fabric, transport) for jobs in ('dense', 'moe', 'two', 'bg')
              for fabric in ('rail', 'tor') for transport in ('rdma', 'tcp')}
 # TaLB's move variants: grid prefix -> (the axis that makes it, the start of its one value)
@@ -37,7 +38,7 @@ MOVES_VARIANTS = {'talbc-': ('lbAttributes', 'Moves=Congestion;QueueMoves=false;
                   'talbx-': ('lbAttributes', 'Moves=Contended;QueueMoves=false;'),
                   'talbn-': ('lbProfile', 'none')}
 # The linuxtcp family's TaLB beside each part, spraying every tensor flow; beside the LLM parts,
-# where that is TaLB's default (since 2026-12-07), the rule before it.
+# where that is TaLB's default (since 2026-12-07), the rule before it (also in racktcp).
 SPRAY_ALWAYS = '-sprayalways'
 NO_LLM_SPRAY = '-nollmspray'
 # ConWeave with its paper's settings beside every part that runs ConWeave (reported as
@@ -165,6 +166,20 @@ def test_the_linuxtcp_family_is_its_source_parts_on_hosts_with_linux_reordering(
         assert fixed['transport'] == 'tcp' and axes['adaptiveReordering'] == ['true']
         assert (dict(axes), fixed, seeds) == (dict(s_axes, adaptiveReordering=['true']),
                                               s_fixed, s_seeds)
+
+
+def test_the_racktcp_family_is_the_llm_tcp_parts_on_hosts_with_rack_tlp():
+    """Each racktcp part is one of the llm family's TCP parts, every scheme, with the one-valued
+    axis rackTlp=true added, and TaLB's rule before llm-spray beside it."""
+    grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
+    tcp_parts = {p for p in LLM_PARTS if p.endswith('-tcp128')}
+    assert set(grids.RACK_TCP_PARTS.values()) == tcp_parts
+    assert part_names('racktcp') == tcp_parts | {n + NO_LLM_SPRAY for n in tcp_parts}
+    for name in tcp_parts:
+        axes, fixed, seeds = sweep.read_grid(os.path.join(EVAL, 'racktcp', name + '.json'))
+        s_axes, s_fixed, s_seeds = sweep.read_grid(os.path.join(EVAL, 'llm', name + '.json'))
+        assert fixed['transport'] == 'tcp' and axes['rackTlp'] == ['true']
+        assert (dict(axes), fixed, seeds) == (dict(s_axes, rackTlp=['true']), s_fixed, s_seeds)
 
 
 def test_the_held_out_grid_is_apart_from_the_tuning_grid():
@@ -297,7 +312,7 @@ def test_grid_reads_and_names_only_runner_parameters(path, runner_options):
         assert_talb_beside(path[:-len(SPRAY_ALWAYS + '.json')] + '.json', (axes, fixed, seeds),
                            'Spray=Always')
         return
-    if path.endswith(NO_LLM_SPRAY + '.json'):  # linuxtcp: TaLB's rule before, beside an LLM part
+    if path.endswith(NO_LLM_SPRAY + '.json'):  # linuxtcp, racktcp: TaLB's rule before
         s_axes, s_fixed, s_seeds = sweep.read_grid(path[:-len(NO_LLM_SPRAY + '.json')] + '.json')
         assert axes['lb'] == ['talb'] and axes['lbRulesOff'] == ['llm-spray']
         assert ({k: v for k, v in axes.items() if k not in ('lb', 'lbRulesOff')}, fixed, seeds) \

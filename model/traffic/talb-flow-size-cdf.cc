@@ -152,7 +152,8 @@ TalbFlowSizeCdf::GetMean() const
     for (std::size_t i = 1; i < m_points.size(); ++i)
     {
         double mass = m_points[i].second - m_points[i - 1].second;
-        mean += mass * (m_points[i].first + m_points[i - 1].first) / 2;
+        // Halved before adding: two sizes near the largest double would overflow their sum.
+        mean += mass * (m_points[i].first / 2 + m_points[i - 1].first / 2);
     }
     return mean;
 }

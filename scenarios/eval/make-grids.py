@@ -382,26 +382,22 @@ def families():
             c = copy.deepcopy(out[tuple(source.split('/'))])
             c['grid'].update(setting)
             out[(family, name)] = c
-    for source, name in LINUX_TCP_PARTS.items():
-        c = copy.deepcopy(out[tuple(source.split('/'))])
-        c['grid'].update(copy.deepcopy(LINUX_TCP))
-        out[('linuxtcp', name)] = c
-        # TaLB spraying every tensor packet beside the part; for the LLM jobs that is TaLB's
-        # default since 2026-12-07, so there the rule before runs beside it.
-        beside = copy.deepcopy(c)
-        if source.startswith('llm/'):
-            beside['grid'].update(lb=['talb'], lbRulesOff=list(ABLATION_LLM_TCP))
-            out[('linuxtcp', name + '-nollmspray')] = beside
-        else:
-            beside['grid'].update(lb=['talb'], lbAttributes=['Spray=Always'])
-            out[('linuxtcp', name + '-sprayalways')] = beside
-    for source, name in RACK_TCP_PARTS.items():
-        c = copy.deepcopy(out[tuple(source.split('/'))])
-        c['grid'].update(copy.deepcopy(RACK_TCP))
-        out[('racktcp', name)] = c
-        beside = copy.deepcopy(c)
-        beside['grid'].update(lb=['talb'], lbRulesOff=list(ABLATION_LLM_TCP))
-        out[('racktcp', name + '-nollmspray')] = beside
+    # TCP parts on other hosts: every scheme, the host setting as a one-valued axis, and TaLB
+    # spraying every tensor packet beside each part; for the LLM jobs that is TaLB's default
+    # since 2026-12-07, so there the rule before runs beside it.
+    for family, setting, parts in (('linuxtcp', LINUX_TCP, LINUX_TCP_PARTS),
+                                   ('racktcp', RACK_TCP, RACK_TCP_PARTS)):
+        for source, name in parts.items():
+            c = copy.deepcopy(out[tuple(source.split('/'))])
+            c['grid'].update(copy.deepcopy(setting))
+            out[(family, name)] = c
+            beside = copy.deepcopy(c)
+            if source.startswith('llm/'):
+                beside['grid'].update(lb=['talb'], lbRulesOff=list(ABLATION_LLM_TCP))
+                out[(family, name + '-nollmspray')] = beside
+            else:
+                beside['grid'].update(lb=['talb'], lbAttributes=['Spray=Always'])
+                out[(family, name + '-sprayalways')] = beside
     for (family, name), grid in list(out.items()):
         if 'conweave' in grid['grid'].get('lb', []):
             c = copy.deepcopy(grid)

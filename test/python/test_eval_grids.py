@@ -153,33 +153,25 @@ def test_the_llm_family_runs_each_job_set_on_both_fabrics_and_transports_at_128_
         assert (float(fixed['bgLoad']) == 0.3) == name.startswith(('bg-', 'ablate-bg-'))
 
 
-def test_the_linuxtcp_family_is_its_source_parts_on_hosts_with_linux_reordering():
-    """Each linuxtcp part is a TCP part of another family, every scheme, with the one-valued
-    axis adaptiveReordering=true added: the same points, on other hosts."""
+@pytest.mark.parametrize('family, parts, axis', [
+    ('linuxtcp', 'LINUX_TCP_PARTS', 'adaptiveReordering'),
+    ('racktcp', 'RACK_TCP_PARTS', 'rackTlp')])
+def test_a_tcp_host_family_is_its_source_parts_on_other_hosts(family, parts, axis):
+    """Each part of a TCP host family (linuxtcp: Linux's reordering threshold; racktcp: RACK-TLP,
+    the llm family's every TCP part) is a TCP part of another family, every scheme, with the
+    host setting as a one-valued axis added: the same points, on other hosts; beside each TaLB
+    spraying every tensor flow, or beside an LLM part the rule before."""
     grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
-    assert part_names('linuxtcp') == set(grids.LINUX_TCP_PARTS.values()) | {
-        n + (NO_LLM_SPRAY if s.startswith('llm/') else SPRAY_ALWAYS)
-        for s, n in grids.LINUX_TCP_PARTS.items()}
-    for source, name in grids.LINUX_TCP_PARTS.items():
-        axes, fixed, seeds = sweep.read_grid(os.path.join(EVAL, 'linuxtcp', name + '.json'))
+    parts = getattr(grids, parts)
+    if family == 'racktcp':
+        assert set(parts.values()) == {p for p in LLM_PARTS if p.endswith('-tcp128')}
+    assert part_names(family) == set(parts.values()) | {
+        n + (NO_LLM_SPRAY if s.startswith('llm/') else SPRAY_ALWAYS) for s, n in parts.items()}
+    for source, name in parts.items():
+        axes, fixed, seeds = sweep.read_grid(os.path.join(EVAL, family, name + '.json'))
         s_axes, s_fixed, s_seeds = sweep.read_grid(os.path.join(EVAL, source + '.json'))
-        assert fixed['transport'] == 'tcp' and axes['adaptiveReordering'] == ['true']
-        assert (dict(axes), fixed, seeds) == (dict(s_axes, adaptiveReordering=['true']),
-                                              s_fixed, s_seeds)
-
-
-def test_the_racktcp_family_is_the_llm_tcp_parts_on_hosts_with_rack_tlp():
-    """Each racktcp part is one of the llm family's TCP parts, every scheme, with the one-valued
-    axis rackTlp=true added, and TaLB's rule before llm-spray beside it."""
-    grids = load_script(os.path.join(EVAL, 'make-grids.py'), 'make_grids')
-    tcp_parts = {p for p in LLM_PARTS if p.endswith('-tcp128')}
-    assert set(grids.RACK_TCP_PARTS.values()) == tcp_parts
-    assert part_names('racktcp') == tcp_parts | {n + NO_LLM_SPRAY for n in tcp_parts}
-    for name in tcp_parts:
-        axes, fixed, seeds = sweep.read_grid(os.path.join(EVAL, 'racktcp', name + '.json'))
-        s_axes, s_fixed, s_seeds = sweep.read_grid(os.path.join(EVAL, 'llm', name + '.json'))
-        assert fixed['transport'] == 'tcp' and axes['rackTlp'] == ['true']
-        assert (dict(axes), fixed, seeds) == (dict(s_axes, rackTlp=['true']), s_fixed, s_seeds)
+        assert fixed['transport'] == 'tcp' and axes[axis] == ['true']
+        assert (dict(axes), fixed, seeds) == (dict(s_axes, **{axis: ['true']}), s_fixed, s_seeds)
 
 
 def test_the_held_out_grid_is_apart_from_the_tuning_grid():

@@ -545,6 +545,85 @@ class TalbPriorityQueuePushOutTestCase : public TestCase
     }
 };
 
+/// GetRoomBytes (what TaLB's SprayQueue=AtOrAboveWithRoom reads) says whether Enqueue takes a
+/// tagged packet: drop-tail in bytes, with PushOut, in packets, and on a shared buffer (lossy
+/// and lossless bands), through a mix of arrivals of every band and departures.
+class TalbPriorityQueueRoomTestCase : public TestCase
+{
+  public:
+    TalbPriorityQueueRoomTestCase()
+        : TestCase("TalbPriorityQueueRoom: room for a band's packet exactly when Enqueue takes it "
+                   "(MaxSize in bytes or packets, PushOut, shared buffer, lossless bands)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        enum Mode
+        {
+            DROP_TAIL,
+            PUSH_OUT,
+            PACKETS,
+            SHARED,
+        };
+
+        for (Mode mode : {DROP_TAIL, PUSH_OUT, PACKETS, SHARED})
+        {
+            Ptr<TalbSharedBuffer> buffer;
+            std::vector<Ptr<TalbPriorityQueue>> queues;
+            for (int k = 0; k < 2; ++k)
+            {
+                Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+                q->SetMaxSize(QueueSize(mode == PACKETS ? "12p" : "20000B"));
+                q->SetAttribute("PushOut", BooleanValue(mode == PUSH_OUT));
+                if (mode == SHARED)
+                {
+                    if (!buffer)
+                    {
+                        buffer = CreateObject<TalbSharedBuffer>();
+                        buffer->SetAttribute("Size", QueueSizeValue(QueueSize("30000B")));
+                    }
+                    q->SetSharedBuffer(buffer, 1 << 3); // band 3 lossless
+                }
+                queues.push_back(q);
+            }
+            uint32_t seed = 12345;
+            auto next = [&seed](uint32_t n) {
+                seed = seed * 1103515245u + 12345u;
+                return (seed >> 16) % n;
+            };
+            uint32_t admitted = 0;
+            uint32_t refused = 0;
+            for (int step = 0; step < 3000; ++step)
+            {
+                Ptr<TalbPriorityQueue> q = queues[next(2)];
+                if (next(3) == 0)
+                {
+                    q->Dequeue();
+                    continue;
+                }
+                const uint8_t band = next(8);
+                Ptr<Packet> p = TensorFrame(300 + next(1200), band, step);
+                const bool fits = q->GetRoomBytes(band) >= p->GetSize();
+                const bool taken = q->Enqueue(p);
+                NS_TEST_ASSERT_MSG_EQ(taken, fits, "mode " << mode << ", step " << step);
+                taken ? ++admitted : ++refused;
+            }
+            NS_TEST_EXPECT_MSG_GT(admitted, 100u, "mode " << mode << ": packets taken");
+            NS_TEST_EXPECT_MSG_GT(refused, 100u, "mode " << mode << ": packets refused");
+        }
+        Ptr<TalbPriorityQueue> q = CreateObject<TalbPriorityQueue>();
+        q->SetMaxSize(QueueSize("10000B"));
+        const uint32_t frame = TensorFrame(1000, 6, 0)->GetSize();
+        q->Enqueue(TensorFrame(1000, 6, 0));
+        NS_TEST_EXPECT_MSG_EQ(q->GetRoomBytes(2), 10000u - frame, "MaxSize less the bytes queued");
+        q->SetAttribute("PushOut", BooleanValue(true));
+        NS_TEST_EXPECT_MSG_EQ(q->GetRoomBytes(2), 10000u, "PushOut frees the lower bands");
+        NS_TEST_EXPECT_MSG_EQ(q->GetRoomBytes(6), 10000u - frame, "not its own band");
+    }
+};
+
 /// Fabric: two low-priority senders overload a host port; a high-priority tensor started later
 /// finishes far sooner than the same tensor sent at low priority.
 class TalbPriorityQueueOvertakeTestCase : public talbtest::SimulationTestCase
@@ -727,6 +806,7 @@ class TalbPriorityQueueTestSuite : public TestSuite
         AddTestCase(new TalbPriorityQueueDwrrBandsTestCase, TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueStrictUntaggedTestCase, TestCase::QUICK);
         AddTestCase(new TalbPriorityQueuePushOutTestCase, TestCase::QUICK);
+        AddTestCase(new TalbPriorityQueueRoomTestCase, TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueClassCountersTestCase(true), TestCase::QUICK);
         AddTestCase(new TalbPriorityQueueClassCountersTestCase(false), TestCase::QUICK);
     }

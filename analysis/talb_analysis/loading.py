@@ -314,7 +314,7 @@ def scheme_label(scheme, params):
     with a RemoteSprayBytes other than the shipped one (30000 over TCP, 0 over RDMA) '-localspray'
     (0) or '-remotespray<bytes>' after that, and with a SprayQueue other than the shipped one
     (AtOrAbove over TCP since the end of 2026-12-01, AllWhenShared elsewhere) '-sprayatorabove',
-    '-sprayall' or '-sprayallwhenshared', and with an lbAttributes SprayPaths other than the
+    '-sprayall', '-sprayallwhenshared', '-sprayatorabovethenall' or '-sprayatorabovewithroom', and with an lbAttributes SprayPaths other than the
     transport's profile's '-pathsfastest' or '-pathsrate', and with a CongestionDelay other
     than 0 '-cdelay<value>' (as given, e.g. '-cdelay20us'), and with a CongestionWaitBelow
     other than 0 '-cwait<value>' (e.g. '-cwait4'), and with MarginMoves other than

@@ -5,4 +5,11 @@ namespace ns3
 
 TalbBandedQueue::~TalbBandedQueue() = default;
 
+uint64_t
+TalbBandedQueue::GetRoomBytes(uint8_t priority) const
+{
+    (void)priority;
+    return UNKNOWN_ROOM;
+}
+
 } // namespace ns3

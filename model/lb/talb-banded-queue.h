@@ -24,6 +24,16 @@ class TalbBandedQueue
     virtual uint64_t GetBytesAtOrAbove(uint8_t priority) const = 0;
     /// \return the band untagged packets are reported in (scheduled there, or counted there)
     virtual uint8_t GetUntaggedBand() const = 0;
+
+    /// GetRoomBytes() of a queue that does not know its buffer's room.
+    static constexpr uint64_t UNKNOWN_ROOM = UINT64_MAX;
+
+    /**
+     * \return bytes the queue can still take of packets of band \p priority before it refuses
+     * one (its limit, and the share of a buffer shared among ports it may take now).
+     * Default: UNKNOWN_ROOM.
+     */
+    virtual uint64_t GetRoomBytes(uint8_t priority) const;
 };
 
 } // namespace ns3

@@ -30,6 +30,24 @@ TalbCorePortView::QueueBytesAtOrAbove(uint32_t port, uint8_t priority) const
 }
 
 uint64_t
+TalbCorePortView::RoomBytes(uint32_t port, uint8_t priority) const
+{
+    static_assert(TalbBandedQueue::UNKNOWN_ROOM == talb::lb::PortView::kUnknownRoom);
+    const TalbBandedQueue* q = port < m_bands.size() ? m_bands[port] : nullptr;
+    if (q)
+    {
+        return q->GetRoomBytes(priority);
+    }
+    const TalbPortState& p = (*m_ports)[port];
+    if (!p.queue || p.queue->GetMaxSize().GetUnit() != QueueSizeUnit::BYTES)
+    {
+        return kUnknownRoom;
+    }
+    const uint64_t max = p.queue->GetMaxSize().GetValue();
+    return max > p.queue->GetNBytes() ? max - p.queue->GetNBytes() : 0;
+}
+
+uint64_t
 TalbCorePortView::RateBps(uint32_t port) const
 {
     return (*m_ports)[port].rate.GetBitRate();

@@ -33,6 +33,9 @@ class TalbCorePortView : public talb::lb::PortView
     uint64_t RateBps(uint32_t port) const override;
     /// The port's pathRateBps entry for \p dstLeaf when set, else its rate.
     uint64_t PathRateBps(uint32_t port, uint32_t dstLeaf) const override;
+    /// A TalbBandedQueue's GetRoomBytes(); MaxSize in bytes less the bytes queued of any other
+    /// queue; kUnknownRoom without a queue or under a limit in packets.
+    uint64_t RoomBytes(uint32_t port, uint8_t priority) const override;
 
   private:
     const std::vector<TalbPortState>* m_ports;

@@ -15,6 +15,8 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -882,6 +884,41 @@ TalbPriorityQueue::GetBytesAtOrAbove(uint8_t priority) const
         bytes += m_bandBytes[b];
     }
     return bytes;
+}
+
+uint64_t
+TalbPriorityQueue::GetRoomBytes(uint8_t priority) const
+{
+    // Enqueue's refusals of a tagged packet, in its order: MaxSize (with what PushOut would
+    // free below the band), then the shared buffer's threshold for a lossy band.
+    const uint8_t band = std::min<uint8_t>(priority, TALB_NUM_PRIORITIES - 1);
+    uint64_t queuedBytes = GetNBytes();
+    uint32_t queuedPackets = GetNPackets();
+    if (m_pushOut)
+    {
+        for (uint8_t b = band + 1; b < TALB_NUM_PRIORITIES; ++b)
+        {
+            queuedBytes -= m_bandBytes[b];
+            queuedPackets -= m_bandPackets[b];
+        }
+    }
+    const QueueSize max = GetMaxSize();
+    uint64_t room = UNKNOWN_ROOM;
+    if (max.GetUnit() == QueueSizeUnit::BYTES)
+    {
+        room = max.GetValue() > queuedBytes ? max.GetValue() - queuedBytes : 0;
+    }
+    else if (queuedPackets >= max.GetValue())
+    {
+        room = 0;
+    }
+    if (m_shared && !((m_losslessBands >> band) & 1))
+    {
+        const uint64_t threshold = m_shared->GetQueueThreshold();
+        const uint64_t share = threshold > GetNBytes() ? threshold - GetNBytes() : 0;
+        room = std::min({room, share, m_shared->GetFreeBytes()});
+    }
+    return room;
 }
 
 uint32_t

@@ -154,6 +154,11 @@ class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
     uint8_t GetUntaggedBand() const override;
     /// \return bytes queued in bands 0..\p priority (the best-effort class not included)
     uint64_t GetBytesAtOrAbove(uint8_t priority) const override;
+    /// Bytes a tagged packet of band \p priority fits in before Enqueue() refuses it: MaxSize
+    /// in bytes less the bytes queued (less the lower bands' with PushOut), and with a shared
+    /// buffer for a lossy band at most its dynamic threshold less the bytes queued and the free
+    /// pool. UNKNOWN_ROOM under a MaxSize in packets while a packet fits; 0 once none does.
+    uint64_t GetRoomBytes(uint8_t priority) const override;
 
     /// What a packet's band is taken from (BandFrom attribute).
     enum BandSource

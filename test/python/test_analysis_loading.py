@@ -267,6 +267,8 @@ def test_talb_is_labelled_by_its_move_rule_against_what_the_runner_ships_per_tra
         == 'talb-sprayatorabove'
     assert label('talb', dict(tcp, lbProfile='none', lbAttributes='SprayQueue=All')) == \
         'talb-localspray-sprayall-marginmoves-stallmoves'
+    assert label('talb', dict(tcp, lbAttributes='SprayQueue=AtOrAboveWithRoom')) == \
+        'talb-sprayatorabovewithroom'
     # SprayPaths (since 2026-11-30): named where given other than the transport's profile's
     # (Fastest over TCP, Rate on the spraying transport).
     spray = dict(transport='spray', lbProfile='transport')

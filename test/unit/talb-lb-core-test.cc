@@ -2613,6 +2613,46 @@ TEST(TalbLbCoreTensorAwareV2, SprayQueueAtOrAboveThenAllBreaksTiesByEveryBand)
     EXPECT_EQ(onFirst(Q::kAll, 2, 5000), 0u);
 }
 
+TEST(TalbLbCoreTensorAwareV2, SprayQueueAtOrAboveWithRoomSkipsPortsWhoseBufferIsFull)
+{
+    using Q = TensorAwareV2::SprayQueue;
+    // Sprayed priority 2 packets (1500 bytes); both uplinks have 30000-byte buffers. Uplink 1
+    // holds \p lowBytes of priority 6, uplink 2 3000 bytes of priority 2. Returns how many of
+    // 200 go to uplink 1.
+    auto onFirst = [](Q queue, uint64_t lowBytes, uint64_t buffer2 = 30000, uint8_t band2 = 2) {
+        TensorAwareV2::Config c;
+        c.spray = TensorAwareV2::Spray::kAlways;
+        c.sprayQueue = queue;
+        TalbV2Rig rig(c);
+        rig.leaf.state[1].bufferBytes = 30000;
+        rig.leaf.state[2].bufferBytes = buffer2;
+        rig.Queue(1, 6, lowBytes);
+        rig.Queue(2, band2, 3000);
+        uint32_t n = 0;
+        for (int k = 0; k < 200; ++k)
+        {
+            n += rig.Send(Tensor(10, US + k * US, 100, 2, k == 0 ? TALB_FLAG_FIRST : 0)) == 1u;
+        }
+        EXPECT_EQ(rig.talb.GetTableStats().nSprayed, 200u);
+        return n;
+    };
+    // Uplink 1's buffer is full of the lower band: AtOrAbove sends every packet there (nothing
+    // ahead of it in its band), to be refused; WithRoom takes uplink 2, where it waits 3000 bytes.
+    EXPECT_EQ(onFirst(Q::kAtOrAbove, 29000), 200u);
+    EXPECT_EQ(onFirst(Q::kAtOrAboveWithRoom, 29000), 0u);
+    // Room for the packet (exactly 1500 bytes): the packet's wait decides, as AtOrAbove.
+    EXPECT_EQ(onFirst(Q::kAtOrAboveWithRoom, 28500), 200u);
+    // Neither buffer can take it: AtOrAbove among all.
+    EXPECT_EQ(onFirst(Q::kAtOrAboveWithRoom, 29000, 4000), 200u);
+    // A port that does not report its buffer (size 0: the DPDK switch) counts as one with room.
+    EXPECT_EQ(onFirst(Q::kAtOrAboveWithRoom, 29000, 0), 0u);
+    // Among ports with room, the lower bands' bytes do not count (unlike All): uplink 2 holds
+    // 3000 bytes of priority 7 only, so both tie at nothing ahead and the draw splits them.
+    uint32_t drawn = onFirst(Q::kAtOrAboveWithRoom, 20000, 30000, 7);
+    EXPECT_GT(drawn, 60u);
+    EXPECT_LT(drawn, 140u);
+}
+
 TEST(TalbLbCoreTensorAwareV2, SprayPathsRateSharesThePathsByTheirRates)
 {
     using P = TensorAwareV2::SprayPaths;
@@ -2735,7 +2775,7 @@ TEST(TalbLbCoreTensorAwareV2, CheckRejectsBadConfigurations)
     EXPECT_TRUE(bad([](auto& x) { x.crowdFlowsPerPort = -1; }));
     EXPECT_TRUE(bad([](auto& x) { x.crowdFlowsPerPort = 9; })); // above the 8 flow slots
     EXPECT_FALSE(bad([](auto& x) { x.crowdFlowsPerPort = 8; }));
-    EXPECT_TRUE(bad([](auto& x) { x.sprayQueue = static_cast<TensorAwareV2::SprayQueue>(4); }));
+    EXPECT_TRUE(bad([](auto& x) { x.sprayQueue = static_cast<TensorAwareV2::SprayQueue>(5); }));
     EXPECT_TRUE(bad([](auto& x) { x.sprayPaths = static_cast<TensorAwareV2::SprayPaths>(2); }));
     EXPECT_TRUE(bad([](auto& x) { x.moves = static_cast<TensorAwareV2::Moves>(3); }));
     EXPECT_TRUE(bad([](auto& x) { x.slowRate = 0; }));

@@ -81,6 +81,29 @@ EgressQueue::Enqueue(void* item, uint32_t bytes, uint8_t band, bool ecnCapable)
     return EnqueueResult::kQueued;
 }
 
+uint64_t
+EgressQueue::RoomBytes(uint8_t band) const
+{
+    band &= TALB_PRIO_MASK;
+    const Band& b = m_bands[band];
+    if (b.tail - b.head == m_config.bandPackets)
+    {
+        return 0;
+    }
+    uint64_t queued = m_bytes;
+    if (m_config.pushOut)
+    {
+        for (uint8_t lower = band + 1; lower < TALB_NUM_PRIORITIES; ++lower)
+        {
+            if (!(m_config.dwrrBands && lower == m_config.bestEffortBand))
+            {
+                queued -= m_bands[lower].bytes;
+            }
+        }
+    }
+    return m_config.bufferBytes > queued ? m_config.bufferBytes - queued : 0;
+}
+
 void
 EgressQueue::PushOut(uint8_t band, uint32_t bytes)
 {

@@ -88,6 +88,10 @@ class EgressQueue
     /// \return the size of the packet Dequeue() would return next (0 when empty)
     uint32_t HeadBytes() const;
 
+    /// \return bytes a packet of \p band fits in before Enqueue() refuses it: the buffer less
+    /// the bytes queued (less those push-out would evict), 0 once the band's ring is full
+    uint64_t RoomBytes(uint8_t band) const;
+
     bool Empty() const
     {
         return m_nonEmpty == 0;

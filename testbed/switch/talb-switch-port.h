@@ -1,7 +1,7 @@
 /*
  * One port of talb-switch as the pipeline and the decision core see it: its egress queue, its
- * shaper, its DRE and its link state. The decision core reads queue bytes (per band),
- * utilisation and rate through SwitchPortView.
+ * shaper, its DRE and its link state. The decision core reads queue bytes (per band), the
+ * buffer's room, utilisation and rate through SwitchPortView.
  */
 #ifndef TALB_SWITCH_PORT_H
 #define TALB_SWITCH_PORT_H
@@ -67,6 +67,12 @@ class SwitchPortView : public lb::PortView
     uint64_t RateBps(uint32_t port) const override
     {
         return m_ports[port].rateBps;
+    }
+
+    /// The egress queue's room for a packet of band \p priority (held bytes left the buffer).
+    uint64_t RoomBytes(uint32_t port, uint8_t priority) const override
+    {
+        return m_ports[port].queue.RoomBytes(priority);
     }
 
   private:

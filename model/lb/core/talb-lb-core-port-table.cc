@@ -47,5 +47,16 @@ PortTable::PathRateBps(uint32_t port, uint32_t /* dstLeaf */) const
     return (p.remoteRateBps && p.remoteRateBps < p.rateBps) ? p.remoteRateBps : p.rateBps;
 }
 
+uint64_t
+PortTable::RoomBytes(uint32_t port, uint8_t /* priority */) const
+{
+    const PortState& p = m_ports[port];
+    if (p.bufferBytes == 0)
+    {
+        return kUnknownRoom;
+    }
+    return p.bufferBytes > p.queueBytes ? p.bufferBytes - p.queueBytes : 0;
+}
+
 } // namespace lb
 } // namespace talb

@@ -20,6 +20,9 @@ struct PortState
     uint64_t rateBps{0}; ///< line (or shaped) rate in bit/s, > 0
     /// the slowest link beyond the port, towards every leaf (0: none slower than rateBps)
     uint64_t remoteRateBps{0};
+    /// the egress buffer's size in bytes, shared by its bands (0: not known, as the DPDK
+    /// switch's rings: RoomBytes() says kUnknownRoom)
+    uint64_t bufferBytes{0};
     Dre dre;       ///< bytes sent on the port, decayed
     bool up{true}; ///< link state: a down port is never a candidate
 };
@@ -38,6 +41,8 @@ class PortTable : public PortView
     uint64_t RateBps(uint32_t port) const override;
     /// min(rateBps, remoteRateBps) (remoteRateBps 0: rateBps)
     uint64_t PathRateBps(uint32_t port, uint32_t dstLeaf) const override;
+    /// bufferBytes less queueBytes (0 when full), kUnknownRoom where bufferBytes is 0
+    uint64_t RoomBytes(uint32_t port, uint8_t priority) const override;
 
     /// \return port \p port's state
     PortState& operator[](uint32_t port)

@@ -62,6 +62,7 @@ constexpr SettingSpelling kSprayQueue[] = {
     {int(TensorAwareV2::SprayQueue::kAll), "All", "all"},
     {int(TensorAwareV2::SprayQueue::kAtOrAbove), "AtOrAbove", "atorabove"},
     {int(TensorAwareV2::SprayQueue::kAtOrAboveThenAll), "AtOrAboveThenAll", "atorabovethenall"},
+    {int(TensorAwareV2::SprayQueue::kAtOrAboveWithRoom), "AtOrAboveWithRoom", "atorabovewithroom"},
 };
 
 constexpr SettingSpelling kSprayPaths[] = {
@@ -192,7 +193,9 @@ constexpr Setting<TensorAwareConfig> kRows[] = {
      "flow is active on a candidate port (their packets share the spine downlinks whatever "
      "their band), else AtOrAbove; AtOrAboveThenAll, AtOrAbove with ties broken by every "
      "band's bytes (a port's buffer is shared by its bands: where lower bands fill it an "
-     "urgent packet is dropped as any)",
+     "urgent packet is dropped as any); AtOrAboveWithRoom, AtOrAbove among the ports whose "
+     "buffer can take the packet now (every port when none can; a port that does not report "
+     "its buffer's room counts as one that can)",
      kSprayQueue},
     {"SprayPaths",
      "spray-paths",

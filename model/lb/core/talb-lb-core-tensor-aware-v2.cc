@@ -36,7 +36,7 @@ TensorAwareV2::Check(const Config& c)
     {
         return "the spray mode must be known and the crowd's flows per port in [0, flow slots]";
     }
-    if (c.sprayQueue > SprayQueue::kAtOrAboveThenAll || c.sprayPaths > SprayPaths::kRate)
+    if (c.sprayQueue > SprayQueue::kAtOrAboveWithRoom || c.sprayPaths > SprayPaths::kRate)
     {
         return "the spray queue and the spray paths rule must be known";
     }
@@ -292,6 +292,7 @@ TensorAwareV2::SprayPort(const PacketInfo& packet, const Candidates& candidates,
     const bool allBands = m_config.sprayQueue == SprayQueue::kAll ||
                           (m_config.sprayQueue == SprayQueue::kAllWhenShared && shared);
     const bool allOnTies = !allBands && m_config.sprayQueue == SprayQueue::kAtOrAboveThenAll;
+    const bool withRoom = m_config.sprayQueue == SprayQueue::kAtOrAboveWithRoom;
     // Another job's flows collide with this one at spine downlinks the leaf does not see; a
     // background burst is local and short, and the queue here is the better guide to it. A
     // penalty, not a veto: the report lags and counts the leaf's own packets (doc/talb-switch.rst,
@@ -302,7 +303,7 @@ TensorAwareV2::SprayPort(const PacketInfo& packet, const Candidates& candidates,
         const int64_t penaltyNs = penalty > 0 && fastest.local > 0
                                       ? static_cast<int64_t>(penalty * 8e9 / fastest.local)
                                       : 0;
-        return RateSharedPort(packet, candidates, allBands, allOnTies, penaltyNs);
+        return RateSharedPort(packet, candidates, allBands, allOnTies, withRoom, penaltyNs);
     }
     return PickLeast(candidates, [&](uint32_t port) {
         double bytes = DrainBytes(port, packet, fastest, allBands);
@@ -310,7 +311,9 @@ TensorAwareV2::SprayPort(const PacketInfo& packet, const Candidates& candidates,
         {
             bytes += penalty;
         }
-        return std::make_tuple(PathRatio(port, packet, fastest),
+        // A full port drops the packet however fast its path: room decides first.
+        return std::make_tuple(withRoom && Full(port, packet),
+                               PathRatio(port, packet, fastest),
                                bytes,
                                allOnTies ? DrainBytes(port, packet, fastest, true) : 0.0);
     });
@@ -321,6 +324,7 @@ TensorAwareV2::RateSharedPort(const PacketInfo& packet,
                               const Candidates& candidates,
                               bool allBands,
                               bool allOnTies,
+                              bool withRoom,
                               int64_t penaltyNs)
 {
     // Weighted round robin by path rate: each (port, destination leaf) clock advances by the
@@ -348,14 +352,16 @@ TensorAwareV2::RateSharedPort(const PacketInfo& packet,
     uint32_t port = PickLeast(candidates, [&](uint32_t p) {
         int64_t clock = next(p);
         double local = static_cast<double>(Ports().RateBps(p));
+        const bool full = withRoom && Full(p, packet);
         if (clock == std::numeric_limits<int64_t>::max() || local <= 0)
         {
-            return std::make_pair(std::numeric_limits<int64_t>::max(), uint64_t{0});
+            return std::make_tuple(full, std::numeric_limits<int64_t>::max(), uint64_t{0});
         }
         int64_t queued = static_cast<int64_t>(QueuedBytes(p, packet, allBands) * 8e9 / local);
-        return std::make_pair(clock + queued +
-                                  (penaltyNs > 0 && Saturated(p, packet) ? penaltyNs : 0),
-                              allOnTies ? Ports().QueueBytes(p) : uint64_t{0});
+        return std::make_tuple(full,
+                               clock + queued +
+                                   (penaltyNs > 0 && Saturated(p, packet) ? penaltyNs : 0),
+                               allOnTies ? Ports().QueueBytes(p) : uint64_t{0});
     });
     const int64_t clock = port < m_nPorts ? next(port) : std::numeric_limits<int64_t>::max();
     if (clock != std::numeric_limits<int64_t>::max())

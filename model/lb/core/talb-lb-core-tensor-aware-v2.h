@@ -250,6 +250,10 @@ class TensorAwareV2 : public TensorPolicy
         /// bands, so an urgent packet that would pass the lower bands is dropped all the same
         /// where they fill it, and with no urgent bytes queued every port ties
         kAtOrAboveThenAll,
+        /// kAtOrAbove among the ports whose buffer can take the packet (PortView::RoomBytes):
+        /// an urgent packet passes the lower bands in the scheduler but is refused as any where
+        /// they filled the buffer; every port when none can
+        kAtOrAboveWithRoom,
     };
 
     /// How a sprayed packet weighs paths of different rates (asymmetric links).
@@ -632,12 +636,20 @@ class TensorAwareV2 : public TensorPolicy
     /// \return the port a sprayed packet takes under SprayPaths::kRate over paths of different
     /// rates (and advances its clock); \p penaltyNs is added where the path is reported
     /// saturated (remoteSprayBytes at the fastest local rate; 0: none); \p allOnTies breaks
-    /// ties by every band's bytes (SprayQueue::kAtOrAboveThenAll)
+    /// ties by every band's bytes (SprayQueue::kAtOrAboveThenAll); \p withRoom puts the ports
+    /// whose buffer can take the packet first (SprayQueue::kAtOrAboveWithRoom)
     uint32_t RateSharedPort(const PacketInfo& packet,
                             const Candidates& candidates,
                             bool allBands,
                             bool allOnTies,
+                            bool withRoom,
                             int64_t penaltyNs);
+
+    /// \return true when \p port's buffer cannot take \p packet now (PortView::RoomBytes)
+    bool Full(uint32_t port, const PacketInfo& packet) const
+    {
+        return Ports().RoomBytes(port, packet.label.priority) < packet.size;
+    }
 
     /// \return true when the RemoteView (set) reports the path behind \p port to \p packet's
     /// leaf saturated: the top level of the metric

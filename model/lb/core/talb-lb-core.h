@@ -192,6 +192,21 @@ class PortView
         return RateBps(port);
     }
 
+    /// RoomBytes() of a port that does not say how much its buffer can take.
+    static constexpr uint64_t kUnknownRoom = UINT64_MAX;
+
+    /**
+     * \return bytes \p port's buffer can still take of packets of TaLB priority \p priority
+     * before it refuses one (its own limit and, with a buffer shared among ports, the share it
+     * may take now); kUnknownRoom when the port does not say. Default: kUnknownRoom.
+     */
+    virtual uint64_t RoomBytes(uint32_t port, uint8_t priority) const
+    {
+        (void)port;
+        (void)priority;
+        return kUnknownRoom;
+    }
+
     /// \return port congestion in bytes: queue bytes + dreWeightBytes x DRE utilisation
     double Cost(uint32_t port, int64_t nowNs, double dreWeightBytes) const
     {

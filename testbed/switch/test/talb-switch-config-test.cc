@@ -379,9 +379,9 @@ TEST(TalbSwitchOptions, BadV2AndHermesValuesNameTheOption)
     EXPECT_EQ(OptionError({"--config=x", "--talb-spray=sometimes"}),
               "--talb-spray: 'sometimes' is not contended, withuntagged, always, never, "
               "shareddestination or crowded");
-    EXPECT_EQ(
-        OptionError({"--config=x", "--talb-spray-queue=some"}),
-        "--talb-spray-queue: 'some' is not allwhenshared, all, atorabove or atorabovethenall");
+    EXPECT_EQ(OptionError({"--config=x", "--talb-spray-queue=some"}),
+              "--talb-spray-queue: 'some' is not allwhenshared, all, atorabove, atorabovethenall "
+              "or atorabovewithroom");
     EXPECT_EQ(OptionError({"--config=x", "--talb-spray-paths=slowest"}),
               "--talb-spray-paths: 'slowest' is not rate or fastest");
     EXPECT_EQ(OptionError({"--config=x", "--talb-active-window-mode=adaptive"}),

@@ -202,6 +202,49 @@ TEST(TalbEgressQueue, PushOutUnderDwrrSparesTheUntaggedBandAndOffDropsTail)
     EXPECT_TRUE(g_released.empty());
 }
 
+TEST(TalbEgressQueue, RoomBytesSaysWhetherEnqueueTakesAPacket)
+{
+    // What TaLB's SprayQueue=AtOrAboveWithRoom reads: a packet of a band fits exactly when
+    // Enqueue takes it, through arrivals of every band and departures, drop-tail and push-out.
+    for (int mode = 0; mode < 3; ++mode)
+    {
+        EgressConfig c;
+        c.bufferBytes = 20000;
+        c.bandPackets = 8;
+        c.pushOut = mode > 0;
+        c.release = &Release;
+        c.dwrrBands = mode == 2;
+        c.bestEffortBand = mode == 2 ? 7 : TALB_NUM_PRIORITIES;
+        EgressQueue q;
+        ASSERT_TRUE(q.Init(c));
+        uint32_t seed = 12345;
+        auto next = [&seed](uint32_t n) {
+            seed = seed * 1103515245u + 12345u;
+            return (seed >> 16) % n;
+        };
+        uint32_t queued = 0;
+        uint32_t dropped = 0;
+        for (int step = 0; step < 3000; ++step)
+        {
+            if (next(3) == 0)
+            {
+                uint32_t bytes;
+                q.Dequeue(&bytes);
+                continue;
+            }
+            const uint8_t band = next(8);
+            const uint32_t size = 300 + next(1200);
+            const bool fits = q.RoomBytes(band) >= size;
+            const bool taken =
+                q.Enqueue(Item(step + 1), size, band, false) != EnqueueResult::kDropped;
+            ASSERT_EQ(taken, fits) << "mode " << mode << ", step " << step;
+            taken ? ++queued : ++dropped;
+        }
+        EXPECT_GT(queued, 100u) << mode;
+        EXPECT_GT(dropped, 100u) << mode;
+    }
+}
+
 TEST(TalbEgressQueue, EcnMarksCapablePacketsFromTheThresholdOn)
 {
     EgressConfig c;

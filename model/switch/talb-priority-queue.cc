@@ -783,13 +783,7 @@ TalbPriorityQueue::PushOut(uint8_t slot, uint32_t size)
     auto fits = [&](uint64_t queued, uint32_t packets) {
         return bytes ? queued + size <= max.GetValue() : packets + 1 <= max.GetValue();
     };
-    uint64_t lowerBytes = 0;
-    uint32_t lowerPackets = 0;
-    for (uint8_t b = slot + 1; b < TALB_NUM_PRIORITIES; ++b)
-    {
-        lowerBytes += m_bandBytes[b];
-        lowerPackets += m_bandPackets[b];
-    }
+    const auto [lowerBytes, lowerPackets] = LowerBands(slot);
     // Where even every lower packet would not make room the arrival is refused anyway: they stay.
     if (!fits(GetNBytes() - lowerBytes, GetNPackets() - lowerPackets))
     {
@@ -805,6 +799,19 @@ TalbPriorityQueue::PushOut(uint8_t slot, uint32_t size)
             Detach(b, true); // DoRemove traces it dropped (Queue's DropAfterDequeue)
         }
     }
+}
+
+std::pair<uint64_t, uint32_t>
+TalbPriorityQueue::LowerBands(uint8_t slot) const
+{
+    uint64_t bytes = 0;
+    uint32_t packets = 0;
+    for (uint8_t b = slot + 1; b < TALB_NUM_PRIORITIES; ++b)
+    {
+        bytes += m_bandBytes[b];
+        packets += m_bandPackets[b];
+    }
+    return {bytes, packets};
 }
 
 void
@@ -896,11 +903,9 @@ TalbPriorityQueue::GetRoomBytes(uint8_t priority) const
     uint32_t queuedPackets = GetNPackets();
     if (m_pushOut)
     {
-        for (uint8_t b = band + 1; b < TALB_NUM_PRIORITIES; ++b)
-        {
-            queuedBytes -= m_bandBytes[b];
-            queuedPackets -= m_bandPackets[b];
-        }
+        const auto [lowerBytes, lowerPackets] = LowerBands(band);
+        queuedBytes -= lowerBytes;
+        queuedPackets -= lowerPackets;
     }
     const QueueSize max = GetMaxSize();
     uint64_t room = UNKNOWN_ROOM;

@@ -13,6 +13,7 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <utility>
 
 namespace ns3
 {
@@ -302,6 +303,9 @@ class TalbPriorityQueue : public Queue<Packet>, public TalbBandedQueue
     /// PushOut: drop the oldest packets of the bands below \p slot, lowest band first, until a
     /// packet of \p size bytes fits in MaxSize; drops none when they cannot make room
     void PushOut(uint8_t slot, uint32_t size);
+    /// \return bytes (first) and packets queued in the tensor bands below slot \p slot: what
+    /// PushOut may drop for a packet of that slot
+    std::pair<uint64_t, uint32_t> LowerBands(uint8_t slot) const;
     /// Dequeue (or remove) what Pick() chooses; \p band and \p slot receive its band and slot
     Ptr<Packet> TakeNext(uint8_t pausedMask, uint8_t* band, uint8_t* slot, bool remove);
 

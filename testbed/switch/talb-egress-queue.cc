@@ -90,39 +90,32 @@ EgressQueue::RoomBytes(uint8_t band) const
     {
         return 0;
     }
-    uint64_t queued = m_bytes;
-    if (m_config.pushOut)
-    {
-        for (uint8_t lower = band + 1; lower < TALB_NUM_PRIORITIES; ++lower)
-        {
-            if (!(m_config.dwrrBands && lower == m_config.bestEffortBand))
-            {
-                queued -= m_bands[lower].bytes;
-            }
-        }
-    }
+    const uint64_t queued = m_bytes - (m_config.pushOut ? LowerBytes(band) : 0);
     return m_config.bufferBytes > queued ? m_config.bufferBytes - queued : 0;
+}
+
+uint64_t
+EgressQueue::LowerBytes(uint8_t band) const
+{
+    uint64_t bytes = 0;
+    for (uint8_t lower = band + 1; lower < TALB_NUM_PRIORITIES; ++lower)
+    {
+        bytes += Spared(lower) ? 0 : m_bands[lower].bytes;
+    }
+    return bytes;
 }
 
 void
 EgressQueue::PushOut(uint8_t band, uint32_t bytes)
 {
-    auto spared = [this](uint8_t lower) {
-        return m_config.dwrrBands && lower == m_config.bestEffortBand;
-    };
-    uint64_t lowerBytes = 0;
-    for (uint8_t lower = band + 1; lower < TALB_NUM_PRIORITIES; ++lower)
-    {
-        lowerBytes += spared(lower) ? 0 : m_bands[lower].bytes;
-    }
     // Where even every lower packet would not make room the arrival is refused anyway: they stay.
-    if (m_bytes - lowerBytes + bytes > m_config.bufferBytes)
+    if (m_bytes - LowerBytes(band) + bytes > m_config.bufferBytes)
     {
         return;
     }
     for (uint8_t lower = TALB_NUM_PRIORITIES - 1; lower > band; --lower)
     {
-        if (spared(lower))
+        if (Spared(lower))
         {
             continue;
         }

@@ -144,6 +144,14 @@ class EgressQueue
 
     /// pushOut: evicts lower bands' oldest packets where that makes room for \p bytes in \p band
     void PushOut(uint8_t band, uint32_t bytes);
+    /// \return bytes queued in the bands below \p band that push-out may evict for it
+    uint64_t LowerBytes(uint8_t band) const;
+
+    /// \return true for the band push-out never evicts (the untagged band under dwrr)
+    bool Spared(uint8_t band) const
+    {
+        return m_config.dwrrBands && band == m_config.bestEffortBand;
+    }
 
     /// Takes the oldest packet of non-empty \p band off the queue (no counters, no DWRR charge)
     Item RemoveHead(uint8_t band);

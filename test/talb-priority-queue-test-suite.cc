@@ -588,11 +588,9 @@ class TalbPriorityQueueRoomTestCase : public TestCase
                 }
                 queues.push_back(q);
             }
-            uint32_t seed = 12345;
-            auto next = [&seed](uint32_t n) {
-                seed = seed * 1103515245u + 12345u;
-                return (seed >> 16) % n;
-            };
+            Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+            u->SetStream(11);
+            auto next = [&u](uint32_t n) { return u->GetInteger(0, n - 1); };
             uint32_t admitted = 0;
             uint32_t refused = 0;
             for (int step = 0; step < 3000; ++step)

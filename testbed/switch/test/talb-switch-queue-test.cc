@@ -217,11 +217,8 @@ TEST(TalbEgressQueue, RoomBytesSaysWhetherEnqueueTakesAPacket)
         c.bestEffortBand = mode == 2 ? 7 : TALB_NUM_PRIORITIES;
         EgressQueue q;
         ASSERT_TRUE(q.Init(c));
-        uint32_t seed = 12345;
-        auto next = [&seed](uint32_t n) {
-            seed = seed * 1103515245u + 12345u;
-            return (seed >> 16) % n;
-        };
+        std::mt19937 rng(5);
+        auto next = [&rng](uint32_t n) { return static_cast<uint32_t>(rng() % n); };
         uint32_t queued = 0;
         uint32_t dropped = 0;
         for (int step = 0; step < 3000; ++step)
